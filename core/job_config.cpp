@@ -1,0 +1,153 @@
+#include "core/job_config.h"
+
+#include <set>
+
+#include "core/config_error.h"
+#include "core/json_fields.h"
+
+namespace gammalab {
+
+namespace {
+
+// One list of fields per struct, used for both directions so that they can never disagree.
+template <typename F> void fields(MoeSpec& s, F&& f) {
+  f("n_experts", s.n_experts); f("top_k", s.top_k); f("expert_ffn", s.expert_ffn);
+  f("aux_loss_weight", s.aux_loss_weight); f("z_loss_weight", s.z_loss_weight); f("router_scale", s.router_scale);
+}
+template <typename F> void fields(ModelSpec& s, F&& f) {
+  f("preset", s.preset); f("vocab_size", s.vocab_size); f("n_layers", s.n_layers); f("d_model", s.d_model);
+  f("n_heads", s.n_heads); f("n_kv_heads", s.n_kv_heads); f("ffn_hidden", s.ffn_hidden); f("seq_len", s.seq_len);
+  f("qk_norm", s.qk_norm); f("norm_eps", s.norm_eps); f("rope_theta", s.rope_theta); f("moe", s.moe);
+}
+template <typename F> void fields(ScaleSpec& s, F&& f) {
+  f("variant", s.variant); f("sharing", s.sharing); f("placement", s.placement); f("param", s.param);
+  f("decay", s.decay); f("dnp_per_head", s.dnp_per_head); f("final_norm_is_input", s.final_norm_is_input);
+}
+template <typename F> void fields(OptimSpec& s, F&& f) {
+  f("name", s.name); f("lr", s.lr); f("beta1", s.beta1); f("beta2", s.beta2); f("eps", s.eps);
+  f("weight_decay", s.weight_decay); f("grad_clip", s.grad_clip); f("muon_lr", s.muon_lr);
+  f("muon_momentum", s.muon_momentum); f("muon_ns_steps", s.muon_ns_steps);
+}
+template <typename F> void fields(ScheduleSpec& s, F&& f) {
+  f("kind", s.kind); f("warmup_steps", s.warmup_steps); f("min_lr_ratio", s.min_lr_ratio);
+  f("decay_start", s.decay_start);
+}
+template <typename F> void fields(DataSpec& s, F&& f) {
+  f("train", s.train); f("val", s.val); f("eval_batches", s.eval_batches);
+}
+template <typename F> void fields(JobConfig& s, F&& f) {
+  f("model", s.model); f("scale", s.scale); f("optim", s.optim); f("schedule", s.schedule); f("data", s.data);
+  f("batch_tokens", s.batch_tokens); f("micro_batch", s.micro_batch); f("steps", s.steps); f("seed", s.seed);
+  f("log_every", s.log_every); f("eval_every", s.eval_every); f("ckpt_every", s.ckpt_every);
+  f("sharpness_every", s.sharpness_every); f("threads", s.threads); f("device", s.device); f("dtype", s.dtype);
+}
+
+template <typename T> constexpr bool is_struct = !std::is_arithmetic_v<T> && !std::is_same_v<T, std::string>;
+
+template <typename S> nlohmann::json write(S s) {
+  nlohmann::json out = nlohmann::json::object();
+  fields(s, [&](const char* key, auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (is_struct<T>) out[key] = write(value);
+    else out[key] = value;
+  });
+  return out;
+}
+
+template <typename S> void read(const nlohmann::json& json, const std::string& path, S& s) {
+  JsonFields reader(json, path);
+  fields(s, [&](const char* key, auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (is_struct<T>) read(reader.object(key), reader.child_path(key), value);
+    else reader.read(key, value);
+  });
+  reader.reject_unknown();
+}
+
+void require(bool ok, const std::string& path, const std::string& problem) {
+  if (!ok) throw ConfigError(path, problem);
+}
+
+void require_one_of(const std::string& value, const std::set<std::string>& allowed, const std::string& path) {
+  if (allowed.contains(value)) return;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  throw ConfigError(path, "'" + value + "' is not one of: " + list);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const JobConfig& config) { return write(config); }
+nlohmann::json to_json(const ModelSpec& model) { return write(model); }
+nlohmann::json to_json(const ScaleSpec& scale) { return write(scale); }
+
+ModelSpec model_spec_from_json(const nlohmann::json& json, const std::string& path) {
+  ModelSpec model;
+  read(json, path, model);
+  return model;
+}
+
+ScaleSpec scale_spec_from_json(const nlohmann::json& json, const std::string& path, ScaleSpec base) {
+  read(json, path, base);
+  return base;
+}
+
+JobConfig job_config_from_json(const nlohmann::json& json) {
+  JobConfig config;
+  read(json, "", config);
+  return config;
+}
+
+void validate(const JobConfig& c) {
+  const ModelSpec& m = c.model;
+  require(m.vocab_size >= 2, "model.vocab_size", "must be at least 2");
+  require(m.n_layers >= 1, "model.n_layers", "must be at least 1");
+  require(m.d_model >= 1, "model.d_model", "must be at least 1");
+  require(m.n_heads >= 1 && m.d_model % m.n_heads == 0, "model.n_heads", "must be positive and divide d_model");
+  require(m.head_dim() % 2 == 0, "model.n_heads", "head dimension d_model/n_heads must be even for RoPE");
+  require(m.n_kv_heads >= 0 && m.n_heads % m.kv_heads() == 0, "model.n_kv_heads", "must divide n_heads");
+  require(m.ffn_hidden >= 0, "model.ffn_hidden", "must be >= 0");
+  require(m.seq_len >= 2, "model.seq_len", "must be at least 2");
+  require(m.norm_eps > 0, "model.norm_eps", "must be > 0");
+  require(m.rope_theta > 0, "model.rope_theta", "must be > 0");
+  require(m.moe.n_experts >= 0, "model.moe.n_experts", "must be >= 0");
+  if (m.moe.n_experts > 0) {
+    require(m.moe.top_k >= 1 && m.moe.top_k <= m.moe.n_experts, "model.moe.top_k", "must be in [1, n_experts]");
+    require(m.moe.expert_ffn >= 0, "model.moe.expert_ffn", "must be >= 0");
+  }
+  require_one_of(c.scale.sharing, {"none", "shared", "branch"}, "scale.sharing");
+  require_one_of(c.scale.placement, {"before", "after", "dual", "dual_norm"}, "scale.placement");
+  require_one_of(c.scale.param, {"plain", "magdir_orig", "magdir_exp"}, "scale.param");
+  require_one_of(c.scale.decay, {"none", "all", "input_only"}, "scale.decay");
+  require_one_of(c.optim.name, {"adamw", "muon"}, "optim.name");
+  require(c.optim.lr > 0, "optim.lr", "must be > 0");
+  require(c.optim.beta1 >= 0 && c.optim.beta1 < 1, "optim.beta1", "must be in [0, 1)");
+  require(c.optim.beta2 >= 0 && c.optim.beta2 < 1, "optim.beta2", "must be in [0, 1)");
+  require(c.optim.eps > 0, "optim.eps", "must be > 0");
+  require(c.optim.weight_decay >= 0, "optim.weight_decay", "must be >= 0");
+  require(c.optim.grad_clip >= 0, "optim.grad_clip", "must be >= 0 (0 = off)");
+  require(c.optim.muon_ns_steps >= 1, "optim.muon_ns_steps", "must be at least 1");
+  require_one_of(c.schedule.kind, {"cosine", "wsd", "constant"}, "schedule.kind");
+  require(c.schedule.warmup_steps >= 0 && c.schedule.warmup_steps <= c.steps, "schedule.warmup_steps",
+          "must be in [0, steps]");
+  require(c.schedule.min_lr_ratio >= 0 && c.schedule.min_lr_ratio <= 1, "schedule.min_lr_ratio", "must be in [0, 1]");
+  require(c.schedule.decay_start >= 0 && c.schedule.decay_start <= 1, "schedule.decay_start", "must be in [0, 1]");
+  require(c.steps >= 1, "steps", "must be at least 1");
+  require(c.batch_tokens >= m.seq_len && c.batch_tokens % m.seq_len == 0, "batch_tokens",
+          "must be a positive multiple of model.seq_len (" + std::to_string(m.seq_len) + ")");
+  require(c.micro_batch >= 0, "micro_batch", "must be >= 0");
+  if (c.micro_batch > 0) {
+    require(c.sequences_per_step() % c.micro_batch == 0, "micro_batch",
+            "must divide the sequences per step (" + std::to_string(c.sequences_per_step()) + ")");
+  }
+  require(c.log_every >= 1, "log_every", "must be at least 1");
+  require(c.eval_every >= 0, "eval_every", "must be >= 0");
+  require(c.ckpt_every >= 0, "ckpt_every", "must be >= 0");
+  require(c.sharpness_every >= 0, "sharpness_every", "must be >= 0");
+  require(c.threads >= 0, "threads", "must be >= 0");
+  require(c.data.eval_batches >= 1, "data.eval_batches", "must be at least 1");
+  require_one_of(c.device, {"cpu", "cuda"}, "device");
+  require_one_of(c.dtype, {"float32", "bfloat16"}, "dtype");
+}
+
+}  // namespace gammalab

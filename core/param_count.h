@@ -1,0 +1,26 @@
+#pragma once
+// Analytic parameter counts of a model, without building it. The trainer's tests check that the LibTorch
+// model has exactly these counts, so sweeps can derive budgets (tokens = 100 * params) without LibTorch.
+#include <cstdint>
+
+#include "core/job_config.h"
+
+namespace gammalab {
+
+struct ParamCounts {
+  std::int64_t total = 0;
+  std::int64_t activated = 0;      // per token (MoE: top_k of the experts); equals total for dense models
+  std::int64_t embedding = 0;      // token embedding (LM head is counted in total and non_embedding)
+  std::int64_t scale_vectors = 0;  // every γ, α and β of spec §2
+  std::int64_t input_norm = 0;     // of scale_vectors: Input-Norm role
+  std::int64_t output_norm = 0;    // of scale_vectors: Output-Norm role
+  std::int64_t non_embedding() const { return total - embedding; }
+  double scale_fraction() const { return total > 0 ? double(scale_vectors) / double(total) : 0.0; }
+};
+
+ParamCounts count_params(const ModelSpec& model, const ScaleSpec& scale);
+
+// Training FLOPs per token: 6 N (activated, non-embedding) + 12 L d seq (attention), as in nanoGPT's MFU.
+double flops_per_token(const ModelSpec& model, const ScaleSpec& scale);
+
+}  // namespace gammalab

@@ -1,10 +1,15 @@
 #include "core/sweep.h"
 
-#include <yaml-cpp/yaml.h>
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
 
-#include "core/config_error.h"
-#include "core/model_preset.h"
-#include "core/yaml_json.h"
+#include "core/config_paths.h"
+#include "core/sweep_diagnostics.h"
+#include "core/sweep_document.h"
+#include "core/sweep_job_resolver.h"
+#include "core/sweep_schema.h"
 
 namespace gammalab {
 
@@ -17,47 +22,88 @@ std::string SweepDiagnostic::to_string() const {
 }
 
 namespace {
+
 std::string join_messages(const std::vector<SweepDiagnostic>& diagnostics) {
   std::string out;
   for (const auto& d : diagnostics) out += (out.empty() ? "" : "\n") + d.to_string();
   return out;
 }
 
-// Sets a dot path (a.b.c) inside a JSON object, creating objects on the way.
-void set_path(nlohmann::json& root, const std::string& path, const nlohmann::json& value) {
-  nlohmann::json* node = &root;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = path.find('.', start);
-    std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (dot == std::string::npos) {
-      (*node)[key] = value;
-      return;
-    }
-    node = &(*node)[key];
-    start = dot + 1;
+// The fields that make up the fixed part of a job name; other varying axes are appended as key=value.
+const std::vector<std::pair<std::string, std::string>> kNameFields = {
+    {"model.preset", "custom"}, {"scale.variant", "baseline"}, {"optim.name", "adamw"}, {"schedule.kind", "cosine"}};
+
+// A value as a part of a job name: as written, without spaces, and with no '/' (the name's separator).
+std::string name_part(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == ' ' || c == '\t') continue;
+    out += c == '/' ? '_' : c;
   }
+  return out;
 }
 
-JobConfig resolve(nlohmann::json job, const SweepOptions& options) {
-  ModelSpec model;
-  if (job.contains("model") && job["model"].contains("preset")) {
-    model = load_model_preset(job["model"]["preset"].get<std::string>(), options.preset_dir);
+std::string job_name(const JobFields& fields, const std::vector<std::string>& varying_axes, std::uint64_t seed) {
+  std::string name;
+  for (const auto& [path, fallback] : kNameFields) {
+    auto it = fields.find(path);
+    name += (name.empty() ? "" : "/") + (it == fields.end() ? fallback : name_part(it->second->text));
   }
-  nlohmann::json model_json = to_json(model);
-  if (job.contains("model")) model_json.merge_patch(job["model"]);
-  job["model"] = model_json;
-  ScaleSpec scale;
-  if (job.contains("scale") && job["scale"].contains("variant")) {
-    scale = variant_preset(job["scale"]["variant"].get<std::string>());
+  for (const auto& path : varying_axes) {
+    name += "/" + SweepSchema::instance().short_name(path) + "=" + name_part(fields.at(path)->text);
   }
-  nlohmann::json scale_json = to_json(scale);
-  if (job.contains("scale")) scale_json.merge_patch(job["scale"]);
-  job["scale"] = scale_json;
-  JobConfig config = job_config_from_json(job);
-  validate(config);
-  return config;
+  return name + "/s" + std::to_string(seed);
 }
+
+// Axes with more than one value that are not already part of the fixed name.
+std::vector<std::string> varying_axes(const SweepDocument& doc) {
+  std::vector<std::string> out;
+  for (const auto& dimension : doc.dimensions) {
+    if (dimension.size() < 2) continue;
+    for (const auto& axis : dimension.axes) {
+      const bool in_fixed_name = std::any_of(kNameFields.begin(), kNameFields.end(),
+                                             [&](const auto& field) { return field.first == axis.key; });
+      if (!in_fixed_name) out.push_back(axis.key);
+    }
+  }
+  return out;
+}
+
+// The same problem in many jobs is reported once, saying how many jobs it affects.
+class ProblemTally {
+ public:
+  void add(const SweepDiagnostic& d, const std::string& job) {
+    auto key = std::make_tuple(d.line, d.column, d.path, d.message);
+    auto it = index_.find(key);
+    if (it == index_.end()) {
+      index_.emplace(key, entries_.size());
+      entries_.push_back({d, job, 1});
+    } else {
+      ++entries_[it->second].jobs;
+    }
+  }
+
+  void report(std::size_t total_jobs, std::vector<SweepDiagnostic>& out) const {
+    for (const auto& e : entries_) {
+      SweepDiagnostic d = e.diagnostic;
+      // A problem at an axis value is placed by its line already; elsewhere say which jobs have it.
+      if (e.jobs < total_jobs && d.path.rfind("axes.", 0) != 0) {
+        d.message += " [in " + std::to_string(e.jobs) + " of " + std::to_string(total_jobs) + " jobs, e.g. " +
+                     e.first_job + "]";
+      }
+      out.push_back(std::move(d));
+    }
+  }
+
+ private:
+  struct Entry {
+    SweepDiagnostic diagnostic;
+    std::string first_job;
+    std::size_t jobs;
+  };
+  std::map<std::tuple<int, int, std::string, std::string>, std::size_t> index_;
+  std::vector<Entry> entries_;
+};
 
 }  // namespace
 
@@ -65,6 +111,8 @@ SweepError::SweepError(std::vector<SweepDiagnostic> diagnostics)
     : std::runtime_error(join_messages(diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
 std::string config_hash(const JobConfig& config) {
+  // nlohmann::json keeps object keys sorted and prints doubles in shortest round-trip form, so this text
+  // is the same on every platform and run.
   const std::string canonical = to_json(config).dump();
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : canonical) {
@@ -77,55 +125,72 @@ std::string config_hash(const JobConfig& config) {
 }
 
 Sweep expand_sweep(const std::string& yaml_text, const std::string& file_name, const SweepOptions& options) {
-  auto fail = [&](const std::string& path, const std::string& message) -> SweepError {
-    return SweepError({SweepDiagnostic{file_name, 0, 0, path, message}});
-  };
-  nlohmann::json doc;
-  try {
-    doc = yaml_to_json(YAML::Load(yaml_text));
-  } catch (const YAML::Exception& e) {
-    throw SweepError({SweepDiagnostic{file_name, e.mark.line + 1, e.mark.column + 1, "", e.msg}});
-  }
-  if (!doc.is_object()) throw fail("", "a sweep must be a mapping");
+  DiagnosticList diagnostics(file_name);
+  const SweepDocument doc = parse_sweep_document(yaml_text, diagnostics);
+
   Sweep sweep;
-  sweep.name = doc.value("name", std::string("sweep"));
-  sweep.priority = doc.value("priority", 0);
-  sweep.max_attempts = doc.value("max_attempts", 3);
-  nlohmann::json base = doc.value("base", nlohmann::json::object());
-  std::vector<nlohmann::json> points = {nlohmann::json::object()};
-  if (doc.contains("axes") && doc["axes"].contains("grid")) {
-    for (const auto& [path, values] : doc["axes"]["grid"].items()) {
-      std::vector<nlohmann::json> next;
-      for (const auto& p : points) {
-        for (const auto& v : values) {
-          nlohmann::json q = p;
-          q[path] = v;
-          next.push_back(q);
-        }
+  sweep.name = doc.name.empty() ? std::filesystem::path(file_name).stem().string() : doc.name;
+  if (sweep.name.empty()) sweep.name = "sweep";
+  sweep.description = doc.description;
+  sweep.priority = doc.priority;
+  sweep.max_attempts = doc.max_attempts;
+
+  // Count before expanding, so a typo like 10 axes of 10 values is refused without building 10^10 jobs.
+  double planned = double(doc.seeds.size());
+  for (const auto& dimension : doc.dimensions) planned *= double(dimension.size());
+  if (planned > double(options.max_jobs)) {
+    diagnostics.add(doc.axes_source, "the sweep expands to " + std::to_string(std::llround(planned)) +
+                                         " jobs, more than the limit of " + std::to_string(options.max_jobs) +
+                                         " (SweepOptions::max_jobs)");
+    throw SweepError(diagnostics.items());
+  }
+  const auto total = static_cast<std::size_t>(planned);
+
+  SweepJobResolver resolver(options.preset_dir.empty() ? model_preset_dir() : options.preset_dir, doc.base_source);
+  const std::vector<std::string> varying = varying_axes(doc);
+  ProblemTally tally;
+  std::map<std::string, std::size_t> names;
+  std::vector<std::size_t> index(doc.dimensions.size(), 0);  // mixed-radix counter; the last dimension is fastest
+  for (std::size_t point = 0; point * doc.seeds.size() < total; ++point) {
+    JobFields fields;
+    for (const auto& [path, value] : doc.base) fields[path] = &value;
+    for (std::size_t d = 0; d < doc.dimensions.size(); ++d) {
+      for (const auto& axis : doc.dimensions[d].axes) fields[axis.key] = &axis.values[index[d]];
+    }
+    for (std::uint64_t seed : doc.seeds) {
+      SweepJob job;
+      job.name = job_name(fields, varying, seed);
+      DiagnosticList job_problems(file_name);
+      if (auto resolved = resolver.resolve(fields, seed, job_problems)) {
+        job.config = std::move(resolved->config);
+        job.tokens = resolved->tokens;
+        job.params = resolved->params;
+        job.config_hash = config_hash(job.config);
       }
-      points = std::move(next);
+      for (const auto& problem : job_problems.items()) tally.add(problem, job.name);
+      if (++names[job.name] == 2 && doc.axes_complete) {
+        diagnostics.add(doc.axes_source, "two jobs are both named " + job.name +
+                                             "; make the axis values differ as written");
+      }
+      sweep.jobs.push_back(std::move(job));
+    }
+    for (std::size_t d = doc.dimensions.size(); d-- > 0;) {
+      if (++index[d] < doc.dimensions[d].size()) break;
+      index[d] = 0;
     }
   }
-  std::vector<std::uint64_t> seeds = {0};
-  if (doc.contains("seeds")) seeds = doc["seeds"].get<std::vector<std::uint64_t>>();
-  for (const auto& point : points) {
-    for (std::uint64_t seed : seeds) {
-      nlohmann::json job = base;
-      for (const auto& [path, value] : point.items()) set_path(job, path, value);
-      job["seed"] = seed;
-      SweepJob sj;
-      try {
-        sj.config = resolve(job, options);
-      } catch (const ConfigError& e) {
-        throw fail("base." + e.path(), e.what());
-      }
-      sj.name = sj.config.model.preset + "/" + sj.config.scale.variant + "/" + sj.config.optim.name + "/" +
-                sj.config.schedule.kind + "/s" + std::to_string(seed);
-      sj.config_hash = config_hash(sj.config);
-      sweep.jobs.push_back(std::move(sj));
-    }
+
+  std::vector<SweepDiagnostic> all = diagnostics.items();
+  tally.report(total, all);
+  if (!all.empty()) {
+    // In file order, so the list reads top to bottom; problems without a place come last.
+    std::stable_sort(all.begin(), all.end(), [](const SweepDiagnostic& a, const SweepDiagnostic& b) {
+      const int la = a.line > 0 ? a.line : std::numeric_limits<int>::max();
+      const int lb = b.line > 0 ? b.line : std::numeric_limits<int>::max();
+      return std::tie(la, a.column) < std::tie(lb, b.column);
+    });
+    throw SweepError(std::move(all));
   }
-  if (sweep.jobs.size() > options.max_jobs) throw fail("axes", "expands to more than max_jobs jobs");
   return sweep;
 }
 

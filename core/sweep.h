@@ -15,10 +15,13 @@ struct SweepJob {
   std::string name;         // stable and readable: llama-0.12b/unified/adamw/cosine/s0
   std::string config_hash;  // content hash of the resolved config (hex); equal configs, equal hashes
   JobConfig config;
+  std::int64_t tokens = 0;  // token budget: `tokens` if the file sets it, else steps * batch_tokens
+  std::int64_t params = 0;  // `params` of the expressions: activated params with baseline scale vectors
 };
 
 struct Sweep {
-  std::string name;
+  std::string name;         // `name:` of the file, else the file's stem
+  std::string description;
   int priority = 0;
   int max_attempts = 3;
   std::vector<SweepJob> jobs;
@@ -43,8 +46,8 @@ class SweepError : public std::runtime_error {
 };
 
 struct SweepOptions {
-  std::filesystem::path preset_dir;  // configs/models
-  std::size_t max_jobs = 10000;
+  std::filesystem::path preset_dir;  // configs/models; empty = model_preset_dir()
+  std::size_t max_jobs = 10000;      // a sweep that expands to more jobs is an error
 };
 
 // Parses, validates and expands. Throws SweepError listing every problem found.

@@ -1,0 +1,28 @@
+#include "cli/client/coordinator_client.h"
+
+namespace gammalab {
+
+RpcError::RpcError(const std::string& what, const grpc::Status& status)
+    : std::runtime_error(what), code_(status.error_code()) {}
+
+std::unique_ptr<v1::Coordinator::Stub> connect_coordinator(const std::string& address) {
+  return v1::Coordinator::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+}
+
+void check(const grpc::Status& status, const std::string& what, const std::string& address) {
+  if (status.ok()) return;
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    throw RpcError(what + ": coordinator " + (address.empty() ? "" : address + " ") + "not reachable (" +
+                       status.error_message() + ")",
+                   status);
+  }
+  throw RpcError(what + ": " + status.error_message(), status);
+}
+
+std::unique_ptr<grpc::ClientContext> rpc_context(int timeout_ms) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+  return context;
+}
+
+}  // namespace gammalab

@@ -1,0 +1,30 @@
+#pragma once
+// Connecting to the coordinator and turning failed calls into clear errors. Shared by the CLI and tests.
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+#include "gammalab/v1/gammalab.grpc.pb.h"
+
+namespace gammalab {
+
+class RpcError : public std::runtime_error {
+ public:
+  RpcError(const std::string& what, const grpc::Status& status);
+  grpc::StatusCode code() const { return code_; }
+
+ private:
+  grpc::StatusCode code_;
+};
+
+std::unique_ptr<v1::Coordinator::Stub> connect_coordinator(const std::string& address);
+
+// Throws RpcError("what: message") unless status is OK; a coordinator that cannot be reached is said plainly.
+void check(const grpc::Status& status, const std::string& what, const std::string& address = "");
+
+// A context with a deadline, so a dead coordinator never hangs a command.
+std::unique_ptr<grpc::ClientContext> rpc_context(int timeout_ms = 30000);
+
+}  // namespace gammalab

@@ -1,0 +1,74 @@
+// gammalab sweeps | jobs SWEEP | show JOB | workers: what the coordinator knows.
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/client/coordinator_client.h"
+#include "cli/command.h"
+#include "cli/job_view.h"
+
+namespace gammalab::cli {
+namespace {
+
+CommandRegistration sweeps("sweeps", [](CLI::App& app, CliContext& context) {
+  auto* cmd = app.add_subcommand("sweeps", "list sweeps with their job counts");
+  cmd->callback([&context] {
+    v1::ListSweepsResponse response;
+    check(connect_coordinator(context.server)->ListSweeps(rpc_context().get(), {}, &response), "sweeps",
+          context.server);
+    std::vector<v1::Sweep> list(response.sweeps().begin(), response.sweeps().end());
+    std::cout << (context.json ? to_json_array(list) + "\n" : sweeps_table(list));
+  });
+});
+
+CommandRegistration jobs("jobs", [](CLI::App& app, CliContext& context) {
+  auto sweep = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("jobs", "list a sweep's jobs: state, step, last loss");
+  cmd->add_option("sweep", *sweep, "sweep id or name")->required();
+  cmd->callback([sweep, &context] {
+    v1::ListJobsRequest request;
+    request.set_sweep_id(*sweep);
+    v1::ListJobsResponse response;
+    check(connect_coordinator(context.server)->ListJobs(rpc_context().get(), request, &response), "jobs " + *sweep,
+          context.server);
+    std::vector<v1::Job> list(response.jobs().begin(), response.jobs().end());
+    std::cout << (context.json ? to_json_array(list) + "\n" : jobs_table(list));
+  });
+});
+
+CommandRegistration show("show", [](CLI::App& app, CliContext& context) {
+  auto job_id = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("show", "show one job: state, attempts, error and resolved config");
+  cmd->add_option("job", *job_id, "job id, or SWEEP/JOB-NAME")->required();
+  cmd->callback([job_id, &context] {
+    v1::GetJobRequest request;
+    request.set_job_id(*job_id);
+    v1::Job job;
+    check(connect_coordinator(context.server)->GetJob(rpc_context().get(), request, &job), "show " + *job_id,
+          context.server);
+    if (context.json) {
+      std::cout << to_json_text(job) << "\n";
+      return;
+    }
+    std::cout << jobs_table({job});
+    std::cout << "\nconfig hash: " << job.config_hash() << "  attempts: " << job.attempt() << "/"
+              << job.max_attempts() << "  priority: " << job.priority() << "\n";
+    if (!job.reused_from().empty()) std::cout << "results reused from job " << job.reused_from() << "\n";
+    if (!job.error().empty()) std::cout << "error: " << job.error() << "\n";
+    std::cout << "config:\n" << nlohmann::json::parse(job.config_json()).dump(2) << "\n";
+  });
+});
+
+CommandRegistration workers("workers", [](CLI::App& app, CliContext& context) {
+  auto* cmd = app.add_subcommand("workers", "list workers, their slots and running jobs");
+  cmd->callback([&context] {
+    v1::ListWorkersResponse response;
+    check(connect_coordinator(context.server)->ListWorkers(rpc_context().get(), {}, &response), "workers",
+          context.server);
+    std::vector<v1::Worker> list(response.workers().begin(), response.workers().end());
+    std::cout << (context.json ? to_json_array(list) + "\n" : workers_table(list));
+  });
+});
+
+}  // namespace
+}  // namespace gammalab::cli

@@ -1,0 +1,45 @@
+// gammalab submit FILE: validate and expand a sweep on the coordinator, which queues its jobs.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/client/coordinator_client.h"
+#include "cli/command.h"
+#include "cli/job_view.h"
+
+namespace gammalab::cli {
+namespace {
+
+struct SubmitArgs {
+  std::string file;
+  bool rerun = false;
+};
+
+CommandRegistration registration("submit", [](CLI::App& app, CliContext& context) {
+  auto args = std::make_shared<SubmitArgs>();
+  auto* cmd = app.add_subcommand("submit", "submit a sweep file; prints the new sweep's id");
+  cmd->add_option("file", args->file, "sweep YAML file")->required()->check(CLI::ExistingFile);
+  cmd->add_flag("--rerun", args->rerun, "run every job, even those whose config already ran to completion");
+  cmd->callback([args, &context] {
+    std::ifstream in(args->file);
+    std::stringstream text;
+    text << in.rdbuf();
+    v1::SubmitSweepRequest request;
+    request.set_yaml(text.str());
+    request.set_file_name(args->file);
+    request.set_rerun(args->rerun);
+    v1::SubmitSweepResponse response;
+    auto stub = connect_coordinator(context.server);
+    check(stub->SubmitSweep(rpc_context().get(), request, &response), "submit " + args->file, context.server);
+    if (context.json) {
+      std::cout << to_json_text(response) << "\n";
+    } else {
+      std::cout << "sweep " << response.sweep().id() << " '" << response.sweep().name() << "': "
+                << response.jobs_created() << " job(s) queued, " << response.jobs_reused()
+                << " reused from earlier runs\n";
+    }
+  });
+});
+
+}  // namespace
+}  // namespace gammalab::cli

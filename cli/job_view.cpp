@@ -1,0 +1,139 @@
+#include "cli/job_view.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include <google/protobuf/util/json_util.h>
+
+namespace gammalab::cli {
+
+namespace {
+
+// Left-aligned text columns, right-aligned numeric columns (marked by `numeric`).
+std::string render(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<bool>& numeric) {
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const std::string pad(width[c] - cells[c].size(), ' ');
+      out += numeric[c] ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
+      if (c + 1 < cells.size()) out += "  ";
+    }
+    return out + "\n";
+  };
+  std::string out = line(header);
+  for (const auto& row : rows) out += line(row);
+  return out;
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string human_count(double n) {
+  if (n >= 1e9) return fmt("%.2fB", n / 1e9);
+  if (n >= 1e6) return fmt("%.2fM", n / 1e6);
+  if (n >= 1e3) return fmt("%.1fk", n / 1e3);
+  return fmt("%.0f", n);
+}
+
+std::string duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "-";
+  const long s = std::lround(seconds);
+  char buf[32];
+  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+  else if (s >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+  else std::snprintf(buf, sizeof buf, "%lds", s);
+  return buf;
+}
+
+int count(const v1::Sweep& s, const char* state) {
+  auto it = s.job_counts().find(state);
+  return it == s.job_counts().end() ? 0 : it->second;
+}
+
+std::string loss_text(const v1::Job& j) { return j.has_loss() ? fmt("%.4f", j.last_loss()) : "-"; }
+
+}  // namespace
+
+std::string state_label(v1::JobState state) {
+  std::string name = v1::JobState_Name(state);
+  name = name.substr(std::string("JOB_STATE_").size());
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+std::string to_json_text(const google::protobuf::Message& message) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions options;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  return out;
+}
+
+std::string sweeps_table(const std::vector<v1::Sweep>& sweeps) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& s : sweeps) {
+    rows.push_back({s.id(), s.name(), std::to_string(s.total_jobs()), std::to_string(count(s, "pending")),
+                    std::to_string(count(s, "leased") + count(s, "running")), std::to_string(count(s, "succeeded")),
+                    std::to_string(count(s, "failed")), std::to_string(count(s, "cancelled")),
+                    s.finished() ? "finished" : "active"});
+  }
+  return render({"ID", "NAME", "JOBS", "PENDING", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED", "STATUS"}, rows,
+                {true, false, true, true, true, true, true, true, false});
+}
+
+std::string jobs_table(const std::vector<v1::Job>& jobs) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& j : jobs) {
+    rows.push_back({j.id(), j.name(), state_label(j.state()), std::to_string(j.attempt()),
+                    std::to_string(j.step()) + "/" + std::to_string(j.total_steps()), human_count(double(j.tokens())),
+                    loss_text(j), j.tokens_per_s() > 0 ? human_count(j.tokens_per_s()) : "-",
+                    j.worker_id().empty() ? "-" : j.worker_id()});
+  }
+  return render({"ID", "NAME", "STATE", "ATTEMPT", "STEP", "TOKENS", "LOSS", "TOK/S", "WORKER"}, rows,
+                {true, false, false, true, true, true, true, true, false});
+}
+
+std::string workers_table(const std::vector<v1::Worker>& workers) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& w : workers) {
+    std::string gpus, running;
+    for (const auto& g : w.gpus()) gpus += (gpus.empty() ? "" : ",") + g;
+    for (const auto& j : w.running_job_ids()) running += (running.empty() ? "" : ",") + j;
+    rows.push_back({w.id(), w.hostname(), std::to_string(w.slots()), gpus.empty() ? "-" : gpus,
+                    w.alive() ? (w.draining() ? "draining" : "alive") : "lost", running.empty() ? "-" : running});
+  }
+  return render({"ID", "HOST", "SLOTS", "GPUS", "STATUS", "JOBS"}, rows, {true, false, true, false, false, false});
+}
+
+std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& j : jobs) {
+    const double fraction = j.total_steps() > 0 ? std::min(1.0, double(j.step()) / double(j.total_steps())) : 0.0;
+    const int filled = static_cast<int>(std::lround(fraction * bar_width));
+    const std::string bar = "[" + std::string(static_cast<std::size_t>(filled), '#') +
+                            std::string(static_cast<std::size_t>(bar_width - filled), '.') + "]";
+    std::string eta = "-";
+    const bool active = j.state() == v1::JOB_STATE_RUNNING || j.state() == v1::JOB_STATE_LEASED;
+    if (active && j.tokens_per_s() > 0 && j.step() > 0) {
+      const double tokens_per_step = double(j.tokens()) / double(j.step());
+      eta = duration(double(j.total_steps() - j.step()) * tokens_per_step / j.tokens_per_s());
+    }
+    rows.push_back({j.name(), state_label(j.state()), bar, fmt("%3.0f%%", 100 * fraction),
+                    std::to_string(j.step()) + "/" + std::to_string(j.total_steps()), human_count(double(j.tokens())),
+                    loss_text(j), j.tokens_per_s() > 0 ? human_count(j.tokens_per_s()) + "/s" : "-", eta});
+  }
+  return render({"JOB", "STATE", "PROGRESS", "", "STEP", "TOKENS", "LOSS", "SPEED", "ETA"}, rows,
+                {false, false, false, true, true, true, true, true, true});
+}
+
+}  // namespace gammalab::cli

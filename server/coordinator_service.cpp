@@ -1,0 +1,191 @@
+#include "server/coordinator_service.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "core/config_paths.h"
+#include "core/sweep.h"
+
+namespace gammalab {
+
+namespace {
+
+grpc::Status not_found(const std::string& what) { return {grpc::StatusCode::NOT_FOUND, what + " not found"}; }
+
+// Runs a handler, turning storage errors into INTERNAL instead of crashing the server.
+template <typename F>
+grpc::Status guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    spdlog::error("request failed: {}", e.what());
+    return {grpc::StatusCode::INTERNAL, e.what()};
+  }
+}
+
+}  // namespace
+
+grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::SubmitSweepRequest* request,
+                                             v1::SubmitSweepResponse* response) {
+  return guarded([&] {
+    Sweep sweep;
+    try {
+      SweepOptions options;
+      options.preset_dir = model_preset_dir();
+      sweep = expand_sweep(request->yaml(), request->file_name().empty() ? "sweep.yaml" : request->file_name(),
+                           options);
+    } catch (const SweepError& e) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+    }
+    SubmitResult result = store_.create_sweep(sweep, request->yaml(), request->file_name(), request->rerun());
+    *response->mutable_sweep() = result.sweep;
+    response->set_jobs_created(result.jobs_created);
+    response->set_jobs_reused(result.jobs_reused);
+    spdlog::info("sweep {} '{}': {} jobs ({} reused)", result.sweep.id(), sweep.name,
+                 result.jobs_created + result.jobs_reused, result.jobs_reused);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest*,
+                                            v1::ListSweepsResponse* response) {
+  return guarded([&] {
+    for (auto& s : store_.list_sweeps()) *response->add_sweeps() = std::move(s);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::GetSweep(grpc::ServerContext*, const v1::GetSweepRequest* request,
+                                          v1::Sweep* response) {
+  return guarded([&] {
+    auto sweep = store_.find_sweep(request->sweep_id());
+    if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
+    *response = *sweep;
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
+                                          v1::ListJobsResponse* response) {
+  return guarded([&] {
+    auto sweep = store_.find_sweep(request->sweep_id());
+    if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
+    std::vector<v1::JobState> states;
+    for (int s : request->states()) states.push_back(static_cast<v1::JobState>(s));
+    for (auto& j : store_.list_jobs(sweep->id(), states)) *response->add_jobs() = std::move(j);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request, v1::Job* response) {
+  return guarded([&] {
+    auto job = store_.find_job(request->job_id());
+    if (!job) return not_found("job '" + request->job_id() + "'");
+    *response = *job;
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::CancelSweep(grpc::ServerContext*, const v1::CancelSweepRequest* request,
+                                             v1::CancelSweepResponse* response) {
+  return guarded([&] {
+    auto sweep = store_.find_sweep(request->sweep_id());
+    if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
+    std::vector<std::string> ids;
+    for (const auto& id : request->job_ids()) {
+      auto job = store_.find_job(id);
+      if (!job || job->sweep_id() != sweep->id()) return not_found("job '" + id + "' in sweep " + sweep->id());
+      ids.push_back(job->id());
+    }
+    response->set_cancelled(store_.cancel(sweep->id(), ids));
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::RetryJob(grpc::ServerContext*, const v1::RetryJobRequest* request,
+                                          v1::Job* response) {
+  return guarded([&] {
+    auto job = store_.find_job(request->job_id());
+    if (!job) return not_found("job '" + request->job_id() + "'");
+    auto retried = store_.retry(job->id());
+    if (!retried) {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          "job " + job->id() + " is " + state_name(job->state()) + "; only failed or cancelled jobs "
+                          "can be retried");
+    }
+    *response = *retried;
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const v1::WatchSweepRequest* request,
+                                            grpc::ServerWriter<v1::SweepUpdate>* writer) {
+  return guarded([&] {
+    auto sweep = store_.find_sweep(request->sweep_id());
+    if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
+    const std::string id = sweep->id();
+    std::uint64_t seen = store_.version();
+    while (!context->IsCancelled()) {
+      v1::SweepUpdate update;
+      *update.mutable_sweep() = *store_.find_sweep(id);
+      for (auto& j : store_.list_jobs(id)) *update.add_jobs() = std::move(j);
+      if (!writer->Write(update)) break;
+      if (update.sweep().finished()) break;
+      // Wake on any change, but at most a few times a second: metrics arrive continuously.
+      seen = store_.wait_for_change(seen, std::chrono::seconds(2));
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest* request,
+                                            v1::GetMetricsResponse* response) {
+  return guarded([&] {
+    std::vector<std::string> names(request->names().begin(), request->names().end());
+    for (const auto& job_id : request->job_ids()) {
+      auto job = store_.find_job(job_id);
+      if (!job) return not_found("job '" + job_id + "'");
+      auto* out = response->add_jobs();
+      out->set_job_id(job->id());
+      for (const auto& p : store_.metrics(job->id(), names, request->after_step())) {
+        auto* point = out->add_points();
+        point->set_step(p.step);
+        point->set_tokens(p.tokens);
+        point->set_name(p.name);
+        point->set_value(p.value);
+      }
+    }
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*,
+                                             v1::ListWorkersResponse* response) {
+  return guarded([&] {
+    for (auto& w : store_.list_workers(options_.lease_timeout_ms)) *response->add_workers() = std::move(w);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::GetJobLog(grpc::ServerContext*, const v1::GetJobLogRequest* request,
+                                           v1::GetJobLogResponse* response) {
+  return guarded([&] {
+    auto job = store_.find_job(request->job_id());
+    if (!job) return not_found("job '" + request->job_id() + "'");
+    std::ifstream in(options_.shared_root / job_log_path(job->id()), std::ios::binary);
+    if (!in) return grpc::Status(grpc::StatusCode::NOT_FOUND, "job " + job->id() + " has no log yet");
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::string all = text.str();
+    if (request->tail_bytes() > 0 && static_cast<std::int64_t>(all.size()) > request->tail_bytes()) {
+      all = all.substr(all.size() - static_cast<std::size_t>(request->tail_bytes()));
+    }
+    response->set_text(std::move(all));
+    return grpc::Status::OK;
+  });
+}
+
+}  // namespace gammalab

@@ -1,0 +1,31 @@
+#pragma once
+// The Coordinator gRPC service: what people and tools call (submit, list, watch, cancel, metrics).
+#include "gammalab/v1/gammalab.grpc.pb.h"
+#include "server/server_options.h"
+#include "server/store.h"
+
+namespace gammalab {
+
+class CoordinatorService final : public v1::Coordinator::Service {
+ public:
+  CoordinatorService(Store& store, const ServerOptions& options) : store_(store), options_(options) {}
+
+  grpc::Status SubmitSweep(grpc::ServerContext*, const v1::SubmitSweepRequest*, v1::SubmitSweepResponse*) override;
+  grpc::Status ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest*, v1::ListSweepsResponse*) override;
+  grpc::Status GetSweep(grpc::ServerContext*, const v1::GetSweepRequest*, v1::Sweep*) override;
+  grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*, v1::ListJobsResponse*) override;
+  grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest*, v1::Job*) override;
+  grpc::Status CancelSweep(grpc::ServerContext*, const v1::CancelSweepRequest*, v1::CancelSweepResponse*) override;
+  grpc::Status RetryJob(grpc::ServerContext*, const v1::RetryJobRequest*, v1::Job*) override;
+  grpc::Status WatchSweep(grpc::ServerContext*, const v1::WatchSweepRequest*,
+                          grpc::ServerWriter<v1::SweepUpdate>*) override;
+  grpc::Status GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*, v1::GetMetricsResponse*) override;
+  grpc::Status ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*, v1::ListWorkersResponse*) override;
+  grpc::Status GetJobLog(grpc::ServerContext*, const v1::GetJobLogRequest*, v1::GetJobLogResponse*) override;
+
+ private:
+  Store& store_;
+  const ServerOptions& options_;
+};
+
+}  // namespace gammalab

@@ -1,0 +1,33 @@
+#include "server/lease_reaper.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+namespace gammalab {
+
+LeaseReaper::LeaseReaper(Store& store, std::int64_t lease_timeout_ms)
+    : store_(store), lease_timeout_ms_(lease_timeout_ms), thread_([this] { run(); }) {}
+
+LeaseReaper::~LeaseReaper() {
+  stop_ = true;
+  thread_.join();
+}
+
+void LeaseReaper::run() {
+  // Check a few times per timeout so an expired lease is noticed within ~25% of the timeout.
+  const auto period = std::chrono::milliseconds(std::clamp<std::int64_t>(lease_timeout_ms_ / 4, 50, 1000));
+  while (!stop_) {
+    try {
+      if (int n = store_.expire_leases(lease_timeout_ms_); n > 0) spdlog::warn("{} expired lease(s) requeued", n);
+    } catch (const std::exception& e) {
+      spdlog::error("lease expiry failed: {}", e.what());
+    }
+    for (auto waited = std::chrono::milliseconds(0); waited < period && !stop_; waited += std::chrono::milliseconds(50)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+}
+
+}  // namespace gammalab

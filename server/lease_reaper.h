@@ -1,0 +1,23 @@
+#pragma once
+// Background thread that sends jobs of lost workers back to the queue once their lease has expired.
+#include <atomic>
+#include <thread>
+
+#include "server/store.h"
+
+namespace gammalab {
+
+class LeaseReaper {
+ public:
+  LeaseReaper(Store& store, std::int64_t lease_timeout_ms);
+  ~LeaseReaper();  // stops and joins
+
+ private:
+  void run();
+  Store& store_;
+  std::int64_t lease_timeout_ms_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace gammalab

@@ -1,0 +1,71 @@
+// gammalab-server: the coordinator. gRPC for the CLI and workers, HTTP for the dashboard, SQLite for state.
+#include <csignal>
+#include <filesystem>
+
+#include <CLI/CLI.hpp>
+#include <grpcpp/grpcpp.h>
+#include <spdlog/spdlog.h>
+
+#include "server/coordinator_service.h"
+#include "server/http_api.h"
+#include "server/lease_reaper.h"
+#include "server/worker_gateway_service.h"
+
+namespace {
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop = true; }
+}  // namespace
+
+int main(int argc, char** argv) {
+  gammalab::ServerOptions options;
+  CLI::App app{"gammalab-server: the gammalab coordinator"};
+  app.add_option("--listen", options.grpc_address, "gRPC address (HOST:PORT)")->capture_default_str();
+  app.add_option("--http", options.http_address, "dashboard address (HOST:PORT; empty = none)")->capture_default_str();
+  app.add_option("--db", options.database, "SQLite database file")->capture_default_str();
+  app.add_option("--shared-root", options.shared_root, "directory shared with workers (logs, checkpoints)")
+      ->capture_default_str();
+  app.add_option("--web-root", options.web_root, "dashboard files (default: web/ of the source tree)");
+  app.add_option("--heartbeat-interval-ms", options.heartbeat_interval_ms, "worker heartbeat interval")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--lease-timeout-ms", options.lease_timeout_ms, "a job's lease expires this long after the last "
+                 "heartbeat")->capture_default_str()->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
+  if (options.web_root.empty()) options.web_root = std::filesystem::path(GAMMALAB_WEB_DIR);
+
+  try {
+    std::filesystem::create_directories(options.shared_root);
+    gammalab::Store store(options.database);
+    gammalab::CoordinatorService coordinator(store, options);
+    gammalab::WorkerGatewayService gateway(store, options);
+    gammalab::LeaseReaper reaper(store, options.lease_timeout_ms);
+
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort(options.grpc_address, grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&coordinator);
+    builder.RegisterService(&gateway);
+    std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+    if (!server || port == 0) {
+      spdlog::critical("cannot listen on {}", options.grpc_address);
+      return 1;
+    }
+    std::unique_ptr<gammalab::HttpApi> http;
+    if (!options.http_address.empty()) http = std::make_unique<gammalab::HttpApi>(store, options);
+    // One machine-readable line so scripts and tests can find the ports (useful with port 0).
+    std::printf("{\"event\":\"listening\",\"grpc_port\":%d,\"http_port\":%d}\n", port, http ? http->port() : 0);
+    std::fflush(stdout);
+    spdlog::info("coordinator on {} (gRPC port {}), dashboard on port {}, database {}", options.grpc_address, port,
+                 http ? http->port() : 0, options.database);
+
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    spdlog::info("shutting down");
+    http.reset();
+    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 1;
+  }
+  return 0;
+}

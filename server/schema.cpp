@@ -1,0 +1,98 @@
+#include "server/schema.h"
+
+#include <array>
+#include <string_view>
+
+namespace gammalab {
+
+namespace {
+
+constexpr std::array<std::string_view, 1> kMigrations = {
+    // 1: sweeps, jobs (state machine with attempts and leases), workers, metric points.
+    R"sql(
+CREATE TABLE sweeps (
+  id           INTEGER PRIMARY KEY,
+  name         TEXT    NOT NULL,
+  file_name    TEXT    NOT NULL,
+  source_yaml  TEXT    NOT NULL,
+  priority     INTEGER NOT NULL,
+  max_attempts INTEGER NOT NULL,
+  created_ms   INTEGER NOT NULL,
+  lease_turn   INTEGER NOT NULL DEFAULT 0  -- round-robin among sweeps: the one served longest ago goes first
+);
+CREATE TABLE workers (
+  id            INTEGER PRIMARY KEY,
+  hostname      TEXT    NOT NULL,
+  slots         INTEGER NOT NULL,
+  gpus          TEXT    NOT NULL,
+  registered_ms INTEGER NOT NULL,
+  heartbeat_ms  INTEGER NOT NULL,
+  draining      INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE jobs (
+  id               INTEGER PRIMARY KEY,
+  sweep_id         INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+  ordinal          INTEGER NOT NULL,           -- position in the sweep's expansion
+  name             TEXT    NOT NULL,
+  config_hash      TEXT    NOT NULL,
+  config_json      TEXT    NOT NULL,
+  state            TEXT    NOT NULL CHECK (state IN ('pending','leased','running','succeeded','failed','cancelled')),
+  attempt          INTEGER NOT NULL DEFAULT 0,
+  max_attempts     INTEGER NOT NULL,
+  priority         INTEGER NOT NULL,
+  worker_id        INTEGER REFERENCES workers(id),
+  lease_expires_ms INTEGER,
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  step             INTEGER NOT NULL DEFAULT 0,
+  total_steps      INTEGER NOT NULL,
+  tokens           INTEGER NOT NULL DEFAULT 0,
+  last_loss        REAL,
+  tokens_per_s     REAL,
+  created_ms       INTEGER NOT NULL,
+  started_ms       INTEGER,
+  finished_ms      INTEGER,
+  error            TEXT    NOT NULL DEFAULT '',
+  reused_from      INTEGER REFERENCES jobs(id),
+  UNIQUE (sweep_id, name)
+);
+CREATE INDEX jobs_by_state ON jobs(state, priority DESC, sweep_id, ordinal);
+CREATE INDEX jobs_by_hash ON jobs(config_hash, state);
+CREATE INDEX jobs_by_worker ON jobs(worker_id, state);
+CREATE TABLE metric_names (
+  id   INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);
+-- One row per (job, metric, step): resent or repeated points are ignored on insert, so ingest is idempotent.
+CREATE TABLE metrics (
+  job_id  INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  name_id INTEGER NOT NULL REFERENCES metric_names(id),
+  step    INTEGER NOT NULL,
+  tokens  INTEGER NOT NULL,
+  value   REAL,                               -- NULL stands for NaN
+  PRIMARY KEY (job_id, name_id, step)
+) WITHOUT ROWID;
+)sql",
+};
+
+}  // namespace
+
+int migrate(sql::Database& db) {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+  int version = 0;
+  {
+    sql::Statement read(db.handle(), "SELECT COALESCE(MAX(version), 0) FROM schema_version");
+    if (read.step()) version = static_cast<int>(read.int64(0));
+    read.reset();
+  }
+  for (std::size_t i = static_cast<std::size_t>(version); i < kMigrations.size(); ++i) {
+    sql::Transaction tx(db);
+    db.exec(kMigrations[i]);
+    sql::Statement bump(db.handle(), "INSERT INTO schema_version(version) VALUES (?)");
+    bump.bind(1, static_cast<std::int64_t>(i + 1)).run();
+    tx.commit();
+    version = static_cast<int>(i + 1);
+  }
+  return version;
+}
+
+}  // namespace gammalab

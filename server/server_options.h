@@ -1,0 +1,24 @@
+#pragma once
+// The coordinator's settings (command-line flags of gammalab-server).
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace gammalab {
+
+struct ServerOptions {
+  std::string grpc_address = "127.0.0.1:50051";
+  std::string http_address = "127.0.0.1:8080";  // empty = no dashboard
+  std::string database = "gammalab.db";
+  std::filesystem::path shared_root = "gammalab-shared";  // job logs and checkpoints, shared with workers
+  std::filesystem::path web_root;                        // dashboard files; empty = the source tree's web/
+  std::int64_t heartbeat_interval_ms = 5000;
+  std::int64_t lease_timeout_ms = 30000;
+};
+
+// Where a job's files live under the shared root (the same layout on the coordinator and every worker).
+inline std::filesystem::path job_dir(const std::string& job_id) { return std::filesystem::path("jobs") / job_id; }
+inline std::filesystem::path job_log_path(const std::string& job_id) { return job_dir(job_id) / "log.txt"; }
+inline std::filesystem::path job_ckpt_dir(const std::string& job_id) { return job_dir(job_id) / "ckpt"; }
+
+}  // namespace gammalab

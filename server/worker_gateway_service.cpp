@@ -1,0 +1,93 @@
+#include "server/worker_gateway_service.h"
+
+#include <spdlog/spdlog.h>
+
+namespace gammalab {
+
+namespace {
+template <typename F>
+grpc::Status guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    spdlog::error("worker request failed: {}", e.what());
+    return {grpc::StatusCode::INTERNAL, e.what()};
+  }
+}
+}  // namespace
+
+grpc::Status WorkerGatewayService::RegisterWorker(grpc::ServerContext*, const v1::RegisterWorkerRequest* request,
+                                                  v1::RegisterWorkerResponse* response) {
+  return guarded([&] {
+    if (request->slots() < 1) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "slots: must be at least 1");
+    std::vector<std::string> gpus(request->gpus().begin(), request->gpus().end());
+    const std::string id = store_.register_worker(request->hostname(), request->slots(), gpus, request->worker_id());
+    response->set_worker_id(id);
+    response->set_heartbeat_interval_ms(static_cast<int>(options_.heartbeat_interval_ms));
+    response->set_lease_timeout_ms(static_cast<int>(options_.lease_timeout_ms));
+    spdlog::info("worker {} registered from {} with {} slots", id, request->hostname(), request->slots());
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status WorkerGatewayService::Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* request,
+                                             v1::HeartbeatResponse* response) {
+  return guarded([&] {
+    std::vector<std::pair<std::string, int>> running;
+    for (const auto& r : request->running()) running.emplace_back(r.job_id(), r.attempt());
+    HeartbeatResult result = store_.heartbeat(request->worker_id(), running, request->draining(),
+                                              options_.lease_timeout_ms);
+    response->set_known(result.known);
+    for (auto& id : result.cancel_job_ids) response->add_cancel_job_ids(std::move(id));
+    for (auto& id : result.lost_job_ids) response->add_lost_job_ids(std::move(id));
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext*, const v1::LeaseJobRequest* request,
+                                            v1::LeaseJobResponse* response) {
+  return guarded([&] {
+    auto lease = store_.lease(request->worker_id(), options_.lease_timeout_ms);
+    if (lease) {
+      response->set_attempt(lease->attempt);
+      response->set_ckpt_dir(job_ckpt_dir(lease->job.id()).string());
+      spdlog::info("job {} ({}) leased to worker {}, attempt {}", lease->job.id(), lease->job.name(),
+                   request->worker_id(), lease->attempt);
+      *response->mutable_job() = std::move(lease->job);
+    }
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext*,
+                                                 grpc::ServerReader<v1::ReportMetricsRequest>* reader,
+                                                 v1::ReportMetricsResponse* response) {
+  return guarded([&] {
+    v1::ReportMetricsRequest request;
+    std::vector<MetricPoint> points;
+    while (reader->Read(&request)) {
+      points.clear();
+      points.reserve(static_cast<std::size_t>(request.points_size()));
+      for (const auto& p : request.points()) points.push_back({p.step(), p.tokens(), p.name(), p.value()});
+      IngestResult r = store_.add_metrics(request.job_id(), request.attempt(), points);
+      response->set_points_received(response->points_received() + r.received);
+      response->set_points_stored(response->points_stored() + r.stored);
+    }
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status WorkerGatewayService::FinishJob(grpc::ServerContext*, const v1::FinishJobRequest* request,
+                                             v1::FinishJobResponse* response) {
+  return guarded([&] {
+    const bool accepted = store_.finish(request->worker_id(), request->job_id(), request->attempt(),
+                                        request->outcome(), request->error());
+    response->set_accepted(accepted);
+    spdlog::info("job {} attempt {} finished on worker {}: {}{}", request->job_id(), request->attempt(),
+                 request->worker_id(), v1::JobOutcome_Name(request->outcome()),
+                 accepted ? "" : " (stale report ignored)");
+    return grpc::Status::OK;
+  });
+}
+
+}  // namespace gammalab

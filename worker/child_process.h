@@ -1,0 +1,35 @@
+#pragma once
+// A child process with its stdout on a pipe (read line by line) and its stderr appended to a log file.
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gammalab {
+
+class ChildProcess {
+ public:
+  // Starts argv[0] (a path) with the current environment plus `extra_env` ("NAME=value").
+  // stderr is appended to `stderr_path`. Throws std::runtime_error if the process cannot be started.
+  ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+               const std::string& stderr_path);
+  ~ChildProcess();  // kills (SIGKILL) and reaps the child if it is still running
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // Next line of stdout without the newline; nullopt at end of stream (the child closed stdout or exited).
+  std::optional<std::string> read_line();
+  void signal(int sig);
+  // Waits for the child; returns its exit code, or 128 + signal number if a signal ended it.
+  int wait();
+  int pid() const { return pid_; }
+
+ private:
+  int pid_ = -1;
+  int stdout_fd_ = -1;
+  std::atomic<bool> reaped_{false};
+  int status_ = 0;
+  std::string buffer_;
+};
+
+}  // namespace gammalab

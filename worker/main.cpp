@@ -1,0 +1,62 @@
+// gammalab-worker: leases jobs from the coordinator and runs each as a gammalab-train child process.
+#include <csignal>
+#include <filesystem>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "worker/worker_daemon.h"
+
+namespace {
+gammalab::WorkerDaemon* g_daemon = nullptr;
+void on_signal(int) {
+  if (g_daemon) g_daemon->request_drain();
+}
+
+std::filesystem::path next_to_self(const std::string& name) {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path(name) : self.parent_path() / name;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  gammalab::WorkerOptions options;
+  std::string gpus;
+  CLI::App app{"gammalab-worker: runs gammalab jobs leased from the coordinator"};
+  app.add_option("--coordinator", options.coordinator, "coordinator address (HOST:PORT)")->capture_default_str();
+  app.add_option("--slots", options.slots, "jobs to run at once")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--gpus", gpus, "comma-separated device ids shared out among slots (CUDA_VISIBLE_DEVICES)");
+  app.add_option("--trainer", options.trainer, "gammalab-train executable (default: next to this one)");
+  app.add_option("--shared-root", options.shared_root, "directory shared with the coordinator (logs, checkpoints)")
+      ->capture_default_str();
+  app.add_option("--data-dir", options.data_dir, "base of relative data paths (default: $GAMMALAB_DATA_DIR)");
+  app.add_option("--hostname", options.hostname, "name shown for this worker");
+  app.add_option("--cancel-grace-ms", options.cancel_grace_ms, "SIGTERM, then SIGKILL after this long")
+      ->capture_default_str();
+  app.add_option("--poll-interval-ms", options.poll_interval_ms, "how often an idle slot asks for work")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  for (std::size_t start = 0; start < gpus.size();) {
+    std::size_t comma = gpus.find(',', start);
+    if (comma == std::string::npos) comma = gpus.size();
+    if (comma > start) options.gpus.push_back(gpus.substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (options.trainer.empty()) options.trainer = next_to_self("gammalab-train");
+  if (!std::filesystem::exists(options.trainer)) {
+    spdlog::critical("--trainer: {} does not exist", options.trainer.string());
+    return 2;
+  }
+  options.trainer = std::filesystem::absolute(options.trainer);
+  options.shared_root = std::filesystem::absolute(options.shared_root);
+  if (!options.data_dir.empty()) options.data_dir = std::filesystem::absolute(options.data_dir);
+
+  gammalab::WorkerDaemon daemon(options);
+  g_daemon = &daemon;
+  std::signal(SIGTERM, on_signal);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGPIPE, SIG_IGN);
+  return daemon.run();
+}

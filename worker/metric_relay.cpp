@@ -1,0 +1,111 @@
+#include "worker/metric_relay.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+namespace gammalab {
+
+namespace {
+constexpr std::size_t kMaxPointsPerStream = 20000;
+constexpr auto kBatchWindow = std::chrono::milliseconds(200);  // gather points briefly: fewer, larger writes
+}  // namespace
+
+MetricRelay::MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub)
+    : stub_(std::move(stub)), thread_([this] { run(); }) {}
+
+MetricRelay::~MetricRelay() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void MetricRelay::add(const std::string& job_id, int attempt, std::vector<MetricPoint> points) {
+  if (points.empty()) return;
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back({job_id, attempt, std::move(points)});
+  }
+  wake_.notify_all();
+}
+
+void MetricRelay::flush(const std::string& job_id) {
+  std::unique_lock lock(mutex_);
+  wake_.notify_all();
+  sent_.wait(lock, [&] {
+    return stop_ || std::none_of(queue_.begin(), queue_.end(), [&](const Batch& b) { return b.job_id == job_id; });
+  });
+}
+
+std::size_t MetricRelay::buffered() {
+  std::lock_guard lock(mutex_);
+  std::size_t n = 0;
+  for (const auto& b : queue_) n += b.points.size();
+  return n;
+}
+
+bool MetricRelay::send(const std::vector<Batch>& batches) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::ReportMetricsResponse response;
+  auto writer = stub_->ReportMetrics(&context, &response);
+  for (const Batch& batch : batches) {
+    v1::ReportMetricsRequest request;
+    request.set_job_id(batch.job_id);
+    request.set_attempt(batch.attempt);
+    for (const MetricPoint& p : batch.points) {
+      auto* point = request.add_points();
+      point->set_step(p.step);
+      point->set_tokens(p.tokens);
+      point->set_name(p.name);
+      point->set_value(p.value);
+    }
+    if (!writer->Write(request)) break;
+  }
+  writer->WritesDone();
+  const grpc::Status status = writer->Finish();
+  if (!status.ok()) spdlog::warn("metric upload failed ({}); points stay buffered", status.error_message());
+  return status.ok();
+}
+
+void MetricRelay::run() {
+  auto backoff = std::chrono::milliseconds(100);
+  std::unique_lock lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty() && stop_) break;
+    lock.unlock();
+    std::this_thread::sleep_for(kBatchWindow);
+    lock.lock();
+    // Take a prefix of the queue; new points may be appended meanwhile, never inserted before it.
+    std::vector<Batch> batches;
+    std::size_t points = 0;
+    for (const Batch& b : queue_) {
+      if (!batches.empty() && points + b.points.size() > kMaxPointsPerStream) break;
+      batches.push_back(b);
+      points += b.points.size();
+    }
+    in_flight_ = batches.size();
+    lock.unlock();
+    const bool ok = send(batches);
+    lock.lock();
+    if (ok) {
+      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(in_flight_));
+      backoff = std::chrono::milliseconds(100);
+      sent_.notify_all();
+    } else {
+      if (stop_) break;  // the coordinator is gone and we are asked to stop: the job will be rerun
+      lock.unlock();
+      std::this_thread::sleep_for(backoff);
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+      lock.lock();
+    }
+    in_flight_ = 0;
+  }
+  sent_.notify_all();
+}
+
+}  // namespace gammalab

@@ -1,0 +1,48 @@
+#pragma once
+// Relays metric points from running jobs to the coordinator without losing any.
+// Points wait in a buffer until a ReportMetrics stream that carried them has completed with OK; while the
+// coordinator is unreachable they stay buffered and are sent when it returns. The coordinator ignores points
+// it already has, so resending after an unclear failure is safe.
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/metric.h"
+#include "gammalab/v1/gammalab.grpc.pb.h"
+
+namespace gammalab {
+
+class MetricRelay {
+ public:
+  explicit MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub);
+  ~MetricRelay();  // stops after a last attempt to send what is buffered
+
+  void add(const std::string& job_id, int attempt, std::vector<MetricPoint> points);
+  // Blocks until every point added so far for `job_id` has been acknowledged.
+  void flush(const std::string& job_id);
+  std::size_t buffered();
+
+ private:
+  struct Batch {
+    std::string job_id;
+    int attempt = 0;
+    std::vector<MetricPoint> points;
+  };
+  void run();
+  bool send(const std::vector<Batch>& batches);
+
+  std::shared_ptr<v1::WorkerGateway::Stub> stub_;
+  std::mutex mutex_;
+  std::condition_variable wake_, sent_;
+  std::deque<Batch> queue_;
+  std::size_t in_flight_ = 0;  // batches at the front of queue_ being sent now
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace gammalab

@@ -1,0 +1,326 @@
+#include "worker/worker_daemon.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include <grpcpp/grpcpp.h>
+#include <spdlog/spdlog.h>
+
+#include "core/metric.h"
+
+namespace gammalab {
+
+namespace {
+
+constexpr int kHandBackExitCode = 75;  // gammalab-train: stopped by SIGTERM after writing a checkpoint
+
+std::unique_ptr<grpc::ClientContext> context_with_deadline(std::chrono::milliseconds timeout) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + timeout);
+  return context;
+}
+
+std::string this_hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// The last lines of a log, to say why a job failed.
+std::string log_tail(const std::filesystem::path& path, std::size_t bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const auto size = static_cast<std::size_t>(in.tellg());
+  in.seekg(static_cast<std::streamoff>(size > bytes ? size - bytes : 0));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+WorkerDaemon::WorkerDaemon(WorkerOptions options) : options_(std::move(options)) {
+  if (options_.hostname.empty()) options_.hostname = this_hostname();
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+  channel_ = grpc::CreateCustomChannel(options_.coordinator, grpc::InsecureChannelCredentials(), args);
+  stub_ = v1::WorkerGateway::NewStub(channel_);
+  relay_ = std::make_unique<MetricRelay>(stub_);
+}
+
+WorkerDaemon::~WorkerDaemon() = default;
+
+bool WorkerDaemon::register_once() {
+  v1::RegisterWorkerRequest request;
+  request.set_hostname(options_.hostname);
+  request.set_slots(options_.slots);
+  for (const auto& g : options_.gpus) request.add_gpus(g);
+  {
+    std::lock_guard lock(id_mutex_);
+    request.set_worker_id(worker_id_);
+  }
+  v1::RegisterWorkerResponse response;
+  auto context = context_with_deadline(std::chrono::seconds(5));
+  const grpc::Status status = stub_->RegisterWorker(context.get(), request, &response);
+  if (!status.ok()) return false;
+  std::lock_guard lock(id_mutex_);
+  worker_id_ = response.worker_id();
+  heartbeat_interval_ms_ = std::max(50, response.heartbeat_interval_ms());
+  spdlog::info("registered as worker {} ({} slots) with {}", worker_id_, options_.slots, options_.coordinator);
+  return true;
+}
+
+std::vector<std::string> WorkerDaemon::slot_env(int slot) const {
+  if (options_.gpus.empty()) return {};
+  // Share the devices out: with more devices than slots each slot gets a contiguous group.
+  const std::size_t per_slot = std::max<std::size_t>(1, options_.gpus.size() / static_cast<std::size_t>(options_.slots));
+  std::string devices;
+  for (std::size_t i = 0; i < per_slot; ++i) {
+    const std::size_t index = (static_cast<std::size_t>(slot) * per_slot + i) % options_.gpus.size();
+    devices += (devices.empty() ? "" : ",") + options_.gpus[index];
+  }
+  return {"CUDA_VISIBLE_DEVICES=" + devices};
+}
+
+int WorkerDaemon::free_slot() {
+  std::lock_guard lock(jobs_mutex_);
+  std::vector<bool> used(static_cast<std::size_t>(options_.slots), false);
+  for (const auto& job : jobs_) used[static_cast<std::size_t>(job->slot)] = true;
+  for (int s = 0; s < options_.slots; ++s) {
+    if (!used[static_cast<std::size_t>(s)]) return s;
+  }
+  return -1;
+}
+
+void WorkerDaemon::stop_child(RunningJob& job, bool hard) {
+  std::lock_guard lock(job.mutex);
+  if (!job.child) return;
+  job.child->signal(hard ? SIGKILL : SIGTERM);
+  if (!hard && job.kill_at == std::chrono::steady_clock::time_point::max()) {
+    job.kill_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.cancel_grace_ms);
+  }
+}
+
+void WorkerDaemon::heartbeat_loop() {
+  auto next = std::chrono::steady_clock::now();
+  while (!stop_heartbeats_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto now = std::chrono::steady_clock::now();
+    {
+      // Escalate stops that outlived their grace period.
+      std::lock_guard lock(jobs_mutex_);
+      for (auto& job : jobs_) {
+        std::lock_guard job_lock(job->mutex);
+        if (job->child && now >= job->kill_at) job->child->signal(SIGKILL);
+      }
+    }
+    if (now < next) continue;
+    next = now + std::chrono::milliseconds(heartbeat_interval_ms_.load());
+
+    v1::HeartbeatRequest request;
+    {
+      std::lock_guard lock(id_mutex_);
+      request.set_worker_id(worker_id_);
+    }
+    request.set_draining(drain_);
+    {
+      std::lock_guard lock(jobs_mutex_);
+      for (const auto& job : jobs_) {
+        if (job->done || job->lost) continue;
+        auto* r = request.add_running();
+        r->set_job_id(job->job_id);
+        r->set_attempt(job->attempt);
+      }
+    }
+    v1::HeartbeatResponse response;
+    auto context = context_with_deadline(std::chrono::seconds(5));
+    const grpc::Status status = stub_->Heartbeat(context.get(), request, &response);
+    if (!status.ok()) {
+      spdlog::warn("heartbeat failed: {}", status.error_message());
+      continue;
+    }
+    if (!response.known()) {
+      spdlog::warn("coordinator does not know this worker; registering again");
+      register_once();
+      next = now;  // renew the leases right away
+      continue;
+    }
+    std::lock_guard lock(jobs_mutex_);
+    for (auto& job : jobs_) {
+      for (const auto& id : response.cancel_job_ids()) {
+        if (id == job->job_id && !job->cancel.exchange(true)) {
+          spdlog::info("job {}: cancelled, stopping the trainer", id);
+          stop_child(*job, false);
+        }
+      }
+      for (const auto& id : response.lost_job_ids()) {
+        if (id == job->job_id && !job->lost.exchange(true)) {
+          spdlog::warn("job {}: lease lost, killing the trainer", id);
+          stop_child(*job, true);
+        }
+      }
+    }
+  }
+}
+
+void WorkerDaemon::report_finish(RunningJob& job, v1::JobOutcome outcome, const std::string& error, int exit_code) {
+  v1::FinishJobRequest request;
+  request.set_job_id(job.job_id);
+  request.set_attempt(job.attempt);
+  request.set_outcome(outcome);
+  request.set_error(error);
+  request.set_exit_code(exit_code);
+  // Keep trying while the coordinator is away: the outcome must not be lost.
+  for (auto backoff = std::chrono::milliseconds(200); !job.lost; backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
+    {
+      std::lock_guard lock(id_mutex_);
+      request.set_worker_id(worker_id_);
+    }
+    v1::FinishJobResponse response;
+    auto context = context_with_deadline(std::chrono::seconds(10));
+    if (stub_->FinishJob(context.get(), request, &response).ok()) {
+      if (!response.accepted()) spdlog::warn("job {}: outcome not accepted (lease no longer held)", job.job_id);
+      return;
+    }
+    std::this_thread::sleep_for(backoff);
+  }
+}
+
+void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
+  const auto dir = options_.shared_root / "jobs" / job.job_id;
+  const auto log_path = dir / "log.txt";
+  const auto config_path = dir / "config.json";
+  const auto ckpt_dir = options_.shared_root / lease.ckpt_dir();
+  int exit_code = -1;
+  std::string error;
+  try {
+    std::filesystem::create_directories(ckpt_dir);
+    {
+      std::ofstream config(config_path, std::ios::trunc);
+      config << lease.job().config_json() << "\n";
+    }
+    std::ofstream log(log_path, std::ios::app);
+    log << "== " << lease.job().name() << ": attempt " << job.attempt << " on worker " << worker_id_ << " ("
+        << options_.hostname << ", slot " << job.slot << ")" << std::endl;
+
+    std::vector<std::string> argv = {options_.trainer.string(), "run", "--config", config_path.string(),
+                                     "--ckpt-dir", ckpt_dir.string()};
+    if (!options_.data_dir.empty()) {
+      argv.push_back("--data-dir");
+      argv.push_back(options_.data_dir.string());
+    }
+    {
+      std::lock_guard lock(job.mutex);
+      job.child = std::make_unique<ChildProcess>(argv, slot_env(job.slot), log_path.string());
+    }
+    if (drain_) stop_child(job, false);  // drained while starting
+    while (auto line = job.child->read_line()) {
+      log << *line << '\n';
+      try {
+        if (auto points = parse_metric_line(*line)) relay_->add(job.job_id, job.attempt, std::move(*points));
+      } catch (const std::exception& e) {
+        log << "gammalab-worker: bad metric line ignored: " << e.what() << '\n';
+      }
+    }
+    log.flush();
+    exit_code = job.child->wait();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  {
+    std::lock_guard lock(job.mutex);
+    job.child.reset();
+  }
+  if (job.lost) {
+    spdlog::warn("job {}: dropped (lease lost)", job.job_id);
+  } else {
+    relay_->flush(job.job_id);  // every point is stored before the outcome is reported
+    v1::JobOutcome outcome;
+    if (job.cancel) {
+      outcome = v1::JOB_OUTCOME_CANCELLED;
+    } else if (exit_code == 0) {
+      outcome = v1::JOB_OUTCOME_SUCCEEDED;
+    } else if (drain_ && exit_code == kHandBackExitCode) {
+      outcome = v1::JOB_OUTCOME_HANDED_BACK;
+    } else {
+      outcome = v1::JOB_OUTCOME_FAILED;
+      if (error.empty()) error = "gammalab-train exited with code " + std::to_string(exit_code) + ": " + log_tail(log_path, 600);
+    }
+    spdlog::info("job {}: {} (exit code {})", job.job_id, v1::JobOutcome_Name(outcome), exit_code);
+    report_finish(job, outcome, error, exit_code);
+  }
+  job.done = true;
+}
+
+int WorkerDaemon::run() {
+  for (auto backoff = std::chrono::milliseconds(200); !register_once();
+       backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
+    if (drain_) return 0;
+    spdlog::warn("coordinator {} not reachable; retrying", options_.coordinator);
+    std::this_thread::sleep_for(backoff);
+  }
+  std::thread heartbeats([this] { heartbeat_loop(); });
+  bool drain_signalled = false;
+  auto idle_backoff = std::chrono::milliseconds(options_.poll_interval_ms);
+  while (true) {
+    {
+      // Reap finished jobs.
+      std::lock_guard lock(jobs_mutex_);
+      for (auto it = jobs_.begin(); it != jobs_.end();) {
+        if ((*it)->done) {
+          (*it)->thread.join();
+          it = jobs_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      if (drain_ && !drain_signalled) {
+        spdlog::info("draining: {} running job(s) will checkpoint and be handed back", jobs_.size());
+        for (auto& job : jobs_) stop_child(*job, false);
+        drain_signalled = true;
+      }
+      if (drain_ && jobs_.empty()) break;
+    }
+    const int slot = drain_ ? -1 : free_slot();
+    if (slot < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    v1::LeaseJobRequest request;
+    {
+      std::lock_guard lock(id_mutex_);
+      request.set_worker_id(worker_id_);
+    }
+    v1::LeaseJobResponse response;
+    auto context = context_with_deadline(std::chrono::seconds(5));
+    const grpc::Status status = stub_->LeaseJob(context.get(), request, &response);
+    if (!status.ok() || !response.has_job()) {
+      if (!status.ok()) spdlog::warn("lease request failed: {}", status.error_message());
+      // Sleep in small steps so a drain is noticed quickly.
+      for (auto slept = std::chrono::milliseconds(0); slept < idle_backoff && !drain_; slept += std::chrono::milliseconds(50)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      continue;
+    }
+    auto job = std::make_unique<RunningJob>();
+    job->job_id = response.job().id();
+    job->attempt = response.attempt();
+    job->slot = slot;
+    spdlog::info("job {} ({}): attempt {} in slot {}", job->job_id, response.job().name(), job->attempt, slot);
+    RunningJob& ref = *job;
+    {
+      std::lock_guard lock(jobs_mutex_);
+      jobs_.push_back(std::move(job));
+    }
+    ref.thread = std::thread([this, &ref, response = std::move(response)]() mutable { run_job(ref, std::move(response)); });
+  }
+  stop_heartbeats_ = true;
+  heartbeats.join();
+  spdlog::info("drained; exiting");
+  return 0;
+}
+
+}  // namespace gammalab

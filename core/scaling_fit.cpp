@@ -8,6 +8,7 @@
 
 #include <ceres/gradient_problem.h>
 #include <ceres/gradient_problem_solver.h>
+#include <glog/logging.h>
 
 #include "core/fit_parallel.h"
 
@@ -38,7 +39,7 @@ StartResult solve_one(const LseDesign& design, std::vector<double> theta, const 
   options.max_num_iterations = settings.max_iterations;
   // The Huber objective with delta = 1e-3 is tiny near the optimum; default tolerances stop L-BFGS early,
   // which Besiroglu et al. (2024) identified as a source of bias in the original Chinchilla fit.
-  options.function_tolerance = 1e-14;
+  options.function_tolerance = 1e-12;
   options.gradient_tolerance = 1e-14;
   options.parameter_tolerance = 1e-12;
   options.logging_type = ceres::SILENT;
@@ -209,6 +210,8 @@ LawFit fit_law(LawKind kind, const std::vector<RunPoint>& runs, const FitSetting
   const int exponents = kind == LawKind::chinchilla ? 2 : 1;
   return fit_law_from(kind, runs, settings, start_grid(settings, exponents, exponents), settings.threads);
 }
+
+void quiet_solver_logging() { FLAGS_minloglevel = std::max(FLAGS_minloglevel, static_cast<int>(google::GLOG_ERROR)); }
 
 int count_model_sizes(const std::vector<RunPoint>& runs) {
   std::vector<double> sizes;

@@ -54,6 +54,11 @@ LawFit fit_law_from(LawKind kind, const std::vector<RunPoint>& runs, const FitSe
 // squares. Needs two budgets with a convex parabola; otherwise returns a fit with NaN parameters.
 LawFit fit_isoflop(const std::vector<RunPoint>& runs);
 
+// Ceres logs line-search warnings through glog (e.g. "constant polynomial" when the Huber objective is locally
+// linear); they are harmless for multi-start fits. Raises glog's process-wide threshold to ERROR; programs that
+// print fit results (CLI, bench, tests) call it once, services may choose not to.
+void quiet_solver_logging();
+
 // Distinct model sizes (N, relative tolerance 1e-9) in runs.
 int count_model_sizes(const std::vector<RunPoint>& runs);
 

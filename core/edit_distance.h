@@ -1,5 +1,5 @@
 #pragma once
-// "Did you mean ...?" suggestions for misspelt keys and names, by Levenshtein distance.
+// "Did you mean ...?" suggestions for misspelt keys and names, by edit distance (with transpositions).
 #include <cstddef>
 #include <string>
 #include <vector>

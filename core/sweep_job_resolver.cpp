@@ -40,9 +40,12 @@ std::string prefix_of(const std::string& path) {
 // Evaluates the numeric fields of one job lazily, each once, in whatever order their expressions need.
 class JobEvaluation {
  public:
+  // `stand_in_model`: the model preset failed and a default model stands in, so values derived from it
+  // (whole steps of a budget) are not checked, only names and syntax.
   JobEvaluation(const JobFields& fields, nlohmann::json defaults, const SourceRef& fallback,
-                DiagnosticList& diagnostics)
-      : fields_(fields), defaults_(std::move(defaults)), fallback_(fallback), diagnostics_(diagnostics) {}
+                DiagnosticList& diagnostics, bool stand_in_model)
+      : fields_(fields), defaults_(std::move(defaults)), fallback_(fallback), diagnostics_(diagnostics),
+        stand_in_model_(stand_in_model) {}
 
   // Evaluates every numeric field (reporting each failure) and returns the full config JSON, or nullopt.
   std::optional<nlohmann::json> evaluate_all() {
@@ -117,7 +120,7 @@ class JobEvaluation {
       const double value = Expression::parse(given->value.get<std::string>()).evaluate(
           [&](const std::string& name, std::size_t offset) { return lookup(name, offset); });
       if (!std::isfinite(value)) throw ExpressionError(0, "= " + format_number(value) + ", not a finite number");
-      if (integer && !is_whole(value)) {
+      if (integer && !is_whole(value) && !stand_in_model_) {
         const std::string what = path == "steps" || path == "tokens"
                                      ? "the budget does not divide into whole steps: "
                                      : "must be a whole number: ";
@@ -139,7 +142,7 @@ class JobEvaluation {
     const double batch = value_of("batch_tokens");
     if (batch <= 0) throw DependencyFailed{};  // validate() reports batch_tokens
     const double steps = tokens / batch;
-    if (!is_whole(steps)) {
+    if (!is_whole(steps) && !stand_in_model_) {
       const SweepValue* at = given_value("tokens");
       diagnostics_.add(at->source, "the budget does not divide into whole steps: tokens / batch_tokens = " +
                                        format_number(tokens) + " / " + format_number(batch) + " = " +
@@ -222,6 +225,7 @@ class JobEvaluation {
   DiagnosticList& diagnostics_;
   std::map<std::string, Slot> slots_;
   std::vector<std::string> stack_;
+  bool stand_in_model_;
 };
 
 // Sets the field at `path` in `json` back to its value in `defaults`.
@@ -296,12 +300,12 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
   // With a bad preset the expressions are still checked (against the default model), but not the ranges.
   const bool presets_ok = diagnostics.size() == problems_before;
 
-  JobEvaluation evaluation(fields, defaults, fallback_, diagnostics);
+  JobEvaluation evaluation(fields, defaults, fallback_, diagnostics, !presets_ok);
   ResolvedJob job;
   std::optional<nlohmann::json> json;
   try {
     json = evaluation.evaluate_all();
-    if (!json || !presets_ok) return std::nullopt;
+    if (!json) return std::nullopt;
     job.tokens = static_cast<std::int64_t>(std::llround(evaluation.value_of("tokens")));
     job.params = evaluation.params("params");
     job.config = job_config_from_json(*json);
@@ -319,7 +323,10 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
       validate(job.config);
       break;
     } catch (const ConfigError& e) {
-      report_config_error(e, fields, preset_name, variant_name, diagnostics);
+      // Without its preset the model is a stand-in: its fields (and those checked against it) say nothing.
+      const bool about_stand_in = !presets_ok && (prefix_of(e.path()) == "model" || e.path() == "batch_tokens" ||
+                                                  e.path() == "micro_batch");
+      if (!about_stand_in) report_config_error(e, fields, preset_name, variant_name, diagnostics);
       if (!reported.insert(e.path()).second || reported.size() > 32) break;
       try {
         reset_to_default(*json, defaults, e.path());

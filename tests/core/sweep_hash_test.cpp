@@ -1,0 +1,74 @@
+// config_hash: stable across runs and platforms (literal expected values), and sensitive to every field.
+#include <algorithm>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "core/sweep.h"
+#include "core/sweep_schema.h"
+#include "sweep_test_support.h"
+
+namespace gammalab {
+namespace {
+
+// Computed once. If one of these changes, resubmitted sweeps stop reusing finished jobs: change the hash or
+// the canonical JSON only on purpose (and say so in the release notes).
+TEST(SweepHash, DefaultConfigHashIsPinned) { EXPECT_EQ(config_hash(JobConfig{}), "20b856ff2b8ca9ee"); }
+
+TEST(SweepHash, SweepJobHashIsPinned) {
+  const Sweep sweep = testing::expand(R"(
+base:
+  model: {preset: tiny-0.03m}
+  scale: {variant: unified}
+  optim: {lr: 3e-3}
+  batch_tokens: 4096
+  tokens: 40 * batch_tokens
+  data: {train: brown/train.bin, val: brown/val.bin}
+seeds: [1]
+)");
+  ASSERT_EQ(sweep.jobs.size(), 1u);
+  EXPECT_EQ(sweep.jobs[0].config_hash, "6ba29321f15dcd95");
+}
+
+TEST(SweepHash, EqualConfigsHashEqual) {
+  JobConfig a, b;
+  a.optim.lr = 0.003;
+  b.optim.lr = 3e-3;
+  EXPECT_EQ(config_hash(a), config_hash(b));
+}
+
+// Every leaf of the config, changed on its own, changes the hash.
+TEST(SweepHash, AnyFieldChangesTheHash) {
+  const nlohmann::json defaults = to_json(JobConfig{});
+  const std::string base_hash = config_hash(JobConfig{});
+  std::size_t checked = 0;
+  for (const auto& path : SweepSchema::instance().leaves()) {
+    if (path == "tokens") continue;  // a sweep field, not part of JobConfig
+    std::string pointer_text = "/" + path;
+    std::replace(pointer_text.begin(), pointer_text.end(), '.', '/');
+    const nlohmann::json::json_pointer pointer(pointer_text);
+    nlohmann::json changed = defaults;
+    nlohmann::json& value = changed[pointer];
+    if (value.is_boolean()) value = !value.get<bool>();
+    else if (value.is_number_integer() || value.is_number_unsigned()) value = value.get<std::int64_t>() + 1;
+    else if (value.is_number()) value = value.get<double>() * 2 + 1;
+    else value = value.get<std::string>() + "x";
+    EXPECT_NE(config_hash(job_config_from_json(changed)), base_hash) << path;
+    ++checked;
+  }
+  EXPECT_GT(checked, 40u);
+}
+
+TEST(SweepHash, SeedsAndAxisValuesGiveDistinctHashes) {
+  const Sweep sweep = testing::expand(R"(
+base: {model: {preset: tiny-0.03m}}
+axes: {grid: {scale.variant: [baseline, hg, ap, dp, dnp, or, er, iwd, unified, none]}}
+seeds: 2
+)");
+  std::set<std::string> hashes;
+  for (const auto& job : sweep.jobs) hashes.insert(job.config_hash);
+  EXPECT_EQ(hashes.size(), sweep.jobs.size());
+}
+
+}  // namespace
+}  // namespace gammalab

@@ -55,16 +55,19 @@ std::string job_name(const JobFields& fields, const std::vector<std::string>& va
   return name + "/s" + std::to_string(seed);
 }
 
-// Axes with more than one value that are not already part of the fixed name.
+bool in_fixed_name(const SweepAxis& axis) {
+  return std::any_of(kNameFields.begin(), kNameFields.end(),
+                     [&](const auto& field) { return field.first == axis.key; });
+}
+
+// Axes with more than one value that the fixed name does not already tell apart. A zip dimension that moves
+// a fixed-name field (model.preset with its lr) is told apart by that field, so its other axes stay out.
 std::vector<std::string> varying_axes(const SweepDocument& doc) {
   std::vector<std::string> out;
   for (const auto& dimension : doc.dimensions) {
     if (dimension.size() < 2) continue;
-    for (const auto& axis : dimension.axes) {
-      const bool in_fixed_name = std::any_of(kNameFields.begin(), kNameFields.end(),
-                                             [&](const auto& field) { return field.first == axis.key; });
-      if (!in_fixed_name) out.push_back(axis.key);
-    }
+    if (std::any_of(dimension.axes.begin(), dimension.axes.end(), in_fixed_name)) continue;
+    for (const auto& axis : dimension.axes) out.push_back(axis.key);
   }
   return out;
 }

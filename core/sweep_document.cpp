@@ -1,5 +1,6 @@
 #include "core/sweep_document.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -260,7 +261,7 @@ class DocumentParser {
       SweepDimension zip;
       for (const auto& [axis_key_node, axis_values] : mapping_entries(value, block_path)) {
         SweepAxis axis;
-        if (!read_axis(axis_key_node, axis_values, block_path, keys_in_use, axis)) {
+        if (!read_axis(axis_key_node, axis_values, block_path, kind == "grid", keys_in_use, axis)) {
           doc_.axes_complete = false;
           continue;
         }
@@ -268,13 +269,14 @@ class DocumentParser {
         else zip.axes.push_back(std::move(axis));
       }
       if (zip.axes.empty()) continue;
-      if (zip_lengths_match(zip)) doc_.dimensions.push_back(std::move(zip));
+      if (zip_lengths_match(zip) && zip_rows_distinct(zip)) doc_.dimensions.push_back(std::move(zip));
       else doc_.axes_complete = false;
     }
   }
 
+  // `distinct`: a grid axis must not repeat a value (zip rows are checked as a whole instead).
   bool read_axis(const YAML::Node& key_node, const YAML::Node& values, const std::string& block_path,
-                 std::set<std::string>& keys_in_use, SweepAxis& axis) {
+                 bool distinct, std::set<std::string>& keys_in_use, SweepAxis& axis) {
     const SweepSchema& schema = SweepSchema::instance();
     axis.key = key_node.Scalar();
     axis.source = at(key_node, block_path + "." + axis.key);
@@ -314,7 +316,7 @@ class DocumentParser {
         continue;
       }
       for (const auto& earlier : axis.values) {
-        if (earlier.value == v.value) {
+        if (distinct && earlier.value == v.value) {
           diagnostics_.add(v.source, "duplicate value " + v.text + " (also at line " +
                                          std::to_string(earlier.source.line) + "): it would repeat jobs");
           ok = false;
@@ -336,6 +338,24 @@ class DocumentParser {
                                         std::to_string(first.values.size()));
     }
     return match;
+  }
+
+  bool zip_rows_distinct(const SweepDimension& zip) {
+    bool distinct = true;
+    for (std::size_t row = 0; row < zip.size(); ++row) {
+      for (std::size_t earlier = 0; earlier < row; ++earlier) {
+        const bool same = std::all_of(zip.axes.begin(), zip.axes.end(), [&](const SweepAxis& axis) {
+          return axis.values[row].value == axis.values[earlier].value;
+        });
+        if (!same) continue;
+        const SweepValue& first = zip.axes.front().values[row];
+        diagnostics_.add(first.source, "zip row " + std::to_string(row + 1) + " repeats row " +
+                                           std::to_string(earlier + 1) + ": it would repeat jobs");
+        distinct = false;
+        break;
+      }
+    }
+    return distinct;
   }
 
   SweepDocument& doc_;

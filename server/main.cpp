@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <grpcpp/grpcpp.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "server/coordinator_service.h"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   app.add_option("--lease-timeout-ms", options.lease_timeout_ms, "a job's lease expires this long after the last "
                  "heartbeat")->capture_default_str()->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("gammalab-server"));  // stdout is for machine-readable lines
   if (options.web_root.empty()) options.web_root = std::filesystem::path(GAMMALAB_WEB_DIR);
 
   try {

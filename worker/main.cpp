@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   app.add_option("--poll-interval-ms", options.poll_interval_ms, "how often an idle slot asks for work")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("gammalab-worker"));  // stdout is for machine-readable lines
   for (std::size_t start = 0; start < gpus.size();) {
     std::size_t comma = gpus.find(',', start);
     if (comma == std::string::npos) comma = gpus.size();

@@ -1,0 +1,29 @@
+# The two commands: `make demo` (the product's main job) and `make test` (every test). Both set up first.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+
+.PHONY: deps build test demo dashboard bench clean
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	@scripts/test.sh $(BUILD)
+
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+# Serves the dashboard over the demo's database (after `make demo`).
+dashboard: build
+	@scripts/dashboard.sh $(BUILD)
+
+bench: build
+	@scripts/bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

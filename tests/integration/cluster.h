@@ -1,0 +1,58 @@
+#pragma once
+// A real gammalab deployment for tests: gammalab-server and gammalab-worker processes on loopback, a
+// temporary directory with the SQLite file, the shared root and the data, and the real CLI.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "worker/child_process.h"
+
+namespace gammalab::testing {
+
+std::filesystem::path binary(const std::string& relative);  // under the build directory
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+class Cluster {
+ public:
+  explicit Cluster(const std::string& name);
+  ~Cluster();  // kills everything, removes the directory unless the test failed
+
+  // Starts (or restarts) the coordinator on the same database file and gRPC port.
+  void start_server(std::int64_t heartbeat_ms = 200, std::int64_t lease_timeout_ms = 3000);
+  void kill_server(int sig = 9);
+  int start_worker(int slots = 1);  // returns its index
+  void kill_worker(int index, int sig = 9);
+  int wait_worker(int index);       // waits for a worker to exit; returns its exit code
+
+  CliResult cli(const std::vector<std::string>& args);
+  std::string address() const { return "127.0.0.1:" + std::to_string(grpc_port_); }
+  std::string database() const { return (dir_ / "gammalab.db").string(); }
+  const std::filesystem::path& dir() const { return dir_; }
+  std::filesystem::path data_dir() const { return dir_ / "data"; }
+  std::filesystem::path shared_root() const { return dir_ / "shared"; }
+  int http_port() const { return http_port_; }
+
+  // Writes a byte-level train/val shard pair under data_dir()/NAME from generated English-like text,
+  // through the real `gammalab-train prepare`.
+  void prepare_data(const std::string& name, std::size_t bytes = 200000);
+  // Writes a sweep file into the cluster directory and returns its path.
+  std::filesystem::path write_file(const std::string& name, const std::string& text);
+
+ private:
+  std::filesystem::path dir_;
+  std::unique_ptr<ChildProcess> server_;
+  std::vector<std::unique_ptr<ChildProcess>> workers_;
+  int grpc_port_ = 0;
+  int http_port_ = 0;
+};
+
+// Waits until `done()` or the timeout (seconds); returns done().
+bool wait_until(const std::function<bool()>& done, double timeout_s);
+
+}  // namespace gammalab::testing

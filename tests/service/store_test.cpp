@@ -1,0 +1,188 @@
+// The coordinator's store on a real SQLite file: job state machine, leases, idempotent metrics, reuse.
+#include <gtest/gtest.h>
+
+#include "server/store.h"
+#include "tests/service/test_sweeps.h"
+
+namespace gammalab::testing {
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  std::filesystem::path path_ = temp_db("store");
+  std::unique_ptr<Store> store_ = std::make_unique<Store>(path_.string());
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(path_.parent_path());
+  }
+  std::string worker() { return store_->register_worker("host", 1, {}, ""); }
+};
+
+TEST_F(StoreTest, SubmitCreatesPendingJobsInOrder) {
+  auto result = store_->create_sweep(make_sweep("a", 3), "yaml", "a.yaml", false);
+  EXPECT_EQ(result.jobs_created, 3);
+  EXPECT_EQ(result.sweep.total_jobs(), 3);
+  EXPECT_FALSE(result.sweep.finished());
+  auto jobs = store_->list_jobs(result.sweep.id());
+  ASSERT_EQ(jobs.size(), 3u);
+  for (const auto& j : jobs) EXPECT_EQ(j.state(), v1::JOB_STATE_PENDING);
+  EXPECT_EQ(jobs[0].name(), "a/job0");
+  EXPECT_EQ(store_->find_sweep("a")->id(), result.sweep.id());
+  EXPECT_EQ(store_->find_job("a/a/job1")->id(), jobs[1].id());
+}
+
+TEST_F(StoreTest, LeaseRunFinishSucceeds) {
+  auto sweep = store_->create_sweep(make_sweep("a", 1), "", "", false).sweep;
+  const std::string w = worker();
+  auto lease = store_->lease(w, 10000);
+  ASSERT_TRUE(lease);
+  EXPECT_EQ(lease->attempt, 1);
+  EXPECT_EQ(lease->job.state(), v1::JOB_STATE_LEASED);
+  EXPECT_FALSE(store_->lease(w, 10000)) << "no second pending job";
+  store_->add_metrics(lease->job.id(), 1, {{5, 50, "train/loss", 2.5}});
+  EXPECT_EQ(store_->find_job(lease->job.id())->state(), v1::JOB_STATE_RUNNING);
+  EXPECT_DOUBLE_EQ(store_->find_job(lease->job.id())->last_loss(), 2.5);
+  EXPECT_FALSE(store_->finish(w, lease->job.id(), 2, v1::JOB_OUTCOME_SUCCEEDED, "")) << "wrong attempt is stale";
+  EXPECT_TRUE(store_->finish(w, lease->job.id(), 1, v1::JOB_OUTCOME_SUCCEEDED, ""));
+  EXPECT_EQ(store_->find_job(lease->job.id())->state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_TRUE(store_->find_sweep(sweep.id())->finished());
+}
+
+TEST_F(StoreTest, MetricsAreIdempotentPerJobNameStep) {
+  store_->create_sweep(make_sweep("a", 1), "", "", false);
+  auto lease = store_->lease(worker(), 10000);
+  std::vector<MetricPoint> points = {{1, 10, "train/loss", 3.0}, {2, 20, "train/loss", 2.0}, {2, 20, "lr", 0.1}};
+  EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, points).stored, 3);
+  // A resend after a reconnect, and a resumed run repeating step 2 with one new step.
+  EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, points).stored, 0);
+  EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, {{2, 20, "train/loss", 2.0}, {3, 30, "train/loss", 1.5}}).stored, 1);
+  auto loss = store_->metrics(lease->job.id(), {"train/loss"});
+  ASSERT_EQ(loss.size(), 3u);
+  EXPECT_EQ(loss[0].step, 1);
+  EXPECT_EQ(loss[2].step, 3);
+  EXPECT_DOUBLE_EQ(loss[2].value, 1.5);
+  EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, {{4, 40, "x", NAN}}).stored, 1);
+  EXPECT_TRUE(std::isnan(store_->metrics(lease->job.id(), {"x"}).at(0).value)) << "NaN is stored and read back";
+}
+
+TEST_F(StoreTest, ExpiredLeaseRequeuesThenFailsAfterMaxAttempts) {
+  store_->create_sweep(make_sweep("a", 1, 0, 2), "", "", false);
+  const std::string w = worker();
+  auto first = store_->lease(w, -1);  // already expired
+  ASSERT_TRUE(first);
+  EXPECT_EQ(store_->expire_leases(0), 1);
+  auto job = store_->find_job(first->job.id());
+  EXPECT_EQ(job->state(), v1::JOB_STATE_PENDING);
+  auto second = store_->lease(w, -1);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->attempt, 2);
+  EXPECT_EQ(store_->expire_leases(0), 1);
+  job = store_->find_job(first->job.id());
+  EXPECT_EQ(job->state(), v1::JOB_STATE_FAILED);
+  EXPECT_NE(job->error().find("lease expired on attempt 2 of 2"), std::string::npos) << job->error();
+  // A late report of the lost attempt changes nothing.
+  EXPECT_FALSE(store_->finish(w, first->job.id(), 2, v1::JOB_OUTCOME_SUCCEEDED, ""));
+}
+
+TEST_F(StoreTest, FailureRetriesUntilMaxAttempts) {
+  store_->create_sweep(make_sweep("a", 1, 0, 2), "", "", false);
+  const std::string w = worker();
+  auto lease = store_->lease(w, 10000);
+  EXPECT_TRUE(store_->finish(w, lease->job.id(), 1, v1::JOB_OUTCOME_FAILED, "exit 1"));
+  EXPECT_EQ(store_->find_job(lease->job.id())->state(), v1::JOB_STATE_PENDING);
+  lease = store_->lease(w, 10000);
+  EXPECT_TRUE(store_->finish(w, lease->job.id(), 2, v1::JOB_OUTCOME_FAILED, "exit 1 again"));
+  auto job = store_->find_job(lease->job.id());
+  EXPECT_EQ(job->state(), v1::JOB_STATE_FAILED);
+  EXPECT_EQ(job->error(), "exit 1 again");
+  auto retried = store_->retry(job->id());
+  ASSERT_TRUE(retried);
+  EXPECT_EQ(retried->state(), v1::JOB_STATE_PENDING);
+  EXPECT_EQ(retried->attempt(), 0);
+}
+
+TEST_F(StoreTest, HandBackDoesNotUseAnAttempt) {
+  store_->create_sweep(make_sweep("a", 1, 0, 1), "", "", false);
+  const std::string w = worker();
+  auto lease = store_->lease(w, 10000);
+  EXPECT_TRUE(store_->finish(w, lease->job.id(), 1, v1::JOB_OUTCOME_HANDED_BACK, ""));
+  auto job = store_->find_job(lease->job.id());
+  EXPECT_EQ(job->state(), v1::JOB_STATE_PENDING);
+  EXPECT_EQ(job->attempt(), 0);
+}
+
+TEST_F(StoreTest, CancelPendingNowAndRunningThroughHeartbeat) {
+  auto sweep = store_->create_sweep(make_sweep("a", 3), "", "", false).sweep;
+  const std::string w = worker();
+  auto running = store_->lease(w, 10000);
+  EXPECT_EQ(store_->cancel(sweep.id(), {}), 3);
+  auto jobs = store_->list_jobs(sweep.id());
+  EXPECT_EQ(jobs[1].state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(jobs[2].state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(jobs[0].state(), v1::JOB_STATE_LEASED) << "a running job stops through its worker";
+  auto hb = store_->heartbeat(w, {{running->job.id(), 1}}, false, 10000);
+  ASSERT_EQ(hb.cancel_job_ids.size(), 1u);
+  EXPECT_EQ(hb.cancel_job_ids[0], running->job.id());
+  EXPECT_TRUE(store_->finish(w, running->job.id(), 1, v1::JOB_OUTCOME_CANCELLED, ""));
+  EXPECT_EQ(store_->find_job(running->job.id())->state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_FALSE(store_->lease(w, 10000)) << "cancelled jobs never start";
+}
+
+TEST_F(StoreTest, HeartbeatReportsLostLeasesAndUnknownWorkers) {
+  store_->create_sweep(make_sweep("a", 1), "", "", false);
+  const std::string w = worker();
+  auto lease = store_->lease(w, -1);
+  store_->expire_leases(0);
+  auto hb = store_->heartbeat(w, {{lease->job.id(), 1}}, false, 10000);
+  EXPECT_TRUE(hb.known);
+  ASSERT_EQ(hb.lost_job_ids.size(), 1u);
+  EXPECT_FALSE(store_->heartbeat("999", {}, false, 10000).known);
+}
+
+TEST_F(StoreTest, ResubmittedConfigsReuseFinishedJobsUnlessRerun) {
+  store_->create_sweep(make_sweep("a", 2), "", "", false);
+  const std::string w = worker();
+  auto lease = store_->lease(w, 10000);
+  store_->add_metrics(lease->job.id(), 1, {{10, 100, "train/loss", 1.25}});
+  store_->finish(w, lease->job.id(), 1, v1::JOB_OUTCOME_SUCCEEDED, "");
+  auto again = store_->create_sweep(make_sweep("a", 2), "", "", false);
+  EXPECT_EQ(again.jobs_reused, 1);
+  EXPECT_EQ(again.jobs_created, 1);
+  auto jobs = store_->list_jobs(again.sweep.id());
+  EXPECT_EQ(jobs[0].state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(jobs[0].reused_from(), lease->job.id());
+  EXPECT_DOUBLE_EQ(store_->metrics(jobs[0].id(), {"train/loss"}).at(0).value, 1.25);
+  auto rerun = store_->create_sweep(make_sweep("a", 2), "", "", true);
+  EXPECT_EQ(rerun.jobs_reused, 0);
+  EXPECT_EQ(rerun.jobs_created, 2);
+}
+
+TEST_F(StoreTest, PriorityFirstThenRoundRobinAcrossSweeps) {
+  auto big = store_->create_sweep(make_sweep("big", 6), "", "", false).sweep;
+  auto small = store_->create_sweep(make_sweep("small", 2), "", "", false).sweep;
+  auto urgent = store_->create_sweep(make_sweep("urgent", 1, 5), "", "", false).sweep;
+  const std::string w = worker();
+  std::vector<std::string> order;
+  while (auto lease = store_->lease(w, 10000)) order.push_back(lease->job.sweep_id());
+  ASSERT_EQ(order.size(), 9u);
+  EXPECT_EQ(order[0], urgent.id());
+  // The small sweep is not starved behind the big one: they alternate.
+  EXPECT_EQ(order[1], big.id());
+  EXPECT_EQ(order[2], small.id());
+  EXPECT_EQ(order[3], big.id());
+  EXPECT_EQ(order[4], small.id());
+}
+
+TEST_F(StoreTest, SurvivesReopenWithSchemaVersion) {
+  auto sweep = store_->create_sweep(make_sweep("a", 2), "", "", false).sweep;
+  store_.reset();
+  store_ = std::make_unique<Store>(path_.string());
+  EXPECT_EQ(store_->list_jobs(sweep.id()).size(), 2u);
+  sql::Database db(path_.string());
+  sql::Statement s(db.handle(), "SELECT MAX(version) FROM schema_version");
+  ASSERT_TRUE(s.step());
+  EXPECT_EQ(s.int64(0), 1);
+}
+
+}  // namespace
+}  // namespace gammalab::testing

@@ -48,6 +48,7 @@ TEST(ScalingBootstrap, PercentileIntervalInterpolates) {
 }
 
 TEST(ScalingBootstrap, SameSeedSameIntervalsWhateverTheThreads) {
+  quiet_solver_logging();
   const auto runs = test::power_runs(1.8, 400.0, 0.3, 12, 0.01, 3);
   FitOptions options;
   options.law = LawKind::n;

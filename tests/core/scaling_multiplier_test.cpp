@@ -45,6 +45,7 @@ TEST(ScalingMultiplier, ChinchillaEnvelopeIsTheMinimumOverAllocations) {
 
 // Baseline and variant drawn from L(C) laws where variant(C) = baseline(1.25·C), fitted with law c.
 TEST(ScalingMultiplier, FitRecoversKnownRatioWithPairedBootstrap) {
+  quiet_solver_logging();
   std::mt19937_64 rng(77);
   std::normal_distribution<double> z(0.0, 0.003);
   std::vector<RunPoint> runs;
@@ -72,6 +73,32 @@ TEST(ScalingMultiplier, FitRecoversKnownRatioWithPairedBootstrap) {
     EXPECT_LE(b.multiplier.lo, b.multiplier.value);
     EXPECT_GE(b.multiplier.hi, b.multiplier.value);
   }
+}
+
+// Chinchilla laws: the variant is the baseline with N and D both scaled by sqrt(1.25), so its compute-optimal
+// frontier is the baseline's at 1.25·C; the fitted envelopes must give 1.25 at every budget.
+TEST(ScalingMultiplier, ChinchillaFitsRecoverKnownRatio) {
+  quiet_solver_logging();
+  const test::ChinchillaTruth t;
+  std::vector<RunPoint> runs;
+  const double s = std::sqrt(1.25);
+  for (double n : test::log_space(2e7, 2e9, 8)) {
+    for (double d : test::log_space(2e8, 2e11, 8)) {
+      runs.push_back({n, d, 0.0, t.loss(n, d), "baseline", ""});
+      runs.push_back({n, d, 0.0, t.loss(s * n, s * d), "unified", ""});
+    }
+  }
+  FitOptions options;
+  options.law = LawKind::chinchilla;
+  options.bootstrap = 0;
+  options.budgets = {1e18, 1e20, 1e22};
+  options.settings.grid_exponent = {0.0, 1.0};
+  options.settings.grid_e = {-1.0, 0.0, 1.0};
+  options.settings.grid_coef = {0.0, 10.0, 20.0};
+  const FitReport report = fit_runs(runs, options);
+  ASSERT_EQ(report.multipliers.size(), 1u);
+  EXPECT_FALSE(report.multipliers[0].constant);  // only law c has the shared-exponent fit
+  for (const auto& b : report.multipliers[0].at_budgets) EXPECT_NEAR(b.multiplier.value, 1.25, 2e-3) << b.compute;
 }
 
 }  // namespace

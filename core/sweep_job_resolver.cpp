@@ -277,11 +277,16 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
   // Presets first: the fields the file sets override what they supply.
   nlohmann::json defaults = to_json(JobConfig{});
   std::string preset_name;
+  bool model_ok = true;
   if (const SweepValue* preset = given("model.preset")) {
     preset_name = preset->value.get<std::string>();
     const auto& entry = model_preset(preset_name);
-    if (const auto* model = std::get_if<ModelSpec>(&entry)) defaults["model"] = to_json(*model);
-    else diagnostics.add(preset->source, std::get<std::string>(entry));
+    if (const auto* model = std::get_if<ModelSpec>(&entry)) {
+      defaults["model"] = to_json(*model);
+    } else {
+      diagnostics.add(preset->source, std::get<std::string>(entry));
+      model_ok = false;
+    }
   }
   std::string variant_name = "baseline";
   if (const SweepValue* variant = given("scale.variant")) {
@@ -297,10 +302,10 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
     }
   }
   defaults["seed"] = seed;
-  // With a bad preset the expressions are still checked (against the default model), but not the ranges.
-  const bool presets_ok = diagnostics.size() == problems_before;
+  // With a bad model preset the expressions are still checked against a stand-in (the default model), but
+  // nothing that depends on the model's values.
 
-  JobEvaluation evaluation(fields, defaults, fallback_, diagnostics, !presets_ok);
+  JobEvaluation evaluation(fields, defaults, fallback_, diagnostics, !model_ok);
   ResolvedJob job;
   std::optional<nlohmann::json> json;
   try {
@@ -324,7 +329,7 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
       break;
     } catch (const ConfigError& e) {
       // Without its preset the model is a stand-in: its fields (and those checked against it) say nothing.
-      const bool about_stand_in = !presets_ok && (prefix_of(e.path()) == "model" || e.path() == "batch_tokens" ||
+      const bool about_stand_in = !model_ok && (prefix_of(e.path()) == "model" || e.path() == "batch_tokens" ||
                                                   e.path() == "micro_batch");
       if (!about_stand_in) report_config_error(e, fields, preset_name, variant_name, diagnostics);
       if (!reported.insert(e.path()).second || reported.size() > 32) break;

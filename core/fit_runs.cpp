@@ -199,6 +199,9 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     for (std::size_t g = 1; g < names.size(); ++g) layout.variants.push_back(g);
   } else if (has_frontier && names.size() > 1) {
     report.warnings.push_back("baseline group '" + options.baseline + "' not found: no multipliers");
+  } else if (names.size() > 1) {
+    report.warnings.push_back("law " + std::string(law_name(law)) +
+                              " has no compute frontier: multipliers need law c or chinchilla");
   }
   layout.budgets = options.budgets.empty() ? default_budgets(runs) : options.budgets;
   layout.shared = law == LawKind::c;

@@ -1,4 +1,6 @@
 // fit_runs end to end: default law, groups, holdout of the largest size, JSON and table rendering.
+#include <cmath>
+#include <random>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -61,6 +63,32 @@ TEST(ScalingFitReport, JsonAndTableCarryEstimatesAndMultipliers) {
   const std::string table = render_table(report);
   EXPECT_NE(table.find("compute multiplier unified over baseline"), std::string::npos);
   EXPECT_NE(table.find("group baseline"), std::string::npos);
+}
+
+TEST(ScalingFitReport, IsoflopBootstrapsTheAllocationExponent) {
+  const test::ChinchillaTruth truth;
+  std::mt19937_64 rng(4);
+  std::normal_distribution<double> z(0.0, 0.003);
+  std::vector<RunPoint> runs;
+  for (double c : test::log_space(1e18, 1e21, 5)) {
+    // Sizes within about a decade around the optimum, where the parabola is a fair approximation.
+    const double n_opt = std::pow(c / 6.0, truth.beta / (truth.alpha + truth.beta)) *
+                         std::pow(truth.alpha * truth.A / (truth.beta * truth.B), 1.0 / (truth.alpha + truth.beta));
+    for (double n : test::log_space(n_opt / 4, n_opt * 4, 7)) {
+      runs.push_back({n, c / (6 * n), c, truth.loss(n, c / (6 * n)) * std::exp(z(rng)), "", ""});
+    }
+  }
+  FitOptions options;
+  options.law = LawKind::isoflop;
+  options.bootstrap = 40;
+  const FitReport report = fit_runs(runs, options);
+  const auto& a = report.groups.at(0).parameters.at(0);
+  ASSERT_EQ(a.name, "a");
+  const double expected = truth.beta / (truth.alpha + truth.beta);
+  EXPECT_NEAR(a.value, expected, 0.03);
+  EXPECT_LT(a.lo, a.value);
+  EXPECT_GT(a.hi, a.value);
+  EXPECT_EQ(report.groups[0].fit.points, 5);  // budgets used
 }
 
 TEST(ScalingFitReport, NonFiniteNumbersBecomeStrings) {

@@ -25,8 +25,10 @@ CommandRegistration cancel("cancel", [](CLI::App& app, CliContext& context) {
     v1::CancelSweepResponse response;
     check(connect_coordinator(context.server)->CancelSweep(rpc_context().get(), request, &response),
           "cancel " + args->sweep, context.server);
-    if (context.json) std::cout << to_json_text(response) << "\n";
-    else std::cout << response.cancelled() << " job(s) cancelled (running ones stop within seconds)\n";
+    if (context.json)
+      std::cout << to_json_text(response) << "\n";
+    else
+      std::cout << response.cancelled() << " job(s) cancelled (running ones stop within seconds)\n";
   });
 });
 
@@ -59,8 +61,8 @@ CommandRegistration logs("logs", [](CLI::App& app, CliContext& context) {
     request.set_job_id(args->job);
     request.set_tail_bytes(args->tail);
     v1::GetJobLogResponse response;
-    check(connect_coordinator(context.server)->GetJobLog(rpc_context().get(), request, &response),
-          "logs " + args->job, context.server);
+    check(connect_coordinator(context.server)->GetJobLog(rpc_context().get(), request, &response), "logs " + args->job,
+          context.server);
     std::cout << response.text();
   });
 });

@@ -30,9 +30,6 @@ std::vector<RunPoint> load_runs(const FitArgs& args, const CliContext& context) 
                                                                           : std::string();
   if (!csv.empty()) return read_points_csv(csv, args.group_by);
   if (args.source.empty()) throw std::invalid_argument("fit: give --points FILE.csv or a sweep id");
-  if (&fetch_sweep_runs == nullptr) {  // weak hook not linked in yet (cli/sweep_runs.cpp)
-    throw std::runtime_error("fit: '" + args.source + "' is not a file, and this build cannot fetch sweeps yet");
-  }
   return fetch_sweep_runs(context.server, args.source, args.group_by);
 }
 

@@ -1,6 +1,5 @@
 // gammalab sweeps | jobs SWEEP | show JOB | workers: what the coordinator knows.
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/client/coordinator_client.h"
@@ -51,8 +50,8 @@ CommandRegistration show("show", [](CLI::App& app, CliContext& context) {
       return;
     }
     std::cout << jobs_table({job});
-    std::cout << "\nconfig hash: " << job.config_hash() << "  attempts: " << job.attempt() << "/"
-              << job.max_attempts() << "  priority: " << job.priority() << "\n";
+    std::cout << "\nconfig hash: " << job.config_hash() << "  attempts: " << job.attempt() << "/" << job.max_attempts()
+              << "  priority: " << job.priority() << "\n";
     if (!job.reused_from().empty()) std::cout << "results reused from job " << job.reused_from() << "\n";
     if (!job.error().empty()) std::cout << "error: " << job.error() << "\n";
     std::cout << "config:\n" << nlohmann::json::parse(job.config_json()).dump(2) << "\n";

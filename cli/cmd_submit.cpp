@@ -34,8 +34,8 @@ CommandRegistration registration("submit", [](CLI::App& app, CliContext& context
     if (context.json) {
       std::cout << to_json_text(response) << "\n";
     } else {
-      std::cout << "sweep " << response.sweep().id() << " '" << response.sweep().name() << "': "
-                << response.jobs_created() << " job(s) queued, " << response.jobs_reused()
+      std::cout << "sweep " << response.sweep().id() << " '" << response.sweep().name()
+                << "': " << response.jobs_created() << " job(s) queued, " << response.jobs_reused()
                 << " reused from earlier runs\n";
     }
   });

@@ -1,9 +1,9 @@
 #include "cli/job_view.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include <cmath>
 #include <cstdio>
-
-#include <google/protobuf/util/json_util.h>
 
 namespace gammalab::cli {
 
@@ -48,9 +48,12 @@ std::string duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "-";
   const long s = std::lround(seconds);
   char buf[32];
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
-  else if (s >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
-  else std::snprintf(buf, sizeof buf, "%lds", s);
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+  else if (s >= 60)
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lds", s);
   return buf;
 }
 

@@ -35,8 +35,7 @@ std::vector<gammalab::RunPoint> fetch_sweep_runs(const std::string& server, cons
     const double loss = final_loss(val, train);
     if (!std::isfinite(loss)) continue;  // a run without a finite final loss has nothing to fit
     runs.push_back(job_run_point(job_config_from_json(nlohmann::json::parse(job.config_json())), loss,
-                                 group_by.empty() ? "scale.variant" : group_by,
-                                 job.name()));
+                                 group_by.empty() ? "scale.variant" : group_by, job.name()));
   }
   return runs;
 }

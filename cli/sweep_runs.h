@@ -1,7 +1,5 @@
 #pragma once
 // Hook for `gammalab fit SWEEP`: final losses of a sweep's finished jobs, fetched from the coordinator.
-// Implemented in cli/sweep_runs.cpp (client side). Declared weak so that the CLI links, and `fit --points`
-// works, before that file exists; cmd_fit.cpp reports a clear error while the definition is missing.
 #include <string>
 #include <vector>
 
@@ -11,7 +9,7 @@ namespace gammalab::cli {
 
 // One RunPoint per finished job: params, tokens, final loss, compute if known (else 0 = 6·N·D), group = the
 // value of the job's `group_by` field (e.g. a variant name), label = job name. Throws on RPC errors.
-[[gnu::weak]] std::vector<gammalab::RunPoint> fetch_sweep_runs(const std::string& server, const std::string& sweep_id,
+std::vector<gammalab::RunPoint> fetch_sweep_runs(const std::string& server, const std::string& sweep_id,
                                                                 const std::string& group_by);
 
 }  // namespace gammalab::cli

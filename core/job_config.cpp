@@ -10,56 +10,111 @@ namespace gammalab {
 namespace {
 
 // One list of fields per struct, used for both directions so that they can never disagree.
-template <typename F> void fields(MoeSpec& s, F&& f) {
-  f("n_experts", s.n_experts); f("top_k", s.top_k); f("expert_ffn", s.expert_ffn);
-  f("aux_loss_weight", s.aux_loss_weight); f("z_loss_weight", s.z_loss_weight); f("router_scale", s.router_scale);
+template <typename F>
+void fields(MoeSpec& s, F&& f) {
+  f("n_experts", s.n_experts);
+  f("top_k", s.top_k);
+  f("expert_ffn", s.expert_ffn);
+  f("aux_loss_weight", s.aux_loss_weight);
+  f("z_loss_weight", s.z_loss_weight);
+  f("router_scale", s.router_scale);
 }
-template <typename F> void fields(ModelSpec& s, F&& f) {
-  f("preset", s.preset); f("vocab_size", s.vocab_size); f("n_layers", s.n_layers); f("d_model", s.d_model);
-  f("n_heads", s.n_heads); f("n_kv_heads", s.n_kv_heads); f("ffn_hidden", s.ffn_hidden); f("seq_len", s.seq_len);
-  f("qk_norm", s.qk_norm); f("norm_eps", s.norm_eps); f("rope_theta", s.rope_theta); f("moe", s.moe);
+template <typename F>
+void fields(ModelSpec& s, F&& f) {
+  f("preset", s.preset);
+  f("vocab_size", s.vocab_size);
+  f("n_layers", s.n_layers);
+  f("d_model", s.d_model);
+  f("n_heads", s.n_heads);
+  f("n_kv_heads", s.n_kv_heads);
+  f("ffn_hidden", s.ffn_hidden);
+  f("seq_len", s.seq_len);
+  f("qk_norm", s.qk_norm);
+  f("norm_eps", s.norm_eps);
+  f("rope_theta", s.rope_theta);
+  f("moe", s.moe);
 }
-template <typename F> void fields(ScaleSpec& s, F&& f) {
-  f("variant", s.variant); f("sharing", s.sharing); f("placement", s.placement); f("param", s.param);
-  f("decay", s.decay); f("dnp_per_head", s.dnp_per_head); f("final_norm_is_input", s.final_norm_is_input);
+template <typename F>
+void fields(ScaleSpec& s, F&& f) {
+  f("variant", s.variant);
+  f("sharing", s.sharing);
+  f("placement", s.placement);
+  f("param", s.param);
+  f("decay", s.decay);
+  f("dnp_per_head", s.dnp_per_head);
+  f("final_norm_is_input", s.final_norm_is_input);
 }
-template <typename F> void fields(OptimSpec& s, F&& f) {
-  f("name", s.name); f("lr", s.lr); f("beta1", s.beta1); f("beta2", s.beta2); f("eps", s.eps);
-  f("weight_decay", s.weight_decay); f("grad_clip", s.grad_clip); f("muon_lr", s.muon_lr);
-  f("muon_momentum", s.muon_momentum); f("muon_ns_steps", s.muon_ns_steps);
+template <typename F>
+void fields(OptimSpec& s, F&& f) {
+  f("name", s.name);
+  f("lr", s.lr);
+  f("beta1", s.beta1);
+  f("beta2", s.beta2);
+  f("eps", s.eps);
+  f("weight_decay", s.weight_decay);
+  f("grad_clip", s.grad_clip);
+  f("muon_lr", s.muon_lr);
+  f("muon_momentum", s.muon_momentum);
+  f("muon_ns_steps", s.muon_ns_steps);
 }
-template <typename F> void fields(ScheduleSpec& s, F&& f) {
-  f("kind", s.kind); f("warmup_steps", s.warmup_steps); f("min_lr_ratio", s.min_lr_ratio);
+template <typename F>
+void fields(ScheduleSpec& s, F&& f) {
+  f("kind", s.kind);
+  f("warmup_steps", s.warmup_steps);
+  f("min_lr_ratio", s.min_lr_ratio);
   f("decay_start", s.decay_start);
 }
-template <typename F> void fields(DataSpec& s, F&& f) {
-  f("train", s.train); f("val", s.val); f("eval_batches", s.eval_batches);
+template <typename F>
+void fields(DataSpec& s, F&& f) {
+  f("train", s.train);
+  f("val", s.val);
+  f("eval_batches", s.eval_batches);
 }
-template <typename F> void fields(JobConfig& s, F&& f) {
-  f("model", s.model); f("scale", s.scale); f("optim", s.optim); f("schedule", s.schedule); f("data", s.data);
-  f("batch_tokens", s.batch_tokens); f("micro_batch", s.micro_batch); f("steps", s.steps); f("seed", s.seed);
-  f("log_every", s.log_every); f("eval_every", s.eval_every); f("ckpt_every", s.ckpt_every);
-  f("sharpness_every", s.sharpness_every); f("threads", s.threads); f("device", s.device); f("dtype", s.dtype);
+template <typename F>
+void fields(JobConfig& s, F&& f) {
+  f("model", s.model);
+  f("scale", s.scale);
+  f("optim", s.optim);
+  f("schedule", s.schedule);
+  f("data", s.data);
+  f("batch_tokens", s.batch_tokens);
+  f("micro_batch", s.micro_batch);
+  f("steps", s.steps);
+  f("seed", s.seed);
+  f("log_every", s.log_every);
+  f("eval_every", s.eval_every);
+  f("ckpt_every", s.ckpt_every);
+  f("sharpness_every", s.sharpness_every);
+  f("threads", s.threads);
+  f("device", s.device);
+  f("dtype", s.dtype);
 }
 
-template <typename T> constexpr bool is_struct = !std::is_arithmetic_v<T> && !std::is_same_v<T, std::string>;
+template <typename T>
+constexpr bool is_struct = !std::is_arithmetic_v<T> && !std::is_same_v<T, std::string>;
 
-template <typename S> nlohmann::json write(S s) {
+template <typename S>
+nlohmann::json write(S s) {
   nlohmann::json out = nlohmann::json::object();
   fields(s, [&](const char* key, auto& value) {
     using T = std::decay_t<decltype(value)>;
-    if constexpr (is_struct<T>) out[key] = write(value);
-    else out[key] = value;
+    if constexpr (is_struct<T>)
+      out[key] = write(value);
+    else
+      out[key] = value;
   });
   return out;
 }
 
-template <typename S> void read(const nlohmann::json& json, const std::string& path, S& s) {
+template <typename S>
+void read(const nlohmann::json& json, const std::string& path, S& s) {
   JsonFields reader(json, path);
   fields(s, [&](const char* key, auto& value) {
     using T = std::decay_t<decltype(value)>;
-    if constexpr (is_struct<T>) read(reader.object(key), reader.child_path(key), value);
-    else reader.read(key, value);
+    if constexpr (is_struct<T>)
+      read(reader.object(key), reader.child_path(key), value);
+    else
+      reader.read(key, value);
   });
   reader.reject_unknown();
 }

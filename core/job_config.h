@@ -2,9 +2,8 @@
 // The fully resolved configuration of one training job. The sweep expander produces it, the coordinator
 // stores it (as JSON), and gammalab-train reads it. Every field has a default; unknown keys are errors.
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace gammalab {
 
@@ -12,20 +11,20 @@ namespace gammalab {
 struct MoeSpec {
   int n_experts = 0;
   int top_k = 2;
-  int expert_ffn = 0;                // hidden size of each expert; 0 = ffn_hidden of the model
-  double aux_loss_weight = 0.01;     // OLMoE load-balancing loss
-  double z_loss_weight = 0.001;      // router z-loss
-  bool router_scale = false;         // optional γ_router (Input-Norm) before the router under HG
+  int expert_ffn = 0;             // hidden size of each expert; 0 = ffn_hidden of the model
+  double aux_loss_weight = 0.01;  // OLMoE load-balancing loss
+  double z_loss_weight = 0.001;   // router z-loss
+  bool router_scale = false;      // optional γ_router (Input-Norm) before the router under HG
 };
 
 struct ModelSpec {
-  std::string preset;                // the preset it was resolved from (label only)
+  std::string preset;  // the preset it was resolved from (label only)
   int vocab_size = 256;
   int n_layers = 2;
   int d_model = 64;
   int n_heads = 4;
-  int n_kv_heads = 0;                // 0 = n_heads (no grouped-query attention)
-  int ffn_hidden = 0;                // 0 = floor(8 d / 3)
+  int n_kv_heads = 0;  // 0 = n_heads (no grouped-query attention)
+  int ffn_hidden = 0;  // 0 = floor(8 d / 3)
   int seq_len = 128;
   bool qk_norm = false;
   double norm_eps = 1e-5;
@@ -40,38 +39,38 @@ struct ModelSpec {
 // The composable scale-vector axes of spec §2. `variant` names the preset they came from.
 struct ScaleSpec {
   std::string variant = "baseline";
-  std::string sharing = "shared";     // none | shared | branch (HG)
-  std::string placement = "before";   // before | after (AP) | dual (DP) | dual_norm (DNP)
-  std::string param = "plain";        // plain | magdir_orig (OR) | magdir_exp (ER)
-  std::string decay = "none";         // none | all | input_only (IWD)
-  bool dnp_per_head = false;          // DNP's Norm per head for q and k instead of over the whole output
-  bool final_norm_is_input = true;    // γ_fin feeds W_lm, so it is an Input-Norm [our reading]
+  std::string sharing = "shared";    // none | shared | branch (HG)
+  std::string placement = "before";  // before | after (AP) | dual (DP) | dual_norm (DNP)
+  std::string param = "plain";       // plain | magdir_orig (OR) | magdir_exp (ER)
+  std::string decay = "none";        // none | all | input_only (IWD)
+  bool dnp_per_head = false;         // DNP's Norm per head for q and k instead of over the whole output
+  bool final_norm_is_input = true;   // γ_fin feeds W_lm, so it is an Input-Norm [our reading]
 };
 
 struct OptimSpec {
-  std::string name = "adamw";         // adamw | muon (Muon on 2-D hidden matrices, AdamW elsewhere)
-  double lr = 1e-3;                   // peak LR of AdamW groups
+  std::string name = "adamw";  // adamw | muon (Muon on 2-D hidden matrices, AdamW elsewhere)
+  double lr = 1e-3;            // peak LR of AdamW groups
   double beta1 = 0.9;
   double beta2 = 0.95;
   double eps = 1e-8;
   double weight_decay = 0.1;
-  double grad_clip = 1.0;             // 0 = off
+  double grad_clip = 1.0;  // 0 = off
   double muon_lr = 0.02;
   double muon_momentum = 0.95;
   int muon_ns_steps = 5;
 };
 
 struct ScheduleSpec {
-  std::string kind = "cosine";        // cosine | wsd | constant
+  std::string kind = "cosine";  // cosine | wsd | constant
   std::int64_t warmup_steps = 0;
-  double min_lr_ratio = 0.1;          // cosine floor as a fraction of the peak
-  double decay_start = 0.8;           // WSD: fraction of training at which the linear decay to 0 starts
+  double min_lr_ratio = 0.1;  // cosine floor as a fraction of the peak
+  double decay_start = 0.8;   // WSD: fraction of training at which the linear decay to 0 starts
 };
 
 struct DataSpec {
-  std::string train;                  // path of a train shard (.bin) or a directory of shards
-  std::string val;                    // path of a val shard; empty = none
-  int eval_batches = 4;               // micro batches of the fixed held-out set per evaluation
+  std::string train;     // path of a train shard (.bin) or a directory of shards
+  std::string val;       // path of a val shard; empty = none
+  int eval_batches = 4;  // micro batches of the fixed held-out set per evaluation
 };
 
 struct JobConfig {
@@ -80,17 +79,17 @@ struct JobConfig {
   OptimSpec optim;
   ScheduleSpec schedule;
   DataSpec data;
-  std::int64_t batch_tokens = 4096;   // global batch per optimizer step, in tokens
-  int micro_batch = 0;                // sequences per forward pass; 0 = the whole batch at once
+  std::int64_t batch_tokens = 4096;  // global batch per optimizer step, in tokens
+  int micro_batch = 0;               // sequences per forward pass; 0 = the whole batch at once
   std::int64_t steps = 100;
   std::uint64_t seed = 0;
   int log_every = 10;
-  int eval_every = 0;                 // 0 = only at the end
-  int ckpt_every = 0;                 // 0 = no periodic checkpoints
-  int sharpness_every = 0;            // 0 = off
-  int threads = 0;                    // 0 = LibTorch's default
-  std::string device = "cpu";         // cpu | cuda
-  std::string dtype = "float32";      // float32 | bfloat16 (autocast on CUDA)
+  int eval_every = 0;             // 0 = only at the end
+  int ckpt_every = 0;             // 0 = no periodic checkpoints
+  int sharpness_every = 0;        // 0 = off
+  int threads = 0;                // 0 = LibTorch's default
+  std::string device = "cpu";     // cpu | cuda
+  std::string dtype = "float32";  // float32 | bfloat16 (autocast on CUDA)
 
   std::int64_t sequences_per_step() const { return batch_tokens / model.seq_len; }
 };

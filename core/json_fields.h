@@ -1,10 +1,9 @@
 #pragma once
 // Strict reading of a JSON object into a struct: each field is read by name, type errors and unknown keys
 // are reported with the field's dot path. Used for job configs and every other JSON the project accepts.
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "core/config_error.h"
 
@@ -36,20 +35,30 @@ class JsonFields {
   template <typename T>
   void check_type(const nlohmann::json& value, const char* key) const {
     bool ok;
-    if constexpr (std::is_same_v<T, bool>) ok = value.is_boolean();
-    else if constexpr (std::is_integral_v<T>) ok = value.is_number_integer() || value.is_number_unsigned();
-    else if constexpr (std::is_floating_point_v<T>) ok = value.is_number();
-    else if constexpr (std::is_same_v<T, std::string>) ok = value.is_string();
-    else ok = true;
+    if constexpr (std::is_same_v<T, bool>)
+      ok = value.is_boolean();
+    else if constexpr (std::is_integral_v<T>)
+      ok = value.is_number_integer() || value.is_number_unsigned();
+    else if constexpr (std::is_floating_point_v<T>)
+      ok = value.is_number();
+    else if constexpr (std::is_same_v<T, std::string>)
+      ok = value.is_string();
+    else
+      ok = true;
     if (!ok) throw ConfigError(child_path(key), "expected " + type_name<T>() + ", got " + value.type_name());
   }
   template <typename T>
   static std::string type_name() {
-    if constexpr (std::is_same_v<T, bool>) return "a boolean";
-    else if constexpr (std::is_integral_v<T>) return "an integer";
-    else if constexpr (std::is_floating_point_v<T>) return "a number";
-    else if constexpr (std::is_same_v<T, std::string>) return "a string";
-    else return "a value";
+    if constexpr (std::is_same_v<T, bool>)
+      return "a boolean";
+    else if constexpr (std::is_integral_v<T>)
+      return "an integer";
+    else if constexpr (std::is_floating_point_v<T>)
+      return "a number";
+    else if constexpr (std::is_same_v<T, std::string>)
+      return "a string";
+    else
+      return "a value";
   }
 
   const nlohmann::json& object_;

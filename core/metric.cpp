@@ -2,9 +2,8 @@
 
 #include <cmath>
 #include <limits>
-#include <stdexcept>
-
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace gammalab {
 
@@ -28,7 +27,8 @@ std::optional<std::vector<MetricPoint>> parse_metric_line(std::string_view line)
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || !j.contains("metrics")) return std::nullopt;
   if (!j["metrics"].is_object()) throw std::invalid_argument("metric line: 'metrics' is not an object");
-  if (!j.contains("step") || !j["step"].is_number_integer()) throw std::invalid_argument("metric line: no integer 'step'");
+  if (!j.contains("step") || !j["step"].is_number_integer())
+    throw std::invalid_argument("metric line: no integer 'step'");
   MetricPoint base;
   base.step = j["step"].get<std::int64_t>();
   if (j.contains("tokens")) {
@@ -48,9 +48,12 @@ std::optional<std::vector<MetricPoint>> parse_metric_line(std::string_view line)
 std::string format_metric_line(std::int64_t step, std::int64_t tokens, const std::map<std::string, double>& values) {
   nlohmann::json metrics = nlohmann::json::object();
   for (const auto& [name, v] : values) {
-    if (std::isnan(v)) metrics[name] = "nan";
-    else if (std::isinf(v)) metrics[name] = v > 0 ? "inf" : "-inf";
-    else metrics[name] = v;
+    if (std::isnan(v))
+      metrics[name] = "nan";
+    else if (std::isinf(v))
+      metrics[name] = v > 0 ? "inf" : "-inf";
+    else
+      metrics[name] = v;
   }
   nlohmann::json line = {{"step", step}, {"tokens", tokens}, {"metrics", std::move(metrics)}};
   return line.dump();

@@ -1,9 +1,9 @@
 #include "core/model_preset.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <map>
-
-#include <yaml-cpp/yaml.h>
 
 #include "core/config_error.h"
 #include "core/yaml_json.h"

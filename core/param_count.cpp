@@ -26,7 +26,7 @@ ParamCounts count_params(const ModelSpec& m, const ScaleSpec& scale) {
 
   const std::int64_t attn = d * q_out + 2 * d * kv_out + q_out * d;
   const std::int64_t expert = 3 * d * ffn;
-  const std::int64_t ffn_total = moe ? E * expert + d * E : expert;           // experts + router
+  const std::int64_t ffn_total = moe ? E * expert + d * E : expert;  // experts + router
 
   ParamCounts vectors;
   VectorTally tally{scale, vectors};
@@ -36,20 +36,20 @@ ParamCounts count_params(const ModelSpec& m, const ScaleSpec& scale) {
       const bool output_side = scale.placement != "before";
       if (input_side) {
         if (scale.sharing == "branch") {
-          tally.add(d, true, 5);                                   // γ_q, γ_k, γ_v, γ_gate, γ_up
-          if (moe && m.moe.router_scale) tally.add(d, true);       // γ_router
+          tally.add(d, true, 5);                              // γ_q, γ_k, γ_v, γ_gate, γ_up
+          if (moe && m.moe.router_scale) tally.add(d, true);  // γ_router
         } else {
-          tally.add(d, true, 2);                                   // γ_attn, γ_ffn
+          tally.add(d, true, 2);  // γ_attn, γ_ffn
         }
       }
       if (output_side) {
         tally.add(q_out, false);
         tally.add(kv_out, false, 2);
-        tally.add(ffn, false, moe ? 2 * E : 2);                    // per expert in MoE
+        tally.add(ffn, false, moe ? 2 * E : 2);  // per expert in MoE
       }
       if (m.qk_norm) tally.add(hd, false, 2);
     }
-    tally.add(d, scale.final_norm_is_input);                       // γ_fin
+    tally.add(d, scale.final_norm_is_input);  // γ_fin
   }
 
   c.embedding = V * d;

@@ -1,9 +1,9 @@
 #include "server/coordinator_service.h"
 
+#include <spdlog/spdlog.h>
+
 #include <fstream>
 #include <sstream>
-
-#include <spdlog/spdlog.h>
 
 #include "core/config_paths.h"
 #include "core/sweep.h"
@@ -34,8 +34,8 @@ grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::Sub
     try {
       SweepOptions options;
       options.preset_dir = model_preset_dir();
-      sweep = expand_sweep(request->yaml(), request->file_name().empty() ? "sweep.yaml" : request->file_name(),
-                           options);
+      sweep =
+          expand_sweep(request->yaml(), request->file_name().empty() ? "sweep.yaml" : request->file_name(), options);
     } catch (const SweepError& e) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
     }
@@ -104,16 +104,16 @@ grpc::Status CoordinatorService::CancelSweep(grpc::ServerContext*, const v1::Can
   });
 }
 
-grpc::Status CoordinatorService::RetryJob(grpc::ServerContext*, const v1::RetryJobRequest* request,
-                                          v1::Job* response) {
+grpc::Status CoordinatorService::RetryJob(grpc::ServerContext*, const v1::RetryJobRequest* request, v1::Job* response) {
   return guarded([&] {
     auto job = store_.find_job(request->job_id());
     if (!job) return not_found("job '" + request->job_id() + "'");
     auto retried = store_.retry(job->id());
     if (!retried) {
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          "job " + job->id() + " is " + state_name(job->state()) + "; only failed or cancelled jobs "
-                          "can be retried");
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "job " + job->id() + " is " +
+                                                                     state_name(job->state()) +
+                                                                     "; only failed or cancelled jobs "
+                                                                     "can be retried");
     }
     *response = *retried;
     return grpc::Status::OK;

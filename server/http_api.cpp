@@ -2,13 +2,22 @@
 
 #include <httplib.h>
 
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
 #include <google/protobuf/util/json_util.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "core/job_config.h"
+#include "core/param_count.h"
+
 namespace gammalab {
 
 namespace {
+
+using nlohmann::json;
 
 std::string to_json_text(const google::protobuf::Message& message) {
   std::string out;
@@ -26,7 +35,18 @@ std::string json_array(const std::vector<T>& items) {
   return out + "]";
 }
 
-void send_json(httplib::Response& res, const std::string& body) { res.set_content(body, "application/json"); }
+void send_json(httplib::Response& res, const std::string& body) {
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(body, "application/json");
+}
+
+void send_error(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  send_json(res, json{{"error", message}}.dump());
+}
+
+// A finite number, or null (JSON has no NaN).
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> out;
@@ -45,6 +65,84 @@ std::pair<std::string, int> host_port(const std::string& address) {
   return {address.substr(0, colon), std::stoi(address.substr(colon + 1))};
 }
 
+// after_step: an integer >= -1; absent = -1 (every point). Throws std::invalid_argument with a message.
+std::int64_t after_step_param(const httplib::Request& req) {
+  if (!req.has_param("after_step")) return -1;
+  const std::string text = req.get_param_value("after_step");
+  std::size_t used = 0;
+  std::int64_t value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || value < -1) {
+    throw std::invalid_argument("after_step: expected an integer >= -1, got '" + text + "'");
+  }
+  return value;
+}
+
+// Columnar per metric name: {"train/loss": {"step": [...], "tokens": [...], "value": [...]}} (what uPlot wants).
+json columns(const std::vector<MetricPoint>& points) {
+  json out = json::object();
+  for (const auto& p : points) {
+    auto& series = out[p.name];
+    series["step"].push_back(p.step);
+    series["tokens"].push_back(p.tokens);
+    series["value"].push_back(number_or_null(p.value));
+  }
+  return out;
+}
+
+// One row of /api/sweeps/{id}/runs. Losses follow the scaling-law fits (core/job_run_point.h): the final val
+// loss is the last val/loss point when finite; the final train loss the mean of the last (up to) 5 finite
+// train/loss points; `loss` the first of the two that exists.
+json run_row(Store& store, const v1::Job& job) {
+  json row = {{"id", job.id()},          {"name", job.name()},  {"state", state_name(job.state())},
+              {"step", job.step()},      {"total_steps", job.total_steps()}, {"tokens_seen", job.tokens()},
+              {"variant", nullptr},      {"preset", nullptr},   {"params", nullptr},
+              {"total_params", nullptr}, {"tokens", nullptr},   {"compute", nullptr},
+              {"error", job.error()}};
+  try {
+    const JobConfig config = job_config_from_json(json::parse(job.config_json()));
+    const ParamCounts counts = count_params(config.model, config.scale);
+    const double tokens = double(config.steps) * double(config.batch_tokens);
+    row["variant"] = config.scale.variant;
+    row["preset"] = config.model.preset.empty() ? "custom" : config.model.preset;
+    row["params"] = counts.activated - counts.embedding;
+    row["total_params"] = counts.total;
+    row["tokens"] = tokens;
+    row["compute"] = flops_per_token(config.model, config.scale) * tokens;
+  } catch (const std::exception& e) {
+    row["config_error"] = e.what();  // a config this build cannot read: the run has no size, still listed
+  }
+  double last_val = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> train;
+  for (const auto& p : store.metrics(job.id(), {"train/loss", "val/loss"})) {
+    if (p.name == "val/loss") last_val = p.value;  // ordered by step: the last one wins
+    else if (std::isfinite(p.value)) train.push_back(p.value);
+  }
+  double final_train = std::numeric_limits<double>::quiet_NaN();
+  if (!train.empty()) {
+    const std::size_t n = std::min<std::size_t>(5, train.size());
+    double sum = 0;
+    for (std::size_t i = train.size() - n; i < train.size(); ++i) sum += train[i];
+    final_train = sum / double(n);
+  }
+  row["final_val_loss"] = number_or_null(last_val);
+  row["final_train_loss"] = number_or_null(final_train);
+  row["loss"] = number_or_null(std::isfinite(last_val) ? last_val : final_train);
+  return row;
+}
+
+// Paths under web/ that are not part of the dashboard.
+bool hidden_static_path(const std::string& path) {
+  for (const char* prefix : {"/node_modules", "/test", "/package.json", "/package-lock.json", "/."}) {
+    if (path.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 HttpApi::HttpApi(Store& store, const ServerOptions& options)
@@ -55,55 +153,114 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
   });
   s.Get(R"(/api/sweeps/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto sweep = store_.find_sweep(req.matches[1]);
-    if (!sweep) {
-      res.status = 404;
-      return send_json(res, R"({"error":"sweep not found"})");
-    }
+    if (!sweep) return send_error(res, 404, "sweep not found");
     send_json(res, to_json_text(*sweep));
   });
   s.Get(R"(/api/sweeps/([^/]+)/jobs)", [this](const httplib::Request& req, httplib::Response& res) {
     auto sweep = store_.find_sweep(req.matches[1]);
-    if (!sweep) {
-      res.status = 404;
-      return send_json(res, R"({"error":"sweep not found"})");
-    }
+    if (!sweep) return send_error(res, 404, "sweep not found");
     send_json(res, json_array(store_.list_jobs(sweep->id())));
   });
-  s.Get(R"(/api/jobs/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {
-    const std::vector<std::string> names = split(req.get_param_value("names"), ',');
-    std::int64_t after = -1;
-    if (req.has_param("after_step")) after = std::stoll(req.get_param_value("after_step"));
-    // Columnar per metric: {"train/loss": {"step": [...], "tokens": [...], "value": [...]}} (what uPlot wants).
-    nlohmann::json out = nlohmann::json::object();
-    for (const auto& p : store_.metrics(req.matches[1], names, after)) {
-      auto& series = out[p.name];
-      series["step"].push_back(p.step);
-      series["tokens"].push_back(p.tokens);
-      series["value"].push_back(std::isfinite(p.value) ? nlohmann::json(p.value) : nlohmann::json(nullptr));
-    }
+  s.Get(R"(/api/sweeps/([^/]+)/runs)", [this](const httplib::Request& req, httplib::Response& res) {
+    auto sweep = store_.find_sweep(req.matches[1]);
+    if (!sweep) return send_error(res, 404, "sweep not found");
+    json out = json::array();
+    for (const auto& job : store_.list_jobs(sweep->id())) out.push_back(run_row(store_, job));
     send_json(res, out.dump());
+  });
+  s.Get(R"(/api/sweeps/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {
+    auto sweep = store_.find_sweep(req.matches[1]);
+    if (!sweep) return send_error(res, 404, "sweep not found");
+    const std::vector<std::string> names = split(req.get_param_value("names"), ',');
+    json out = json::object();
+    for (const auto& job : store_.list_jobs(sweep->id())) out[job.id()] = columns(store_.metrics(job.id(), names));
+    send_json(res, out.dump());
+  });
+  s.Get(R"(/api/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    auto job = store_.find_job(req.matches[1]);
+    if (!job) return send_error(res, 404, "job not found");
+    send_json(res, to_json_text(*job));
+  });
+  s.Get(R"(/api/jobs/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {
+    std::int64_t after = -1;
+    try {
+      after = after_step_param(req);
+    } catch (const std::invalid_argument& e) {
+      return send_error(res, 400, e.what());
+    }
+    auto job = store_.find_job(req.matches[1]);
+    if (!job) return send_error(res, 404, "job not found");
+    const std::vector<std::string> names = split(req.get_param_value("names"), ',');
+    send_json(res, columns(store_.metrics(job->id(), names, after)).dump());
   });
   s.Get("/api/workers", [this](const httplib::Request&, httplib::Response& res) {
     send_json(res, json_array(store_.list_workers(options_.lease_timeout_ms)));
   });
   s.Get("/api/events", [this](const httplib::Request&, httplib::Response& res) {
     res.set_header("Cache-Control", "no-cache");
-    auto seen = std::make_shared<std::uint64_t>(store_.version());
-    res.set_chunked_content_provider("text/event-stream", [this, seen](size_t, httplib::DataSink& sink) {
-      const std::uint64_t now = store_.wait_for_change(*seen, std::chrono::seconds(15));
-      const std::string event = now != *seen ? "event: change\ndata: " + std::to_string(now) + "\n\n" : ": ping\n\n";
-      *seen = now;
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));  // coalesce bursts of metric writes
-      return sink.write(event.data(), event.size());
+    res.set_header("X-Accel-Buffering", "no");
+    struct Stream {
+      std::uint64_t seen = 0;
+      bool greeted = false;
+    };
+    auto stream = std::make_shared<Stream>();
+    stream->seen = store_.version();
+    res.set_chunked_content_provider("text/event-stream", [this, stream](size_t, httplib::DataSink& sink) {
+      auto send = [&sink](const std::string& text) { return sink.write(text.data(), text.size()); };
+      if (!stream->greeted) {  // lets the client know the stream is live (and that it may have missed changes)
+        stream->greeted = true;
+        return send("retry: 2000\nevent: hello\ndata: {\"version\":" + std::to_string(stream->seen) + "}\n\n");
+      }
+      // Wait in short slices so that shutting down does not wait for a quiet stream's ping.
+      const auto ping_at = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+      while (!stopping_ && std::chrono::steady_clock::now() < ping_at) {
+        std::uint64_t now = store_.wait_for_change(stream->seen, std::chrono::milliseconds(250));
+        if (now == stream->seen) continue;
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // coalesce bursts of metric writes
+        now = store_.version();
+        stream->seen = now;
+        return send("event: change\ndata: {\"version\":" + std::to_string(now) + "}\n\n");
+      }
+      if (stopping_) {
+        sink.done();
+        return false;
+      }
+      return send(": ping\n\n");
     });
   });
-  if (!options_.web_root.empty()) s.set_mount_point("/", options_.web_root.string());
+
+  // Static files: the uPlot package and the dashboard itself (the first matching mount point wins).
+  if (!options_.web_root.empty()) {
+    const auto uplot = options_.web_root / "node_modules" / "uplot" / "dist";
+    if (!s.set_mount_point("/vendor/uplot", uplot.string())) {
+      spdlog::warn("dashboard: {} not found (run `npm ci` in web/); the plots will not load", uplot.string());
+    }
+    if (!s.set_mount_point("/", options_.web_root.string())) {
+      spdlog::warn("dashboard: web root {} not found", options_.web_root.string());
+    }
+  }
+  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (req.path.rfind("/api/", 0) != 0 && hidden_static_path(req.path)) {
+      res.status = 404;
+      res.set_content("not found\n", "text/plain");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    // Unknown API routes answer JSON like the others; handlers that set a body keep it.
+    if (req.path.rfind("/api/", 0) == 0 && res.body.empty()) {
+      send_json(res, json{{"error", res.status == 404 ? "no such route" : "request failed"}}.dump());
+    }
+  });
   s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
     res.status = 500;
     try {
       std::rethrow_exception(ep);
     } catch (const std::exception& e) {
-      send_json(res, nlohmann::json{{"error", e.what()}}.dump());
+      send_json(res, json{{"error", e.what()}}.dump());
+    } catch (...) {
+      send_json(res, json{{"error", "unknown error"}}.dump());
     }
   });
 
@@ -114,6 +271,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
 }
 
 HttpApi::~HttpApi() {
+  stopping_ = true;
   server_->stop();
   if (thread_.joinable()) thread_.join();
 }

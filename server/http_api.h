@@ -1,11 +1,23 @@
 #pragma once
 // The dashboard's HTTP side: static files from web/ and a JSON + Server-Sent-Events API over the store.
+// Sweeps, jobs and workers are printed as their proto messages (proto field names, every field present).
 //   GET /api/sweeps                      every sweep with job counts
-//   GET /api/sweeps/{id}                 one sweep
+//   GET /api/sweeps/{id}                 one sweep (id or unique name)
 //   GET /api/sweeps/{id}/jobs            its jobs
-//   GET /api/jobs/{id}/metrics?names=a,b&after_step=N   points of one job
+//   GET /api/sweeps/{id}/runs            per job: name, state, variant, preset, params (N: activated,
+//                                        non-embedding, as the scaling-law fits use), tokens, final losses
+//   GET /api/sweeps/{id}/metrics?names=a,b               points of every job: {job_id: {name: columns}}
+//   GET /api/jobs/{id}                   one job
+//   GET /api/jobs/{id}/metrics?names=a,b&after_step=N   points of one job with step > N, columnar per name:
+//                                        {"train/loss": {"step": [..], "tokens": [..], "value": [..]}};
+//                                        NaN values are null
 //   GET /api/workers                     workers and what they run
-//   GET /api/events                      SSE: an event "change" whenever the store changes
+//   GET /api/events                      SSE: "hello" on connect, "change" whenever the store changes
+//                                        (data: {"version": N}), a ": ping" comment every 15 s otherwise
+//   GET /vendor/uplot/...                the uPlot package's dist/ (web/node_modules/uplot/dist)
+//   GET /...                             the dashboard's files (web/), without node_modules and tests
+// Errors are JSON {"error": "..."} with status 400 (bad parameter), 404 (no such sweep or job) or 500.
+#include <atomic>
 #include <memory>
 #include <thread>
 
@@ -21,7 +33,7 @@ namespace gammalab {
 class HttpApi {
  public:
   HttpApi(Store& store, const ServerOptions& options);
-  ~HttpApi();  // stops and joins
+  ~HttpApi();  // ends open event streams, stops and joins
   int port() const { return port_; }
 
  private:
@@ -29,6 +41,7 @@ class HttpApi {
   const ServerOptions& options_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
+  std::atomic<bool> stopping_{false};
   int port_ = 0;
 };
 

@@ -1,9 +1,9 @@
 #include "server/lease_reaper.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
-
-#include <spdlog/spdlog.h>
 
 namespace gammalab {
 
@@ -24,7 +24,8 @@ void LeaseReaper::run() {
     } catch (const std::exception& e) {
       spdlog::error("lease expiry failed: {}", e.what());
     }
-    for (auto waited = std::chrono::milliseconds(0); waited < period && !stop_; waited += std::chrono::milliseconds(50)) {
+    for (auto waited = std::chrono::milliseconds(0); waited < period && !stop_;
+         waited += std::chrono::milliseconds(50)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }

@@ -1,11 +1,11 @@
 // gammalab-server: the coordinator. gRPC for the CLI and workers, HTTP for the dashboard, SQLite for state.
-#include <csignal>
-#include <filesystem>
-
-#include <CLI/CLI.hpp>
 #include <grpcpp/grpcpp.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <filesystem>
 
 #include "server/coordinator_service.h"
 #include "server/http_api.h"
@@ -27,9 +27,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--web-root", options.web_root, "dashboard files (default: web/ of the source tree)");
   app.add_option("--heartbeat-interval-ms", options.heartbeat_interval_ms, "worker heartbeat interval")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--lease-timeout-ms", options.lease_timeout_ms, "a job's lease expires this long after the last "
-                 "heartbeat")->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--lease-timeout-ms", options.lease_timeout_ms,
+                 "a job's lease expires this long after the last "
+                 "heartbeat")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("gammalab-server"));  // stdout is for machine-readable lines
   if (options.web_root.empty()) options.web_root = std::filesystem::path(GAMMALAB_WEB_DIR);

@@ -55,7 +55,8 @@ CREATE TABLE jobs (
   reused_from      INTEGER REFERENCES jobs(id),
   UNIQUE (sweep_id, name)
 );
-CREATE INDEX jobs_by_state ON jobs(state, priority DESC, sweep_id, ordinal);
+CREATE INDEX jobs_by_sweep_state ON jobs(sweep_id, state, ordinal);
+CREATE INDEX jobs_by_state ON jobs(state);
 CREATE INDEX jobs_by_hash ON jobs(config_hash, state);
 CREATE INDEX jobs_by_worker ON jobs(worker_id, state);
 CREATE TABLE metric_names (

@@ -11,7 +11,7 @@ struct ServerOptions {
   std::string http_address = "127.0.0.1:8080";  // empty = no dashboard
   std::string database = "gammalab.db";
   std::filesystem::path shared_root = "gammalab-shared";  // job logs and checkpoints, shared with workers
-  std::filesystem::path web_root;                        // dashboard files; empty = the source tree's web/
+  std::filesystem::path web_root;                         // dashboard files; empty = the source tree's web/
   std::int64_t heartbeat_interval_ms = 5000;
   std::int64_t lease_timeout_ms = 30000;
 };

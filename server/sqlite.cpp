@@ -13,8 +13,8 @@ void check(sqlite3* db, int rc, std::string_view what) {
 }  // namespace
 
 Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
-  check(db_, sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt_,
-                                nullptr),
+  check(db_,
+        sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr),
         std::string("prepare ") + std::string(sql));
 }
 
@@ -72,8 +72,8 @@ std::string Statement::text(int column) const {
 bool Statement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
 Database::Database(const std::string& path) {
-  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
@@ -99,6 +99,13 @@ void Database::exec(std::string_view sql) {
 
 std::int64_t Database::changes() const { return sqlite3_changes64(db_); }
 std::int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+
+Statement& StatementCache::get(const std::string& sql) {
+  auto it = statements_.find(sql);
+  if (it == statements_.end()) it = statements_.emplace(sql, std::make_unique<Statement>(db_.handle(), sql)).first;
+  it->second->reset();
+  return *it->second;
+}
 
 Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
 Transaction::~Transaction() {

@@ -2,6 +2,8 @@
 // Thin RAII wrappers over the SQLite C API: a connection, prepared statements with typed binds and reads,
 // and a transaction guard. Every query in the project goes through a prepared Statement.
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -33,9 +35,9 @@ class Statement {
   Statement& bind(int index, const std::string& value) { return bind(index, std::string_view(value)); }
   Statement& bind_null(int index);
 
-  bool step();       // true while a row is available
-  void run();        // step() to completion, for statements without rows
-  void reset();      // ready for new binds (also done by run() and by a step() that returned false)
+  bool step();   // true while a row is available
+  void run();    // step() to completion, for statements without rows
+  void reset();  // ready for new binds (also done by run() and by a step() that returned false)
 
   std::int64_t int64(int column) const;
   double real(int column) const;
@@ -63,6 +65,18 @@ class Database {
 
  private:
   sqlite3* db_ = nullptr;
+};
+
+// Prepared statements kept for the life of a connection, keyed by their SQL text: each query is compiled
+// once. get() hands the statement back reset, ready for binds. Not thread-safe (the caller locks).
+class StatementCache {
+ public:
+  explicit StatementCache(Database& db) : db_(db) {}
+  Statement& get(const std::string& sql);
+
+ private:
+  Database& db_;
+  std::map<std::string, std::unique_ptr<Statement>, std::less<>> statements_;
 };
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back if destroyed before commit() (an exception on the way).

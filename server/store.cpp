@@ -1,9 +1,9 @@
 #include "server/store.h"
 
+#include <google/protobuf/util/time_util.h>
+
 #include <cmath>
 #include <limits>
-
-#include <google/protobuf/util/time_util.h>
 
 #include "server/schema.h"
 
@@ -39,13 +39,20 @@ std::int64_t now_ms() {
 
 std::string state_name(v1::JobState state) {
   switch (state) {
-    case v1::JOB_STATE_PENDING: return "pending";
-    case v1::JOB_STATE_LEASED: return "leased";
-    case v1::JOB_STATE_RUNNING: return "running";
-    case v1::JOB_STATE_SUCCEEDED: return "succeeded";
-    case v1::JOB_STATE_FAILED: return "failed";
-    case v1::JOB_STATE_CANCELLED: return "cancelled";
-    default: return "unspecified";
+    case v1::JOB_STATE_PENDING:
+      return "pending";
+    case v1::JOB_STATE_LEASED:
+      return "leased";
+    case v1::JOB_STATE_RUNNING:
+      return "running";
+    case v1::JOB_STATE_SUCCEEDED:
+      return "succeeded";
+    case v1::JOB_STATE_FAILED:
+      return "failed";
+    case v1::JOB_STATE_CANCELLED:
+      return "cancelled";
+    default:
+      return "unspecified";
   }
 }
 
@@ -56,7 +63,7 @@ v1::JobState parse_state(const std::string& name) {
   return v1::JOB_STATE_UNSPECIFIED;
 }
 
-Store::Store(const std::string& path) : db_(path) { migrate(db_); }
+Store::Store(const std::string& path) : db_(path), statements_(db_) { migrate(db_); }
 Store::~Store() = default;
 
 void Store::changed() {
@@ -112,7 +119,7 @@ v1::Sweep Store::read_sweep(sql::Statement& s) {
   *sw.mutable_created_at() = timestamp(s.int64(4));
   sw.set_source_yaml(s.text(5));
   sw.set_file_name(s.text(6));
-  sql::Statement counts(db_.handle(), "SELECT state, COUNT(*) FROM jobs WHERE sweep_id = ? GROUP BY state");
+  sql::Statement& counts = statements_.get("SELECT state, COUNT(*) FROM jobs WHERE sweep_id = ? GROUP BY state");
   counts.bind(1, s.int64(0));
   int total = 0;
   bool finished = true;
@@ -136,24 +143,24 @@ SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, co
   std::int64_t sweep_id = 0;
   {
     sql::Transaction tx(db_);
-    sql::Statement insert_sweep(db_.handle(),
-                                "INSERT INTO sweeps(name, file_name, source_yaml, priority, max_attempts, created_ms) "
-                                "VALUES (?, ?, ?, ?, ?, ?)");
+    sql::Statement& insert_sweep = statements_.get(
+        "INSERT INTO sweeps(name, file_name, source_yaml, priority, max_attempts, created_ms) "
+        "VALUES (?, ?, ?, ?, ?, ?)");
     insert_sweep.bind(1, sweep.name).bind(2, file_name).bind(3, yaml).bind(4, sweep.priority);
     insert_sweep.bind(5, sweep.max_attempts).bind(6, now).run();
     sweep_id = db_.last_insert_id();
 
-    sql::Statement find_done(db_.handle(),
-                             "SELECT id, step, tokens, last_loss, total_steps FROM jobs "
-                             "WHERE config_hash = ? AND state = 'succeeded' ORDER BY id LIMIT 1");
+    sql::Statement& find_done = statements_.get(
+        "SELECT id, step, tokens, last_loss, total_steps FROM jobs "
+        "WHERE config_hash = ? AND state = 'succeeded' ORDER BY id LIMIT 1");
     sql::Statement insert_job(
         db_.handle(),
         "INSERT INTO jobs(sweep_id, ordinal, name, config_hash, config_json, state, max_attempts, priority, "
         "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    sql::Statement copy_metrics(db_.handle(),
-                                "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
-                                "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
+    sql::Statement& copy_metrics = statements_.get(
+        "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
+        "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
     int ordinal = 0;
     for (const SweepJob& job : sweep.jobs) {
       insert_job.bind(1, sweep_id).bind(2, ordinal++).bind(3, job.name).bind(4, job.config_hash);
@@ -179,7 +186,7 @@ SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, co
     }
     tx.commit();
   }
-  sql::Statement read(db_.handle(), std::string("SELECT ") + kSweepColumns + " FROM sweeps s WHERE s.id = ?");
+  sql::Statement& read = statements_.get(std::string("SELECT ") + kSweepColumns + " FROM sweeps s WHERE s.id = ?");
   read.bind(1, sweep_id);
   if (read.step()) result.sweep = read_sweep(read);
   read.reset();
@@ -190,16 +197,16 @@ SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, co
 std::vector<v1::Sweep> Store::list_sweeps() {
   std::lock_guard lock(mutex_);
   std::vector<v1::Sweep> out;
-  sql::Statement s(db_.handle(), std::string("SELECT ") + kSweepColumns + " FROM sweeps s ORDER BY s.id");
+  sql::Statement& s = statements_.get(std::string("SELECT ") + kSweepColumns + " FROM sweeps s ORDER BY s.id");
   while (s.step()) out.push_back(read_sweep(s));
   return out;
 }
 
 std::optional<v1::Sweep> Store::find_sweep(const std::string& id_or_name) {
   std::lock_guard lock(mutex_);
-  sql::Statement s(db_.handle(), std::string("SELECT ") + kSweepColumns +
-                                     " FROM sweeps s WHERE s.id = ? OR s.name = ? ORDER BY (s.id = ?) DESC, s.id DESC "
-                                     "LIMIT 1");
+  sql::Statement& s = statements_.get(std::string("SELECT ") + kSweepColumns +
+                                      " FROM sweeps s WHERE s.id = ? OR s.name = ? ORDER BY (s.id = ?) DESC, s.id DESC "
+                                      "LIMIT 1");
   const std::int64_t id = parse_id(id_or_name);
   s.bind(1, id).bind(2, id_or_name).bind(3, id);
   std::optional<v1::Sweep> out;
@@ -211,8 +218,8 @@ std::optional<v1::Sweep> Store::find_sweep(const std::string& id_or_name) {
 std::vector<v1::Job> Store::list_jobs(const std::string& sweep_id, const std::vector<v1::JobState>& states) {
   std::lock_guard lock(mutex_);
   std::vector<v1::Job> out;
-  sql::Statement s(db_.handle(),
-                   std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.sweep_id = ? ORDER BY j.ordinal");
+  sql::Statement& s =
+      statements_.get(std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.sweep_id = ? ORDER BY j.ordinal");
   s.bind(1, parse_id(sweep_id));
   while (s.step()) {
     v1::Job job = read_job(s);
@@ -225,7 +232,7 @@ std::optional<v1::Job> Store::find_job(const std::string& id_or_path) {
   std::lock_guard lock(mutex_);
   std::optional<v1::Job> out;
   if (std::int64_t id = parse_id(id_or_path); id >= 0) {
-    sql::Statement s(db_.handle(), std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.id = ?");
+    sql::Statement& s = statements_.get(std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.id = ?");
     s.bind(1, id);
     if (s.step()) out = read_job(s);
     s.reset();
@@ -235,9 +242,9 @@ std::optional<v1::Job> Store::find_job(const std::string& id_or_path) {
   const auto slash = id_or_path.find('/');
   if (slash == std::string::npos) return out;
   const std::string sweep = id_or_path.substr(0, slash), name = id_or_path.substr(slash + 1);
-  sql::Statement s(db_.handle(), std::string("SELECT ") + kJobColumns +
-                                     " FROM jobs j JOIN sweeps s ON s.id = j.sweep_id "
-                                     "WHERE (s.id = ? OR s.name = ?) AND j.name = ? ORDER BY s.id DESC LIMIT 1");
+  sql::Statement& s = statements_.get(std::string("SELECT ") + kJobColumns +
+                                      " FROM jobs j JOIN sweeps s ON s.id = j.sweep_id "
+                                      "WHERE (s.id = ? OR s.name = ?) AND j.name = ? ORDER BY s.id DESC LIMIT 1");
   s.bind(1, parse_id(sweep)).bind(2, sweep).bind(3, name);
   if (s.step()) out = read_job(s);
   s.reset();
@@ -249,12 +256,12 @@ int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& j
   const std::int64_t now = now_ms();
   int cancelled = 0;
   sql::Transaction tx(db_);
-  sql::Statement pending(db_.handle(),
-                         "UPDATE jobs SET state = 'cancelled', finished_ms = ?, error = 'cancelled by user' "
-                         "WHERE sweep_id = ? AND state = 'pending' AND (? = -1 OR id = ?)");
-  sql::Statement active(db_.handle(),
-                        "UPDATE jobs SET cancel_requested = 1 "
-                        "WHERE sweep_id = ? AND state IN ('leased', 'running') AND (? = -1 OR id = ?)");
+  sql::Statement& pending = statements_.get(
+      "UPDATE jobs SET state = 'cancelled', finished_ms = ?, error = 'cancelled by user' "
+      "WHERE sweep_id = ? AND state = 'pending' AND (? = -1 OR id = ?)");
+  sql::Statement& active = statements_.get(
+      "UPDATE jobs SET cancel_requested = 1 "
+      "WHERE sweep_id = ? AND state IN ('leased', 'running') AND (? = -1 OR id = ?)");
   std::vector<std::int64_t> ids;
   for (const auto& id : job_ids) ids.push_back(parse_id(id));
   if (ids.empty()) ids.push_back(-1);
@@ -272,10 +279,10 @@ int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& j
 std::optional<v1::Job> Store::retry(const std::string& job_id) {
   {
     std::lock_guard lock(mutex_);
-    sql::Statement s(db_.handle(),
-                     "UPDATE jobs SET state = 'pending', attempt = 0, error = '', cancel_requested = 0, "
-                     "worker_id = NULL, lease_expires_ms = NULL, finished_ms = NULL "
-                     "WHERE id = ? AND state IN ('failed', 'cancelled')");
+    sql::Statement& s = statements_.get(
+        "UPDATE jobs SET state = 'pending', attempt = 0, error = '', cancel_requested = 0, "
+        "worker_id = NULL, lease_expires_ms = NULL, finished_ms = NULL "
+        "WHERE id = ? AND state IN ('failed', 'cancelled')");
     s.bind(1, parse_id(job_id)).run();
     if (db_.changes() == 0) return std::nullopt;
     changed();
@@ -293,16 +300,16 @@ std::string Store::register_worker(const std::string& hostname, int slots, const
   std::int64_t id = parse_id(requested_id);
   if (id >= 0) {
     // Re-registration after a coordinator restart or a network loss keeps the worker's id (and its leases).
-    sql::Statement upsert(db_.handle(),
-                          "INSERT INTO workers(id, hostname, slots, gpus, registered_ms, heartbeat_ms) "
-                          "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET hostname = excluded.hostname, "
-                          "slots = excluded.slots, gpus = excluded.gpus, heartbeat_ms = excluded.heartbeat_ms, "
-                          "draining = 0");
+    sql::Statement& upsert = statements_.get(
+        "INSERT INTO workers(id, hostname, slots, gpus, registered_ms, heartbeat_ms) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET hostname = excluded.hostname, "
+        "slots = excluded.slots, gpus = excluded.gpus, heartbeat_ms = excluded.heartbeat_ms, "
+        "draining = 0");
     upsert.bind(1, id).bind(2, hostname).bind(3, slots).bind(4, gpu_list).bind(5, now).bind(6, now).run();
   } else {
-    sql::Statement insert(db_.handle(),
-                          "INSERT INTO workers(hostname, slots, gpus, registered_ms, heartbeat_ms) "
-                          "VALUES (?, ?, ?, ?, ?)");
+    sql::Statement& insert = statements_.get(
+        "INSERT INTO workers(hostname, slots, gpus, registered_ms, heartbeat_ms) "
+        "VALUES (?, ?, ?, ?, ?)");
     insert.bind(1, hostname).bind(2, slots).bind(3, gpu_list).bind(4, now).bind(5, now).run();
     id = db_.last_insert_id();
   }
@@ -311,23 +318,22 @@ std::string Store::register_worker(const std::string& hostname, int slots, const
   return std::to_string(id);
 }
 
-HeartbeatResult Store::heartbeat(const std::string& worker_id,
-                                 const std::vector<std::pair<std::string, int>>& running, bool draining,
-                                 std::int64_t lease_timeout_ms) {
+HeartbeatResult Store::heartbeat(const std::string& worker_id, const std::vector<std::pair<std::string, int>>& running,
+                                 bool draining, std::int64_t lease_timeout_ms) {
   std::lock_guard lock(mutex_);
   HeartbeatResult result;
   const std::int64_t now = now_ms(), wid = parse_id(worker_id);
   sql::Transaction tx(db_);
-  sql::Statement touch(db_.handle(), "UPDATE workers SET heartbeat_ms = ?, draining = ? WHERE id = ?");
+  sql::Statement& touch = statements_.get("UPDATE workers SET heartbeat_ms = ?, draining = ? WHERE id = ?");
   touch.bind(1, now).bind(2, draining ? 1 : 0).bind(3, wid).run();
   if (db_.changes() == 0) {
     tx.commit();
     return result;  // unknown worker: it must register again
   }
   result.known = true;
-  sql::Statement renew(db_.handle(),
-                       "UPDATE jobs SET lease_expires_ms = ? WHERE id = ? AND worker_id = ? AND attempt = ? "
-                       "AND state IN ('leased', 'running') RETURNING cancel_requested");
+  sql::Statement& renew = statements_.get(
+      "UPDATE jobs SET lease_expires_ms = ? WHERE id = ? AND worker_id = ? AND attempt = ? "
+      "AND state IN ('leased', 'running') RETURNING cancel_requested");
   for (const auto& [job_id, attempt] : running) {
     renew.bind(1, now + lease_timeout_ms).bind(2, parse_id(job_id)).bind(3, wid).bind(4, attempt);
     if (renew.step()) {
@@ -345,27 +351,34 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   std::lock_guard lock(mutex_);
   const std::int64_t now = now_ms(), wid = parse_id(worker_id);
   sql::Transaction tx(db_);
-  sql::Statement worker(db_.handle(), "SELECT draining FROM workers WHERE id = ?");
+  sql::Statement& worker = statements_.get("SELECT draining FROM workers WHERE id = ?");
   worker.bind(1, wid);
   if (!worker.step() || worker.int64(0) != 0) return std::nullopt;  // unknown or draining: no new work
   worker.reset();
-  sql::Statement pick(db_.handle(),
-                      "SELECT j.id, j.sweep_id FROM jobs j JOIN sweeps s ON s.id = j.sweep_id "
-                      "WHERE j.state = 'pending' ORDER BY j.priority DESC, s.lease_turn, j.sweep_id, j.ordinal "
-                      "LIMIT 1");
+  // First the sweep (a small table): highest priority, then the one served longest ago (round robin).
+  // Then its first pending job by the (sweep_id, state, ordinal) index. No sort over all pending jobs.
+  sql::Statement& pick_sweep = statements_.get(
+      "SELECT s.id FROM sweeps s WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id "
+      "AND j.state = 'pending') ORDER BY s.priority DESC, s.lease_turn, s.id LIMIT 1");
+  if (!pick_sweep.step()) return std::nullopt;
+  const std::int64_t sweep_id = pick_sweep.int64(0);
+  pick_sweep.reset();
+  sql::Statement& pick =
+      statements_.get("SELECT id FROM jobs WHERE sweep_id = ? AND state = 'pending' ORDER BY ordinal LIMIT 1");
+  pick.bind(1, sweep_id);
   if (!pick.step()) return std::nullopt;
-  const std::int64_t job_id = pick.int64(0), sweep_id = pick.int64(1);
+  const std::int64_t job_id = pick.int64(0);
   pick.reset();
-  sql::Statement take(db_.handle(),
-                      "UPDATE jobs SET state = 'leased', attempt = attempt + 1, worker_id = ?, lease_expires_ms = ?, "
-                      "started_ms = COALESCE(started_ms, ?) WHERE id = ? AND state = 'pending'");
+  sql::Statement& take = statements_.get(
+      "UPDATE jobs SET state = 'leased', attempt = attempt + 1, worker_id = ?, lease_expires_ms = ?, "
+      "started_ms = COALESCE(started_ms, ?) WHERE id = ? AND state = 'pending'");
   take.bind(1, wid).bind(2, now + lease_timeout_ms).bind(3, now).bind(4, job_id).run();
   // Round robin: this sweep goes to the back of the queue among sweeps of its priority.
-  sql::Statement turn(db_.handle(),
-                      "UPDATE sweeps SET lease_turn = (SELECT COALESCE(MAX(lease_turn), 0) + 1 FROM sweeps) "
-                      "WHERE id = ?");
+  sql::Statement& turn = statements_.get(
+      "UPDATE sweeps SET lease_turn = (SELECT COALESCE(MAX(lease_turn), 0) + 1 FROM sweeps) "
+      "WHERE id = ?");
   turn.bind(1, sweep_id).run();
-  sql::Statement read(db_.handle(), std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.id = ?");
+  sql::Statement& read = statements_.get(std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.id = ?");
   read.bind(1, job_id);
   Lease lease;
   if (read.step()) lease.job = read_job(read);
@@ -381,9 +394,9 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   std::lock_guard lock(mutex_);
   const std::int64_t now = now_ms();
   sql::Transaction tx(db_);
-  sql::Statement held(db_.handle(),
-                      "SELECT attempt, max_attempts, cancel_requested FROM jobs WHERE id = ? AND worker_id = ? "
-                      "AND attempt = ? AND state IN ('leased', 'running')");
+  sql::Statement& held = statements_.get(
+      "SELECT attempt, max_attempts, cancel_requested FROM jobs WHERE id = ? AND worker_id = ? "
+      "AND attempt = ? AND state IN ('leased', 'running')");
   held.bind(1, parse_id(job_id)).bind(2, parse_id(worker_id)).bind(3, attempt);
   if (!held.step()) return false;
   const bool retries_left = held.int64(0) < held.int64(1), cancel_requested = held.int64(2) != 0;
@@ -391,19 +404,25 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   std::string state;
   std::int64_t attempt_change = 0;
   switch (outcome) {
-    case v1::JOB_OUTCOME_SUCCEEDED: state = "succeeded"; break;
-    case v1::JOB_OUTCOME_CANCELLED: state = "cancelled"; break;
+    case v1::JOB_OUTCOME_SUCCEEDED:
+      state = "succeeded";
+      break;
+    case v1::JOB_OUTCOME_CANCELLED:
+      state = "cancelled";
+      break;
     case v1::JOB_OUTCOME_HANDED_BACK:
       state = cancel_requested ? "cancelled" : "pending";
       attempt_change = -1;  // a drained worker's hand-back does not use up an attempt
       break;
-    default: state = cancel_requested ? "cancelled" : (retries_left ? "pending" : "failed"); break;
+    default:
+      state = cancel_requested ? "cancelled" : (retries_left ? "pending" : "failed");
+      break;
   }
   const bool done = finished_state(state);
-  sql::Statement update(db_.handle(),
-                        "UPDATE jobs SET state = ?, attempt = attempt + ?, error = ?, "
-                        "worker_id = CASE WHEN ? THEN worker_id ELSE NULL END, lease_expires_ms = NULL, "
-                        "finished_ms = CASE WHEN ? THEN ? ELSE NULL END WHERE id = ?");
+  sql::Statement& update = statements_.get(
+      "UPDATE jobs SET state = ?, attempt = attempt + ?, error = ?, "
+      "worker_id = CASE WHEN ? THEN worker_id ELSE NULL END, lease_expires_ms = NULL, "
+      "finished_ms = CASE WHEN ? THEN ? ELSE NULL END WHERE id = ?");
   update.bind(1, state).bind(2, attempt_change).bind(3, error).bind(4, done ? 1 : 0).bind(5, done ? 1 : 0);
   update.bind(6, now).bind(7, parse_id(job_id)).run();
   tx.commit();
@@ -438,9 +457,9 @@ std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {
   std::lock_guard lock(mutex_);
   const std::int64_t now = now_ms();
   std::vector<v1::Worker> out;
-  sql::Statement s(db_.handle(),
-                   "SELECT id, hostname, slots, gpus, registered_ms, heartbeat_ms, draining FROM workers ORDER BY id");
-  sql::Statement jobs(db_.handle(), "SELECT id FROM jobs WHERE worker_id = ? AND state IN ('leased', 'running')");
+  sql::Statement& s = statements_.get(
+      "SELECT id, hostname, slots, gpus, registered_ms, heartbeat_ms, draining FROM workers ORDER BY id");
+  sql::Statement& jobs = statements_.get("SELECT id FROM jobs WHERE worker_id = ? AND state IN ('leased', 'running')");
   while (s.step()) {
     v1::Worker w;
     w.set_id(std::to_string(s.int64(0)));
@@ -466,9 +485,9 @@ std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {
 
 std::int64_t Store::metric_name_id(const std::string& name) {
   if (auto it = name_ids_.find(name); it != name_ids_.end()) return it->second;
-  sql::Statement upsert(db_.handle(),
-                        "INSERT INTO metric_names(name) VALUES (?) ON CONFLICT(name) DO UPDATE SET name = name "
-                        "RETURNING id");
+  sql::Statement& upsert = statements_.get(
+      "INSERT INTO metric_names(name) VALUES (?) ON CONFLICT(name) DO UPDATE SET name = name "
+      "RETURNING id");
   upsert.bind(1, name);
   if (!upsert.step()) throw sql::Error("metric name id for " + name);
   const std::int64_t id = upsert.int64(0);
@@ -486,16 +505,18 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
   const auto cached_names = name_ids_;
   try {
     sql::Transaction tx(db_);
-    sql::Statement insert(db_.handle(),
-                          "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, ?, ?, ?, ?) "
-                          "ON CONFLICT DO NOTHING");
+    sql::Statement& insert = statements_.get(
+        "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING");
     const MetricPoint* last_loss = nullptr;
     const MetricPoint* last_speed = nullptr;
     std::int64_t max_step = 0, max_tokens = 0;
     for (const MetricPoint& p : points) {
       insert.bind(1, id).bind(2, metric_name_id(p.name)).bind(3, p.step).bind(4, p.tokens);
-      if (std::isnan(p.value)) insert.bind_null(5);
-      else insert.bind(5, p.value);
+      if (std::isnan(p.value))
+        insert.bind_null(5);
+      else
+        insert.bind(5, p.value);
       insert.run();
       result.stored += db_.changes();
       if (p.step >= max_step) {
@@ -506,18 +527,21 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
       if (p.name == "tokens_per_s" && (!last_speed || p.step >= last_speed->step)) last_speed = &p;
     }
     // Progress is taken only from the attempt that holds the job, and never moves backwards.
-    sql::Statement progress(
-        db_.handle(),
-        "UPDATE jobs SET state = CASE WHEN state = 'leased' THEN 'running' ELSE state END, "
-        "step = MAX(step, ?), tokens = MAX(tokens, ?), "
-        "last_loss = CASE WHEN ? >= step THEN COALESCE(?, last_loss) ELSE last_loss END, "
-        "tokens_per_s = COALESCE(?, tokens_per_s) "
-        "WHERE id = ? AND attempt = ? AND state IN ('leased', 'running')");
+    sql::Statement progress(db_.handle(),
+                            "UPDATE jobs SET state = CASE WHEN state = 'leased' THEN 'running' ELSE state END, "
+                            "step = MAX(step, ?), tokens = MAX(tokens, ?), "
+                            "last_loss = CASE WHEN ? >= step THEN COALESCE(?, last_loss) ELSE last_loss END, "
+                            "tokens_per_s = COALESCE(?, tokens_per_s) "
+                            "WHERE id = ? AND attempt = ? AND state IN ('leased', 'running')");
     progress.bind(1, max_step).bind(2, max_tokens).bind(3, last_loss ? last_loss->step : -1);
-    if (last_loss && std::isfinite(last_loss->value)) progress.bind(4, last_loss->value);
-    else progress.bind_null(4);
-    if (last_speed) progress.bind(5, last_speed->value);
-    else progress.bind_null(5);
+    if (last_loss && std::isfinite(last_loss->value))
+      progress.bind(4, last_loss->value);
+    else
+      progress.bind_null(4);
+    if (last_speed)
+      progress.bind(5, last_speed->value);
+    else
+      progress.bind_null(5);
     progress.bind(6, id).bind(7, attempt).run();
     tx.commit();
   } catch (...) {
@@ -532,9 +556,9 @@ std::vector<MetricPoint> Store::metrics(const std::string& job_id, const std::ve
                                         std::int64_t after_step) {
   std::lock_guard lock(mutex_);
   std::vector<MetricPoint> out;
-  sql::Statement s(db_.handle(),
-                   "SELECT n.name, m.step, m.tokens, m.value FROM metrics m JOIN metric_names n ON n.id = m.name_id "
-                   "WHERE m.job_id = ? AND m.step > ? ORDER BY n.name, m.step");
+  sql::Statement& s = statements_.get(
+      "SELECT n.name, m.step, m.tokens, m.value FROM metrics m JOIN metric_names n ON n.id = m.name_id "
+      "WHERE m.job_id = ? AND m.step > ? ORDER BY n.name, m.step");
   s.bind(1, parse_id(job_id)).bind(2, after_step);
   while (s.step()) {
     MetricPoint p;

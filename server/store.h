@@ -98,6 +98,7 @@ class Store {
   std::condition_variable change_cv_;
   std::uint64_t version_ = 0;
   sql::Database db_;
+  sql::StatementCache statements_;
   std::map<std::string, std::int64_t> name_ids_;
 };
 

@@ -35,8 +35,8 @@ grpc::Status WorkerGatewayService::Heartbeat(grpc::ServerContext*, const v1::Hea
   return guarded([&] {
     std::vector<std::pair<std::string, int>> running;
     for (const auto& r : request->running()) running.emplace_back(r.job_id(), r.attempt());
-    HeartbeatResult result = store_.heartbeat(request->worker_id(), running, request->draining(),
-                                              options_.lease_timeout_ms);
+    HeartbeatResult result =
+        store_.heartbeat(request->worker_id(), running, request->draining(), options_.lease_timeout_ms);
     response->set_known(result.known);
     for (auto& id : result.cancel_job_ids) response->add_cancel_job_ids(std::move(id));
     for (auto& id : result.lost_job_ids) response->add_lost_job_ids(std::move(id));
@@ -80,8 +80,8 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext*,
 grpc::Status WorkerGatewayService::FinishJob(grpc::ServerContext*, const v1::FinishJobRequest* request,
                                              v1::FinishJobResponse* response) {
   return guarded([&] {
-    const bool accepted = store_.finish(request->worker_id(), request->job_id(), request->attempt(),
-                                        request->outcome(), request->error());
+    const bool accepted = store_.finish(request->worker_id(), request->job_id(), request->attempt(), request->outcome(),
+                                        request->error());
     response->set_accepted(accepted);
     spdlog::info("job {} attempt {} finished on worker {}: {}{}", request->job_id(), request->attempt(),
                  request->worker_id(), v1::JobOutcome_Name(request->outcome()),

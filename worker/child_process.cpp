@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,12 +18,6 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::vect
                            const std::string& stderr_path) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string entry = *e;
@@ -40,18 +34,34 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::vect
   for (auto& a : argv_copy) args.push_back(a.data());
   args.push_back(nullptr);
 
-  // The child gets its own process group so that a signal to it reaches anything it starts.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  const int rc = posix_spawn(&pid_, args[0], &actions, &attr, args.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipe_fds[1]);
-  if (rc != 0) {
+  const int stderr_fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (stderr_fd < 0) {
     close(pipe_fds[0]);
-    throw std::runtime_error("cannot start " + argv.front() + ": " + std::strerror(rc));
+    close(pipe_fds[1]);
+    throw std::runtime_error("cannot open " + stderr_path + ": " + std::strerror(errno));
+  }
+  const pid_t parent = getpid();
+  pid_ = fork();
+  if (pid_ == 0) {
+    // In the child: only async-signal-safe calls until exec.
+    setpgid(0, 0);                     // its own process group: a signal to it reaches what it starts
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the thread that started it (a killed worker leaves no orphans)
+    if (getppid() != parent) _exit(127);
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    dup2(stderr_fd, STDERR_FILENO);
+    const int null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
+    execve(args[0], args.data(), envp.data());
+    const char message[] = "exec failed\n";
+    (void)!write(STDERR_FILENO, message, sizeof message - 1);
+    _exit(127);
+  }
+  const int fork_errno = errno;
+  close(pipe_fds[1]);
+  close(stderr_fd);
+  if (pid_ < 0) {
+    close(pipe_fds[0]);
+    throw std::runtime_error("cannot start " + argv.front() + ": " + std::strerror(fork_errno));
   }
   stdout_fd_ = pipe_fds[0];
 }

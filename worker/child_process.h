@@ -9,7 +9,8 @@ namespace gammalab {
 
 class ChildProcess {
  public:
-  // Starts argv[0] (a path) with the current environment plus `extra_env` ("NAME=value").
+  // Starts argv[0] (a path) with the current environment plus `extra_env` ("NAME=value"). The child is
+  // killed if the thread that started it dies, so keep that thread alive while the child runs.
   // stderr is appended to `stderr_path`. Throws std::runtime_error if the process cannot be started.
   ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
                const std::string& stderr_path);

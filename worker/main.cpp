@@ -1,11 +1,11 @@
 // gammalab-worker: leases jobs from the coordinator and runs each as a gammalab-train child process.
-#include <csignal>
-#include <filesystem>
-
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <filesystem>
 
 #include "worker/worker_daemon.h"
 

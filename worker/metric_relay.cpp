@@ -1,8 +1,8 @@
 #include "worker/metric_relay.h"
 
-#include <algorithm>
-
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 namespace gammalab {
 

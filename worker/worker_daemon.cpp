@@ -1,12 +1,11 @@
 #include "worker/worker_daemon.h"
 
+#include <grpcpp/grpcpp.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <fstream>
-
-#include <grpcpp/grpcpp.h>
-#include <spdlog/spdlog.h>
 
 #include "core/metric.h"
 
@@ -76,7 +75,8 @@ bool WorkerDaemon::register_once() {
 std::vector<std::string> WorkerDaemon::slot_env(int slot) const {
   if (options_.gpus.empty()) return {};
   // Share the devices out: with more devices than slots each slot gets a contiguous group.
-  const std::size_t per_slot = std::max<std::size_t>(1, options_.gpus.size() / static_cast<std::size_t>(options_.slots));
+  const std::size_t per_slot =
+      std::max<std::size_t>(1, options_.gpus.size() / static_cast<std::size_t>(options_.slots));
   std::string devices;
   for (std::size_t i = 0; i < per_slot; ++i) {
     const std::size_t index = (static_cast<std::size_t>(slot) * per_slot + i) % options_.gpus.size();
@@ -174,7 +174,8 @@ void WorkerDaemon::report_finish(RunningJob& job, v1::JobOutcome outcome, const 
   request.set_error(error);
   request.set_exit_code(exit_code);
   // Keep trying while the coordinator is away: the outcome must not be lost.
-  for (auto backoff = std::chrono::milliseconds(200); !job.lost; backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
+  for (auto backoff = std::chrono::milliseconds(200); !job.lost;
+       backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
     {
       std::lock_guard lock(id_mutex_);
       request.set_worker_id(worker_id_);
@@ -206,8 +207,8 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     log << "== " << lease.job().name() << ": attempt " << job.attempt << " on worker " << worker_id_ << " ("
         << options_.hostname << ", slot " << job.slot << ")" << std::endl;
 
-    std::vector<std::string> argv = {options_.trainer.string(), "run", "--config", config_path.string(),
-                                     "--ckpt-dir", ckpt_dir.string()};
+    std::vector<std::string> argv = {options_.trainer.string(), "run",        "--config",
+                                     config_path.string(),      "--ckpt-dir", ckpt_dir.string()};
     if (!options_.data_dir.empty()) {
       argv.push_back("--data-dir");
       argv.push_back(options_.data_dir.string());
@@ -247,7 +248,8 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       outcome = v1::JOB_OUTCOME_HANDED_BACK;
     } else {
       outcome = v1::JOB_OUTCOME_FAILED;
-      if (error.empty()) error = "gammalab-train exited with code " + std::to_string(exit_code) + ": " + log_tail(log_path, 600);
+      if (error.empty())
+        error = "gammalab-train exited with code " + std::to_string(exit_code) + ": " + log_tail(log_path, 600);
     }
     spdlog::info("job {}: {} (exit code {})", job.job_id, v1::JobOutcome_Name(outcome), exit_code);
     report_finish(job, outcome, error, exit_code);
@@ -300,7 +302,8 @@ int WorkerDaemon::run() {
     if (!status.ok() || !response.has_job()) {
       if (!status.ok()) spdlog::warn("lease request failed: {}", status.error_message());
       // Sleep in small steps so a drain is noticed quickly.
-      for (auto slept = std::chrono::milliseconds(0); slept < idle_backoff && !drain_; slept += std::chrono::milliseconds(50)) {
+      for (auto slept = std::chrono::milliseconds(0); slept < idle_backoff && !drain_;
+           slept += std::chrono::milliseconds(50)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
       continue;
@@ -315,7 +318,8 @@ int WorkerDaemon::run() {
       std::lock_guard lock(jobs_mutex_);
       jobs_.push_back(std::move(job));
     }
-    ref.thread = std::thread([this, &ref, response = std::move(response)]() mutable { run_job(ref, std::move(response)); });
+    ref.thread =
+        std::thread([this, &ref, response = std::move(response)]() mutable { run_job(ref, std::move(response)); });
   }
   stop_heartbeats_ = true;
   heartbeats.join();

@@ -8,14 +8,14 @@ namespace gammalab {
 
 struct WorkerOptions {
   std::string coordinator = "127.0.0.1:50051";
-  int slots = 1;                               // jobs run at once
-  std::vector<std::string> gpus;               // devices shared out among slots via CUDA_VISIBLE_DEVICES
-  std::filesystem::path trainer;               // gammalab-train; default: next to this executable
+  int slots = 1;                                          // jobs run at once
+  std::vector<std::string> gpus;                          // devices shared out among slots via CUDA_VISIBLE_DEVICES
+  std::filesystem::path trainer;                          // gammalab-train; default: next to this executable
   std::filesystem::path shared_root = "gammalab-shared";  // the coordinator's --shared-root (cluster FS)
-  std::filesystem::path data_dir;              // base of relative data paths; default $GAMMALAB_DATA_DIR
-  std::string hostname;                        // default: this machine's name
-  int cancel_grace_ms = 5000;                  // SIGTERM, then SIGKILL after this long
-  int poll_interval_ms = 1000;                 // how often an idle slot asks for work
+  std::filesystem::path data_dir;                         // base of relative data paths; default $GAMMALAB_DATA_DIR
+  std::string hostname;                                   // default: this machine's name
+  int cancel_grace_ms = 5000;                             // SIGTERM, then SIGKILL after this long
+  int poll_interval_ms = 1000;                            // how often an idle slot asks for work
 };
 
 }  // namespace gammalab

@@ -1,10 +1,10 @@
 #pragma once
 // Connecting to the coordinator and turning failed calls into clear errors. Shared by the CLI and tests.
+#include <grpcpp/grpcpp.h>
+
 #include <memory>
 #include <stdexcept>
 #include <string>
-
-#include <grpcpp/grpcpp.h>
 
 #include "gammalab/v1/gammalab.grpc.pb.h"
 

@@ -1,19 +1,20 @@
 #include "tests/integration/cluster.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <stdexcept>
 #include <thread>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 namespace gammalab::testing {
 
-std::filesystem::path binary(const std::string& relative) { return std::filesystem::path(GAMMALAB_BINARY_DIR) / relative; }
+std::filesystem::path binary(const std::string& relative) {
+  return std::filesystem::path(GAMMALAB_BINARY_DIR) / relative;
+}
 
 bool wait_until(const std::function<bool()>& done, double timeout_s) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
@@ -35,8 +36,10 @@ Cluster::Cluster(const std::string& name) {
 Cluster::~Cluster() {
   workers_.clear();  // SIGKILL and reap
   server_.reset();
-  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
-  else std::fprintf(stderr, "cluster files kept in %s\n", dir_.c_str());
+  if (!::testing::Test::HasFailure())
+    std::filesystem::remove_all(dir_);
+  else
+    std::fprintf(stderr, "cluster files kept in %s\n", dir_.c_str());
 }
 
 void Cluster::start_server(std::int64_t heartbeat_ms, std::int64_t lease_timeout_ms) {
@@ -64,9 +67,9 @@ int Cluster::start_worker(int slots) {
   workers_.push_back(std::make_unique<ChildProcess>(
       std::vector<std::string>{binary("worker/gammalab-worker").string(), "--coordinator", address(), "--slots",
                                std::to_string(slots), "--trainer", binary("worker/trainer/gammalab-train").string(),
-                               "--shared-root", shared_root().string(), "--data-dir", data_dir().string(),
-                               "--hostname", "test-worker-" + std::to_string(index), "--poll-interval-ms", "200",
-                               "--cancel-grace-ms", "3000"},
+                               "--shared-root", shared_root().string(), "--data-dir", data_dir().string(), "--hostname",
+                               "test-worker-" + std::to_string(index), "--poll-interval-ms", "200", "--cancel-grace-ms",
+                               "3000"},
       std::vector<std::string>{}, (dir_ / ("worker-" + std::to_string(index) + ".log")).string()));
   return index;
 }

@@ -28,7 +28,7 @@ class Cluster {
   void kill_server(int sig = 9);
   int start_worker(int slots = 1);  // returns its index
   void kill_worker(int index, int sig = 9);
-  int wait_worker(int index);       // waits for a worker to exit; returns its exit code
+  int wait_worker(int index);  // waits for a worker to exit; returns its exit code
 
   CliResult cli(const std::vector<std::string>& args);
   std::string address() const { return "127.0.0.1:" + std::to_string(grpc_port_); }

@@ -1,8 +1,8 @@
 // The end-to-end slice: submit a sweep with the CLI, two workers run real gammalab-train children, the
 // coordinator stores every metric point; then check what was stored, straight from the SQLite file.
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "tests/integration/cluster.h"
 #include "tests/integration/db_reader.h"
@@ -21,8 +21,10 @@ base:
   schedule: {kind: cosine, warmup_steps: 4}
   data: {train: slice/train.bin, val: slice/val.bin}
   batch_tokens: 1024
-  steps: )" + std::to_string(kSteps) + R"(
-  log_every: )" + std::to_string(kLogEvery) + R"(
+  steps: )" +
+         std::to_string(kSteps) + R"(
+  log_every: )" +
+         std::to_string(kLogEvery) + R"(
   eval_every: 20
   threads: 1
 axes:

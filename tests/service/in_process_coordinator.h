@@ -1,9 +1,9 @@
 #pragma once
 // The coordinator's gRPC services on a real loopback port inside the test process, over a real SQLite file.
+#include <grpcpp/grpcpp.h>
+
 #include <memory>
 #include <string>
-
-#include <grpcpp/grpcpp.h>
 
 #include "server/coordinator_service.h"
 #include "server/worker_gateway_service.h"

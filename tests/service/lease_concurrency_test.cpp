@@ -1,8 +1,8 @@
 // 20 workers, each with its own gRPC connection, lease from 200 pending jobs at once: no job twice.
+#include <gtest/gtest.h>
+
 #include <set>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "server/sqlite.h"
 #include "tests/service/in_process_coordinator.h"

@@ -1,7 +1,8 @@
 // The coordinator's store on a real SQLite file: job state machine, leases, idempotent metrics, reuse.
+#include "server/store.h"
+
 #include <gtest/gtest.h>
 
-#include "server/store.h"
 #include "tests/service/test_sweeps.h"
 
 namespace gammalab::testing {
@@ -55,7 +56,8 @@ TEST_F(StoreTest, MetricsAreIdempotentPerJobNameStep) {
   EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, points).stored, 3);
   // A resend after a reconnect, and a resumed run repeating step 2 with one new step.
   EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, points).stored, 0);
-  EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, {{2, 20, "train/loss", 2.0}, {3, 30, "train/loss", 1.5}}).stored, 1);
+  EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, {{2, 20, "train/loss", 2.0}, {3, 30, "train/loss", 1.5}}).stored,
+            1);
   auto loss = store_->metrics(lease->job.id(), {"train/loss"});
   ASSERT_EQ(loss.size(), 3u);
   EXPECT_EQ(loss[0].step, 1);

@@ -1,0 +1,204 @@
+// Failures a long sweep meets on a cluster, with real processes: a worker killed mid-job, the coordinator
+// killed mid-sweep, a user cancelling a running job, a worker drained. Nothing may be lost or run twice.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/metric.h"
+#include "tests/integration/cluster.h"
+#include "tests/integration/db_reader.h"
+
+namespace gammalab::testing {
+namespace {
+
+std::string sweep_yaml(const std::string& name, int steps, int ckpt_every, const std::string& variants = "[baseline]") {
+  return "name: " + name + R"(
+base:
+  model: {preset: tiny-0.03m}
+  optim: {lr: 0.01}
+  data: {train: d/train.bin, val: d/val.bin}
+  batch_tokens: 1024
+  steps: )" +
+         std::to_string(steps) + R"(
+  log_every: 5
+  eval_every: 50
+  ckpt_every: )" +
+         std::to_string(ckpt_every) + R"(
+  threads: 1
+axes:
+  grid:
+    scale.variant: )" +
+         variants + "\n";
+}
+
+std::int64_t job_step(DbReader& db, std::int64_t job_id) {
+  return db.count("SELECT step FROM jobs WHERE id = " + std::to_string(job_id));
+}
+
+std::string job_state(DbReader& db, std::int64_t job_id) {
+  for (const auto& j : db.jobs()) {
+    if (j.id == job_id) return j.state;
+  }
+  return "";
+}
+
+// Is a process running whose command line mentions `needle` (e.g. the job's config path)?
+bool process_running(const std::string& needle) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ifstream stat(entry.path() / "stat");
+    std::string stat_line;
+    std::getline(stat, stat_line);
+    const bool zombie = stat_line.find(") Z ") != std::string::npos;
+    if (!zombie && cmdline.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The train/loss curve of an uninterrupted run of the same config, straight from gammalab-train.
+std::map<std::int64_t, double> reference_curve(Cluster& cluster, std::int64_t job_id) {
+  const auto config = cluster.shared_root() / "jobs" / std::to_string(job_id) / "config.json";
+  ChildProcess trainer({binary("worker/trainer/gammalab-train").string(), "run", "--config", config.string(),
+                        "--data-dir", cluster.data_dir().string()},
+                       {}, (cluster.dir() / "reference.log").string());
+  std::map<std::int64_t, double> curve;
+  while (auto line = trainer.read_line()) {
+    if (auto points = parse_metric_line(*line)) {
+      for (const auto& p : *points) {
+        if (p.name == "train/loss") curve[p.step] = p.value;
+      }
+    }
+  }
+  EXPECT_EQ(trainer.wait(), 0);
+  return curve;
+}
+
+void expect_complete_curve(DbReader& db, std::int64_t job_id, int steps, int log_every) {
+  const auto loss = db.points(job_id, "train/loss");
+  ASSERT_EQ(loss.size(), static_cast<std::size_t>(steps / log_every)) << "job " << job_id;
+  for (std::size_t i = 0; i < loss.size(); ++i) {
+    EXPECT_EQ(loss[i].step, static_cast<std::int64_t>((i + 1) * log_every)) << "job " << job_id;
+    EXPECT_TRUE(std::isfinite(loss[i].value));
+  }
+}
+
+TEST(Dispatch, KilledWorkerJobResumesExactlyOnAnotherWorker) {
+  constexpr int kSteps = 200;
+  Cluster cluster("kill-worker");
+  cluster.prepare_data("d");
+  cluster.start_server(/*heartbeat_ms=*/200, /*lease_timeout_ms=*/2000);
+  const int first = cluster.start_worker();
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", sweep_yaml("s", kSteps, 20)).string()}).exit_code, 0);
+
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_step(db, db.jobs()[0].id) >= 45; }, 300));
+  const std::int64_t job = db.jobs()[0].id;
+  cluster.kill_worker(first, SIGKILL);
+  EXPECT_EQ(cluster.wait_worker(first), 128 + SIGKILL);
+  ASSERT_LT(job_step(db, job), kSteps) << "the job finished before the worker was killed; make it longer";
+  const auto config_needle = (std::filesystem::path("jobs") / std::to_string(job) / "config.json").string();
+  EXPECT_TRUE(wait_until([&] { return !process_running(config_needle); }, 10)) << "the trainer outlived its worker";
+
+  cluster.start_worker();
+  ASSERT_TRUE(wait_until([&] { return job_state(db, job) == "succeeded"; }, 300)) << job_state(db, job);
+  EXPECT_EQ(db.jobs()[0].attempt, 2) << "requeued once after the lease expired";
+
+  // Every logging step exactly once, and the values after the resume equal an uninterrupted run's.
+  expect_complete_curve(db, job, kSteps, 5);
+  const auto reference = reference_curve(cluster, job);
+  ASSERT_EQ(reference.size(), static_cast<std::size_t>(kSteps / 5));
+  for (const auto& p : db.points(job, "train/loss")) {
+    EXPECT_EQ(p.value, reference.at(p.step)) << "step " << p.step;
+  }
+  const std::string log = cluster.cli({"logs", std::to_string(job)}).out;
+  EXPECT_NE(log.find("attempt 2"), std::string::npos) << log;
+}
+
+TEST(Dispatch, CoordinatorKilledAndRestartedLosesNothing) {
+  constexpr int kSteps = 120;
+  Cluster cluster("kill-coordinator");
+  cluster.prepare_data("d");
+  cluster.start_server(/*heartbeat_ms=*/200, /*lease_timeout_ms=*/15000);
+  cluster.start_worker();
+  cluster.start_worker();
+  ASSERT_EQ(
+      cluster
+          .cli({"submit", cluster.write_file("s.yaml", sweep_yaml("s", kSteps, 20, "[baseline, none, hg]")).string()})
+          .exit_code,
+      0);
+  std::set<std::tuple<std::int64_t, std::int64_t>> before;
+  {
+    DbReader db(cluster.database());
+    ASSERT_TRUE(wait_until([&] { return db.count("SELECT COUNT(*) FROM metrics") >= 20; }, 300));
+    cluster.kill_server(SIGKILL);
+    for (const auto& j : db.jobs()) {
+      for (const auto& p : db.points(j.id, "train/loss")) before.insert({j.id, p.step});
+    }
+  }
+  ASSERT_FALSE(before.empty());
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  cluster.start_server(200, 15000);  // same database file, same port: workers reconnect by themselves
+
+  ASSERT_EQ(cluster.cli({"watch", "s"}).exit_code, 0);
+  DbReader db(cluster.database());
+  const auto jobs = db.jobs();
+  ASSERT_EQ(jobs.size(), 3u);
+  std::set<std::tuple<std::int64_t, std::int64_t>> after;
+  for (const auto& j : jobs) {
+    EXPECT_EQ(j.state, "succeeded") << j.name << ": " << j.error;
+    expect_complete_curve(db, j.id, kSteps, 5);
+    for (const auto& p : db.points(j.id, "train/loss")) after.insert({j.id, p.step});
+  }
+  for (const auto& point : before) EXPECT_TRUE(after.contains(point)) << "a point stored before the kill is gone";
+}
+
+TEST(Dispatch, CancelStopsTheRunningTrainerWithinSeconds) {
+  Cluster cluster("cancel");
+  cluster.prepare_data("d");
+  cluster.start_server();
+  cluster.start_worker();
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", sweep_yaml("s", 1000000, 0)).string()}).exit_code, 0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_step(db, db.jobs()[0].id) >= 5; }, 300));
+  const std::int64_t job = db.jobs()[0].id;
+  const auto config_needle = (std::filesystem::path("jobs") / std::to_string(job) / "config.json").string();
+  ASSERT_TRUE(process_running(config_needle));
+
+  const auto cancelled_at = std::chrono::steady_clock::now();
+  ASSERT_EQ(cluster.cli({"cancel", "s"}).exit_code, 0);
+  ASSERT_TRUE(wait_until([&] { return !process_running(config_needle); }, 10)) << "trainer still running after 10 s";
+  EXPECT_LE(std::chrono::steady_clock::now() - cancelled_at, std::chrono::seconds(10));
+  EXPECT_TRUE(wait_until([&] { return job_state(db, job) == "cancelled"; }, 10)) << job_state(db, job);
+}
+
+TEST(Dispatch, DrainedWorkerHandsBackItsJobWhichFinishesElsewhere) {
+  constexpr int kSteps = 200;
+  Cluster cluster("drain");
+  cluster.prepare_data("d");
+  cluster.start_server();
+  const int first = cluster.start_worker();
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", sweep_yaml("s", kSteps, 20)).string()}).exit_code, 0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_step(db, db.jobs()[0].id) >= 30; }, 300));
+  const std::int64_t job = db.jobs()[0].id;
+  cluster.kill_worker(first, SIGTERM);
+  EXPECT_EQ(cluster.wait_worker(first), 0) << "a drained worker exits cleanly";
+  if (job_state(db, job) != "succeeded") {
+    EXPECT_EQ(job_state(db, job), "pending");
+    EXPECT_EQ(db.jobs()[0].attempt, 0) << "a hand-back does not use up an attempt";
+  }
+  cluster.start_worker();
+  ASSERT_TRUE(wait_until([&] { return job_state(db, job) == "succeeded"; }, 300));
+  expect_complete_curve(db, job, kSteps, 5);
+}
+
+}  // namespace
+}  // namespace gammalab::testing

@@ -1,0 +1,270 @@
+// The dashboard's HTTP API on a real loopback port over a real SQLite store: JSON shapes, errors, incremental
+// metrics, per-run sizes and losses, static files, and the event stream.
+#include "server/http_api.h"
+
+#include <httplib.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <limits>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "core/param_count.h"
+#include "tests/service/test_sweeps.h"
+
+namespace gammalab::testing {
+namespace {
+
+using nlohmann::json;
+
+class HttpApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.http_address = "127.0.0.1:0";
+    options_.web_root = path_.parent_path() / "web";
+    std::filesystem::create_directories(options_.web_root / "node_modules" / "uplot" / "dist");
+    std::ofstream(options_.web_root / "index.html") << "<!doctype html><title>gammalab</title>";
+    std::ofstream(options_.web_root / "package.json") << "{}";
+    std::ofstream(options_.web_root / "node_modules" / "uplot" / "dist" / "uPlot.esm.js") << "export default 1;";
+    api_ = std::make_unique<HttpApi>(*store_, options_);
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", api_->port());
+    client_->set_read_timeout(30, 0);
+  }
+  void TearDown() override {
+    client_.reset();
+    api_.reset();
+    store_.reset();
+    std::filesystem::remove_all(path_.parent_path());
+  }
+
+  // GET that must answer `status` with a JSON body.
+  json get(const std::string& path, int status = 200) {
+    auto res = client_->Get(path.c_str());
+    EXPECT_TRUE(res) << path << ": " << httplib::to_string(res.error());
+    if (!res) return nullptr;
+    EXPECT_EQ(res->status, status) << path << ": " << res->body;
+    EXPECT_EQ(res->get_header_value("Content-Type"), "application/json") << path;
+    return json::parse(res->body);
+  }
+
+  // A sweep of `jobs` jobs; the first is leased, reports `points` and (when `succeed`) finishes.
+  std::pair<v1::Sweep, v1::Job> sweep_with_running_job(const std::vector<MetricPoint>& points, bool succeed) {
+    auto sweep = store_->create_sweep(make_sweep("s", 2), "name: s", "s.yaml", false).sweep;
+    worker_ = store_->register_worker("host", 1, {"gpu0"}, "");
+    auto lease = store_->lease(worker_, 10000);
+    EXPECT_TRUE(lease);
+    store_->add_metrics(lease->job.id(), lease->attempt, points);
+    if (succeed) store_->finish(worker_, lease->job.id(), lease->attempt, v1::JOB_OUTCOME_SUCCEEDED, "");
+    return {sweep, *store_->find_job(lease->job.id())};
+  }
+
+  std::filesystem::path path_ = temp_db("http");
+  std::unique_ptr<Store> store_ = std::make_unique<Store>(path_.string());
+  ServerOptions options_;
+  std::unique_ptr<HttpApi> api_;
+  std::unique_ptr<httplib::Client> client_;
+  std::string worker_;
+};
+
+TEST_F(HttpApiTest, EmptyStoreListsNothing) {
+  EXPECT_GT(api_->port(), 0);
+  EXPECT_EQ(get("/api/sweeps"), json::array());
+  EXPECT_EQ(get("/api/workers"), json::array());
+}
+
+TEST_F(HttpApiTest, SweepsJobsAndWorkersUseProtoFieldNames) {
+  auto [sweep, job] = sweep_with_running_job({{10, 1000, "train/loss", 3.5}, {10, 1000, "tokens_per_s", 250.0}},
+                                             false);
+  json sweeps = get("/api/sweeps");
+  ASSERT_EQ(sweeps.size(), 1u);
+  EXPECT_EQ(sweeps[0]["id"], sweep.id());
+  EXPECT_EQ(sweeps[0]["name"], "s");
+  EXPECT_EQ(sweeps[0]["total_jobs"], 2);
+  EXPECT_EQ(sweeps[0]["finished"], false);
+  EXPECT_EQ(sweeps[0]["job_counts"]["running"], 1);
+  EXPECT_EQ(sweeps[0]["job_counts"]["pending"], 1);
+
+  EXPECT_EQ(get("/api/sweeps/" + sweep.id())["name"], "s");
+  EXPECT_EQ(get("/api/sweeps/s")["id"], sweep.id()) << "a sweep by its name";
+
+  json jobs = get("/api/sweeps/" + sweep.id() + "/jobs");
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0]["id"], job.id());
+  EXPECT_EQ(jobs[0]["name"], "s/job0");
+  EXPECT_EQ(jobs[0]["state"], "JOB_STATE_RUNNING");
+  EXPECT_EQ(jobs[0]["worker_id"], worker_);
+  EXPECT_EQ(jobs[0]["step"], "10") << "int64 fields are JSON strings in proto JSON";
+  EXPECT_EQ(jobs[0]["total_steps"], "10");
+  EXPECT_EQ(jobs[0]["last_loss"], 3.5);
+  EXPECT_EQ(jobs[0]["has_loss"], true);
+  EXPECT_EQ(jobs[0]["tokens_per_s"], 250.0);
+  EXPECT_TRUE(jobs[0]["config_json"].is_string());
+  EXPECT_EQ(jobs[1]["state"], "JOB_STATE_PENDING");
+  EXPECT_EQ(jobs[1]["has_loss"], false);
+
+  EXPECT_EQ(get("/api/jobs/" + job.id())["name"], "s/job0");
+
+  json workers = get("/api/workers");
+  ASSERT_EQ(workers.size(), 1u);
+  EXPECT_EQ(workers[0]["id"], worker_);
+  EXPECT_EQ(workers[0]["hostname"], "host");
+  EXPECT_EQ(workers[0]["running_job_ids"], json::array({job.id()}));
+}
+
+TEST_F(HttpApiTest, UnknownSweepsJobsAndRoutesAre404) {
+  for (const char* path : {"/api/sweeps/999", "/api/sweeps/nope/jobs", "/api/sweeps/nope/runs",
+                           "/api/sweeps/nope/metrics", "/api/jobs/999", "/api/jobs/999/metrics"}) {
+    json body = get(path, 404);
+    EXPECT_TRUE(body["error"].is_string()) << path;
+  }
+  EXPECT_EQ(get("/api/nothing-here", 404)["error"], "no such route");
+  EXPECT_EQ(get("/api/sweeps/1/fits", 404)["error"], "no such route") << "fits are not served (yet)";
+}
+
+TEST_F(HttpApiTest, MetricsAreColumnarWithNullForNaNAndAppendAfterStep) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto [sweep, job] = sweep_with_running_job({{1, 100, "train/loss", 4.0},
+                                              {2, 200, "train/loss", nan},
+                                              {3, 300, "train/loss", 3.0},
+                                              {3, 300, "val/loss", 3.25},
+                                              {3, 300, "lr", 0.001}},
+                                             false);
+  const std::string base = "/api/jobs/" + job.id() + "/metrics";
+  json all = get(base);
+  EXPECT_EQ(all.size(), 3u) << all.dump();
+  EXPECT_EQ(all["train/loss"]["step"], json::array({1, 2, 3}));
+  EXPECT_EQ(all["train/loss"]["tokens"], json::array({100, 200, 300}));
+  EXPECT_EQ(all["train/loss"]["value"], json::parse("[4.0, null, 3.0]"));
+
+  json some = get(base + "?names=train/loss,val/loss&after_step=2");
+  EXPECT_EQ(some.size(), 2u) << some.dump();
+  EXPECT_EQ(some["train/loss"]["step"], json::array({3}));
+  EXPECT_EQ(some["val/loss"]["value"], json::array({3.25}));
+  EXPECT_EQ(get(base + "?after_step=3"), json::object()) << "nothing new";
+
+  store_->add_metrics(job.id(), 1, {{4, 400, "train/loss", 2.5}});
+  EXPECT_EQ(get(base + "?names=train/loss&after_step=3")["train/loss"]["step"], json::array({4}));
+
+  EXPECT_TRUE(get(base + "?after_step=abc", 400)["error"].get<std::string>().find("after_step") !=
+              std::string::npos);
+  get(base + "?after_step=5x", 400);
+  get(base + "?after_step=-2", 400);
+
+  json bulk = get("/api/sweeps/" + sweep.id() + "/metrics?names=train/loss");
+  ASSERT_EQ(bulk.size(), 2u) << "every job of the sweep, with or without points";
+  EXPECT_EQ(bulk[job.id()]["train/loss"]["step"], json::array({1, 2, 3, 4}));
+  EXPECT_FALSE(bulk[job.id()].contains("val/loss"));
+}
+
+TEST_F(HttpApiTest, RunsCarryParamsTokensAndFinalLosses) {
+  auto [sweep, job] = sweep_with_running_job({{1, 100, "train/loss", 5.0},
+                                              {2, 200, "train/loss", 4.0},
+                                              {3, 300, "train/loss", 3.0},
+                                              {3, 300, "val/loss", 3.5},
+                                              {10, 1000, "train/loss", 2.0},
+                                              {10, 1000, "val/loss", 2.75}},
+                                             true);
+  json runs = get("/api/sweeps/" + sweep.id() + "/runs");
+  ASSERT_EQ(runs.size(), 2u);
+  const JobConfig config = job_config_from_json(json::parse(job.config_json()));
+  const ParamCounts counts = count_params(config.model, config.scale);
+  json run = runs[0];
+  EXPECT_EQ(run["id"], job.id());
+  EXPECT_EQ(run["name"], "s/job0");
+  EXPECT_EQ(run["state"], "succeeded");
+  EXPECT_EQ(run["variant"], "baseline");
+  EXPECT_EQ(run["preset"], "custom") << "no model preset named";
+  EXPECT_EQ(run["params"], counts.activated - counts.embedding);
+  EXPECT_EQ(run["total_params"], counts.total);
+  EXPECT_EQ(run["tokens"], double(config.steps) * double(config.batch_tokens));
+  EXPECT_GT(run["compute"].get<double>(), 0.0);
+  EXPECT_EQ(run["final_val_loss"], 2.75);
+  EXPECT_DOUBLE_EQ(run["final_train_loss"].get<double>(), (5.0 + 4.0 + 3.0 + 2.0) / 4);
+  EXPECT_EQ(run["loss"], 2.75) << "val loss first";
+
+  EXPECT_EQ(runs[1]["state"], "pending");
+  EXPECT_TRUE(runs[1]["loss"].is_null());
+  EXPECT_TRUE(runs[1]["final_train_loss"].is_null());
+  EXPECT_EQ(runs[1]["params"], counts.activated - counts.embedding);
+}
+
+TEST_F(HttpApiTest, ServesDashboardAndUPlotButNotPackageFiles) {
+  auto index = client_->Get("/");
+  ASSERT_TRUE(index);
+  EXPECT_EQ(index->status, 200);
+  EXPECT_NE(index->body.find("gammalab"), std::string::npos);
+  auto uplot = client_->Get("/vendor/uplot/uPlot.esm.js");
+  ASSERT_TRUE(uplot);
+  EXPECT_EQ(uplot->status, 200);
+  EXPECT_NE(uplot->get_header_value("Content-Type").find("javascript"), std::string::npos)
+      << "ES modules need a JavaScript MIME type";
+  for (const char* hidden : {"/package.json", "/node_modules/uplot/dist/uPlot.esm.js"}) {
+    auto res = client_->Get(hidden);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 404) << hidden;
+  }
+}
+
+TEST_F(HttpApiTest, EventStreamSendsHelloThenChangeAfterAWrite) {
+  auto sweep = store_->create_sweep(make_sweep("s", 1), "", "", false).sweep;
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::string received;
+  bool closed = false;
+  std::thread reader([&] {
+    httplib::Client sse("127.0.0.1", api_->port());
+    sse.set_read_timeout(60, 0);
+    sse.Get("/api/events", [&](const char* data, size_t size) {
+      std::lock_guard lock(mutex);
+      received.append(data, size);
+      cv.notify_all();
+      return received.find("event: change") == std::string::npos;  // stop reading after the first change
+    });
+    std::lock_guard lock(mutex);
+    closed = true;
+    cv.notify_all();
+  });
+  auto wait_for = [&](const std::string& text) {
+    std::unique_lock lock(mutex);
+    return cv.wait_for(lock, std::chrono::seconds(60),
+                       [&] { return received.find(text) != std::string::npos || closed; }) &&
+           received.find(text) != std::string::npos;
+  };
+  EXPECT_TRUE(wait_for("event: hello\ndata: {\"version\":")) << received;
+  {
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(received.find("event: change"), std::string::npos) << "no change before a write: " << received;
+  }
+  auto lease = store_->lease(store_->register_worker("host", 1, {}, ""), 10000);
+  ASSERT_TRUE(lease);
+  store_->add_metrics(lease->job.id(), 1, {{1, 10, "train/loss", 2.0}});
+  EXPECT_TRUE(wait_for("event: change\ndata: {\"version\":")) << received;
+  reader.join();
+}
+
+TEST_F(HttpApiTest, ShutdownEndsAnOpenEventStreamPromptly) {
+  std::atomic<bool> hello{false};
+  std::thread reader([&] {
+    httplib::Client sse("127.0.0.1", api_->port());
+    sse.set_read_timeout(60, 0);
+    sse.Get("/api/events", [&](const char* data, size_t size) {
+      if (std::string(data, size).find("event: hello") != std::string::npos) hello = true;
+      return true;
+    });
+  });
+  for (int i = 0; i < 6000 && !hello; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(hello);
+  const auto start = std::chrono::steady_clock::now();
+  api_.reset();
+  // The stream is quiet (its next ping is 15 s away); stopping must not wait for it. Generous bound.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(12));
+  reader.join();
+}
+
+}  // namespace
+}  // namespace gammalab::testing

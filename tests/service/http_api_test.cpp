@@ -123,7 +123,6 @@ TEST_F(HttpApiTest, UnknownSweepsJobsAndRoutesAre404) {
     EXPECT_TRUE(body["error"].is_string()) << path;
   }
   EXPECT_EQ(get("/api/nothing-here", 404)["error"], "no such route");
-  EXPECT_EQ(get("/api/sweeps/1/fits", 404)["error"], "no such route") << "fits are not served (yet)";
 }
 
 TEST_F(HttpApiTest, MetricsAreColumnarWithNullForNaNAndAppendAfterStep) {

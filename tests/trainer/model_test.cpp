@@ -1,0 +1,198 @@
+// Model structure and spec §3 invariants 1, 2 and 4 for every variant.
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+
+#include "core/param_count.h"
+#include "tests/trainer/trainer_test_util.h"
+#include "worker/trainer/export.h"
+#include "worker/trainer/model.h"
+
+namespace gammalab::trainer {
+namespace {
+
+using testing::preset;
+
+ModelSpec small_dense() {
+  ModelSpec m;
+  m.vocab_size = 50;
+  m.n_layers = 2;
+  m.d_model = 24;
+  m.n_heads = 3;
+  m.ffn_hidden = 40;
+  m.seq_len = 16;
+  return m;
+}
+
+ModelSpec small_gqa_qknorm() {
+  ModelSpec m = small_dense();
+  m.d_model = 32;
+  m.n_heads = 4;
+  m.n_kv_heads = 2;
+  m.qk_norm = true;
+  return m;
+}
+
+ModelSpec small_moe(bool router_scale) {
+  ModelSpec m = small_dense();
+  m.moe.n_experts = 4;
+  m.moe.top_k = 2;
+  m.moe.expert_ffn = 20;
+  m.moe.router_scale = router_scale;
+  return m;
+}
+
+std::vector<ModelSpec> small_models() { return {small_dense(), small_gqa_qknorm(), small_moe(false), small_moe(true)}; }
+
+at::Tensor random_tokens(const ModelSpec& m, std::int64_t batch, std::uint64_t seed) {
+  torch::manual_seed(seed);
+  return torch::randint(m.vocab_size, {batch, m.seq_len}, torch::kLong);
+}
+
+// Every raw scale parameter moved away from its init, so that folding has something to fold.
+void randomize_scales(Model& model, std::uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(seed);
+  for (auto& p : model.store().params()) {
+    if (p.is_scale()) p.tensor.add_(0.3 * torch::randn(p.tensor.sizes()));
+  }
+}
+
+TEST(ParamCount, Llama1BMatchesThePaper) {
+  const ModelSpec m = preset("llama-1b");
+  const ParamCounts c = count_params(m, variant_preset("baseline"));
+  EXPECT_EQ(c.total, 1'028'065'024);
+  EXPECT_EQ(c.scale_vectors, 80'640);
+  EXPECT_EQ(c.input_norm, 80'640);
+  EXPECT_NEAR(c.scale_fraction(), 7.84e-5, 0.01e-5);
+}
+
+TEST(ParamCount, ModelNumelEqualsCountParamsForEveryVariant) {
+  for (const ModelSpec& m : small_models()) {
+    for (const std::string& v : variant_names()) {
+      SCOPED_TRACE("variant " + v + " experts " + std::to_string(m.moe.n_experts) + " qk_norm " + std::to_string(m.qk_norm));
+      const ScaleSpec s = variant_preset(v);
+      Model model(m, s);
+      const ParamCounts c = count_params(m, s);
+      std::int64_t scale = 0, input = 0, output = 0, embedding = 0;
+      for (const auto& p : model.store().params()) {
+        if (p.is_scale()) {
+          scale += p.tensor.numel();
+          (p.role == ScaleRole::Input ? input : output) += p.tensor.numel();
+        }
+        if (p.kind == ParamKind::Embedding) embedding += p.tensor.numel();
+      }
+      EXPECT_EQ(model.store().numel(), c.total);
+      EXPECT_EQ(scale, c.scale_vectors);
+      EXPECT_EQ(input, c.input_norm);
+      EXPECT_EQ(output, c.output_norm);
+      EXPECT_EQ(embedding, c.embedding);
+    }
+  }
+}
+
+TEST(ParamCount, TinyPresetCountsMatchTheModel) {
+  for (const char* name : {"tiny-0.1m", "tiny-2m"}) {
+    const ModelSpec m = preset(name);
+    for (const std::string& v : {"baseline", "unified"}) {
+      Model model(m, variant_preset(v));
+      EXPECT_EQ(model.store().numel(), count_params(m, variant_preset(v)).total) << name << " " << v;
+    }
+  }
+}
+
+TEST(Roles, EveryScaleVectorIsTaggedAsInTheSpec) {
+  Model unified(small_dense(), variant_preset("unified"));
+  for (const auto& sv : unified.store().scales()) {
+    const bool input = sv.name.ends_with("_in") || sv.name == "norm";
+    EXPECT_EQ(sv.role, input ? ScaleRole::Input : ScaleRole::Output) << sv.name;
+    EXPECT_EQ(sv.param, ScaleParam::MagDirOrig) << sv.name;
+  }
+  Model base(small_gqa_qknorm(), variant_preset("baseline"));
+  for (const auto& sv : base.store().scales()) {
+    const bool qk = sv.name.ends_with("q_norm") || sv.name.ends_with("k_norm");
+    EXPECT_EQ(sv.role, qk ? ScaleRole::Output : ScaleRole::Input) << sv.name;
+  }
+}
+
+// Invariant 2: at init HG, AP, DP, OR, ER (and none, and IWD, which only changes decay) give exactly the
+// baseline's logits; DNP does not.
+TEST(Invariants, AtInitVariantsEqualBaselineExceptDnp) {
+  for (const ModelSpec& m : small_models()) {
+    const at::Tensor tokens = random_tokens(m, 3, 7);
+    Model base(m, variant_preset("baseline"));
+    base.init(11);
+    torch::NoGradGuard no_grad;
+    const at::Tensor ref = base.logits(tokens);
+    for (const std::string& v : {"none", "hg", "ap", "dp", "or", "er", "iwd"}) {
+      Model model(m, variant_preset(v));
+      model.init(11);
+      EXPECT_TRUE(torch::equal(model.logits(tokens), ref)) << v << " experts " << m.moe.n_experts;
+    }
+    for (const std::string& v : {"dnp", "unified"}) {
+      Model model(m, variant_preset(v));
+      model.init(11);
+      const double diff = (model.logits(tokens) - ref).abs().max().item<double>();
+      EXPECT_GT(diff, 1e-3) << v;
+    }
+  }
+}
+
+// Invariant 1: W(γ ⊙ x) == (W diag(γ)) x, and a model with random γ gives the same logits after its γ are
+// folded into the following maps (where foldable) and set to ones.
+TEST(Invariants, AbsorptionIdentity) {
+  torch::manual_seed(3);
+  const at::Tensor W = torch::randn({7, 5}), g = torch::randn({5}), x = torch::randn({4, 5});
+  EXPECT_TRUE(torch::allclose(torch::matmul(x * g, W.t()), torch::matmul(x, (W * g.unsqueeze(0)).t()), 1e-5, 1e-6));
+}
+
+TEST(Invariants, FoldingScaleVectorsKeepsLogits) {
+  for (const ModelSpec& m : small_models()) {
+    const at::Tensor tokens = random_tokens(m, 3, 9);
+    for (const std::string& v : variant_names()) {
+      SCOPED_TRACE(v + " experts " + std::to_string(m.moe.n_experts));
+      Model model(m, variant_preset(v));
+      model.init(5);
+      randomize_scales(model, 17);
+      torch::NoGradGuard no_grad;
+      const at::Tensor before = model.logits(tokens);
+      fold_scales(model);
+      const at::Tensor after = model.logits(tokens);
+      EXPECT_LT((after - before).abs().max().item<double>(), 1e-4 * (1.0 + before.abs().max().item<double>()));
+      // Every foldable vector is now γ = 1.
+      const bool dual_norm = model.scale_spec().placement == "dual_norm";
+      for (std::size_t i = 0; i < model.store().scales().size(); ++i) {
+        const auto& sv = model.store().scales()[i];
+        const bool foldable = sv.role == ScaleRole::Input || (!dual_norm && !sv.name.ends_with("q_norm") && !sv.name.ends_with("k_norm"));
+        if (foldable) EXPECT_TRUE(torch::allclose(model.store().gamma(static_cast<int>(i)), torch::ones({sv.size}))) << sv.name;
+      }
+    }
+  }
+}
+
+// Invariant 4: every variant adds O(d) parameters per layer; report the overhead as a fraction.
+TEST(Invariants, OverheadIsLinearInWidth) {
+  for (const std::string& v : variant_names()) {
+    ModelSpec m = preset("llama-1b");
+    const ScaleSpec s = variant_preset(v);
+    const ParamCounts base = count_params(m, s);
+    ModelSpec wide = m;
+    wide.d_model *= 2;
+    wide.ffn_hidden *= 2;
+    const ParamCounts w = count_params(wide, s);
+    if (v == "none") {
+      EXPECT_EQ(base.scale_vectors, 0);
+      continue;
+    }
+    const double per_layer = double(base.scale_vectors) / m.n_layers;
+    // Doubling d (and the FFN) at most doubles the vectors, while the matrices grow four-fold.
+    EXPECT_LE(double(w.scale_vectors), 2.0 * double(base.scale_vectors) + 64.0) << v;
+    EXPECT_LE(per_layer, 12.0 * (m.d_model + m.ffn())) << v;
+    EXPECT_LT(base.scale_fraction(), 1e-3) << v;
+    std::printf("[overhead] %-8s llama-1b: %8lld scale params (%.3e of the model, %.0f per layer)\n", v.c_str(),
+                static_cast<long long>(base.scale_vectors), base.scale_fraction(), per_layer);
+  }
+}
+
+}  // namespace
+}  // namespace gammalab::trainer

@@ -1,0 +1,238 @@
+// Short training runs: the loss falls, metric lines follow core/metric.h, exact resume, SIGTERM handling.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/metric.h"
+#include "tests/trainer/trainer_test_util.h"
+#include "worker/trainer/checkpoint.h"
+#include "worker/trainer/trainer.h"
+
+namespace gammalab::trainer {
+namespace {
+
+using testing::TempDir;
+using testing::tiny_job;
+using testing::write_byte_corpus;
+
+struct RunResult {
+  int code = 0;
+  std::map<std::string, std::map<std::int64_t, double>> series;  // metric -> step -> value
+  std::vector<std::string> lines;
+};
+
+RunResult parse_lines(const std::string& out) {
+  RunResult r;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    r.lines.push_back(line);
+    if (auto points = parse_metric_line(line)) {
+      for (const auto& p : *points) r.series[p.name][p.step] = p.value;
+    }
+  }
+  return r;
+}
+
+RunResult train(const JobConfig& c, TrainerOptions o = {}) {
+  std::ostringstream out, log;
+  Trainer t(c, o, out, log);
+  const int code = t.run();
+  RunResult r = parse_lines(out.str());
+  r.code = code;
+  return r;
+}
+
+class Training : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Training, TinyModelLossFalls) {
+  TempDir data;
+  write_byte_corpus(data.path);
+  JobConfig c = tiny_job(data.path, GetParam());
+  c.steps = 300;
+  c.eval_every = 100;
+  const RunResult r = train(c);
+  ASSERT_EQ(r.code, 0);
+  const auto& loss = r.series.at("train/loss");
+  const double first = loss.begin()->second, final_loss = loss.rbegin()->second;
+  EXPECT_EQ(loss.begin()->first, 10);
+  EXPECT_EQ(loss.rbegin()->first, 300);
+  EXPECT_GT(first, 2.5);
+  EXPECT_LT(final_loss, 0.5 * first) << GetParam();
+  const auto& val = r.series.at("val/loss");
+  EXPECT_EQ(val.size(), 3u);  // steps 100, 200, 300
+  EXPECT_LT(val.rbegin()->second, 0.5 * first);
+  for (const char* m : {"lr", "grad_norm", "flops", "tokens_per_s"}) EXPECT_EQ(r.series.at(m).size(), loss.size()) << m;
+  if (GetParam() != "none") EXPECT_TRUE(r.series.contains("scale_rms/input"));
+  if (GetParam() == "unified") EXPECT_TRUE(r.series.contains("scale_rms/output"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, Training, ::testing::Values("baseline", "none", "unified"));
+
+TEST(Metrics, LinesFollowTheContract) {
+  TempDir data;
+  write_byte_corpus(data.path, 400);
+  JobConfig c = tiny_job(data.path);
+  c.steps = 25;
+  c.log_every = 10;
+  c.eval_every = 20;
+  c.sharpness_every = 20;
+  const RunResult r = train(c);
+  ASSERT_EQ(r.code, 0);
+  std::vector<std::int64_t> log_steps;
+  for (const auto& [step, v] : r.series.at("train/loss")) log_steps.push_back(step);
+  EXPECT_EQ(log_steps, (std::vector<std::int64_t>{10, 20, 25}));
+  EXPECT_EQ(r.series.at("val/loss").size(), 2u);  // 20 and the last step
+  EXPECT_EQ(r.series.at("sharpness").size(), 2u);
+  EXPECT_GT(r.series.at("sharpness").at(20), 0.0);
+  // "tokens" is tokens seen; flops cumulative.
+  for (const auto& line : r.lines) {
+    auto points = parse_metric_line(line);
+    if (!points) {
+      EXPECT_FALSE(nlohmann::json::parse(line).contains("metrics"));
+      continue;
+    }
+    for (const auto& p : *points) EXPECT_EQ(p.tokens, p.step * c.batch_tokens);
+  }
+  EXPECT_DOUBLE_EQ(r.series.at("flops").at(20), 2 * r.series.at("flops").at(10));
+}
+
+TEST(Resume, KillAndResumeFromCheckpointMatchesExactly) {
+  TempDir data, ref_dir, dir;
+  write_byte_corpus(data.path, 800);
+  JobConfig c = tiny_job(data.path, "unified");
+  c.steps = 60;
+  c.log_every = 1;
+  c.eval_every = 15;
+  c.ckpt_every = 30;
+  c.micro_batch = 8;  // two micro-batches per step: gradient accumulation is part of the state too
+  TrainerOptions o;
+  o.ckpt_dir = ref_dir.path;
+  const RunResult reference = train(c, o);
+  ASSERT_EQ(reference.code, 0);
+
+  o.ckpt_dir = dir.path;
+  o.crash_after_step = 45;  // as if killed at 45: the last checkpoint is 30
+  const RunResult first = train(c, o);
+  ASSERT_EQ(first.code, kExitCrashed);
+  ASSERT_EQ(read_checkpoint_meta(*latest_checkpoint(dir.path)).step, 30);
+  o.crash_after_step = 0;
+  const RunResult resumed = train(c, o);
+  ASSERT_EQ(resumed.code, 0);
+  const auto& ref_loss = reference.series.at("train/loss");
+  const auto& loss = resumed.series.at("train/loss");
+  ASSERT_EQ(loss.begin()->first, 31);
+  for (std::int64_t step = 31; step <= 60; ++step) EXPECT_EQ(loss.at(step), ref_loss.at(step)) << "step " << step;
+  EXPECT_EQ(resumed.series.at("val/loss").at(60), reference.series.at("val/loss").at(60));
+  EXPECT_EQ(resumed.series.at("grad_norm").at(60), reference.series.at("grad_norm").at(60));
+}
+
+TEST(Resume, KeepsTheLastTwoCheckpointsAndLatestPointer) {
+  TempDir data, dir;
+  write_byte_corpus(data.path, 400);
+  JobConfig c = tiny_job(data.path);
+  c.steps = 40;
+  c.ckpt_every = 10;
+  TrainerOptions o;
+  o.ckpt_dir = dir.path;
+  ASSERT_EQ(train(c, o).code, 0);
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path)) {
+    const auto name = e.path().filename().string();
+    EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
+    if (name.starts_with("ckpt_")) ++files;
+  }
+  EXPECT_EQ(files, 2);
+  EXPECT_EQ(read_checkpoint_meta(*latest_checkpoint(dir.path)).step, 40);
+}
+
+// The real binary: SIGTERM finishes the step, checkpoints, exits 75; a second run resumes and reproduces the
+// uninterrupted run's losses.
+TEST(Resume, SigtermThroughTheBinary) {
+  TempDir data, dir;
+  write_byte_corpus(data.path, 800);
+  JobConfig c = tiny_job(data.path);
+  c.steps = 400;
+  c.log_every = 1;
+  c.eval_every = 0;
+  c.schedule.kind = "constant";  // the resumed runs are shorter; the LR must not depend on the total
+  c.data.train = "train.bin";  // relative: resolved against --data-dir
+  c.data.val = "val.bin";
+  const auto config_file = dir.path / "job.json";
+  std::ofstream(config_file) << to_json(c).dump();
+  const auto ckpt = dir.path / "ckpt";
+
+  int out_pipe[2];
+  ASSERT_EQ(::pipe(out_pipe), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::dup2(out_pipe[1], 1);
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    ::execl(GAMMALAB_TRAIN_BINARY, GAMMALAB_TRAIN_BINARY, "run", "--config", config_file.c_str(), "--ckpt-dir",
+            ckpt.c_str(), "--data-dir", data.path.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  FILE* out = ::fdopen(out_pipe[0], "r");
+  std::string first_output;
+  char buf[4096];
+  bool signalled = false;
+  while (std::fgets(buf, sizeof(buf), out) != nullptr) {
+    first_output += buf;
+    if (!signalled && std::string(buf).find("\"step\":3,") != std::string::npos) {
+      ::kill(pid, SIGTERM);
+      signalled = true;
+    }
+  }
+  std::fclose(out);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), kExitStopped);
+  const RunResult first = parse_lines(first_output);
+  const std::int64_t stopped_at = first.series.at("train/loss").rbegin()->first;
+  ASSERT_LT(stopped_at, c.steps);
+  ASSERT_EQ(read_checkpoint_meta(*latest_checkpoint(ckpt)).step, stopped_at);
+
+  // Resume in-process from the binary's checkpoint; compare with an uninterrupted in-process run.
+  c.steps = stopped_at + 20;
+  TrainerOptions o;
+  o.ckpt_dir = ckpt;
+  o.data_dir = data.path;
+  const RunResult resumed = train(c, o);
+  ASSERT_EQ(resumed.code, 0);
+  TrainerOptions fresh;
+  fresh.data_dir = data.path;
+  const RunResult reference = train(c, fresh);
+  for (std::int64_t s = 1; s <= stopped_at; ++s) {
+    EXPECT_EQ(first.series.at("train/loss").at(s), reference.series.at("train/loss").at(s)) << s;
+  }
+  for (std::int64_t s = stopped_at + 1; s <= c.steps; ++s) {
+    EXPECT_EQ(resumed.series.at("train/loss").at(s), reference.series.at("train/loss").at(s)) << s;
+  }
+}
+
+TEST(Cli, BadConfigExitsTwoNamingTheField) {
+  TempDir dir;
+  const auto config_file = dir.path / "job.json";
+  std::ofstream(config_file) << R"({"model": {"n_heads": 5, "d_model": 64}})";
+  const std::string cmd = std::string(GAMMALAB_TRAIN_BINARY) + " run --config " + config_file.string() + " 2>" +
+                          (dir.path / "err.txt").string();
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream err(dir.path / "err.txt");
+  const std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("model.n_heads"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace gammalab::trainer

@@ -1,0 +1,100 @@
+#include "worker/trainer/optimizer.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "worker/trainer/muon.h"
+
+namespace gammalab::trainer {
+
+Optimizer::Optimizer(Model& model, const JobConfig& config)
+    : model_(model), spec_(config.optim), groups_(build_param_groups(model.store(), config)) {
+  at::NoGradGuard no_grad;
+  for (const auto& g : groups_) {
+    const at::Tensor& p = model_.store()[g.index];
+    m_.push_back(at::zeros_like(p));
+    v_.push_back(g.muon ? at::Tensor() : at::zeros_like(p));
+  }
+}
+
+void Optimizer::zero_grad() {
+  for (auto& p : model_.store().params()) {
+    if (p.tensor.grad().defined()) p.tensor.mutable_grad().reset();
+  }
+}
+
+at::Tensor Optimizer::clip_gradients() {
+  at::NoGradGuard no_grad;
+  std::vector<at::Tensor> norms;
+  std::vector<at::Tensor> grads;
+  for (auto& p : model_.store().params()) {
+    if (!p.tensor.grad().defined()) continue;
+    grads.push_back(p.tensor.grad());
+    norms.push_back(grads.back().norm());
+  }
+  if (grads.empty()) return at::zeros({});
+  at::Tensor total = at::stack(norms).norm();
+  if (spec_.grad_clip > 0) {
+    at::Tensor coef = (spec_.grad_clip / (total + 1e-6)).clamp_max(1.0);
+    for (auto& g : grads) g.mul_(coef);
+  }
+  return total;
+}
+
+void Optimizer::step(double mult) {
+  at::NoGradGuard no_grad;
+  ++t_;
+  const double lr = spec_.lr * mult, muon_lr = spec_.muon_lr * mult;
+  const double bc1 = 1.0 - std::pow(spec_.beta1, double(t_)), bc2 = 1.0 - std::pow(spec_.beta2, double(t_));
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    const ParamGroup& g = groups_[i];
+    at::Tensor p = model_.store()[g.index];
+    const at::Tensor& grad = p.grad();
+    if (!grad.defined()) continue;
+    if (g.muon) {
+      muon_update(p, grad, m_[i], muon_lr, spec_.muon_momentum, g.weight_decay, spec_.muon_ns_steps);
+      continue;
+    }
+    if (g.weight_decay > 0) p.mul_(1.0 - lr * g.weight_decay);
+    m_[i].lerp_(grad, 1.0 - spec_.beta1);
+    v_[i].mul_(spec_.beta2).addcmul_(grad, grad, 1.0 - spec_.beta2);
+    at::Tensor denom = (v_[i] / bc2).sqrt_().add_(spec_.eps);
+    p.addcdiv_(m_[i], denom, -lr / bc1);
+  }
+}
+
+std::map<std::string, at::Tensor> Optimizer::state() const {
+  std::map<std::string, at::Tensor> out;
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    const std::string& name = model_.store().params()[static_cast<std::size_t>(groups_[i].index)].name;
+    if (groups_[i].muon) {
+      out["muon/" + name] = m_[i];
+    } else {
+      out["adam_m/" + name] = m_[i];
+      out["adam_v/" + name] = v_[i];
+    }
+  }
+  return out;
+}
+
+void Optimizer::load_state(const std::map<std::string, at::Tensor>& state, std::int64_t steps_taken) {
+  at::NoGradGuard no_grad;
+  auto take = [&](const std::string& key, at::Tensor& into) {
+    auto it = state.find(key);
+    if (it == state.end()) throw std::runtime_error("checkpoint lacks optimizer state " + key);
+    if (!it->second.sizes().equals(into.sizes())) throw std::runtime_error("optimizer state " + key + " has the wrong shape");
+    into.copy_(it->second);
+  };
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    const std::string& name = model_.store().params()[static_cast<std::size_t>(groups_[i].index)].name;
+    if (groups_[i].muon) {
+      take("muon/" + name, m_[i]);
+    } else {
+      take("adam_m/" + name, m_[i]);
+      take("adam_v/" + name, v_[i]);
+    }
+  }
+  t_ = steps_taken;
+}
+
+}  // namespace gammalab::trainer

@@ -1,0 +1,39 @@
+#pragma once
+// Version guards: the same code builds against Debian's LibTorch 1.13 and a PyTorch 2.x LibTorch.
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/autocast_mode.h>
+
+namespace gammalab::trainer {
+
+inline at::Generator make_cpu_generator(std::uint64_t seed) { return at::detail::createCPUGenerator(seed); }
+
+// Causal attention over [B, H, T, hd]. `mask` is an additive [T, T] bias (0 / -inf) used where no fused
+// kernel exists; `twice_differentiable` forces the plain composition (needed for Hessian-vector products).
+inline at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                   const at::Tensor& mask, bool twice_differentiable) {
+#if TORCH_VERSION_MAJOR >= 2
+  if (!twice_differentiable) {
+    return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
+  }
+#endif
+  (void)twice_differentiable;
+  const double scale = 1.0 / std::sqrt(double(q.size(-1)));
+  at::Tensor scores = at::matmul(q, k.transpose(-2, -1)).mul_(scale).add_(mask);
+  return at::matmul(at::softmax(scores, -1), v);
+}
+
+// bf16 autocast for CUDA runs; the CPU path stays float32.
+inline void set_cuda_autocast(bool enabled) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  at::autocast::set_autocast_enabled(at::kCUDA, enabled);
+  at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
+#else
+  at::autocast::set_enabled(enabled);
+  at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+#endif
+}
+
+}  // namespace gammalab::trainer

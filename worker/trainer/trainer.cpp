@@ -1,0 +1,175 @@
+#include "worker/trainer/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+#include "core/config_error.h"
+#include "core/param_count.h"
+#include "worker/trainer/checkpoint.h"
+#include "worker/trainer/schedule.h"
+#include "worker/trainer/sharpness.h"
+#include "worker/trainer/torch_compat.h"
+
+namespace gammalab::trainer {
+
+std::filesystem::path resolve_data_path(const std::string& path, const std::filesystem::path& data_dir) {
+  std::filesystem::path p(path);
+  if (p.is_absolute()) return p;
+  if (!data_dir.empty()) return data_dir / p;
+  if (const char* env = std::getenv("GAMMALAB_DATA_DIR"); env != nullptr && *env != '\0') return std::filesystem::path(env) / p;
+  return p;
+}
+
+Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& metrics_out, std::ostream& log)
+    : config_(config), options_(std::move(options)), metrics_(metrics_out), log_(log) {
+  validate(config_);
+  if (config_.data.train.empty()) throw ConfigError("data.train", "is required (a .bin shard or a directory of shards)");
+  if (config_.threads > 0) at::set_num_threads(config_.threads);
+  if (config_.device == "cuda") {
+    if (!torch::cuda::is_available()) throw ConfigError("device", "cuda requested but no CUDA device is available");
+    device_ = at::Device(at::kCUDA);
+  }
+  const std::int64_t T = config_.model.seq_len;
+  train_ = std::make_unique<TokenDataset>(shard_files(resolve_data_path(config_.data.train, options_.data_dir)), T);
+  if (!config_.data.val.empty()) {
+    val_ = std::make_unique<TokenDataset>(shard_files(resolve_data_path(config_.data.val, options_.data_dir)), T);
+  }
+  const std::uint32_t max_tok = std::max(train_->max_token(), val_ ? val_->max_token() : 0u);
+  if (max_tok >= static_cast<std::uint32_t>(config_.model.vocab_size)) {
+    throw ConfigError("model.vocab_size", std::to_string(config_.model.vocab_size) + " is too small for token id " +
+                                               std::to_string(max_tok) + " in the data");
+  }
+  micro_ = config_.micro_batch > 0 ? config_.micro_batch : config_.sequences_per_step();
+  n_micro_ = config_.sequences_per_step() / micro_;
+  sampler_ = std::make_unique<BatchSampler>(*train_, config_.seed);
+  model_ = std::make_unique<Model>(config_.model, config_.scale);
+  model_->init(config_.seed);
+  if (device_.is_cuda()) model_->to(device_);
+  optimizer_ = std::make_unique<Optimizer>(*model_, config_);
+  if (val_) eval_set_ = sequential_windows(*val_, 0, config_.data.eval_batches * micro_).to(device_);
+}
+
+Trainer::~Trainer() = default;
+
+double Trainer::evaluate() {
+  at::NoGradGuard no_grad;
+  at::Tensor total = at::zeros({}, at::TensorOptions().device(device_));
+  const std::int64_t T = config_.model.seq_len;
+  for (int b = 0; b < config_.data.eval_batches; ++b) {
+    at::Tensor batch = eval_set_.narrow(0, b * micro_, micro_);
+    total = total + model_->loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T)).ce;
+  }
+  return total.item<double>() / config_.data.eval_batches;
+}
+
+std::map<std::string, double> Trainer::scale_rms() const {
+  at::NoGradGuard no_grad;
+  double sum[2] = {0, 0};
+  std::int64_t count[2] = {0, 0};
+  const ParamStore& store = model_->store();
+  for (std::size_t i = 0; i < store.scales().size(); ++i) {
+    const int r = store.scales()[i].role == ScaleRole::Input ? 0 : 1;
+    const at::Tensor g = store.gamma(static_cast<int>(i));
+    sum[r] += g.pow(2).sum().item<double>();
+    count[r] += g.numel();
+  }
+  std::map<std::string, double> out;
+  if (count[0] > 0) out["scale_rms/input"] = std::sqrt(sum[0] / double(count[0]));
+  if (count[1] > 0) out["scale_rms/output"] = std::sqrt(sum[1] / double(count[1]));
+  return out;
+}
+
+void Trainer::checkpoint(std::int64_t step) {
+  CheckpointMeta meta;
+  meta.step = step;
+  meta.tokens = step * config_.batch_tokens;
+  meta.data = sampler_->position();
+  meta.seed = config_.seed;
+  meta.config = to_json(config_);
+  const auto file = save_checkpoint(options_.ckpt_dir, *model_, optimizer_.get(), meta);
+  log_ << "checkpoint " << file.string() << "\n";
+}
+
+int Trainer::run() {
+  using clock = std::chrono::steady_clock;
+  const std::int64_t T = config_.model.seq_len, steps = config_.steps;
+  std::int64_t start_step = 0;
+  if (!options_.ckpt_dir.empty()) {
+    if (auto file = latest_checkpoint(options_.ckpt_dir)) {
+      const CheckpointMeta meta = load_checkpoint(*file, *model_, optimizer_.get());
+      sampler_->seek(meta.data);
+      start_step = meta.step;
+      log_ << "resumed from " << file->string() << " at step " << start_step << "\n";
+    }
+  }
+  const ParamCounts counts = count_params(config_.model, config_.scale);
+  const double flops_per_tok = flops_per_token(config_.model, config_.scale);
+  metrics_.event({{"event", "start"}, {"params", model_->store().numel()}, {"scale_params", counts.scale_vectors},
+                  {"step", start_step}, {"steps", steps}});
+  if (device_.is_cuda() && config_.dtype == "bfloat16") set_cuda_autocast(true);
+
+  auto last_time = clock::now();
+  std::int64_t last_tokens = start_step * config_.batch_tokens;
+  for (std::int64_t step = start_step + 1; step <= steps; ++step) {
+    const double mult = lr_multiplier(config_.schedule, step, steps);
+    optimizer_->zero_grad();
+    at::Tensor loss_sum = at::zeros({}, at::TensorOptions().device(device_));
+    for (std::int64_t m = 0; m < n_micro_; ++m) {
+      at::Tensor batch = sampler_->next(micro_).to(device_, /*non_blocking=*/true);
+      LossParts parts = model_->loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T));
+      (parts.total() / double(n_micro_)).backward();
+      loss_sum = loss_sum + parts.ce.detach();
+    }
+    at::Tensor grad_norm = optimizer_->clip_gradients();
+    optimizer_->step(mult);
+
+    const std::int64_t tokens = step * config_.batch_tokens;
+    const bool last = step == steps;
+    std::map<std::string, double> values;
+    if (step % config_.log_every == 0 || last) {
+      const double loss = loss_sum.item<double>() / double(n_micro_);
+      const auto now = clock::now();
+      const double secs = std::chrono::duration<double>(now - last_time).count();
+      values["train/loss"] = loss;
+      values["lr"] = config_.optim.lr * mult;
+      values["grad_norm"] = grad_norm.item<double>();
+      values["flops"] = flops_per_tok * double(tokens);
+      values["tokens_per_s"] = secs > 0 ? double(tokens - last_tokens) / secs : 0.0;
+      for (const auto& [k, v] : scale_rms()) values[k] = v;
+      log_ << "step " << step << "/" << steps << " loss " << loss << " lr " << values["lr"] << " tok/s "
+           << values["tokens_per_s"] << "\n";
+      last_time = now;
+      last_tokens = tokens;
+    }
+    if (val_ && ((config_.eval_every > 0 && step % config_.eval_every == 0) || last)) {
+      values["val/loss"] = evaluate();
+    }
+    if (config_.sharpness_every > 0 && (step % config_.sharpness_every == 0 || last)) {
+      // A fixed batch, so that the values of one run are comparable across steps.
+      at::Tensor batch = val_ ? eval_set_.narrow(0, 0, micro_) : sequential_windows(*train_, 0, micro_).to(device_);
+      values["sharpness"] = estimate_sharpness(*model_, batch.narrow(1, 0, T), batch.narrow(1, 1, T), 5,
+                                               config_.seed + static_cast<std::uint64_t>(step));
+    }
+    if (!values.empty()) metrics_.metrics(step, tokens, values);
+
+    const bool stop = (options_.stop != nullptr && options_.stop->load()) ||
+                      (options_.stop_after_step > 0 && step == options_.stop_after_step);
+    const bool periodic = config_.ckpt_every > 0 && step % config_.ckpt_every == 0;
+    if (!options_.ckpt_dir.empty() && (periodic || (stop && !last))) checkpoint(step);
+    if (options_.crash_after_step > 0 && step == options_.crash_after_step) return kExitCrashed;
+    if (stop && !last) {
+      log_ << "stopped at step " << step << "\n";
+      metrics_.event({{"event", "stopped"}, {"step", step}});
+      return kExitStopped;
+    }
+  }
+  // The final state is always saved (export reads it), unless the periodic checkpoint just did.
+  if (!options_.ckpt_dir.empty() && start_step < steps && !(config_.ckpt_every > 0 && steps % config_.ckpt_every == 0)) {
+    checkpoint(steps);
+  }
+  metrics_.event({{"event", "done"}, {"step", steps}});
+  return 0;
+}
+
+}  // namespace gammalab::trainer

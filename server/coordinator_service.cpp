@@ -188,4 +188,14 @@ grpc::Status CoordinatorService::GetJobLog(grpc::ServerContext*, const v1::GetJo
   });
 }
 
+grpc::Status CoordinatorService::GetFits(grpc::ServerContext*, const v1::GetFitsRequest* request,
+                                         v1::GetFitsResponse* response) {
+  return guarded([&] {
+    auto sweep = store_.find_sweep(request->sweep_id());
+    if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
+    for (auto& fit : store_.fits(sweep->id(), request->latest_only())) *response->add_fits() = std::move(fit);
+    return grpc::Status::OK;
+  });
+}
+
 }  // namespace gammalab

@@ -22,6 +22,7 @@ class CoordinatorService final : public v1::Coordinator::Service {
   grpc::Status GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*, v1::GetMetricsResponse*) override;
   grpc::Status ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*, v1::ListWorkersResponse*) override;
   grpc::Status GetJobLog(grpc::ServerContext*, const v1::GetJobLogRequest*, v1::GetJobLogResponse*) override;
+  grpc::Status GetFits(grpc::ServerContext*, const v1::GetFitsRequest*, v1::GetFitsResponse*) override;
 
  private:
   Store& store_;

@@ -7,9 +7,11 @@
 #include <csignal>
 #include <filesystem>
 
+#include "core/scaling_fit.h"
 #include "server/coordinator_service.h"
 #include "server/http_api.h"
 #include "server/lease_reaper.h"
+#include "server/refitter.h"
 #include "server/worker_gateway_service.h"
 
 namespace {
@@ -34,7 +36,16 @@ int main(int argc, char** argv) {
                  "heartbeat")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  gammalab::RefitOptions refit;
+  bool no_refit = false;
+  app.add_flag("--no-refit", no_refit, "do not refit scaling laws when jobs finish");
+  app.add_option("--fit-bootstrap", refit.bootstrap, "bootstrap resamples of each automatic refit")
+      ->capture_default_str();
+  app.add_option("--fit-group-by", refit.group_by, "config field that groups runs in automatic refits")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  refit.enabled = !no_refit;
+  gammalab::quiet_solver_logging();
   spdlog::set_default_logger(spdlog::stderr_color_mt("gammalab-server"));  // stdout is for machine-readable lines
   if (options.web_root.empty()) options.web_root = std::filesystem::path(GAMMALAB_WEB_DIR);
 
@@ -44,6 +55,7 @@ int main(int argc, char** argv) {
     gammalab::CoordinatorService coordinator(store, options);
     gammalab::WorkerGatewayService gateway(store, options);
     gammalab::LeaseReaper reaper(store, options.lease_timeout_ms);
+    gammalab::Refitter refitter(store, refit);
 
     grpc::ServerBuilder builder;
     int port = 0;

@@ -7,7 +7,7 @@ namespace gammalab {
 
 namespace {
 
-constexpr std::array<std::string_view, 1> kMigrations = {
+constexpr std::array<std::string_view, 2> kMigrations = {
     // 1: sweeps, jobs (state machine with attempts and leases), workers, metric points.
     R"sql(
 CREATE TABLE sweeps (
@@ -72,6 +72,20 @@ CREATE TABLE metrics (
   value   REAL,                               -- NULL stands for NaN
   PRIMARY KEY (job_id, name_id, step)
 ) WITHOUT ROWID;
+)sql",
+    // 2: scaling-law fits of a sweep, versioned, with the jobs each one used.
+    R"sql(
+CREATE TABLE fits (
+  id         INTEGER PRIMARY KEY,
+  sweep_id   INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+  version    INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  law        TEXT    NOT NULL,
+  group_by   TEXT    NOT NULL,
+  job_ids    TEXT    NOT NULL,  -- JSON array of the job ids whose final losses went in
+  report     TEXT    NOT NULL,  -- JSON FitReport (core/fit_report.h)
+  UNIQUE (sweep_id, version)
+);
 )sql",
 };
 

@@ -83,6 +83,20 @@ class Store {
   std::vector<MetricPoint> metrics(const std::string& job_id, const std::vector<std::string>& names,
                                    std::int64_t after_step = -1);
 
+  // ---- scaling-law fits
+  struct FitInput {
+    std::string job_id, job_name, config_json;
+    std::vector<MetricPoint> val_loss, train_loss;
+  };
+  // Succeeded jobs of a sweep with their loss curves: what a fit reads.
+  std::vector<FitInput> fit_inputs(const std::string& sweep_id);
+  // Ids of the succeeded jobs of every sweep that has any.
+  std::map<std::string, std::vector<std::string>> succeeded_jobs_by_sweep();
+  // Stores a new version; returns it.
+  int add_fit(const std::string& sweep_id, const std::string& law, const std::string& group_by,
+              const std::vector<std::string>& job_ids, const std::string& report_json);
+  std::vector<v1::Fit> fits(const std::string& sweep_id, bool latest_only);
+
   // ---- change notification (for watch streams): a counter bumped by every write.
   std::uint64_t version();
   // Waits until version() != seen or the timeout passes; returns the current version.

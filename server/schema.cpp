@@ -1,5 +1,6 @@
 #include "server/schema.h"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -91,7 +92,10 @@ CREATE TABLE fits (
 
 }  // namespace
 
-int migrate(sql::Database& db) {
+int latest_schema_version() { return static_cast<int>(kMigrations.size()); }
+
+int migrate(sql::Database& db, int target) {
+  const std::size_t last = target < 0 ? kMigrations.size() : std::min(kMigrations.size(), std::size_t(target));
   db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
   int version = 0;
   {
@@ -99,7 +103,7 @@ int migrate(sql::Database& db) {
     if (read.step()) version = static_cast<int>(read.int64(0));
     read.reset();
   }
-  for (std::size_t i = static_cast<std::size_t>(version); i < kMigrations.size(); ++i) {
+  for (std::size_t i = static_cast<std::size_t>(version); i < last; ++i) {
     sql::Transaction tx(db);
     db.exec(kMigrations[i]);
     sql::Statement bump(db.handle(), "INSERT INTO schema_version(version) VALUES (?)");

@@ -6,7 +6,9 @@
 
 namespace gammalab {
 
-// Applies every migration the file has not seen yet, each in its own transaction. Returns the new version.
-int migrate(sql::Database& db);
+// Applies the migrations the file has not seen yet (up to `target`; -1 = all), each in its own transaction.
+// Returns the version the file is at afterwards.
+int migrate(sql::Database& db, int target = -1);
+int latest_schema_version();
 
 }  // namespace gammalab

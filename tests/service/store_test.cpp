@@ -1,4 +1,5 @@
 // The coordinator's store on a real SQLite file: job state machine, leases, idempotent metrics, reuse.
+#include "server/schema.h"
 #include "server/store.h"
 
 #include <gtest/gtest.h>
@@ -175,7 +176,7 @@ TEST_F(StoreTest, PriorityFirstThenRoundRobinAcrossSweeps) {
   EXPECT_EQ(order[4], small.id());
 }
 
-TEST_F(StoreTest, SurvivesReopenWithSchemaVersion) {
+TEST_F(StoreTest, SurvivesReopenAtTheLatestSchemaVersion) {
   auto sweep = store_->create_sweep(make_sweep("a", 2), "", "", false).sweep;
   store_.reset();
   store_ = std::make_unique<Store>(path_.string());
@@ -183,7 +184,26 @@ TEST_F(StoreTest, SurvivesReopenWithSchemaVersion) {
   sql::Database db(path_.string());
   sql::Statement s(db.handle(), "SELECT MAX(version) FROM schema_version");
   ASSERT_TRUE(s.step());
-  EXPECT_EQ(s.int64(0), 1);
+  EXPECT_EQ(s.int64(0), latest_schema_version());
+}
+
+TEST(SchemaMigration, OldDatabaseIsMigratedForwardKeepingItsData) {
+  const auto path = temp_db("migration");
+  {
+    sql::Database db(path.string());
+    ASSERT_EQ(migrate(db, 1), 1);
+    db.exec("INSERT INTO sweeps(name, file_name, source_yaml, priority, max_attempts, created_ms) "
+            "VALUES ('old', 'old.yaml', '', 0, 3, 0)");
+  }
+  Store store(path.string());  // opening migrates to the latest version
+  ASSERT_TRUE(store.find_sweep("old"));
+  EXPECT_TRUE(store.fits(store.find_sweep("old")->id(), false).empty()) << "tables of later migrations exist";
+  sql::Database db(path.string());
+  sql::Statement s(db.handle(), "SELECT COUNT(*), MAX(version) FROM schema_version");
+  ASSERT_TRUE(s.step());
+  EXPECT_EQ(s.int64(1), latest_schema_version());
+  EXPECT_EQ(s.int64(0), latest_schema_version()) << "one row per applied migration";
+  std::filesystem::remove_all(path.parent_path());
 }
 
 }  // namespace

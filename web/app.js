@@ -340,13 +340,13 @@ async function refresh() {
       try {
         await refreshOnce();
       } catch (e) {
-        console.error(e);
         if (e instanceof HttpError && e.status === 404 && routeSweepId()) {
           state.sweep = null;
           state.loadedFor = null;
           render();
           showError(`No sweep "${routeSweepId()}".`);
         } else {
+          console.error(e);
           showError(`Could not load: ${e.message}`);
         }
       }

@@ -4,6 +4,21 @@ import { si, count } from './series.js';
 
 const HEIGHT = 300;
 
+// About [lo / f, hi * f] for a log axis, widened to whole mantissas (2e4, not 2.13e4) so that uPlot's log
+// ticks land on round numbers; a sane default when there is no data.
+function padLog(lo, hi, f) {
+  if (!(lo > 0 && hi > 0)) return [1, 10];
+  const down = (x) => {
+    const e = 10 ** Math.floor(Math.log10(x));
+    return Math.floor(x / e) * e;
+  };
+  const up = (x) => {
+    const e = 10 ** Math.floor(Math.log10(x));
+    return Math.ceil(x / e) * e;
+  };
+  return [down(lo / f), up(hi * f)];
+}
+
 function plotWidth(plot) {
   return Math.max(280, Math.floor(plot.getBoundingClientRect().width || plot.parentElement.clientWidth || 600));
 }
@@ -146,7 +161,11 @@ export class ScalingChart extends Chart {
       legend: { show: false },
       cursor: { focus: { prox: 16 }, drag: { x: false, y: false } },
       focus: { alpha: 0.4 },
-      scales: { x: { time: false, distr: 3 }, y: { distr: 3 } },
+      // Log scales padded around the data (uPlot would otherwise snap to whole decades).
+      scales: {
+        x: { time: false, distr: 3, range: (u, lo, hi) => padLog(lo, hi, 1.5) },
+        y: { distr: 3, range: (u, lo, hi) => padLog(lo, hi, 1.06) },
+      },
       axes: [axis(xKey === 'compute' ? 'compute C (FLOPs)' : 'parameters N (non-embedding)', count),
         axis('final loss', (v) => +v.toPrecision(3), { size: 56 })],
       series: [{ label: xKey }, ...series],

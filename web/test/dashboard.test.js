@@ -234,3 +234,31 @@ test('unknown sweep in the address shows an error, not a broken page', { timeout
   assert.equal(await page.isVisible('#sweep'), false);
   assert.equal(await page.locator('#sweeps li').count(), 3);
 });
+
+test('scaling view draws fitted laws when the server has fits', { timeout: 2 * TIMEOUT }, async () => {
+  // The coordinator does not serve /fits yet; this stands in for it with a report in the shape of
+  // core/fit_report.h (law n: L(N) = E + A·N^-alpha, non-finite numbers as strings).
+  const estimate = (value) => ({ value, lo: value * 0.9, hi: value * 1.1 });
+  const report = {
+    law: 'n', confidence: 0.95, bootstrap: { requested: 100, used: 100, seed: 0 }, baseline: 'baseline',
+    groups: ['baseline', 'none', 'unified'].map((group, i) => ({
+      group, runs: 2, model_sizes: 2, parameters: { E: estimate(1.5 + 0.1 * i), A: estimate(40), alpha: estimate(0.3) },
+      derived: {},
+    })).concat([{ group: 'broken', runs: 1, parameters: { E: { value: 'nan' }, A: estimate(1), alpha: estimate(1) } }]),
+    multipliers: [{ variant: 'unified', baseline: 'baseline', at_budgets: [], constant: estimate(1.25) }],
+    warnings: [],
+  };
+  await page.route('**/api/sweeps/*/fits', (route) => route.fulfill({ json: report }));
+  const sweepId = await page.$eval('#sweeps li:last-child a', (a) => a.dataset.sweepId);
+  await page.goto(`http://127.0.0.1:${ports.http_port}/#/sweeps/${sweepId}`);
+  await waitInPage(() => document.getElementById('chart-scaling').dataset.fits === '3');
+  assert.equal(await chartAttr('#chart-scaling', 'series'), '3', 'the runs are still drawn');
+  const fits = await page.textContent('#fits');
+  assert.match(fits, /law n/);
+  assert.match(fits, /alpha = 0\.3/);
+  assert.match(fits, /compute multiplier of unified over baseline: 1\.25 \[1\.13, 1\.38\]/);
+  await page.locator('#chart-scaling').scrollIntoViewIfNeeded();
+  await page.locator('#chart-scaling').screenshot({ path: join(resultsDir, 'scaling-fits.png') });
+  await page.unroute('**/api/sweeps/*/fits');
+  assert.deepEqual(pageErrors, []);
+});

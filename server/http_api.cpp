@@ -19,6 +19,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::size_t kHttpThreads = 48;
+
 std::string to_json_text(const google::protobuf::Message& message) {
   std::string out;
   google::protobuf::util::JsonPrintOptions options;
@@ -148,6 +150,8 @@ bool hidden_static_path(const std::string& path) {
 HttpApi::HttpApi(Store& store, const ServerOptions& options)
     : store_(store), options_(options), server_(std::make_unique<httplib::Server>()) {
   auto& s = *server_;
+  // Every open dashboard holds one thread in its event stream: more threads than httplib's default (8).
+  s.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
   s.Get("/api/sweeps", [this](const httplib::Request&, httplib::Response& res) {
     send_json(res, json_array(store_.list_sweeps()));
   });

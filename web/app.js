@@ -3,7 +3,7 @@
 // sweep list and the open sweep's jobs, and append only new points (metrics?after_step=N) of jobs that moved.
 import {
   LOSS_NAMES, ACTIVE_STATES, stateName, int, num, jobInfo, appendColumns, afterStepFor, groupColours, sortGroups,
-  lossTables, scalingPoints, fitCurve, logSpace, median, si, count,
+  lossTables, scalingPoints, fitCurve, logSpace, median, si, count, fitReports,
 } from './series.js';
 import { LossChart, ScalingChart } from './charts.js';
 
@@ -57,7 +57,7 @@ const state = {
   jobs: [],
   metrics: new Map(),    // job id -> {name: {step, tokens, value}}
   runs: [],              // /api/sweeps/{id}/runs
-  fits: null,            // /api/sweeps/{id}/fits when the server has it
+  fits: [],              // reports of /api/sweeps/{id}/fits when the server has it (fitReports)
   workers: new Map(),
   loadedFor: null,       // sweep id whose data is loaded
 };
@@ -170,7 +170,7 @@ function renderLossCharts(g) {
 function renderScaling() {
   const xKey = settings.scalingX;
   const groups = scalingPoints(state.runs, 'variant', settings.scalingLoss, xKey, settings.unfinished);
-  const names = sortGroups([...groups.keys(), ...(state.fits?.groups || []).map((f) => f.group)], 'variant');
+  const names = sortGroups([...groups.keys(), ...state.fits.flatMap((r) => r.groups.map((f) => f.group))], 'variant');
   const colours = groupColours(names, false);
   const colourOf = (g) => colours.get(g) || '#555';
   const ordered = new Map(names.filter((n) => groups.has(n)).map((n) => [n, groups.get(n)]));
@@ -178,18 +178,18 @@ function renderScaling() {
   // Fitted curves over the plotted x range, for the laws that can be drawn on this axis.
   const fits = [];
   const xs = [...groups.values()].flat().map((p) => p.x);
-  if (state.fits && xs.length) {
+  if (xs.length) {
     const grid = logSpace(Math.min(...xs) / 1.5, Math.max(...xs) * 1.5);
-    for (const f of state.fits.groups || []) {
+    for (const [report, f] of state.fits.flatMap((r) => r.groups.map((g) => [r, g]))) {
       const runs = state.runs.filter((r) => r.variant === f.group && r.params > 0 && r.tokens > 0);
       const ratio = median(runs.map((r) => r.tokens / r.params));
-      const curve = fitCurve(state.fits.law, f.parameters, xKey, ratio);
+      const curve = fitCurve(report.law, f.parameters, xKey, ratio);
       if (!curve) continue;
       const ys = grid.map((x) => {
         const y = curve(x);
         return Number.isFinite(y) && y > 0 ? y : null;
       });
-      if (ys.some((y) => y !== null)) fits.push({ group: f.group, xs: grid, ys });
+      if (ys.some((y) => y !== null)) fits.push({ group: f.group, law: report.law, xs: grid, ys });
     }
   }
   charts.scaling.update({ groups: ordered, fits, colourOf, xKey });
@@ -200,11 +200,10 @@ function renderScaling() {
 }
 
 function renderFits(colourOf) {
-  const report = state.fits;
-  if (!report) {
-    $('fits').innerHTML = '';
-    return;
-  }
+  $('fits').innerHTML = state.fits.map((report) => fitTable(report, colourOf)).join('');
+}
+
+function fitTable(report, colourOf) {
   const est = (e) => (e ? `${si(num(e.value), 4)}${Number.isFinite(num(e.lo)) ? ` [${si(num(e.lo), 3)}, ${si(num(e.hi), 3)}]` : ''}` : '–');
   const names = [...new Set((report.groups || []).flatMap((g) => Object.keys(g.parameters || {})))];
   const rows = (report.groups || []).map((g) => `<tr><th><span class="dot" style="display:inline-block;width:8px;height:8px;border-radius:50%;background:${colourOf(g.group)}"></span> ${esc(g.group)}</th>
@@ -212,7 +211,7 @@ function renderFits(colourOf) {
   const mults = (report.multipliers || []).filter((m) => m.constant).map((m) =>
     `<div>compute multiplier of ${esc(m.variant)} over ${esc(m.baseline)}: <code>${esc(est(m.constant))}</code></div>`).join('');
   const warnings = (report.warnings || []).map((w) => `<div>⚠ ${esc(w)}</div>`).join('');
-  $('fits').innerHTML = `<div>law <code>${esc(report.law)}</code>${report.bootstrap ? `, ${report.bootstrap.used}/${report.bootstrap.requested} bootstrap resamples` : ''}</div>
+  return `<div>law <code>${esc(report.law)}</code>${report.bootstrap ? `, ${report.bootstrap.used}/${report.bootstrap.requested} bootstrap resamples` : ''}</div>
     <table>${rows}</table>${mults}${warnings}`;
 }
 
@@ -255,7 +254,7 @@ function scheduleRunsRefresh() {
       const [runs, fits] = await Promise.all([getJSON(`/api/sweeps/${id}/runs`), getOptional(`/api/sweeps/${id}/fits`)]);
       if (state.sweep?.id !== id) return;
       state.runs = runs;
-      state.fits = fits;
+      state.fits = fitReports(fits);
       render();
     } catch (e) {
       console.warn(e);
@@ -280,7 +279,7 @@ async function loadSweep(id) {
     state.metrics.set(job.id, store);
   }
   state.runs = runs;
-  state.fits = fits;
+  state.fits = fitReports(fits);
   state.loadedFor = sweep.id;
   runsAt = Date.now();
 }

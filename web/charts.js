@@ -152,7 +152,7 @@ export class ScalingChart extends Chart {
     for (const f of fits) {
       tables.push([f.xs, f.ys]);
       labels.push(new Map());
-      series.push({ label: `${f.group} fit`, stroke: colourOf(f.group), width: 2, dash: [7, 5], spanGaps: true, points: { show: false } });
+      series.push({ label: `${f.group} fit (${f.law})`, stroke: colourOf(f.group), width: 2, dash: [7, 5], spanGaps: true, points: { show: false } });
     }
     const data = tables.length ? this.uPlot.join(tables) : [[]];
     const key = JSON.stringify([series.map((s) => [s.label, s.stroke]), xKey]);

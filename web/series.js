@@ -196,3 +196,25 @@ export function si(x, digits = 3) {
 export function count(x) {
   return si(x).replace(/G$/, 'B');
 }
+
+// The fit reports in a /api/sweeps/{id}/fits answer, newest first, one per law. Accepts a report itself
+// (core/fit_report.h JSON), a list of them, or proto Fit messages ({law, version, report_json}) bare, in a
+// list, or under "fits" (GetFitsResponse), so the plot works with whichever shape the endpoint settles on.
+export function fitReports(body) {
+  if (!body || typeof body !== 'object') return [];
+  const list = Array.isArray(body) ? body : Array.isArray(body.fits) ? body.fits : [body];
+  const out = [];
+  const laws = new Set();
+  for (const item of list) {
+    let report = item;
+    try {
+      if (typeof item?.report_json === 'string') report = { law: item.law, ...JSON.parse(item.report_json) };
+    } catch {
+      continue;
+    }
+    if (!report || !Array.isArray(report.groups) || laws.has(report.law)) continue;
+    laws.add(report.law);
+    out.push(report);
+  }
+  return out;
+}

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   appendColumns, afterStepFor, stateName, jobInfo, lossTables, scalingPoints, fitCurve, logSpace, groupColours,
-  sortGroups, num, si, count,
+  sortGroups, num, si, count, fitReports,
 } from '../series.js';
 
 test('appendColumns appends only new steps per metric and maps NaN to null', () => {
@@ -95,4 +95,23 @@ test('formatting, log grids and colours', () => {
   assert.equal(groupColours(['unified'], false).get('unified'), colours.get('unified'), 'a variant keeps its colour');
   assert.deepEqual(sortGroups(['unified', 'zz', 'baseline', 'none'], 'variant'), ['baseline', 'none', 'unified', 'zz']);
   assert.deepEqual(sortGroups(['b', 'a', 'c'], 'preset', new Map([['a', 30], ['b', 10]])), ['b', 'a', 'c']);
+});
+
+test('fitReports reads a report, a list, or proto Fit messages; newest per law', () => {
+  const report = { law: 'n', groups: [{ group: 'baseline', parameters: {} }] };
+  assert.deepEqual(fitReports(null), []);
+  assert.deepEqual(fitReports({ error: 'not found' }), []);
+  assert.deepEqual(fitReports(report), [report]);
+  const newer = { ...report, groups: [{ group: 'unified', parameters: {} }] };
+  const fits = {
+    fits: [
+      { version: 3, law: 'n', report_json: JSON.stringify(newer) },
+      { version: 2, law: 'c', report_json: JSON.stringify({ ...report, law: 'c' }) },
+      { version: 1, law: 'n', report_json: JSON.stringify(report) },
+      { version: 0, law: 'n', report_json: '{broken' },
+    ],
+  };
+  const out = fitReports(fits);
+  assert.deepEqual(out.map((r) => [r.law, r.groups[0].group]), [['n', 'unified'], ['c', 'baseline']]);
+  assert.deepEqual(fitReports(fits.fits).length, 2);
 });

@@ -13,8 +13,7 @@
 #include <random>
 #include <thread>
 
-#include "server/coordinator_service.h"
-#include "server/worker_gateway_service.h"
+#include "tests/service/in_process_coordinator.h"
 
 namespace {
 
@@ -26,53 +25,7 @@ constexpr int kMessagesPerStream = 50;
 constexpr int kPointsPerMessage = 100;
 constexpr int kLeases = 2000;
 
-std::filesystem::path fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("gammalab-bench-" + name + "-" + std::to_string(std::random_device{}()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-Sweep sweep_of(int jobs) {
-  Sweep sweep;
-  sweep.name = "bench";
-  for (int i = 0; i < jobs; ++i) {
-    SweepJob job;
-    job.config.seed = static_cast<std::uint64_t>(i);
-    job.name = "job" + std::to_string(i);
-    job.config_hash = config_hash(job.config);
-    sweep.jobs.push_back(std::move(job));
-  }
-  return sweep;
-}
-
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-struct Coordinator {
-  std::filesystem::path dir = fresh_dir("coordinator");
-  Store store{(dir / "gammalab.db").string()};
-  ServerOptions options;
-  CoordinatorService coordinator{store, options};
-  WorkerGatewayService gateway{store, options};
-  std::unique_ptr<grpc::Server> server;
-  int port = 0;
-  Coordinator() {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&coordinator);
-    builder.RegisterService(&gateway);
-    server = builder.BuildAndStart();
-  }
-  ~Coordinator() {
-    server->Shutdown();
-    std::filesystem::remove_all(dir);
-  }
-  std::shared_ptr<grpc::Channel> channel() const {
-    grpc::ChannelArguments args;
-    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(), args);
-  }
-};
 
 void print_latency(const char* what, std::vector<double>& us) {
   std::sort(us.begin(), us.end());
@@ -89,9 +42,9 @@ int main() {
   // ---- lease latency
   std::vector<double> direct_us, grpc_us;
   {
-    const auto dir = fresh_dir("direct");
+    const auto dir = testing::temp_db("direct").parent_path();
     Store store((dir / "gammalab.db").string());
-    store.create_sweep(sweep_of(kLeases), "", "", false);
+    store.create_sweep(testing::make_sweep("bench", kLeases), "", "", false);
     const std::string worker = store.register_worker("bench", 1, {}, "");
     for (int i = 0; i < kLeases; ++i) {
       const auto t = Clock::now();
@@ -101,10 +54,10 @@ int main() {
     std::filesystem::remove_all(dir);
   }
   {
-    Coordinator c;
-    c.store.create_sweep(sweep_of(kLeases), "", "", false);
-    auto stub = v1::WorkerGateway::NewStub(c.channel());
-    const std::string worker = c.store.register_worker("bench", 1, {}, "");
+    testing::InProcessCoordinator c("bench");
+    c.store().create_sweep(testing::make_sweep("bench", kLeases), "", "", false);
+    auto stub = v1::WorkerGateway::NewStub(c.own_channel());
+    const std::string worker = c.store().register_worker("bench", 1, {}, "");
     for (int i = 0; i < kLeases; ++i) {
       v1::LeaseJobRequest request;
       request.set_worker_id(worker);
@@ -123,9 +76,9 @@ int main() {
   const std::int64_t total_points = std::int64_t{kStreams} * kMessagesPerStream * kPointsPerMessage;
   double plain_s = 0, grpc_s = 0;
   {
-    const auto dir = fresh_dir("plain");
+    const auto dir = testing::temp_db("plain").parent_path();
     Store store((dir / "gammalab.db").string());  // same schema
-    store.create_sweep(sweep_of(kStreams), "", "", false);
+    store.create_sweep(testing::make_sweep("bench", kStreams), "", "", false);
     store.add_metrics("1", 0, {{0, 0, "train/loss", 0.0}});  // create the name id
     sqlite3* db = nullptr;
     sqlite3_open((dir / "gammalab.db").string().c_str(), &db);
@@ -155,13 +108,13 @@ int main() {
     std::filesystem::remove_all(dir);
   }
   {
-    Coordinator c;
-    c.store.create_sweep(sweep_of(kStreams), "", "", false);
+    testing::InProcessCoordinator c("bench");
+    c.store().create_sweep(testing::make_sweep("bench", kStreams), "", "", false);
     std::vector<std::thread> streams;
     const auto t = Clock::now();
     for (int s = 0; s < kStreams; ++s) {
       streams.emplace_back([&, s] {
-        auto stub = v1::WorkerGateway::NewStub(c.channel());
+        auto stub = v1::WorkerGateway::NewStub(c.own_channel());
         grpc::ClientContext context;
         v1::ReportMetricsResponse response;
         auto writer = stub->ReportMetrics(&context, &response);

@@ -26,7 +26,7 @@ CommandRegistration cancel("cancel", [](CLI::App& app, CliContext& context) {
     check(connect_coordinator(context.server)->CancelSweep(rpc_context().get(), request, &response),
           "cancel " + args->sweep, context.server);
     if (context.json)
-      std::cout << to_json_text(response) << "\n";
+      std::cout << proto_to_json(response) << "\n";
     else
       std::cout << response.cancelled() << " job(s) cancelled (running ones stop within seconds)\n";
   });
@@ -42,7 +42,7 @@ CommandRegistration retry("retry", [](CLI::App& app, CliContext& context) {
     v1::Job job;
     check(connect_coordinator(context.server)->RetryJob(rpc_context().get(), request, &job), "retry " + *job_id,
           context.server);
-    std::cout << (context.json ? to_json_text(job) + "\n" : "job " + job.id() + " queued again\n");
+    std::cout << (context.json ? proto_to_json(job) + "\n" : "job " + job.id() + " queued again\n");
   });
 });
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "cli/command.h"
-#include "cli/sweep_runs.h"
+#include "cli/client/sweep_runs.h"
 #include "core/csv_points.h"
 #include "core/fit_runs.h"
 #include "core/scaling_fit.h"

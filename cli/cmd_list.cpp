@@ -46,7 +46,7 @@ CommandRegistration show("show", [](CLI::App& app, CliContext& context) {
     check(connect_coordinator(context.server)->GetJob(rpc_context().get(), request, &job), "show " + *job_id,
           context.server);
     if (context.json) {
-      std::cout << to_json_text(job) << "\n";
+      std::cout << proto_to_json(job) << "\n";
       return;
     }
     std::cout << jobs_table({job});

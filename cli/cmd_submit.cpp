@@ -32,7 +32,7 @@ CommandRegistration registration("submit", [](CLI::App& app, CliContext& context
     auto stub = connect_coordinator(context.server);
     check(stub->SubmitSweep(rpc_context().get(), request, &response), "submit " + args->file, context.server);
     if (context.json) {
-      std::cout << to_json_text(response) << "\n";
+      std::cout << proto_to_json(response) << "\n";
     } else {
       std::cout << "sweep " << response.sweep().id() << " '" << response.sweep().name()
                 << "': " << response.jobs_created() << " job(s) queued, " << response.jobs_reused()

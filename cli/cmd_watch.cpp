@@ -28,7 +28,7 @@ CommandRegistration watch("watch", [](CLI::App& app, CliContext& context) {
       any = true;
       std::vector<v1::Job> jobs(update.jobs().begin(), update.jobs().end());
       if (context.json) {
-        std::cout << to_json_text(update) << std::endl;  // one JSON object per update
+        std::cout << proto_to_json(update) << std::endl;  // one JSON object per update
         continue;
       }
       std::string frame = "sweep " + update.sweep().id() + " '" + update.sweep().name() + "'\n" + progress_lines(jobs);

@@ -1,6 +1,5 @@
 #include "cli/job_view.h"
 
-#include <google/protobuf/util/json_util.h>
 
 #include <cmath>
 #include <cstdio>
@@ -71,15 +70,6 @@ std::string state_label(v1::JobState state) {
   name = name.substr(std::string("JOB_STATE_").size());
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return name;
-}
-
-std::string to_json_text(const google::protobuf::Message& message) {
-  std::string out;
-  google::protobuf::util::JsonPrintOptions options;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
-  return out;
 }
 
 std::string sweeps_table(const std::vector<v1::Sweep>& sweeps) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gammalab/v1/gammalab.pb.h"
+#include "proto/proto_json.h"
 
 namespace gammalab::cli {
 
@@ -16,13 +17,11 @@ std::string workers_table(const std::vector<v1::Worker>& workers);
 std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width = 24);
 
 std::string state_label(v1::JobState state);
-// Protobuf message as JSON with the proto field names.
-std::string to_json_text(const google::protobuf::Message& message);
+// The JSON of --json output: protobuf field names, one object per line in arrays.
 template <typename T>
 std::string to_json_array(const std::vector<T>& items) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ",\n" : "\n") + to_json_text(items[i]);
-  return out + "\n]";
+  return proto_json_array(items, ",\n");
 }
+using gammalab::proto_to_json;
 
 }  // namespace gammalab::cli

@@ -10,11 +10,14 @@ namespace gammalab {
 
 double final_loss(const std::vector<MetricPoint>& val_loss, const std::vector<MetricPoint>& train_loss) {
   if (!val_loss.empty() && std::isfinite(val_loss.back().value)) return val_loss.back().value;
-  const std::size_t n = std::min<std::size_t>(5, train_loss.size());
-  if (n == 0) return std::numeric_limits<double>::quiet_NaN();
   double sum = 0;
-  for (std::size_t i = train_loss.size() - n; i < train_loss.size(); ++i) sum += train_loss[i].value;
-  return sum / double(n);
+  int n = 0;
+  for (auto it = train_loss.rbegin(); it != train_loss.rend() && n < 5; ++it) {
+    if (!std::isfinite(it->value)) continue;
+    sum += it->value;
+    ++n;
+  }
+  return n > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN();
 }
 
 std::string config_field_text(const JobConfig& config, const std::string& dot_path) {

@@ -10,7 +10,7 @@
 
 namespace gammalab {
 
-// The final loss of a run: the last val/loss if the run evaluated, else the mean of the last (up to) 5
+// The final loss of a run: the last val/loss if it is finite, else the mean of the last (up to) 5 finite
 // train/loss points, which smooths the noise of a single batch. NaN if there is neither.
 double final_loss(const std::vector<MetricPoint>& val_loss, const std::vector<MetricPoint>& train_loss);
 

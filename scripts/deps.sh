@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  cmake g++ make pkg-config git nodejs npm
+  cmake g++ make pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libtorch-dev libopenblas0-pthread libsentencepiece-dev
   libsqlite3-dev libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libspdlog-dev
@@ -16,6 +16,9 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm may come from elsewhere than Debian (the commands are what matter).
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "deps: installing ${missing[*]}"
   SUDO=""

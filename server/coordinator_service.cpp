@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "server/guarded.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -14,16 +16,6 @@ namespace {
 
 grpc::Status not_found(const std::string& what) { return {grpc::StatusCode::NOT_FOUND, what + " not found"}; }
 
-// Runs a handler, turning storage errors into INTERNAL instead of crashing the server.
-template <typename F>
-grpc::Status guarded(F&& f) {
-  try {
-    return f();
-  } catch (const std::exception& e) {
-    spdlog::error("request failed: {}", e.what());
-    return {grpc::StatusCode::INTERNAL, e.what()};
-  }
-}
 
 }  // namespace
 

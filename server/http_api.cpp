@@ -6,12 +6,13 @@
 #include <filesystem>
 #include <limits>
 
-#include <google/protobuf/util/json_util.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "core/job_config.h"
+#include "core/job_run_point.h"
 #include "core/param_count.h"
+#include "proto/proto_json.h"
 
 namespace gammalab {
 
@@ -20,22 +21,6 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kHttpThreads = 48;
-
-std::string to_json_text(const google::protobuf::Message& message) {
-  std::string out;
-  google::protobuf::util::JsonPrintOptions options;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
-  return out;
-}
-
-template <typename T>
-std::string json_array(const std::vector<T>& items) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + to_json_text(items[i]);
-  return out + "]";
-}
 
 void send_json(httplib::Response& res, const std::string& body) {
   res.set_header("Cache-Control", "no-store");
@@ -96,9 +81,7 @@ json columns(const std::vector<MetricPoint>& points) {
   return out;
 }
 
-// One row of /api/sweeps/{id}/runs. Losses follow the scaling-law fits (core/job_run_point.h): the final val
-// loss is the last val/loss point when finite; the final train loss the mean of the last (up to) 5 finite
-// train/loss points; `loss` the first of the two that exists.
+// One row of /api/sweeps/{id}/runs. `loss` is the final loss the scaling-law fits use (core/job_run_point.h).
 json run_row(Store& store, const v1::Job& job) {
   json row = {{"id", job.id()},          {"name", job.name()},  {"state", state_name(job.state())},
               {"step", job.step()},      {"total_steps", job.total_steps()}, {"tokens_seen", job.tokens()},
@@ -118,22 +101,13 @@ json run_row(Store& store, const v1::Job& job) {
   } catch (const std::exception& e) {
     row["config_error"] = e.what();  // a config this build cannot read: the run has no size, still listed
   }
-  double last_val = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> train;
-  for (const auto& p : store.metrics(job.id(), {"train/loss", "val/loss"})) {
-    if (p.name == "val/loss") last_val = p.value;  // ordered by step: the last one wins
-    else if (std::isfinite(p.value)) train.push_back(p.value);
+  std::vector<MetricPoint> val, train;
+  for (auto& p : store.metrics(job.id(), {"train/loss", "val/loss"})) {
+    (p.name == "val/loss" ? val : train).push_back(std::move(p));
   }
-  double final_train = std::numeric_limits<double>::quiet_NaN();
-  if (!train.empty()) {
-    const std::size_t n = std::min<std::size_t>(5, train.size());
-    double sum = 0;
-    for (std::size_t i = train.size() - n; i < train.size(); ++i) sum += train[i];
-    final_train = sum / double(n);
-  }
-  row["final_val_loss"] = number_or_null(last_val);
-  row["final_train_loss"] = number_or_null(final_train);
-  row["loss"] = number_or_null(std::isfinite(last_val) ? last_val : final_train);
+  row["final_val_loss"] = number_or_null(val.empty() ? std::numeric_limits<double>::quiet_NaN() : val.back().value);
+  row["final_train_loss"] = number_or_null(final_loss({}, train));
+  row["loss"] = number_or_null(final_loss(val, train));
   return row;
 }
 
@@ -153,17 +127,17 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
   // Every open dashboard holds one thread in its event stream: more threads than httplib's default (8).
   s.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
   s.Get("/api/sweeps", [this](const httplib::Request&, httplib::Response& res) {
-    send_json(res, json_array(store_.list_sweeps()));
+    send_json(res, proto_json_array(store_.list_sweeps()));
   });
   s.Get(R"(/api/sweeps/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto sweep = store_.find_sweep(req.matches[1]);
     if (!sweep) return send_error(res, 404, "sweep not found");
-    send_json(res, to_json_text(*sweep));
+    send_json(res, proto_to_json(*sweep));
   });
   s.Get(R"(/api/sweeps/([^/]+)/jobs)", [this](const httplib::Request& req, httplib::Response& res) {
     auto sweep = store_.find_sweep(req.matches[1]);
     if (!sweep) return send_error(res, 404, "sweep not found");
-    send_json(res, json_array(store_.list_jobs(sweep->id())));
+    send_json(res, proto_json_array(store_.list_jobs(sweep->id())));
   });
   s.Get(R"(/api/sweeps/([^/]+)/runs)", [this](const httplib::Request& req, httplib::Response& res) {
     auto sweep = store_.find_sweep(req.matches[1]);
@@ -180,10 +154,20 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
     for (const auto& job : store_.list_jobs(sweep->id())) out[job.id()] = columns(store_.metrics(job.id(), names));
     send_json(res, out.dump());
   });
+  // The latest scaling-law fit of a sweep (a Fit message; report_json holds the report), or every version
+  // with ?all=1. 404 while the sweep has no fit.
+  s.Get(R"(/api/sweeps/([^/]+)/fits)", [this](const httplib::Request& req, httplib::Response& res) {
+    auto sweep = store_.find_sweep(req.matches[1]);
+    if (!sweep) return send_error(res, 404, "sweep not found");
+    const bool all = req.get_param_value("all") == "1";
+    const auto fits = store_.fits(sweep->id(), !all);
+    if (fits.empty()) return send_error(res, 404, "no scaling-law fit for this sweep yet");
+    send_json(res, all ? "{\"fits\":" + proto_json_array(fits) + "}" : proto_to_json(fits.front()));
+  });
   s.Get(R"(/api/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto job = store_.find_job(req.matches[1]);
     if (!job) return send_error(res, 404, "job not found");
-    send_json(res, to_json_text(*job));
+    send_json(res, proto_to_json(*job));
   });
   s.Get(R"(/api/jobs/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {
     std::int64_t after = -1;
@@ -198,7 +182,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
     send_json(res, columns(store_.metrics(job->id(), names, after)).dump());
   });
   s.Get("/api/workers", [this](const httplib::Request&, httplib::Response& res) {
-    send_json(res, json_array(store_.list_workers(options_.lease_timeout_ms)));
+    send_json(res, proto_json_array(store_.list_workers(options_.lease_timeout_ms)));
   });
   s.Get("/api/events", [this](const httplib::Request&, httplib::Response& res) {
     res.set_header("Cache-Control", "no-cache");

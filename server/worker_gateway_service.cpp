@@ -2,19 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
-namespace gammalab {
+#include "server/guarded.h"
 
-namespace {
-template <typename F>
-grpc::Status guarded(F&& f) {
-  try {
-    return f();
-  } catch (const std::exception& e) {
-    spdlog::error("worker request failed: {}", e.what());
-    return {grpc::StatusCode::INTERNAL, e.what()};
-  }
-}
-}  // namespace
+namespace gammalab {
 
 grpc::Status WorkerGatewayService::RegisterWorker(grpc::ServerContext*, const v1::RegisterWorkerRequest* request,
                                                   v1::RegisterWorkerResponse* response) {

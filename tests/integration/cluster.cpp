@@ -62,10 +62,9 @@ void Cluster::kill_server(int sig) {
   server_.reset();
 }
 
-int Cluster::start_worker(int slots) {
+int Cluster::start_worker(int slots, const std::string& gpus) {
   const int index = static_cast<int>(workers_.size());
-  workers_.push_back(std::make_unique<ChildProcess>(
-      std::vector<std::string>{binary("worker/gammalab-worker").string(), "--coordinator", address(), "--slots",
+  std::vector<std::string> argv{binary("worker/gammalab-worker").string(), "--coordinator", address(), "--slots",
                                std::to_string(slots), "--trainer", binary("worker/trainer/gammalab-train").string(),
                                "--shared-root", shared_root().string(), "--data-dir", data_dir().string(), "--hostname",
                                "test-worker-" + std::to_string(index), "--poll-interval-ms", "200", "--cancel-grace-ms",

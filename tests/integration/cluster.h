@@ -26,7 +26,7 @@ class Cluster {
   // Starts (or restarts) the coordinator on the same database file and gRPC port.
   void start_server(std::int64_t heartbeat_ms = 200, std::int64_t lease_timeout_ms = 3000);
   void kill_server(int sig = 9);
-  int start_worker(int slots = 1);  // returns its index
+  int start_worker(int slots = 1, const std::string& gpus = "");  // returns its index
   void kill_worker(int index, int sig = 9);
   int wait_worker(int index);  // waits for a worker to exit; returns its exit code
 

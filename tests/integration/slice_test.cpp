@@ -1,6 +1,7 @@
 // The end-to-end slice: submit a sweep with the CLI, two workers run real gammalab-train children, the
 // coordinator stores every metric point; then check what was stored, straight from the SQLite file.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 
@@ -37,8 +38,8 @@ TEST(Slice, SubmitRunStoreAndList) {
   Cluster cluster("slice");
   cluster.prepare_data("slice");
   cluster.start_server();
-  cluster.start_worker();
-  cluster.start_worker();
+  cluster.start_worker(1, "0,1");  // devices are handed to the trainer through CUDA_VISIBLE_DEVICES
+  cluster.start_worker(1, "7");
 
   const auto sweep_file = cluster.write_file("slice.yaml", slice_sweep());
   CliResult submit = cluster.cli({"submit", sweep_file.string()});
@@ -70,7 +71,29 @@ TEST(Slice, SubmitRunStoreAndList) {
     const auto val = db.points(job.id, "val/loss");
     ASSERT_FALSE(val.empty()) << job.name;
     EXPECT_EQ(val.back().step, kSteps);
+    const auto log = cluster.cli({"logs", std::to_string(job.id)}).out;
+    EXPECT_TRUE(log.find("CUDA_VISIBLE_DEVICES=0,1)") != std::string::npos ||
+                log.find("CUDA_VISIBLE_DEVICES=7)") != std::string::npos)
+        << log;
   }
+
+  // The rest of the CLI over the same data.
+  const auto sweeps = nlohmann::json::parse(cluster.cli({"--json", "sweeps"}).out);
+  ASSERT_EQ(sweeps.size(), 1u);
+  EXPECT_EQ(sweeps[0]["job_counts"]["succeeded"], 2);
+  EXPECT_TRUE(sweeps[0]["finished"].get<bool>());
+  const auto shown = cluster.cli({"show", "slice/tiny-0.03m/none/adamw/cosine/s0"});
+  EXPECT_EQ(shown.exit_code, 0);
+  EXPECT_NE(shown.out.find("\"sharing\": \"none\""), std::string::npos) << shown.out;
+  const auto workers = nlohmann::json::parse(cluster.cli({"--json", "workers"}).out);
+  EXPECT_EQ(workers.size(), 2u);
+  const auto exported = cluster.cli({"export", "slice", "--metrics", "train/loss"});
+  ASSERT_EQ(exported.exit_code, 0);
+  EXPECT_EQ(std::count(exported.out.begin(), exported.out.end(), '\n'), 1 + 2 * kSteps / kLogEvery) << exported.out;
+  const auto missing = cluster.cli({"jobs", "no-such-sweep"});
+  EXPECT_NE(missing.exit_code, 0);
+  const auto retry = cluster.cli({"retry", std::to_string(stored[0].id)});
+  EXPECT_NE(retry.exit_code, 0) << "a succeeded job cannot be retried";
 }
 
 }  // namespace

@@ -192,6 +192,21 @@ TEST_F(HttpApiTest, RunsCarryParamsTokensAndFinalLosses) {
   EXPECT_EQ(runs[1]["params"], counts.activated - counts.embedding);
 }
 
+TEST_F(HttpApiTest, FitsAre404UntilStoredThenTheLatestOrAllVersions) {
+  auto sweep = store_->create_sweep(make_sweep("s", 1), "name: s", "s.yaml", false).sweep;
+  get("/api/sweeps/" + sweep.id() + "/fits", 404);
+  get("/api/sweeps/9999/fits", 404);
+  store_->add_fit(sweep.id(), "n", "scale.variant", {"1"}, R"({"law":"n","groups":[]})");
+  store_->add_fit(sweep.id(), "n", "scale.variant", {"1", "2"}, R"({"law":"n","groups":[{"group":"baseline"}]})");
+  const json latest = get("/api/sweeps/" + sweep.id() + "/fits");
+  EXPECT_EQ(latest["version"], 2);
+  EXPECT_EQ(latest["job_ids"], json({"1", "2"}));
+  EXPECT_EQ(json::parse(latest["report_json"].get<std::string>())["groups"][0]["group"], "baseline");
+  const json all = get("/api/sweeps/" + sweep.id() + "/fits?all=1");
+  ASSERT_EQ(all["fits"].size(), 2u);
+  EXPECT_EQ(all["fits"][1]["version"], 1);
+}
+
 TEST_F(HttpApiTest, ServesDashboardAndUPlotButNotPackageFiles) {
   auto index = client_->Get("/");
   ASSERT_TRUE(index);

@@ -1,5 +1,5 @@
 // `gammalab fit SWEEP`: one run point per succeeded job, with its final loss from the stored curves.
-#include "cli/sweep_runs.h"
+#include "cli/client/sweep_runs.h"
 
 #include <cmath>
 

@@ -290,9 +290,11 @@ async function updateSweep() {
   const jobs = await getJSON(`/api/sweeps/${id}/jobs`);
   const before = new Map(state.jobs.map((j) => [j.id, j]));
   let stateChanged = false;
+  let jobsChanged = false;
   const moved = jobs.filter((j) => {
     const prev = before.get(j.id);
     if (!prev || prev.state !== j.state) stateChanged = true;
+    if (!prev || prev.state !== j.state || prev.step !== j.step || prev.attempt !== j.attempt) jobsChanged = true;
     return !prev || prev.state !== j.state || prev.step !== j.step || ACTIVE_STATES.has(stateName(j.state));
   });
   await pool(moved, 6, async (job) => {
@@ -305,7 +307,9 @@ async function updateSweep() {
   if (state.sweep?.id !== id) return;
   state.jobs = jobs;
   state.sweep = state.sweeps.find((s) => s.id === id) || state.sweep;
-  if (stateChanged || settings.unfinished) scheduleRunsRefresh();
+  // A change that none of this sweep's jobs explains may be a new fit: the coordinator refits a few seconds
+  // after jobs succeed, when the state change that triggered the last runs refresh is already past.
+  if (stateChanged || !jobsChanged || settings.unfinished) scheduleRunsRefresh();
 }
 
 async function refreshOnce() {

@@ -79,6 +79,16 @@ class Chart {
   }
 }
 
+// Indices of series s's points that no line can show, as dots: finite values whose nearest values on both
+// sides (skipping the holes of other jobs' x values) are NaN gaps or the ends, e.g. a run's only evaluation.
+function isolatedPoints(u, s) {
+  const ys = u.data[s];
+  const defined = [];
+  for (let i = 0; i < ys.length; i++) if (ys[i] !== undefined) defined.push(i);
+  const out = defined.filter((i, k) => ys[i] != null && ys[defined[k - 1]] == null && ys[defined[k + 1]] == null);
+  return out.length ? out : null;
+}
+
 // Loss vs step or tokens, one line per job, coloured by group; failed jobs dashed; NaN points are gaps.
 export class LossChart extends Chart {
   // tables: one [xs, ys] per job; jobs: the matching jobs; colourOf(job); failed(job) -> bool.
@@ -104,7 +114,7 @@ export class LossChart extends Chart {
           width: 1.5,
           dash: failed(job) ? [6, 4] : undefined,
           spanGaps: false,
-          points: { show: false },
+          points: { show: false, filter: isolatedPoints, size: 6, fill: colourOf(job) },
         })),
       ],
       hooks: {

@@ -113,8 +113,8 @@ std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width) {
   for (const auto& j : jobs) {
     const double fraction = j.total_steps() > 0 ? std::min(1.0, double(j.step()) / double(j.total_steps())) : 0.0;
     const int filled = static_cast<int>(std::lround(fraction * bar_width));
-    const std::string bar = "[" + std::string(static_cast<std::size_t>(filled), '#') +
-                            std::string(static_cast<std::size_t>(bar_width - filled), '.') + "]";
+    std::string bar = "[";
+    bar.append(static_cast<std::size_t>(filled), '#').append(static_cast<std::size_t>(bar_width - filled), '.') += ']';
     std::string eta = "-";
     const bool active = j.state() == v1::JOB_STATE_RUNNING || j.state() == v1::JOB_STATE_LEASED;
     if (active && j.tokens_per_s() > 0 && j.step() > 0) {

@@ -205,7 +205,9 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     }
     std::ofstream log(log_path, std::ios::app);
     log << "== " << lease.job().name() << ": attempt " << job.attempt << " on worker " << worker_id_ << " ("
-        << options_.hostname << ", slot " << job.slot << ")" << std::endl;
+        << options_.hostname << ", slot " << job.slot;
+    for (const auto& variable : slot_env(job.slot)) log << ", " << variable;
+    log << ")" << std::endl;
 
     std::vector<std::string> argv = {options_.trainer.string(), "run",        "--config",
                                      config_path.string(),      "--ckpt-dir", ckpt_dir.string()};

@@ -68,8 +68,10 @@ int Cluster::start_worker(int slots, const std::string& gpus) {
                                std::to_string(slots), "--trainer", binary("worker/trainer/gammalab-train").string(),
                                "--shared-root", shared_root().string(), "--data-dir", data_dir().string(), "--hostname",
                                "test-worker-" + std::to_string(index), "--poll-interval-ms", "200", "--cancel-grace-ms",
-                               "3000"},
-      std::vector<std::string>{}, (dir_ / ("worker-" + std::to_string(index) + ".log")).string()));
+                               "3000"};
+  if (!gpus.empty()) argv.insert(argv.end(), {"--gpus", gpus});
+  workers_.push_back(std::make_unique<ChildProcess>(argv, std::vector<std::string>{},
+                                                    (dir_ / ("worker-" + std::to_string(index) + ".log")).string()));
   return index;
 }
 

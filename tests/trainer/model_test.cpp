@@ -7,6 +7,7 @@
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/export.h"
 #include "worker/trainer/model.h"
+#include "worker/trainer/rms_norm.h"
 
 namespace gammalab::trainer {
 namespace {
@@ -94,7 +95,7 @@ TEST(ParamCount, ModelNumelEqualsCountParamsForEveryVariant) {
 TEST(ParamCount, TinyPresetCountsMatchTheModel) {
   for (const char* name : {"tiny-0.1m", "tiny-2m"}) {
     const ModelSpec m = preset(name);
-    for (const std::string& v : {"baseline", "unified"}) {
+    for (const std::string v : {"baseline", "unified"}) {
       Model model(m, variant_preset(v));
       EXPECT_EQ(model.store().numel(), count_params(m, variant_preset(v)).total) << name << " " << v;
     }
@@ -124,12 +125,12 @@ TEST(Invariants, AtInitVariantsEqualBaselineExceptDnp) {
     base.init(11);
     torch::NoGradGuard no_grad;
     const at::Tensor ref = base.logits(tokens);
-    for (const std::string& v : {"none", "hg", "ap", "dp", "or", "er", "iwd"}) {
+    for (const std::string v : {"none", "hg", "ap", "dp", "or", "er", "iwd"}) {
       Model model(m, variant_preset(v));
       model.init(11);
       EXPECT_TRUE(torch::equal(model.logits(tokens), ref)) << v << " experts " << m.moe.n_experts;
     }
-    for (const std::string& v : {"dnp", "unified"}) {
+    for (const std::string v : {"dnp", "unified"}) {
       Model model(m, variant_preset(v));
       model.init(11);
       const double diff = (model.logits(tokens) - ref).abs().max().item<double>();
@@ -164,7 +165,9 @@ TEST(Invariants, FoldingScaleVectorsKeepsLogits) {
       for (std::size_t i = 0; i < model.store().scales().size(); ++i) {
         const auto& sv = model.store().scales()[i];
         const bool foldable = sv.role == ScaleRole::Input || (!dual_norm && !sv.name.ends_with("q_norm") && !sv.name.ends_with("k_norm"));
-        if (foldable) EXPECT_TRUE(torch::allclose(model.store().gamma(static_cast<int>(i)), torch::ones({sv.size}))) << sv.name;
+        if (foldable) {
+          EXPECT_TRUE(torch::allclose(model.store().gamma(static_cast<int>(i)), torch::ones({sv.size}))) << sv.name;
+        }
       }
     }
   }
@@ -191,6 +194,35 @@ TEST(Invariants, OverheadIsLinearInWidth) {
     EXPECT_LT(base.scale_fraction(), 1e-3) << v;
     std::printf("[overhead] %-8s llama-1b: %8lld scale params (%.3e of the model, %.0f per layer)\n", v.c_str(),
                 static_cast<long long>(base.scale_vectors), base.scale_fraction(), per_layer);
+  }
+}
+
+}  // namespace
+}  // namespace gammalab::trainer
+
+namespace gammalab::trainer {
+namespace {
+
+// The fused CPU kernel against the plain composition, forward and gradients, for whole-vector and per-head
+// groups, with and without weight, on a column slice (the layout split() leaves after a fused projection).
+TEST(RmsNorm, FusedKernelMatchesPlainOps) {
+  for (std::int64_t group : {24, 8}) {
+    for (bool with_weight : {false, true}) {
+      torch::manual_seed(group + with_weight);
+      const at::Tensor base = torch::randn({3, 5, 40});
+      at::Tensor xa = base.clone().requires_grad_(true), xb = base.clone().requires_grad_(true);
+      at::Tensor wa = (torch::rand({24}) + 0.5).requires_grad_(true), wb = wa.detach().clone().requires_grad_(true);
+      const at::Tensor upstream = torch::randn({3, 5, 24});
+      at::Tensor ya = rms_norm(xa.narrow(-1, 8, 24), group, 1e-5, with_weight ? wa : at::Tensor(), true);
+      at::Tensor yb = rms_norm(xb.narrow(-1, 8, 24), group, 1e-5, with_weight ? wb : at::Tensor(), false);
+      EXPECT_TRUE(torch::allclose(ya, yb, 1e-5, 1e-6));
+      (ya * upstream).sum().backward();
+      (yb * upstream).sum().backward();
+      EXPECT_TRUE(torch::allclose(xa.grad(), xb.grad(), 1e-4, 1e-6));
+      if (with_weight) {
+        EXPECT_TRUE(torch::allclose(wa.grad(), wb.grad(), 1e-4, 1e-6));
+      }
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "core/model_preset.h"
 #include "worker/trainer/model.h"
 
 namespace gammalab::trainer {
@@ -48,9 +49,10 @@ Grads gradients(const std::string& variant, std::uint64_t seed) {
 }
 
 // |actual - predicted| / |predicted| for two step sizes; first order means it falls ~10x when η does.
-void expect_first_order(const std::function<std::pair<at::Tensor, at::Tensor>(double)>& step) {
+// `unit`: a step size at which the update is about as large as the parameter (the gradients are small).
+void expect_first_order(double unit, const std::function<std::pair<at::Tensor, at::Tensor>(double)>& step) {
   double rel[2];
-  const double etas[2] = {1e-2, 1e-3};
+  const double etas[2] = {1e-2 * unit, 1e-3 * unit};
   for (int i = 0; i < 2; ++i) {
     auto [actual, predicted] = step(etas[i]);
     rel[i] = ((actual - predicted).norm() / predicted.norm()).item<double>();
@@ -68,7 +70,7 @@ TEST(Preconditioner, ColumnsOfWDiagGamma) {
   // Chain rule through the model: dL/dγ_j = w_jᵀ g_j.
   EXPECT_TRUE(torch::allclose(ggamma, (W * gE).sum(0), 1e-4, 1e-7));
   const at::Tensor E = W * gamma.unsqueeze(0);
-  expect_first_order([&](double eta) {
+  expect_first_order((W.norm() / gW.norm()).item<double>(), [&](double eta) {
     const at::Tensor E1 = (W - eta * gW) * (gamma - eta * ggamma).unsqueeze(0);
     // -η (γ_j² g_j + w_j w_jᵀ g_j) for every column j at once.
     const at::Tensor predicted = -eta * (gE * gamma.pow(2).unsqueeze(0) + W * (W * gE).sum(0).unsqueeze(0));
@@ -82,7 +84,7 @@ TEST(Preconditioner, MagnitudeDirectionOriginal) {
   const at::Tensor ga = g.grad.at("layers.0.attn_norm.alpha"), gb = g.grad.at("layers.0.attn_norm.beta");
   const at::Tensor grad_gamma = ga / b;  // dL/dα = β g
   EXPECT_TRUE(torch::allclose(gb, (a * grad_gamma).sum().reshape({1}), 1e-4, 1e-7));  // dL/dβ = αᵀ g
-  expect_first_order([&](double eta) {
+  expect_first_order((a.norm() / ga.norm()).item<double>(), [&](double eta) {
     const at::Tensor gamma0 = b * a, gamma1 = (b - eta * gb) * (a - eta * ga);
     const at::Tensor predicted = -eta * (b.pow(2) * grad_gamma + a * (a * grad_gamma).sum());
     return std::make_pair(gamma1 - gamma0, predicted);
@@ -96,7 +98,7 @@ TEST(Preconditioner, MagnitudeDirectionExponential) {
   const at::Tensor gamma0 = at::exp(a + b);
   const at::Tensor grad_gamma = ga / gamma0;  // dL/dα = γ ⊙ g
   EXPECT_TRUE(torch::allclose(gb, (gamma0 * grad_gamma).sum().reshape({1}), 1e-4, 1e-7));
-  expect_first_order([&](double eta) {
+  expect_first_order((1.0 / ga.norm()).item<double>(), [&](double eta) {
     const at::Tensor gamma1 = at::exp((a - eta * ga) + (b - eta * gb));
     const at::Tensor predicted = -eta * (gamma0.pow(2) * grad_gamma + gamma0 * (gamma0 * grad_gamma).sum());
     return std::make_pair(gamma1 - gamma0, predicted);

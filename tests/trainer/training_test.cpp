@@ -69,8 +69,8 @@ TEST_P(Training, TinyModelLossFalls) {
   EXPECT_EQ(val.size(), 3u);  // steps 100, 200, 300
   EXPECT_LT(val.rbegin()->second, 0.5 * first);
   for (const char* m : {"lr", "grad_norm", "flops", "tokens_per_s"}) EXPECT_EQ(r.series.at(m).size(), loss.size()) << m;
-  if (GetParam() != "none") EXPECT_TRUE(r.series.contains("scale_rms/input"));
-  if (GetParam() == "unified") EXPECT_TRUE(r.series.contains("scale_rms/output"));
+  EXPECT_EQ(r.series.contains("scale_rms/input"), GetParam() != "none");
+  EXPECT_EQ(r.series.contains("scale_rms/output"), GetParam() == "unified");
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, Training, ::testing::Values("baseline", "none", "unified"));

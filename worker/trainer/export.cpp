@@ -27,6 +27,7 @@ at::Tensor effective_weight(const ParamStore& store, const Branch& b, bool dual_
 }
 
 std::vector<const Branch*> branches_of(const Layer& layer) {
+  if (layer.moe) return {&layer.attn.q, &layer.attn.k, &layer.attn.v};  // experts are listed separately
   return {&layer.attn.q, &layer.attn.k, &layer.attn.v, &layer.ffn.gate, &layer.ffn.up};
 }
 

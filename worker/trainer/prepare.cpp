@@ -78,12 +78,8 @@ PrepareResult prepare_corpus(const PrepareOptions& o) {
   } else {
     tok = make_byte_tokenizer();
   }
-  std::vector<std::uint32_t> tokens;
-  for (const auto& d : docs) {
-    tokens.push_back(tok->document_separator());  // like llm.c: a separator before every document
-    const auto ids = tok->encode(d);
-    tokens.insert(tokens.end(), ids.begin(), ids.end());
-  }
+  // Like llm.c: a separator before every document.
+  const std::vector<std::uint32_t> tokens = tok->encode_documents(docs);
   // The held-out part is the tail of the stream, so the two never share a window.
   const auto n = static_cast<std::int64_t>(tokens.size());
   const auto n_val = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(o.val_fraction * double(n))));

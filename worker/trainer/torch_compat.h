@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <dlfcn.h>
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>
 
@@ -23,6 +25,16 @@ inline at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, con
   const double scale = 1.0 / std::sqrt(double(q.size(-1)));
   at::Tensor scores = at::matmul(q, k.transpose(-2, -1)).mul_(scale).add_(mask);
   return at::matmul(at::softmax(scores, -1), v);
+}
+
+// Intra-op threads for ATen and, when LibTorch's BLAS is OpenBLAS (Debian), for OpenBLAS's own pool, whose
+// idle workers otherwise spin and yield against ours on a small machine. Looked up at run time: no link
+// dependency on a particular BLAS.
+inline void set_cpu_threads(int threads) {
+  if (threads <= 0) return;
+  at::set_num_threads(threads);
+  using SetThreads = void (*)(int);
+  if (auto f = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) f(threads);
 }
 
 // bf16 autocast for CUDA runs; the CPU path stays float32.

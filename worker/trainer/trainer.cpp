@@ -25,7 +25,7 @@ Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& 
     : config_(config), options_(std::move(options)), metrics_(metrics_out), log_(log) {
   validate(config_);
   if (config_.data.train.empty()) throw ConfigError("data.train", "is required (a .bin shard or a directory of shards)");
-  if (config_.threads > 0) at::set_num_threads(config_.threads);
+  set_cpu_threads(config_.threads);
   if (config_.device == "cuda") {
     if (!torch::cuda::is_available()) throw ConfigError("device", "cuda requested but no CUDA device is available");
     device_ = at::Device(at::kCUDA);

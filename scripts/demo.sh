@@ -34,8 +34,13 @@ port=$(sed -n 's/.*"grpc_port":\([0-9]*\).*/\1/p' "$demo/server.out")
 export GAMMALAB_SERVER="127.0.0.1:$port"
 for i in 1 2; do
   "$bin/worker/gammalab-worker" --coordinator "$GAMMALAB_SERVER" --slots 1 --shared-root "$demo/shared" \
-    --data-dir "$GAMMALAB_DATA_DIR" --hostname "demo-worker-$i" 2>"$demo/worker-$i.log" &
+    --data-dir "$GAMMALAB_DATA_DIR" --hostname "demo-worker-$i" --trainer "$bin/worker/trainer/gammalab-train" \
+    2>"$demo/worker-$i.log" &
   pids+=($!)
+done
+sleep 1
+for i in 1 2; do
+  kill -0 "${pids[$i]}" 2>/dev/null || { echo "worker $i did not start:"; cat "$demo/worker-$i.log"; exit 1; }
 done
 echo "== coordinator on $GAMMALAB_SERVER, 2 workers (logs in $demo)"
 

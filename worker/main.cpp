@@ -15,10 +15,15 @@ void on_signal(int) {
   if (g_daemon) g_daemon->request_drain();
 }
 
-std::filesystem::path next_to_self(const std::string& name) {
+// gammalab-train next to this executable (an install), or in trainer/ beside it (the build tree).
+std::filesystem::path default_trainer() {
   std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::path(name) : self.parent_path() / name;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "gammalab-train";
+  for (const auto& candidate : {self.parent_path() / "gammalab-train", self.parent_path() / "trainer" / "gammalab-train"}) {
+    if (std::filesystem::exists(candidate)) return candidate;
+  }
+  return self.parent_path() / "gammalab-train";
 }
 }  // namespace
 
@@ -29,7 +34,7 @@ int main(int argc, char** argv) {
   app.add_option("--coordinator", options.coordinator, "coordinator address (HOST:PORT)")->capture_default_str();
   app.add_option("--slots", options.slots, "jobs to run at once")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--gpus", gpus, "comma-separated device ids shared out among slots (CUDA_VISIBLE_DEVICES)");
-  app.add_option("--trainer", options.trainer, "gammalab-train executable (default: next to this one)");
+  app.add_option("--trainer", options.trainer, "gammalab-train executable (default: next to this one, or in trainer/ beside it)");
   app.add_option("--shared-root", options.shared_root, "directory shared with the coordinator (logs, checkpoints)")
       ->capture_default_str();
   app.add_option("--data-dir", options.data_dir, "base of relative data paths (default: $GAMMALAB_DATA_DIR)");
@@ -46,7 +51,7 @@ int main(int argc, char** argv) {
     if (comma > start) options.gpus.push_back(gpus.substr(start, comma - start));
     start = comma + 1;
   }
-  if (options.trainer.empty()) options.trainer = next_to_self("gammalab-train");
+  if (options.trainer.empty()) options.trainer = default_trainer();
   if (!std::filesystem::exists(options.trainer)) {
     spdlog::critical("--trainer: {} does not exist", options.trainer.string());
     return 2;

@@ -53,10 +53,11 @@ status=0
 echo
 "$bin/cli/gammalab" jobs "$sweep"
 
-# 4. The scaling law per variant, with bootstrap intervals, and the compute multipliers over baseline.
+# 4. The scaling law L(C) per variant on the compute frontier, with bootstrap intervals, and the compute
+#    multiplier of each variant over baseline (tiny CPU runs: wide intervals, a demonstration of the method).
 echo
 echo "== scaling-law fit (gammalab fit $sweep)"
-"$bin/cli/gammalab" fit "$sweep" --bootstrap 200 || status=$?
+"$bin/cli/gammalab" fit "$sweep" --law c --bootstrap 200 || status=$?
 
 echo
 echo "== done. To browse the results in the dashboard: make dashboard, then open the address it prints."

@@ -34,7 +34,8 @@ std::vector<std::pair<std::int64_t, std::filesystem::path>> checkpoints_in(const
 
 nlohmann::json meta_to_json(const CheckpointMeta& m) {
   return {{"step", m.step}, {"tokens", m.tokens}, {"data", {{"epoch", m.data.epoch}, {"cursor", m.data.cursor}}},
-          {"rng", {{"seed", m.seed}, {"data_epoch", m.data.epoch}}}, {"config", m.config}};
+          {"rng", {{"seed", m.seed}, {"data_epoch", m.data.epoch}}}, {"config", m.config},
+          {"metric_lines", m.metric_lines}};
 }
 
 CheckpointMeta meta_from(const SafeTensors& st, const std::filesystem::path& file) {
@@ -48,6 +49,7 @@ CheckpointMeta meta_from(const SafeTensors& st, const std::filesystem::path& fil
   m.data.cursor = j.at("data").at("cursor").get<std::int64_t>();
   m.seed = j.at("rng").at("seed").get<std::uint64_t>();
   m.config = j.at("config");
+  if (j.contains("metric_lines")) m.metric_lines = j.at("metric_lines").get<std::vector<std::string>>();
   return m;
 }
 

@@ -4,6 +4,8 @@
 // replaced atomically after it. The last `keep` checkpoints are kept.
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +21,9 @@ struct CheckpointMeta {
   DataPosition data;
   std::uint64_t seed = 0;
   nlohmann::json config;  // the job config, for `export`
+  // Every metric line printed up to `step`. A resumed run prints them again first: a line the previous run
+  // printed but nobody relayed (its worker was killed) is not lost with it. The coordinator ignores repeats.
+  std::vector<std::string> metric_lines;
 };
 
 std::filesystem::path save_checkpoint(const std::filesystem::path& dir, const Model& model, const Optimizer* optimizer,

@@ -87,6 +87,7 @@ void Trainer::checkpoint(std::int64_t step) {
   meta.data = sampler_->position();
   meta.seed = config_.seed;
   meta.config = to_json(config_);
+  meta.metric_lines = metrics_.history();
   const auto file = save_checkpoint(options_.ckpt_dir, *model_, optimizer_.get(), meta);
   log_ << "checkpoint " << file.string() << "\n";
 }
@@ -100,6 +101,7 @@ int Trainer::run() {
       const CheckpointMeta meta = load_checkpoint(*file, *model_, optimizer_.get());
       sampler_->seek(meta.data);
       start_step = meta.step;
+      metrics_.replay(meta.metric_lines);
       log_ << "resumed from " << file->string() << " at step " << start_step << "\n";
     }
   }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "core/file_util.h"
 #include "cli/table.h"
 #include "core/config_paths.h"
 #include "core/sweep.h"
@@ -82,12 +83,9 @@ CommandRegistration registration("plan", [](CLI::App& app, CliContext& context) 
     SweepOptions options;
     options.max_jobs = args->max_jobs;
     options.preset_dir = args->presets.empty() ? model_preset_dir() : std::filesystem::path(args->presets);
-    std::ifstream in(args->file);
-    std::stringstream text;
-    text << in.rdbuf();
     Sweep sweep;
     try {
-      sweep = expand_sweep(text.str(), args->file, options);
+      sweep = expand_sweep(read_file(args->file), args->file, options);
     } catch (const SweepError& e) {
       for (const auto& p : e.diagnostics()) std::cerr << p.to_string() << "\n";
       context.exit_code = 1;

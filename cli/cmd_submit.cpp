@@ -6,6 +6,7 @@
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
 #include "cli/job_view.h"
+#include "core/file_util.h"
 
 namespace gammalab::cli {
 namespace {
@@ -21,11 +22,8 @@ CommandRegistration registration("submit", [](CLI::App& app, CliContext& context
   cmd->add_option("file", args->file, "sweep YAML file")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--rerun", args->rerun, "run every job, even those whose config already ran to completion");
   cmd->callback([args, &context] {
-    std::ifstream in(args->file);
-    std::stringstream text;
-    text << in.rdbuf();
     v1::SubmitSweepRequest request;
-    request.set_yaml(text.str());
+    request.set_yaml(read_file(args->file));
     request.set_file_name(args->file);
     request.set_rerun(args->rerun);
     v1::SubmitSweepResponse response;

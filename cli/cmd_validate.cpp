@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "core/file_util.h"
 #include "core/config_paths.h"
 #include "core/sweep.h"
 
@@ -37,14 +38,15 @@ CommandRegistration registration("validate", [](CLI::App& app, CliContext& conte
     for (const auto& file : args->files) {
       std::vector<SweepDiagnostic> problems;
       Sweep sweep;
-      std::ifstream in(file);
-      if (!in) {
+      std::string text;
+      try {
+        text = read_file(file);
+      } catch (const std::runtime_error&) {
         problems.push_back({file, 0, 0, "", "cannot read the file"});
-      } else {
-        std::stringstream text;
-        text << in.rdbuf();
+      }
+      if (problems.empty()) {
         try {
-          sweep = expand_sweep(text.str(), file, options);
+          sweep = expand_sweep(text, file, options);
         } catch (const SweepError& e) {
           problems = e.diagnostics();
         }

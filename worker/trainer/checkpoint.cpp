@@ -4,7 +4,7 @@
 #include <regex>
 #include <stdexcept>
 
-#include "worker/trainer/file_util.h"
+#include "core/file_util.h"
 #include "worker/trainer/safetensors.h"
 
 namespace gammalab::trainer {

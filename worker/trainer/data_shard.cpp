@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "worker/trainer/file_util.h"
+#include "core/file_util.h"
 
 namespace gammalab::trainer {
 

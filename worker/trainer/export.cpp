@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "worker/trainer/checkpoint.h"
-#include "worker/trainer/file_util.h"
+#include "core/file_util.h"
 #include "worker/trainer/safetensors.h"
 
 namespace gammalab::trainer {

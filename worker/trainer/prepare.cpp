@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "worker/trainer/data_shard.h"
-#include "worker/trainer/file_util.h"
+#include "core/file_util.h"
 #include "worker/trainer/tokenizer.h"
 
 namespace gammalab::trainer {

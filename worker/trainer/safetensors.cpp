@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "worker/trainer/file_util.h"
+#include "core/file_util.h"
 
 namespace gammalab::trainer {
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "worker/trainer/file_util.h"
+#include "core/file_util.h"
 
 namespace gammalab::trainer {
 

@@ -1,4 +1,4 @@
-#include "worker/trainer/file_util.h"
+#include "core/file_util.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace gammalab::trainer {
+namespace gammalab {
 
 void fsync_directory(const std::filesystem::path& dir) {
   const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
@@ -51,4 +51,4 @@ std::string read_file(const std::filesystem::path& path) {
   return ss.str();
 }
 
-}  // namespace gammalab::trainer
+}  // namespace gammalab

@@ -20,7 +20,7 @@ void LeaseReaper::run() {
   const auto period = std::chrono::milliseconds(std::clamp<std::int64_t>(lease_timeout_ms_ / 4, 50, 1000));
   while (!stop_) {
     try {
-      if (int n = store_.expire_leases(lease_timeout_ms_); n > 0) spdlog::warn("{} expired lease(s) requeued", n);
+      if (int n = store_.expire_leases(); n > 0) spdlog::warn("{} expired lease(s) requeued", n);
     } catch (const std::exception& e) {
       spdlog::error("lease expiry failed: {}", e.what());
     }

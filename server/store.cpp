@@ -431,7 +431,7 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   return true;
 }
 
-int Store::expire_leases(std::int64_t worker_timeout_ms) {
+int Store::expire_leases() {
   std::lock_guard lock(mutex_);
   const std::int64_t now = now_ms();
   sql::Transaction tx(db_);
@@ -448,7 +448,6 @@ int Store::expire_leases(std::int64_t worker_timeout_ms) {
       "WHERE state IN ('leased', 'running') AND lease_expires_ms < ?");
   expire.bind(1, now).bind(2, now).run();
   const int n = static_cast<int>(db_.changes());
-  (void)worker_timeout_ms;
   tx.commit();
   if (n > 0) changed();
   return n;
@@ -503,8 +502,12 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
   result.received = static_cast<std::int64_t>(points.size());
   if (points.empty()) return result;
   const std::int64_t id = parse_id(job_id);
-  const auto cached_names = name_ids_;
-  try {
+  // Name ids first, each committed on its own: a name row outlives a rolled-back batch harmlessly, and the
+  // in-memory id cache never holds an id that does not exist.
+  std::vector<std::int64_t> name_ids;
+  name_ids.reserve(points.size());
+  for (const MetricPoint& p : points) name_ids.push_back(metric_name_id(p.name));
+  {
     sql::Transaction tx(db_);
     sql::Statement& insert = statements_.get(
         "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, ?, ?, ?, ?) "
@@ -512,8 +515,9 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
     const MetricPoint* last_loss = nullptr;
     const MetricPoint* last_speed = nullptr;
     std::int64_t max_step = 0, max_tokens = 0;
-    for (const MetricPoint& p : points) {
-      insert.bind(1, id).bind(2, metric_name_id(p.name)).bind(3, p.step).bind(4, p.tokens);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const MetricPoint& p = points[i];
+      insert.bind(1, id).bind(2, name_ids[i]).bind(3, p.step).bind(4, p.tokens);
       if (std::isnan(p.value))
         insert.bind_null(5);
       else
@@ -545,9 +549,6 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
       progress.bind_null(5);
     progress.bind(6, id).bind(7, attempt).run();
     tx.commit();
-  } catch (...) {
-    name_ids_ = cached_names;  // ids inserted by the rolled-back transaction do not exist
-    throw;
   }
   changed();
   return result;

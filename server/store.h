@@ -74,7 +74,7 @@ class Store {
   bool finish(const std::string& worker_id, const std::string& job_id, int attempt, v1::JobOutcome outcome,
               const std::string& error);
   // Jobs whose lease ran out go back to pending (or fail after max_attempts). Returns how many.
-  int expire_leases(std::int64_t worker_timeout_ms);
+  int expire_leases();
   std::vector<v1::Worker> list_workers(std::int64_t worker_timeout_ms);
 
   // ---- metrics

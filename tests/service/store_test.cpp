@@ -73,13 +73,13 @@ TEST_F(StoreTest, ExpiredLeaseRequeuesThenFailsAfterMaxAttempts) {
   const std::string w = worker();
   auto first = store_->lease(w, -1);  // already expired
   ASSERT_TRUE(first);
-  EXPECT_EQ(store_->expire_leases(0), 1);
+  EXPECT_EQ(store_->expire_leases(), 1);
   auto job = store_->find_job(first->job.id());
   EXPECT_EQ(job->state(), v1::JOB_STATE_PENDING);
   auto second = store_->lease(w, -1);
   ASSERT_TRUE(second);
   EXPECT_EQ(second->attempt, 2);
-  EXPECT_EQ(store_->expire_leases(0), 1);
+  EXPECT_EQ(store_->expire_leases(), 1);
   job = store_->find_job(first->job.id());
   EXPECT_EQ(job->state(), v1::JOB_STATE_FAILED);
   EXPECT_NE(job->error().find("lease expired on attempt 2 of 2"), std::string::npos) << job->error();
@@ -135,7 +135,7 @@ TEST_F(StoreTest, HeartbeatReportsLostLeasesAndUnknownWorkers) {
   store_->create_sweep(make_sweep("a", 1), "", "", false);
   const std::string w = worker();
   auto lease = store_->lease(w, -1);
-  store_->expire_leases(0);
+  store_->expire_leases();
   auto hb = store_->heartbeat(w, {{lease->job.id(), 1}}, false, 10000);
   EXPECT_TRUE(hb.known);
   ASSERT_EQ(hb.lost_job_ids.size(), 1u);

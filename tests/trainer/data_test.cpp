@@ -6,7 +6,7 @@
 
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/data_loader.h"
-#include "worker/trainer/file_util.h"
+#include "core/file_util.h"
 #include "worker/trainer/prepare.h"
 
 namespace gammalab::trainer {

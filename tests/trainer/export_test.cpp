@@ -8,7 +8,7 @@
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/checkpoint.h"
 #include "worker/trainer/export.h"
-#include "worker/trainer/file_util.h"
+#include "core/file_util.h"
 #include "worker/trainer/safetensors.h"
 
 namespace gammalab::trainer {

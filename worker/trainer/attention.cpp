@@ -1,6 +1,6 @@
 #include "worker/trainer/attention.h"
 
-#include "worker/trainer/rms_norm.h"
+#include "worker/trainer/qkv_heads.h"
 #include "worker/trainer/torch_compat.h"
 
 namespace gammalab::trainer {
@@ -8,18 +8,19 @@ namespace gammalab::trainer {
 at::Tensor attention_forward(const ParamStore& store, const Attention& attn, const AttentionShape& s,
                              const at::Tensor& x, const BlockContext& ctx) {
   const std::int64_t B = x.size(0), T = x.size(1);
-  auto qkv = project(store, x, {&attn.q, &attn.k, &attn.v}, ctx.project);
-  at::Tensor q = qkv[0].reshape({B, T, s.n_heads, s.head_dim});
-  at::Tensor k = qkv[1].reshape({B, T, s.n_kv_heads, s.head_dim});
-  at::Tensor v = qkv[2].reshape({B, T, s.n_kv_heads, s.head_dim});
-  const bool fused = ctx.project.fused;
-  if (attn.qk_norm) {
-    q = rms_norm(q, s.head_dim, ctx.project.eps, store.gamma(attn.q_norm), fused);
-    k = rms_norm(k, s.head_dim, ctx.project.eps, store.gamma(attn.k_norm), fused);
+  const at::Tensor qkv = project(store, x, {&attn.q, &attn.k, &attn.v}, ctx.project);
+  // The Norms between the projection and RoPE: DNP's (γ_a ⊙ Norm per branch), then QK-norm's on q and k.
+  std::array<std::vector<HeadNorm>, 3> norms;
+  if (ctx.project.dual_norm) {
+    const Branch* branches[3] = {&attn.q, &attn.k, &attn.v};
+    for (std::size_t c = 0; c < 3; ++c) norms[c].push_back({store.gamma(branches[c]->out_scale), branches[c]->norm_group});
   }
-  q = apply_rope(q, *ctx.rope, fused).transpose(1, 2);
-  k = apply_rope(k, *ctx.rope, fused).transpose(1, 2);
-  v = v.transpose(1, 2);
+  if (attn.qk_norm) {
+    norms[0].push_back({store.gamma(attn.q_norm), s.head_dim});
+    norms[1].push_back({store.gamma(attn.k_norm), s.head_dim});
+  }
+  auto [q, k, v] = qkv_heads(qkv, {s.n_heads, s.n_kv_heads, s.head_dim}, norms, ctx.project.eps, *ctx.rope,
+                             ctx.project.fused);
   if (s.n_kv_heads != s.n_heads) {
     const std::int64_t rep = s.n_heads / s.n_kv_heads;
     k = k.repeat_interleave(rep, 1);

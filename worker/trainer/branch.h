@@ -4,7 +4,8 @@
 //   dual_norm: γ_a ⊙ Norm(W (γ_b ⊙ x))
 // Input-side and (outside dual_norm) output-side vectors are folded into the weight, diag(γ_a) W diag(γ_b),
 // which costs O(out·in) per step instead of O(tokens·in): every variant then runs one matmul per group of
-// branches, the same as the baseline.
+// branches, the same as the baseline. dual_norm's Norm and γ_a are applied by the consumer of the projection
+// (qkv_heads, swiglu), fused with what it does next.
 #include <vector>
 
 #include <torch/torch.h>
@@ -26,8 +27,8 @@ struct ProjectOptions {
   bool fused = true;
 };
 
-// x: [..., in]. Returns one [..., out_c] tensor per branch.
-std::vector<at::Tensor> project(const ParamStore& store, const at::Tensor& x, const std::vector<const Branch*>& branches,
-                                const ProjectOptions& options);
+// x: [..., in]. Returns the branches' outputs side by side, [..., Σ out_c], without dual_norm's Norm and γ_a.
+at::Tensor project(const ParamStore& store, const at::Tensor& x, const std::vector<const Branch*>& branches,
+                   const ProjectOptions& options);
 
 }  // namespace gammalab::trainer

@@ -20,8 +20,7 @@ at::Tensor rotate_half(const at::Tensor& x) {
 
 }  // namespace
 
-at::Tensor apply_rope(const at::Tensor& x, const RopeTables& t, bool fused) {
-  (void)fused;
+at::Tensor apply_rope(const at::Tensor& x, const RopeTables& t) {
   const std::int64_t T = x.size(1);
   at::Tensor cos = t.cos.narrow(0, 0, T), sin = t.sin.narrow(0, 0, T);
   return x * cos + rotate_half(x) * sin;

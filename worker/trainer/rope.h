@@ -13,6 +13,6 @@ struct RopeTables {
 RopeTables make_rope_tables(std::int64_t seq_len, std::int64_t head_dim, double theta, const at::Device& device);
 
 // x: [B, T, H, head_dim] with T <= the tables' length.
-at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables, bool fused);
+at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables);
 
 }  // namespace gammalab::trainer

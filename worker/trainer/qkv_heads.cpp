@@ -1,0 +1,214 @@
+#include "worker/trainer/qkv_heads.h"
+
+#include <ATen/Parallel.h>
+#include <cstring>
+
+#include "worker/trainer/norm_rows.h"
+#include "worker/trainer/rms_norm.h"
+
+namespace gammalab::trainer {
+
+namespace {
+
+// RoPE on one head, rotate-half convention: y = x ⊙ cos + rotate_half(x) ⊙ sin, rotate_half(x) = [-x₂, x₁].
+void rope_head(const float* x, const float* c, const float* s, float* y, std::int64_t hd) {
+  const std::int64_t half = hd / 2;
+  for (std::int64_t j = 0; j < half; ++j) y[j] = x[j] * c[j] - x[j + half] * s[j];
+  for (std::int64_t j = half; j < hd; ++j) y[j] = x[j] * c[j] + x[j - half] * s[j];
+}
+
+// Its transpose, for the backward pass.
+void rope_head_backward(const float* g, const float* c, const float* s, float* gx, std::int64_t hd) {
+  const std::int64_t half = hd / 2;
+  for (std::int64_t j = 0; j < half; ++j) gx[j] = g[j] * c[j] + g[j + half] * s[j + half];
+  for (std::int64_t j = half; j < hd; ++j) gx[j] = g[j] * c[j] - g[j - half] * s[j - half];
+}
+
+struct BranchPlan {
+  std::int64_t heads = 0, offset = 0, width = 0;  // columns [offset, offset + width) of the projection
+  bool rope = false, norm = false, shared_gamma = false;  // shared_gamma: one γ of head size for every head
+  std::int64_t group = 0, rstd_offset = 0;
+  const float* gamma = nullptr;
+};
+
+// Everything the row loops need, read from the inputs once. config = {H, Hkv, hd, norm q/k/v, group q/k/v}.
+struct QkvPlan {
+  std::int64_t B = 0, T = 0, D = 0, hd = 0, rstd_width = 0;
+  std::array<BranchPlan, 3> branch;
+  const float* cos = nullptr;  // [T_max, hd]
+  const float* sin = nullptr;
+  float eps = 0;
+
+  QkvPlan(const at::Tensor& qkv, const std::array<at::Tensor, 3>& gammas, const at::Tensor& cos_t,
+          const at::Tensor& sin_t, const std::vector<std::int64_t>& config, double eps_)
+      : B(qkv.size(0)), T(qkv.size(1)), D(qkv.size(2)), hd(config[2]), cos(cos_t.data_ptr<float>()),
+        sin(sin_t.data_ptr<float>()), eps(static_cast<float>(eps_)) {
+    std::int64_t offset = 0;
+    for (int c = 0; c < 3; ++c) {
+      BranchPlan& b = branch[static_cast<std::size_t>(c)];
+      b.heads = c == 0 ? config[0] : config[1];
+      b.offset = offset;
+      b.width = b.heads * hd;
+      b.rope = c < 2;
+      b.norm = config[static_cast<std::size_t>(3 + c)] != 0;
+      b.group = config[static_cast<std::size_t>(6 + c)];
+      if (b.norm) {
+        b.gamma = gammas[static_cast<std::size_t>(c)].data_ptr<float>();
+        b.shared_gamma = gammas[static_cast<std::size_t>(c)].numel() != b.width;
+        b.rstd_offset = rstd_width;
+        rstd_width += b.width / b.group;
+      }
+      offset += b.width;
+    }
+  }
+
+  // Row r = (b, t) of branch c's head h in the [B, heads, T, hd] output.
+  std::int64_t head_offset(const BranchPlan& br, std::int64_t r, std::int64_t h) const {
+    return ((r / T * br.heads + h) * T + r % T) * hd;
+  }
+};
+
+class FusedQkvHeads : public torch::autograd::Function<FusedQkvHeads> {
+ public:
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, at::Tensor qkv, at::Tensor gamma_q,
+                                                at::Tensor gamma_k, at::Tensor gamma_v, at::Tensor cos, at::Tensor sin,
+                                                std::vector<std::int64_t> config, double eps) {
+    qkv = qkv.contiguous();
+    const QkvPlan plan(qkv, {gamma_q, gamma_k, gamma_v}, cos, sin, config, eps);
+    const std::int64_t rows = plan.B * plan.T;
+    std::array<at::Tensor, 3> out;
+    std::array<float*, 3> outp{};
+    for (std::size_t c = 0; c < 3; ++c) {
+      out[c] = at::empty({plan.B, plan.branch[c].heads, plan.T, plan.hd}, qkv.options());
+      outp[c] = out[c].data_ptr<float>();
+    }
+    at::Tensor rstd = at::empty({rows, std::max<std::int64_t>(1, plan.rstd_width)}, qkv.options());
+    const float* xp = qkv.data_ptr<float>();
+    float* rp = rstd.data_ptr<float>();
+    at::parallel_for(0, rows, row_grain(plan.D), [&](std::int64_t begin, std::int64_t end) {
+      std::vector<float> normed(static_cast<std::size_t>(plan.D));
+      for (std::int64_t r = begin; r < end; ++r) {
+        const std::int64_t t = r % plan.T;
+        for (std::size_t c = 0; c < 3; ++c) {
+          const BranchPlan& br = plan.branch[c];
+          const float* x = xp + r * plan.D + br.offset;
+          if (br.norm) {
+            norm_row_forward(x, br.gamma, normed.data(), rp + r * plan.rstd_width + br.rstd_offset, br.width, br.group,
+                             plan.eps, br.shared_gamma);
+            x = normed.data();
+          }
+          for (std::int64_t h = 0; h < br.heads; ++h) {
+            float* y = outp[c] + plan.head_offset(br, r, h);
+            if (br.rope) {
+              rope_head(x + h * plan.hd, plan.cos + t * plan.hd, plan.sin + t * plan.hd, y, plan.hd);
+            } else {
+              std::memcpy(y, x + h * plan.hd, sizeof(float) * static_cast<std::size_t>(plan.hd));
+            }
+          }
+        }
+      }
+    });
+    ctx->save_for_backward({qkv, gamma_q, gamma_k, gamma_v, cos, sin, rstd});
+    ctx->saved_data["config"] = config;
+    ctx->saved_data["eps"] = eps;
+    return {out[0], out[1], out[2]};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor& qkv = saved[0];
+    const QkvPlan plan(qkv, {saved[1], saved[2], saved[3]}, saved[4], saved[5],
+                       ctx->saved_data["config"].toIntVector(), ctx->saved_data["eps"].toDouble());
+    const std::int64_t rows = plan.B * plan.T;
+    std::array<at::Tensor, 3> g;
+    std::array<const float*, 3> gp{};
+    std::vector<WeightGradPartials> gw;
+    for (std::size_t c = 0; c < 3; ++c) {
+      const BranchPlan& br = plan.branch[c];
+      g[c] = grads[c].defined() ? grads[c].contiguous() : at::zeros({plan.B, br.heads, plan.T, plan.hd}, qkv.options());
+      gp[c] = g[c].data_ptr<float>();
+      gw.emplace_back(br.shared_gamma ? br.group : br.width, br.norm && ctx->needs_input_grad(1 + c));
+    }
+    at::Tensor gx = at::empty(qkv.sizes(), qkv.options());
+    const float* xp = qkv.data_ptr<float>();
+    const float* rp = saved[6].data_ptr<float>();
+    float* gxp = gx.data_ptr<float>();
+    at::parallel_for(0, rows, row_grain(plan.D), [&](std::int64_t begin, std::int64_t end) {
+      std::vector<float> gathered(static_cast<std::size_t>(plan.D));
+      std::array<float*, 3> gwp{};
+      for (std::size_t c = 0; c < 3; ++c) gwp[c] = gw[c].for_this_thread();
+      for (std::int64_t r = begin; r < end; ++r) {
+        const std::int64_t t = r % plan.T;
+        for (std::size_t c = 0; c < 3; ++c) {
+          const BranchPlan& br = plan.branch[c];
+          float* dst = gxp + r * plan.D + br.offset;
+          float* gy = br.norm ? gathered.data() : dst;  // without a Norm the gathered gradient is the result
+          for (std::int64_t h = 0; h < br.heads; ++h) {
+            const float* src = gp[c] + plan.head_offset(br, r, h);
+            if (br.rope) {
+              rope_head_backward(src, plan.cos + t * plan.hd, plan.sin + t * plan.hd, gy + h * plan.hd, plan.hd);
+            } else {
+              std::memcpy(gy + h * plan.hd, src, sizeof(float) * static_cast<std::size_t>(plan.hd));
+            }
+          }
+          if (br.norm) {
+            norm_row_backward(xp + r * plan.D + br.offset, br.gamma, gy, rp + r * plan.rstd_width + br.rstd_offset, dst,
+                              gwp[c], br.width, br.group, br.shared_gamma);
+          }
+        }
+      }
+    });
+    return {gx, gw[0].sum(qkv.options()), gw[1].sum(qkv.options()), gw[2].sum(qkv.options()), at::Tensor(), at::Tensor(),
+            at::Tensor(), at::Tensor()};
+  }
+};
+
+QkvHeads qkv_heads_plain(const at::Tensor& qkv, const QkvLayout& s, const std::array<std::vector<HeadNorm>, 3>& norms,
+                         double eps, const RopeTables& rope, bool fused) {
+  const std::int64_t B = qkv.size(0), T = qkv.size(1);
+  const std::int64_t dq = s.n_heads * s.head_dim, dkv = s.n_kv_heads * s.head_dim;
+  auto parts = qkv.split_with_sizes({dq, dkv, dkv}, -1);
+  for (std::size_t c = 0; c < 3; ++c) {
+    for (const HeadNorm& n : norms[c]) {
+      const std::int64_t width = parts[c].size(-1), group = n.group > 0 ? n.group : width;
+      if (n.gamma.defined() && n.gamma.numel() == group && group != width) {  // one γ for every group
+        at::Tensor x = parts[c].reshape({B, T, width / group, group});
+        parts[c] = rms_norm(x, group, eps, n.gamma, fused).reshape({B, T, width});
+      } else {
+        parts[c] = rms_norm(parts[c], group, eps, n.gamma, fused);
+      }
+    }
+  }
+  at::Tensor q = parts[0].reshape({B, T, s.n_heads, s.head_dim});
+  at::Tensor k = parts[1].reshape({B, T, s.n_kv_heads, s.head_dim});
+  at::Tensor v = parts[2].reshape({B, T, s.n_kv_heads, s.head_dim});
+  return {apply_rope(q, rope).transpose(1, 2), apply_rope(k, rope).transpose(1, 2), v.transpose(1, 2)};
+}
+
+}  // namespace
+
+QkvHeads qkv_heads(const at::Tensor& qkv, const QkvLayout& s, const std::array<std::vector<HeadNorm>, 3>& norms,
+                   double eps, const RopeTables& rope, bool fused) {
+  bool kernel_ok = fused && cpu_kernel_fits(qkv) && cpu_kernel_fits(rope.cos) && s.head_dim % 2 == 0;
+  // Autograd functions take defined tensors only: an empty one stands for "no Norm".
+  std::array<at::Tensor, 3> gammas = {unit_weight(0), unit_weight(0), unit_weight(0)};
+  std::vector<std::int64_t> config = {s.n_heads, s.n_kv_heads, s.head_dim, 0, 0, 0, 1, 1, 1};
+  for (std::size_t c = 0; c < 3 && kernel_ok; ++c) {
+    const std::int64_t width = (c == 0 ? s.n_heads : s.n_kv_heads) * s.head_dim;
+    if (norms[c].size() > 1) kernel_ok = false;
+    if (norms[c].size() != 1) continue;
+    const HeadNorm& n = norms[c].front();
+    const std::int64_t group = n.group > 0 ? n.group : width;
+    gammas[c] = n.gamma.defined() ? n.gamma : unit_weight(width);
+    kernel_ok = kernel_ok && cpu_kernel_fits(gammas[c]) && width % group == 0 &&
+                (gammas[c].numel() == width || gammas[c].numel() == group);
+    config[3 + c] = 1;
+    config[6 + c] = group;
+  }
+  if (!kernel_ok) return qkv_heads_plain(qkv, s, norms, eps, rope, fused);
+  auto out = FusedQkvHeads::apply(qkv, gammas[0], gammas[1], gammas[2], rope.cos, rope.sin, config, eps);
+  return {out[0], out[1], out[2]};
+}
+
+}  // namespace gammalab::trainer

@@ -1,0 +1,181 @@
+#include "worker/trainer/swiglu.h"
+
+#include <ATen/Parallel.h>
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "worker/trainer/norm_rows.h"
+#include "worker/trainer/rms_norm.h"
+
+namespace gammalab::trainer {
+
+namespace {
+
+// The rows of the projection, and how a and b are made from them.
+struct GateRows {
+  const float* p = nullptr;  // [rows, 2F]
+  std::int64_t F = 0;
+  bool norm = false;
+  const float* gamma_g = nullptr;
+  const float* gamma_u = nullptr;
+  std::int64_t group_g = 0, group_u = 0;
+  float eps = 0;
+
+  std::int64_t groups() const { return norm ? F / group_g + F / group_u : 0; }
+};
+
+// Work space for a block of rows: a, b, σ(a) and the Norms' 1/rms. Blocks keep it in the L2 cache while the
+// vectorised ATen sigmoid runs over the whole block at once.
+struct Block {
+  std::int64_t rows;
+  std::vector<float> a, b, s, rstd;
+  Block(const GateRows& g, std::int64_t n)
+      : rows(n), a(static_cast<std::size_t>(n * g.F)), b(a.size()), s(a.size()),
+        rstd(static_cast<std::size_t>(std::max<std::int64_t>(1, n * g.groups()))) {}
+
+  // Fills a, b and σ(a) for rows [first, first + count).
+  void fill(const GateRows& g, std::int64_t first, std::int64_t count) {
+    const std::int64_t G = g.groups();
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float* x = g.p + (first + i) * 2 * g.F;
+      float* ai = a.data() + i * g.F;
+      float* bi = b.data() + i * g.F;
+      if (g.norm) {
+        float* ri = rstd.data() + i * G;
+        norm_row_forward(x, g.gamma_g, ai, ri, g.F, g.group_g, g.eps);
+        norm_row_forward(x + g.F, g.gamma_u, bi, ri + g.F / g.group_g, g.F, g.group_u, g.eps);
+      } else {
+        std::memcpy(ai, x, sizeof(float) * static_cast<std::size_t>(g.F));
+        std::memcpy(bi, x + g.F, sizeof(float) * static_cast<std::size_t>(g.F));
+      }
+    }
+    const auto opts = at::TensorOptions().dtype(at::kFloat);
+    at::Tensor st = at::from_blob(s.data(), {count, g.F}, opts);
+    at::sigmoid_out(st, at::from_blob(a.data(), {count, g.F}, opts));
+  }
+};
+
+std::int64_t block_rows(std::int64_t F) { return std::max<std::int64_t>(1, 32768 / F); }
+
+GateRows gate_rows(const at::Tensor& p, const at::Tensor& gamma_g, const at::Tensor& gamma_u, std::int64_t group_g,
+                   std::int64_t group_u, double eps, bool norm) {
+  GateRows g;
+  g.p = p.data_ptr<float>();
+  g.F = p.size(-1) / 2;
+  g.norm = norm;
+  if (norm) {
+    g.gamma_g = gamma_g.data_ptr<float>();
+    g.gamma_u = gamma_u.data_ptr<float>();
+    g.group_g = group_g;
+    g.group_u = group_u;
+  }
+  g.eps = static_cast<float>(eps);
+  return g;
+}
+
+class FusedSwiglu : public torch::autograd::Function<FusedSwiglu> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, at::Tensor p, at::Tensor gamma_g, at::Tensor gamma_u,
+                            std::int64_t group_g, std::int64_t group_u, double eps, bool norm) {
+    p = p.contiguous();
+    const GateRows g = gate_rows(p, gamma_g, gamma_u, group_g, group_u, eps, norm);
+    const std::int64_t rows = p.numel() / (2 * g.F), blk = block_rows(g.F);
+    auto sizes = p.sizes().vec();
+    sizes.back() = g.F;
+    at::Tensor h = at::empty(sizes, p.options());
+    float* hp = h.data_ptr<float>();
+    at::parallel_for(0, rows, blk, [&](std::int64_t begin, std::int64_t end) {
+      Block work(g, std::min(blk, end - begin));
+      for (std::int64_t first = begin; first < end; first += blk) {
+        const std::int64_t count = std::min(blk, end - first);
+        work.fill(g, first, count);
+        const float *a = work.a.data(), *b = work.b.data(), *s = work.s.data();
+        float* out = hp + first * g.F;
+        for (std::int64_t j = 0; j < count * g.F; ++j) out[j] = a[j] * s[j] * b[j];
+      }
+    });
+    ctx->save_for_backward({p, gamma_g, gamma_u});
+    ctx->saved_data["group_g"] = group_g;
+    ctx->saved_data["group_u"] = group_u;
+    ctx->saved_data["eps"] = eps;
+    ctx->saved_data["norm"] = norm;
+    return h;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor& p = saved[0];
+    const bool norm = ctx->saved_data["norm"].toBool();
+    const GateRows g = gate_rows(p, saved[1], saved[2], ctx->saved_data["group_g"].toInt(),
+                                 ctx->saved_data["group_u"].toInt(), ctx->saved_data["eps"].toDouble(), norm);
+    const at::Tensor gh = grads[0].contiguous();
+    const std::int64_t rows = p.numel() / (2 * g.F), blk = block_rows(g.F);
+    at::Tensor gp = at::empty(p.sizes(), p.options());
+    WeightGradPartials gw_g(g.F, norm && ctx->needs_input_grad(1)), gw_u(g.F, norm && ctx->needs_input_grad(2));
+    const float* ghp = gh.data_ptr<float>();
+    float* gpp = gp.data_ptr<float>();
+    at::parallel_for(0, rows, blk, [&](std::int64_t begin, std::int64_t end) {
+      Block work(g, std::min(blk, end - begin));
+      std::vector<float> ga(static_cast<std::size_t>(g.F)), gb(ga.size());
+      float* gwg = gw_g.for_this_thread();
+      float* gwu = gw_u.for_this_thread();
+      for (std::int64_t first = begin; first < end; first += blk) {
+        const std::int64_t count = std::min(blk, end - first);
+        work.fill(g, first, count);
+        for (std::int64_t i = 0; i < count; ++i) {
+          const float* a = work.a.data() + i * g.F;
+          const float* b = work.b.data() + i * g.F;
+          const float* s = work.s.data() + i * g.F;
+          const float* gy = ghp + (first + i) * g.F;
+          float* out = gpp + (first + i) * 2 * g.F;
+          // h = a σ(a) b: ∂h/∂a = b σ(a) (1 + a (1 - σ(a))), ∂h/∂b = a σ(a).
+          float* da = norm ? ga.data() : out;
+          float* db = norm ? gb.data() : out + g.F;
+          for (std::int64_t j = 0; j < g.F; ++j) {
+            da[j] = gy[j] * b[j] * s[j] * (1.f + a[j] * (1.f - s[j]));
+            db[j] = gy[j] * a[j] * s[j];
+          }
+          if (norm) {
+            const float* x = g.p + (first + i) * 2 * g.F;
+            const float* r = work.rstd.data() + i * g.groups();
+            norm_row_backward(x, g.gamma_g, da, r, out, gwg, g.F, g.group_g);
+            norm_row_backward(x + g.F, g.gamma_u, db, r + g.F / g.group_g, out + g.F, gwu, g.F, g.group_u);
+          }
+        }
+      }
+    });
+    return {gp, gw_g.sum(p.options()), gw_u.sum(p.options()), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
+at::Tensor swiglu_plain(const at::Tensor& gate_up, const SwigluNorm* norm, bool fused) {
+  const std::int64_t F = gate_up.size(-1) / 2;
+  at::Tensor a = gate_up.narrow(-1, 0, F), b = gate_up.narrow(-1, F, F);
+  if (norm != nullptr) {
+    a = rms_norm(a, norm->gate_group > 0 ? norm->gate_group : F, norm->eps, norm->gate_gamma, fused);
+    b = rms_norm(b, norm->up_group > 0 ? norm->up_group : F, norm->eps, norm->up_gamma, fused);
+  }
+  return at::silu(a) * b;
+}
+
+}  // namespace
+
+at::Tensor swiglu(const at::Tensor& gate_up, const SwigluNorm* norm, bool fused) {
+  const std::int64_t F = gate_up.size(-1) / 2;
+  bool kernel_ok = fused && cpu_kernel_fits(gate_up) && F > 0;
+  if (norm == nullptr) {
+    return kernel_ok ? FusedSwiglu::apply(gate_up, unit_weight(0), unit_weight(0), 0, 0, 0.0, false)
+                     : swiglu_plain(gate_up, nullptr, fused);
+  }
+  const std::int64_t group_g = norm->gate_group > 0 ? norm->gate_group : F;
+  const std::int64_t group_u = norm->up_group > 0 ? norm->up_group : F;
+  const at::Tensor& gamma_g = norm->gate_gamma.defined() ? norm->gate_gamma : unit_weight(F);
+  const at::Tensor& gamma_u = norm->up_gamma.defined() ? norm->up_gamma : unit_weight(F);
+  kernel_ok = kernel_ok && cpu_kernel_fits(gamma_g) && cpu_kernel_fits(gamma_u) && F % group_g == 0 && F % group_u == 0;
+  if (!kernel_ok) return swiglu_plain(gate_up, norm, fused);
+  return FusedSwiglu::apply(gate_up, gamma_g, gamma_u, group_g, group_u, norm->eps, true);
+}
+
+}  // namespace gammalab::trainer

@@ -1,12 +1,18 @@
 // Trainer step time (forward + backward + clip + AdamW) on CPU for baseline and unified, and tiny-0.1m
 // throughput. Prints ms/step, tokens/s and the unified/baseline ratio measured in the same run.
-//   bench_trainer_step [--threads N] [--steps N] [--batch-tokens N]
+//   bench_trainer_step [--threads N] [--steps N] [--batch-tokens N] [--preset P --variant V]
+// Baseline and unified steps alternate, and each figure is the median over steps of the process CPU time, so
+// load from other processes on a shared machine falls on both alike.
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "core/config_paths.h"
 #include "core/model_preset.h"
@@ -19,76 +25,105 @@ namespace {
 using namespace gammalab;
 using namespace gammalab::trainer;
 
-struct Figure {
-  double ms_per_step = 0, tokens_per_s = 0;
-  double cpu_ms_per_step = 0;  // process CPU time: robust on a shared machine, where wall time is not
-};
-
 double cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-Figure measure(const std::string& preset, const std::string& variant, int steps, std::int64_t batch_tokens) {
-  JobConfig c;
-  c.model = load_model_preset(preset, model_preset_dir());
-  c.scale = variant_preset(variant);
-  c.batch_tokens = batch_tokens;
-  Model model(c.model, c.scale);
-  model.init(1);
-  Optimizer opt(model, c);
-  const std::int64_t T = c.model.seq_len, B = batch_tokens / T;
-  torch::manual_seed(0);
-  const at::Tensor batch = torch::randint(c.model.vocab_size, {B, T + 1}, torch::kLong);
-  auto step = [&] {
-    opt.zero_grad();
-    model.loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T)).total().backward();
-    opt.clip_gradients();
-    opt.step(1.0);
-  };
-  for (int i = 0; i < 3; ++i) step();  // warm up allocator and thread pool
-  const auto t0 = std::chrono::steady_clock::now();
-  const double c0 = cpu_seconds();
-  for (int i = 0; i < steps; ++i) step();
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return {1000.0 * secs / steps, double(batch_tokens) * steps / secs, 1000.0 * (cpu_seconds() - c0) / steps};
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// One model with its optimizer and a fixed random batch; step() runs one full optimizer step.
+struct Subject {
+  std::string preset, variant;
+  JobConfig config;
+  std::unique_ptr<Model> model;
+  std::unique_ptr<Optimizer> opt;
+  at::Tensor batch;
+  std::vector<double> wall_ms, cpu_ms;
+
+  Subject(std::string p, std::string v, std::int64_t batch_tokens) : preset(std::move(p)), variant(std::move(v)) {
+    config.model = load_model_preset(preset, model_preset_dir());
+    config.scale = variant_preset(variant);
+    config.batch_tokens = batch_tokens;
+    model = std::make_unique<Model>(config.model, config.scale);
+    model->init(1);
+    opt = std::make_unique<Optimizer>(*model, config);
+    const std::int64_t T = config.model.seq_len;
+    torch::manual_seed(0);
+    batch = torch::randint(config.model.vocab_size, {batch_tokens / T, T + 1}, torch::kLong);
+  }
+
+  void step() {
+    const std::int64_t T = config.model.seq_len;
+    opt->zero_grad();
+    model->loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T)).total().backward();
+    opt->clip_gradients();
+    opt->step(1.0);
+  }
+
+  void timed_step() {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_seconds();
+    step();
+    cpu_ms.push_back(1000.0 * (cpu_seconds() - c0));
+    wall_ms.push_back(1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+
+  void print() const {
+    const double wall = median(wall_ms);
+    std::printf("%-10s %-9s %10.2f %12.0f %12.2f\n", preset.c_str(), variant.c_str(), wall,
+                1000.0 * double(config.batch_tokens) / wall, median(cpu_ms));
+  }
+};
+
+// Warms up, then alternates the subjects' steps.
+void run_interleaved(std::vector<Subject*> subjects, int steps) {
+  for (int i = 0; i < 3; ++i) {
+    for (Subject* s : subjects) s->step();  // allocator and thread pool warm
+  }
+  for (int i = 0; i < steps; ++i) {
+    for (Subject* s : subjects) s->timed_step();
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 2, steps = 20;
+  CLI::App app{"Trainer step time on CPU: baseline vs unified"};
+  int threads = 1, steps = 20;
   std::int64_t batch_tokens = 4096;
-  std::string only_preset, only_variant;  // --preset P --variant V: measure just that (for profiling)
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--preset")) only_preset = argv[i + 1];
-    if (!std::strcmp(argv[i], "--variant")) only_variant = argv[i + 1];
-    if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--steps")) steps = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--batch-tokens")) batch_tokens = std::atoll(argv[i + 1]);
-  }
+  std::string only_preset, only_variant = "baseline";
+  app.add_option("--threads", threads, "intra-op threads")->capture_default_str();
+  app.add_option("--steps", steps, "timed steps per subject")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--batch-tokens", batch_tokens, "tokens per step")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--preset", only_preset, "measure just this preset (for profiling)");
+  app.add_option("--variant", only_variant, "with --preset: the variant")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
   set_cpu_threads(threads);
-  std::printf("threads %d, batch %lld tokens, %d timed steps\n", threads, static_cast<long long>(batch_tokens), steps);
+  std::printf("threads %d, batch %lld tokens, %d timed steps, medians\n", threads, static_cast<long long>(batch_tokens),
+              steps);
   std::printf("%-10s %-9s %10s %12s %12s\n", "preset", "variant", "ms/step", "tokens/s", "cpu ms/step");
   if (!only_preset.empty()) {
-    const Figure f = measure(only_preset, only_variant.empty() ? "baseline" : only_variant, steps, batch_tokens);
-    std::printf("%-10s %-9s %10.2f %12.0f %12.2f\n", only_preset.c_str(), only_variant.c_str(), f.ms_per_step,
-                f.tokens_per_s, f.cpu_ms_per_step);
+    Subject s(only_preset, only_variant, batch_tokens);
+    run_interleaved({&s}, steps);
+    s.print();
     return 0;
   }
-  const Figure tiny = measure("tiny-0.1m", "baseline", steps, batch_tokens);
-  std::printf("%-10s %-9s %10.2f %12.0f %12.2f\n", "tiny-0.1m", "baseline", tiny.ms_per_step, tiny.tokens_per_s,
-              tiny.cpu_ms_per_step);
+  Subject tiny("tiny-0.1m", "baseline", batch_tokens);
+  run_interleaved({&tiny}, steps);
+  tiny.print();
   for (const char* preset : {"tiny-2m", "tiny-8m"}) {
-    const Figure base = measure(preset, "baseline", steps, batch_tokens);
-    const Figure uni = measure(preset, "unified", steps, batch_tokens);
-    std::printf("%-10s %-9s %10.2f %12.0f %12.2f\n", preset, "baseline", base.ms_per_step, base.tokens_per_s,
-                base.cpu_ms_per_step);
-    std::printf("%-10s %-9s %10.2f %12.0f %12.2f\n", preset, "unified", uni.ms_per_step, uni.tokens_per_s,
-                uni.cpu_ms_per_step);
-    std::printf("%-10s unified/baseline ratio: wall %.3f, cpu %.3f\n", preset, uni.ms_per_step / base.ms_per_step,
-                uni.cpu_ms_per_step / base.cpu_ms_per_step);
+    Subject base(preset, "baseline", batch_tokens), uni(preset, "unified", batch_tokens);
+    run_interleaved({&base, &uni}, steps);
+    base.print();
+    uni.print();
+    std::printf("%-10s unified/baseline ratio: wall %.3f, cpu %.3f\n", preset, median(uni.wall_ms) / median(base.wall_ms),
+                median(uni.cpu_ms) / median(base.cpu_ms));
   }
   return 0;
 }

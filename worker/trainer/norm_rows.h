@@ -14,6 +14,10 @@ namespace gammalab::trainer {
 void norm_row_forward(const float* x, const float* w, float* y, float* rstd, std::int64_t n, std::int64_t group,
                       float eps, bool shared_w = false);
 
+// y = w ⊙ x · rstd per group with a known rstd (a backward pass recomputing the forward's output).
+void norm_row_apply(const float* x, const float* w, float* y, const float* rstd, std::int64_t n, std::int64_t group,
+                    bool shared_w = false);
+
 // gx = ∂(Σ gy·y)/∂x given the forward's rstd; gw += gy ⊙ x · rstd (skipped when gw is null).
 void norm_row_backward(const float* x, const float* w, const float* gy, const float* rstd, float* gx, float* gw,
                        std::int64_t n, std::int64_t group, bool shared_w = false);

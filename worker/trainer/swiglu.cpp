@@ -25,26 +25,29 @@ struct GateRows {
   std::int64_t groups() const { return norm ? F / group_g + F / group_u : 0; }
 };
 
-// Work space for a block of rows: a, b, σ(a) and the Norms' 1/rms. Blocks keep it in the L2 cache while the
-// vectorised ATen sigmoid runs over the whole block at once.
+// Work space for a block of rows: a, b and σ(a). Blocks keep it in the L2 cache while the vectorised ATen sigmoid
+// runs over the whole block at once.
 struct Block {
-  std::int64_t rows;
-  std::vector<float> a, b, s, rstd;
-  Block(const GateRows& g, std::int64_t n)
-      : rows(n), a(static_cast<std::size_t>(n * g.F)), b(a.size()), s(a.size()),
-        rstd(static_cast<std::size_t>(std::max<std::int64_t>(1, n * g.groups()))) {}
+  std::vector<float> a, b, s;
+  Block(const GateRows& g, std::int64_t n) : a(static_cast<std::size_t>(n * g.F)), b(a.size()), s(a.size()) {}
 
-  // Fills a, b and σ(a) for rows [first, first + count).
-  void fill(const GateRows& g, std::int64_t first, std::int64_t count) {
+  // Fills a, b and σ(a) for rows [first, first + count). The Norms' 1/rms of row r is computed into
+  // rstd_all[r·groups] (forward) or read from there (backward).
+  void fill(const GateRows& g, std::int64_t first, std::int64_t count, float* rstd_all, bool known_rstd) {
     const std::int64_t G = g.groups();
     for (std::int64_t i = 0; i < count; ++i) {
       const float* x = g.p + (first + i) * 2 * g.F;
       float* ai = a.data() + i * g.F;
       float* bi = b.data() + i * g.F;
       if (g.norm) {
-        float* ri = rstd.data() + i * G;
-        norm_row_forward(x, g.gamma_g, ai, ri, g.F, g.group_g, g.eps);
-        norm_row_forward(x + g.F, g.gamma_u, bi, ri + g.F / g.group_g, g.F, g.group_u, g.eps);
+        float* ri = rstd_all + (first + i) * G;
+        if (known_rstd) {
+          norm_row_apply(x, g.gamma_g, ai, ri, g.F, g.group_g);
+          norm_row_apply(x + g.F, g.gamma_u, bi, ri + g.F / g.group_g, g.F, g.group_u);
+        } else {
+          norm_row_forward(x, g.gamma_g, ai, ri, g.F, g.group_g, g.eps);
+          norm_row_forward(x + g.F, g.gamma_u, bi, ri + g.F / g.group_g, g.F, g.group_u, g.eps);
+        }
       } else {
         std::memcpy(ai, x, sizeof(float) * static_cast<std::size_t>(g.F));
         std::memcpy(bi, x + g.F, sizeof(float) * static_cast<std::size_t>(g.F));
@@ -84,18 +87,20 @@ class FusedSwiglu : public torch::autograd::Function<FusedSwiglu> {
     auto sizes = p.sizes().vec();
     sizes.back() = g.F;
     at::Tensor h = at::empty(sizes, p.options());
+    at::Tensor rstd = at::empty({norm ? rows * g.groups() : 0}, p.options());
     float* hp = h.data_ptr<float>();
+    float* rp = rstd.data_ptr<float>();
     at::parallel_for(0, rows, blk, [&](std::int64_t begin, std::int64_t end) {
       Block work(g, std::min(blk, end - begin));
       for (std::int64_t first = begin; first < end; first += blk) {
         const std::int64_t count = std::min(blk, end - first);
-        work.fill(g, first, count);
+        work.fill(g, first, count, rp, false);
         const float *a = work.a.data(), *b = work.b.data(), *s = work.s.data();
         float* out = hp + first * g.F;
         for (std::int64_t j = 0; j < count * g.F; ++j) out[j] = a[j] * s[j] * b[j];
       }
     });
-    ctx->save_for_backward({p, gamma_g, gamma_u});
+    ctx->save_for_backward({p, gamma_g, gamma_u, rstd});
     ctx->saved_data["group_g"] = group_g;
     ctx->saved_data["group_u"] = group_u;
     ctx->saved_data["eps"] = eps;
@@ -116,6 +121,7 @@ class FusedSwiglu : public torch::autograd::Function<FusedSwiglu> {
     WeightGradPartials gw_g(g.F, norm && ctx->needs_input_grad(1)), gw_u(g.F, norm && ctx->needs_input_grad(2));
     const float* ghp = gh.data_ptr<float>();
     float* gpp = gp.data_ptr<float>();
+    float* rp = saved[3].data_ptr<float>();
     at::parallel_for(0, rows, blk, [&](std::int64_t begin, std::int64_t end) {
       Block work(g, std::min(blk, end - begin));
       std::vector<float> ga(static_cast<std::size_t>(g.F)), gb(ga.size());
@@ -123,7 +129,7 @@ class FusedSwiglu : public torch::autograd::Function<FusedSwiglu> {
       float* gwu = gw_u.for_this_thread();
       for (std::int64_t first = begin; first < end; first += blk) {
         const std::int64_t count = std::min(blk, end - first);
-        work.fill(g, first, count);
+        work.fill(g, first, count, rp, true);
         for (std::int64_t i = 0; i < count; ++i) {
           const float* a = work.a.data() + i * g.F;
           const float* b = work.b.data() + i * g.F;
@@ -139,7 +145,7 @@ class FusedSwiglu : public torch::autograd::Function<FusedSwiglu> {
           }
           if (norm) {
             const float* x = g.p + (first + i) * 2 * g.F;
-            const float* r = work.rstd.data() + i * g.groups();
+            const float* r = rp + (first + i) * g.groups();
             norm_row_backward(x, g.gamma_g, da, r, out, gwg, g.F, g.group_g);
             norm_row_backward(x + g.F, g.gamma_u, db, r + g.F / g.group_g, out + g.F, gwu, g.F, g.group_u);
           }

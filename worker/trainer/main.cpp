@@ -1,13 +1,16 @@
 // gammalab-train: run | prepare | describe | export. Metric lines go to stdout, human logs to stderr.
+// Exit status: 0 done, 1 failure while running, 2 bad command line or config (the message names the problem).
+#include <atomic>
 #include <csignal>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "core/config_error.h"
 #include "core/config_paths.h"
+#include "core/file_util.h"
 #include "core/model_preset.h"
 #include "worker/trainer/describe.h"
 #include "worker/trainer/export.h"
@@ -25,164 +28,134 @@ extern "C" void on_sigterm(int) { g_stop.store(true); }
 
 constexpr int kExitUsage = 2;
 
-const char* kUsage =
-    "usage:\n"
-    "  gammalab-train run --config JOB.json [--ckpt-dir DIR] [--data-dir DIR]\n"
-    "  gammalab-train prepare --input FILE_OR_DIR... --out DIR [--tokenizer byte|bpe --vocab N]\n"
-    "                         [--format text|brown] [--val-fraction 0.01]\n"
-    "  gammalab-train describe CONFIG.json | --preset NAME [--variant V]\n"
-    "  gammalab-train export --config JOB.json --ckpt-dir DIR --out OUTDIR\n";
-
-struct Args {
-  std::vector<std::string> positional;
-  std::map<std::string, std::vector<std::string>> options;
-  std::string one(const std::string& key, const std::string& fallback = "") const {
-    auto it = options.find(key);
-    return it == options.end() || it->second.empty() ? fallback : it->second.back();
-  }
-  bool has(const std::string& key) const { return options.contains(key); }
-};
-
-Args parse_args(int argc, char** argv, int first) {
-  Args a;
-  std::string current;
-  for (int i = first; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s.starts_with("--")) {
-      const auto eq = s.find('=');
-      if (eq != std::string::npos) {
-        a.options[s.substr(2, eq - 2)].push_back(s.substr(eq + 1));
-        current.clear();
-      } else {
-        current = s.substr(2);
-        a.options[current];
-      }
-    } else if (!current.empty()) {
-      a.options[current].push_back(s);
-      if (current != "input") current.clear();  // --input takes several values
-    } else {
-      a.positional.push_back(s);
-    }
-  }
-  return a;
-}
-
 JobConfig load_job(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError("", "cannot read config file " + path);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(read_file(path));
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError("", path + ": not valid JSON: " + e.what());
+  } catch (const std::runtime_error& e) {
+    throw ConfigError("", e.what());
   }
   JobConfig c = job_config_from_json(j);
   validate(c);
   return c;
 }
 
-int cmd_run(const Args& a) {
-  const std::string config = a.one("config");
-  if (config.empty()) {
-    std::cerr << kUsage;
-    return kExitUsage;
-  }
-  JobConfig c;
-  try {
-    c = load_job(config);
-  } catch (const ConfigError& e) {
-    std::cerr << "config error: " << e.what() << "\n";
-    return kExitUsage;
-  }
+struct RunArgs {
+  std::string config, ckpt_dir, data_dir;
+};
+
+int cmd_run(const RunArgs& a) {
+  const JobConfig c = load_job(a.config);
   std::signal(SIGTERM, on_sigterm);
   TrainerOptions o;
-  o.ckpt_dir = a.one("ckpt-dir");
-  o.data_dir = a.one("data-dir");
+  o.ckpt_dir = a.ckpt_dir;
+  o.data_dir = a.data_dir;
   o.stop = &g_stop;
-  try {
-    Trainer trainer(c, o, std::cout, std::cerr);
-    return trainer.run();
-  } catch (const ConfigError& e) {
-    std::cerr << "config error: " << e.what() << "\n";
-    return kExitUsage;
-  }
+  Trainer trainer(c, o, std::cout, std::cerr);
+  return trainer.run();
 }
 
-int cmd_prepare(const Args& a) {
-  PrepareOptions o;
-  if (a.has("input")) {
-    for (const auto& s : a.options.at("input")) o.inputs.emplace_back(s);
-  }
-  o.out = a.one("out");
-  o.tokenizer = a.one("tokenizer", "byte");
-  o.vocab = std::stoi(a.one("vocab", "0"));
-  o.format = a.one("format", "text");
-  o.val_fraction = std::stod(a.one("val-fraction", "0.01"));
-  if (o.inputs.empty() || o.out.empty()) {
-    std::cerr << kUsage;
-    return kExitUsage;
-  }
+int cmd_prepare(const PrepareOptions& o) {
   const PrepareResult r = prepare_corpus(o);
   std::cerr << "prepared " << r.documents << " documents: " << r.train_tokens << " train tokens, " << r.val_tokens
             << " val tokens, vocab " << r.vocab_size << " -> " << o.out.string() << "\n";
   return 0;
 }
 
-int cmd_describe(const Args& a) {
+struct DescribeArgs {
+  std::string config, preset, variant = "baseline";
+};
+
+int cmd_describe(const DescribeArgs& a) {
   JobConfig c;
-  try {
-    if (!a.positional.empty()) {
-      c = load_job(a.positional.front());
-    } else if (a.has("preset")) {
-      c.model = load_model_preset(a.one("preset"), model_preset_dir());
-      c.scale = variant_preset(a.one("variant", "baseline"));
-    } else {
-      std::cerr << kUsage;
-      return kExitUsage;
-    }
-  } catch (const ConfigError& e) {
-    std::cerr << "config error: " << e.what() << "\n";
-    return kExitUsage;
+  if (!a.config.empty()) {
+    c = load_job(a.config);
+  } else {
+    c.model = load_model_preset(a.preset, model_preset_dir());
+    c.scale = variant_preset(a.variant);
   }
   std::cout << describe_model(c);
   return 0;
 }
 
-int cmd_export(const Args& a) {
-  if (a.one("config").empty() || a.one("ckpt-dir").empty() || a.one("out").empty()) {
-    std::cerr << kUsage;
-    return kExitUsage;
-  }
-  JobConfig c;
-  try {
-    c = load_job(a.one("config"));
-  } catch (const ConfigError& e) {
-    std::cerr << "config error: " << e.what() << "\n";
-    return kExitUsage;
-  }
-  export_checkpoint(c, a.one("ckpt-dir"), a.one("out"));
-  std::cerr << "exported to " << a.one("out") << "\n";
+struct ExportArgs {
+  std::string config, ckpt_dir, out;
+};
+
+int cmd_export(const ExportArgs& a) {
+  const JobConfig c = load_job(a.config);
+  export_checkpoint(c, a.ckpt_dir, a.out);
+  std::cerr << "exported to " << a.out << "\n";
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::cerr << kUsage;
+  CLI::App app{"gammalab-train: pre-train a Llama with any scale-vector variant, prepare corpora, export weights"};
+  app.require_subcommand(1);
+
+  RunArgs run;
+  CLI::App* run_cmd = app.add_subcommand("run", "train one job; JSON metric lines on stdout");
+  run_cmd->add_option("--config", run.config, "job config (JSON)")->required()->check(CLI::ExistingFile);
+  run_cmd->add_option("--ckpt-dir", run.ckpt_dir, "checkpoint directory (resumes from it); none: no checkpoints");
+  run_cmd->add_option("--data-dir", run.data_dir, "base of relative data paths (else $GAMMALAB_DATA_DIR, else cwd)");
+
+  PrepareOptions prepare;
+  CLI::App* prepare_cmd = app.add_subcommand("prepare", "turn text into train.bin/val.bin token shards");
+  prepare_cmd->add_option("--input", prepare.inputs, "text files or directories")->required()->check(CLI::ExistingPath);
+  prepare_cmd->add_option("--out", prepare.out, "output directory")->required();
+  prepare_cmd->add_option("--tokenizer", prepare.tokenizer, "byte, or bpe (trains a SentencePiece model)")
+      ->check(CLI::IsMember({"byte", "bpe"}))
+      ->capture_default_str();
+  prepare_cmd->add_option("--vocab", prepare.vocab, "BPE vocabulary size")->check(CLI::PositiveNumber);
+  prepare_cmd->add_option("--format", prepare.format, "text, or brown (tagged Brown corpus files)")
+      ->check(CLI::IsMember({"text", "brown"}))
+      ->capture_default_str();
+  prepare_cmd->add_option("--val-fraction", prepare.val_fraction, "share of documents held out for validation")
+      ->check(CLI::Range(0.0, 0.5))
+      ->capture_default_str();
+
+  DescribeArgs describe;
+  CLI::App* describe_cmd = app.add_subcommand("describe", "print the model's parameter table");
+  // No existence check here: an unknown option after the preset must be reported as such, not as a missing file.
+  auto* describe_config = describe_cmd->add_option("config", describe.config, "job config (JSON)");
+  auto* describe_preset = describe_cmd->add_option("--preset", describe.preset, "model preset name (configs/models)");
+  describe_cmd->add_option("--variant", describe.variant, "scale-vector variant, with --preset")->capture_default_str();
+  describe_config->excludes(describe_preset);
+  describe_cmd->callback([&] {
+    if (describe.config.empty() && describe.preset.empty()) throw CLI::RequiredError("CONFIG or --preset");
+  });
+
+  ExportArgs exp;
+  CLI::App* export_cmd = app.add_subcommand("export", "write a checkpoint as safetensors + config.json");
+  export_cmd->add_option("--config", exp.config, "job config (JSON)")->required()->check(CLI::ExistingFile);
+  export_cmd->add_option("--ckpt-dir", exp.ckpt_dir, "checkpoint directory")->required()->check(CLI::ExistingDirectory);
+  export_cmd->add_option("--out", exp.out, "output directory")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
     return kExitUsage;
   }
-  const std::string cmd = argv[1];
-  const Args args = parse_args(argc, argv, 2);
   try {
-    if (cmd == "run") return cmd_run(args);
-    if (cmd == "prepare") return cmd_prepare(args);
-    if (cmd == "describe") return cmd_describe(args);
-    if (cmd == "export") return cmd_export(args);
-    std::cerr << "unknown command '" << cmd << "'\n" << kUsage;
+    if (*run_cmd) return cmd_run(run);
+    if (*prepare_cmd) return cmd_prepare(prepare);
+    if (*describe_cmd) return cmd_describe(describe);
+    if (*export_cmd) return cmd_export(exp);
+  } catch (const ConfigError& e) {
+    std::cerr << "config error: " << e.what() << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
   }
+  return kExitUsage;
 }

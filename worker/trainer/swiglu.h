@@ -2,8 +2,7 @@
 // SwiGLU's gating on the fused gate|up projection p = [gate | up]: h = SiLU(a) ⊙ b with a = gate, b = up, or under
 // DNP a = γ_g ⊙ Norm(gate), b = γ_u ⊙ Norm(up). On float32 CPU tensors one kernel does it in a single pass: of what
 // lies between p and h only the Norms' 1/rms per row is stored, and the backward writes p's gradient as one tensor
-// (no split/cat). Elsewhere (CUDA,
-// Hessian-vector products) the plain ATen composition runs.
+// (no split/cat). Elsewhere (CUDA, Hessian-vector products) the plain ATen composition runs.
 #include <torch/torch.h>
 
 namespace gammalab::trainer {

@@ -59,7 +59,7 @@ struct Block {
   }
 };
 
-std::int64_t block_rows(std::int64_t F) { return std::max<std::int64_t>(1, 32768 / F); }
+std::int64_t block_rows(std::int64_t F) { return std::max<std::int64_t>(1, 8192 / F); }
 
 GateRows gate_rows(const at::Tensor& p, const at::Tensor& gamma_g, const at::Tensor& gamma_u, std::int64_t group_g,
                    std::int64_t group_u, double eps, bool norm) {

@@ -1,7 +1,11 @@
-// gammalab watch SWEEP: live progress of every job until the sweep has finished.
+// gammalab watch SWEEP: live progress of every job until the sweep has finished. On a terminal the progress
+// table is redrawn in place; otherwise (a pipe, a log file) each job's state changes are printed as timestamped
+// lines, then the final table.
 #include <unistd.h>
 
+#include <ctime>
 #include <iostream>
+#include <map>
 
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
@@ -9,6 +13,34 @@
 
 namespace gammalab::cli {
 namespace {
+
+// "12:34:56 NAME: running -> succeeded (step 200/200, loss 2.3456)" for every job whose state differs from
+// `seen` (first sight: just the state); updates `seen`.
+std::string state_changes(const std::vector<v1::Job>& jobs, std::map<std::string, v1::JobState>& seen) {
+  std::string out;
+  char clock[16];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(clock, sizeof clock, "%H:%M:%S", std::localtime(&now));
+  for (const auto& j : jobs) {
+    auto it = seen.find(j.id());
+    if (it != seen.end() && it->second == j.state()) continue;
+    std::string line = std::string(clock) + " " + j.name() + ": ";
+    if (it != seen.end()) line += state_label(it->second) + " -> ";
+    line += state_label(j.state());
+    if ((j.state() == v1::JOB_STATE_RUNNING || j.state() == v1::JOB_STATE_LEASED) && !j.worker_id().empty()) {
+      line += " (worker " + j.worker_id() + ", attempt " + std::to_string(j.attempt()) + ")";
+    } else if (j.state() == v1::JOB_STATE_FAILED && !j.error().empty()) {
+      line += ": " + j.error();
+    } else if (j.total_steps() > 0 && j.step() > 0) {
+      line += " (step " + std::to_string(j.step()) + "/" + std::to_string(j.total_steps());
+      if (j.has_loss()) line += ", loss " + std::to_string(j.last_loss());
+      line += ")";
+    }
+    out += line + "\n";
+    seen[j.id()] = j.state();
+  }
+  return out;
+}
 
 CommandRegistration watch("watch", [](CLI::App& app, CliContext& context) {
   auto sweep = std::make_shared<std::string>();
@@ -23,6 +55,7 @@ CommandRegistration watch("watch", [](CLI::App& app, CliContext& context) {
     const bool tty = isatty(STDOUT_FILENO) && !context.json;
     v1::SweepUpdate update;
     std::size_t lines_drawn = 0;
+    std::map<std::string, v1::JobState> seen;
     bool any = false;
     while (reader->Read(&update)) {
       any = true;
@@ -33,6 +66,7 @@ CommandRegistration watch("watch", [](CLI::App& app, CliContext& context) {
       }
       std::string frame = "sweep " + update.sweep().id() + " '" + update.sweep().name() + "'\n" + progress_lines(jobs);
       if (tty && lines_drawn > 0) std::cout << "\x1b[" << lines_drawn << "A\x1b[J";  // redraw in place
+      if (!tty) std::cout << state_changes(jobs, seen) << std::flush;
       if (tty || update.sweep().finished()) std::cout << frame << std::flush;
       lines_drawn = static_cast<std::size_t>(std::count(frame.begin(), frame.end(), '\n'));
     }

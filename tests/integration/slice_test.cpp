@@ -1,6 +1,8 @@
 // The end-to-end slice: submit a sweep with the CLI, two workers run real gammalab-train children, the
 // coordinator stores every metric point; then check what was stored, straight from the SQLite file.
 #include <gtest/gtest.h>
+
+#include <regex>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -48,6 +50,11 @@ TEST(Slice, SubmitRunStoreAndList) {
 
   CliResult watch = cluster.cli({"watch", "slice"});
   EXPECT_EQ(watch.exit_code, 0) << watch.out;
+  // Not a terminal: a timestamped line per state change, each job's ending in "succeeded".
+  for (const char* name : {"tiny-0.03m/baseline", "tiny-0.03m/none"}) {
+    const std::regex change("\\d\\d:\\d\\d:\\d\\d [^\\n]*" + std::string(name) + "[^\\n]*: (\\w+ -> )?succeeded");
+    EXPECT_TRUE(std::regex_search(watch.out, change)) << name << "\n" << watch.out;
+  }
 
   CliResult jobs = cluster.cli({"jobs", "slice"});
   ASSERT_EQ(jobs.exit_code, 0);

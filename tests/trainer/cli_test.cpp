@@ -25,32 +25,23 @@ Outcome run_train(const std::string& args) {
   return out;
 }
 
-TEST(TrainCli, MissingSubcommandOrRequiredOptionIsAUsageError) {
-  Outcome none = run_train("");
-  EXPECT_EQ(none.status, 2);
-  EXPECT_NE(none.output.find("subcommand is required"), std::string::npos) << none.output;
+// ARGS exits with status 2 and says NEEDLE.
+void expect_usage_error(const std::string& args, const std::string& needle) {
+  const Outcome o = run_train(args);
+  EXPECT_EQ(o.status, 2) << args << "\n" << o.output;
+  EXPECT_NE(o.output.find(needle), std::string::npos) << args << "\n" << o.output;
+}
 
-  Outcome run = run_train("run");
-  EXPECT_EQ(run.status, 2);
-  EXPECT_NE(run.output.find("--config is required"), std::string::npos) << run.output;
+TEST(TrainCli, MissingSubcommandOrRequiredOptionIsAUsageError) {
+  expect_usage_error("", "subcommand is required");
+  expect_usage_error("run", "--config is required");
 }
 
 TEST(TrainCli, BadValuesNameTheOption) {
-  Outcome missing = run_train("run --config /nonexistent/job.json");
-  EXPECT_EQ(missing.status, 2);
-  EXPECT_NE(missing.output.find("--config"), std::string::npos) << missing.output;
-
-  Outcome tokenizer = run_train("prepare --input . --out /tmp --tokenizer words");
-  EXPECT_EQ(tokenizer.status, 2);
-  EXPECT_NE(tokenizer.output.find("--tokenizer"), std::string::npos) << tokenizer.output;
-
-  Outcome unknown = run_train("describe --preset tiny-0.1m --bogus");
-  EXPECT_EQ(unknown.status, 2);
-  EXPECT_NE(unknown.output.find("--bogus"), std::string::npos) << unknown.output;
-
-  Outcome variant = run_train("describe --preset tiny-0.1m --variant nonsense");
-  EXPECT_EQ(variant.status, 2);
-  EXPECT_NE(variant.output.find("nonsense"), std::string::npos) << variant.output;
+  expect_usage_error("run --config /nonexistent/job.json", "--config");
+  expect_usage_error("prepare --input . --out /tmp --tokenizer words", "--tokenizer");
+  expect_usage_error("describe --preset tiny-0.1m --bogus", "--bogus");
+  expect_usage_error("describe --preset tiny-0.1m --variant nonsense", "nonsense");
 }
 
 TEST(TrainCli, DescribeAPresetPrintsItsParameterTable) {

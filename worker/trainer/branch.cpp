@@ -8,7 +8,6 @@ at::Tensor project(const ParamStore& store, const at::Tensor& x, const std::vect
   for (const Branch* b : branches) shared_in = shared_in && b->in_scale == branches.front()->in_scale;
 
   std::vector<at::Tensor> weights;
-  std::vector<at::Tensor> out_gammas;
   bool any_out = false;
   for (const Branch* b : branches) {
     at::Tensor w = store[b->weight];
@@ -19,6 +18,7 @@ at::Tensor project(const ParamStore& store, const at::Tensor& x, const std::vect
   at::Tensor w = weights.size() == 1 ? weights.front() : at::cat(weights, 0);
   if (shared_in && branches.front()->in_scale >= 0) w = w * store.gamma(branches.front()->in_scale).unsqueeze(0);
   if (any_out && !options.dual_norm) {
+    std::vector<at::Tensor> out_gammas;
     for (const Branch* b : branches) out_gammas.push_back(store.gamma(b->out_scale));
     at::Tensor g = out_gammas.size() == 1 ? out_gammas.front() : at::cat(out_gammas, 0);
     w = w * g.unsqueeze(1);

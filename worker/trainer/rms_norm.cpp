@@ -1,6 +1,7 @@
 #include "worker/trainer/rms_norm.h"
 
 #include <ATen/Parallel.h>
+
 #include "worker/trainer/norm_rows.h"
 
 namespace gammalab::trainer {

@@ -156,12 +156,13 @@ class FusedSwiglu : public torch::autograd::Function<FusedSwiglu> {
   }
 };
 
+// norm: groups already resolved (no 0).
 at::Tensor swiglu_plain(const at::Tensor& gate_up, const SwigluNorm* norm, bool fused) {
   const std::int64_t F = gate_up.size(-1) / 2;
   at::Tensor a = gate_up.narrow(-1, 0, F), b = gate_up.narrow(-1, F, F);
   if (norm != nullptr) {
-    a = rms_norm(a, norm->gate_group > 0 ? norm->gate_group : F, norm->eps, norm->gate_gamma, fused);
-    b = rms_norm(b, norm->up_group > 0 ? norm->up_group : F, norm->eps, norm->up_gamma, fused);
+    a = rms_norm(a, norm->gate_group, norm->eps, norm->gate_gamma, fused);
+    b = rms_norm(b, norm->up_group, norm->eps, norm->up_gamma, fused);
   }
   return at::silu(a) * b;
 }
@@ -175,13 +176,15 @@ at::Tensor swiglu(const at::Tensor& gate_up, const SwigluNorm* norm, bool fused)
     return kernel_ok ? FusedSwiglu::apply(gate_up, unit_weight(0), unit_weight(0), 0, 0, 0.0, false)
                      : swiglu_plain(gate_up, nullptr, fused);
   }
-  const std::int64_t group_g = norm->gate_group > 0 ? norm->gate_group : F;
-  const std::int64_t group_u = norm->up_group > 0 ? norm->up_group : F;
-  const at::Tensor& gamma_g = norm->gate_gamma.defined() ? norm->gate_gamma : unit_weight(F);
-  const at::Tensor& gamma_u = norm->up_gamma.defined() ? norm->up_gamma : unit_weight(F);
-  kernel_ok = kernel_ok && cpu_kernel_fits(gamma_g) && cpu_kernel_fits(gamma_u) && F % group_g == 0 && F % group_u == 0;
-  if (!kernel_ok) return swiglu_plain(gate_up, norm, fused);
-  return FusedSwiglu::apply(gate_up, gamma_g, gamma_u, group_g, group_u, norm->eps, true);
+  SwigluNorm n = *norm;
+  if (n.gate_group <= 0) n.gate_group = F;
+  if (n.up_group <= 0) n.up_group = F;
+  const at::Tensor& gamma_g = n.gate_gamma.defined() ? n.gate_gamma : unit_weight(F);
+  const at::Tensor& gamma_u = n.up_gamma.defined() ? n.up_gamma : unit_weight(F);
+  kernel_ok = kernel_ok && cpu_kernel_fits(gamma_g) && cpu_kernel_fits(gamma_u) && F % n.gate_group == 0 &&
+              F % n.up_group == 0;
+  if (!kernel_ok) return swiglu_plain(gate_up, &n, fused);
+  return FusedSwiglu::apply(gate_up, gamma_g, gamma_u, n.gate_group, n.up_group, n.eps, true);
 }
 
 }  // namespace gammalab::trainer

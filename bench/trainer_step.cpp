@@ -1,6 +1,6 @@
 // Trainer step time (forward + backward + clip + AdamW) on CPU for baseline and unified, and tiny-0.1m
 // throughput. Prints ms/step, tokens/s and the unified/baseline ratio measured in the same run.
-//   bench_trainer_step [--threads N] [--steps N] [--batch-tokens N] [--preset P --variant V]
+//   bench_trainer_step [--threads N] [--steps N] [--batch-tokens N] [--compare P...] [--preset P --variant V]
 // Baseline and unified steps alternate, and each figure is the median over steps of the process CPU time, so
 // load from other processes on a shared machine falls on both alike.
 #include <time.h>
@@ -97,11 +97,14 @@ int main(int argc, char** argv) {
   int threads = 1, steps = 20;
   std::int64_t batch_tokens = 4096;
   std::string only_preset, only_variant = "baseline";
+  std::vector<std::string> compare = {"tiny-2m", "tiny-8m"};
   app.add_option("--threads", threads, "intra-op threads")->capture_default_str();
   app.add_option("--steps", steps, "timed steps per subject")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--batch-tokens", batch_tokens, "tokens per step")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--preset", only_preset, "measure just this preset (for profiling)");
   app.add_option("--variant", only_variant, "with --preset: the variant")->capture_default_str();
+  app.add_option("--compare", compare, "presets to compare baseline and unified on (skips tiny-0.1m unless named)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   set_cpu_threads(threads);
@@ -114,15 +117,17 @@ int main(int argc, char** argv) {
     s.print();
     return 0;
   }
-  Subject tiny("tiny-0.1m", "baseline", batch_tokens);
-  run_interleaved({&tiny}, steps);
-  tiny.print();
-  for (const char* preset : {"tiny-2m", "tiny-8m"}) {
+  if (app.count("--compare") == 0) {
+    Subject tiny("tiny-0.1m", "baseline", batch_tokens);
+    run_interleaved({&tiny}, steps);
+    tiny.print();
+  }
+  for (const std::string& preset : compare) {
     Subject base(preset, "baseline", batch_tokens), uni(preset, "unified", batch_tokens);
     run_interleaved({&base, &uni}, steps);
     base.print();
     uni.print();
-    std::printf("%-10s unified/baseline ratio: wall %.3f, cpu %.3f\n", preset, median(uni.wall_ms) / median(base.wall_ms),
+    std::printf("%-10s unified/baseline ratio: wall %.3f, cpu %.3f\n", preset.c_str(), median(uni.wall_ms) / median(base.wall_ms),
                 median(uni.cpu_ms) / median(base.cpu_ms));
   }
   return 0;

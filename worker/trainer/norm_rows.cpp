@@ -1,56 +1,24 @@
 #include "worker/trainer/norm_rows.h"
 
 #include <ATen/Parallel.h>
-#include <cmath>
 #include <map>
 
 namespace gammalab::trainer {
 
 namespace {
 
-// 32 independent partial sums let the compiler vectorise the reductions without -ffast-math, into four vector
-// accumulators: one would make every add wait for the previous one. target_clones adds an AVX2 + FMA build
-// (x86-64-v3) chosen at load time where the CPU has it.
-constexpr int kLanes = 32;
-#define GAMMALAB_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-
-GAMMALAB_CLONES void group_forward(const float* x, const float* w, float* y, float* rstd, std::int64_t n, float eps) {
-  float acc[kLanes] = {};
-  std::int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes) {
-    for (int k = 0; k < kLanes; ++k) acc[k] += x[j + k] * x[j + k];
-  }
-  float ss = 0.f;
-  for (; j < n; ++j) ss += x[j] * x[j];
-  for (int k = 0; k < kLanes; ++k) ss += acc[k];
-  const float inv = 1.f / std::sqrt(ss / float(n) + eps);
-  *rstd = inv;
-  for (j = 0; j < n; ++j) y[j] = x[j] * inv * w[j];
+GAMMALAB_CPU_CLONES void group_forward(const float* x, const float* w, float* y, float* rstd, std::int64_t n, float eps) {
+  *rstd = norm_group::inverse_rms(x, n, eps);
+  norm_group::apply(x, w, *rstd, y, n);
 }
 
-GAMMALAB_CLONES void group_apply(const float* x, const float* w, float* y, float inv, std::int64_t n) {
-  for (std::int64_t j = 0; j < n; ++j) y[j] = x[j] * inv * w[j];
+GAMMALAB_CPU_CLONES void group_apply(const float* x, const float* w, float* y, float inv, std::int64_t n) {
+  norm_group::apply(x, w, inv, y, n);
 }
 
-GAMMALAB_CLONES void group_backward(const float* x, const float* w, const float* gy, float inv, float* gx, float* gw,
-                                    std::int64_t n) {
-  float acc[kLanes] = {};
-  std::int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes) {
-    for (int k = 0; k < kLanes; ++k) acc[k] += gy[j + k] * w[j + k] * x[j + k];
-  }
-  float dot = 0.f;
-  for (; j < n; ++j) dot += gy[j] * w[j] * x[j];
-  for (int k = 0; k < kLanes; ++k) dot += acc[k];
-  const float c = dot * inv * inv / float(n);
-  if (gw != nullptr) {
-    for (j = 0; j < n; ++j) {
-      gx[j] = inv * (gy[j] * w[j] - x[j] * c);
-      gw[j] += gy[j] * x[j] * inv;
-    }
-  } else {
-    for (j = 0; j < n; ++j) gx[j] = inv * (gy[j] * w[j] - x[j] * c);
-  }
+GAMMALAB_CPU_CLONES void group_backward(const float* x, const float* w, const float* gy, float inv, float* gx, float* gw,
+                                        std::int64_t n) {
+  norm_group::backward_given_dot(x, w, gy, inv, cpu::sum_of_products(gy, w, x, n), gx, gw, n);
 }
 
 }  // namespace

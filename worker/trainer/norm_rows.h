@@ -3,12 +3,43 @@
 // qkv_heads). A row of n floats is normalised in groups of `group` consecutive entries (group == n: the whole
 // row; group == head_dim: per head); rstd holds 1/rms per group. The weight w has n entries, or `group` entries
 // shared by every group when `shared_w` (QK-norm's per-head γ).
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include <torch/torch.h>
 
+#include "worker/trainer/cpu_vector.h"
+
 namespace gammalab::trainer {
+
+// One group, inline so that kernels built as GAMMALAB_CPU_CLONES compile it for their target.
+namespace norm_group {
+
+inline float inverse_rms(const float* x, std::int64_t n, float eps) {
+  return 1.f / std::sqrt(cpu::sum_of_products(x, x, nullptr, n) / float(n) + eps);
+}
+
+// y = w ⊙ x · inv.
+inline void apply(const float* x, const float* w, float inv, float* y, std::int64_t n) {
+  for (std::int64_t j = 0; j < n; ++j) y[j] = x[j] * inv * w[j];
+}
+
+// gx = inv·(gy⊙w − x·c) and gw += gy⊙x·inv (gw may be null), given dot = Σ gy⊙w⊙x and c = dot·inv²/n.
+inline void backward_given_dot(const float* x, const float* w, const float* gy, float inv, float dot, float* gx,
+                               float* gw, std::int64_t n) {
+  const float c = dot * inv * inv / float(n);
+  if (gw != nullptr) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      gx[j] = inv * (gy[j] * w[j] - x[j] * c);
+      gw[j] += gy[j] * x[j] * inv;
+    }
+  } else {
+    for (std::int64_t j = 0; j < n; ++j) gx[j] = inv * (gy[j] * w[j] - x[j] * c);
+  }
+}
+
+}  // namespace norm_group
 
 // y = w ⊙ x · rstd per group.
 void norm_row_forward(const float* x, const float* w, float* y, float* rstd, std::int64_t n, std::int64_t group,

@@ -1,8 +1,8 @@
 #pragma once
 // From the fused q|k|v projection [B, T, (H + 2·Hkv)·hd] to q [B, H, T, hd] and k, v [B, Hkv, T, hd], with RoPE on
 // q and k and, per branch, the Norms that come before it: DNP's γ_a ⊙ Norm (whole branch or per head) and QK-norm.
-// On float32 CPU tensors with at most one Norm per branch one kernel does the split, Norm, RoPE and head layout in
-// a single pass, and its backward writes the projection's gradient as one tensor; elsewhere the plain ATen
+// On float32 CPU tensors with at most one Norm per branch, each of whose groups holds whole heads, one kernel does
+// the split, Norm, RoPE and head layout in a single pass, and its backward writes the projection's gradient as one tensor; elsewhere the plain ATen
 // composition runs.
 #include <array>
 #include <vector>

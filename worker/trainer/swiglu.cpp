@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "worker/trainer/cpu_vector.h"
 #include "worker/trainer/norm_rows.h"
 #include "worker/trainer/rms_norm.h"
 
@@ -58,6 +59,79 @@ struct Block {
     at::sigmoid_out(st, at::from_blob(a.data(), {count, g.F}, opts));
   }
 };
+
+// ∂h/∂a and ∂h/∂b of h = a σ(a) b over [begin, end) of a row: ∂h/∂a = b σ(a) (1 + a (1 - σ(a))), ∂h/∂b = a σ(a).
+// With kSums, returns Σ ga⊙a and Σ gb⊙b over the range, the sums the Norms' backward needs, while the values are
+// in registers.
+template <bool kSums>
+inline std::pair<float, float> gate_grads(const float* a, const float* b, const float* s, const float* gy, float* ga,
+                                          float* gb, std::int64_t begin, std::int64_t end) {
+  using cpu::vec;
+  cpu::Vec8 dot_a = {}, dot_b = {};
+  std::int64_t j = begin;
+  for (; j + cpu::kWidth <= end; j += cpu::kWidth) {
+    const cpu::Vec8 va = *vec(a + j), vb = *vec(b + j), vs = *vec(s + j), vg = *vec(gy + j);
+    const cpu::Vec8 da = vg * vb * vs * (1.f + va * (1.f - vs)), db = vg * va * vs;
+    *vec(ga + j) = da;
+    *vec(gb + j) = db;
+    if constexpr (kSums) {
+      dot_a += da * va;
+      dot_b += db * vb;
+    }
+  }
+  float sum_a = cpu::horizontal_sum(dot_a), sum_b = cpu::horizontal_sum(dot_b);
+  for (; j < end; ++j) {
+    ga[j] = gy[j] * b[j] * s[j] * (1.f + a[j] * (1.f - s[j]));
+    gb[j] = gy[j] * a[j] * s[j];
+    if constexpr (kSums) {
+      sum_a += ga[j] * a[j];
+      sum_b += gb[j] * b[j];
+    }
+  }
+  return {sum_a, sum_b};
+}
+
+// One row of the backward pass through the Norms: out = ∂L/∂(projection row x). Since a = γ⊙x·rstd, the Norm
+// backward's Σ ga⊙γ⊙x per group is Σ ga⊙a / rstd, summed while the gradients are made when both halves share
+// one grouping (as DNP's whole-half Norms do). ga, gb and dots are scratch of F floats.
+GAMMALAB_CPU_CLONES void backward_row_with_norms(const GateRows& g, const float* a, const float* b, const float* s,
+                                                 const float* gy, const float* x, const float* rstd, float* out,
+                                                 float* gwg, float* gwu, float* ga, float* gb, float* dots) {
+  const std::int64_t F = g.F, groups_g = F / g.group_g, groups_u = F / g.group_u;
+  float* dots_g = dots;
+  float* dots_u = dots + groups_g;
+  if (g.group_g == g.group_u) {
+    for (std::int64_t k = 0; k < groups_g; ++k) {
+      const auto [sum_a, sum_b] = gate_grads<true>(a, b, s, gy, ga, gb, k * g.group_g, (k + 1) * g.group_g);
+      dots_g[k] = sum_a / rstd[k];
+      dots_u[k] = sum_b / rstd[groups_g + k];
+    }
+  } else {
+    gate_grads<false>(a, b, s, gy, ga, gb, 0, F);
+    for (std::int64_t k = 0; k < groups_g; ++k) {
+      dots_g[k] = cpu::sum_of_products(ga + k * g.group_g, a + k * g.group_g, nullptr, g.group_g) / rstd[k];
+    }
+    for (std::int64_t k = 0; k < groups_u; ++k) {
+      dots_u[k] = cpu::sum_of_products(gb + k * g.group_u, b + k * g.group_u, nullptr, g.group_u) / rstd[groups_g + k];
+    }
+  }
+  for (std::int64_t k = 0; k < groups_g; ++k) {
+    const std::int64_t o = k * g.group_g;
+    norm_group::backward_given_dot(x + o, g.gamma_g + o, ga + o, rstd[k], dots_g[k], out + o,
+                                   gwg != nullptr ? gwg + o : nullptr, g.group_g);
+  }
+  for (std::int64_t k = 0; k < groups_u; ++k) {
+    const std::int64_t o = k * g.group_u;
+    norm_group::backward_given_dot(x + F + o, g.gamma_u + o, gb + o, rstd[groups_g + k], dots_u[k], out + F + o,
+                                   gwu != nullptr ? gwu + o : nullptr, g.group_u);
+  }
+}
+
+// One row of the backward pass without Norms: the gradients are the result.
+GAMMALAB_CPU_CLONES void backward_row(const float* a, const float* b, const float* s, const float* gy, float* out,
+                                      std::int64_t F) {
+  gate_grads<false>(a, b, s, gy, out, out + F, 0, F);
+}
 
 std::int64_t block_rows(std::int64_t F) { return std::max<std::int64_t>(1, 8192 / F); }
 
@@ -124,7 +198,7 @@ class FusedSwiglu : public torch::autograd::Function<FusedSwiglu> {
     float* rp = saved[3].data_ptr<float>();
     at::parallel_for(0, rows, blk, [&](std::int64_t begin, std::int64_t end) {
       Block work(g, std::min(blk, end - begin));
-      std::vector<float> ga(static_cast<std::size_t>(g.F)), gb(ga.size());
+      std::vector<float> ga(static_cast<std::size_t>(g.F)), gb(ga.size()), dots(2 * ga.size());
       float* gwg = gw_g.for_this_thread();
       float* gwu = gw_u.for_this_thread();
       for (std::int64_t first = begin; first < end; first += blk) {
@@ -136,18 +210,11 @@ class FusedSwiglu : public torch::autograd::Function<FusedSwiglu> {
           const float* s = work.s.data() + i * g.F;
           const float* gy = ghp + (first + i) * g.F;
           float* out = gpp + (first + i) * 2 * g.F;
-          // h = a σ(a) b: ∂h/∂a = b σ(a) (1 + a (1 - σ(a))), ∂h/∂b = a σ(a).
-          float* da = norm ? ga.data() : out;
-          float* db = norm ? gb.data() : out + g.F;
-          for (std::int64_t j = 0; j < g.F; ++j) {
-            da[j] = gy[j] * b[j] * s[j] * (1.f + a[j] * (1.f - s[j]));
-            db[j] = gy[j] * a[j] * s[j];
-          }
           if (norm) {
-            const float* x = g.p + (first + i) * 2 * g.F;
-            const float* r = rp + (first + i) * g.groups();
-            norm_row_backward(x, g.gamma_g, da, r, out, gwg, g.F, g.group_g);
-            norm_row_backward(x + g.F, g.gamma_u, db, r + g.F / g.group_g, out + g.F, gwu, g.F, g.group_u);
+            backward_row_with_norms(g, a, b, s, gy, g.p + (first + i) * 2 * g.F, rp + (first + i) * g.groups(), out, gwg,
+                                    gwu, ga.data(), gb.data(), dots.data());
+          } else {
+            backward_row(a, b, s, gy, out, g.F);
           }
         }
       }

@@ -1,9 +1,11 @@
 // Schedules, parameter groups (weight decay by role), AdamW and Muon updates.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/model_preset.h"
+#include "worker/trainer/adamw_cpu.h"
 #include "worker/trainer/muon.h"
 #include "worker/trainer/optimizer.h"
 #include "worker/trainer/schedule.h"
@@ -103,6 +105,69 @@ TEST(AdamW, FirstStepMovesEachEntryByLr) {
     const at::Tensor g = p.tensor.grad();
     const at::Tensor expected = before[i] * (1 - 1e-2 * wd) - 1e-2 * g / (g.abs() + 1e-8);
     EXPECT_TRUE(torch::allclose(p.tensor.detach(), expected, 1e-4, 1e-5)) << p.name;
+  }
+}
+
+// Clipping returns the global norm before clipping and scales every gradient by clip / norm when above the clip,
+// leaving them unchanged otherwise.
+TEST(Optimizer, ClipGradientsScalesToTheGlobalNorm) {
+  for (double clip : {1e-3, 1e6}) {
+    JobConfig c;
+    c.model = small();
+    c.scale = variant_preset("unified");
+    c.optim.grad_clip = clip;
+    Model model(c.model, c.scale);
+    Optimizer opt(model, c);
+    torch::manual_seed(4);
+    const at::Tensor tokens = torch::randint(32, {2, 9}, torch::kLong);
+    model.loss(tokens.narrow(1, 0, 8), tokens.narrow(1, 1, 8)).total().backward();
+    std::vector<at::Tensor> before;
+    double sum = 0.0;
+    for (const auto& p : model.store().params()) {
+      before.push_back(p.tensor.grad().clone());
+      sum += before.back().pow(2).sum().item<double>();
+    }
+    const double norm = std::sqrt(sum);
+    ASSERT_GT(norm, 1e-2);
+    EXPECT_NEAR(opt.clip_gradients().item<double>(), norm, 1e-5 * norm);
+    const double factor = std::min(1.0, clip / (norm + 1e-6));
+    for (std::size_t i = 0; i < before.size(); ++i) {
+      EXPECT_TRUE(torch::allclose(model.store().params()[i].tensor.grad(), before[i] * factor, 1e-5, 1e-9)) << clip;
+    }
+  }
+}
+
+// The single-pass CPU kernel against ATen's composition (the path other devices take), over several steps with
+// decay and bias correction; 1003 entries cover the vector body and its scalar tail.
+TEST(AdamW, CpuKernelMatchesAtenOps) {
+  torch::manual_seed(5);
+  const double lr = 3e-3, wd = 0.1, beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
+  at::Tensor p = torch::randn({1003}), m = torch::zeros({1003}), v = torch::zeros({1003});
+  at::Tensor p_ref = p.clone(), m_ref = m.clone(), v_ref = v.clone();
+  for (int t = 1; t <= 5; ++t) {
+    const at::Tensor g = torch::randn({1003}) * (t == 3 ? 1e-6 : 1.0);  // a step with tiny gradients: eps matters
+    const double bc1 = 1 - std::pow(beta1, t), bc2 = 1 - std::pow(beta2, t);
+    adamw_update(p.data_ptr<float>(), g.data_ptr<float>(), m.data_ptr<float>(), v.data_ptr<float>(), p.numel(),
+                 {static_cast<float>(1 - lr * wd), static_cast<float>(beta1), static_cast<float>(beta2),
+                  static_cast<float>(bc2), static_cast<float>(-lr / bc1), static_cast<float>(eps)});
+    p_ref.mul_(1 - lr * wd);
+    m_ref.lerp_(g, 1 - beta1);
+    v_ref.mul_(beta2).addcmul_(g, g, 1 - beta2);
+    p_ref.addcdiv_(m_ref, (v_ref / bc2).sqrt_().add_(eps), -lr / bc1);
+    // Rounding differs (fused multiply-adds, operation order): a few ulp of the operands, far below a wrong term.
+    EXPECT_TRUE(torch::allclose(m, m_ref, 1e-5, 1e-6)) << "step " << t;
+    EXPECT_TRUE(torch::allclose(v, v_ref, 1e-5, 1e-7)) << "step " << t;
+    EXPECT_TRUE(torch::allclose(p, p_ref, 1e-5, 1e-7)) << "step " << t;
+  }
+}
+
+TEST(AdamW, SumOfSquaresMatchesNorm) {
+  torch::manual_seed(6);
+  for (std::int64_t n : {1, 7, 33, 40000}) {  // under one vector, a tail, several chunks
+    const at::Tensor x = torch::randn({n});
+    EXPECT_NEAR(std::sqrt(sum_of_squares(x.data_ptr<float>(), n)), x.norm().item<double>(),
+                1e-5 * x.norm().item<double>())
+        << n;
   }
 }
 

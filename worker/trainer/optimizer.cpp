@@ -1,11 +1,25 @@
 #include "worker/trainer/optimizer.h"
 
+#include <algorithm>
+#include <ATen/Parallel.h>
 #include <cmath>
 #include <stdexcept>
 
+#include "worker/trainer/adamw_cpu.h"
 #include "worker/trainer/muon.h"
 
 namespace gammalab::trainer {
+
+namespace {
+
+// The single-pass kernels of adamw_cpu take contiguous float32 CPU tensors; others take the ATen ops.
+bool cpu_float_contiguous(const std::vector<at::Tensor>& tensors) {
+  return std::all_of(tensors.begin(), tensors.end(), [](const at::Tensor& t) {
+    return t.device().is_cpu() && t.scalar_type() == at::kFloat && t.is_contiguous();
+  });
+}
+
+}  // namespace
 
 Optimizer::Optimizer(Model& model, const JobConfig& config)
     : model_(model), spec_(config.optim), groups_(build_param_groups(model.store(), config)) {
@@ -25,14 +39,24 @@ void Optimizer::zero_grad() {
 
 at::Tensor Optimizer::clip_gradients() {
   at::NoGradGuard no_grad;
-  std::vector<at::Tensor> norms;
   std::vector<at::Tensor> grads;
   for (auto& p : model_.store().params()) {
-    if (!p.tensor.grad().defined()) continue;
-    grads.push_back(p.tensor.grad());
-    norms.push_back(grads.back().norm());
+    if (p.tensor.grad().defined()) grads.push_back(p.tensor.grad());
   }
+  const bool cpu = cpu_float_contiguous(grads);  // then one pass in C++ instead of a norm op per tensor
   if (grads.empty()) return at::zeros({});
+  if (cpu) {
+    double sum = 0.0;
+    for (const at::Tensor& g : grads) sum += sum_of_squares(g.data_ptr<float>(), g.numel());
+    const double total = std::sqrt(sum);
+    const double coef = spec_.grad_clip > 0 ? std::min(1.0, spec_.grad_clip / (total + 1e-6)) : 1.0;
+    if (coef < 1.0) {
+      for (auto& g : grads) scale_in_place(g.data_ptr<float>(), g.numel(), static_cast<float>(coef));
+    }
+    return at::scalar_tensor(total, grads.front().options());
+  }
+  std::vector<at::Tensor> norms;
+  for (const at::Tensor& g : grads) norms.push_back(g.norm());
   at::Tensor total = at::stack(norms).norm();
   if (spec_.grad_clip > 0) {
     at::Tensor coef = (spec_.grad_clip / (total + 1e-6)).clamp_max(1.0);
@@ -53,6 +77,19 @@ void Optimizer::step(double mult) {
     if (!grad.defined()) continue;
     if (g.muon) {
       muon_update(p, grad, m_[i], muon_lr, spec_.muon_momentum, g.weight_decay, spec_.muon_ns_steps);
+      continue;
+    }
+    if (cpu_float_contiguous({p, grad, m_[i], v_[i]})) {
+      const AdamWScalars s{static_cast<float>(1.0 - lr * g.weight_decay), static_cast<float>(spec_.beta1),
+                           static_cast<float>(spec_.beta2), static_cast<float>(bc2), static_cast<float>(-lr / bc1),
+                           static_cast<float>(spec_.eps)};
+      float* pp = p.data_ptr<float>();
+      const float* gp = grad.data_ptr<float>();
+      float* mp = m_[i].data_ptr<float>();
+      float* vp = v_[i].data_ptr<float>();
+      at::parallel_for(0, p.numel(), 16384, [&](std::int64_t begin, std::int64_t end) {
+        adamw_update(pp + begin, gp + begin, mp + begin, vp + begin, end - begin, s);
+      });
       continue;
     }
     if (g.weight_decay > 0) p.mul_(1.0 - lr * g.weight_decay);

@@ -90,6 +90,8 @@ void Optimizer::step(double mult) {
       at::parallel_for(0, p.numel(), 16384, [&](std::int64_t begin, std::int64_t end) {
         adamw_update(pp + begin, gp + begin, mp + begin, vp + begin, end - begin, s);
       });
+      // As an in-place ATen op would: a graph that still held p would then refuse to run backward.
+      p.unsafeGetTensorImpl()->bump_version();
       continue;
     }
     if (g.weight_decay > 0) p.mul_(1.0 - lr * g.weight_decay);

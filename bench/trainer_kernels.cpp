@@ -1,5 +1,5 @@
-// What DNP's Norms cost inside the fused CPU kernels: forward + backward of SwiGLU (on the fused gate|up
-// projection) and of the q/k/v split + RoPE + head layout, each without and with the Norms (unified's whole-branch
+// What DNP's Norms cost inside the fused CPU kernels: the forward pass alone and forward + backward of SwiGLU (on
+// the fused gate|up projection) and of the q/k/v split + RoPE + head layout, each without and with the Norms (unified's whole-branch
 // DNP, γ_a as the weight), at the sizes of the tiny-2m and tiny-8m presets. Prints the median ms per 4,096 tokens
 // and the difference, the part of unified's step-time overhead that these kernels carry.
 //   bench_trainer_kernels [--steps N] [--d-model D...]
@@ -43,7 +43,8 @@ void compare(const char* what, std::int64_t d, int steps, Plain&& plain, Normed&
     b.push_back(elapsed_ms(normed));
   }
   const double ma = median(a), mb = median(b);
-  std::printf("%-7s d=%-4lld %12.3f %12.3f %+10.3f %8.3f\n", what, static_cast<long long>(d), ma, mb, mb - ma, mb / ma);
+  std::printf("%-12s d=%-4lld %12.3f %12.3f %+10.3f %8.3f\n", what, static_cast<long long>(d), ma, mb, mb - ma,
+              mb / ma);
 }
 
 void run(std::int64_t d, int steps) {
@@ -54,7 +55,9 @@ void run(std::int64_t d, int steps) {
   const at::Tensor gate_up = torch::randn({B, T, 2 * F}).requires_grad_();
   const at::Tensor grad_h = torch::randn({B, T, F});
   const SwigluNorm norm{torch::ones({F}).requires_grad_(), torch::ones({F}).requires_grad_(), 0, 0, 1e-5};
-  compare("swiglu", d, steps, [&] { swiglu(gate_up, nullptr, true).backward(grad_h); },
+  compare("swiglu fwd", d, steps, [&] { swiglu(gate_up.detach(), nullptr, true); },
+          [&] { swiglu(gate_up.detach(), &norm, true); });
+  compare("swiglu f+b", d, steps, [&] { swiglu(gate_up, nullptr, true).backward(grad_h); },
           [&] { swiglu(gate_up, &norm, true).backward(grad_h); });
 
   const at::Tensor qkv = torch::randn({B, T, 3 * d}).requires_grad_();
@@ -66,7 +69,12 @@ void run(std::int64_t d, int steps) {
     const QkvHeads out = qkv_heads(qkv, {heads, heads, kHeadDim}, norms, 1e-5, rope, true);
     torch::autograd::backward({out.q, out.k, out.v}, {grad_head, grad_head, grad_head});
   };
-  compare("qkv", d, steps, [&] { qkv_step(none); }, [&] { qkv_step(dnp); });
+  auto qkv_forward = [&](const std::array<std::vector<HeadNorm>, 3>& norms) {
+    torch::NoGradGuard no_grad;
+    qkv_heads(qkv, {heads, heads, kHeadDim}, norms, 1e-5, rope, true);
+  };
+  compare("qkv fwd", d, steps, [&] { qkv_forward(none); }, [&] { qkv_forward(dnp); });
+  compare("qkv f+b", d, steps, [&] { qkv_step(none); }, [&] { qkv_step(dnp); });
 }
 
 }  // namespace
@@ -79,8 +87,9 @@ int main(int argc, char** argv) {
   app.add_option("--d-model", d_models, "model widths (tiny-2m: 160, tiny-8m: 288)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   gammalab::trainer::set_cpu_threads(1);
-  std::printf("one thread, forward + backward per 4,096 tokens, medians of %d calls\n", steps);
-  std::printf("%-7s %-6s %12s %12s %10s %8s\n", "kernel", "width", "plain ms", "with Norms", "diff ms", "ratio");
+  std::printf("one thread, per 4,096 tokens, medians of %d calls (fwd: forward alone; f+b: forward + backward)\n",
+              steps);
+  std::printf("%-12s %-6s %12s %12s %10s %8s\n", "kernel", "width", "plain ms", "with Norms", "diff ms", "ratio");
   for (std::int64_t d : d_models) run(d, steps);
   return 0;
 }

@@ -1,6 +1,8 @@
 // 20 workers, each with its own gRPC connection, lease from 200 pending jobs at once: no job twice.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -15,6 +17,14 @@ TEST(LeaseConcurrency, TwentyWorkersNeverShareAJob) {
   coordinator.store().create_sweep(make_sweep("many", 200), "", "", false);
 
   constexpr int kWorkers = 20;
+  // Twenty channels connecting at once: a connection attempt can fail transiently (UNAVAILABLE), which a caller
+  // rides out by waiting for the channel to be ready, as the worker daemon does by retrying.
+  auto context = [] {
+    auto c = std::make_unique<grpc::ClientContext>();
+    c->set_wait_for_ready(true);
+    c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    return c;
+  };
   std::vector<std::vector<std::string>> leased(kWorkers);
   std::vector<std::thread> threads;
   for (int w = 0; w < kWorkers; ++w) {
@@ -24,14 +34,14 @@ TEST(LeaseConcurrency, TwentyWorkersNeverShareAJob) {
       reg.set_hostname("w" + std::to_string(w));
       reg.set_slots(1);
       v1::RegisterWorkerResponse registered;
-      grpc::ClientContext rc;
-      ASSERT_TRUE(stub->RegisterWorker(&rc, reg, &registered).ok());
+      const grpc::Status st = stub->RegisterWorker(context().get(), reg, &registered);
+      ASSERT_TRUE(st.ok()) << st.error_code() << ": " << st.error_message();
       while (true) {
         v1::LeaseJobRequest request;
         request.set_worker_id(registered.worker_id());
         v1::LeaseJobResponse response;
-        grpc::ClientContext lc;
-        ASSERT_TRUE(stub->LeaseJob(&lc, request, &response).ok());
+        const grpc::Status lease = stub->LeaseJob(context().get(), request, &response);
+        ASSERT_TRUE(lease.ok()) << lease.error_code() << ": " << lease.error_message();
         if (!response.has_job()) break;
         leased[static_cast<std::size_t>(w)].push_back(response.job().id());
       }

@@ -13,10 +13,8 @@ namespace gammalab::trainer {
 namespace {
 
 // The single-pass kernels of adamw_cpu take contiguous float32 CPU tensors; others take the ATen ops.
-bool cpu_float_contiguous(const std::vector<at::Tensor>& tensors) {
-  return std::all_of(tensors.begin(), tensors.end(), [](const at::Tensor& t) {
-    return t.device().is_cpu() && t.scalar_type() == at::kFloat && t.is_contiguous();
-  });
+bool cpu_float_contiguous(const at::Tensor& t) {
+  return t.device().is_cpu() && t.scalar_type() == at::kFloat && t.is_contiguous();
 }
 
 }  // namespace
@@ -43,7 +41,8 @@ at::Tensor Optimizer::clip_gradients() {
   for (auto& p : model_.store().params()) {
     if (p.tensor.grad().defined()) grads.push_back(p.tensor.grad());
   }
-  const bool cpu = cpu_float_contiguous(grads);  // then one pass in C++ instead of a norm op per tensor
+  // All on the CPU: one pass in C++ instead of a norm op per tensor.
+  const bool cpu = std::all_of(grads.begin(), grads.end(), cpu_float_contiguous);
   if (grads.empty()) return at::zeros({});
   if (cpu) {
     double sum = 0.0;
@@ -79,7 +78,8 @@ void Optimizer::step(double mult) {
       muon_update(p, grad, m_[i], muon_lr, spec_.muon_momentum, g.weight_decay, spec_.muon_ns_steps);
       continue;
     }
-    if (cpu_float_contiguous({p, grad, m_[i], v_[i]})) {
+    if (cpu_float_contiguous(p) && cpu_float_contiguous(grad) && cpu_float_contiguous(m_[i]) &&
+        cpu_float_contiguous(v_[i])) {
       const AdamWScalars s{static_cast<float>(1.0 - lr * g.weight_decay), static_cast<float>(spec_.beta1),
                            static_cast<float>(spec_.beta2), static_cast<float>(bc2), static_cast<float>(-lr / bc1),
                            static_cast<float>(spec_.eps)};

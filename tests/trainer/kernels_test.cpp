@@ -1,5 +1,5 @@
 // The fused CPU kernels on their own, against the plain ATen composition, on shapes the model tests do not
-// reach: SwiGLU over many blocks of rows with a partial last one and unequal Norm groups, and q/k/v heads for
+// reach: SwiGLU in each build of its row loops, with a vector tail and unequal Norm groups, and q/k/v heads for
 // sequences shorter than the RoPE tables and heads wide enough for the vector loops.
 #include <gtest/gtest.h>
 
@@ -18,29 +18,41 @@ void expect_close(const at::Tensor& a, const at::Tensor& b, const char* what) {
   EXPECT_TRUE(torch::allclose(a, b, 1e-4, 1e-5)) << what << ": max abs diff " << (a - b).abs().max().item<float>();
 }
 
-TEST(SwigluKernel, MatchesPlainOpsAcrossBlocks) {
-  // F = 50: 8-float vectors and a scalar tail; Norm groups equal for both halves (their sums are made with the
-  // gradients) or not (summed afterwards).
+// Restores the default SwiGLU build when a test that pins one ends.
+struct SwigluBuildGuard {
+  ~SwigluBuildGuard() { use_swiglu_build(swiglu_builds().front()); }
+};
+
+TEST(SwigluKernel, MatchesPlainOpsInEveryBuild) {
+  // F = 50: 8-float vectors and a scalar tail; Norm groups equal for both halves or not (segments of a row then
+  // end at the boundaries of either). Every build of the row loops this CPU runs (AVX2, SSE2, portable exp).
   const std::int64_t F = 50;
-  for (bool with_norm : {false, true}) {
-    for (auto [group, up_group] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {10, 10}, {10, 25}}) {
-      if (!with_norm && group != 0) continue;
-      SCOPED_TRACE("norm " + std::to_string(with_norm) + " groups " + std::to_string(group) + "/" +
-                   std::to_string(up_group));
+  SwigluBuildGuard restore;
+  const auto builds = swiglu_builds();
+  EXPECT_EQ(builds.back(), SwigluBuild::kPortable);
+  struct Case {
+    bool with_norm;
+    std::int64_t group, up_group;
+  };
+  for (SwigluBuild build : builds) {
+    use_swiglu_build(build);
+    for (const Case& c : {Case{false, 0, 0}, Case{true, 0, 0}, Case{true, 10, 10}, Case{true, 10, 25}}) {
+      SCOPED_TRACE("build " + std::to_string(static_cast<int>(build)) + " norm " + std::to_string(c.with_norm) +
+                   " groups " + std::to_string(c.group) + "/" + std::to_string(c.up_group));
       torch::manual_seed(3);
-      const at::Tensor p0 = torch::randn({7, 151, 2 * F});  // 1,057 rows: many blocks, the last one partial
+      const at::Tensor p0 = torch::randn({7, 151, 2 * F});  // 1,057 rows: several chunks of parallel_for
       const at::Tensor g0 = torch::rand({F}) + 0.5, u0 = torch::rand({F}) + 0.5;
       const at::Tensor upstream = torch::randn({7, 151, F});
       at::Tensor out[2], grad_p[2], grad_g[2], grad_u[2];
       for (int plain = 0; plain < 2; ++plain) {
         at::Tensor p = p0.clone().requires_grad_(true);
         at::Tensor g = g0.clone().requires_grad_(true), u = u0.clone().requires_grad_(true);
-        const SwigluNorm norm{g, u, group, up_group, 1e-5};
-        out[plain] = swiglu(p, with_norm ? &norm : nullptr, /*fused=*/plain == 0);
+        const SwigluNorm norm{g, u, c.group, c.up_group, 1e-5};
+        out[plain] = swiglu(p, c.with_norm ? &norm : nullptr, /*fused=*/plain == 0);
         (out[plain] * upstream).sum().backward();
         grad_p[plain] = p.grad();
-        grad_g[plain] = with_norm ? g.grad() : at::zeros({F});
-        grad_u[plain] = with_norm ? u.grad() : at::zeros({F});
+        grad_g[plain] = c.with_norm ? g.grad() : at::zeros({F});
+        grad_u[plain] = c.with_norm ? u.grad() : at::zeros({F});
       }
       expect_close(out[0], out[1], "output");
       expect_close(grad_p[0], grad_p[1], "projection gradient");

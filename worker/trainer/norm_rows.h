@@ -25,17 +25,23 @@ inline void apply(const float* x, const float* w, float inv, float* y, std::int6
   for (std::int64_t j = 0; j < n; ++j) y[j] = x[j] * inv * w[j];
 }
 
-// gx = inv·(gy⊙w − x·c) and gw += gy⊙x·inv (gw may be null), given dot = Σ gy⊙w⊙x and c = dot·inv²/n.
+// gx = inv·(gy⊙w − x·c) and gw += gy⊙x·inv (gw may be null), given dot = Σ gy⊙w⊙x and c = dot·inv²/n. gx may be
+// gy (in place): each entry of gy is read before gx's is written, in explicit vectors so that the compiler need
+// not prove the arrays apart.
 inline void backward_given_dot(const float* x, const float* w, const float* gy, float inv, float dot, float* gx,
                                float* gw, std::int64_t n) {
+  using cpu::vec;
   const float c = dot * inv * inv / float(n);
-  if (gw != nullptr) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      gx[j] = inv * (gy[j] * w[j] - x[j] * c);
-      gw[j] += gy[j] * x[j] * inv;
-    }
-  } else {
-    for (std::int64_t j = 0; j < n; ++j) gx[j] = inv * (gy[j] * w[j] - x[j] * c);
+  std::int64_t j = 0;
+  for (; j + cpu::kWidth <= n; j += cpu::kWidth) {
+    const cpu::Vec8 g = *vec(gy + j), xj = *vec(x + j);
+    if (gw != nullptr) *vec(gw + j) += g * xj * inv;
+    *vec(gx + j) = inv * (g * *vec(w + j) - xj * c);
+  }
+  for (; j < n; ++j) {
+    const float g = gy[j];
+    if (gw != nullptr) gw[j] += g * x[j] * inv;
+    gx[j] = inv * (g * w[j] - x[j] * c);
   }
 }
 

@@ -41,14 +41,27 @@ inline void rope_head(const float* x, const float* w, float inv, const float* c,
   }
 }
 
-// Its transpose, for the backward pass. With a Norm (w non-null) it returns Σ gx ⊙ w ⊙ x over the head, the sum
-// the Norm's backward needs, while gx is still in registers.
-inline float rope_head_backward(const float* g, const float* c, const float* s, float* gx, std::int64_t hd,
-                                const float* w, const float* x) {
+// Its transpose, for the backward pass. With a Norm (w non-null) it adds gx ⊙ w ⊙ x over the head to dot, for
+// the Norm's backward, while gx is still in registers.
+inline void rope_head_backward(const float* g, const float* c, const float* s, float* gx, std::int64_t hd,
+                               const float* w, const float* x, cpu::Vec8& dot) {
+  using cpu::vec;
   const std::int64_t half = hd / 2;
-  for (std::int64_t j = 0; j < half; ++j) gx[j] = g[j] * c[j] + g[j + half] * s[j + half];
-  for (std::int64_t j = half; j < hd; ++j) gx[j] = g[j] * c[j] - g[j - half] * s[j - half];
-  return w == nullptr ? 0.f : cpu::sum_of_products(gx, w, x, hd);
+  std::int64_t j = 0;
+  for (; j + cpu::kWidth <= half; j += cpu::kWidth) {
+    const cpu::Vec8 lo = *vec(g + j), hi = *vec(g + j + half);
+    const cpu::Vec8 gx_lo = lo * *vec(c + j) + hi * *vec(s + j + half);
+    const cpu::Vec8 gx_hi = hi * *vec(c + j + half) - lo * *vec(s + j);
+    *vec(gx + j) = gx_lo;
+    *vec(gx + j + half) = gx_hi;
+    if (w != nullptr) dot += gx_lo * *vec(w + j) * *vec(x + j) + gx_hi * *vec(w + j + half) * *vec(x + j + half);
+  }
+  for (; j < half; ++j) {
+    const float lo = g[j], hi = g[j + half];
+    gx[j] = lo * c[j] + hi * s[j + half];
+    gx[j + half] = hi * c[j + half] - lo * s[j];
+    if (w != nullptr) dot[0] += gx[j] * w[j] * x[j] + gx[j + half] * w[j + half] * x[j + half];
+  }
 }
 
 struct BranchPlan {
@@ -147,36 +160,39 @@ GAMMALAB_CPU_CLONES void forward_rows(const QkvPlan& plan, const float* xp, floa
   }
 }
 
-// Row r of the backward pass. gathered (D floats) and dots (D floats) are scratch.
+// Row r of the backward pass: RoPE's transpose writes each head's gradient into the row of gx, and under a Norm a
+// second pass over the branch (in the L1 cache) turns it, in place, into the gradient before the Norm. dots
+// (D floats) is scratch.
 GAMMALAB_CPU_CLONES void backward_row(const QkvPlan& plan, const float* xp, const float* rp,
                                       const std::array<const float*, 3>& gp, float* gxp, const std::array<float*, 3>& gwp,
-                                      float* gathered, float* dots, std::int64_t r) {
+                                      float* dots, std::int64_t r) {
   const std::int64_t t = r % plan.T, hd = plan.hd;
   for (std::size_t c = 0; c < 3; ++c) {
     const BranchPlan& br = plan.branch[c];
     const float* x = xp + r * plan.D + br.offset;
     float* dst = gxp + r * plan.D + br.offset;
-    float* gy = br.norm ? gathered : dst;  // without a Norm the gathered gradient is the result
-    const std::int64_t groups = br.norm ? br.width / br.group : 0;
-    std::fill_n(dots, groups, 0.f);
+    cpu::Vec8 dot = {};  // Σ over the current Norm group
     for (std::int64_t h = 0; h < br.heads; ++h) {
       const float* src = gp[c] + plan.head_offset(br, r, h);
-      float* gh = gy + h * hd;
+      float* gh = dst + h * hd;
       const float* w = br.norm ? br.head_gamma(h, hd) : nullptr;
-      float dot = 0.f;
       if (br.rope) {
-        dot = rope_head_backward(src, plan.cos + t * hd, plan.sin + t * hd, gh, hd, w, x + h * hd);
+        rope_head_backward(src, plan.cos + t * hd, plan.sin + t * hd, gh, hd, w, x + h * hd, dot);
       } else {
         std::memcpy(gh, src, sizeof(float) * static_cast<std::size_t>(hd));
-        if (w != nullptr) dot = cpu::sum_of_products(gh, w, x + h * hd, hd);
+        if (w != nullptr) dot[0] += cpu::sum_of_products(gh, w, x + h * hd, hd);
       }
-      if (br.norm) dots[h * hd / br.group] += dot;
+      if (br.norm && (h + 1) * hd % br.group == 0) {  // the group ends with this head
+        dots[h * hd / br.group] = cpu::horizontal_sum(dot);
+        dot = cpu::Vec8{};
+      }
     }
+    if (!br.norm) continue;
     const float* rstd = rp + r * plan.rstd_width + br.rstd_offset;
     const std::int64_t w_step = br.shared_gamma ? 0 : br.group;
-    for (std::int64_t g = 0; g < groups; ++g) {
+    for (std::int64_t g = 0; g < br.width / br.group; ++g) {
       const std::int64_t o = g * br.group;
-      norm_group::backward_given_dot(x + o, br.gamma + g * w_step, gy + o, rstd[g], dots[g], dst + o,
+      norm_group::backward_given_dot(x + o, br.gamma + g * w_step, dst + o, rstd[g], dots[g], dst + o,
                                      gwp[c] != nullptr ? gwp[c] + g * w_step : nullptr, br.group);
     }
   }
@@ -229,10 +245,10 @@ class FusedQkvHeads : public torch::autograd::Function<FusedQkvHeads> {
     const float* rp = saved[6].data_ptr<float>();
     float* gxp = gx.data_ptr<float>();
     at::parallel_for(0, rows, row_grain(plan.D), [&](std::int64_t begin, std::int64_t end) {
-      std::vector<float> gathered(static_cast<std::size_t>(plan.D)), dots(static_cast<std::size_t>(plan.D));
+      std::vector<float> dots(static_cast<std::size_t>(plan.D));
       std::array<float*, 3> gwp{};
       for (std::size_t c = 0; c < 3; ++c) gwp[c] = gw[c].for_this_thread();
-      for (std::int64_t r = begin; r < end; ++r) backward_row(plan, xp, rp, gp, gxp, gwp, gathered.data(), dots.data(), r);
+      for (std::int64_t r = begin; r < end; ++r) backward_row(plan, xp, rp, gp, gxp, gwp, dots.data(), r);
     });
     return {gx, gw[0].sum(qkv.options()), gw[1].sum(qkv.options()), gw[2].sum(qkv.options()), at::Tensor(), at::Tensor(),
             at::Tensor(), at::Tensor()};

@@ -69,11 +69,6 @@ struct BranchPlan {
   bool rope = false, norm = false, shared_gamma = false;  // shared_gamma: one γ of head size for every head
   std::int64_t group = 0, rstd_offset = 0;
   const float* gamma = nullptr;
-
-  // γ over head h (the kernel requires every head inside one Norm group).
-  const float* head_gamma(std::int64_t h, std::int64_t hd) const {
-    return gamma + (shared_gamma ? h * hd % group : h * hd);
-  }
 };
 
 // Everything the row loops need, read from the inputs once. config = {H, Hkv, hd, norm q/k/v, group q/k/v}.
@@ -112,9 +107,26 @@ struct QkvPlan {
   // blocks of ~128 KB did best; the backward pass timed faster row by row (docs/perf.md).
   std::int64_t block_rows() const { return std::max<std::int64_t>(1, 32768 / D); }
 
-  // Row r = (b, t) of branch c's head h in the [B, heads, T, hd] output.
-  std::int64_t head_offset(const BranchPlan& br, std::int64_t r, std::int64_t h) const {
-    return ((r / T * br.heads + h) * T + r % T) * hd;
+  // Row r = (b, t) of branch c's head 0 in the [B, heads, T, hd] output; head h is h·head_stride() further on.
+  std::int64_t head_offset(const BranchPlan& br, std::int64_t r) const { return (r / T * br.heads * T + r % T) * hd; }
+  std::int64_t head_stride() const { return T * hd; }
+};
+
+// Walks a branch's heads, knowing which Norm group each is in (groups are whole heads) without a division per head.
+struct HeadWalk {
+  std::int64_t h = 0, group = 0, in_group = 0, heads_per_group;
+  HeadWalk(const BranchPlan& br, std::int64_t hd) : heads_per_group(br.norm ? br.group / hd : br.heads) {}
+  void next() {
+    ++h;
+    if (++in_group == heads_per_group) {
+      in_group = 0;
+      ++group;
+    }
+  }
+  bool last_of_group() const { return in_group + 1 == heads_per_group; }
+  // γ over this head: one γ of group size shared by every group, or one entry per column.
+  const float* gamma(const BranchPlan& br, std::int64_t hd) const {
+    return br.gamma + (br.shared_gamma ? in_group : h) * hd;
   }
 };
 
@@ -142,11 +154,11 @@ GAMMALAB_CPU_CLONES void forward_rows(const QkvPlan& plan, const float* xp, floa
       const float* rstd = rp + r * plan.rstd_width;
       for (std::size_t c = 0; c < 3; ++c) {
         const BranchPlan& br = plan.branch[c];
-        for (std::int64_t h = 0; h < br.heads; ++h) {
-          const float* x = row + br.offset + h * hd;
-          float* y = outp[c] + plan.head_offset(br, r, h);
-          const float* w = br.norm ? br.head_gamma(h, hd) : nullptr;
-          const float inv = br.norm ? rstd[br.rstd_offset + h * hd / br.group] : 1.f;
+        const float* x = row + br.offset;
+        float* y = outp[c] + plan.head_offset(br, r);
+        for (HeadWalk head(br, hd); head.h < br.heads; head.next(), x += hd, y += plan.head_stride()) {
+          const float* w = br.norm ? head.gamma(br, hd) : nullptr;
+          const float inv = br.norm ? rstd[br.rstd_offset + head.group] : 1.f;
           if (br.rope) {
             rope_head(x, w, inv, plan.cos + t * hd, plan.sin + t * hd, y, hd);
           } else if (br.norm) {
@@ -172,18 +184,18 @@ GAMMALAB_CPU_CLONES void backward_row(const QkvPlan& plan, const float* xp, cons
     const float* x = xp + r * plan.D + br.offset;
     float* dst = gxp + r * plan.D + br.offset;
     cpu::Vec8 dot = {};  // Σ over the current Norm group
-    for (std::int64_t h = 0; h < br.heads; ++h) {
-      const float* src = gp[c] + plan.head_offset(br, r, h);
-      float* gh = dst + h * hd;
-      const float* w = br.norm ? br.head_gamma(h, hd) : nullptr;
+    const float* src = gp[c] + plan.head_offset(br, r);
+    for (HeadWalk head(br, hd); head.h < br.heads; head.next(), src += plan.head_stride()) {
+      const std::int64_t o = head.h * hd;
+      const float* w = br.norm ? head.gamma(br, hd) : nullptr;
       if (br.rope) {
-        rope_head_backward(src, plan.cos + t * hd, plan.sin + t * hd, gh, hd, w, x + h * hd, dot);
+        rope_head_backward(src, plan.cos + t * hd, plan.sin + t * hd, dst + o, hd, w, x + o, dot);
       } else {
-        std::memcpy(gh, src, sizeof(float) * static_cast<std::size_t>(hd));
-        if (w != nullptr) dot[0] += cpu::sum_of_products(gh, w, x + h * hd, hd);
+        std::memcpy(dst + o, src, sizeof(float) * static_cast<std::size_t>(hd));
+        if (w != nullptr) dot[0] += cpu::sum_of_products(dst + o, w, x + o, hd);
       }
-      if (br.norm && (h + 1) * hd % br.group == 0) {  // the group ends with this head
-        dots[h * hd / br.group] = cpu::horizontal_sum(dot);
+      if (br.norm && head.last_of_group()) {
+        dots[head.group] = cpu::horizontal_sum(dot);
         dot = cpu::Vec8{};
       }
     }

@@ -11,7 +11,10 @@
 #include "worker/trainer/norm_rows.h"
 #include "worker/trainer/rms_norm.h"
 
-#if GAMMALAB_HAVE_SLEEF
+// SLEEF's x86 functions: SSE2 for the baseline build of the row loops, AVX2 for the AVX2 one. Elsewhere (other
+// CPUs, builds without SLEEF) the portable build alone.
+#if GAMMALAB_HAVE_SLEEF && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GAMMALAB_SWIGLU_SLEEF_X86 1
 #include <immintrin.h>
 #include <sleef.h>
 // sleef.h declares its AVX2 functions only where the whole file is built for AVX; this file is built for the
@@ -25,11 +28,6 @@ namespace {
 
 using cpu::Vec8;
 using cpu::vec;
-
-// SLEEF's x86 functions: SSE2 for the baseline build of the row loops, AVX2 for the AVX2 one.
-#if GAMMALAB_HAVE_SLEEF && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define GAMMALAB_SWIGLU_SLEEF_X86 1
-#endif
 
 // e^x over eight floats, in place. SLEEF's functions are accurate to 1 ulp, and ATen's own sigmoid calls them too;
 // PortableExp (std::exp lane by lane) serves builds without SLEEF.
@@ -109,26 +107,28 @@ template <class F>
   }
 }
 
-// a and b at [j, j + 8) of a segment.
-template <bool kNorm>
-[[gnu::always_inline]] inline void load_ab(const GateRows& g, const float* x, const Segment& s, std::int64_t j, Vec8& a,
-                                           Vec8& b) {
+// a, b and σ(a) at [j, j + 8) of a segment, and at j alone (the row's tail).
+template <class Exp, bool kNorm>
+[[gnu::always_inline]] inline void gate_values(const GateRows& g, const float* x, const Segment& s, std::int64_t j,
+                                               Vec8& a, Vec8& b, Vec8& sa) {
   a = *vec(x + j);
   b = *vec(x + g.F + j);
   if constexpr (kNorm) {
     a = a * s.inv_a * *vec(g.gamma_g + j);
     b = b * s.inv_b * *vec(g.gamma_u + j);
   }
+  sigmoid<Exp>(a, sa);
 }
 template <bool kNorm>
-[[gnu::always_inline]] inline void load_ab(const GateRows& g, const float* x, const Segment& s, std::int64_t j, float& a,
-                                           float& b) {
+[[gnu::always_inline]] inline void gate_values(const GateRows& g, const float* x, const Segment& s, std::int64_t j,
+                                               float& a, float& b, float& sa) {
   a = x[j];
   b = x[g.F + j];
   if constexpr (kNorm) {
     a = a * s.inv_a * g.gamma_g[j];
     b = b * s.inv_b * g.gamma_u[j];
   }
+  sa = sigmoid(a);
 }
 
 // h = a σ(a) b for rows [begin, end), after the Norms' 1/rms of each row: one pass over the row for the sums of
@@ -152,16 +152,14 @@ template <class Exp, bool kNorm>
     for_each_segment(g, rstd, [&](const Segment& s) {
       std::int64_t j = s.lo;
       for (; j + cpu::kWidth <= s.hi; j += cpu::kWidth) {
-        Vec8 a, b;
-        load_ab<kNorm>(g, x, s, j, a, b);
-        Vec8 sa;
-        sigmoid<Exp>(a, sa);
+        Vec8 a, b, sa;
+        gate_values<Exp, kNorm>(g, x, s, j, a, b, sa);
         *vec(y + j) = a * sa * b;
       }
       for (; j < s.hi; ++j) {
-        float a, b;
-        load_ab<kNorm>(g, x, s, j, a, b);
-        y[j] = a * sigmoid(a) * b;
+        float a, b, sa;
+        gate_values<kNorm>(g, x, s, j, a, b, sa);
+        y[j] = a * sa * b;
       }
     });
   }
@@ -175,10 +173,8 @@ template <class Exp, bool kNorm>
   Vec8 dot_a = {}, dot_b = {};
   std::int64_t j = s.lo;
   for (; j + cpu::kWidth <= s.hi; j += cpu::kWidth) {
-    Vec8 a, b;
-    load_ab<kNorm>(g, x, s, j, a, b);
-    Vec8 sa;
-    sigmoid<Exp>(a, sa);
+    Vec8 a, b, sa;
+    gate_values<Exp, kNorm>(g, x, s, j, a, b, sa);
     const Vec8 vg = *vec(gy + j);
     const Vec8 da = vg * b * sa * (1.f + a * (1.f - sa)), db = vg * a * sa;
     *vec(ga + j) = da;
@@ -190,9 +186,8 @@ template <class Exp, bool kNorm>
   }
   float sum_a = cpu::horizontal_sum(dot_a), sum_b = cpu::horizontal_sum(dot_b);
   for (; j < s.hi; ++j) {
-    float a, b;
-    load_ab<kNorm>(g, x, s, j, a, b);
-    const float sa = sigmoid(a);
+    float a, b, sa;
+    gate_values<kNorm>(g, x, s, j, a, b, sa);
     ga[j] = gy[j] * b * sa * (1.f + a * (1.f - sa));
     gb[j] = gy[j] * a * sa;
     if constexpr (kNorm) {

@@ -18,7 +18,7 @@ struct MoeSpec {
 };
 
 struct ModelSpec {
-  std::string preset;  // the preset it was resolved from (label only)
+  std::string preset{};  // the preset it was resolved from (label only)
   int vocab_size = 256;
   int n_layers = 2;
   int d_model = 64;
@@ -29,7 +29,7 @@ struct ModelSpec {
   bool qk_norm = false;
   double norm_eps = 1e-5;
   double rope_theta = 10000.0;
-  MoeSpec moe;
+  MoeSpec moe{};
 
   int kv_heads() const { return n_kv_heads > 0 ? n_kv_heads : n_heads; }
   int ffn() const { return ffn_hidden > 0 ? ffn_hidden : (8 * d_model) / 3; }

@@ -17,15 +17,8 @@ namespace {
 using testing::TempDir;
 
 ModelSpec spec() {
-  ModelSpec m;
-  m.vocab_size = 64;
-  m.n_layers = 2;
-  m.d_model = 32;
-  m.n_heads = 4;
-  m.n_kv_heads = 2;
-  m.ffn_hidden = 48;
-  m.seq_len = 16;
-  return m;
+  return {.vocab_size = 64, .n_layers = 2, .d_model = 32, .n_heads = 4, .n_kv_heads = 2, .ffn_hidden = 48,
+          .seq_len = 16};
 }
 
 void randomize_scales(Model& model) {

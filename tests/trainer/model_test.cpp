@@ -15,14 +15,7 @@ namespace {
 using testing::preset;
 
 ModelSpec small_dense() {
-  ModelSpec m;
-  m.vocab_size = 50;
-  m.n_layers = 2;
-  m.d_model = 24;
-  m.n_heads = 3;
-  m.ffn_hidden = 40;
-  m.seq_len = 16;
-  return m;
+  return {.vocab_size = 50, .n_layers = 2, .d_model = 24, .n_heads = 3, .ffn_hidden = 40, .seq_len = 16};
 }
 
 ModelSpec small_gqa_qknorm() {

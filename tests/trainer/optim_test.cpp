@@ -31,15 +31,7 @@ TEST(Schedule, CosineWsdConstant) {
   EXPECT_DOUBLE_EQ(lr_multiplier(s, 99, 100), 1.0);
 }
 
-ModelSpec small() {
-  ModelSpec m;
-  m.vocab_size = 32;
-  m.n_layers = 1;
-  m.d_model = 16;
-  m.n_heads = 2;
-  m.seq_len = 8;
-  return m;
-}
+ModelSpec small() { return {.vocab_size = 32, .n_layers = 1, .d_model = 16, .n_heads = 2, .seq_len = 8}; }
 
 TEST(ParamGroups, WeightDecayFollowsRoles) {
   JobConfig c;

@@ -13,14 +13,7 @@ namespace gammalab::trainer {
 namespace {
 
 ModelSpec spec() {
-  ModelSpec m;
-  m.vocab_size = 40;
-  m.n_layers = 1;
-  m.d_model = 16;
-  m.n_heads = 2;
-  m.ffn_hidden = 24;
-  m.seq_len = 12;
-  return m;
+  return {.vocab_size = 40, .n_layers = 1, .d_model = 16, .n_heads = 2, .ffn_hidden = 24, .seq_len = 12};
 }
 
 struct Grads {

@@ -1,8 +1,10 @@
-// Trainer step time (forward + backward + clip + AdamW) on CPU for baseline and unified, and tiny-0.1m
-// throughput. Prints ms/step, tokens/s and the unified/baseline ratio measured in the same run.
+// Trainer step time (forward + backward + clip + AdamW) for baseline and unified, and tiny-0.1m throughput.
+// Prints ms/step, tokens/s and the unified/baseline ratio measured in the same run.
 //   bench_trainer_step [--threads N] [--steps N] [--batch-tokens N] [--compare P...] [--preset P --variant V]
-// Baseline and unified steps alternate, and each figure is the median over steps of the process CPU time, so
-// load from other processes on a shared machine falls on both alike.
+//                      [--device cpu|cuda] [--dtype float32|bfloat16]
+// Baseline and unified steps alternate, and each figure is the median over steps, so load from other processes
+// on a shared machine falls on both alike. On CPU the ratio is taken on the process CPU time; on CUDA each step
+// ends with a device synchronisation and the wall time counts.
 #include <time.h>
 
 #include <algorithm>
@@ -19,6 +21,8 @@
 #include "worker/trainer/model.h"
 #include "worker/trainer/optimizer.h"
 #include "worker/trainer/torch_compat.h"
+
+#include <torch/cuda.h>
 
 namespace {
 
@@ -45,25 +49,31 @@ struct Subject {
   at::Tensor batch;
   std::vector<double> wall_ms, cpu_ms, optimizer_ms;  // optimizer: clipping + the update, part of the step
 
-  Subject(std::string p, std::string v, std::int64_t batch_tokens) : preset(std::move(p)), variant(std::move(v)) {
+  at::Device device;
+
+  Subject(std::string p, std::string v, std::int64_t batch_tokens, const at::Device& dev)
+      : preset(std::move(p)), variant(std::move(v)), device(dev) {
     config.model = load_model_preset(preset, model_preset_dir());
     config.scale = variant_preset(variant);
     config.batch_tokens = batch_tokens;
     model = std::make_unique<Model>(config.model, config.scale);
     model->init(1);
+    if (device.is_cuda()) model->to(device);
     opt = std::make_unique<Optimizer>(*model, config);
     const std::int64_t T = config.model.seq_len;
     torch::manual_seed(0);
-    batch = torch::randint(config.model.vocab_size, {batch_tokens / T, T + 1}, torch::kLong);
+    batch = torch::randint(config.model.vocab_size, {batch_tokens / T, T + 1}, torch::kLong).to(device);
   }
 
   void step() {
     const std::int64_t T = config.model.seq_len;
     opt->zero_grad();
     model->loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T)).total().backward();
+    if (device.is_cuda()) torch::cuda::synchronize();  // so that the optimizer's time is its own
     const auto t0 = std::chrono::steady_clock::now();
     opt->clip_gradients();
     opt->step(1.0);
+    if (device.is_cuda()) torch::cuda::synchronize();
     optimizer_ms.push_back(1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
 
@@ -95,10 +105,10 @@ void run_interleaved(std::vector<Subject*> subjects, int steps) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Trainer step time on CPU: baseline vs unified"};
+  CLI::App app{"Trainer step time: baseline vs unified"};
   int threads = 1, steps = 20;
   std::int64_t batch_tokens = 4096;
-  std::string only_preset, only_variant = "baseline";
+  std::string only_preset, only_variant = "baseline", device_name = "cpu", dtype = "float32";
   std::vector<std::string> compare = {"tiny-2m", "tiny-8m"};
   app.add_option("--threads", threads, "intra-op threads")->capture_default_str();
   app.add_option("--steps", steps, "timed steps per subject")->capture_default_str()->check(CLI::PositiveNumber);
@@ -107,31 +117,45 @@ int main(int argc, char** argv) {
   app.add_option("--variant", only_variant, "with --preset: the variant")->capture_default_str();
   app.add_option("--compare", compare, "presets to compare baseline and unified on (skips tiny-0.1m unless named)")
       ->capture_default_str();
+  app.add_option("--device", device_name, "cpu or cuda")->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--dtype", dtype, "float32, or bfloat16 (autocast, CUDA only)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"float32", "bfloat16"}));
   CLI11_PARSE(app, argc, argv);
+  if (device_name == "cuda" && !torch::cuda::is_available()) {
+    std::fprintf(stderr, "--device cuda: no CUDA device is available to this LibTorch\n");
+    return 2;
+  }
+  if (dtype == "bfloat16" && device_name != "cuda") {
+    std::fprintf(stderr, "--dtype bfloat16: only with --device cuda (the CPU path is float32)\n");
+    return 2;
+  }
+  const at::Device device(device_name == "cuda" ? at::kCUDA : at::kCPU);
+  if (dtype == "bfloat16") set_cuda_autocast(true);
 
   set_cpu_threads(threads);
-  std::printf("threads %d, batch %lld tokens, %d timed steps, medians\n", threads, static_cast<long long>(batch_tokens),
-              steps);
+  std::printf("%s %s, threads %d, batch %lld tokens, %d timed steps, medians\n", device_name.c_str(), dtype.c_str(),
+              threads, static_cast<long long>(batch_tokens), steps);
   std::printf("%-10s %-9s %10s %12s %12s %12s\n", "preset", "variant", "ms/step", "tokens/s", "cpu ms/step",
               "optimizer ms");
   if (!only_preset.empty()) {
-    Subject s(only_preset, only_variant, batch_tokens);
+    Subject s(only_preset, only_variant, batch_tokens, device);
     run_interleaved({&s}, steps);
     s.print();
     return 0;
   }
   if (app.count("--compare") == 0) {
-    Subject tiny("tiny-0.1m", "baseline", batch_tokens);
+    Subject tiny("tiny-0.1m", "baseline", batch_tokens, device);
     run_interleaved({&tiny}, steps);
     tiny.print();
   }
   for (const std::string& preset : compare) {
-    Subject base(preset, "baseline", batch_tokens), uni(preset, "unified", batch_tokens);
+    Subject base(preset, "baseline", batch_tokens, device), uni(preset, "unified", batch_tokens, device);
     run_interleaved({&base, &uni}, steps);
     base.print();
     uni.print();
-    std::printf("%-10s unified/baseline ratio: wall %.3f, cpu %.3f\n", preset.c_str(), median(uni.wall_ms) / median(base.wall_ms),
-                median(uni.cpu_ms) / median(base.cpu_ms));
+    std::printf("%-10s unified/baseline ratio: wall %.3f, cpu %.3f\n", preset.c_str(),
+                median(uni.wall_ms) / median(base.wall_ms), median(uni.cpu_ms) / median(base.cpu_ms));
   }
   return 0;
 }

@@ -7,6 +7,7 @@ for bench in "$build"/bench/bench_*; do
   [ -x "$bench" ] || continue
   echo "== $(basename "$bench")"
   case "$(basename "$bench")" in
+    bench_trainer_device) echo "(compares a GPU with the CPU: scripts/gpu_check.sh runs it)" ;;
     bench_trainer_*) OPENBLAS_NUM_THREADS=1 "$bench" ;;
     *) "$bench" ;;
   esac

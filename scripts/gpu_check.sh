@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# On a GPU machine with PyTorch: builds the trainer alone (-DGAMMALAB_SERVICES=OFF) against the LibTorch inside
+# PyTorch and checks it there, in one go:
+#   1. the trainer test suite (CPU) against this LibTorch: the PyTorch 2.x version guards;
+#   2. bench_trainer_device: every named variant trained on the GPU (bf16 autocast) and on the CPU (float32) from
+#      the same shards, losses side by side;
+#   3. bench_trainer_step on the GPU: step time and the unified/baseline ratio for the paper's dense presets.
+# Needs the packages that scripts/gpu_bundle.sh downloads into .gpu-deps/ (headers and small libraries such a
+# machine lacks); unpacks them under /tmp. Logs and results go to $OUT (default build-gpu/check).
+#   GAMMALAB_CHECK_DEVICE=cpu   a dry run of the whole script without a GPU (steps 2 and 3 on the CPU, smaller)
+#   TORCH_CMAKE_PREFIX=DIR      LibTorch's CMake prefix, when no python3 with torch is there
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-build-gpu/check}
+device=${GAMMALAB_CHECK_DEVICE:-cuda}
+mkdir -p "$out"
+summary="$out/summary.txt"
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+prefix=/tmp/gammalab-gpu-deps
+mkdir -p "$prefix"
+shopt -s nullglob
+debs=(.gpu-deps/*.deb)
+[ ${#debs[@]} -gt 0 ] || note "no .gpu-deps/*.deb: relying on what this machine has (run scripts/gpu_bundle.sh and carry .gpu-deps)"
+for f in "${debs[@]}"; do dpkg-deb -x "$f" "$prefix" || { note "cannot unpack $f"; exit 1; }; done
+export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+torch_prefix=${TORCH_CMAKE_PREFIX:-$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)}
+[ -n "$torch_prefix" ] || { note "no LibTorch: set TORCH_CMAKE_PREFIX or provide python3 with torch"; exit 1; }
+python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda,
+      torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU")' 2>/dev/null | tee -a "$summary"
+note "device $device, LibTorch at $torch_prefix, $(nproc) cores"
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+if ! cmake -S . -B build-gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DGAMMALAB_SERVICES=OFF \
+    -DCMAKE_PREFIX_PATH="$torch_prefix;$prefix/usr" > "$out/configure.log" 2>&1; then
+  note "configure failed (configure.log)"; tail -40 "$out/configure.log"; exit 1
+fi
+start=$(date +%s)
+if ! cmake --build build-gpu -j"$(nproc)" --target gammalab-train trainer_tests bench_trainer_step \
+    bench_trainer_device > "$out/build.log" 2>&1; then
+  note "build failed (build.log)"; grep -E "error|Error" "$out/build.log" | head -40; exit 1
+fi
+note "built in $(( $(date +%s) - start )) s"
+
+# 1. The CPU suite against this LibTorch.
+build-gpu/tests/trainer_tests > "$out/trainer_tests.log" 2>&1
+note "trainer_tests rc=$?: $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/trainer_tests.log" | tr '\n' ' ')"
+
+# 2. Training on the device against the CPU, from real text (this repository's own documentation).
+build-gpu/worker/trainer/gammalab-train prepare --input README.md docs --out build-gpu/check-data \
+  > "$out/prepare.log" 2>&1 || { note "prepare failed (prepare.log)"; exit 1; }
+if [ "$device" = cuda ]; then
+  # The CPU reference runs dominate (~10 s each with 8 threads): ten variants, a small preset, 150 steps.
+  device_args=(--device cuda --dtype bfloat16 --preset tiny-0.5m --steps 150 --cpu-threads 8
+               --variants none baseline hg ap dp dnp or er iwd unified)
+  step_args=(--device cuda --dtype bfloat16 --compare llama-0.12b llama-1b --batch-tokens 16384 --steps 20)
+else
+  device_args=(--device cpu --preset tiny-0.1m --steps 30 --batch-tokens 2048 --cpu-threads 1)
+  step_args=(--compare tiny-0.1m --steps 5)
+fi
+build-gpu/bench/bench_trainer_device --data build-gpu/check-data "${device_args[@]}" > "$out/device.txt" 2>&1
+note "bench_trainer_device rc=$?"; cat "$out/device.txt" | tee -a "$summary"
+
+# 3. Step time on the device.
+build-gpu/bench/bench_trainer_step "${step_args[@]}" > "$out/step.txt" 2>&1
+note "bench_trainer_step rc=$?"; cat "$out/step.txt" | tee -a "$summary"

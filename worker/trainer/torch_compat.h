@@ -22,9 +22,13 @@ inline at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, con
   }
 #endif
   (void)twice_differentiable;
-  const double scale = 1.0 / std::sqrt(double(q.size(-1)));
-  at::Tensor scores = at::matmul(q, k.transpose(-2, -1)).mul_(scale).add_(mask);
-  return at::matmul(at::softmax(scores, -1), v);
+  // mask + scale·q kᵀ as one batched GEMM (beta = 1 over the mask): no separate passes over the [T, T] scores to
+  // scale them and add the mask, forward or backward.
+  const std::int64_t B = q.size(0), H = q.size(1), T = q.size(2), hd = q.size(3);
+  const double scale = 1.0 / std::sqrt(double(hd));
+  const at::Tensor scores = at::baddbmm(mask.expand({B * H, T, T}), q.reshape({B * H, T, hd}),
+                                        k.reshape({B * H, T, hd}).transpose(1, 2), /*beta=*/1.0, /*alpha=*/scale);
+  return at::bmm(at::softmax(scores, -1), v.reshape({B * H, T, hd})).view({B, H, T, hd});
 }
 
 // Intra-op threads for ATen and, when LibTorch's BLAS is OpenBLAS (Debian), for OpenBLAS's own pool, whose

@@ -53,7 +53,7 @@ note "trainer_tests rc=$?: $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/trainer_te
 build-gpu/worker/trainer/gammalab-train prepare --input README.md docs --out build-gpu/check-data \
   > "$out/prepare.log" 2>&1 || { note "prepare failed (prepare.log)"; exit 1; }
 if [ "$device" = cuda ]; then
-  # The CPU reference runs dominate (~10 s each with 8 threads): ten variants, a small preset, 150 steps.
+  # The CPU reference runs take most of the time: ten variants, but a small preset and 150 steps.
   device_args=(--device cuda --dtype bfloat16 --preset tiny-0.5m --steps 150 --cpu-threads 8
                --variants none baseline hg ap dp dnp or er iwd unified)
   step_args=(--device cuda --dtype bfloat16 --compare llama-0.12b llama-1b --batch-tokens 16384 --steps 20)

@@ -85,7 +85,8 @@ inline float sigmoid(float a) { return 1.f / (1.f + std::exp(-a)); }
 
 // Asks for n floats from p on into the cache. The row loops call a vector function (exp) every 8 floats, which
 // keeps the out-of-order core from running ahead to the next loads; without this, loads of rows not yet in the
-// cache stall the loop.
+// cache stall the loop. Only without Norms: with them a reduction pass brings the row in first, and prefetching
+// there measured slower (docs/perf.md).
 [[gnu::always_inline]] inline void prefetch(const float* p, std::int64_t n) {
   for (std::int64_t j = 0; j < n; j += 16) __builtin_prefetch(p + j);
 }

@@ -101,32 +101,38 @@ TEST(AdamW, FirstStepMovesEachEntryByLr) {
 }
 
 // Clipping returns the global norm before clipping and scales every gradient by clip / norm when above the clip,
-// leaving them unchanged otherwise.
+// leaving them unchanged otherwise. The wider model's embedding (32,768 entries) is split over two threads.
 TEST(Optimizer, ClipGradientsScalesToTheGlobalNorm) {
-  for (double clip : {1e-3, 1e6}) {
-    JobConfig c;
-    c.model = small();
-    c.scale = variant_preset("unified");
-    c.optim.grad_clip = clip;
-    Model model(c.model, c.scale);
-    Optimizer opt(model, c);
-    torch::manual_seed(4);
-    const at::Tensor tokens = torch::randint(32, {2, 9}, torch::kLong);
-    model.loss(tokens.narrow(1, 0, 8), tokens.narrow(1, 1, 8)).total().backward();
-    std::vector<at::Tensor> before;
-    double sum = 0.0;
-    for (const auto& p : model.store().params()) {
-      before.push_back(p.tensor.grad().clone());
-      sum += before.back().pow(2).sum().item<double>();
-    }
-    const double norm = std::sqrt(sum);
-    ASSERT_GT(norm, 1e-2);
-    EXPECT_NEAR(opt.clip_gradients().item<double>(), norm, 1e-5 * norm);
-    const double factor = std::min(1.0, clip / (norm + 1e-6));
-    for (std::size_t i = 0; i < before.size(); ++i) {
-      EXPECT_TRUE(torch::allclose(model.store().params()[i].tensor.grad(), before[i] * factor, 1e-5, 1e-9)) << clip;
+  const int threads = at::get_num_threads();
+  at::set_num_threads(2);
+  const ModelSpec wide{.vocab_size = 512, .n_layers = 1, .d_model = 64, .n_heads = 2, .seq_len = 8};
+  for (const ModelSpec& spec : {small(), wide}) {
+    for (double clip : {1e-3, 1e6}) {
+      JobConfig c;
+      c.model = spec;
+      c.scale = variant_preset("unified");
+      c.optim.grad_clip = clip;
+      Model model(c.model, c.scale);
+      Optimizer opt(model, c);
+      torch::manual_seed(4);
+      const at::Tensor tokens = torch::randint(spec.vocab_size, {2, 9}, torch::kLong);
+      model.loss(tokens.narrow(1, 0, 8), tokens.narrow(1, 1, 8)).total().backward();
+      std::vector<at::Tensor> before;
+      double sum = 0.0;
+      for (const auto& p : model.store().params()) {
+        before.push_back(p.tensor.grad().clone());
+        sum += before.back().pow(2).sum().item<double>();
+      }
+      const double norm = std::sqrt(sum);
+      ASSERT_GT(norm, 1e-2);
+      EXPECT_NEAR(opt.clip_gradients().item<double>(), norm, 1e-5 * norm);
+      const double factor = std::min(1.0, clip / (norm + 1e-6));
+      for (std::size_t i = 0; i < before.size(); ++i) {
+        EXPECT_TRUE(torch::allclose(model.store().params()[i].tensor.grad(), before[i] * factor, 1e-5, 1e-9)) << clip;
+      }
     }
   }
+  at::set_num_threads(threads);
 }
 
 // The single-pass CPU kernel against ATen's composition (the path other devices take), over several steps with

@@ -1,8 +1,9 @@
 #include "worker/trainer/optimizer.h"
 
-#include <algorithm>
 #include <ATen/Parallel.h>
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include "worker/trainer/adamw_cpu.h"
@@ -11,6 +12,9 @@
 namespace gammalab::trainer {
 
 namespace {
+
+// Elements per task when the single-pass kernels run over the intra-op threads.
+constexpr std::int64_t kCpuGrain = 16384;
 
 // The single-pass kernels of adamw_cpu take contiguous float32 CPU tensors; others take the ATen ops.
 bool cpu_float_contiguous(const at::Tensor& t) {
@@ -45,12 +49,24 @@ at::Tensor Optimizer::clip_gradients() {
   const bool cpu = std::all_of(grads.begin(), grads.end(), cpu_float_contiguous);
   if (grads.empty()) return at::zeros({});
   if (cpu) {
+    // Over the intra-op threads, as the ATen ops would be (the sum is the same for a fixed thread count).
     double sum = 0.0;
-    for (const at::Tensor& g : grads) sum += sum_of_squares(g.data_ptr<float>(), g.numel());
+    for (const at::Tensor& g : grads) {
+      const float* x = g.data_ptr<float>();
+      sum += at::parallel_reduce(
+          0, g.numel(), kCpuGrain, 0.0,
+          [x](std::int64_t begin, std::int64_t end, double) { return sum_of_squares(x + begin, end - begin); },
+          std::plus<double>());
+    }
     const double total = std::sqrt(sum);
     const double coef = spec_.grad_clip > 0 ? std::min(1.0, spec_.grad_clip / (total + 1e-6)) : 1.0;
     if (coef < 1.0) {
-      for (auto& g : grads) scale_in_place(g.data_ptr<float>(), g.numel(), static_cast<float>(coef));
+      for (auto& g : grads) {
+        float* x = g.data_ptr<float>();
+        at::parallel_for(0, g.numel(), kCpuGrain, [x, coef](std::int64_t begin, std::int64_t end) {
+          scale_in_place(x + begin, end - begin, static_cast<float>(coef));
+        });
+      }
     }
     return at::scalar_tensor(total, grads.front().options());
   }
@@ -87,7 +103,7 @@ void Optimizer::step(double mult) {
       const float* gp = grad.data_ptr<float>();
       float* mp = m_[i].data_ptr<float>();
       float* vp = v_[i].data_ptr<float>();
-      at::parallel_for(0, p.numel(), 16384, [&](std::int64_t begin, std::int64_t end) {
+      at::parallel_for(0, p.numel(), kCpuGrain, [&](std::int64_t begin, std::int64_t end) {
         adamw_update(pp + begin, gp + begin, mp + begin, vp + begin, end - begin, s);
       });
       // As an in-place ATen op would: a graph that still held p would then refuse to run backward.

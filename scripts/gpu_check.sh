@@ -62,8 +62,8 @@ else
   step_args=(--compare tiny-0.1m --steps 5)
 fi
 build-gpu/bench/bench_trainer_device --data build-gpu/check-data "${device_args[@]}" > "$out/device.txt" 2>&1
-note "bench_trainer_device rc=$?"; cat "$out/device.txt" | tee -a "$summary"
+note "bench_trainer_device rc=$?"; tee -a "$summary" < "$out/device.txt"
 
 # 3. Step time on the device.
 build-gpu/bench/bench_trainer_step "${step_args[@]}" > "$out/step.txt" 2>&1
-note "bench_trainer_step rc=$?"; cat "$out/step.txt" | tee -a "$summary"
+note "bench_trainer_step rc=$?"; tee -a "$summary" < "$out/step.txt"

@@ -66,7 +66,7 @@ inline void rope_head_backward(const float* g, const float* c, const float* s, f
 
 struct BranchPlan {
   std::int64_t heads = 0, offset = 0, width = 0;  // columns [offset, offset + width) of the projection
-  bool rope = false, norm = false, shared_gamma = false;  // shared_gamma: one γ of head size for every head
+  bool rope = false, norm = false, shared_gamma = false;  // shared_gamma: one γ of group size for every group
   std::int64_t group = 0, rstd_offset = 0;
   const float* gamma = nullptr;
 };

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "core/csv_points.h"
-#include "core/fit_runs.h"
-#include "core/scaling_fit.h"
-#include "core/scaling_objective.h"
+#include "core/scaling/csv_points.h"
+#include "core/scaling/fit_runs.h"
+#include "core/scaling/fit.h"
+#include "core/scaling/objective.h"
 
 namespace {
 

@@ -7,9 +7,9 @@
 
 #include "cli/command.h"
 #include "cli/client/sweep_runs.h"
-#include "core/csv_points.h"
-#include "core/fit_runs.h"
-#include "core/scaling_fit.h"
+#include "core/scaling/csv_points.h"
+#include "core/scaling/fit_runs.h"
+#include "core/scaling/fit.h"
 
 namespace gammalab::cli {
 namespace {

@@ -9,8 +9,8 @@
 #include "core/file_util.h"
 #include "cli/table.h"
 #include "core/config_paths.h"
-#include "core/sweep.h"
-#include "core/sweep_plan.h"
+#include "core/sweep/sweep.h"
+#include "core/sweep/plan.h"
 
 namespace gammalab::cli {
 namespace {

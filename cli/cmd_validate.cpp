@@ -9,7 +9,7 @@
 #include "cli/command.h"
 #include "core/file_util.h"
 #include "core/config_paths.h"
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 
 namespace gammalab::cli {
 namespace {

@@ -8,7 +8,8 @@
 #include <sstream>
 
 #include "core/config_paths.h"
-#include "core/sweep.h"
+#include "core/shared_root.h"
+#include "core/sweep/sweep.h"
 
 namespace gammalab {
 
@@ -167,7 +168,7 @@ grpc::Status CoordinatorService::GetJobLog(grpc::ServerContext*, const v1::GetJo
   return guarded([&] {
     auto job = store_.find_job(request->job_id());
     if (!job) return not_found("job '" + request->job_id() + "'");
-    std::ifstream in(options_.shared_root / job_log_path(job->id()), std::ios::binary);
+    std::ifstream in(options_.shared_root / shared_root::job_log_path(job->id()), std::ios::binary);
     if (!in) return grpc::Status(grpc::StatusCode::NOT_FOUND, "job " + job->id() + " has no log yet");
     std::ostringstream text;
     text << in.rdbuf();

@@ -10,7 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/job_config.h"
-#include "core/job_run_point.h"
+#include "core/scaling/run_point.h"
 #include "core/param_count.h"
 #include "proto/proto_json.h"
 
@@ -81,7 +81,7 @@ json columns(const std::vector<MetricPoint>& points) {
   return out;
 }
 
-// One row of /api/sweeps/{id}/runs. `loss` is the final loss the scaling-law fits use (core/job_run_point.h).
+// One row of /api/sweeps/{id}/runs. `loss` is the final loss the scaling-law fits use (core/scaling/run_point.h).
 json run_row(Store& store, const v1::Job& job) {
   json row = {{"id", job.id()},          {"name", job.name()},  {"state", state_name(job.state())},
               {"step", job.step()},      {"total_steps", job.total_steps()}, {"tokens_seen", job.tokens()},

@@ -7,7 +7,7 @@
 #include <csignal>
 #include <filesystem>
 
-#include "core/scaling_fit.h"
+#include "core/scaling/fit.h"
 #include "server/coordinator_service.h"
 #include "server/http_api.h"
 #include "server/lease_reaper.h"

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "core/fit_runs.h"
-#include "core/job_run_point.h"
+#include "core/scaling/fit_runs.h"
+#include "core/scaling/run_point.h"
 
 namespace gammalab {
 

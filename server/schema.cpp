@@ -84,7 +84,7 @@ CREATE TABLE fits (
   law        TEXT    NOT NULL,
   group_by   TEXT    NOT NULL,
   job_ids    TEXT    NOT NULL,  -- JSON array of the job ids whose final losses went in
-  report     TEXT    NOT NULL,  -- JSON FitReport (core/fit_report.h)
+  report     TEXT    NOT NULL,  -- JSON FitReport (core/scaling/fit_report.h)
   UNIQUE (sweep_id, version)
 );
 )sql",

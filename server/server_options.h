@@ -16,9 +16,4 @@ struct ServerOptions {
   std::int64_t lease_timeout_ms = 30000;
 };
 
-// Where a job's files live under the shared root (the same layout on the coordinator and every worker).
-inline std::filesystem::path job_dir(const std::string& job_id) { return std::filesystem::path("jobs") / job_id; }
-inline std::filesystem::path job_log_path(const std::string& job_id) { return job_dir(job_id) / "log.txt"; }
-inline std::filesystem::path job_ckpt_dir(const std::string& job_id) { return job_dir(job_id) / "ckpt"; }
-
 }  // namespace gammalab

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/metric.h"
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 #include "gammalab/v1/gammalab.pb.h"
 #include "server/sqlite.h"
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/shared_root.h"
 #include "server/guarded.h"
 
 namespace gammalab {
@@ -40,7 +41,7 @@ grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext*, const v1::Leas
     auto lease = store_.lease(request->worker_id(), options_.lease_timeout_ms);
     if (lease) {
       response->set_attempt(lease->attempt);
-      response->set_ckpt_dir(job_ckpt_dir(lease->job.id()).string());
+      response->set_ckpt_dir(shared_root::job_ckpt_dir(lease->job.id()).string());
       spdlog::info("job {} ({}) leased to worker {}, attempt {}", lease->job.id(), lease->job.name(),
                    request->worker_id(), lease->attempt);
       *response->mutable_job() = std::move(lease->job);

@@ -7,13 +7,13 @@
 
 #include <fstream>
 
+#include "core/exit_codes.h"
 #include "core/metric.h"
+#include "core/shared_root.h"
 
 namespace gammalab {
 
 namespace {
-
-constexpr int kHandBackExitCode = 75;  // gammalab-train: stopped by SIGTERM after writing a checkpoint
 
 std::unique_ptr<grpc::ClientContext> context_with_deadline(std::chrono::milliseconds timeout) {
   auto context = std::make_unique<grpc::ClientContext>();
@@ -191,9 +191,8 @@ void WorkerDaemon::report_finish(RunningJob& job, v1::JobOutcome outcome, const 
 }
 
 void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
-  const auto dir = options_.shared_root / "jobs" / job.job_id;
-  const auto log_path = dir / "log.txt";
-  const auto config_path = dir / "config.json";
+  const auto log_path = options_.shared_root / shared_root::job_log_path(job.job_id);
+  const auto config_path = options_.shared_root / shared_root::job_config_path(job.job_id);
   const auto ckpt_dir = options_.shared_root / lease.ckpt_dir();
   int exit_code = -1;
   std::string error;
@@ -246,7 +245,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       outcome = v1::JOB_OUTCOME_CANCELLED;
     } else if (exit_code == 0) {
       outcome = v1::JOB_OUTCOME_SUCCEEDED;
-    } else if (drain_ && exit_code == kHandBackExitCode) {
+    } else if (drain_ && exit_code == exit_codes::kStopped) {
       outcome = v1::JOB_OUTCOME_HANDED_BACK;
     } else {
       outcome = v1::JOB_OUTCOME_FAILED;

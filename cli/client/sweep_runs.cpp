@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "cli/client/coordinator_client.h"
-#include "core/job_run_point.h"
+#include "core/scaling/run_point.h"
 
 namespace gammalab::cli {
 

@@ -1,4 +1,4 @@
-#include "core/expression.h"
+#include "core/sweep/expression.h"
 
 #include <map>
 

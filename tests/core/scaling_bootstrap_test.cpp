@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "core/bootstrap.h"
-#include "core/fit_runs.h"
-#include "core/scaling_fit.h"
+#include "core/scaling/bootstrap.h"
+#include "core/scaling/fit_runs.h"
+#include "core/scaling/fit.h"
 #include "tests/core/scaling_synthetic.h"
 
 namespace gammalab {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/csv_points.h"
+#include "core/scaling/csv_points.h"
 
 namespace gammalab {
 namespace {

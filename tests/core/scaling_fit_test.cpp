@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/scaling_fit.h"
+#include "core/scaling/fit.h"
 #include "tests/core/scaling_synthetic.h"
 
 namespace gammalab {

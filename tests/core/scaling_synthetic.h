@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/scaling_law.h"
+#include "core/scaling/law.h"
 
 namespace gammalab::test {
 

@@ -5,7 +5,7 @@
 
 #include "core/model_preset.h"
 #include "core/param_count.h"
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 #include "sweep_test_support.h"
 
 namespace gammalab {

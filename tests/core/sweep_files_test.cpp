@@ -7,10 +7,10 @@
 
 #include <gtest/gtest.h>
 
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 #include "core/model_preset.h"
 #include "core/param_count.h"
-#include "core/sweep_plan.h"
+#include "core/sweep/plan.h"
 #include "sweep_test_support.h"
 
 namespace gammalab {

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/sweep.h"
-#include "core/sweep_schema.h"
+#include "core/sweep/sweep.h"
+#include "core/sweep/schema.h"
 #include "sweep_test_support.h"
 
 namespace gammalab {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/param_count.h"
-#include "core/sweep_plan.h"
+#include "core/sweep/plan.h"
 #include "sweep_test_support.h"
 
 namespace gammalab {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 #include "sweep_test_support.h"
 
 namespace gammalab {

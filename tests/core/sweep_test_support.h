@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 
 namespace gammalab::testing {
 

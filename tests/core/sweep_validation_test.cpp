@@ -2,7 +2,7 @@
 // of them at once.
 #include <gtest/gtest.h>
 
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 #include "sweep_test_support.h"
 
 namespace gammalab {

@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/job_run_point.h"
+#include "core/scaling/run_point.h"
 #include "core/param_count.h"
-#include "core/scaling_fit.h"
+#include "core/scaling/fit.h"
 #include "server/refitter.h"
 #include "tests/service/test_sweeps.h"
 

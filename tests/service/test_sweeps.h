@@ -4,7 +4,7 @@
 #include <random>
 #include <string>
 
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 
 namespace gammalab::testing {
 

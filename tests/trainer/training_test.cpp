@@ -120,7 +120,7 @@ TEST(Resume, KillAndResumeFromCheckpointMatchesExactly) {
   o.ckpt_dir = dir.path;
   o.crash_after_step = 45;  // as if killed at 45: the last checkpoint is 30
   const RunResult first = train(c, o);
-  ASSERT_EQ(first.code, kExitCrashed);
+  ASSERT_EQ(first.code, exit_codes::kCrashed);
   ASSERT_EQ(read_checkpoint_meta(*latest_checkpoint(dir.path)).step, 30);
   o.crash_after_step = 0;
   const RunResult resumed = train(c, o);
@@ -199,7 +199,7 @@ TEST(Resume, SigtermThroughTheBinary) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), kExitStopped);
+  ASSERT_EQ(WEXITSTATUS(status), exit_codes::kStopped);
   const RunResult first = parse_lines(first_output);
   const std::int64_t stopped_at = first.series.at("train/loss").rbegin()->first;
   ASSERT_LT(stopped_at, c.steps);

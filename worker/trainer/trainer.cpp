@@ -159,11 +159,11 @@ int Trainer::run() {
                       (options_.stop_after_step > 0 && step == options_.stop_after_step);
     const bool periodic = config_.ckpt_every > 0 && step % config_.ckpt_every == 0;
     if (!options_.ckpt_dir.empty() && (periodic || (stop && !last))) checkpoint(step);
-    if (options_.crash_after_step > 0 && step == options_.crash_after_step) return kExitCrashed;
+    if (options_.crash_after_step > 0 && step == options_.crash_after_step) return exit_codes::kCrashed;
     if (stop && !last) {
       log_ << "stopped at step " << step << "\n";
       metrics_.event({{"event", "stopped"}, {"step", step}});
-      return kExitStopped;
+      return exit_codes::kStopped;
     }
   }
   // The final state is always saved (export reads it), unless the periodic checkpoint just did.

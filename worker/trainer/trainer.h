@@ -6,6 +6,7 @@
 #include <memory>
 #include <ostream>
 
+#include "core/exit_codes.h"
 #include "core/job_config.h"
 #include "worker/trainer/data_loader.h"
 #include "worker/trainer/metrics_logger.h"
@@ -13,9 +14,6 @@
 #include "worker/trainer/optimizer.h"
 
 namespace gammalab::trainer {
-
-constexpr int kExitStopped = 75;  // stopped on request (SIGTERM) after a checkpoint; the job may be resumed
-constexpr int kExitCrashed = 137;  // only from TrainerOptions::crash_after_step
 
 struct TrainerOptions {
   std::filesystem::path ckpt_dir;             // empty = no checkpoints
@@ -33,7 +31,7 @@ class Trainer {
   // Validates the config (throws ConfigError) and opens the data (throws std::runtime_error).
   Trainer(const JobConfig& config, TrainerOptions options, std::ostream& metrics_out, std::ostream& log);
   ~Trainer();
-  // Runs to config.steps (resuming from the newest checkpoint in ckpt_dir). Returns 0, or kExitStopped.
+  // Runs to config.steps (resuming from the newest checkpoint in ckpt_dir). Returns exit_codes::kSucceeded, kStopped or (crash_after_step) kCrashed.
   int run();
   Model& model() { return *model_; }
 

@@ -1,0 +1,73 @@
+#include "core/scaling/bootstrap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace gammalab {
+
+std::uint64_t resample_seed(std::uint64_t base_seed, std::uint64_t index) {
+  std::uint64_t z = base_seed + 0x9e3779b97f4a7c15ULL * (index + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::vector<std::size_t> resample_by_model_size(const std::vector<RunPoint>& runs, std::mt19937_64& rng,
+                                                int min_sizes) {
+  // Clusters keyed by exact N: sizes come from the same config, so equal sizes are bit-equal.
+  std::map<double, std::vector<std::size_t>> clusters;
+  std::map<std::string, std::set<double>> sizes_of_group;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    clusters[runs[i].params].push_back(i);
+    sizes_of_group[runs[i].group].insert(runs[i].params);
+  }
+  std::vector<const std::vector<std::size_t>*> keys;
+  std::vector<double> key_sizes;
+  for (const auto& [size, members] : clusters) {
+    keys.push_back(&members);
+    key_sizes.push_back(size);
+  }
+  if (keys.empty()) return {};
+  std::uniform_int_distribution<std::size_t> pick(0, keys.size() - 1);
+  std::vector<std::size_t> drawn(keys.size());
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    for (auto& d : drawn) d = pick(rng);
+    std::map<std::string, std::set<double>> got;
+    for (auto d : drawn) {
+      for (auto i : *keys[d]) got[runs[i].group].insert(key_sizes[d]);
+    }
+    bool ok = true;
+    for (const auto& [group, sizes] : sizes_of_group) {
+      const auto need = std::min<std::size_t>(static_cast<std::size_t>(std::max(min_sizes, 0)), sizes.size());
+      ok = ok && got[group].size() >= need;
+    }
+    if (ok) break;
+  }
+  std::sort(drawn.begin(), drawn.end());  // order does not change a fit; sorted keeps resamples comparable
+  std::vector<std::size_t> indices;
+  for (auto d : drawn) indices.insert(indices.end(), keys[d]->begin(), keys[d]->end());
+  return indices;
+}
+
+double quantile_sorted(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const double h = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const auto hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = h - static_cast<double>(lo);
+  if (frac == 0.0 || sorted[lo] == sorted[hi]) return sorted[lo];  // avoids 0·inf and inf - inf
+  if (std::isinf(sorted[hi])) return sorted[hi];
+  return sorted[lo] + frac * (sorted[hi] - sorted[lo]);
+}
+
+Interval percentile_interval(std::vector<double> values, double confidence) {
+  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return std::isnan(v); }), values.end());
+  std::sort(values.begin(), values.end());
+  const double tail = (1.0 - confidence) / 2.0;
+  return {quantile_sorted(values, tail), quantile_sorted(values, 1.0 - tail)};
+}
+
+}  // namespace gammalab

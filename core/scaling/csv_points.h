@@ -1,0 +1,19 @@
+#pragma once
+// Runs for `gammalab fit --points FILE.csv`: a header row naming the columns params, tokens, loss (required),
+// compute (optional; 6·N·D when absent or empty), a group column and label/run (optional); other columns
+// are ignored. Bad rows are errors naming the file, line and column, never silently skipped.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/scaling/law.h"
+
+namespace gammalab {
+
+// group_column: the column that labels groups. Empty means "group if present, else one group"; a non-empty
+// name that is not in the header is an error. Throws std::invalid_argument with "SOURCE:LINE: column 'X': ...".
+std::vector<RunPoint> parse_points_csv(std::string_view text, const std::string& source,
+                                       const std::string& group_column = "");
+std::vector<RunPoint> read_points_csv(const std::string& path, const std::string& group_column = "");
+
+}  // namespace gammalab

@@ -1,0 +1,77 @@
+#pragma once
+// The result of fit_runs(): per group the fitted law with bootstrap intervals, multipliers over the baseline,
+// and the optional held-out-size check; rendered as a text table (CLI) or JSON (coordinator, dashboard).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/scaling/law.h"
+
+namespace gammalab {
+
+struct Estimate {
+  std::string name;
+  double value = 0.0;  // from the fit on all data
+  double lo = 0.0;     // percentile interval over bootstrap refits; NaN without bootstrap
+  double hi = 0.0;
+};
+
+struct HoldoutRun {
+  RunPoint run;
+  double predicted = 0.0;
+  double relative_error = 0.0;  // (predicted - loss) / loss
+};
+
+// Fit on runs smaller than the largest model size, prediction of the runs at that size.
+struct HoldoutCheck {
+  double held_out_params = 0.0;
+  LawFit fit;
+  std::vector<HoldoutRun> runs;
+  double mean_abs_relative_error = 0.0;
+  double max_abs_relative_error = 0.0;
+};
+
+struct GroupFit {
+  std::string group;
+  int runs = 0;
+  int model_sizes = 0;
+  LawFit fit;                     // on all runs of the group
+  std::vector<Estimate> parameters;
+  std::vector<Estimate> derived;
+  std::optional<HoldoutCheck> holdout;
+};
+
+struct BudgetMultiplier {
+  double compute = 0.0;
+  Estimate multiplier;  // name "m(C)"; value may be +inf when the baseline cannot reach the loss
+};
+
+struct Multiplier {
+  std::string variant;
+  std::string baseline;
+  std::vector<BudgetMultiplier> at_budgets;  // from the two groups' own frontiers
+  // Law c only: joint fit of both frontiers with common E and alpha, where the multiplier is a constant.
+  std::optional<Estimate> constant;
+  std::vector<Estimate> shared_fit;  // E, alpha, A_baseline, A_variant of that joint fit
+};
+
+struct FitReport {
+  LawKind law = LawKind::n;
+  double confidence = 0.95;
+  int bootstrap_requested = 0;
+  int bootstrap_used = 0;  // resamples whose refits all produced finite parameters
+  std::uint64_t seed = 0;
+  std::string baseline;
+  std::vector<GroupFit> groups;
+  std::vector<Multiplier> multipliers;
+  std::vector<std::string> warnings;
+};
+
+std::string render_table(const FitReport& report);
+// Non-finite numbers become the strings "nan", "inf", "-inf" (as in metric lines).
+nlohmann::json to_json(const FitReport& report);
+
+}  // namespace gammalab

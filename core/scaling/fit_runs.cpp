@@ -1,0 +1,312 @@
+#include "core/scaling/fit_runs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "core/scaling/bootstrap.h"
+#include "core/scaling/compute_multiplier.h"
+#include "core/scaling/fit_parallel.h"
+#include "core/scaling/fit.h"
+
+namespace gammalab {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void validate(const std::vector<RunPoint>& runs) {
+  if (runs.empty()) throw std::invalid_argument("fit: no runs");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    auto positive = [&](double v, const char* what) {
+      if (!(v > 0.0) || !std::isfinite(v)) {
+        throw std::invalid_argument("fit: run " + std::to_string(i) + (r.label.empty() ? "" : " (" + r.label + ")") +
+                                    ": " + what + " must be positive and finite");
+      }
+    };
+    positive(r.params, "params");
+    positive(r.tokens, "tokens");
+    positive(r.loss, "loss");
+    if (r.compute != 0.0) positive(r.compute, "compute");
+  }
+}
+
+std::vector<double> default_budgets(const std::vector<RunPoint>& runs) {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+  for (const auto& r : runs) {
+    lo = std::min(lo, run_compute(r));
+    hi = std::max(hi, run_compute(r));
+  }
+  // Whole decades inside the data's compute range; the geometric middle if the range spans none.
+  std::vector<double> budgets;
+  for (int k = static_cast<int>(std::ceil(std::log10(lo))); k <= static_cast<int>(std::floor(std::log10(hi))); ++k) {
+    budgets.push_back(std::pow(10.0, k));
+  }
+  if (budgets.empty()) budgets.push_back(std::sqrt(lo * hi));
+  return budgets;
+}
+
+int parameters_of(LawKind kind) { return kind == LawKind::chinchilla ? 5 : kind == LawKind::isoflop ? 2 : 3; }
+
+// The same flat list of tracked quantities is built for the full fit and for every resample, so that the
+// bootstrap distribution of element j belongs to the estimate in element j.
+struct Layout {
+  std::vector<std::vector<std::string>> group_names;  // parameters then derived, per group
+  std::vector<std::size_t> variants;                  // group indices with a multiplier over the baseline
+  std::size_t baseline = 0;
+  std::vector<double> budgets;
+  bool shared = false;  // law c: joint fits with common E and alpha per variant
+};
+
+std::vector<double> collect(const Layout& layout, const std::vector<LawFit>& fits, const std::vector<LawFit>& shared) {
+  std::vector<double> flat;
+  for (std::size_t g = 0; g < fits.size(); ++g) {
+    for (const auto& name : layout.group_names[g]) flat.push_back(fit_value(fits[g], name));
+  }
+  const auto base = frontier_law(fits[layout.baseline]);
+  for (std::size_t v = 0; v < layout.variants.size(); ++v) {
+    const auto var = frontier_law(fits[layout.variants[v]]);
+    for (double c : layout.budgets) flat.push_back(base && var ? compute_multiplier(*base, *var, c) : kNaN);
+    if (layout.shared) {
+      const auto& t = shared[v].theta;
+      flat.insert(flat.end(), {std::exp(t[0]), t[1], std::exp(t[2]), std::exp(t[3]),
+                               t[1] > 0.0 ? constant_multiplier(std::exp(t[2]), std::exp(t[3]), t[1]) : kNaN});
+    }
+  }
+  return flat;
+}
+
+std::vector<RunPoint> select(const std::vector<RunPoint>& runs, const std::string& group) {
+  std::vector<RunPoint> out;
+  for (const auto& r : runs) {
+    if (r.group == group) out.push_back(r);
+  }
+  return out;
+}
+
+// Frontiers of the baseline and a variant, stacked, with the group index of each point (0 = baseline).
+LawFit fit_shared(const std::vector<RunPoint>& base, const std::vector<RunPoint>& variant, const FitSettings& settings,
+                  const std::vector<std::vector<double>>& starts, int threads) {
+  std::vector<RunPoint> points = compute_frontier(base);
+  std::vector<int> group_of(points.size(), 0);
+  for (const auto& r : compute_frontier(variant)) {
+    points.push_back(r);
+    group_of.push_back(1);
+  }
+  const LseDesign design = shared_frontier_design(points, group_of, 2);
+  LawFit fit = minimise_from_starts(design, starts, settings, threads);
+  fit.kind = LawKind::c;
+  return fit;
+}
+
+HoldoutCheck holdout_check(LawKind law, const std::vector<RunPoint>& runs, double largest, const FitSettings& settings) {
+  HoldoutCheck check;
+  check.held_out_params = largest;
+  std::vector<RunPoint> train, test;
+  for (const auto& r : runs) (r.params >= largest * (1.0 - 1e-9) ? test : train).push_back(r);
+  if (law == LawKind::c) {
+    // L(C) describes the frontier; only held-out runs on the frontier of all runs are predictions of it.
+    const auto frontier = compute_frontier(runs);
+    std::vector<RunPoint> on_frontier;
+    for (const auto& r : test) {
+      for (const auto& f : frontier) {
+        if (f.params == r.params && f.tokens == r.tokens && f.loss == r.loss && f.compute == r.compute) {
+          on_frontier.push_back(r);
+          break;
+        }
+      }
+    }
+    test = std::move(on_frontier);
+  }
+  check.fit = fit_law(law, train, settings);
+  double sum = 0.0;
+  for (const auto& r : test) {
+    const double predicted = predict_loss(check.fit, r);
+    const double rel = (predicted - r.loss) / r.loss;
+    check.runs.push_back({r, predicted, rel});
+    sum += std::abs(rel);
+    check.max_abs_relative_error = std::max(check.max_abs_relative_error, std::abs(rel));
+  }
+  check.mean_abs_relative_error = test.empty() ? kNaN : sum / static_cast<double>(test.size());
+  return check;
+}
+
+}  // namespace
+
+FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options) {
+  validate(input);
+  std::vector<RunPoint> runs = input;
+  for (auto& r : runs) {
+    if (r.group.empty()) r.group = "all";
+  }
+  FitReport report;
+  report.law = options.law.value_or(default_law(runs));
+  report.confidence = options.confidence;
+  report.bootstrap_requested = std::max(options.bootstrap, 0);
+  report.seed = options.seed;
+  report.baseline = options.baseline;
+  const LawKind law = report.law;
+  const FitSettings& settings = options.settings;
+
+  // Groups in order of first appearance, the baseline first.
+  std::vector<std::string> names;
+  for (const auto& r : runs) {
+    if (std::find(names.begin(), names.end(), r.group) == names.end()) names.push_back(r.group);
+  }
+  const auto base_it = std::find(names.begin(), names.end(), options.baseline);
+  if (base_it != names.end()) std::rotate(names.begin(), base_it, base_it + 1);
+  std::vector<std::vector<RunPoint>> group_runs;
+  for (const auto& name : names) {
+    group_runs.push_back(select(runs, name));
+    if (static_cast<int>(group_runs.back().size()) < parameters_of(law)) {
+      throw std::invalid_argument("fit: group '" + name + "' has " + std::to_string(group_runs.back().size()) +
+                                  " runs; law " + std::string(law_name(law)) + " needs at least " +
+                                  std::to_string(parameters_of(law)));
+    }
+  }
+
+  std::vector<LawFit> fits;
+  Layout layout;
+  for (std::size_t g = 0; g < names.size(); ++g) {
+    fits.push_back(fit_law(law, group_runs[g], settings));
+    GroupFit group;
+    group.group = names[g];
+    group.runs = static_cast<int>(group_runs[g].size());
+    group.model_sizes = count_model_sizes(group_runs[g]);
+    group.fit = fits.back();
+    std::vector<std::string> keys;
+    for (const auto& v : fits.back().parameters) keys.push_back(v.name);
+    for (const auto& v : fits.back().derived) keys.push_back(v.name);
+    layout.group_names.push_back(keys);
+    if (!fits.back().converged) {
+      report.warnings.push_back("group '" + names[g] + "': best start did not converge (" + fits.back().termination +
+                                ")");
+    }
+    if (law == LawKind::c && fits.back().points < 3) {
+      report.warnings.push_back("group '" + names[g] + "': only " + std::to_string(fits.back().points) +
+                                " frontier points for 3 parameters");
+    }
+    if (group.model_sizes < 3 && law != LawKind::isoflop) {
+      report.warnings.push_back("group '" + names[g] + "': fewer than 3 model sizes; exponents are not identified");
+    }
+    report.groups.push_back(std::move(group));
+  }
+
+  const bool has_frontier = law == LawKind::c || law == LawKind::chinchilla;
+  if (has_frontier && base_it != names.end()) {
+    for (std::size_t g = 1; g < names.size(); ++g) layout.variants.push_back(g);
+  } else if (has_frontier && names.size() > 1) {
+    report.warnings.push_back("baseline group '" + options.baseline + "' not found: no multipliers");
+  } else if (names.size() > 1) {
+    report.warnings.push_back("law " + std::string(law_name(law)) +
+                              " has no compute frontier: multipliers need law c or chinchilla");
+  }
+  layout.budgets = options.budgets.empty() ? default_budgets(runs) : options.budgets;
+  layout.shared = law == LawKind::c;
+  std::vector<LawFit> shared;
+  for (auto v : layout.variants) {
+    if (!layout.shared) break;
+    shared.push_back(fit_shared(group_runs[0], group_runs[v], settings, start_grid(settings, 1, 2), settings.threads));
+  }
+  const std::vector<double> point = collect(layout, fits, shared);
+
+  // Bootstrap: one resample = one draw of model sizes shared by all groups (paired), every law refitted from
+  // the best optima of its full fit.
+  const int resamples = report.bootstrap_requested;
+  std::vector<std::vector<double>> draws(static_cast<std::size_t>(resamples));
+  std::vector<char> usable(static_cast<std::size_t>(resamples), 0);
+  parallel_for(resamples, settings.threads, [&](int b) {
+    std::mt19937_64 rng(resample_seed(options.seed, static_cast<std::uint64_t>(b)));
+    const auto indices = resample_by_model_size(runs, rng, 3);
+    std::vector<RunPoint> sample;
+    sample.reserve(indices.size());
+    for (auto i : indices) sample.push_back(runs[i]);
+    std::vector<LawFit> refits;
+    std::vector<std::vector<RunPoint>> parts;
+    bool ok = true;
+    for (std::size_t g = 0; g < names.size(); ++g) {
+      parts.push_back(select(sample, names[g]));
+      LawFit fit;
+      if (static_cast<int>(parts.back().size()) >= parameters_of(law)) {
+        fit = fit_law_from(law, parts.back(), settings, fits[g].best_optima, 1);
+      } else {
+        fit.kind = law;
+      }
+      bool finite = !fit.parameters.empty();
+      for (const auto& v : fit.parameters) finite = finite && std::isfinite(v.value);
+      ok = ok && finite;
+      refits.push_back(std::move(fit));
+    }
+    std::vector<LawFit> shared_refits;
+    for (std::size_t v = 0; v < layout.variants.size() && layout.shared; ++v) {
+      shared_refits.push_back(fit_shared(parts[0], parts[layout.variants[v]], settings, shared[v].best_optima, 1));
+    }
+    draws[static_cast<std::size_t>(b)] = collect(layout, refits, shared_refits);
+    usable[static_cast<std::size_t>(b)] = ok ? 1 : 0;
+  });
+  report.bootstrap_used = static_cast<int>(std::count(usable.begin(), usable.end(), 1));
+
+  std::size_t cursor = 0;
+  auto estimate = [&](const std::string& name) {
+    Estimate e{name, point[cursor], kNaN, kNaN};
+    if (report.bootstrap_used > 0) {
+      std::vector<double> values;
+      for (std::size_t b = 0; b < draws.size(); ++b) {
+        if (usable[b]) values.push_back(draws[b][cursor]);
+      }
+      const Interval interval = percentile_interval(std::move(values), options.confidence);
+      e.lo = interval.lo;
+      e.hi = interval.hi;
+    }
+    ++cursor;
+    return e;
+  };
+  for (std::size_t g = 0; g < names.size(); ++g) {
+    const std::size_t n_params = fits[g].parameters.size();
+    for (std::size_t k = 0; k < layout.group_names[g].size(); ++k) {
+      (k < n_params ? report.groups[g].parameters : report.groups[g].derived).push_back(estimate(layout.group_names[g][k]));
+    }
+  }
+  for (std::size_t v = 0; v < layout.variants.size(); ++v) {
+    Multiplier m;
+    m.variant = names[layout.variants[v]];
+    m.baseline = names[0];
+    for (double c : layout.budgets) m.at_budgets.push_back({c, estimate("m(C)")});
+    if (layout.shared) {
+      for (const char* key : {"E", "alpha", "A_baseline", "A_variant"}) m.shared_fit.push_back(estimate(key));
+      m.constant = estimate("m");
+      if (!shared[v].converged) {
+        report.warnings.push_back("shared fit " + m.variant + "/" + m.baseline + " did not converge (" +
+                                  shared[v].termination + ")");
+      }
+    }
+    report.multipliers.push_back(std::move(m));
+  }
+  if (resamples > 0 && report.bootstrap_used < resamples) {
+    report.warnings.push_back(std::to_string(resamples - report.bootstrap_used) +
+                              " bootstrap resamples gave non-finite fits and were left out");
+  }
+
+  if (options.holdout_largest) {
+    if (law == LawKind::isoflop) {
+      report.warnings.push_back("holdout: the isoflop law predicts no losses; skipped");
+    } else {
+      double largest = 0.0;
+      for (const auto& r : runs) largest = std::max(largest, r.params);
+      for (std::size_t g = 0; g < names.size(); ++g) {
+        std::size_t train = 0;
+        for (const auto& r : group_runs[g]) train += r.params < largest * (1.0 - 1e-9) ? 1 : 0;
+        if (static_cast<int>(train) < parameters_of(law)) {
+          report.warnings.push_back("holdout: group '" + names[g] + "' has too few runs below the largest size");
+          continue;
+        }
+        report.groups[g].holdout = holdout_check(law, group_runs[g], largest, settings);
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace gammalab

@@ -1,0 +1,18 @@
+#pragma once
+// The one entry point of scaling-law analysis: both `gammalab fit --points FILE.csv` and `gammalab fit SWEEP`
+// (final losses fetched from the coordinator) call fit_runs().
+#include <vector>
+
+#include "core/scaling/fit_options.h"
+#include "core/scaling/fit_report.h"
+#include "core/scaling/law.h"
+
+namespace gammalab {
+
+// Fits options.law (or default_law) per group of runs, bootstraps intervals by model-size resampling (paired
+// across groups), computes multipliers of every other group over options.baseline at options.budgets, and
+// optionally checks extrapolation to the largest model size. Throws std::invalid_argument for unusable input
+// (no runs, non-positive values, a group too small for the law).
+FitReport fit_runs(const std::vector<RunPoint>& runs, const FitOptions& options);
+
+}  // namespace gammalab

@@ -1,0 +1,48 @@
+#include "core/scaling/run_point.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/config_error.h"
+#include "core/param_count.h"
+
+namespace gammalab {
+
+double final_loss(const std::vector<MetricPoint>& val_loss, const std::vector<MetricPoint>& train_loss) {
+  if (!val_loss.empty() && std::isfinite(val_loss.back().value)) return val_loss.back().value;
+  double sum = 0;
+  int n = 0;
+  for (auto it = train_loss.rbegin(); it != train_loss.rend() && n < 5; ++it) {
+    if (!std::isfinite(it->value)) continue;
+    sum += it->value;
+    ++n;
+  }
+  return n > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string config_field_text(const JobConfig& config, const std::string& dot_path) {
+  nlohmann::json node = to_json(config);
+  std::size_t start = 0;
+  while (start <= dot_path.size()) {
+    const std::size_t dot = std::min(dot_path.find('.', start), dot_path.size());
+    const std::string key = dot_path.substr(start, dot - start);
+    if (!node.is_object() || !node.contains(key)) throw ConfigError(dot_path, "no such config field");
+    node = node[key];
+    start = dot + 1;
+  }
+  return node.is_string() ? node.get<std::string>() : node.dump();
+}
+
+RunPoint job_run_point(const JobConfig& config, double loss, const std::string& group_by, const std::string& label) {
+  const ParamCounts counts = count_params(config.model, config.scale);
+  RunPoint run;
+  run.params = double(counts.activated - counts.embedding);
+  run.tokens = double(config.steps) * double(config.batch_tokens);
+  run.compute = flops_per_token(config.model, config.scale) * run.tokens;
+  run.loss = loss;
+  run.group = config_field_text(config, group_by);
+  run.label = label;
+  return run;
+}
+
+}  // namespace gammalab

@@ -1,0 +1,380 @@
+#include "core/sweep/document.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/edit_distance.h"
+#include "core/sweep/expression.h"
+#include "core/sweep/schema.h"
+#include "core/yaml_json.h"
+
+namespace gammalab {
+
+namespace {
+
+const std::vector<std::string> kTopLevelKeys = {"name", "description", "base", "axes", "seeds", "priority",
+                                                "max_attempts"};
+const std::vector<std::string> kAxesKeys = {"grid", "zip"};
+
+SourceRef at(const YAML::Node& node, std::string path) {
+  const YAML::Mark mark = node.Mark();
+  if (mark.is_null()) return {std::move(path), 0, 0};
+  return {std::move(path), mark.line + 1, mark.column + 1};
+}
+
+std::string join(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
+
+const char* node_type_name(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Null: return "nothing";
+    default: return "a scalar";
+  }
+}
+
+std::string json_type_name(const nlohmann::json& value) {
+  if (value.is_null()) return "nothing";
+  if (value.is_boolean()) return "a boolean";
+  if (value.is_number_integer() || value.is_number_unsigned()) return "an integer";
+  if (value.is_number()) return "a number";
+  if (value.is_string()) return "a string";
+  return value.type_name();
+}
+
+class DocumentParser {
+ public:
+  DocumentParser(SweepDocument& doc, DiagnosticList& diagnostics) : doc_(doc), diagnostics_(diagnostics) {}
+
+  void parse(const YAML::Node& root) {
+    doc_.document_source = at(root, "");
+    doc_.base_source = doc_.axes_source = doc_.document_source;
+    if (!root.IsMap()) {
+      diagnostics_.add(doc_.document_source, std::string("a sweep must be a mapping, got ") + node_type_name(root));
+      return;
+    }
+    for (const auto& [key_node, value] : mapping_entries(root, "")) {
+      const std::string key = key_node.Scalar();
+      const SourceRef key_ref = at(key_node, key);
+      if (key == "name") read_string(value, key, doc_.name);
+      else if (key == "description") read_string(value, key, doc_.description);
+      else if (key == "priority") read_int(value, key, doc_.priority, std::numeric_limits<int>::min());
+      else if (key == "max_attempts") read_int(value, key, doc_.max_attempts, 1);
+      else if (key == "seeds") read_seeds(value);
+      else if (key == "base") {
+        doc_.base_source = key_ref;
+        read_base(value, "", "base");
+      } else if (key == "axes") {
+        doc_.axes_source = key_ref;
+        read_axes(value);
+      } else {
+        diagnostics_.add(key_ref, "unknown key '" + key + "'" + did_you_mean(key, kTopLevelKeys));
+      }
+    }
+  }
+
+ private:
+  // The entries of a mapping, reporting duplicate keys (yaml-cpp keeps both silently).
+  std::vector<std::pair<YAML::Node, YAML::Node>> mapping_entries(const YAML::Node& map, const std::string& prefix) {
+    std::vector<std::pair<YAML::Node, YAML::Node>> entries;
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      if (!kv.first.IsScalar()) {
+        diagnostics_.add(at(kv.first, prefix), "keys must be plain names");
+        continue;
+      }
+      const std::string key = kv.first.Scalar();
+      if (!seen.insert(key).second) {
+        diagnostics_.add(at(kv.first, join(prefix, key)), "duplicate key '" + key + "'");
+        continue;
+      }
+      entries.emplace_back(kv.first, kv.second);
+    }
+    return entries;
+  }
+
+  void read_string(const YAML::Node& node, const std::string& path, std::string& out) {
+    const nlohmann::json value = node.IsScalar() ? yaml_to_json(node) : nlohmann::json();
+    if (!node.IsScalar() || !value.is_string()) {
+      diagnostics_.add(at(node, path), "expected a string, got " +
+                                           (node.IsScalar() ? json_type_name(value) : node_type_name(node)));
+      return;
+    }
+    out = value.get<std::string>();
+  }
+
+  void read_int(const YAML::Node& node, const std::string& path, int& out, int minimum) {
+    const nlohmann::json value = node.IsScalar() ? yaml_to_json(node) : nlohmann::json();
+    if (!value.is_number_integer()) {
+      diagnostics_.add(at(node, path), "expected an integer, got " +
+                                           (node.IsScalar() ? json_type_name(value) : node_type_name(node)));
+      return;
+    }
+    const auto v = value.get<std::int64_t>();
+    if (v < minimum || v > std::numeric_limits<int>::max()) {
+      diagnostics_.add(at(node, path), "must be at least " + std::to_string(minimum));
+      return;
+    }
+    out = static_cast<int>(v);
+  }
+
+  // `seeds: 3` means 0, 1, 2; `seeds: [0, 7]` lists them.
+  void read_seeds(const YAML::Node& node) {
+    if (node.IsScalar()) {
+      const nlohmann::json value = yaml_to_json(node);
+      if (!value.is_number_integer() || value.get<std::int64_t>() < 1) {
+        diagnostics_.add(at(node, "seeds"), "expected a positive number of seeds or a list of seeds");
+        return;
+      }
+      doc_.seeds.clear();
+      for (std::int64_t s = 0; s < value.get<std::int64_t>(); ++s) doc_.seeds.push_back(std::uint64_t(s));
+      return;
+    }
+    if (!node.IsSequence()) {
+      diagnostics_.add(at(node, "seeds"), "expected a positive number of seeds or a list of seeds");
+      return;
+    }
+    if (node.size() == 0) {
+      diagnostics_.add(at(node, "seeds"), "no seeds: the sweep would expand to nothing");
+      return;
+    }
+    doc_.seeds.clear();
+    std::set<std::uint64_t> seen;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string path = "seeds[" + std::to_string(i) + "]";
+      const nlohmann::json value = node[i].IsScalar() ? yaml_to_json(node[i]) : nlohmann::json();
+      if (!value.is_number_integer() || value.get<std::int64_t>() < 0) {
+        diagnostics_.add(at(node[i], path), "a seed must be a non-negative integer");
+        continue;
+      }
+      const auto seed = value.get<std::uint64_t>();
+      if (!seen.insert(seed).second) {
+        diagnostics_.add(at(node[i], path), "duplicate seed " + std::to_string(seed));
+        continue;
+      }
+      doc_.seeds.push_back(seed);
+    }
+  }
+
+  void read_base(const YAML::Node& node, const std::string& prefix, const std::string& doc_path) {
+    if (!node.IsMap()) {
+      diagnostics_.add(at(node, doc_path), std::string("expected a mapping, got ") + node_type_name(node));
+      return;
+    }
+    const SweepSchema& schema = SweepSchema::instance();
+    for (const auto& [key_node, value] : mapping_entries(node, doc_path)) {
+      const std::string key = key_node.Scalar();
+      const std::string path = join(prefix, key);
+      const std::string key_doc_path = join(doc_path, key);
+      const FieldKind* kind = schema.find(path);
+      if (path == "seed") {
+        diagnostics_.add(at(key_node, key_doc_path), "set the seeds with the top-level `seeds:`, not base.seed");
+        continue;
+      }
+      if (kind == nullptr) {
+        diagnostics_.add(at(key_node, key_doc_path),
+                         "unknown key '" + key + "'" + did_you_mean(key, schema.children(prefix)));
+        continue;
+      }
+      if (*kind == FieldKind::kObject) {
+        read_base(value, path, key_doc_path);
+        continue;
+      }
+      SweepValue v;
+      if (read_value(value, *kind, key_doc_path, v)) doc_.base[path] = std::move(v);
+    }
+  }
+
+  // Type-checks one scalar against its field; numeric fields also take an expression (checked for syntax).
+  bool read_value(const YAML::Node& node, FieldKind kind, const std::string& doc_path, SweepValue& out) {
+    out.source = at(node, doc_path);
+    if (!node.IsScalar()) {
+      diagnostics_.add(out.source, std::string("expected ") + kind_description(kind) + ", got " + node_type_name(node));
+      return false;
+    }
+    out.text = node.Scalar();
+    out.text_column = out.source.column + (node.Tag() == "!" ? 1 : 0);  // quoted: skip the quote
+    out.value = yaml_to_json(node);
+    const nlohmann::json& v = out.value;
+    auto wrong_type = [&] {
+      diagnostics_.add(out.source, std::string("expected ") + kind_description(kind) + ", got " + json_type_name(v) +
+                                       (v.is_string() ? " '" + v.get<std::string>() + "'" : ""));
+      return false;
+    };
+    switch (kind) {
+      case FieldKind::kBool:
+        return v.is_boolean() ? true : wrong_type();
+      case FieldKind::kString:
+        return v.is_string() ? true : wrong_type();
+      case FieldKind::kInteger:
+        if (v.is_number_float()) {  // 1e9 is a float in YAML; accept it when whole
+          const double d = v.get<double>();
+          if (std::floor(d) != d || std::abs(d) > 9.0e15) {
+            diagnostics_.add(out.source, "expected an integer, got " + out.text);
+            return false;
+          }
+          out.value = static_cast<std::int64_t>(d);
+          return true;
+        }
+        [[fallthrough]];
+      case FieldKind::kNumber:
+        if (v.is_number() && !v.is_boolean()) return true;
+        if (!v.is_string()) return wrong_type();
+        try {
+          Expression::parse(v.get<std::string>());
+        } catch (const ExpressionError& e) {
+          diagnostics_.add(out.source, std::string("bad expression: ") + e.what(),
+                           out.text_column - out.source.column + static_cast<int>(e.offset()));
+          return false;
+        }
+        out.expression = true;
+        return true;
+      case FieldKind::kObject:
+        break;
+    }
+    return wrong_type();
+  }
+
+  void read_axes(const YAML::Node& node) {
+    if (!node.IsMap()) {
+      diagnostics_.add(at(node, "axes"), std::string("expected a mapping with grid and/or zip, got ") +
+                                             node_type_name(node));
+      return;
+    }
+    std::set<std::string> keys_in_use;
+    for (const auto& [key_node, value] : mapping_entries(node, "axes")) {
+      const std::string kind = key_node.Scalar();
+      if (kind != "grid" && kind != "zip") {
+        diagnostics_.add(at(key_node, "axes." + kind),
+                         "unknown key '" + kind + "'" + did_you_mean(kind, kAxesKeys) + "; axes has grid and zip");
+        continue;
+      }
+      const std::string block_path = "axes." + kind;
+      if (!value.IsMap()) {
+        diagnostics_.add(at(value, block_path), std::string("expected a mapping of field: [values], got ") +
+                                                    node_type_name(value));
+        continue;
+      }
+      SweepDimension zip;
+      for (const auto& [axis_key_node, axis_values] : mapping_entries(value, block_path)) {
+        SweepAxis axis;
+        if (!read_axis(axis_key_node, axis_values, block_path, kind == "grid", keys_in_use, axis)) {
+          doc_.axes_complete = false;
+          continue;
+        }
+        if (kind == "grid") doc_.dimensions.push_back(SweepDimension{{std::move(axis)}});
+        else zip.axes.push_back(std::move(axis));
+      }
+      if (zip.axes.empty()) continue;
+      if (zip_lengths_match(zip) && zip_rows_distinct(zip)) doc_.dimensions.push_back(std::move(zip));
+      else doc_.axes_complete = false;
+    }
+  }
+
+  // `distinct`: a grid axis must not repeat a value (zip rows are checked as a whole instead).
+  bool read_axis(const YAML::Node& key_node, const YAML::Node& values, const std::string& block_path,
+                 bool distinct, std::set<std::string>& keys_in_use, SweepAxis& axis) {
+    const SweepSchema& schema = SweepSchema::instance();
+    axis.key = key_node.Scalar();
+    axis.source = at(key_node, block_path + "." + axis.key);
+    const FieldKind* kind = schema.find(axis.key);
+    if (axis.key == "seed") {
+      diagnostics_.add(axis.source, "set the seeds with the top-level `seeds:`, not an axis");
+      return false;
+    }
+    if (kind == nullptr) {
+      diagnostics_.add(axis.source, "unknown field '" + axis.key + "'" + did_you_mean(axis.key, schema.leaves()));
+      return false;
+    }
+    if (*kind == FieldKind::kObject) {
+      diagnostics_.add(axis.source, "'" + axis.key + "' is a group of fields; an axis names one field, e.g. " +
+                                        join(axis.key, schema.children(axis.key).front()));
+      return false;
+    }
+    if (!keys_in_use.insert(axis.key).second) {
+      diagnostics_.add(axis.source, "'" + axis.key + "' is already an axis");
+      return false;
+    }
+    if (!values.IsSequence()) {
+      diagnostics_.add(at(values, axis.source.path), std::string("expected a list of values, got ") +
+                                                         node_type_name(values));
+      return false;
+    }
+    if (values.size() == 0) {
+      diagnostics_.add(at(values, axis.source.path), "no values: the sweep would expand to nothing");
+      return false;
+    }
+    bool ok = true;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      SweepValue v;
+      const std::string path = axis.source.path + "[" + std::to_string(i) + "]";
+      if (!read_value(values[i], *kind, path, v)) {
+        ok = false;
+        continue;
+      }
+      for (const auto& earlier : axis.values) {
+        if (distinct && earlier.value == v.value) {
+          diagnostics_.add(v.source, "duplicate value " + v.text + " (also at line " +
+                                         std::to_string(earlier.source.line) + "): it would repeat jobs");
+          ok = false;
+        }
+      }
+      axis.values.push_back(std::move(v));
+    }
+    return ok;
+  }
+
+  bool zip_lengths_match(const SweepDimension& zip) {
+    const SweepAxis& first = zip.axes.front();
+    bool match = true;
+    for (const auto& axis : zip.axes) {
+      if (axis.values.size() == first.values.size()) continue;
+      match = false;
+      diagnostics_.add(axis.source, "zip lists must have equal length: '" + axis.key + "' has " +
+                                        std::to_string(axis.values.size()) + " values, '" + first.key + "' has " +
+                                        std::to_string(first.values.size()));
+    }
+    return match;
+  }
+
+  bool zip_rows_distinct(const SweepDimension& zip) {
+    bool distinct = true;
+    for (std::size_t row = 0; row < zip.size(); ++row) {
+      for (std::size_t earlier = 0; earlier < row; ++earlier) {
+        const bool same = std::all_of(zip.axes.begin(), zip.axes.end(), [&](const SweepAxis& axis) {
+          return axis.values[row].value == axis.values[earlier].value;
+        });
+        if (!same) continue;
+        const SweepValue& first = zip.axes.front().values[row];
+        diagnostics_.add(first.source, "zip row " + std::to_string(row + 1) + " repeats row " +
+                                           std::to_string(earlier + 1) + ": it would repeat jobs");
+        distinct = false;
+        break;
+      }
+    }
+    return distinct;
+  }
+
+  SweepDocument& doc_;
+  DiagnosticList& diagnostics_;
+};
+
+}  // namespace
+
+SweepDocument parse_sweep_document(const std::string& yaml_text, DiagnosticList& diagnostics) {
+  SweepDocument doc;
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    diagnostics.add(SourceRef{"", e.mark.line + 1, e.mark.column + 1}, e.msg);
+    return doc;
+  }
+  DocumentParser(doc, diagnostics).parse(root);
+  return doc;
+}
+
+}  // namespace gammalab

@@ -1,0 +1,55 @@
+#pragma once
+// A sweep file as written: the base job's fields, the axes and the seeds, each value with its place in the
+// file. Parsing checks the structure (known keys, types, expression syntax, axis shapes) and reports every
+// problem to a DiagnosticList; resolving values into jobs is job_resolver.h's work.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/sweep/diagnostics.h"
+
+namespace gammalab {
+
+// One value from the file: a literal (typed like the field), or for a numeric field a string holding an
+// expression such as "100 * params".
+struct SweepValue {
+  nlohmann::json value;
+  SourceRef source;
+  int text_column = 0;     // column of the first character of the text (after an opening quote)
+  std::string text;        // as written, for job names
+  bool expression = false; // a numeric field given as text: `value` holds the expression
+};
+
+struct SweepAxis {
+  std::string key;                 // config dot path, e.g. scale.variant
+  SourceRef source;                // the key in the file
+  std::vector<SweepValue> values;
+};
+
+// One dimension of the cross product: a single grid axis, or all zip axes moving together.
+struct SweepDimension {
+  std::vector<SweepAxis> axes;
+  std::size_t size() const { return axes.empty() ? 0 : axes.front().values.size(); }
+};
+
+struct SweepDocument {
+  std::string name;
+  std::string description;
+  int priority = 0;
+  int max_attempts = 3;
+  std::vector<std::uint64_t> seeds = {0};
+  std::map<std::string, SweepValue> base;  // config dot path -> value
+  std::vector<SweepDimension> dimensions;  // in file order; the last one varies fastest
+  SourceRef document_source;               // the document's first node
+  SourceRef base_source;                   // the `base` key (or the document when absent)
+  SourceRef axes_source;                   // the `axes` key (or the document when absent)
+  bool axes_complete = true;               // false when a bad axis was left out (job counts are then off)
+};
+
+// Never throws for content problems: they go to `diagnostics` (YAML syntax errors included).
+SweepDocument parse_sweep_document(const std::string& yaml_text, DiagnosticList& diagnostics);
+
+}  // namespace gammalab

@@ -1,0 +1,57 @@
+#include "core/sweep/plan.h"
+
+#include "core/param_count.h"
+
+namespace gammalab {
+
+SweepPlan plan_sweep(const Sweep& sweep, const PlanAssumptions& assumptions) {
+  SweepPlan plan;
+  plan.sweep = sweep.name;
+  plan.assumptions = assumptions;
+  for (const auto& job : sweep.jobs) {
+    PlanRow row;
+    row.name = job.name;
+    row.config_hash = job.config_hash;
+    row.params = job.params;
+    row.variant_params = count_params(job.config.model, job.config.scale).activated;
+    row.tokens = job.tokens;
+    row.steps = job.config.steps;
+    row.trained_tokens = job.config.steps * job.config.batch_tokens;
+    row.flops_per_token = flops_per_token(job.config.model, job.config.scale);
+    row.flops = row.flops_per_token * double(row.trained_tokens);
+    plan.total_tokens += row.trained_tokens;
+    plan.total_flops += row.flops;
+    plan.rows.push_back(std::move(row));
+  }
+  plan.pf_days = plan.total_flops / (1e15 * 86400.0);
+  const double sustained = assumptions.mfu * assumptions.peak_tflops * 1e12;
+  plan.gpu_hours = sustained > 0 ? plan.total_flops / sustained / 3600.0 : 0.0;
+  return plan;
+}
+
+nlohmann::json to_json(const SweepPlan& plan) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& row : plan.rows) {
+    jobs.push_back({{"name", row.name},
+                    {"config_hash", row.config_hash},
+                    {"params", row.params},
+                    {"variant_params", row.variant_params},
+                    {"tokens", row.tokens},
+                    {"trained_tokens", row.trained_tokens},
+                    {"steps", row.steps},
+                    {"flops_per_token", row.flops_per_token},
+                    {"flops", row.flops}});
+  }
+  return {{"sweep", plan.sweep},
+          {"jobs", std::move(jobs)},
+          {"total",
+           {{"jobs", plan.rows.size()},
+            {"tokens", plan.total_tokens},
+            {"flops", plan.total_flops},
+            {"pf_days", plan.pf_days},
+            {"gpu_hours", plan.gpu_hours},
+            {"mfu", plan.assumptions.mfu},
+            {"peak_tflops", plan.assumptions.peak_tflops}}}};
+}
+
+}  // namespace gammalab

@@ -1,0 +1,200 @@
+#include "core/sweep/sweep.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/config_paths.h"
+#include "core/sweep/diagnostics.h"
+#include "core/sweep/document.h"
+#include "core/sweep/job_resolver.h"
+#include "core/sweep/schema.h"
+
+namespace gammalab {
+
+std::string SweepDiagnostic::to_string() const {
+  std::string out = file;
+  if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+  out += ": ";
+  if (!path.empty()) out += path + ": ";
+  return out + message;
+}
+
+namespace {
+
+std::string join_messages(const std::vector<SweepDiagnostic>& diagnostics) {
+  std::string out;
+  for (const auto& d : diagnostics) out += (out.empty() ? "" : "\n") + d.to_string();
+  return out;
+}
+
+// The fields that make up the fixed part of a job name; other varying axes are appended as key=value.
+const std::vector<std::pair<std::string, std::string>> kNameFields = {
+    {"model.preset", "custom"}, {"scale.variant", "baseline"}, {"optim.name", "adamw"}, {"schedule.kind", "cosine"}};
+
+// A value as a part of a job name: as written, without spaces, and with no '/' (the name's separator).
+std::string name_part(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == ' ' || c == '\t') continue;
+    out += c == '/' ? '_' : c;
+  }
+  return out;
+}
+
+std::string job_name(const JobFields& fields, const std::vector<std::string>& varying_axes, std::uint64_t seed) {
+  std::string name;
+  for (const auto& [path, fallback] : kNameFields) {
+    auto it = fields.find(path);
+    name += (name.empty() ? "" : "/") + (it == fields.end() ? fallback : name_part(it->second->text));
+  }
+  for (const auto& path : varying_axes) {
+    name += "/" + SweepSchema::instance().short_name(path) + "=" + name_part(fields.at(path)->text);
+  }
+  return name + "/s" + std::to_string(seed);
+}
+
+bool in_fixed_name(const SweepAxis& axis) {
+  return std::any_of(kNameFields.begin(), kNameFields.end(),
+                     [&](const auto& field) { return field.first == axis.key; });
+}
+
+// Axes with more than one value that the fixed name does not already tell apart. A zip dimension that moves
+// a fixed-name field (model.preset with its lr) is told apart by that field, so its other axes stay out.
+std::vector<std::string> varying_axes(const SweepDocument& doc) {
+  std::vector<std::string> out;
+  for (const auto& dimension : doc.dimensions) {
+    if (dimension.size() < 2) continue;
+    if (std::any_of(dimension.axes.begin(), dimension.axes.end(), in_fixed_name)) continue;
+    for (const auto& axis : dimension.axes) out.push_back(axis.key);
+  }
+  return out;
+}
+
+// The same problem in many jobs is reported once, saying how many jobs it affects.
+class ProblemTally {
+ public:
+  void add(const SweepDiagnostic& d, const std::string& job) {
+    auto key = std::make_tuple(d.line, d.column, d.path, d.message);
+    auto it = index_.find(key);
+    if (it == index_.end()) {
+      index_.emplace(key, entries_.size());
+      entries_.push_back({d, job, 1});
+    } else {
+      ++entries_[it->second].jobs;
+    }
+  }
+
+  void report(std::size_t total_jobs, std::vector<SweepDiagnostic>& out) const {
+    for (const auto& e : entries_) {
+      SweepDiagnostic d = e.diagnostic;
+      // A problem at an axis value is placed by its line already; elsewhere say which jobs have it.
+      if (e.jobs < total_jobs && d.path.rfind("axes.", 0) != 0) {
+        d.message += " [in " + std::to_string(e.jobs) + " of " + std::to_string(total_jobs) + " jobs, e.g. " +
+                     e.first_job + "]";
+      }
+      out.push_back(std::move(d));
+    }
+  }
+
+ private:
+  struct Entry {
+    SweepDiagnostic diagnostic;
+    std::string first_job;
+    std::size_t jobs;
+  };
+  std::map<std::tuple<int, int, std::string, std::string>, std::size_t> index_;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace
+
+SweepError::SweepError(std::vector<SweepDiagnostic> diagnostics)
+    : std::runtime_error(join_messages(diagnostics)), diagnostics_(std::move(diagnostics)) {}
+
+std::string config_hash(const JobConfig& config) {
+  // nlohmann::json keeps object keys sorted and prints doubles in shortest round-trip form, so this text
+  // is the same on every platform and run.
+  const std::string canonical = to_json(config).dump();
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : canonical) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+Sweep expand_sweep(const std::string& yaml_text, const std::string& file_name, const SweepOptions& options) {
+  DiagnosticList diagnostics(file_name);
+  const SweepDocument doc = parse_sweep_document(yaml_text, diagnostics);
+
+  Sweep sweep;
+  sweep.name = doc.name.empty() ? std::filesystem::path(file_name).stem().string() : doc.name;
+  if (sweep.name.empty()) sweep.name = "sweep";
+  sweep.description = doc.description;
+  sweep.priority = doc.priority;
+  sweep.max_attempts = doc.max_attempts;
+
+  // Count before expanding, so a typo like 10 axes of 10 values is refused without building 10^10 jobs.
+  double planned = double(doc.seeds.size());
+  for (const auto& dimension : doc.dimensions) planned *= double(dimension.size());
+  if (planned > double(options.max_jobs)) {
+    diagnostics.add(doc.axes_source, "the sweep expands to " + std::to_string(std::llround(planned)) +
+                                         " jobs, more than the limit of " + std::to_string(options.max_jobs) +
+                                         " (SweepOptions::max_jobs)");
+    throw SweepError(diagnostics.items());
+  }
+  const auto total = static_cast<std::size_t>(planned);
+
+  SweepJobResolver resolver(options.preset_dir.empty() ? model_preset_dir() : options.preset_dir, doc.base_source);
+  const std::vector<std::string> varying = varying_axes(doc);
+  ProblemTally tally;
+  std::map<std::string, std::size_t> names;
+  std::vector<std::size_t> index(doc.dimensions.size(), 0);  // mixed-radix counter; the last dimension is fastest
+  for (std::size_t point = 0; point * doc.seeds.size() < total; ++point) {
+    JobFields fields;
+    for (const auto& [path, value] : doc.base) fields[path] = &value;
+    for (std::size_t d = 0; d < doc.dimensions.size(); ++d) {
+      for (const auto& axis : doc.dimensions[d].axes) fields[axis.key] = &axis.values[index[d]];
+    }
+    for (std::uint64_t seed : doc.seeds) {
+      SweepJob job;
+      job.name = job_name(fields, varying, seed);
+      DiagnosticList job_problems(file_name);
+      if (auto resolved = resolver.resolve(fields, seed, job_problems)) {
+        job.config = std::move(resolved->config);
+        job.tokens = resolved->tokens;
+        job.params = resolved->params;
+        job.config_hash = config_hash(job.config);
+      }
+      for (const auto& problem : job_problems.items()) tally.add(problem, job.name);
+      if (++names[job.name] == 2 && doc.axes_complete) {
+        diagnostics.add(doc.axes_source, "two jobs are both named " + job.name +
+                                             "; make the axis values differ as written");
+      }
+      sweep.jobs.push_back(std::move(job));
+    }
+    for (std::size_t d = doc.dimensions.size(); d-- > 0;) {
+      if (++index[d] < doc.dimensions[d].size()) break;
+      index[d] = 0;
+    }
+  }
+
+  std::vector<SweepDiagnostic> all = diagnostics.items();
+  tally.report(total, all);
+  if (!all.empty()) {
+    // In file order, so the list reads top to bottom; problems without a place come last.
+    std::stable_sort(all.begin(), all.end(), [](const SweepDiagnostic& a, const SweepDiagnostic& b) {
+      const int la = a.line > 0 ? a.line : std::numeric_limits<int>::max();
+      const int lb = b.line > 0 ? b.line : std::numeric_limits<int>::max();
+      return std::tie(la, a.column) < std::tie(lb, b.column);
+    });
+    throw SweepError(std::move(all));
+  }
+  return sweep;
+}
+
+}  // namespace gammalab

@@ -13,6 +13,7 @@
 #include <random>
 #include <thread>
 
+#include "core/metric_names.h"
 #include "tests/service/in_process_coordinator.h"
 
 namespace {
@@ -79,7 +80,7 @@ int main() {
     const auto dir = testing::temp_db("plain").parent_path();
     Store store((dir / "gammalab.db").string());  // same schema
     store.create_sweep(testing::make_sweep("bench", kStreams), "", "", false);
-    store.add_metrics("1", 0, {{0, 0, "train/loss", 0.0}});  // create the name id
+    store.add_metrics("1", 0, {{0, 0, std::string(metric_names::kTrainLoss), 0.0}});  // create the name id
     sqlite3* db = nullptr;
     sqlite3_open((dir / "gammalab.db").string().c_str(), &db);
     sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr);
@@ -126,7 +127,7 @@ int main() {
             auto* point = request.add_points();
             point->set_step(step);
             point->set_tokens(step * 4096);
-            point->set_name("train/loss");
+            point->set_name(std::string(metric_names::kTrainLoss));
             point->set_value(3.0 / step);
           }
           writer->Write(request);

@@ -13,7 +13,14 @@ struct CancelArgs {
   std::vector<std::string> jobs;
 };
 
-CommandRegistration cancel("cancel", [](CLI::App& app, CliContext& context) {
+struct LogsArgs {
+  std::string job;
+  std::int64_t tail = 0;
+};
+
+}  // namespace
+
+void add_cancel_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<CancelArgs>();
   auto* cmd = app.add_subcommand("cancel", "cancel a sweep's unfinished jobs, or only the jobs named");
   cmd->add_option("sweep", args->sweep, "sweep id or name")->required();
@@ -30,9 +37,9 @@ CommandRegistration cancel("cancel", [](CLI::App& app, CliContext& context) {
     else
       std::cout << response.cancelled() << " job(s) cancelled (running ones stop within seconds)\n";
   });
-});
+}
 
-CommandRegistration retry("retry", [](CLI::App& app, CliContext& context) {
+void add_retry_command(CLI::App& app, CliContext& context) {
   auto job_id = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("retry", "queue a failed or cancelled job again");
   cmd->add_option("job", *job_id, "job id, or SWEEP/JOB-NAME")->required();
@@ -44,14 +51,9 @@ CommandRegistration retry("retry", [](CLI::App& app, CliContext& context) {
           context.server);
     std::cout << (context.json ? proto_to_json(job) + "\n" : "job " + job.id() + " queued again\n");
   });
-});
+}
 
-struct LogsArgs {
-  std::string job;
-  std::int64_t tail = 0;
-};
-
-CommandRegistration logs("logs", [](CLI::App& app, CliContext& context) {
+void add_logs_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<LogsArgs>();
   auto* cmd = app.add_subcommand("logs", "print a job's log (trainer output of every attempt)");
   cmd->add_option("job", args->job, "job id, or SWEEP/JOB-NAME")->required();
@@ -65,7 +67,6 @@ CommandRegistration logs("logs", [](CLI::App& app, CliContext& context) {
           context.server);
     std::cout << response.text();
   });
-});
+}
 
-}  // namespace
 }  // namespace gammalab::cli

@@ -35,7 +35,9 @@ std::string number_text(double v) {
   return nlohmann::json(v).dump();
 }
 
-CommandRegistration registration("export", [](CLI::App& app, CliContext& context) {
+}  // namespace
+
+void add_export_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<ExportArgs>();
   auto* cmd = app.add_subcommand("export", "write a sweep's metric points as CSV or JSON lines");
   cmd->add_option("sweep", args->sweep, "sweep id or name")->required();
@@ -84,7 +86,6 @@ CommandRegistration registration("export", [](CLI::App& app, CliContext& context
     }
     if (!args->out.empty()) std::cerr << rows << " points written to " << args->out << "\n";
   });
-});
+}
 
-}  // namespace
 }  // namespace gammalab::cli

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cli/command.h"
+#include "cli/fit_view.h"
 #include "cli/client/sweep_runs.h"
 #include "core/scaling/csv_points.h"
 #include "core/scaling/fit_runs.h"
@@ -33,7 +34,9 @@ std::vector<RunPoint> load_runs(const FitArgs& args, const CliContext& context) 
   return fetch_sweep_runs(context.server, args.source, args.group_by);
 }
 
-CommandRegistration fit("fit", [](CLI::App& app, CliContext& context) {
+}  // namespace
+
+void add_fit_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<FitArgs>();
   auto* cmd = app.add_subcommand("fit", "fit scaling laws with bootstrap intervals and compute multipliers");
   cmd->add_option("sweep", args->source, "sweep id (final losses from the coordinator), or a CSV file");
@@ -62,9 +65,8 @@ CommandRegistration fit("fit", [](CLI::App& app, CliContext& context) {
     options.seed = args->seed;
     if (!args->law.empty()) options.law = parse_law(args->law);
     const FitReport report = fit_runs(runs, options);
-    std::cout << (context.json ? to_json(report).dump(2) + "\n" : render_table(report));
+    std::cout << (context.json ? to_json(report).dump(2) + "\n" : fit_report_text(report));
   });
-});
+}
 
-}  // namespace
 }  // namespace gammalab::cli

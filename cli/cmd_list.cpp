@@ -7,9 +7,8 @@
 #include "cli/job_view.h"
 
 namespace gammalab::cli {
-namespace {
 
-CommandRegistration sweeps("sweeps", [](CLI::App& app, CliContext& context) {
+void add_sweeps_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("sweeps", "list sweeps with their job counts");
   cmd->callback([&context] {
     v1::ListSweepsResponse response;
@@ -18,9 +17,9 @@ CommandRegistration sweeps("sweeps", [](CLI::App& app, CliContext& context) {
     std::vector<v1::Sweep> list(response.sweeps().begin(), response.sweeps().end());
     std::cout << (context.json ? to_json_array(list) + "\n" : sweeps_table(list));
   });
-});
+}
 
-CommandRegistration jobs("jobs", [](CLI::App& app, CliContext& context) {
+void add_jobs_command(CLI::App& app, CliContext& context) {
   auto sweep = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("jobs", "list a sweep's jobs: state, step, last loss");
   cmd->add_option("sweep", *sweep, "sweep id or name")->required();
@@ -33,9 +32,9 @@ CommandRegistration jobs("jobs", [](CLI::App& app, CliContext& context) {
     std::vector<v1::Job> list(response.jobs().begin(), response.jobs().end());
     std::cout << (context.json ? to_json_array(list) + "\n" : jobs_table(list));
   });
-});
+}
 
-CommandRegistration show("show", [](CLI::App& app, CliContext& context) {
+void add_show_command(CLI::App& app, CliContext& context) {
   auto job_id = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("show", "show one job: state, attempts, error and resolved config");
   cmd->add_option("job", *job_id, "job id, or SWEEP/JOB-NAME")->required();
@@ -56,9 +55,9 @@ CommandRegistration show("show", [](CLI::App& app, CliContext& context) {
     if (!job.error().empty()) std::cout << "error: " << job.error() << "\n";
     std::cout << "config:\n" << nlohmann::json::parse(job.config_json()).dump(2) << "\n";
   });
-});
+}
 
-CommandRegistration workers("workers", [](CLI::App& app, CliContext& context) {
+void add_workers_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("workers", "list workers, their slots and running jobs");
   cmd->callback([&context] {
     v1::ListWorkersResponse response;
@@ -67,7 +66,6 @@ CommandRegistration workers("workers", [](CLI::App& app, CliContext& context) {
     std::vector<v1::Worker> list(response.workers().begin(), response.workers().end());
     std::cout << (context.json ? to_json_array(list) + "\n" : workers_table(list));
   });
-});
+}
 
-}  // namespace
 }  // namespace gammalab::cli

@@ -69,7 +69,9 @@ std::string render(const SweepPlan& plan) {
   return out.str();
 }
 
-CommandRegistration registration("plan", [](CLI::App& app, CliContext& context) {
+}  // namespace
+
+void add_plan_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<PlanArgs>();
   auto* cmd = app.add_subcommand("plan", "show the jobs of a sweep file and their compute (no server needed)");
   cmd->add_option("file", args->file, "sweep YAML file")->required()->check(CLI::ExistingFile);
@@ -94,7 +96,6 @@ CommandRegistration registration("plan", [](CLI::App& app, CliContext& context) 
     const SweepPlan plan = plan_sweep(sweep, args->assumptions);
     std::cout << (context.json ? to_json(plan).dump(2) + "\n" : render(plan));
   });
-});
+}
 
-}  // namespace
 }  // namespace gammalab::cli

@@ -16,7 +16,9 @@ struct SubmitArgs {
   bool rerun = false;
 };
 
-CommandRegistration registration("submit", [](CLI::App& app, CliContext& context) {
+}  // namespace
+
+void add_submit_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<SubmitArgs>();
   auto* cmd = app.add_subcommand("submit", "submit a sweep file; prints the new sweep's id");
   cmd->add_option("file", args->file, "sweep YAML file")->required()->check(CLI::ExistingFile);
@@ -37,7 +39,6 @@ CommandRegistration registration("submit", [](CLI::App& app, CliContext& context
                 << " reused from earlier runs\n";
     }
   });
-});
+}
 
-}  // namespace
 }  // namespace gammalab::cli

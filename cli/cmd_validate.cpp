@@ -24,7 +24,9 @@ nlohmann::json diagnostic_json(const SweepDiagnostic& d) {
   return {{"file", d.file}, {"line", d.line}, {"column", d.column}, {"path", d.path}, {"message", d.message}};
 }
 
-CommandRegistration registration("validate", [](CLI::App& app, CliContext& context) {
+}  // namespace
+
+void add_validate_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<ValidateArgs>();
   auto* cmd = app.add_subcommand("validate", "check sweep files: every problem with file:line:col (no server needed)");
   cmd->add_option("files", args->files, "sweep YAML files")->required();
@@ -66,7 +68,6 @@ CommandRegistration registration("validate", [](CLI::App& app, CliContext& conte
     }
     if (context.json) std::cout << results.dump(2) << "\n";
   });
-});
+}
 
-}  // namespace
 }  // namespace gammalab::cli

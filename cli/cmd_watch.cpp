@@ -42,7 +42,9 @@ std::string state_changes(const std::vector<v1::Job>& jobs, std::map<std::string
   return out;
 }
 
-CommandRegistration watch("watch", [](CLI::App& app, CliContext& context) {
+}  // namespace
+
+void add_watch_command(CLI::App& app, CliContext& context) {
   auto sweep = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("watch", "follow a sweep live; exits when it has finished (1 if a job failed)");
   cmd->add_option("sweep", *sweep, "sweep id or name")->required();
@@ -82,7 +84,6 @@ CommandRegistration watch("watch", [](CLI::App& app, CliContext& context) {
       context.exit_code = 1;
     }
   });
-});
+}
 
-}  // namespace
 }  // namespace gammalab::cli

@@ -1,10 +1,9 @@
 #pragma once
-// The CLI's command table. Each cmd_*.cpp adds its subcommand with a static CommandRegistration:
-//   static CommandRegistration reg("plan", [](CLI::App& app, CliContext& ctx) { ... });
-// The callback adds the subcommand (options, callback) to `app`; main() runs the chosen one.
-#include <functional>
+// The CLI's commands. Each add_*_command adds one subcommand (its options and callback) to the app; main.cpp
+// lists them all in one table, in the order `gammalab --help` shows them. Commands that belong together share a
+// file: cmd_submit/validate/plan (sweep files), cmd_list (sweeps, jobs, show, workers), cmd_control (cancel,
+// retry, logs), cmd_watch, cmd_fit, cmd_export.
 #include <string>
-#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -16,16 +15,18 @@ struct CliContext {
   int exit_code = 0;                       // set by a command that fails without throwing
 };
 
-using CommandSetup = std::function<void(CLI::App& app, CliContext& context)>;
-
-struct CommandRegistration {
-  CommandRegistration(std::string name, CommandSetup setup);
-};
-
-struct RegisteredCommand {
-  std::string name;
-  CommandSetup setup;
-};
-std::vector<RegisteredCommand>& command_table();
+void add_validate_command(CLI::App& app, CliContext& context);  // cmd_validate.cpp
+void add_plan_command(CLI::App& app, CliContext& context);      // cmd_plan.cpp
+void add_submit_command(CLI::App& app, CliContext& context);    // cmd_submit.cpp
+void add_sweeps_command(CLI::App& app, CliContext& context);    // cmd_list.cpp
+void add_jobs_command(CLI::App& app, CliContext& context);      // cmd_list.cpp
+void add_show_command(CLI::App& app, CliContext& context);      // cmd_list.cpp
+void add_workers_command(CLI::App& app, CliContext& context);   // cmd_list.cpp
+void add_watch_command(CLI::App& app, CliContext& context);     // cmd_watch.cpp
+void add_cancel_command(CLI::App& app, CliContext& context);    // cmd_control.cpp
+void add_retry_command(CLI::App& app, CliContext& context);     // cmd_control.cpp
+void add_logs_command(CLI::App& app, CliContext& context);      // cmd_control.cpp
+void add_fit_command(CLI::App& app, CliContext& context);       // cmd_fit.cpp
+void add_export_command(CLI::App& app, CliContext& context);    // cmd_export.cpp
 
 }  // namespace gammalab::cli

@@ -1,34 +1,15 @@
 #include "cli/job_view.h"
 
+#include <absl/strings/str_join.h>
 
 #include <cmath>
 #include <cstdio>
 
+#include "cli/table.h"
+
 namespace gammalab::cli {
 
 namespace {
-
-// Left-aligned text columns, right-aligned numeric columns (marked by `numeric`).
-std::string render(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-                   const std::vector<bool>& numeric) {
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
-  for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string out;
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      const std::string pad(width[c] - cells[c].size(), ' ');
-      out += numeric[c] ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
-      if (c + 1 < cells.size()) out += "  ";
-    }
-    return out + "\n";
-  };
-  std::string out = line(header);
-  for (const auto& row : rows) out += line(row);
-  return out;
-}
 
 std::string fmt(const char* format, double v) {
   char buf[64];
@@ -62,6 +43,18 @@ int count(const v1::Sweep& s, const char* state) {
 }
 
 std::string loss_text(const v1::Job& j) { return j.has_loss() ? fmt("%.4f", j.last_loss()) : "-"; }
+
+// A table whose columns are right-aligned where `numeric` says so.
+std::string render(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<bool>& numeric) {
+  std::vector<TextTable::Column> columns;
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    columns.push_back({header[c], numeric[c] ? TextTable::Align::kRight : TextTable::Align::kLeft});
+  }
+  TextTable table(std::move(columns));
+  for (const auto& row : rows) table.add_row(row);
+  return table.render();
+}
 
 }  // namespace
 
@@ -99,9 +92,7 @@ std::string jobs_table(const std::vector<v1::Job>& jobs) {
 std::string workers_table(const std::vector<v1::Worker>& workers) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& w : workers) {
-    std::string gpus, running;
-    for (const auto& g : w.gpus()) gpus += (gpus.empty() ? "" : ",") + g;
-    for (const auto& j : w.running_job_ids()) running += (running.empty() ? "" : ",") + j;
+    const std::string gpus = absl::StrJoin(w.gpus(), ","), running = absl::StrJoin(w.running_job_ids(), ",");
     rows.push_back({w.id(), w.hostname(), std::to_string(w.slots()), gpus.empty() ? "-" : gpus,
                     w.alive() ? (w.draining() ? "draining" : "alive") : "lost", running.empty() ? "-" : running});
   }

@@ -1,35 +1,33 @@
-// gammalab: the command-line client. Commands live one per file (cmd_*.cpp).
-#include <algorithm>
+// gammalab: the command-line client. Every command is added from the one table below (see cli/command.h).
 #include <cstdlib>
 #include <exception>
 #include <iostream>
 
 #include "cli/command.h"
 
-namespace gammalab::cli {
+namespace {
 
-std::vector<RegisteredCommand>& command_table() {
-  static std::vector<RegisteredCommand> table;
-  return table;
-}
+using gammalab::cli::CliContext;
 
-CommandRegistration::CommandRegistration(std::string name, CommandSetup setup) {
-  command_table().push_back({std::move(name), std::move(setup)});
-}
+// The commands, in the order `gammalab --help` lists them: a study's life from file to result.
+constexpr void (*kCommands[])(CLI::App&, CliContext&) = {
+    gammalab::cli::add_validate_command, gammalab::cli::add_plan_command,   gammalab::cli::add_submit_command,
+    gammalab::cli::add_sweeps_command,   gammalab::cli::add_jobs_command,   gammalab::cli::add_show_command,
+    gammalab::cli::add_workers_command,  gammalab::cli::add_watch_command,  gammalab::cli::add_cancel_command,
+    gammalab::cli::add_retry_command,    gammalab::cli::add_logs_command,   gammalab::cli::add_fit_command,
+    gammalab::cli::add_export_command,
+};
 
-}  // namespace gammalab::cli
+}  // namespace
 
 int main(int argc, char** argv) {
-  using namespace gammalab::cli;
   CLI::App app{"gammalab: run and analyse scale-vector studies"};
   app.require_subcommand(1);
   CliContext context;
   if (const char* env = std::getenv("GAMMALAB_SERVER"); env != nullptr && *env != '\0') context.server = env;
   app.add_option("--server", context.server, "coordinator address (host:port; default $GAMMALAB_SERVER or 127.0.0.1:50051)");
   app.add_flag("--json", context.json, "print JSON instead of tables");
-  auto& table = command_table();
-  std::sort(table.begin(), table.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  for (auto& command : table) command.setup(app, context);
+  for (const auto add_command : kCommands) add_command(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

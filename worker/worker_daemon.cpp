@@ -1,5 +1,6 @@
 #include "worker/worker_daemon.h"
 
+#include <absl/strings/str_join.h>
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -57,19 +58,23 @@ bool WorkerDaemon::register_once() {
   request.set_hostname(options_.hostname);
   request.set_slots(options_.slots);
   for (const auto& g : options_.gpus) request.add_gpus(g);
-  {
-    std::lock_guard lock(id_mutex_);
-    request.set_worker_id(worker_id_);
-  }
+  request.set_worker_id(worker_id());
   v1::RegisterWorkerResponse response;
   auto context = context_with_deadline(std::chrono::seconds(5));
   const grpc::Status status = stub_->RegisterWorker(context.get(), request, &response);
   if (!status.ok()) return false;
-  std::lock_guard lock(id_mutex_);
-  worker_id_ = response.worker_id();
+  {
+    absl::MutexLock lock(&id_mutex_);
+    worker_id_ = response.worker_id();
+  }
   heartbeat_interval_ms_ = std::max(50, response.heartbeat_interval_ms());
-  spdlog::info("registered as worker {} ({} slots) with {}", worker_id_, options_.slots, options_.coordinator);
+  spdlog::info("registered as worker {} ({} slots) with {}", response.worker_id(), options_.slots, options_.coordinator);
   return true;
+}
+
+std::string WorkerDaemon::worker_id() const {
+  absl::MutexLock lock(&id_mutex_);
+  return worker_id_;
 }
 
 std::vector<std::string> WorkerDaemon::slot_env(int slot) const {
@@ -77,16 +82,15 @@ std::vector<std::string> WorkerDaemon::slot_env(int slot) const {
   // Share the devices out: with more devices than slots each slot gets a contiguous group.
   const std::size_t per_slot =
       std::max<std::size_t>(1, options_.gpus.size() / static_cast<std::size_t>(options_.slots));
-  std::string devices;
+  std::vector<std::string> devices;
   for (std::size_t i = 0; i < per_slot; ++i) {
-    const std::size_t index = (static_cast<std::size_t>(slot) * per_slot + i) % options_.gpus.size();
-    devices += (devices.empty() ? "" : ",") + options_.gpus[index];
+    devices.push_back(options_.gpus[(static_cast<std::size_t>(slot) * per_slot + i) % options_.gpus.size()]);
   }
-  return {"CUDA_VISIBLE_DEVICES=" + devices};
+  return {"CUDA_VISIBLE_DEVICES=" + absl::StrJoin(devices, ",")};
 }
 
 int WorkerDaemon::free_slot() {
-  std::lock_guard lock(jobs_mutex_);
+  absl::MutexLock lock(&jobs_mutex_);
   std::vector<bool> used(static_cast<std::size_t>(options_.slots), false);
   for (const auto& job : jobs_) used[static_cast<std::size_t>(job->slot)] = true;
   for (int s = 0; s < options_.slots; ++s) {
@@ -96,7 +100,7 @@ int WorkerDaemon::free_slot() {
 }
 
 void WorkerDaemon::stop_child(RunningJob& job, bool hard) {
-  std::lock_guard lock(job.mutex);
+  absl::MutexLock lock(&job.mutex);
   if (!job.child) return;
   job.child->signal(hard ? SIGKILL : SIGTERM);
   if (!hard && job.kill_at == std::chrono::steady_clock::time_point::max()) {
@@ -111,9 +115,9 @@ void WorkerDaemon::heartbeat_loop() {
     const auto now = std::chrono::steady_clock::now();
     {
       // Escalate stops that outlived their grace period.
-      std::lock_guard lock(jobs_mutex_);
+      absl::MutexLock lock(&jobs_mutex_);
       for (auto& job : jobs_) {
-        std::lock_guard job_lock(job->mutex);
+        absl::MutexLock job_lock(&job->mutex);
         if (job->child && now >= job->kill_at) job->child->signal(SIGKILL);
       }
     }
@@ -121,13 +125,10 @@ void WorkerDaemon::heartbeat_loop() {
     next = now + std::chrono::milliseconds(heartbeat_interval_ms_.load());
 
     v1::HeartbeatRequest request;
-    {
-      std::lock_guard lock(id_mutex_);
-      request.set_worker_id(worker_id_);
-    }
+    request.set_worker_id(worker_id());
     request.set_draining(drain_);
     {
-      std::lock_guard lock(jobs_mutex_);
+      absl::MutexLock lock(&jobs_mutex_);
       for (const auto& job : jobs_) {
         if (job->done || job->lost) continue;
         auto* r = request.add_running();
@@ -148,7 +149,7 @@ void WorkerDaemon::heartbeat_loop() {
       next = now;  // renew the leases right away
       continue;
     }
-    std::lock_guard lock(jobs_mutex_);
+    absl::MutexLock lock(&jobs_mutex_);
     for (auto& job : jobs_) {
       for (const auto& id : response.cancel_job_ids()) {
         if (id == job->job_id && !job->cancel.exchange(true)) {
@@ -176,10 +177,7 @@ void WorkerDaemon::report_finish(RunningJob& job, v1::JobOutcome outcome, const 
   // Keep trying while the coordinator is away: the outcome must not be lost.
   for (auto backoff = std::chrono::milliseconds(200); !job.lost;
        backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
-    {
-      std::lock_guard lock(id_mutex_);
-      request.set_worker_id(worker_id_);
-    }
+    request.set_worker_id(worker_id());
     v1::FinishJobResponse response;
     auto context = context_with_deadline(std::chrono::seconds(10));
     if (stub_->FinishJob(context.get(), request, &response).ok()) {
@@ -203,7 +201,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       config << lease.job().config_json() << "\n";
     }
     std::ofstream log(log_path, std::ios::app);
-    log << "== " << lease.job().name() << ": attempt " << job.attempt << " on worker " << worker_id_ << " ("
+    log << "== " << lease.job().name() << ": attempt " << job.attempt << " on worker " << worker_id() << " ("
         << options_.hostname << ", slot " << job.slot;
     for (const auto& variable : slot_env(job.slot)) log << ", " << variable;
     log << ")" << std::endl;
@@ -214,12 +212,16 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       argv.push_back("--data-dir");
       argv.push_back(options_.data_dir.string());
     }
+    // Only this thread creates and resets the child, so it may use it through `child` without the lock;
+    // the lock is for the other threads that signal it.
+    ChildProcess* child = nullptr;
     {
-      std::lock_guard lock(job.mutex);
+      absl::MutexLock lock(&job.mutex);
       job.child = std::make_unique<ChildProcess>(argv, slot_env(job.slot), log_path.string());
+      child = job.child.get();
     }
     if (drain_) stop_child(job, false);  // drained while starting
-    while (auto line = job.child->read_line()) {
+    while (auto line = child->read_line()) {
       log << *line << '\n';
       try {
         if (auto points = parse_metric_line(*line)) relay_->add(job.job_id, job.attempt, std::move(*points));
@@ -228,12 +230,12 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       }
     }
     log.flush();
-    exit_code = job.child->wait();
+    exit_code = child->wait();
   } catch (const std::exception& e) {
     error = e.what();
   }
   {
-    std::lock_guard lock(job.mutex);
+    absl::MutexLock lock(&job.mutex);
     job.child.reset();
   }
   if (job.lost) {
@@ -271,7 +273,7 @@ int WorkerDaemon::run() {
   while (true) {
     {
       // Reap finished jobs.
-      std::lock_guard lock(jobs_mutex_);
+      absl::MutexLock lock(&jobs_mutex_);
       for (auto it = jobs_.begin(); it != jobs_.end();) {
         if ((*it)->done) {
           (*it)->thread.join();
@@ -293,10 +295,7 @@ int WorkerDaemon::run() {
       continue;
     }
     v1::LeaseJobRequest request;
-    {
-      std::lock_guard lock(id_mutex_);
-      request.set_worker_id(worker_id_);
-    }
+    request.set_worker_id(worker_id());
     v1::LeaseJobResponse response;
     auto context = context_with_deadline(std::chrono::seconds(5));
     const grpc::Status status = stub_->LeaseJob(context.get(), request, &response);
@@ -316,7 +315,7 @@ int WorkerDaemon::run() {
     spdlog::info("job {} ({}): attempt {} in slot {}", job->job_id, response.job().name(), job->attempt, slot);
     RunningJob& ref = *job;
     {
-      std::lock_guard lock(jobs_mutex_);
+      absl::MutexLock lock(&jobs_mutex_);
       jobs_.push_back(std::move(job));
     }
     ref.thread =

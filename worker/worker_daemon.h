@@ -1,11 +1,17 @@
 #pragma once
 // The worker daemon: registers with the coordinator, leases jobs for its slots, runs each as a gammalab-train
 // child process, relays its metric lines, heartbeats its leases, stops jobs on cancel, drains on SIGTERM.
+//
+// Threads: run() (registration, leasing, reaping), heartbeat_loop() (heartbeats, cancel and lost-lease stops,
+// kill escalation) and one thread per running job (run_job: the child, its metric lines, the outcome). Locks are
+// taken in the order jobs_mutex_ -> RunningJob::mutex; id_mutex_ is never held with another.
+#include <absl/base/thread_annotations.h>
+#include <absl/synchronization/mutex.h>
+
 #include <atomic>
 #include <chrono>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
@@ -27,34 +33,51 @@ class WorkerDaemon {
 
  private:
   struct RunningJob {
+    // Set before the job's thread starts, then only read.
     std::string job_id;
     int attempt = 0;
     int slot = 0;
-    std::mutex mutex;
-    std::unique_ptr<ChildProcess> child;
-    std::atomic<bool> cancel{false}, lost{false}, handed_back{false}, done{false};
-    std::chrono::steady_clock::time_point kill_at = std::chrono::steady_clock::time_point::max();
-    std::thread thread;
+    std::thread thread;  // joined by run() once `done`
+    absl::Mutex mutex;
+    // The trainer: created and reset by run_job; signalled by stop_child from any thread.
+    std::unique_ptr<ChildProcess> child ABSL_GUARDED_BY(mutex);
+    // When a SIGTERMed trainer gets SIGKILL (heartbeat_loop escalates); max() = no stop pending.
+    std::chrono::steady_clock::time_point kill_at ABSL_GUARDED_BY(mutex) = std::chrono::steady_clock::time_point::max();
+    // Flags read without the lock: cancel and lost are set by heartbeat_loop (the coordinator said so) and read by
+    // run_job for the outcome; done is set by run_job as its last act and read by run() to reap the job.
+    std::atomic<bool> cancel{false}, lost{false}, done{false};
   };
 
   bool register_once();
   void heartbeat_loop();
   void run_job(RunningJob& job, v1::LeaseJobResponse lease);
   void report_finish(RunningJob& job, v1::JobOutcome outcome, const std::string& error, int exit_code);
-  void stop_child(RunningJob& job, bool hard);
+  void stop_child(RunningJob& job, bool hard) ABSL_LOCKS_EXCLUDED(job.mutex);
   std::vector<std::string> slot_env(int slot) const;
-  int free_slot();
+  int free_slot() ABSL_LOCKS_EXCLUDED(jobs_mutex_);
+  std::string worker_id() const ABSL_LOCKS_EXCLUDED(id_mutex_);
 
+  // Set in the constructor, then only read.
   WorkerOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
   std::shared_ptr<v1::WorkerGateway::Stub> stub_;
-  std::unique_ptr<MetricRelay> relay_;
-  std::mutex id_mutex_;
-  std::string worker_id_;
+  std::unique_ptr<MetricRelay> relay_;  // thread-safe itself
+
+  // The id the coordinator gave at registration; empty before, replaced when the worker registers again.
+  mutable absl::Mutex id_mutex_;
+  std::string worker_id_ ABSL_GUARDED_BY(id_mutex_);
+
+  // From the registration reply (register_once), read by heartbeat_loop.
   std::atomic<int> heartbeat_interval_ms_{5000};
-  std::atomic<bool> drain_{false}, stop_heartbeats_{false};
-  std::mutex jobs_mutex_;
-  std::list<std::unique_ptr<RunningJob>> jobs_;
+  // Set by request_drain (a signal handler: hence an atomic, no lock), read by every thread.
+  std::atomic<bool> drain_{false};
+  // Set by run() once drained, read by heartbeat_loop to end.
+  std::atomic<bool> stop_heartbeats_{false};
+
+  // The running jobs: added by run(), reaped by run() once done, walked by heartbeat_loop. The list owns them;
+  // a job's thread keeps a reference to its entry until it sets `done`.
+  absl::Mutex jobs_mutex_;
+  std::list<std::unique_ptr<RunningJob>> jobs_ ABSL_GUARDED_BY(jobs_mutex_);
 };
 
 }  // namespace gammalab

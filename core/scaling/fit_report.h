@@ -1,6 +1,6 @@
 #pragma once
 // The result of fit_runs(): per group the fitted law with bootstrap intervals, multipliers over the baseline,
-// and the optional held-out-size check; rendered as a text table (CLI) or JSON (coordinator, dashboard).
+// and the optional held-out-size check; as JSON here (coordinator, dashboard), as text in cli/fit_view.h.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -70,7 +70,6 @@ struct FitReport {
   std::vector<std::string> warnings;
 };
 
-std::string render_table(const FitReport& report);
 // Non-finite numbers become the strings "nan", "inf", "-inf" (as in metric lines).
 nlohmann::json to_json(const FitReport& report);
 

@@ -1,5 +1,7 @@
 #include "core/sweep/job_resolver.h"
 
+#include <absl/strings/str_join.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -251,8 +253,7 @@ const std::variant<ModelSpec, std::string>& SweepJobResolver::model_preset(const
   if (std::find(known.begin(), known.end(), name) == known.end()) {
     std::string message = "unknown model preset '" + name + "'" + did_you_mean(name, known);
     if (closest_match(name, known).empty()) {
-      std::string list;
-      for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+      const std::string list = absl::StrJoin(known, ", ");
       message += " (known: " + (list.empty() ? "none in " + preset_dir_.string() : list) + ")";
     }
     entry = message;
@@ -293,8 +294,7 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
     variant_name = variant->value.get<std::string>();
     const auto names = variant_names();
     if (std::find(names.begin(), names.end(), variant_name) == names.end()) {
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      const std::string list = absl::StrJoin(names, ", ");
       diagnostics.add(variant->source, "unknown variant '" + variant_name + "'" + did_you_mean(variant_name, names) +
                                            " (known: " + list + ")");
     } else {

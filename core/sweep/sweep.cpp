@@ -1,5 +1,7 @@
 #include "core/sweep/sweep.h"
 
+#include <absl/strings/str_join.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -24,9 +26,7 @@ std::string SweepDiagnostic::to_string() const {
 namespace {
 
 std::string join_messages(const std::vector<SweepDiagnostic>& diagnostics) {
-  std::string out;
-  for (const auto& d : diagnostics) out += (out.empty() ? "" : "\n") + d.to_string();
-  return out;
+  return absl::StrJoin(diagnostics, "\n", [](std::string* out, const SweepDiagnostic& d) { out->append(d.to_string()); });
 }
 
 // The fields that make up the fixed part of a job name; other varying axes are appended as key=value.
@@ -44,15 +44,16 @@ std::string name_part(const std::string& text) {
 }
 
 std::string job_name(const JobFields& fields, const std::vector<std::string>& varying_axes, std::uint64_t seed) {
-  std::string name;
+  std::vector<std::string> parts;
   for (const auto& [path, fallback] : kNameFields) {
     auto it = fields.find(path);
-    name += (name.empty() ? "" : "/") + (it == fields.end() ? fallback : name_part(it->second->text));
+    parts.push_back(it == fields.end() ? fallback : name_part(it->second->text));
   }
   for (const auto& path : varying_axes) {
-    name += "/" + SweepSchema::instance().short_name(path) + "=" + name_part(fields.at(path)->text);
+    parts.push_back(SweepSchema::instance().short_name(path) + "=" + name_part(fields.at(path)->text));
   }
-  return name + "/s" + std::to_string(seed);
+  parts.push_back("s" + std::to_string(seed));
+  return absl::StrJoin(parts, "/");
 }
 
 bool in_fixed_name(const SweepAxis& axis) {

@@ -1,0 +1,71 @@
+// What a person reads from the CLI: aligned tables (cli/table.h) and the fit report's text (cli/fit_view.h).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "cli/fit_view.h"
+#include "cli/job_view.h"
+#include "cli/table.h"
+
+namespace gammalab::cli {
+namespace {
+
+TEST(TextTable, AlignsTextLeftAndNumbersRightWithoutTrailingSpaces) {
+  TextTable table({{"name"}, {"loss", TextTable::Align::kRight}});
+  table.add_row({"baseline", "3.25"});
+  table.add_row({"γ-unified", "12.5"});
+  EXPECT_EQ(table.render(),
+            "name       loss\n"
+            "---------  ----\n"
+            "baseline   3.25\n"
+            "γ-unified  12.5\n");
+  EXPECT_THROW(table.add_row({"a", "b", "c"}), std::invalid_argument);
+}
+
+TEST(JobView, WorkersTableJoinsGpusAndJobs) {
+  v1::Worker worker;
+  worker.set_id("w1");
+  worker.set_hostname("node-a");
+  worker.set_slots(2);
+  worker.add_gpus("0");
+  worker.add_gpus("1");
+  worker.add_running_job_ids("7");
+  worker.add_running_job_ids("9");
+  worker.set_alive(true);
+  const std::string text = workers_table({worker});
+  EXPECT_NE(text.find("0,1"), std::string::npos) << text;
+  EXPECT_NE(text.find("7,9"), std::string::npos) << text;
+  EXPECT_NE(text.find("alive"), std::string::npos) << text;
+}
+
+TEST(FitView, ShowsEachGroupItsParametersAndTheMultiplier) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  FitReport report;
+  report.law = LawKind::c;
+  report.bootstrap_requested = 20;
+  report.bootstrap_used = 19;
+  report.seed = 9;
+  report.baseline = "baseline";
+  GroupFit group;
+  group.group = "baseline";
+  group.runs = 8;
+  group.model_sizes = 4;
+  group.parameters = {{"E", 1.75, 1.5, 2.0}, {"alpha", 0.3125, nan, nan}};
+  report.groups.push_back(group);
+  Multiplier multiplier;
+  multiplier.variant = "unified";
+  multiplier.baseline = "baseline";
+  multiplier.at_budgets.push_back({1e19, {"", 1.25, 1.125, 1.5}});
+  report.multipliers.push_back(multiplier);
+  const std::string text = fit_report_text(report);
+  EXPECT_NE(text.find("law c, 19/20 bootstrap resamples (seed 9)"), std::string::npos) << text;
+  EXPECT_NE(text.find("group baseline: 8 runs, 4 model sizes"), std::string::npos) << text;
+  EXPECT_NE(text.find("  E          1.75  [1.5, 2]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  alpha    0.3125  [nan, nan]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("compute multiplier unified over baseline"), std::string::npos) << text;
+  EXPECT_NE(text.find("  C=1e+19    1.25  [1.125, 1.5]\n"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace gammalab::cli

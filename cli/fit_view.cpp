@@ -19,9 +19,10 @@ std::string fmt(double v) {
   return buffer;
 }
 
-// One estimate per row, indented under the heading it belongs to.
-std::string estimates_table(const std::vector<Estimate>& list, const std::string& indent) {
-  TextTable table({{"parameter"}, {"value", TextTable::Align::kRight}, {"interval"}});
+// One estimate per row, indented under the heading it belongs to; `what` names the first column.
+std::string estimates_table(const std::vector<Estimate>& list, const std::string& indent,
+                            const std::string& what = "parameter") {
+  TextTable table({{what}, {"value", TextTable::Align::kRight}, {"interval"}});
   for (const auto& e : list) table.add_row({e.name, fmt(e.value), "[" + fmt(e.lo) + ", " + fmt(e.hi) + "]"});
   std::istringstream lines(table.render());
   std::string out, line;
@@ -58,7 +59,7 @@ std::string fit_report_text(const FitReport& r) {
     for (const auto& b : m.at_budgets) {
       at_budgets.push_back({"C=" + fmt(b.compute), b.multiplier.value, b.multiplier.lo, b.multiplier.hi});
     }
-    out << estimates_table(at_budgets, "  ");
+    out << estimates_table(at_budgets, "  ", "compute");
     if (m.constant) {
       out << "  shared E and alpha fit:\n";
       std::vector<Estimate> shared = m.shared_fit;

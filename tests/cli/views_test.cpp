@@ -61,10 +61,10 @@ TEST(FitView, ShowsEachGroupItsParametersAndTheMultiplier) {
   const std::string text = fit_report_text(report);
   EXPECT_NE(text.find("law c, 19/20 bootstrap resamples (seed 9)"), std::string::npos) << text;
   EXPECT_NE(text.find("group baseline: 8 runs, 4 model sizes"), std::string::npos) << text;
-  EXPECT_NE(text.find("  E          1.75  [1.5, 2]\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("  alpha    0.3125  [nan, nan]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  E            1.75  [1.5, 2]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  alpha      0.3125  [nan, nan]\n"), std::string::npos) << text;
   EXPECT_NE(text.find("compute multiplier unified over baseline"), std::string::npos) << text;
-  EXPECT_NE(text.find("  C=1e+19    1.25  [1.125, 1.5]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  C=1e+19   1.25  [1.125, 1.5]\n"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include "core/param_count.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/export.h"
-#include "worker/trainer/model.h"
-#include "worker/trainer/rms_norm.h"
+#include "worker/trainer/model/model.h"
+#include "worker/trainer/model/rms_norm.h"
 
 namespace gammalab::trainer {
 namespace {

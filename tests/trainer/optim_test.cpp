@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "core/model_preset.h"
-#include "worker/trainer/adamw_cpu.h"
-#include "worker/trainer/muon.h"
-#include "worker/trainer/optimizer.h"
-#include "worker/trainer/schedule.h"
+#include "worker/trainer/kernels/adamw_cpu.h"
+#include "worker/trainer/optim/muon.h"
+#include "worker/trainer/optim/optimizer.h"
+#include "worker/trainer/optim/schedule.h"
 
 namespace gammalab::trainer {
 namespace {

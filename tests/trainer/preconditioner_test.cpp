@@ -7,7 +7,7 @@
 #include <torch/torch.h>
 
 #include "core/model_preset.h"
-#include "worker/trainer/model.h"
+#include "worker/trainer/model/model.h"
 
 namespace gammalab::trainer {
 namespace {

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "core/param_count.h"
-#include "worker/trainer/model.h"
-#include "worker/trainer/param_groups.h"
+#include "worker/trainer/model/model.h"
+#include "worker/trainer/optim/param_groups.h"
 
 namespace gammalab::trainer {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/job_config.h"
-#include "worker/trainer/model.h"
+#include "worker/trainer/model/model.h"
 
 namespace gammalab::trainer {
 

@@ -7,7 +7,7 @@
 #include "core/config_error.h"
 #include "core/param_count.h"
 #include "worker/trainer/checkpoint.h"
-#include "worker/trainer/schedule.h"
+#include "worker/trainer/optim/schedule.h"
 #include "worker/trainer/sharpness.h"
 #include "worker/trainer/torch_compat.h"
 

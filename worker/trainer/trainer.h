@@ -8,10 +8,10 @@
 
 #include "core/exit_codes.h"
 #include "core/job_config.h"
-#include "worker/trainer/data_loader.h"
+#include "worker/trainer/data/data_loader.h"
 #include "worker/trainer/metrics_logger.h"
-#include "worker/trainer/model.h"
-#include "worker/trainer/optimizer.h"
+#include "worker/trainer/model/model.h"
+#include "worker/trainer/optim/optimizer.h"
 
 namespace gammalab::trainer {
 

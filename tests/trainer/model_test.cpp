@@ -154,7 +154,7 @@ TEST(Invariants, FoldingScaleVectorsKeepsLogits) {
       const at::Tensor after = model.logits(tokens);
       EXPECT_LT((after - before).abs().max().item<double>(), 1e-4 * (1.0 + before.abs().max().item<double>()));
       // Every foldable vector is now γ = 1.
-      const bool dual_norm = model.scale_spec().placement == "dual_norm";
+      const bool dual_norm = model.scale_spec().placement == Placement::DualNorm;
       for (std::size_t i = 0; i < model.store().scales().size(); ++i) {
         const auto& sv = model.store().scales()[i];
         const bool foldable = sv.role == ScaleRole::Input || (!dual_norm && !sv.name.ends_with("q_norm") && !sv.name.ends_with("k_norm"));

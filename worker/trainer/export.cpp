@@ -37,14 +37,14 @@ std::optional<std::string> export_blocker(const Model& model) {
   const ModelSpec& m = model.model_spec();
   if (m.moe.n_experts > 0) return "MoE models have no LlamaForCausalLM layout";
   if (m.qk_norm) return "QK-norm has no place in LlamaForCausalLM";
-  if (model.scale_spec().placement == "dual_norm") return "DNP's Norm between W and γ_a cannot be folded (spec §3)";
+  if (model.scale_spec().placement == Placement::DualNorm) return "DNP's Norm between W and γ_a cannot be folded (spec §3)";
   return std::nullopt;
 }
 
 void fold_scales(Model& model) {
   at::NoGradGuard no_grad;
   ParamStore& store = model.store();
-  const bool dual_norm = model.scale_spec().placement == "dual_norm";
+  const bool dual_norm = model.scale_spec().placement == Placement::DualNorm;
   std::vector<const Branch*> all;
   for (const Layer& layer : model.layers()) {
     for (const Branch* b : branches_of(layer)) all.push_back(b);

@@ -26,7 +26,7 @@ Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& 
   validate(config_);
   if (config_.data.train.empty()) throw ConfigError("data.train", "is required (a .bin shard or a directory of shards)");
   set_cpu_threads(config_.threads);
-  if (config_.device == "cuda") {
+  if (config_.device == DeviceKind::Cuda) {
     if (!torch::cuda::is_available()) throw ConfigError("device", "cuda requested but no CUDA device is available");
     device_ = at::Device(at::kCUDA);
   }
@@ -109,7 +109,7 @@ int Trainer::run() {
   const double flops_per_tok = flops_per_token(config_.model, config_.scale);
   metrics_.event({{"event", "start"}, {"params", model_->store().numel()}, {"scale_params", counts.scale_vectors},
                   {"step", start_step}, {"steps", steps}});
-  if (device_.is_cuda() && config_.dtype == "bfloat16") set_cuda_autocast(true);
+  if (device_.is_cuda() && config_.dtype == DType::BFloat16) set_cuda_autocast(true);
 
   auto last_time = clock::now();
   std::int64_t last_tokens = start_step * config_.batch_tokens;

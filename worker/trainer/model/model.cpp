@@ -24,11 +24,11 @@ Model::Model(const ModelSpec& m, const ScaleSpec& s) : spec_(m), scale_(s) {
   const std::int64_t q_out = std::int64_t(m.n_heads) * hd, kv_out = std::int64_t(m.kv_heads()) * hd;
   const bool moe = m.moe.n_experts > 0;
   const std::int64_t ffn = moe && m.moe.expert_ffn > 0 ? m.moe.expert_ffn : m.ffn();
-  const bool none = s.sharing == "none", branch = s.sharing == "branch";
-  const bool in_side = !none && s.placement != "after";
-  const bool out_side = !none && s.placement != "before";
-  dual_norm_ = s.placement == "dual_norm";
-  const ScaleParam sp = scale_param_from(s.param);
+  const bool none = s.sharing == Sharing::None, branch = s.sharing == Sharing::Branch;
+  const bool in_side = !none && s.placement != Placement::After;
+  const bool out_side = !none && s.placement != Placement::Before;
+  dual_norm_ = s.placement == Placement::DualNorm;
+  const ScaleParam sp = s.param;
   shape_ = {m.n_heads, m.kv_heads(), hd};
 
   auto matrix = [&](const std::string& name, std::int64_t out, std::int64_t in, ParamKind kind = ParamKind::Matrix) {

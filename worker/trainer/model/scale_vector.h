@@ -1,18 +1,18 @@
 #pragma once
-// A scale vector γ of spec §2 and its parameterisation: plain γ, OR (γ = β·α) or ER (γ = exp(β + α)).
-// Each carries its role (Input-Norm: followed by a linear map; Output-Norm: not), which weight decay reads.
+// A scale vector γ (docs/variants.md, Axes) and its parameterisation (the config's ScaleParam): plain γ,
+// OR (γ = β·α) or ER (γ = exp(β + α)). Each carries its role (Input-Norm: followed by a linear map;
+// Output-Norm: not), which weight decay reads.
 #include <string>
 
 #include <torch/torch.h>
 
+#include "core/job_config.h"
+
 namespace gammalab::trainer {
 
 enum class ScaleRole { Input, Output };
-enum class ScaleParam { Plain, MagDirOrig, MagDirExp };
 
 inline const char* role_name(ScaleRole r) { return r == ScaleRole::Input ? "input" : "output"; }
-ScaleParam scale_param_from(const std::string& name);  // plain | magdir_orig | magdir_exp
-const char* scale_param_name(ScaleParam p);
 
 struct ScaleVector {
   std::string name;

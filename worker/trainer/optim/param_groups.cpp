@@ -10,11 +10,11 @@ std::vector<ParamGroup> build_param_groups(const ParamStore& store, const JobCon
     ParamGroup g;
     g.index = static_cast<int>(i);
     if (p.is_scale()) {
-      const bool decayed = c.scale.decay == "all" || (c.scale.decay == "input_only" && p.role == ScaleRole::Input);
+      const bool decayed = c.scale.decay == ScaleDecay::All || (c.scale.decay == ScaleDecay::InputOnly && p.role == ScaleRole::Input);
       g.weight_decay = decayed ? wd : 0.0;
     } else {
       g.weight_decay = wd;
-      g.muon = c.optim.name == "muon" && p.kind == ParamKind::Matrix;
+      g.muon = c.optim.name == OptimizerKind::Muon && p.kind == ParamKind::Matrix;
     }
     groups.push_back(g);
   }

@@ -8,8 +8,8 @@ namespace gammalab::trainer {
 
 double lr_multiplier(const ScheduleSpec& s, std::int64_t step, std::int64_t total) {
   if (s.warmup_steps > 0 && step <= s.warmup_steps) return double(step) / double(s.warmup_steps);
-  if (s.kind == "constant") return 1.0;
-  if (s.kind == "wsd") {
+  if (s.kind == ScheduleKind::Constant) return 1.0;
+  if (s.kind == ScheduleKind::Wsd) {
     const double decay_start = s.decay_start * double(total);
     if (double(step) <= decay_start) return 1.0;
     const double span = double(total) - std::max(decay_start, double(s.warmup_steps));

@@ -14,8 +14,8 @@ namespace {
 
 // γ = 1 in the vector's own parameterisation.
 void reset_to_ones(ParamStore& store, const ScaleVector& sv) {
-  store.params()[static_cast<std::size_t>(sv.alpha)].tensor.fill_(sv.param == ScaleParam::MagDirExp ? 0.0 : 1.0);
-  if (sv.beta >= 0) store.params()[static_cast<std::size_t>(sv.beta)].tensor.fill_(sv.param == ScaleParam::MagDirExp ? 0.0 : 1.0);
+  store.params()[static_cast<std::size_t>(sv.alpha)].tensor.fill_(identity_value(sv.param));
+  if (sv.beta >= 0) store.params()[static_cast<std::size_t>(sv.beta)].tensor.fill_(identity_value(sv.param));
 }
 
 // diag(γ_a) W diag(γ_b) of one branch; the shared γ_b is left out when `skip_shared_in`.

@@ -8,17 +8,6 @@
 
 namespace gammalab::trainer {
 
-namespace {
-
-// PyTorch's trunc_normal_: inverse-CDF sampling within [-cutoff σ, cutoff σ].
-void trunc_normal(at::Tensor& t, double std, double cutoff, at::Generator& gen) {
-  auto cdf = [](double x) { return (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0; };
-  const double lo = cdf(-cutoff), hi = cdf(cutoff);
-  t.uniform_(2 * lo - 1, 2 * hi - 1, gen).erfinv_().mul_(std * std::sqrt(2.0)).clamp_(-cutoff * std, cutoff * std);
-}
-
-}  // namespace
-
 Model::Model(const ModelSpec& m, const ScaleSpec& s) : spec_(m), scale_(s) {
   const std::int64_t d = m.d_model, hd = m.head_dim(), V = m.vocab_size;
   const std::int64_t q_out = std::int64_t(m.n_heads) * hd, kv_out = std::int64_t(m.kv_heads()) * hd;
@@ -31,16 +20,17 @@ Model::Model(const ModelSpec& m, const ScaleSpec& s) : spec_(m), scale_(s) {
   const ScaleParam sp = s.param;
   shape_ = {m.n_heads, m.kv_heads(), hd};
 
-  auto matrix = [&](const std::string& name, std::int64_t out, std::int64_t in, ParamKind kind = ParamKind::Matrix) {
-    return store_.add(name, at::empty({out, in}), kind);
-  };
+  auto matrix = [&](const std::string& name, std::int64_t out, std::int64_t in, ParamInit init,
+                    ParamKind kind = ParamKind::Matrix) { return store_.add(name, at::empty({out, in}), kind, init); };
+  const ParamInit hidden = ParamInit::trunc_normal(0.02, 2.0);  // q, k, v, gate, up, router
   auto out_vec = [&](const std::string& name, std::int64_t size) {
     return out_side ? store_.add_scale(name, size, ScaleRole::Output, sp) : -1;
   };
 
-  embedding_ = matrix("tok_embeddings", V, d, ParamKind::Embedding);
+  embedding_ = matrix("tok_embeddings", V, d, ParamInit::normal(1.0), ParamKind::Embedding);
   for (int l = 0; l < m.n_layers; ++l) {
     const std::string pre = "layers." + std::to_string(l) + ".";
+    const ParamInit output_proj = ParamInit::trunc_normal(depth_scaled_std(0.02, l), 2.0);  // o, down
     Layer layer;
     Attention& a = layer.attn;
     if (in_side && !branch) {
@@ -51,9 +41,9 @@ Model::Model(const ModelSpec& m, const ScaleSpec& s) : spec_(m), scale_(s) {
       a.k.in_scale = store_.add_scale(pre + "attn.k_in", d, ScaleRole::Input, sp);
       a.v.in_scale = store_.add_scale(pre + "attn.v_in", d, ScaleRole::Input, sp);
     }
-    a.q.weight = matrix(pre + "attn.wq", q_out, d);
-    a.k.weight = matrix(pre + "attn.wk", kv_out, d);
-    a.v.weight = matrix(pre + "attn.wv", kv_out, d);
+    a.q.weight = matrix(pre + "attn.wq", q_out, d, hidden);
+    a.k.weight = matrix(pre + "attn.wk", kv_out, d, hidden);
+    a.v.weight = matrix(pre + "attn.wv", kv_out, d, hidden);
     a.q.out_scale = out_vec(pre + "attn.q_out", q_out);
     a.k.out_scale = out_vec(pre + "attn.k_out", kv_out);
     a.v.out_scale = out_vec(pre + "attn.v_out", kv_out);
@@ -63,7 +53,7 @@ Model::Model(const ModelSpec& m, const ScaleSpec& s) : spec_(m), scale_(s) {
       a.q_norm = store_.add_scale(pre + "attn.q_norm", hd, ScaleRole::Output, sp);
       a.k_norm = store_.add_scale(pre + "attn.k_norm", hd, ScaleRole::Output, sp);
     }
-    a.wo = matrix(pre + "attn.wo", d, q_out);
+    a.wo = matrix(pre + "attn.wo", d, q_out, output_proj);
 
     int gate_in = -1, up_in = -1, router_in = -1;
     if (in_side && !branch) {
@@ -78,16 +68,16 @@ Model::Model(const ModelSpec& m, const ScaleSpec& s) : spec_(m), scale_(s) {
       Ffn f;
       f.gate.in_scale = gate_in;
       f.up.in_scale = up_in;
-      f.gate.weight = matrix(p + "gate", ffn, d);
-      f.up.weight = matrix(p + "up", ffn, d);
+      f.gate.weight = matrix(p + "gate", ffn, d, hidden);
+      f.up.weight = matrix(p + "up", ffn, d, hidden);
       f.gate.out_scale = out_vec(p + "gate_out", ffn);
       f.up.out_scale = out_vec(p + "up_out", ffn);
-      f.down = matrix(p + "down", d, ffn);
+      f.down = matrix(p + "down", d, ffn, output_proj);
       return f;
     };
     if (moe) {
       Moe mo;
-      mo.router = matrix(pre + "ffn.router", m.moe.n_experts, d, ParamKind::Router);
+      mo.router = matrix(pre + "ffn.router", m.moe.n_experts, d, hidden, ParamKind::Router);
       mo.router_in = router_in;
       mo.top_k = m.moe.top_k;
       mo.aux_loss_weight = m.moe.aux_loss_weight;
@@ -100,7 +90,7 @@ Model::Model(const ModelSpec& m, const ScaleSpec& s) : spec_(m), scale_(s) {
     layers_.push_back(std::move(layer));
   }
   if (!none) final_norm_ = store_.add_scale("norm", d, s.final_norm_is_input ? ScaleRole::Input : ScaleRole::Output, sp);
-  lm_head_ = matrix("lm_head", V, d, ParamKind::LmHead);
+  lm_head_ = matrix("lm_head", V, d, ParamInit::trunc_normal(1.0 / std::sqrt(double(d)), 3.0), ParamKind::LmHead);
 
   rope_ = make_rope_tables(m.seq_len, hd, m.rope_theta, device_);
   mask_ = at::full({m.seq_len, m.seq_len}, -std::numeric_limits<float>::infinity()).triu(1);
@@ -110,30 +100,9 @@ Model::Model(const ModelSpec& m, const ScaleSpec& s) : spec_(m), scale_(s) {
 void Model::init(std::uint64_t seed) {
   at::NoGradGuard no_grad;
   at::Generator gen = make_cpu_generator(seed);
-  const double d = spec_.d_model;
   for (auto& p : store_.params()) {
     at::Tensor t = at::empty(p.tensor.sizes(), at::kFloat);
-    switch (p.kind) {
-      case ParamKind::Embedding: t.normal_(0.0, 1.0, gen); break;
-      case ParamKind::LmHead: trunc_normal(t, 1.0 / std::sqrt(d), 3.0, gen); break;
-      case ParamKind::Router: trunc_normal(t, 0.02, 2.0, gen); break;
-      case ParamKind::Matrix: {
-        const bool output_proj = p.name.ends_with(".wo") || p.name.ends_with(".down");
-        double std = 0.02;
-        if (output_proj) {
-          const int layer = std::stoi(p.name.substr(7, p.name.find('.', 7) - 7));  // "layers.<l>."
-          std /= std::sqrt(2.0 * (layer + 1));
-        }
-        trunc_normal(t, std, 2.0, gen);
-        break;
-      }
-      case ParamKind::ScaleAlpha:
-      case ParamKind::ScaleBeta: {
-        const ScaleParam sp = store_.scales()[static_cast<std::size_t>(p.scale)].param;
-        t.fill_(sp == ScaleParam::MagDirExp ? 0.0 : 1.0);
-        break;
-      }
-    }
+    p.init.apply(t, gen);
     p.tensor = t.to(device_).set_requires_grad(true);
   }
 }

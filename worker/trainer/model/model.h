@@ -30,8 +30,8 @@ class Model {
  public:
   Model(const ModelSpec& model, const ScaleSpec& scale);
 
-  // Llama/torchtitan init: embedding N(0, 1); q, k, v, gate, up, router trunc-normal 0.02; o and down
-  // trunc-normal 0.02 / sqrt(2 (layer + 1)); lm_head trunc-normal d^-1/2; γ = 1 (OR: α = β = 1, ER: α = β = 0).
+  // Draws every parameter from its ParamInit, in creation order, from one generator seeded with `seed` (the
+  // scheme is in param_init.h; γ = 1: OR α = β = 1, ER α = β = 0).
   void init(std::uint64_t seed);
   void to(const at::Device& device);
   const at::Device& device() const { return device_; }

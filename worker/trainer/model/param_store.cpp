@@ -14,11 +14,12 @@ const char* kind_name(ParamKind k) {
   return "?";
 }
 
-int ParamStore::add(std::string name, at::Tensor tensor, ParamKind kind) {
+int ParamStore::add(std::string name, at::Tensor tensor, ParamKind kind, ParamInit init) {
   Param p;
   p.name = std::move(name);
   p.tensor = std::move(tensor);
   p.kind = kind;
+  p.init = init;
   params_.push_back(std::move(p));
   return static_cast<int>(params_.size()) - 1;
 }
@@ -31,11 +32,12 @@ int ParamStore::add_scale(const std::string& name, std::int64_t size, ScaleRole 
   sv.param = param;
   const int index = static_cast<int>(scales_.size());
   const std::string alpha_name = param == ScaleParam::Plain ? name : name + ".alpha";
-  sv.alpha = add(alpha_name, at::empty({size}), ParamKind::ScaleAlpha);
+  const ParamInit one = ParamInit::fill(identity_value(param));
+  sv.alpha = add(alpha_name, at::empty({size}), ParamKind::ScaleAlpha, one);
   params_[static_cast<std::size_t>(sv.alpha)].role = role;
   params_[static_cast<std::size_t>(sv.alpha)].scale = index;
   if (param != ScaleParam::Plain) {
-    sv.beta = add(name + ".beta", at::empty({1}), ParamKind::ScaleBeta);
+    sv.beta = add(name + ".beta", at::empty({1}), ParamKind::ScaleBeta, one);
     params_[static_cast<std::size_t>(sv.beta)].role = role;
     params_[static_cast<std::size_t>(sv.beta)].scale = index;
   }

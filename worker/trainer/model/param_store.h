@@ -1,12 +1,13 @@
 #pragma once
 // Every trainable tensor of a model with the tags the optimizer and the reports read: what kind of parameter
-// it is and, for scale vectors, its role. Sub-blocks refer to parameters by index so that moving the model to
+// it is and, for scale vectors, its role; and how it is initialised, decided where it is added. Sub-blocks refer to parameters by index so that moving the model to
 // another device (which replaces the tensors) keeps them valid.
 #include <string>
 #include <vector>
 
 #include <torch/torch.h>
 
+#include "worker/trainer/model/param_init.h"
 #include "worker/trainer/model/scale_vector.h"
 
 namespace gammalab::trainer {
@@ -20,13 +21,14 @@ struct Param {
   ParamKind kind = ParamKind::Matrix;
   ScaleRole role = ScaleRole::Input;  // scale parameters only
   int scale = -1;                      // index of the ScaleVector it belongs to
+  ParamInit init;                      // what Model::init draws it from
   bool is_scale() const { return kind == ParamKind::ScaleAlpha || kind == ParamKind::ScaleBeta; }
 };
 
 class ParamStore {
  public:
-  int add(std::string name, at::Tensor tensor, ParamKind kind);
-  // Adds α (and β for OR/ER); returns the index of the new ScaleVector.
+  int add(std::string name, at::Tensor tensor, ParamKind kind, ParamInit init);
+  // Adds α (and β for OR/ER), initialised to γ = 1; returns the index of the new ScaleVector.
   int add_scale(const std::string& name, std::int64_t size, ScaleRole role, ScaleParam param);
 
   const at::Tensor& operator[](int i) const { return params_[static_cast<std::size_t>(i)].tensor; }

@@ -13,6 +13,8 @@ namespace gammalab::trainer {
 enum class ScaleRole { Input, Output };
 
 inline const char* role_name(ScaleRole r) { return r == ScaleRole::Input ? "input" : "output"; }
+// The raw α and β at which γ = 1: plain and OR 1 (γ = α, γ = β·α), ER 0 (γ = exp(β + α)).
+inline double identity_value(ScaleParam p) { return p == ScaleParam::MagDirExp ? 0.0 : 1.0; }
 
 struct ScaleVector {
   std::string name;

@@ -1,4 +1,4 @@
-// Model structure and spec §3 invariants 1, 2 and 4 for every variant.
+// Model structure and invariants 1, 2 and 4 (docs/variants.md, Invariants) for every variant.
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>

@@ -37,7 +37,9 @@ std::optional<std::string> export_blocker(const Model& model) {
   const ModelSpec& m = model.model_spec();
   if (m.moe.n_experts > 0) return "MoE models have no LlamaForCausalLM layout";
   if (m.qk_norm) return "QK-norm has no place in LlamaForCausalLM";
-  if (model.scale_spec().placement == Placement::DualNorm) return "DNP's Norm between W and γ_a cannot be folded (spec §3)";
+  if (model.scale_spec().placement == Placement::DualNorm) {
+    return "DNP's Norm between W and γ_a cannot be folded (see docs/variants.md, Export)";
+  }
   return std::nullopt;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Pre-Norm Llama (dense or MoE) with every scale-vector variant of spec §2 as composable config axes.
+// Pre-Norm Llama (dense or MoE) with every scale-vector variant (docs/variants.md) as composable config axes.
 #include <optional>
 #include <vector>
 

@@ -18,6 +18,7 @@
 
 #include "core/config_paths.h"
 #include "core/metric.h"
+#include "core/metric_names.h"
 #include "core/model_preset.h"
 #include "worker/trainer/trainer.h"
 
@@ -50,9 +51,9 @@ Run train(const JobConfig& config) {
     const auto points = parse_metric_line(line);
     if (!points) continue;
     for (const MetricPoint& p : *points) {
-      if (p.name == "train/loss" && p.step < first_step) first_step = p.step, run.first_loss = p.value;
-      if (p.name == "train/loss" && p.step >= last_step) last_step = p.step, run.last_loss = p.value;
-      if (p.name == "val/loss") run.val_loss = p.value;
+      if (p.name == metric_names::kTrainLoss && p.step < first_step) first_step = p.step, run.first_loss = p.value;
+      if (p.name == metric_names::kTrainLoss && p.step >= last_step) last_step = p.step, run.last_loss = p.value;
+      if (p.name == metric_names::kValLoss) run.val_loss = p.value;
     }
   }
   return run;
@@ -103,11 +104,11 @@ int main(int argc, char** argv) {
   for (const std::string& variant : variants) {
     JobConfig on_device = base, on_cpu = base;
     on_device.scale = on_cpu.scale = variant_preset(variant);
-    on_device.device = device;
-    on_device.dtype = dtype;
+    on_device.device = *parse_enum<DeviceKind>(device);  // both checked by the options above
+    on_device.dtype = *parse_enum<DType>(dtype);
     on_device.threads = cpu_threads;
-    on_cpu.device = "cpu";
-    on_cpu.dtype = "float32";
+    on_cpu.device = DeviceKind::Cpu;
+    on_cpu.dtype = DType::Float32;
     on_cpu.threads = cpu_threads;
     const Run d = train(on_device), c = train(on_cpu);
     std::printf("%-10s %10.4f>%10.4f %10.4f>%10.4f %10.4f %10.4f %12.0f %12.0f\n", variant.c_str(), d.first_loss,

@@ -11,9 +11,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "worker/trainer/qkv_heads.h"
-#include "worker/trainer/rope.h"
-#include "worker/trainer/swiglu.h"
+#include "worker/trainer/kernels/qkv_heads.h"
+#include "worker/trainer/kernels/swiglu.h"
+#include "worker/trainer/model/rope.h"
 #include "worker/trainer/torch_compat.h"
 
 namespace {

@@ -18,8 +18,8 @@
 
 #include "core/config_paths.h"
 #include "core/model_preset.h"
-#include "worker/trainer/model.h"
-#include "worker/trainer/optimizer.h"
+#include "worker/trainer/model/model.h"
+#include "worker/trainer/optim/optimizer.h"
 #include "worker/trainer/torch_compat.h"
 
 #include <torch/cuda.h>

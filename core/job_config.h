@@ -1,11 +1,90 @@
 #pragma once
 // The fully resolved configuration of one training job. The sweep expander produces it, the coordinator
 // stores it (as JSON), and gammalab-train reads it. Every field has a default; unknown keys are errors.
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace gammalab {
+
+// The fields with a fixed set of values. Each is parsed from its string once, when the config is read, and
+// written back as the same string; everything else compares the enums.
+enum class Sharing { None, Shared, Branch };              // none | shared | branch (HG)
+enum class Placement { Before, After, Dual, DualNorm };   // before | after (AP) | dual (DP) | dual_norm (DNP)
+enum class ScaleParam { Plain, MagDirOrig, MagDirExp };   // plain | magdir_orig (OR) | magdir_exp (ER)
+enum class ScaleDecay { None, All, InputOnly };           // none | all | input_only (IWD)
+enum class OptimizerKind { AdamW, Muon };                 // adamw | muon
+enum class ScheduleKind { Cosine, Wsd, Constant };        // cosine | wsd | constant
+enum class DeviceKind { Cpu, Cuda };                      // cpu | cuda
+enum class DType { Float32, BFloat16 };                   // float32 | bfloat16
+
+// Each value with its one spelling (JSON, messages, reports), in declaration order.
+template <typename E>
+struct EnumName {
+  E value;
+  std::string_view name;
+};
+template <typename E>
+struct EnumNames;  // defines `static constexpr std::array<EnumName<E>, N> list`
+template <>
+struct EnumNames<Sharing> {
+  static constexpr std::array<EnumName<Sharing>, 3> list{
+      {{Sharing::None, "none"}, {Sharing::Shared, "shared"}, {Sharing::Branch, "branch"}}};
+};
+template <>
+struct EnumNames<Placement> {
+  static constexpr std::array<EnumName<Placement>, 4> list{{{Placement::Before, "before"},
+                                                            {Placement::After, "after"},
+                                                            {Placement::Dual, "dual"},
+                                                            {Placement::DualNorm, "dual_norm"}}};
+};
+template <>
+struct EnumNames<ScaleParam> {
+  static constexpr std::array<EnumName<ScaleParam>, 3> list{{{ScaleParam::Plain, "plain"},
+                                                             {ScaleParam::MagDirOrig, "magdir_orig"},
+                                                             {ScaleParam::MagDirExp, "magdir_exp"}}};
+};
+template <>
+struct EnumNames<ScaleDecay> {
+  static constexpr std::array<EnumName<ScaleDecay>, 3> list{
+      {{ScaleDecay::None, "none"}, {ScaleDecay::All, "all"}, {ScaleDecay::InputOnly, "input_only"}}};
+};
+template <>
+struct EnumNames<OptimizerKind> {
+  static constexpr std::array<EnumName<OptimizerKind>, 2> list{
+      {{OptimizerKind::AdamW, "adamw"}, {OptimizerKind::Muon, "muon"}}};
+};
+template <>
+struct EnumNames<ScheduleKind> {
+  static constexpr std::array<EnumName<ScheduleKind>, 3> list{
+      {{ScheduleKind::Cosine, "cosine"}, {ScheduleKind::Wsd, "wsd"}, {ScheduleKind::Constant, "constant"}}};
+};
+template <>
+struct EnumNames<DeviceKind> {
+  static constexpr std::array<EnumName<DeviceKind>, 2> list{{{DeviceKind::Cpu, "cpu"}, {DeviceKind::Cuda, "cuda"}}};
+};
+template <>
+struct EnumNames<DType> {
+  static constexpr std::array<EnumName<DType>, 2> list{{{DType::Float32, "float32"}, {DType::BFloat16, "bfloat16"}}};
+};
+
+template <typename E>
+constexpr std::string_view enum_name(E value) {
+  for (const auto& e : EnumNames<E>::list) {
+    if (e.value == value) return e.name;
+  }
+  return "?";
+}
+template <typename E>
+constexpr std::optional<E> parse_enum(std::string_view name) {
+  for (const auto& e : EnumNames<E>::list) {
+    if (e.name == name) return e.value;
+  }
+  return std::nullopt;
+}
 
 // Mixture-of-experts FFN (Llama-MoE). n_experts == 0 means a dense model.
 struct MoeSpec {
@@ -36,20 +115,20 @@ struct ModelSpec {
   int head_dim() const { return d_model / n_heads; }
 };
 
-// The composable scale-vector axes of spec §2. `variant` names the preset they came from.
+// The composable scale-vector axes (docs/variants.md, Axes). `variant` names the preset they came from.
 struct ScaleSpec {
   std::string variant = "baseline";
-  std::string sharing = "shared";    // none | shared | branch (HG)
-  std::string placement = "before";  // before | after (AP) | dual (DP) | dual_norm (DNP)
-  std::string param = "plain";       // plain | magdir_orig (OR) | magdir_exp (ER)
-  std::string decay = "none";        // none | all | input_only (IWD)
+  Sharing sharing = Sharing::Shared;
+  Placement placement = Placement::Before;
+  ScaleParam param = ScaleParam::Plain;
+  ScaleDecay decay = ScaleDecay::None;
   bool dnp_per_head = false;         // DNP's Norm per head for q and k instead of over the whole output
   bool final_norm_is_input = true;   // γ_fin feeds W_lm, so it is an Input-Norm [our reading]
 };
 
 struct OptimSpec {
-  std::string name = "adamw";  // adamw | muon (Muon on 2-D hidden matrices, AdamW elsewhere)
-  double lr = 1e-3;            // peak LR of AdamW groups
+  OptimizerKind name = OptimizerKind::AdamW;  // muon: Muon on 2-D hidden matrices, AdamW elsewhere
+  double lr = 1e-3;                           // peak LR of AdamW groups
   double beta1 = 0.9;
   double beta2 = 0.95;
   double eps = 1e-8;
@@ -61,7 +140,7 @@ struct OptimSpec {
 };
 
 struct ScheduleSpec {
-  std::string kind = "cosine";  // cosine | wsd | constant
+  ScheduleKind kind = ScheduleKind::Cosine;
   std::int64_t warmup_steps = 0;
   double min_lr_ratio = 0.1;  // cosine floor as a fraction of the peak
   double decay_start = 0.8;   // WSD: fraction of training at which the linear decay to 0 starts
@@ -88,13 +167,14 @@ struct JobConfig {
   int ckpt_every = 0;             // 0 = no periodic checkpoints
   int sharpness_every = 0;        // 0 = off
   int threads = 0;                // 0 = LibTorch's default
-  std::string device = "cpu";     // cpu | cuda
-  std::string dtype = "float32";  // float32 | bfloat16 (autocast on CUDA)
+  DeviceKind device = DeviceKind::Cpu;
+  DType dtype = DType::Float32;   // bfloat16: autocast on CUDA
 
   std::int64_t sequences_per_step() const { return batch_tokens / model.seq_len; }
 };
 
-// Strict JSON round trip. from_json throws ConfigError naming the dot path of the bad field.
+// Strict JSON round trip. from_json throws ConfigError naming the dot path of the bad field (for a value
+// outside an enum's set, the allowed values too).
 nlohmann::json to_json(const JobConfig& config);
 JobConfig job_config_from_json(const nlohmann::json& json);
 

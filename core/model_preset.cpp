@@ -45,18 +45,27 @@ std::vector<std::string> list_model_presets(const std::filesystem::path& dir) {
 }
 
 ScaleSpec variant_preset(const std::string& name) {
-  // name -> sharing, placement, param, decay (spec §2).
-  static const std::map<std::string, std::array<const char*, 4>> presets = {
-      {"none", {"none", "before", "plain", "none"}},
-      {"baseline", {"shared", "before", "plain", "none"}},
-      {"hg", {"branch", "before", "plain", "none"}},
-      {"ap", {"shared", "after", "plain", "none"}},
-      {"dp", {"shared", "dual", "plain", "none"}},
-      {"dnp", {"shared", "dual_norm", "plain", "none"}},
-      {"or", {"shared", "before", "magdir_orig", "none"}},
-      {"er", {"shared", "before", "magdir_exp", "none"}},
-      {"iwd", {"shared", "before", "plain", "input_only"}},
-      {"unified", {"branch", "dual_norm", "magdir_orig", "input_only"}},
+  // The axes of each variant (docs/variants.md, Variants).
+  struct Axes {
+    Sharing sharing;
+    Placement placement;
+    ScaleParam param;
+    ScaleDecay decay;
+  };
+  using enum Sharing;
+  using enum Placement;
+  using enum ScaleParam;
+  static const std::map<std::string, Axes> presets = {
+      {"none", {None, Before, Plain, ScaleDecay::None}},
+      {"baseline", {Shared, Before, Plain, ScaleDecay::None}},
+      {"hg", {Branch, Before, Plain, ScaleDecay::None}},
+      {"ap", {Shared, After, Plain, ScaleDecay::None}},
+      {"dp", {Shared, Dual, Plain, ScaleDecay::None}},
+      {"dnp", {Shared, DualNorm, Plain, ScaleDecay::None}},
+      {"or", {Shared, Before, MagDirOrig, ScaleDecay::None}},
+      {"er", {Shared, Before, MagDirExp, ScaleDecay::None}},
+      {"iwd", {Shared, Before, Plain, ScaleDecay::InputOnly}},
+      {"unified", {Branch, DualNorm, MagDirOrig, ScaleDecay::InputOnly}},
   };
   auto it = presets.find(name);
   if (it == presets.end()) {
@@ -66,10 +75,10 @@ ScaleSpec variant_preset(const std::string& name) {
   }
   ScaleSpec s;
   s.variant = name;
-  s.sharing = it->second[0];
-  s.placement = it->second[1];
-  s.param = it->second[2];
-  s.decay = it->second[3];
+  s.sharing = it->second.sharing;
+  s.placement = it->second.placement;
+  s.param = it->second.param;
+  s.decay = it->second.decay;
   return s;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Model presets (configs/models/NAME.yaml) and scale-vector variant presets (spec §2), by name.
+// Model presets (configs/models/NAME.yaml) and scale-vector variant presets (docs/variants.md, Variants), by name.
 #include <filesystem>
 #include <string>
 #include <vector>

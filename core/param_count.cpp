@@ -9,7 +9,7 @@ struct VectorTally {
   ParamCounts& counts;
   // One scale vector of `size` entries; OR and ER add a scalar β to each vector.
   void add(std::int64_t size, bool input_role, std::int64_t copies = 1) {
-    std::int64_t n = copies * (size + (scale.param == "plain" ? 0 : 1));
+    std::int64_t n = copies * (size + (scale.param == ScaleParam::Plain ? 0 : 1));
     counts.scale_vectors += n;
     (input_role ? counts.input_norm : counts.output_norm) += n;
   }
@@ -30,12 +30,12 @@ ParamCounts count_params(const ModelSpec& m, const ScaleSpec& scale) {
 
   ParamCounts vectors;
   VectorTally tally{scale, vectors};
-  if (scale.sharing != "none") {
+  if (scale.sharing != Sharing::None) {
     for (std::int64_t layer = 0; layer < L; ++layer) {
-      const bool input_side = scale.placement != "after";
-      const bool output_side = scale.placement != "before";
+      const bool input_side = scale.placement != Placement::After;
+      const bool output_side = scale.placement != Placement::Before;
       if (input_side) {
-        if (scale.sharing == "branch") {
+        if (scale.sharing == Sharing::Branch) {
           tally.add(d, true, 5);                              // γ_q, γ_k, γ_v, γ_gate, γ_up
           if (moe && m.moe.router_scale) tally.add(d, true);  // γ_router
         } else {
@@ -59,8 +59,8 @@ ParamCounts count_params(const ModelSpec& m, const ScaleSpec& scale) {
   c.total = c.embedding + L * (attn + ffn_total) + V * d + c.scale_vectors;
   // Activated: inactive experts' weights (and their output-side vectors) do not count.
   std::int64_t inactive = moe ? L * (E - m.moe.top_k) * expert : 0;
-  if (moe && scale.sharing != "none" && scale.placement != "before") {
-    inactive += L * (E - m.moe.top_k) * 2 * (ffn + (scale.param == "plain" ? 0 : 1));
+  if (moe && scale.sharing != Sharing::None && scale.placement != Placement::Before) {
+    inactive += L * (E - m.moe.top_k) * 2 * (ffn + (scale.param == ScaleParam::Plain ? 0 : 1));
   }
   c.activated = c.total - inactive;
   return c;

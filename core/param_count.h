@@ -11,7 +11,7 @@ struct ParamCounts {
   std::int64_t total = 0;
   std::int64_t activated = 0;      // per token (MoE: top_k of the experts); equals total for dense models
   std::int64_t embedding = 0;      // token embedding (LM head is counted in total and non_embedding)
-  std::int64_t scale_vectors = 0;  // every γ, α and β of spec §2
+  std::int64_t scale_vectors = 0;  // every γ, α and β (docs/variants.md, Axes)
   std::int64_t input_norm = 0;     // of scale_vectors: Input-Norm role
   std::int64_t output_norm = 0;    // of scale_vectors: Output-Norm role
   std::int64_t non_embedding() const { return total - embedding; }

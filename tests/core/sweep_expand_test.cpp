@@ -48,8 +48,8 @@ seeds: [0, 7]
                                  "tiny-0.03m/unified/adamw/cosine/s0", "tiny-0.03m/unified/adamw/cosine/s7",
                                  "tiny-0.03m/unified/muon/cosine/s0", "tiny-0.03m/unified/muon/cosine/s7"}));
   EXPECT_EQ(sweep.jobs[5].config.seed, 7u);
-  EXPECT_EQ(sweep.jobs[5].config.scale.placement, "dual_norm");  // unified's axes came from the preset
-  EXPECT_EQ(sweep.jobs[5].config.optim.name, "adamw");
+  EXPECT_EQ(sweep.jobs[5].config.scale.placement, Placement::DualNorm);  // unified's axes came from the preset
+  EXPECT_EQ(sweep.jobs[5].config.optim.name, OptimizerKind::AdamW);
 }
 
 TEST(SweepExpand, ZipMovesAxesTogether) {
@@ -174,8 +174,8 @@ base:
   EXPECT_EQ(c.model.n_layers, 3);
   EXPECT_EQ(c.model.vocab_size, 256);  // from the preset
   EXPECT_EQ(c.scale.variant, "unified");
-  EXPECT_EQ(c.scale.sharing, "branch");
-  EXPECT_EQ(c.scale.decay, "all");
+  EXPECT_EQ(c.scale.sharing, Sharing::Branch);
+  EXPECT_EQ(c.scale.decay, ScaleDecay::All);
   EXPECT_TRUE(c.scale.dnp_per_head);
 }
 

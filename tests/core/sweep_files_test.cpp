@@ -85,7 +85,7 @@ TEST(SweepFiles, DemoIsTwelveSmallCpuJobs) {
   ASSERT_EQ(sweep.jobs.size(), 12u);
   std::int64_t total_tokens = 0;
   for (const auto& job : sweep.jobs) {
-    EXPECT_EQ(job.config.device, "cpu");
+    EXPECT_EQ(job.config.device, DeviceKind::Cpu);
     EXPECT_EQ(job.config.threads, 1);
     EXPECT_EQ(job.config.model.seq_len, 128);
     EXPECT_EQ(job.config.batch_tokens, 4096);

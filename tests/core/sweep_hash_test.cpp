@@ -1,5 +1,6 @@
 // config_hash: stable across runs and platforms (literal expected values), and sensitive to every field.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -37,8 +38,13 @@ TEST(SweepHash, EqualConfigsHashEqual) {
   EXPECT_EQ(config_hash(a), config_hash(b));
 }
 
-// Every leaf of the config, changed on its own, changes the hash.
+// Every leaf of the config, changed on its own, changes the hash. An enum field changes to another of its
+// values (any other string is a ConfigError).
 TEST(SweepHash, AnyFieldChangesTheHash) {
+  const std::map<std::string, std::string> kOtherEnumValue = {
+      {"scale.sharing", "branch"}, {"scale.placement", "dual_norm"}, {"scale.param", "magdir_exp"},
+      {"scale.decay", "input_only"}, {"optim.name", "muon"},         {"schedule.kind", "wsd"},
+      {"device", "cuda"},            {"dtype", "bfloat16"}};
   const nlohmann::json defaults = to_json(JobConfig{});
   const std::string base_hash = config_hash(JobConfig{});
   std::size_t checked = 0;
@@ -52,6 +58,7 @@ TEST(SweepHash, AnyFieldChangesTheHash) {
     if (value.is_boolean()) value = !value.get<bool>();
     else if (value.is_number_integer() || value.is_number_unsigned()) value = value.get<std::int64_t>() + 1;
     else if (value.is_number()) value = value.get<double>() * 2 + 1;
+    else if (auto other = kOtherEnumValue.find(path); other != kOtherEnumValue.end()) value = other->second;
     else value = value.get<std::string>() + "x";
     EXPECT_NE(config_hash(job_config_from_json(changed)), base_hash) << path;
     ++checked;

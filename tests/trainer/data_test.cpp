@@ -4,10 +4,10 @@
 #include <cmath>
 #include <fstream>
 
-#include "tests/trainer/trainer_test_util.h"
-#include "worker/trainer/data_loader.h"
 #include "core/file_util.h"
-#include "worker/trainer/prepare.h"
+#include "tests/trainer/trainer_test_util.h"
+#include "worker/trainer/data/data_loader.h"
+#include "worker/trainer/data/prepare.h"
 
 namespace gammalab::trainer {
 namespace {

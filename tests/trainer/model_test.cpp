@@ -1,4 +1,4 @@
-// Model structure and spec §3 invariants 1, 2 and 4 for every variant.
+// Model structure and invariants 1, 2 and 4 (docs/variants.md, Invariants) for every variant.
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
@@ -6,8 +6,8 @@
 #include "core/param_count.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/export.h"
-#include "worker/trainer/model.h"
-#include "worker/trainer/rms_norm.h"
+#include "worker/trainer/model/model.h"
+#include "worker/trainer/model/rms_norm.h"
 
 namespace gammalab::trainer {
 namespace {
@@ -154,7 +154,7 @@ TEST(Invariants, FoldingScaleVectorsKeepsLogits) {
       const at::Tensor after = model.logits(tokens);
       EXPECT_LT((after - before).abs().max().item<double>(), 1e-4 * (1.0 + before.abs().max().item<double>()));
       // Every foldable vector is now γ = 1.
-      const bool dual_norm = model.scale_spec().placement == "dual_norm";
+      const bool dual_norm = model.scale_spec().placement == Placement::DualNorm;
       for (std::size_t i = 0; i < model.store().scales().size(); ++i) {
         const auto& sv = model.store().scales()[i];
         const bool foldable = sv.role == ScaleRole::Input || (!dual_norm && !sv.name.ends_with("q_norm") && !sv.name.ends_with("k_norm"));

@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "core/model_preset.h"
-#include "worker/trainer/adamw_cpu.h"
-#include "worker/trainer/muon.h"
-#include "worker/trainer/optimizer.h"
-#include "worker/trainer/schedule.h"
+#include "worker/trainer/kernels/adamw_cpu.h"
+#include "worker/trainer/optim/muon.h"
+#include "worker/trainer/optim/optimizer.h"
+#include "worker/trainer/optim/schedule.h"
 
 namespace gammalab::trainer {
 namespace {
@@ -21,12 +21,12 @@ TEST(Schedule, CosineWsdConstant) {
   EXPECT_DOUBLE_EQ(lr_multiplier(s, 10, 100), 1.0);
   EXPECT_NEAR(lr_multiplier(s, 55, 100), 0.55, 1e-12);  // half way: (1 + 0.1) / 2
   EXPECT_NEAR(lr_multiplier(s, 100, 100), 0.1, 1e-12);
-  s.kind = "wsd";
+  s.kind = ScheduleKind::Wsd;
   s.decay_start = 0.8;
   EXPECT_DOUBLE_EQ(lr_multiplier(s, 80, 100), 1.0);
   EXPECT_NEAR(lr_multiplier(s, 90, 100), 0.5, 1e-12);
   EXPECT_NEAR(lr_multiplier(s, 100, 100), 0.0, 1e-12);
-  s.kind = "constant";
+  s.kind = ScheduleKind::Constant;
   EXPECT_DOUBLE_EQ(lr_multiplier(s, 5, 100), 0.5);
   EXPECT_DOUBLE_EQ(lr_multiplier(s, 99, 100), 1.0);
 }
@@ -42,13 +42,13 @@ TEST(ParamGroups, WeightDecayFollowsRoles) {
     for (const auto& g : build_param_groups(model.store(), c)) {
       const Param& p = model.store().params()[static_cast<std::size_t>(g.index)];
       double expected = 0.1;
-      if (p.is_scale()) expected = (c.scale.decay == "input_only" && p.role == ScaleRole::Input) ? 0.1 : 0.0;
+      if (p.is_scale()) expected = (c.scale.decay == ScaleDecay::InputOnly && p.role == ScaleRole::Input) ? 0.1 : 0.0;
       EXPECT_EQ(g.weight_decay, expected) << v << " " << p.name;
       EXPECT_FALSE(g.muon);
     }
   }
   c.scale = variant_preset("baseline");
-  c.optim.name = "muon";
+  c.optim.name = OptimizerKind::Muon;
   Model model(c.model, c.scale);
   for (const auto& g : build_param_groups(model.store(), c)) {
     const Param& p = model.store().params()[static_cast<std::size_t>(g.index)];

@@ -1,5 +1,5 @@
-// Spec §3 invariant 3: the implicit preconditioners of scale vectors, checked to first order on the model's own
-// gradients. One SGD step of size η on (W, γ) moves column j of E = W diag(γ) by -η (γ_j² I + w_j w_jᵀ) g_j;
+// Invariant 3 (docs/variants.md, Invariants): the implicit preconditioners of scale vectors, checked to first
+// order on the model's own gradients. One SGD step of size η on (W, γ) moves column j of E = W diag(γ) by -η (γ_j² I + w_j w_jᵀ) g_j;
 // OR moves γ = β α by -η (β² I + α αᵀ) g, ER moves γ = exp(β + α) by -η (diag(γ)² + γ γᵀ) g, with g the
 // gradient with respect to E (resp. γ). The remainder must shrink like η².
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <torch/torch.h>
 
 #include "core/model_preset.h"
-#include "worker/trainer/model.h"
+#include "worker/trainer/model/model.h"
 
 namespace gammalab::trainer {
 namespace {

@@ -8,7 +8,7 @@
 #include "core/config_paths.h"
 #include "core/job_config.h"
 #include "core/model_preset.h"
-#include "worker/trainer/data_shard.h"
+#include "worker/trainer/data/data_shard.h"
 
 namespace gammalab::trainer::testing {
 

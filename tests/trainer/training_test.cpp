@@ -164,7 +164,7 @@ TEST(Resume, SigtermThroughTheBinary) {
   c.steps = 400;
   c.log_every = 1;
   c.eval_every = 0;
-  c.schedule.kind = "constant";  // the resumed runs are shorter; the LR must not depend on the total
+  c.schedule.kind = ScheduleKind::Constant;  // the resumed runs are shorter; the LR must not depend on the total
   c.data.train = "train.bin";  // relative: resolved against --data-dir
   c.data.val = "val.bin";
   const auto config_file = dir.path / "job.json";

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "worker/trainer/data_loader.h"
-#include "worker/trainer/model.h"
-#include "worker/trainer/optimizer.h"
+#include "worker/trainer/data/data_loader.h"
+#include "worker/trainer/model/model.h"
+#include "worker/trainer/optim/optimizer.h"
 
 namespace gammalab::trainer {
 

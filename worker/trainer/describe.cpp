@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "core/param_count.h"
-#include "worker/trainer/model.h"
-#include "worker/trainer/param_groups.h"
+#include "worker/trainer/model/model.h"
+#include "worker/trainer/optim/param_groups.h"
 
 namespace gammalab::trainer {
 
@@ -24,8 +24,8 @@ std::string describe_model(const JobConfig& c) {
   const ParamCounts counts = count_params(c.model, c.scale);
   std::ostringstream out;
   out << "model " << (c.model.preset.empty() ? "(custom)" : c.model.preset) << ", variant " << c.scale.variant
-      << " (sharing " << c.scale.sharing << ", placement " << c.scale.placement << ", param " << c.scale.param
-      << ", decay " << c.scale.decay << ")\n";
+      << " (sharing " << enum_name(c.scale.sharing) << ", placement " << enum_name(c.scale.placement) << ", param "
+      << enum_name(c.scale.param) << ", decay " << enum_name(c.scale.decay) << ")\n";
   const bool small = counts.total <= 200'000'000;
   if (!small) {
     // Large models are described from the analytic counts only (no need to allocate them).
@@ -55,7 +55,7 @@ std::string describe_model(const JobConfig& c) {
     const double wd = groups[static_cast<std::size_t>(sv.alpha)].weight_decay;
     const std::string role = std::string(role_name(sv.role)) + "-norm";
     out << line("%-36s %8lld %-12s %-12s %g\n", sv.name.c_str(), static_cast<long long>(sv.size), role.c_str(),
-                scale_param_name(sv.param), wd);
+                std::string(enum_name(sv.param)).c_str(), wd);
   }
   return out.str();
 }

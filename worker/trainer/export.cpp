@@ -14,8 +14,8 @@ namespace {
 
 // γ = 1 in the vector's own parameterisation.
 void reset_to_ones(ParamStore& store, const ScaleVector& sv) {
-  store.params()[static_cast<std::size_t>(sv.alpha)].tensor.fill_(sv.param == ScaleParam::MagDirExp ? 0.0 : 1.0);
-  if (sv.beta >= 0) store.params()[static_cast<std::size_t>(sv.beta)].tensor.fill_(sv.param == ScaleParam::MagDirExp ? 0.0 : 1.0);
+  store.params()[static_cast<std::size_t>(sv.alpha)].tensor.fill_(identity_value(sv.param));
+  if (sv.beta >= 0) store.params()[static_cast<std::size_t>(sv.beta)].tensor.fill_(identity_value(sv.param));
 }
 
 // diag(γ_a) W diag(γ_b) of one branch; the shared γ_b is left out when `skip_shared_in`.
@@ -37,14 +37,16 @@ std::optional<std::string> export_blocker(const Model& model) {
   const ModelSpec& m = model.model_spec();
   if (m.moe.n_experts > 0) return "MoE models have no LlamaForCausalLM layout";
   if (m.qk_norm) return "QK-norm has no place in LlamaForCausalLM";
-  if (model.scale_spec().placement == "dual_norm") return "DNP's Norm between W and γ_a cannot be folded (spec §3)";
+  if (model.scale_spec().placement == Placement::DualNorm) {
+    return "DNP's Norm between W and γ_a cannot be folded (see docs/variants.md, Export)";
+  }
   return std::nullopt;
 }
 
 void fold_scales(Model& model) {
   at::NoGradGuard no_grad;
   ParamStore& store = model.store();
-  const bool dual_norm = model.scale_spec().placement == "dual_norm";
+  const bool dual_norm = model.scale_spec().placement == Placement::DualNorm;
   std::vector<const Branch*> all;
   for (const Layer& layer : model.layers()) {
     for (const Branch* b : branches_of(layer)) all.push_back(b);

@@ -1,15 +1,16 @@
 #pragma once
-// Folding scale vectors into the following linear maps (spec §3 invariant 1) and export to the Hugging Face
-// LlamaForCausalLM layout (model.safetensors + config.json). A variant can be exported when every scale
-// vector is foldable: input-side γ_b (into W's columns) and output-side γ_a of AP/DP (into W's rows); the
-// γ_a of DNP sits after a Norm and QK-norm has no place in LlamaForCausalLM, so those cannot.
+// Folding scale vectors into the following linear maps (invariant 1, see docs/variants.md, Invariants) and
+// export to the Hugging Face LlamaForCausalLM layout (model.safetensors + config.json). A variant can be
+// exported when every scale vector is foldable (docs/variants.md, Export): input-side γ_b (into W's columns)
+// and output-side γ_a of AP/DP (into W's rows); the γ_a of DNP sits after a Norm and QK-norm has no place in
+// LlamaForCausalLM, so those cannot.
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "core/job_config.h"
-#include "worker/trainer/model.h"
+#include "worker/trainer/model/model.h"
 
 namespace gammalab::trainer {
 

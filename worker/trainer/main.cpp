@@ -12,9 +12,9 @@
 #include "core/config_paths.h"
 #include "core/file_util.h"
 #include "core/model_preset.h"
+#include "worker/trainer/data/prepare.h"
 #include "worker/trainer/describe.h"
 #include "worker/trainer/export.h"
-#include "worker/trainer/prepare.h"
 #include "worker/trainer/trainer.h"
 
 namespace {

@@ -3,7 +3,7 @@
 // (double backward through the twice-differentiable forward).
 #include <torch/torch.h>
 
-#include "worker/trainer/model.h"
+#include "worker/trainer/model/model.h"
 
 namespace gammalab::trainer {
 

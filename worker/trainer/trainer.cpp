@@ -5,9 +5,10 @@
 #include <cstdlib>
 
 #include "core/config_error.h"
+#include "core/metric_names.h"
 #include "core/param_count.h"
 #include "worker/trainer/checkpoint.h"
-#include "worker/trainer/schedule.h"
+#include "worker/trainer/optim/schedule.h"
 #include "worker/trainer/sharpness.h"
 #include "worker/trainer/torch_compat.h"
 
@@ -26,7 +27,7 @@ Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& 
   validate(config_);
   if (config_.data.train.empty()) throw ConfigError("data.train", "is required (a .bin shard or a directory of shards)");
   set_cpu_threads(config_.threads);
-  if (config_.device == "cuda") {
+  if (config_.device == DeviceKind::Cuda) {
     if (!torch::cuda::is_available()) throw ConfigError("device", "cuda requested but no CUDA device is available");
     device_ = at::Device(at::kCUDA);
   }
@@ -75,8 +76,8 @@ std::map<std::string, double> Trainer::scale_rms() const {
     count[r] += g.numel();
   }
   std::map<std::string, double> out;
-  if (count[0] > 0) out["scale_rms/input"] = std::sqrt(sum[0] / double(count[0]));
-  if (count[1] > 0) out["scale_rms/output"] = std::sqrt(sum[1] / double(count[1]));
+  if (count[0] > 0) out[std::string(metric_names::kScaleRmsInput)] = std::sqrt(sum[0] / double(count[0]));
+  if (count[1] > 0) out[std::string(metric_names::kScaleRmsOutput)] = std::sqrt(sum[1] / double(count[1]));
   return out;
 }
 
@@ -92,86 +93,106 @@ void Trainer::checkpoint(std::int64_t step) {
   log_ << "checkpoint " << file.string() << "\n";
 }
 
-int Trainer::run() {
-  using clock = std::chrono::steady_clock;
-  const std::int64_t T = config_.model.seq_len, steps = config_.steps;
-  std::int64_t start_step = 0;
-  if (!options_.ckpt_dir.empty()) {
-    if (auto file = latest_checkpoint(options_.ckpt_dir)) {
-      const CheckpointMeta meta = load_checkpoint(*file, *model_, optimizer_.get());
-      sampler_->seek(meta.data);
-      start_step = meta.step;
-      metrics_.replay(meta.metric_lines);
-      log_ << "resumed from " << file->string() << " at step " << start_step << "\n";
-    }
+std::int64_t Trainer::resume() {
+  if (options_.ckpt_dir.empty()) return 0;
+  const auto file = latest_checkpoint(options_.ckpt_dir);
+  if (!file) return 0;
+  const CheckpointMeta meta = load_checkpoint(*file, *model_, optimizer_.get());
+  sampler_->seek(meta.data);
+  metrics_.replay(meta.metric_lines);
+  log_ << "resumed from " << file->string() << " at step " << meta.step << "\n";
+  return meta.step;
+}
+
+Trainer::StepResult Trainer::train_step(double lr_mult) {
+  const std::int64_t T = config_.model.seq_len;
+  optimizer_->zero_grad();
+  at::Tensor loss_sum = at::zeros({}, at::TensorOptions().device(device_));
+  for (std::int64_t m = 0; m < n_micro_; ++m) {
+    at::Tensor batch = sampler_->next(micro_).to(device_, /*non_blocking=*/true);
+    LossParts parts = model_->loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T));
+    (parts.total() / double(n_micro_)).backward();
+    loss_sum = loss_sum + parts.ce.detach();
   }
+  at::Tensor grad_norm = optimizer_->clip_gradients();
+  optimizer_->step(lr_mult);
+  return {loss_sum, grad_norm};
+}
+
+void Trainer::log_train(std::int64_t step, const StepResult& result, double lr_mult,
+                        std::map<std::string, double>& values) {
+  namespace names = metric_names;
+  const std::int64_t tokens = step * config_.batch_tokens;
+  const double loss = result.loss_sum.item<double>() / double(n_micro_);
+  const auto now = std::chrono::steady_clock::now();
+  const double secs = std::chrono::duration<double>(now - last_log_.time).count();
+  const double lr = config_.optim.lr * lr_mult;
+  const double tokens_per_s = secs > 0 ? double(tokens - last_log_.tokens) / secs : 0.0;
+  values[std::string(names::kTrainLoss)] = loss;
+  values[std::string(names::kLearningRate)] = lr;
+  values[std::string(names::kGradNorm)] = result.grad_norm.item<double>();
+  values[std::string(names::kFlops)] = flops_per_token_ * double(tokens);
+  values[std::string(names::kTokensPerSecond)] = tokens_per_s;
+  for (const auto& [k, v] : scale_rms()) values[k] = v;
+  log_ << "step " << step << "/" << config_.steps << " loss " << loss << " lr " << lr << " tok/s " << tokens_per_s
+       << "\n";
+  last_log_ = {now, tokens};
+}
+
+void Trainer::evaluate_due(std::int64_t step, std::map<std::string, double>& values) {
+  const std::int64_t T = config_.model.seq_len;
+  const bool last = step == config_.steps;
+  if (val_ && ((config_.eval_every > 0 && step % config_.eval_every == 0) || last)) {
+    values[std::string(metric_names::kValLoss)] = evaluate();
+  }
+  if (config_.sharpness_every > 0 && (step % config_.sharpness_every == 0 || last)) {
+    // A fixed batch, so that the values of one run are comparable across steps.
+    at::Tensor batch = val_ ? eval_set_.narrow(0, 0, micro_) : sequential_windows(*train_, 0, micro_).to(device_);
+    values[std::string(metric_names::kSharpness)] = estimate_sharpness(
+        *model_, batch.narrow(1, 0, T), batch.narrow(1, 1, T), 5, config_.seed + static_cast<std::uint64_t>(step));
+  }
+}
+
+std::optional<int> Trainer::checkpoint_or_stop(std::int64_t step) {
+  const bool last = step == config_.steps;
+  const bool stop = (options_.stop != nullptr && options_.stop->load()) ||
+                    (options_.stop_after_step > 0 && step == options_.stop_after_step);
+  const bool periodic = config_.ckpt_every > 0 && step % config_.ckpt_every == 0;
+  if (!options_.ckpt_dir.empty() && (periodic || (stop && !last))) checkpoint(step);
+  if (options_.crash_after_step > 0 && step == options_.crash_after_step) return exit_codes::kCrashed;
+  if (stop && !last) {
+    log_ << "stopped at step " << step << "\n";
+    metrics_.event({{"event", "stopped"}, {"step", step}});
+    return exit_codes::kStopped;
+  }
+  return std::nullopt;
+}
+
+int Trainer::run() {
+  const std::int64_t steps = config_.steps;
+  const std::int64_t start_step = resume();
   const ParamCounts counts = count_params(config_.model, config_.scale);
-  const double flops_per_tok = flops_per_token(config_.model, config_.scale);
+  flops_per_token_ = flops_per_token(config_.model, config_.scale);
   metrics_.event({{"event", "start"}, {"params", model_->store().numel()}, {"scale_params", counts.scale_vectors},
                   {"step", start_step}, {"steps", steps}});
-  if (device_.is_cuda() && config_.dtype == "bfloat16") set_cuda_autocast(true);
+  if (device_.is_cuda() && config_.dtype == DType::BFloat16) set_cuda_autocast(true);
 
-  auto last_time = clock::now();
-  std::int64_t last_tokens = start_step * config_.batch_tokens;
+  last_log_ = {std::chrono::steady_clock::now(), start_step * config_.batch_tokens};
   for (std::int64_t step = start_step + 1; step <= steps; ++step) {
-    const double mult = lr_multiplier(config_.schedule, step, steps);
-    optimizer_->zero_grad();
-    at::Tensor loss_sum = at::zeros({}, at::TensorOptions().device(device_));
-    for (std::int64_t m = 0; m < n_micro_; ++m) {
-      at::Tensor batch = sampler_->next(micro_).to(device_, /*non_blocking=*/true);
-      LossParts parts = model_->loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T));
-      (parts.total() / double(n_micro_)).backward();
-      loss_sum = loss_sum + parts.ce.detach();
-    }
-    at::Tensor grad_norm = optimizer_->clip_gradients();
-    optimizer_->step(mult);
-
-    const std::int64_t tokens = step * config_.batch_tokens;
-    const bool last = step == steps;
+    const double lr_mult = lr_multiplier(config_.schedule, step, steps);
+    const StepResult result = train_step(lr_mult);
     std::map<std::string, double> values;
-    if (step % config_.log_every == 0 || last) {
-      const double loss = loss_sum.item<double>() / double(n_micro_);
-      const auto now = clock::now();
-      const double secs = std::chrono::duration<double>(now - last_time).count();
-      values["train/loss"] = loss;
-      values["lr"] = config_.optim.lr * mult;
-      values["grad_norm"] = grad_norm.item<double>();
-      values["flops"] = flops_per_tok * double(tokens);
-      values["tokens_per_s"] = secs > 0 ? double(tokens - last_tokens) / secs : 0.0;
-      for (const auto& [k, v] : scale_rms()) values[k] = v;
-      log_ << "step " << step << "/" << steps << " loss " << loss << " lr " << values["lr"] << " tok/s "
-           << values["tokens_per_s"] << "\n";
-      last_time = now;
-      last_tokens = tokens;
-    }
-    if (val_ && ((config_.eval_every > 0 && step % config_.eval_every == 0) || last)) {
-      values["val/loss"] = evaluate();
-    }
-    if (config_.sharpness_every > 0 && (step % config_.sharpness_every == 0 || last)) {
-      // A fixed batch, so that the values of one run are comparable across steps.
-      at::Tensor batch = val_ ? eval_set_.narrow(0, 0, micro_) : sequential_windows(*train_, 0, micro_).to(device_);
-      values["sharpness"] = estimate_sharpness(*model_, batch.narrow(1, 0, T), batch.narrow(1, 1, T), 5,
-                                               config_.seed + static_cast<std::uint64_t>(step));
-    }
-    if (!values.empty()) metrics_.metrics(step, tokens, values);
-
-    const bool stop = (options_.stop != nullptr && options_.stop->load()) ||
-                      (options_.stop_after_step > 0 && step == options_.stop_after_step);
-    const bool periodic = config_.ckpt_every > 0 && step % config_.ckpt_every == 0;
-    if (!options_.ckpt_dir.empty() && (periodic || (stop && !last))) checkpoint(step);
-    if (options_.crash_after_step > 0 && step == options_.crash_after_step) return exit_codes::kCrashed;
-    if (stop && !last) {
-      log_ << "stopped at step " << step << "\n";
-      metrics_.event({{"event", "stopped"}, {"step", step}});
-      return exit_codes::kStopped;
-    }
+    if (step % config_.log_every == 0 || step == steps) log_train(step, result, lr_mult, values);
+    evaluate_due(step, values);
+    if (!values.empty()) metrics_.metrics(step, step * config_.batch_tokens, values);
+    if (const std::optional<int> exit_code = checkpoint_or_stop(step)) return *exit_code;
   }
   // The final state is always saved (export reads it), unless the periodic checkpoint just did.
   if (!options_.ckpt_dir.empty() && start_step < steps && !(config_.ckpt_every > 0 && steps % config_.ckpt_every == 0)) {
     checkpoint(steps);
   }
   metrics_.event({{"event", "done"}, {"step", steps}});
-  return 0;
+  return exit_codes::kSucceeded;
 }
 
 }  // namespace gammalab::trainer

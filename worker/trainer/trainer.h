@@ -2,16 +2,18 @@
 // The training loop of `gammalab-train run`: data, model, optimizer, schedule, metrics, evaluation,
 // checkpoints, exact resume and graceful stop.
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "core/exit_codes.h"
 #include "core/job_config.h"
-#include "worker/trainer/data_loader.h"
+#include "worker/trainer/data/data_loader.h"
 #include "worker/trainer/metrics_logger.h"
-#include "worker/trainer/model.h"
-#include "worker/trainer/optimizer.h"
+#include "worker/trainer/model/model.h"
+#include "worker/trainer/optim/optimizer.h"
 
 namespace gammalab::trainer {
 
@@ -31,11 +33,34 @@ class Trainer {
   // Validates the config (throws ConfigError) and opens the data (throws std::runtime_error).
   Trainer(const JobConfig& config, TrainerOptions options, std::ostream& metrics_out, std::ostream& log);
   ~Trainer();
-  // Runs to config.steps (resuming from the newest checkpoint in ckpt_dir). Returns exit_codes::kSucceeded, kStopped or (crash_after_step) kCrashed.
+  // The loop: runs to config.steps (resuming from the newest checkpoint in ckpt_dir), evaluating, logging
+  // and checkpointing on their schedules. Returns exit_codes::kSucceeded, kStopped or (crash_after_step) kCrashed.
   int run();
   Model& model() { return *model_; }
 
  private:
+  // What one optimizer step leaves for the log, still on the device (read only on logging steps).
+  struct StepResult {
+    at::Tensor loss_sum;   // the micro-batches' cross-entropies, summed
+    at::Tensor grad_norm;  // before clipping
+  };
+  // The last logging step, for the throughput since then.
+  struct LogMark {
+    std::chrono::steady_clock::time_point time;
+    std::int64_t tokens = 0;
+  };
+
+  // Loads the newest checkpoint in ckpt_dir, if any; returns the step it was taken after (0 without one).
+  std::int64_t resume();
+  // One optimizer step: forward and backward over the micro-batches, gradient clipping, the update at
+  // the LR multiplier `lr_mult`.
+  StepResult train_step(double lr_mult);
+  // The train loss, LR, gradient norm, FLOPs, throughput and scale RMS of `step` into `values`.
+  void log_train(std::int64_t step, const StepResult& result, double lr_mult, std::map<std::string, double>& values);
+  // The val loss and sharpness of `step` into `values`, when they are due.
+  void evaluate_due(std::int64_t step, std::map<std::string, double>& values);
+  // The checkpoint due after `step`, and the stop request; returns the exit status when the run ends here.
+  std::optional<int> checkpoint_or_stop(std::int64_t step);
   double evaluate();
   void checkpoint(std::int64_t step);
   std::map<std::string, double> scale_rms() const;
@@ -51,6 +76,8 @@ class Trainer {
   at::Tensor eval_set_;  // [eval_batches * micro, T + 1]
   at::Device device_ = at::kCPU;
   std::int64_t micro_ = 0, n_micro_ = 0;
+  double flops_per_token_ = 0;
+  LogMark last_log_;
 };
 
 }  // namespace gammalab::trainer

@@ -1,0 +1,67 @@
+// Job config at its boundary: the fields with a fixed set of values are parsed into enums when the config is
+// read, written back as the same strings, and anything else is a ConfigError naming the field and the values.
+#include <gtest/gtest.h>
+
+#include "core/config_error.h"
+#include "core/job_config.h"
+
+namespace gammalab {
+namespace {
+
+TEST(JobConfig, EnumFieldsRoundTripAsTheirStrings) {
+  nlohmann::json json = to_json(JobConfig{});
+  json["scale"]["sharing"] = "branch";
+  json["scale"]["placement"] = "dual_norm";
+  json["scale"]["param"] = "magdir_orig";
+  json["scale"]["decay"] = "input_only";
+  json["optim"]["name"] = "muon";
+  json["schedule"]["kind"] = "wsd";
+  json["device"] = "cuda";
+  json["dtype"] = "bfloat16";
+  const JobConfig c = job_config_from_json(json);
+  EXPECT_EQ(c.scale.sharing, Sharing::Branch);
+  EXPECT_EQ(c.scale.placement, Placement::DualNorm);
+  EXPECT_EQ(c.scale.param, ScaleParam::MagDirOrig);
+  EXPECT_EQ(c.scale.decay, ScaleDecay::InputOnly);
+  EXPECT_EQ(c.optim.name, OptimizerKind::Muon);
+  EXPECT_EQ(c.schedule.kind, ScheduleKind::Wsd);
+  EXPECT_EQ(c.device, DeviceKind::Cuda);
+  EXPECT_EQ(c.dtype, DType::BFloat16);
+  EXPECT_EQ(to_json(c).dump(), json.dump());
+}
+
+TEST(JobConfig, UnknownEnumValueNamesTheFieldAndTheAllowedValues) {
+  auto error_of = [](const char* field, const char* key, const char* value) -> std::string {
+    nlohmann::json json = to_json(JobConfig{});
+    (*field ? json[field][key] : json[key]) = value;
+    try {
+      job_config_from_json(json);
+    } catch (const ConfigError& e) {
+      return e.path() + " | " + e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of("scale", "sharing", "brunch"),
+            "scale.sharing | scale.sharing: 'brunch' is not one of: branch, none, shared");
+  EXPECT_EQ(error_of("scale", "placement", "x"),
+            "scale.placement | scale.placement: 'x' is not one of: after, before, dual, dual_norm");
+  EXPECT_EQ(error_of("optim", "name", "sgd"), "optim.name | optim.name: 'sgd' is not one of: adamw, muon");
+  EXPECT_EQ(error_of("", "dtype", "float16"), "dtype | dtype: 'float16' is not one of: bfloat16, float32");
+  // A preset's own scale block is read the same way.
+  EXPECT_THROW(scale_spec_from_json(nlohmann::json{{"decay", "some"}}, "scale"), ConfigError);
+}
+
+TEST(JobConfig, WrongTypeForAnEnumFieldIsATypeError) {
+  nlohmann::json json = to_json(JobConfig{});
+  json["schedule"]["kind"] = 3;
+  try {
+    job_config_from_json(json);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), "schedule.kind");
+    EXPECT_NE(std::string(e.what()).find("expected a string"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gammalab

@@ -313,18 +313,19 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
     if (!json) return std::nullopt;
     job.tokens = static_cast<std::int64_t>(std::llround(evaluation.value_of("tokens")));
     job.params = evaluation.params("params");
-    job.config = job_config_from_json(*json);
   } catch (const ConfigError& e) {
     report_config_error(e, fields, preset_name, variant_name, diagnostics);
     return std::nullopt;
   } catch (const DependencyFailed&) {
     return std::nullopt;
   }
-  // validate() stops at the first problem: report it, put that field back to its default, and check again,
-  // so that every out-of-range value in the file is reported at once.
+  // Reading the config (a value that is not one of a field's names) and validate() (a value out of range) each
+  // stop at the first problem: report it, put that field back to its default, and check again, so that every
+  // problem in the file is reported at once.
   std::set<std::string> reported;
   while (true) {
     try {
+      job.config = job_config_from_json(*json);
       validate(job.config);
       break;
     } catch (const ConfigError& e) {
@@ -335,7 +336,6 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
       if (!reported.insert(e.path()).second || reported.size() > 32) break;
       try {
         reset_to_default(*json, defaults, e.path());
-        job.config = job_config_from_json(*json);
       } catch (const std::exception&) {
         break;
       }

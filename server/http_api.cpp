@@ -12,6 +12,7 @@
 #include "core/job_config.h"
 #include "core/scaling/run_point.h"
 #include "core/param_count.h"
+#include "proto/convert.h"
 #include "proto/proto_json.h"
 
 namespace gammalab {
@@ -83,7 +84,7 @@ json columns(const std::vector<MetricPoint>& points) {
 
 // One row of /api/sweeps/{id}/runs. `loss` is the final loss the scaling-law fits use (core/scaling/run_point.h).
 json run_row(Store& store, const v1::Job& job) {
-  json row = {{"id", job.id()},          {"name", job.name()},  {"state", state_name(job.state())},
+  json row = {{"id", job.id()},          {"name", job.name()},  {"state", std::string(job_state_name(from_proto(job.state()).value()))},
               {"step", job.step()},      {"total_steps", job.total_steps()}, {"tokens_seen", job.tokens()},
               {"variant", nullptr},      {"preset", nullptr},   {"params", nullptr},
               {"total_params", nullptr}, {"tokens", nullptr},   {"compute", nullptr},

@@ -52,12 +52,13 @@ class HttpApiTest : public ::testing::Test {
     return json::parse(res->body);
   }
 
-  // A sweep of `jobs` jobs; the first is leased, reports `points` and (when `succeed`) finishes.
+  // A sweep of `jobs` jobs; the first is leased, starts, reports `points` and (when `succeed`) finishes.
   std::pair<v1::Sweep, v1::Job> sweep_with_running_job(const std::vector<MetricPoint>& points, bool succeed) {
     auto sweep = store_->create_sweep(make_sweep("s", 2), "name: s", "s.yaml", false).sweep;
     worker_ = store_->register_worker("host", 1, {"gpu0"}, "");
     auto lease = store_->lease(worker_, 10000);
     EXPECT_TRUE(lease);
+    store_->start(worker_, lease->job.id(), lease->attempt);
     store_->add_metrics(lease->job.id(), lease->attempt, points);
     if (succeed) store_->finish(worker_, lease->job.id(), lease->attempt, v1::JOB_OUTCOME_SUCCEEDED, "");
     return {sweep, *store_->find_job(lease->job.id())};

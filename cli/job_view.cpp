@@ -1,3 +1,4 @@
+// The CLI's tables of sweeps, jobs and workers, and the live progress lines of `gammalab watch`.
 #include "cli/job_view.h"
 
 #include <absl/strings/str_join.h>
@@ -6,6 +7,8 @@
 #include <cstdio>
 
 #include "cli/table.h"
+#include "core/job_state.h"
+#include "proto/convert.h"
 
 namespace gammalab::cli {
 
@@ -37,8 +40,8 @@ std::string duration(double seconds) {
   return buf;
 }
 
-int count(const v1::Sweep& s, const char* state) {
-  auto it = s.job_counts().find(state);
+int count(const v1::Sweep& s, JobState state) {
+  auto it = s.job_counts().find(std::string(job_state_name(state)));
   return it == s.job_counts().end() ? 0 : it->second;
 }
 
@@ -59,18 +62,17 @@ std::string render(const std::vector<std::string>& header, const std::vector<std
 }  // namespace
 
 std::string state_label(v1::JobState state) {
-  std::string name = v1::JobState_Name(state);
-  name = name.substr(std::string("JOB_STATE_").size());
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
+  const auto known = from_proto(state);
+  return known ? std::string(job_state_name(*known)) : "unspecified";
 }
 
 std::string sweeps_table(const std::vector<v1::Sweep>& sweeps) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& s : sweeps) {
-    rows.push_back({s.id(), s.name(), std::to_string(s.total_jobs()), std::to_string(count(s, "pending")),
-                    std::to_string(count(s, "leased") + count(s, "running")), std::to_string(count(s, "succeeded")),
-                    std::to_string(count(s, "failed")), std::to_string(count(s, "cancelled")),
+    rows.push_back({s.id(), s.name(), std::to_string(s.total_jobs()), std::to_string(count(s, JobState::kPending)),
+                    std::to_string(count(s, JobState::kLeased) + count(s, JobState::kRunning)),
+                    std::to_string(count(s, JobState::kSucceeded)), std::to_string(count(s, JobState::kFailed)),
+                    std::to_string(count(s, JobState::kCancelled)),
                     s.finished() ? "finished" : "active"});
   }
   return render({"ID", "NAME", "JOBS", "PENDING", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED", "STATUS"}, rows,
@@ -107,7 +109,8 @@ std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width) {
     std::string bar = "[";
     bar.append(static_cast<std::size_t>(filled), '#').append(static_cast<std::size_t>(bar_width - filled), '.') += ']';
     std::string eta = "-";
-    const bool active = j.state() == v1::JOB_STATE_RUNNING || j.state() == v1::JOB_STATE_LEASED;
+    const auto state = from_proto(j.state());
+    const bool active = state && is_active(*state);
     if (active && j.tokens_per_s() > 0 && j.step() > 0) {
       const double tokens_per_step = double(j.tokens()) / double(j.step());
       eta = duration(double(j.total_steps() - j.step()) * tokens_per_step / j.tokens_per_s());

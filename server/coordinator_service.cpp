@@ -10,6 +10,7 @@
 #include "core/config_paths.h"
 #include "core/shared_root.h"
 #include "core/sweep/sweep.h"
+#include "proto/convert.h"
 
 namespace gammalab {
 
@@ -104,7 +105,7 @@ grpc::Status CoordinatorService::RetryJob(grpc::ServerContext*, const v1::RetryJ
     auto retried = store_.retry(job->id());
     if (!retried) {
       return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "job " + job->id() + " is " +
-                                                                     state_name(job->state()) +
+                                                                     std::string(job_state_name(from_proto(job->state()).value())) +
                                                                      "; only failed or cancelled jobs "
                                                                      "can be retried");
     }
@@ -143,13 +144,7 @@ grpc::Status CoordinatorService::GetMetrics(grpc::ServerContext*, const v1::GetM
       if (!job) return not_found("job '" + job_id + "'");
       auto* out = response->add_jobs();
       out->set_job_id(job->id());
-      for (const auto& p : store_.metrics(job->id(), names, request->after_step())) {
-        auto* point = out->add_points();
-        point->set_step(p.step);
-        point->set_tokens(p.tokens);
-        point->set_name(p.name);
-        point->set_value(p.value);
-      }
+      to_proto(store_.metrics(job->id(), names, request->after_step()), out->mutable_points());
     }
     return grpc::Status::OK;
   });

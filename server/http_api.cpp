@@ -1,5 +1,7 @@
+// The dashboard's HTTP API and static files (routes in server/http_api.h).
 #include "server/http_api.h"
 
+#include <absl/strings/str_split.h>
 #include <httplib.h>
 
 #include <cmath>
@@ -10,8 +12,12 @@
 #include <spdlog/spdlog.h>
 
 #include "core/job_config.h"
-#include "core/scaling/run_point.h"
+#include "core/job_state.h"
+#include "core/metric_names.h"
 #include "core/param_count.h"
+#include "core/scaling/job_points.h"
+#include "core/scaling/run_point.h"
+#include "proto/convert.h"
 #include "proto/proto_json.h"
 
 namespace gammalab {
@@ -35,15 +41,35 @@ void send_error(httplib::Response& res, int status, const std::string& message) 
 // A finite number, or null (JSON has no NaN).
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  for (std::size_t start = 0; start < text.size();) {
-    std::size_t end = text.find(sep, start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
+// ?names=a,b as a list; empty parts are dropped, no names = every metric.
+std::vector<std::string> names_param(const httplib::Request& req) {
+  return absl::StrSplit(req.get_param_value("names"), ',', absl::SkipEmpty());
+}
+
+std::string state_text(v1::JobState state) { return std::string(job_state_name(from_proto(state).value())); }
+
+// A job as its proto JSON, with the state in core's spelling ("running") like every other state on this API.
+nlohmann::ordered_json job_json(const v1::Job& job) {
+  auto out = nlohmann::ordered_json::parse(proto_to_json(job));
+  out["state"] = state_text(job.state());
   return out;
+}
+
+// What the dashboard would otherwise spell itself: the job states with their flags, in the order of a job's
+// life, the state whose jobs the fits read and the failed state, and the metric names (core/metric_names.h).
+json meta() {
+  json states = json::array();
+  for (JobState s : kJobStates) {
+    states.push_back({{"name", std::string(job_state_name(s))}, {"active", is_active(s)}, {"terminal", is_terminal(s)}});
+  }
+  json metrics = json::array();
+  for (std::string_view name : metric_names::kAll) metrics.push_back(std::string(name));
+  return {{"job_states", states},
+          {"fit_state", std::string(job_state_name(JobState::kSucceeded))},
+          {"failed_state", std::string(job_state_name(JobState::kFailed))},
+          {"metrics", metrics},
+          {"losses",
+           {{"train", std::string(metric_names::kTrainLoss)}, {"val", std::string(metric_names::kValLoss)}}}};
 }
 
 std::pair<std::string, int> host_port(const std::string& address) {
@@ -83,31 +109,31 @@ json columns(const std::vector<MetricPoint>& points) {
 
 // One row of /api/sweeps/{id}/runs. `loss` is the final loss the scaling-law fits use (core/scaling/run_point.h).
 json run_row(Store& store, const v1::Job& job) {
-  json row = {{"id", job.id()},          {"name", job.name()},  {"state", state_name(job.state())},
+  json row = {{"id", job.id()},          {"name", job.name()},  {"state", state_text(job.state())},
               {"step", job.step()},      {"total_steps", job.total_steps()}, {"tokens_seen", job.tokens()},
               {"variant", nullptr},      {"preset", nullptr},   {"params", nullptr},
               {"total_params", nullptr}, {"tokens", nullptr},   {"compute", nullptr},
               {"error", job.error()}};
   try {
     const JobConfig config = job_config_from_json(json::parse(job.config_json()));
-    const ParamCounts counts = count_params(config.model, config.scale);
-    const double tokens = double(config.steps) * double(config.batch_tokens);
+    const RunPoint run = job_run_point(config, std::numeric_limits<double>::quiet_NaN(), "scale.variant", job.name());
     row["variant"] = config.scale.variant;
     row["preset"] = config.model.preset.empty() ? "custom" : config.model.preset;
-    row["params"] = counts.activated - counts.embedding;
-    row["total_params"] = counts.total;
-    row["tokens"] = tokens;
-    row["compute"] = flops_per_token(config.model, config.scale) * tokens;
+    row["params"] = static_cast<std::int64_t>(run.params);  // a parameter count: exact in a double
+    row["total_params"] = count_params(config.model, config.scale).total;
+    row["tokens"] = run.tokens;
+    row["compute"] = run.compute;
   } catch (const std::exception& e) {
     row["config_error"] = e.what();  // a config this build cannot read: the run has no size, still listed
   }
-  std::vector<MetricPoint> val, train;
-  for (auto& p : store.metrics(job.id(), {"train/loss", "val/loss"})) {
-    (p.name == "val/loss" ? val : train).push_back(std::move(p));
+  JobLosses losses;
+  for (auto& p : store.metrics(job.id(), {std::string(metric_names::kTrainLoss), std::string(metric_names::kValLoss)})) {
+    losses.add(std::move(p));
   }
+  const auto& val = losses.val_loss;
   row["final_val_loss"] = number_or_null(val.empty() ? std::numeric_limits<double>::quiet_NaN() : val.back().value);
-  row["final_train_loss"] = number_or_null(final_loss({}, train));
-  row["loss"] = number_or_null(final_loss(val, train));
+  row["final_train_loss"] = number_or_null(final_loss({}, losses.train_loss));
+  row["loss"] = number_or_null(final_loss(val, losses.train_loss));
   return row;
 }
 
@@ -137,7 +163,9 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
   s.Get(R"(/api/sweeps/([^/]+)/jobs)", [this](const httplib::Request& req, httplib::Response& res) {
     auto sweep = store_.find_sweep(req.matches[1]);
     if (!sweep) return send_error(res, 404, "sweep not found");
-    send_json(res, proto_json_array(store_.list_jobs(sweep->id())));
+    auto jobs = nlohmann::ordered_json::array();
+    for (const auto& job : store_.list_jobs(sweep->id())) jobs.push_back(job_json(job));
+    send_json(res, jobs.dump());
   });
   s.Get(R"(/api/sweeps/([^/]+)/runs)", [this](const httplib::Request& req, httplib::Response& res) {
     auto sweep = store_.find_sweep(req.matches[1]);
@@ -149,7 +177,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
   s.Get(R"(/api/sweeps/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {
     auto sweep = store_.find_sweep(req.matches[1]);
     if (!sweep) return send_error(res, 404, "sweep not found");
-    const std::vector<std::string> names = split(req.get_param_value("names"), ',');
+    const std::vector<std::string> names = names_param(req);
     json out = json::object();
     for (const auto& job : store_.list_jobs(sweep->id())) out[job.id()] = columns(store_.metrics(job.id(), names));
     send_json(res, out.dump());
@@ -167,7 +195,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
   s.Get(R"(/api/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto job = store_.find_job(req.matches[1]);
     if (!job) return send_error(res, 404, "job not found");
-    send_json(res, proto_to_json(*job));
+    send_json(res, job_json(*job).dump());
   });
   s.Get(R"(/api/jobs/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {
     std::int64_t after = -1;
@@ -178,9 +206,10 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
     }
     auto job = store_.find_job(req.matches[1]);
     if (!job) return send_error(res, 404, "job not found");
-    const std::vector<std::string> names = split(req.get_param_value("names"), ',');
+    const std::vector<std::string> names = names_param(req);
     send_json(res, columns(store_.metrics(job->id(), names, after)).dump());
   });
+  s.Get("/api/meta", [](const httplib::Request&, httplib::Response& res) { send_json(res, meta().dump()); });
   s.Get("/api/workers", [this](const httplib::Request&, httplib::Response& res) {
     send_json(res, proto_json_array(store_.list_workers(options_.lease_timeout_ms)));
   });

@@ -1,11 +1,10 @@
+// The coordinator's background refits of each sweep's scaling law (see server/refitter.h).
 #include "server/refitter.h"
 
 #include <spdlog/spdlog.h>
 
-#include <cmath>
-
 #include "core/scaling/fit_runs.h"
-#include "core/scaling/run_point.h"
+#include "core/scaling/job_points.h"
 
 namespace gammalab {
 
@@ -19,32 +18,23 @@ Refitter::~Refitter() {
 }
 
 int Refitter::refit(const std::string& sweep_id) {
-  const auto inputs = store_.fit_inputs(sweep_id);
-  std::vector<std::string> job_ids;
-  std::vector<RunPoint> runs;
-  for (const auto& input : inputs) {
-    const double loss = final_loss(input.val_loss, input.train_loss);
-    if (!std::isfinite(loss)) continue;
-    runs.push_back(job_run_point(job_config_from_json(nlohmann::json::parse(input.config_json)), loss,
-                                 options_.group_by, input.job_name));
-    job_ids.push_back(input.job_id);
-  }
+  const JobPoints points = job_points(store_.fit_inputs(sweep_id), options_.group_by);
   const auto latest = store_.fits(sweep_id, /*latest_only=*/true);
-  if (!latest.empty() && std::vector<std::string>(latest[0].job_ids().begin(), latest[0].job_ids().end()) == job_ids) {
+  if (!latest.empty() &&
+      std::vector<std::string>(latest[0].job_ids().begin(), latest[0].job_ids().end()) == points.job_ids) {
     return 0;
   }
   FitOptions fit_options;
   fit_options.bootstrap = options_.bootstrap;
-  FitReport report;
-  try {
-    report = fit_runs(runs, fit_options);
-  } catch (const std::invalid_argument& e) {
-    spdlog::debug("sweep {}: no fit yet ({})", sweep_id, e.what());
+  if (auto missing = not_enough_runs(points.runs, fit_options)) {
+    spdlog::debug("sweep {}: no fit yet ({})", sweep_id, *missing);
     return 0;
   }
-  const int version =
-      store_.add_fit(sweep_id, std::string(law_name(report.law)), options_.group_by, job_ids, to_json(report).dump());
-  spdlog::info("sweep {}: scaling-law fit v{} ({} law, {} runs)", sweep_id, version, law_name(report.law), runs.size());
+  const FitReport report = fit_runs(points.runs, fit_options);  // anything else is an error: run() logs it
+  const int version = store_.add_fit(sweep_id, std::string(law_name(report.law)), options_.group_by, points.job_ids,
+                                     to_json(report).dump());
+  spdlog::info("sweep {}: scaling-law fit v{} ({} law, {} runs)", sweep_id, version, law_name(report.law),
+               points.runs.size());
   return version;
 }
 
@@ -62,8 +52,13 @@ void Refitter::run() {
         for (int waited = 0; waited < options_.settle_ms && !stop_; waited += 100) {
           std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
-        refit(sweep);
+        // Tried once per set of jobs: a sweep whose fit fails waits for its jobs to change, not the others.
         fitted[sweep] = jobs;
+        try {
+          refit(sweep);
+        } catch (const std::exception& e) {
+          spdlog::error("sweep {}: refit failed: {}", sweep, e.what());
+        }
       }
     } catch (const std::exception& e) {
       spdlog::error("refit failed: {}", e.what());

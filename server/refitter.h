@@ -1,7 +1,8 @@
 #pragma once
 // Keeps each sweep's scaling-law fit current: whenever the set of succeeded jobs of a sweep changes, it fits
 // their final losses (core fit_runs, grouped by variant) on a background thread and stores a new fit version
-// with the job ids it used. Sweeps that cannot be fitted yet (too few model sizes) are skipped quietly.
+// with the job ids it used. Sweeps that cannot be fitted yet (not_enough_runs: too few runs per group) are
+// skipped quietly; any other failure of a fit is logged as an error.
 #include <atomic>
 #include <map>
 #include <string>
@@ -25,7 +26,7 @@ class Refitter {
   ~Refitter();  // stops and joins
 
   // Fits one sweep now if its succeeded jobs differ from those of its latest fit. Returns the new version,
-  // or 0 when nothing was stored (no change, or not enough data).
+  // or 0 when nothing was stored (no change, or not enough runs). Throws when the fit itself fails.
   int refit(const std::string& sweep_id);
 
  private:

@@ -1,16 +1,22 @@
+// The database schema as numbered migrations, applied in order; jobs.state's CHECK lists core's state names.
 #include "server/schema.h"
 
+#include <absl/strings/str_join.h>
+
 #include <algorithm>
-#include <array>
 #include <string_view>
+#include <vector>
 
 namespace gammalab {
 
 namespace {
 
-constexpr std::array<std::string_view, 2> kMigrations = {
+// The migrations in order. A migration, once released, never changes: a database records how far it got.
+// (jobs.state's CHECK spells core's names: renaming a state needs a migration of its own.)
+const std::vector<std::string>& migrations() {
+  static const std::vector<std::string> all = {
     // 1: sweeps, jobs (state machine with attempts and leases), workers, metric points.
-    R"sql(
+    std::string(R"sql(
 CREATE TABLE sweeps (
   id           INTEGER PRIMARY KEY,
   name         TEXT    NOT NULL,
@@ -37,7 +43,8 @@ CREATE TABLE jobs (
   name             TEXT    NOT NULL,
   config_hash      TEXT    NOT NULL,
   config_json      TEXT    NOT NULL,
-  state            TEXT    NOT NULL CHECK (state IN ('pending','leased','running','succeeded','failed','cancelled')),
+)sql") + "  state            TEXT    NOT NULL CHECK (state IN (" + sql_states([](JobState) { return true; }) +
+        R"sql()),
   attempt          INTEGER NOT NULL DEFAULT 0,
   max_attempts     INTEGER NOT NULL,
   priority         INTEGER NOT NULL,
@@ -88,14 +95,25 @@ CREATE TABLE fits (
   UNIQUE (sweep_id, version)
 );
 )sql",
-};
+  };
+  return all;
+}
 
 }  // namespace
 
-int latest_schema_version() { return static_cast<int>(kMigrations.size()); }
+std::string sql_states(bool (*include)(JobState)) {
+  std::vector<std::string_view> names;
+  for (JobState s : kJobStates) {
+    if (include(s)) names.push_back(job_state_name(s));
+  }
+  return absl::StrJoin(names, ",", [](std::string* out, std::string_view name) { out->append("'").append(name) += "'"; });
+}
+
+int latest_schema_version() { return static_cast<int>(migrations().size()); }
 
 int migrate(sql::Database& db, int target) {
-  const std::size_t last = target < 0 ? kMigrations.size() : std::min(kMigrations.size(), std::size_t(target));
+  const std::vector<std::string>& steps = migrations();
+  const std::size_t last = target < 0 ? steps.size() : std::min(steps.size(), std::size_t(target));
   db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
   int version = 0;
   {
@@ -105,7 +123,7 @@ int migrate(sql::Database& db, int target) {
   }
   for (std::size_t i = static_cast<std::size_t>(version); i < last; ++i) {
     sql::Transaction tx(db);
-    db.exec(kMigrations[i]);
+    db.exec(steps[i]);
     sql::Statement bump(db.handle(), "INSERT INTO schema_version(version) VALUES (?)");
     bump.bind(1, static_cast<std::int64_t>(i + 1)).run();
     tx.commit();

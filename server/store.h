@@ -1,6 +1,9 @@
 #pragma once
-// The coordinator's state in one SQLite file: sweeps, jobs and their leases, workers, metric points.
-// Every public method is one transaction and is safe to call from any thread.
+// The coordinator's state in one SQLite file: sweeps, jobs and their leases, workers, metric points, fits.
+// Every public method is one transaction and is safe to call from any thread (one mutex guards the connection).
+// Every write that changes a job's state checks the transition against core/job_state.h first.
+// The methods are defined by entity under server/store/: sweeps.cpp, jobs.cpp, leases.cpp, metrics.cpp,
+// fits.cpp, workers.cpp (rows.h: the row readers they share); server/store.cpp has the change notification.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -11,7 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "core/job_state.h"
 #include "core/metric.h"
+#include "core/scaling/job_points.h"
 #include "core/sweep/sweep.h"
 #include "gammalab/v1/gammalab.pb.h"
 #include "server/sqlite.h"
@@ -70,6 +76,9 @@ class Store {
                             bool draining, std::int64_t lease_timeout_ms);
   // Highest priority first; among equal priorities the sweep served longest ago. One transaction.
   std::optional<Lease> lease(const std::string& worker_id, std::int64_t lease_timeout_ms);
+  // The worker's trainer for this attempt started: leased -> running (already running: nothing changes).
+  // Returns false when the worker no longer holds this attempt of the job (the report is stale).
+  bool start(const std::string& worker_id, const std::string& job_id, int attempt);
   // Returns false when the worker no longer holds this attempt of the job (the report is stale).
   bool finish(const std::string& worker_id, const std::string& job_id, int attempt, v1::JobOutcome outcome,
               const std::string& error);
@@ -78,16 +87,15 @@ class Store {
   std::vector<v1::Worker> list_workers(std::int64_t worker_timeout_ms);
 
   // ---- metrics
+  // Stores the points and the job's progress (step, tokens, last loss, speed) when `attempt` holds the job.
+  // Never changes the job's state.
   IngestResult add_metrics(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points);
   // Points of one job ordered by (name, step); names empty = all.
   std::vector<MetricPoint> metrics(const std::string& job_id, const std::vector<std::string>& names,
                                    std::int64_t after_step = -1);
 
   // ---- scaling-law fits
-  struct FitInput {
-    std::string job_id, job_name, config_json;
-    std::vector<MetricPoint> val_loss, train_loss;
-  };
+  using FitInput = JobLosses;
   // Succeeded jobs of a sweep with their loss curves: what a fit reads.
   std::vector<FitInput> fit_inputs(const std::string& sweep_id);
   // Ids of the succeeded jobs of every sweep that has any.
@@ -103,21 +111,18 @@ class Store {
   std::uint64_t wait_for_change(std::uint64_t seen, std::chrono::milliseconds timeout);
 
  private:
-  v1::Job read_job(sql::Statement& s);
-  v1::Sweep read_sweep(sql::Statement& s);
-  std::int64_t metric_name_id(const std::string& name);
-  void changed();
+  // Helpers for the methods above; each expects mutex_ held.
+  v1::Sweep read_sweep(sql::Statement& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::optional<v1::Job> read_job_by_id(std::int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::int64_t metric_name_id(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void changed() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   std::mutex mutex_;
   std::condition_variable change_cv_;
-  std::uint64_t version_ = 0;
-  sql::Database db_;
-  sql::StatementCache statements_;
-  std::map<std::string, std::int64_t> name_ids_;
+  std::uint64_t version_ ABSL_GUARDED_BY(mutex_) = 0;
+  sql::Database db_ ABSL_GUARDED_BY(mutex_);
+  sql::StatementCache statements_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, std::int64_t> name_ids_ ABSL_GUARDED_BY(mutex_);  // metric name -> metric_names.id
 };
-
-// "pending" <-> JOB_STATE_PENDING, ...
-std::string state_name(v1::JobState state);
-v1::JobState parse_state(const std::string& name);
 
 }  // namespace gammalab

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/shared_root.h"
+#include "proto/convert.h"
 #include "server/guarded.h"
 
 namespace gammalab {
@@ -50,17 +51,26 @@ grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext*, const v1::Leas
   });
 }
 
+grpc::Status WorkerGatewayService::StartJob(grpc::ServerContext*, const v1::StartJobRequest* request,
+                                            v1::StartJobResponse* response) {
+  return guarded([&] {
+    const bool accepted = store_.start(request->worker_id(), request->job_id(), request->attempt());
+    response->set_accepted(accepted);
+    if (!accepted) {
+      spdlog::info("job {} attempt {}: start on worker {} ignored (stale report)", request->job_id(),
+                   request->attempt(), request->worker_id());
+    }
+    return grpc::Status::OK;
+  });
+}
+
 grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext*,
                                                  grpc::ServerReader<v1::ReportMetricsRequest>* reader,
                                                  v1::ReportMetricsResponse* response) {
   return guarded([&] {
     v1::ReportMetricsRequest request;
-    std::vector<MetricPoint> points;
     while (reader->Read(&request)) {
-      points.clear();
-      points.reserve(static_cast<std::size_t>(request.points_size()));
-      for (const auto& p : request.points()) points.push_back({p.step(), p.tokens(), p.name(), p.value()});
-      IngestResult r = store_.add_metrics(request.job_id(), request.attempt(), points);
+      IngestResult r = store_.add_metrics(request.job_id(), request.attempt(), from_proto(request.points()));
       response->set_points_received(response->points_received() + r.received);
       response->set_points_stored(response->points_stored() + r.stored);
     }

@@ -1,5 +1,6 @@
 #pragma once
-// The WorkerGateway gRPC service: registration, heartbeats, leases, metric streams and job outcomes.
+// The WorkerGateway gRPC service: registration, heartbeats, leases, trainer starts, metric streams and job
+// outcomes.
 #include "gammalab/v1/gammalab.grpc.pb.h"
 #include "server/server_options.h"
 #include "server/store.h"
@@ -14,6 +15,7 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
                               v1::RegisterWorkerResponse*) override;
   grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest*, v1::HeartbeatResponse*) override;
   grpc::Status LeaseJob(grpc::ServerContext*, const v1::LeaseJobRequest*, v1::LeaseJobResponse*) override;
+  grpc::Status StartJob(grpc::ServerContext*, const v1::StartJobRequest*, v1::StartJobResponse*) override;
   grpc::Status ReportMetrics(grpc::ServerContext*, grpc::ServerReader<v1::ReportMetricsRequest>*,
                              v1::ReportMetricsResponse*) override;
   grpc::Status FinishJob(grpc::ServerContext*, const v1::FinishJobRequest*, v1::FinishJobResponse*) override;

@@ -2,15 +2,15 @@
 // Live updates: the server sends an SSE "change" event whenever its store changes; we then refetch the
 // sweep list and the open sweep's jobs, and append only new points (metrics?after_step=N) of jobs that moved.
 import {
-  LOSS_NAMES, ACTIVE_STATES, stateName, int, num, jobInfo, appendColumns, afterStepFor, groupColours, sortGroups,
-  lossTables, scalingPoints, fitCurve, logSpace, median, si, count, fitReports,
+  LOSS_NAMES, LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, num, jobInfo, appendColumns,
+  afterStepFor, groupColours, sortGroups, lossTables, scalingPoints, fitCurve, logSpace, median, si, count, fitReports,
 } from './series.js';
 import { LossChart, ScalingChart } from './charts.js';
 
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-const STATE_ORDER = ['running', 'leased', 'pending', 'succeeded', 'failed', 'cancelled'];
-const STATE_COLOUR = { running: '#0072b2', leased: '#56b4e9', pending: '#c5cbd6', succeeded: '#1a8f5a', failed: '#c53030', cancelled: '#b7791f' };
+// Bar colours by position in STATE_ORDER (running, leased, pending, succeeded, failed, cancelled).
+const STATE_COLOURS = ['#0072b2', '#56b4e9', '#c5cbd6', '#1a8f5a', '#c53030', '#b7791f'];
 
 class HttpError extends Error {
   constructor(path, status, body) {
@@ -82,7 +82,7 @@ function countsOf(sweep) {
 }
 
 function stackedBar(counts, total) {
-  return `<div class="bar">${counts.map(([s, n]) => `<span style="width:${(100 * n) / Math.max(1, total)}%;background:${STATE_COLOUR[s]}" title="${n} ${s}"></span>`).join('')}</div>`;
+  return `<div class="bar">${counts.map(([s, n]) => `<span style="width:${(100 * n) / Math.max(1, total)}%;background:${STATE_COLOURS[STATE_ORDER.indexOf(s)]}" title="${n} ${s}"></span>`).join('')}</div>`;
 }
 
 function renderSweeps() {
@@ -108,7 +108,7 @@ function renderSweepHead() {
   const created = s.created_at ? new Date(s.created_at).toLocaleString() : '';
   $('sweep-meta').textContent = [`#${s.id}`, s.file_name, created && `submitted ${created}`, `priority ${s.priority}`,
     `max attempts ${s.max_attempts}`].filter(Boolean).join(' · ');
-  $('sweep-counts').innerHTML = countsOf(s).map(([k, n]) => `<span class="badge ${k}">${n} ${k}</span>`).join('');
+  $('sweep-counts').innerHTML = countsOf(s).map(([k, n]) => `<span class="badge ${stateClass(k)}">${n} ${k}</span>`).join('');
 }
 
 function paramsByPreset() {
@@ -132,7 +132,7 @@ function renderLegend({ groups, by }) {
     const extra = by === 'preset' && sizes.has(g) ? ` <span class="note">(${count(sizes.get(g))})</span>` : '';
     return `<span class="key"><span class="swatch" style="background:${colours.get(g)}"></span>${esc(g)}${extra}</span>`;
   });
-  if (state.jobs.some((j) => stateName(j.state) === 'failed')) keys.push('<span class="key note">dashed: failed</span>');
+  if (state.jobs.some(isFailed)) keys.push('<span class="key note">dashed: failed</span>');
   $('legend').innerHTML = keys.join('');
 }
 
@@ -140,7 +140,7 @@ function renderJobs({ colourOf }) {
   const workerName = (id) => (id ? state.workers.get(id)?.hostname || `worker ${id}` : '');
   $('jobs').tBodies[0].innerHTML = state.jobs.map((j) => {
     const info = jobInfo(j);
-    const st = stateName(j.state);
+    const st = j.state;
     const step = int(j.step);
     const total = int(j.total_steps);
     const pct = total > 0 ? Math.min(100, (100 * step) / total) : 0;
@@ -148,22 +148,21 @@ function renderJobs({ colourOf }) {
     return `<tr data-job-id="${esc(j.id)}" data-state="${st}">
       <td><div class="job-name"><span class="swatch" style="background:${colourOf(j)}"></span>${esc(j.name)}</div>${err}</td>
       <td>${esc(info.variant)}</td><td>${esc(info.preset)}</td>
-      <td><span class="badge ${st}">${st}</span>${j.attempt > 1 ? ` <span class="meta">try ${j.attempt}</span>` : ''}</td>
+      <td><span class="badge ${stateClass(st)}">${esc(st)}</span>${j.attempt > 1 ? ` <span class="meta">try ${j.attempt}</span>` : ''}</td>
       <td class="num">${step} / ${total}<span class="progress"><span style="width:${pct}%"></span></span></td>
       <td class="num">${j.has_loss && Number.isFinite(j.last_loss) ? j.last_loss.toFixed(4) : '–'}</td>
       <td class="num">${j.tokens_per_s > 0 ? si(j.tokens_per_s) : '–'}</td>
       <td>${esc(workerName(j.worker_id))}</td></tr>`;
   }).join('');
-  const running = state.jobs.filter((j) => ACTIVE_STATES.has(stateName(j.state))).length;
+  const running = state.jobs.filter((j) => ACTIVE_STATES.has(j.state)).length;
   $('jobs-summary').textContent = `${state.jobs.length} jobs${running ? `, ${running} running` : ''}`;
 }
 
 function renderLossCharts(g) {
-  const failed = (job) => stateName(job.state) === 'failed';
   for (const chart of charts.loss) {
     const metric = chart.figure.dataset.metric;
     const { tables, jobs } = lossTables(state.jobs, state.metrics, metric, settings.xKey, settings.logX);
-    chart.update({ tables, jobs, colourOf: g.colourOf, failed, xKey: settings.xKey, logX: settings.logX, logY: settings.logY });
+    chart.update({ tables, jobs, colourOf: g.colourOf, failed: isFailed, xKey: settings.xKey, logX: settings.logX, logY: settings.logY });
   }
 }
 
@@ -295,7 +294,7 @@ async function updateSweep() {
     const prev = before.get(j.id);
     if (!prev || prev.state !== j.state) stateChanged = true;
     if (!prev || prev.state !== j.state || prev.step !== j.step || prev.attempt !== j.attempt) jobsChanged = true;
-    return !prev || prev.state !== j.state || prev.step !== j.step || ACTIVE_STATES.has(stateName(j.state));
+    return !prev || prev.state !== j.state || prev.step !== j.step || ACTIVE_STATES.has(j.state);
   });
   await pool(moved, 6, async (job) => {
     const store = state.metrics.get(job.id) || {};
@@ -399,6 +398,17 @@ async function main() {
   } catch (e) {
     showError('uPlot is not installed on the server (run `npm ci` in web/); plots are unavailable.');
     throw e;
+  }
+  try {
+    setMeta(await getJSON('/api/meta'));
+  } catch (e) {
+    showError(`Could not load: ${e.message}`);
+    throw e;
+  }
+  // Each loss chart plots the metric its data-loss names ("train" or "val").
+  for (const figure of document.querySelectorAll('figure[data-loss]')) {
+    figure.dataset.metric = LOSSES[figure.dataset.loss];
+    for (const label of figure.querySelectorAll('.metric')) label.textContent = figure.dataset.metric;
   }
   charts = {
     loss: [new LossChart(uPlot, $('chart-train')), new LossChart(uPlot, $('chart-val'))],

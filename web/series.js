@@ -1,14 +1,37 @@
 // Pure data helpers of the dashboard (no DOM): metric columns, grouping, colours, fitted curves.
 // Imported by the page and by the unit tests (node --test).
 
-export const LOSS_NAMES = ['train/loss', 'val/loss'];
+// The coordinator's vocabulary, from GET /api/meta (setMeta, before anything below reads them): the dashboard
+// spells no state or metric name of its own.
+export let LOSS_NAMES = [];           // [train, val]: the loss curves plotted and fetched
+export let LOSSES = {};               // {train, val}
+export let STATE_ORDER = [];          // counts and bars: active states furthest along first, then the rest in life order
+export let ACTIVE_STATES = new Set(); // a worker holds the job
+let FIT_STATE = null;                 // the runs a scaling-law fit reads
+let FAILED_STATE = null;
+let TERMINAL_STATES = new Set();
 
-// "JOB_STATE_RUNNING" -> "running"
-export function stateName(state) {
-  return String(state || '').replace(/^JOB_STATE_/, '').toLowerCase() || 'unknown';
+export function setMeta(meta) {
+  const states = meta.job_states;
+  const active = states.filter((s) => s.active).map((s) => s.name);
+  LOSSES = { ...meta.losses };
+  LOSS_NAMES = [LOSSES.train, LOSSES.val];
+  STATE_ORDER = [...active].reverse().concat(states.filter((s) => !s.active).map((s) => s.name));
+  ACTIVE_STATES = new Set(active);
+  FIT_STATE = meta.fit_state;
+  FAILED_STATE = meta.failed_state;
+  TERMINAL_STATES = new Set(states.filter((s) => s.terminal).map((s) => s.name));
 }
 
-export const ACTIVE_STATES = new Set(['leased', 'running']);
+export const isFailed = (job) => job.state === FAILED_STATE;
+
+// A state's badge class: active, ok (the fits' state), bad (failed), warn (another end), or none (waiting).
+export function stateClass(state) {
+  if (ACTIVE_STATES.has(state)) return 'active';
+  if (state === FIT_STATE) return 'ok';
+  if (state === FAILED_STATE) return 'bad';
+  return TERMINAL_STATES.has(state) ? 'warn' : '';
+}
 
 // Proto JSON prints int64 fields as strings.
 export function int(v) {
@@ -135,7 +158,7 @@ export function lossTables(jobs, metricsByJob, metric, xKey, logX) {
 export function scalingPoints(runs, groupKey, lossKey, xKey = 'params', includeUnfinished = false) {
   const groups = new Map();
   for (const r of runs) {
-    if (!includeUnfinished && r.state !== 'succeeded') continue;
+    if (!includeUnfinished && r.state !== FIT_STATE) continue;
     const x = r[xKey];
     const y = r[lossKey];
     if (!(x > 0) || !(typeof y === 'number' && y > 0)) continue;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "proto/convert.h"
+
 namespace gammalab {
 
 namespace {
@@ -56,13 +58,7 @@ bool MetricRelay::send(const std::vector<Batch>& batches) {
     v1::ReportMetricsRequest request;
     request.set_job_id(batch.job_id);
     request.set_attempt(batch.attempt);
-    for (const MetricPoint& p : batch.points) {
-      auto* point = request.add_points();
-      point->set_step(p.step);
-      point->set_tokens(p.tokens);
-      point->set_name(p.name);
-      point->set_value(p.value);
-    }
+    to_proto(batch.points, request.mutable_points());
     if (!writer->Write(request)) break;
   }
   writer->WritesDone();

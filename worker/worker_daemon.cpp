@@ -39,6 +39,20 @@ std::string log_tail(const std::filesystem::path& path, std::size_t bytes) {
   return text;
 }
 
+// Tells the coordinator that this attempt's trainer has started (the job goes from leased to running). One
+// try: should it be lost, the job shows as leased until its outcome is reported, and nothing else changes.
+void report_started(v1::WorkerGateway::Stub& stub, const std::string& worker_id, const std::string& job_id,
+                    int attempt) {
+  v1::StartJobRequest request;
+  request.set_worker_id(worker_id);
+  request.set_job_id(job_id);
+  request.set_attempt(attempt);
+  v1::StartJobResponse response;
+  auto context = context_with_deadline(std::chrono::seconds(5));
+  const grpc::Status status = stub.StartJob(context.get(), request, &response);
+  if (!status.ok()) spdlog::warn("job {}: start not reported ({})", job_id, status.error_message());
+}
+
 }  // namespace
 
 WorkerDaemon::WorkerDaemon(WorkerOptions options) : options_(std::move(options)) {
@@ -220,6 +234,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       job.child = std::make_unique<ChildProcess>(argv, slot_env(job.slot), log_path.string());
       child = job.child.get();
     }
+    report_started(*stub_, worker_id(), job.job_id, job.attempt);
     if (drain_) stop_child(job, false);  // drained while starting
     while (auto line = child->read_line()) {
       log << *line << '\n';

@@ -17,7 +17,6 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void validate(const std::vector<RunPoint>& runs) {
-  if (runs.empty()) throw std::invalid_argument("fit: no runs");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     auto positive = [&](double v, const char* what) {
@@ -133,14 +132,46 @@ HoldoutCheck holdout_check(LawKind law, const std::vector<RunPoint>& runs, doubl
   return check;
 }
 
-}  // namespace
-
-FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options) {
-  validate(input);
+// The runs, those without a group in the group "all".
+std::vector<RunPoint> with_groups(const std::vector<RunPoint>& input) {
   std::vector<RunPoint> runs = input;
   for (auto& r : runs) {
     if (r.group.empty()) r.group = "all";
   }
+  return runs;
+}
+
+// Groups in order of first appearance, the baseline first.
+std::vector<std::string> group_names(const std::vector<RunPoint>& runs, const std::string& baseline) {
+  std::vector<std::string> names;
+  for (const auto& r : runs) {
+    if (std::find(names.begin(), names.end(), r.group) == names.end()) names.push_back(r.group);
+  }
+  const auto base_it = std::find(names.begin(), names.end(), baseline);
+  if (base_it != names.end()) std::rotate(names.begin(), base_it, base_it + 1);
+  return names;
+}
+
+}  // namespace
+
+std::optional<std::string> not_enough_runs(const std::vector<RunPoint>& input, const FitOptions& options) {
+  if (input.empty()) return "fit: no runs";
+  const std::vector<RunPoint> runs = with_groups(input);
+  const LawKind law = options.law.value_or(default_law(runs));
+  for (const auto& name : group_names(runs, options.baseline)) {
+    const std::size_t n = select(runs, name).size();
+    if (static_cast<int>(n) < parameters_of(law)) {
+      return "fit: group '" + name + "' has " + std::to_string(n) + " runs; law " + std::string(law_name(law)) +
+             " needs at least " + std::to_string(parameters_of(law));
+    }
+  }
+  return std::nullopt;
+}
+
+FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options) {
+  validate(input);
+  if (auto missing = not_enough_runs(input, options)) throw std::invalid_argument(*missing);
+  const std::vector<RunPoint> runs = with_groups(input);
   FitReport report;
   report.law = options.law.value_or(default_law(runs));
   report.confidence = options.confidence;
@@ -150,22 +181,9 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   const LawKind law = report.law;
   const FitSettings& settings = options.settings;
 
-  // Groups in order of first appearance, the baseline first.
-  std::vector<std::string> names;
-  for (const auto& r : runs) {
-    if (std::find(names.begin(), names.end(), r.group) == names.end()) names.push_back(r.group);
-  }
-  const auto base_it = std::find(names.begin(), names.end(), options.baseline);
-  if (base_it != names.end()) std::rotate(names.begin(), base_it, base_it + 1);
+  const std::vector<std::string> names = group_names(runs, options.baseline);
   std::vector<std::vector<RunPoint>> group_runs;
-  for (const auto& name : names) {
-    group_runs.push_back(select(runs, name));
-    if (static_cast<int>(group_runs.back().size()) < parameters_of(law)) {
-      throw std::invalid_argument("fit: group '" + name + "' has " + std::to_string(group_runs.back().size()) +
-                                  " runs; law " + std::string(law_name(law)) + " needs at least " +
-                                  std::to_string(parameters_of(law)));
-    }
-  }
+  for (const auto& name : names) group_runs.push_back(select(runs, name));
 
   std::vector<LawFit> fits;
   Layout layout;
@@ -195,7 +213,8 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   }
 
   const bool has_frontier = law == LawKind::c || law == LawKind::chinchilla;
-  if (has_frontier && base_it != names.end()) {
+  const bool has_baseline = names.front() == options.baseline;  // group_names puts it first when present
+  if (has_frontier && has_baseline) {
     for (std::size_t g = 1; g < names.size(); ++g) layout.variants.push_back(g);
   } else if (has_frontier && names.size() > 1) {
     report.warnings.push_back("baseline group '" + options.baseline + "' not found: no multipliers");

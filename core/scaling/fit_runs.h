@@ -1,6 +1,8 @@
 #pragma once
 // The one entry point of scaling-law analysis: both `gammalab fit --points FILE.csv` and `gammalab fit SWEEP`
 // (final losses fetched from the coordinator) call fit_runs().
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/scaling/fit_options.h"
@@ -14,5 +16,10 @@ namespace gammalab {
 // optionally checks extrapolation to the largest model size. Throws std::invalid_argument for unusable input
 // (no runs, non-positive values, a group too small for the law).
 FitReport fit_runs(const std::vector<RunPoint>& runs, const FitOptions& options);
+
+// Why `runs` are not enough for fit_runs under `options` yet: no runs, or a group with fewer runs than the law
+// has parameters. nullopt when there are enough (fit_runs may still refuse bad values). fit_runs throws
+// std::invalid_argument with this text; a caller that waits for more runs (the coordinator) asks here first.
+std::optional<std::string> not_enough_runs(const std::vector<RunPoint>& runs, const FitOptions& options);
 
 }  // namespace gammalab

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/job_state.h"
+#include "core/metric_names.h"
 #include "core/param_count.h"
 #include "tests/service/test_sweeps.h"
 
@@ -52,12 +54,13 @@ class HttpApiTest : public ::testing::Test {
     return json::parse(res->body);
   }
 
-  // A sweep of `jobs` jobs; the first is leased, reports `points` and (when `succeed`) finishes.
+  // A sweep of `jobs` jobs; the first is leased, starts, reports `points` and (when `succeed`) finishes.
   std::pair<v1::Sweep, v1::Job> sweep_with_running_job(const std::vector<MetricPoint>& points, bool succeed) {
     auto sweep = store_->create_sweep(make_sweep("s", 2), "name: s", "s.yaml", false).sweep;
     worker_ = store_->register_worker("host", 1, {"gpu0"}, "");
     auto lease = store_->lease(worker_, 10000);
     EXPECT_TRUE(lease);
+    store_->start(worker_, lease->job.id(), lease->attempt);
     store_->add_metrics(lease->job.id(), lease->attempt, points);
     if (succeed) store_->finish(worker_, lease->job.id(), lease->attempt, v1::JOB_OUTCOME_SUCCEEDED, "");
     return {sweep, *store_->find_job(lease->job.id())};
@@ -96,7 +99,7 @@ TEST_F(HttpApiTest, SweepsJobsAndWorkersUseProtoFieldNames) {
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0]["id"], job.id());
   EXPECT_EQ(jobs[0]["name"], "s/job0");
-  EXPECT_EQ(jobs[0]["state"], "JOB_STATE_RUNNING");
+  EXPECT_EQ(jobs[0]["state"], "running") << "one spelling of states on the API, as in job_counts and /runs";
   EXPECT_EQ(jobs[0]["worker_id"], worker_);
   EXPECT_EQ(jobs[0]["step"], "10") << "int64 fields are JSON strings in proto JSON";
   EXPECT_EQ(jobs[0]["total_steps"], "10");
@@ -104,16 +107,34 @@ TEST_F(HttpApiTest, SweepsJobsAndWorkersUseProtoFieldNames) {
   EXPECT_EQ(jobs[0]["has_loss"], true);
   EXPECT_EQ(jobs[0]["tokens_per_s"], 250.0);
   EXPECT_TRUE(jobs[0]["config_json"].is_string());
-  EXPECT_EQ(jobs[1]["state"], "JOB_STATE_PENDING");
+  EXPECT_EQ(jobs[1]["state"], "pending");
   EXPECT_EQ(jobs[1]["has_loss"], false);
 
   EXPECT_EQ(get("/api/jobs/" + job.id())["name"], "s/job0");
+  EXPECT_EQ(get("/api/jobs/" + job.id())["state"], "running");
 
   json workers = get("/api/workers");
   ASSERT_EQ(workers.size(), 1u);
   EXPECT_EQ(workers[0]["id"], worker_);
   EXPECT_EQ(workers[0]["hostname"], "host");
   EXPECT_EQ(workers[0]["running_job_ids"], json::array({job.id()}));
+}
+
+TEST_F(HttpApiTest, MetaServesTheStatesAndMetricNames) {
+  json meta = get("/api/meta");
+  ASSERT_EQ(meta["job_states"].size(), kJobStates.size());
+  for (std::size_t i = 0; i < kJobStates.size(); ++i) {
+    const JobState s = kJobStates[i];
+    EXPECT_EQ(meta["job_states"][i]["name"], std::string(job_state_name(s)));
+    EXPECT_EQ(meta["job_states"][i]["active"], is_active(s));
+    EXPECT_EQ(meta["job_states"][i]["terminal"], is_terminal(s));
+  }
+  EXPECT_EQ(meta["job_states"][2]["name"], "running");
+  EXPECT_EQ(meta["fit_state"], "succeeded");
+  EXPECT_EQ(meta["failed_state"], "failed");
+  EXPECT_EQ(meta["losses"], json({{"train", "train/loss"}, {"val", "val/loss"}}));
+  ASSERT_EQ(meta["metrics"].size(), metric_names::kAll.size());
+  EXPECT_EQ(meta["metrics"][0], "train/loss");
 }
 
 TEST_F(HttpApiTest, UnknownSweepsJobsAndRoutesAre404) {

@@ -41,6 +41,8 @@ TEST_F(StoreTest, LeaseRunFinishSucceeds) {
   EXPECT_EQ(lease->attempt, 1);
   EXPECT_EQ(lease->job.state(), v1::JOB_STATE_LEASED);
   EXPECT_FALSE(store_->lease(w, 10000)) << "no second pending job";
+  EXPECT_FALSE(store_->start(w, lease->job.id(), 2)) << "wrong attempt is stale";
+  EXPECT_TRUE(store_->start(w, lease->job.id(), 1));
   store_->add_metrics(lease->job.id(), 1, {{5, 50, "train/loss", 2.5}});
   EXPECT_EQ(store_->find_job(lease->job.id())->state(), v1::JOB_STATE_RUNNING);
   EXPECT_DOUBLE_EQ(store_->find_job(lease->job.id())->last_loss(), 2.5);

@@ -2,9 +2,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  appendColumns, afterStepFor, stateName, jobInfo, lossTables, scalingPoints, fitCurve, logSpace, groupColours,
-  sortGroups, num, si, count, fitReports,
+  appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
+  lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
 } from '../series.js';
+
+// What GET /api/meta answers (tests/service/http_api_test.cpp checks the server's side).
+const META = {
+  job_states: [
+    { name: 'pending', active: false, terminal: false },
+    { name: 'leased', active: true, terminal: false },
+    { name: 'running', active: true, terminal: false },
+    { name: 'succeeded', active: false, terminal: true },
+    { name: 'failed', active: false, terminal: true },
+    { name: 'cancelled', active: false, terminal: true },
+  ],
+  fit_state: 'succeeded',
+  failed_state: 'failed',
+  metrics: ['train/loss', 'val/loss', 'lr'],
+  losses: { train: 'train/loss', val: 'val/loss' },
+};
+setMeta(META);
 
 test('appendColumns appends only new steps per metric and maps NaN to null', () => {
   const store = {};
@@ -29,9 +46,13 @@ test('afterStepFor starts from scratch, then refetches from just before the olde
   assert.equal(afterStepFor(store), 9);
 });
 
-test('stateName and jobInfo read proto JSON', () => {
-  assert.equal(stateName('JOB_STATE_RUNNING'), 'running');
-  assert.equal(stateName(undefined), 'unknown');
+test('setMeta takes the states and loss names from the server; jobInfo reads proto JSON', () => {
+  assert.deepEqual(LOSS_NAMES, ['train/loss', 'val/loss']);
+  assert.deepEqual(STATE_ORDER, ['running', 'leased', 'pending', 'succeeded', 'failed', 'cancelled']);
+  assert.deepEqual([...ACTIVE_STATES], ['leased', 'running']);
+  assert.equal(isFailed({ state: 'failed' }), true);
+  assert.equal(isFailed({ state: 'cancelled' }), false);
+  assert.deepEqual(['running', 'pending', 'succeeded', 'failed', 'cancelled'].map(stateClass), ['active', '', 'ok', 'bad', 'warn']);
   assert.deepEqual(jobInfo({ config_json: '{"model":{"preset":"tiny-0.1m"},"scale":{"variant":"unified"}}' }),
     { variant: 'unified', preset: 'tiny-0.1m' });
   assert.deepEqual(jobInfo({ config_json: '{"model":{"preset":""}}' }), { variant: 'baseline', preset: 'custom' });

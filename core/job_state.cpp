@@ -1,0 +1,63 @@
+// The job state machine's names, flags and transition check (the table is in core/job_state.h).
+#include "core/job_state.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace gammalab {
+
+namespace {
+
+using S = JobState;
+
+std::string describe(std::optional<JobState> state) {
+  return state ? std::string(job_state_name(*state)) : std::string("(new)");
+}
+
+}  // namespace
+
+std::string_view job_state_name(JobState state) {
+  switch (state) {
+    case S::kPending:
+      return "pending";
+    case S::kLeased:
+      return "leased";
+    case S::kRunning:
+      return "running";
+    case S::kSucceeded:
+      return "succeeded";
+    case S::kFailed:
+      return "failed";
+    case S::kCancelled:
+      return "cancelled";
+  }
+  return "unknown";
+}
+
+std::optional<JobState> parse_job_state(std::string_view name) {
+  for (JobState s : kJobStates) {
+    if (job_state_name(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
+bool is_terminal(JobState state) {
+  return state == S::kSucceeded || state == S::kFailed || state == S::kCancelled;
+}
+
+bool is_active(JobState state) { return state == S::kLeased || state == S::kRunning; }
+
+bool transition_allowed(std::optional<JobState> from, JobState to) {
+  for (const JobTransition& t : kJobTransitions) {
+    if (t.from == from && t.to == to) return true;
+  }
+  return false;
+}
+
+void check_transition(std::optional<JobState> from, JobState to) {
+  if (!transition_allowed(from, to)) {
+    throw std::logic_error("job state: " + describe(from) + " -> " + describe(to) + " is not an allowed transition");
+  }
+}
+
+}  // namespace gammalab

@@ -1,0 +1,54 @@
+// Core types <-> proto messages (see proto/convert.h).
+#include "proto/convert.h"
+
+namespace gammalab {
+
+v1::JobState to_proto(JobState state) {
+  switch (state) {
+    case JobState::kPending:
+      return v1::JOB_STATE_PENDING;
+    case JobState::kLeased:
+      return v1::JOB_STATE_LEASED;
+    case JobState::kRunning:
+      return v1::JOB_STATE_RUNNING;
+    case JobState::kSucceeded:
+      return v1::JOB_STATE_SUCCEEDED;
+    case JobState::kFailed:
+      return v1::JOB_STATE_FAILED;
+    case JobState::kCancelled:
+      return v1::JOB_STATE_CANCELLED;
+  }
+  return v1::JOB_STATE_UNSPECIFIED;
+}
+
+std::optional<JobState> from_proto(v1::JobState state) {
+  for (JobState s : kJobStates) {
+    if (to_proto(s) == state) return s;
+  }
+  return std::nullopt;
+}
+
+void to_proto(const MetricPoint& point, v1::MetricPoint* out) {
+  out->set_step(point.step);
+  out->set_tokens(point.tokens);
+  out->set_name(point.name);
+  out->set_value(point.value);
+}
+
+void to_proto(const std::vector<MetricPoint>& points, google::protobuf::RepeatedPtrField<v1::MetricPoint>* out) {
+  out->Reserve(out->size() + static_cast<int>(points.size()));
+  for (const MetricPoint& p : points) to_proto(p, out->Add());
+}
+
+MetricPoint from_proto(const v1::MetricPoint& point) {
+  return {point.step(), point.tokens(), point.name(), point.value()};
+}
+
+std::vector<MetricPoint> from_proto(const google::protobuf::RepeatedPtrField<v1::MetricPoint>& points) {
+  std::vector<MetricPoint> out;
+  out.reserve(static_cast<std::size_t>(points.size()));
+  for (const auto& p : points) out.push_back(from_proto(p));
+  return out;
+}
+
+}  // namespace gammalab

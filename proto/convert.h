@@ -1,0 +1,22 @@
+#pragma once
+// The one mapping between core's types and their proto messages: JobState (core/job_state.h) <-> v1::JobState,
+// MetricPoint (core/metric.h) <-> v1::MetricPoint. The worker's relay, both services and the CLI use it.
+#include <optional>
+#include <vector>
+
+#include "core/job_state.h"
+#include "core/metric.h"
+#include "gammalab/v1/gammalab.pb.h"
+
+namespace gammalab {
+
+v1::JobState to_proto(JobState state);
+// nullopt for JOB_STATE_UNSPECIFIED (and any value this build does not know).
+std::optional<JobState> from_proto(v1::JobState state);
+
+void to_proto(const MetricPoint& point, v1::MetricPoint* out);
+void to_proto(const std::vector<MetricPoint>& points, google::protobuf::RepeatedPtrField<v1::MetricPoint>* out);
+MetricPoint from_proto(const v1::MetricPoint& point);
+std::vector<MetricPoint> from_proto(const google::protobuf::RepeatedPtrField<v1::MetricPoint>& points);
+
+}  // namespace gammalab

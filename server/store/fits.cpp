@@ -1,0 +1,82 @@
+// Store: what a scaling-law fit reads (succeeded jobs with their loss curves) and the versioned fits.
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "core/metric_names.h"
+#include "server/store.h"
+#include "server/store/rows.h"
+
+namespace gammalab {
+
+using store_rows::parse_id;
+
+std::vector<Store::FitInput> Store::fit_inputs(const std::string& sweep_id) {
+  std::lock_guard lock(mutex_);
+  std::vector<FitInput> out;
+  sql::Statement& jobs = statements_.get(
+      "SELECT id, name, config_json FROM jobs WHERE sweep_id = ? AND state = ? ORDER BY ordinal");
+  sql::Statement& points = statements_.get(
+      "SELECT n.name, m.step, m.tokens, m.value FROM metrics m JOIN metric_names n ON n.id = m.name_id "
+      "WHERE m.job_id = ? AND n.name IN (?, ?) ORDER BY m.step");
+  jobs.bind(1, parse_id(sweep_id)).bind(2, job_state_name(JobState::kSucceeded));
+  while (jobs.step()) {
+    FitInput input{std::to_string(jobs.int64(0)), jobs.text(1), jobs.text(2), {}, {}};
+    points.bind(1, jobs.int64(0)).bind(2, metric_names::kLosses[0]).bind(3, metric_names::kLosses[1]);
+    while (points.step()) {
+      input.add({points.int64(1), points.int64(2), points.text(0),
+                 points.optional_real(3).value_or(std::numeric_limits<double>::quiet_NaN())});
+    }
+    out.push_back(std::move(input));
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::string>> Store::succeeded_jobs_by_sweep() {
+  std::lock_guard lock(mutex_);
+  std::map<std::string, std::vector<std::string>> out;
+  sql::Statement& s = statements_.get("SELECT sweep_id, id FROM jobs WHERE state = ? ORDER BY sweep_id, id");
+  s.bind(1, job_state_name(JobState::kSucceeded));
+  while (s.step()) out[std::to_string(s.int64(0))].push_back(std::to_string(s.int64(1)));
+  return out;
+}
+
+int Store::add_fit(const std::string& sweep_id, const std::string& law, const std::string& group_by,
+                   const std::vector<std::string>& job_ids, const std::string& report_json) {
+  std::lock_guard lock(mutex_);
+  sql::Transaction tx(db_);
+  sql::Statement& insert = statements_.get(
+      "INSERT INTO fits(sweep_id, version, created_ms, law, group_by, job_ids, report) "
+      "VALUES (?1, (SELECT COALESCE(MAX(version), 0) + 1 FROM fits WHERE sweep_id = ?1), ?2, ?3, ?4, ?5, ?6) "
+      "RETURNING version");
+  insert.bind(1, parse_id(sweep_id)).bind(2, now_ms()).bind(3, law).bind(4, group_by);
+  insert.bind(5, nlohmann::json(job_ids).dump()).bind(6, report_json);
+  if (!insert.step()) throw sql::Error("add_fit: no version returned");
+  const int version = static_cast<int>(insert.int64(0));
+  insert.reset();
+  tx.commit();
+  changed();
+  return version;
+}
+
+std::vector<v1::Fit> Store::fits(const std::string& sweep_id, bool latest_only) {
+  std::lock_guard lock(mutex_);
+  std::vector<v1::Fit> out;
+  sql::Statement& s = statements_.get(
+      "SELECT version, created_ms, law, group_by, job_ids, report FROM fits WHERE sweep_id = ? "
+      "ORDER BY version DESC LIMIT ?");
+  s.bind(1, parse_id(sweep_id)).bind(2, latest_only ? std::int64_t{1} : std::int64_t{-1});
+  while (s.step()) {
+    v1::Fit fit;
+    fit.set_version(static_cast<int>(s.int64(0)));
+    *fit.mutable_created_at() = store_rows::timestamp(s.int64(1));
+    fit.set_law(s.text(2));
+    fit.set_group_by(s.text(3));
+    for (const auto& id : nlohmann::json::parse(s.text(4))) fit.add_job_ids(id.get<std::string>());
+    fit.set_report_json(s.text(5));
+    out.push_back(std::move(fit));
+  }
+  return out;
+}
+
+}  // namespace gammalab

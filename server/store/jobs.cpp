@@ -1,0 +1,102 @@
+// Store: reading jobs, and the user's state changes of a job: cancel (pending -> cancelled; an active job is
+// flagged for its worker to stop) and retry (failed or cancelled -> pending).
+#include <algorithm>
+
+#include "proto/convert.h"
+#include "server/schema.h"
+#include "server/store.h"
+#include "server/store/rows.h"
+
+namespace gammalab {
+
+using store_rows::kJobColumns;
+using store_rows::parse_id;
+using store_rows::read_job;
+
+std::optional<v1::Job> Store::read_job_by_id(std::int64_t id) {
+  sql::Statement& s = statements_.get(std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.id = ?");
+  s.bind(1, id);
+  std::optional<v1::Job> out;
+  if (s.step()) out = read_job(s);
+  s.reset();
+  return out;
+}
+
+std::vector<v1::Job> Store::list_jobs(const std::string& sweep_id, const std::vector<v1::JobState>& states) {
+  std::lock_guard lock(mutex_);
+  std::vector<v1::Job> out;
+  sql::Statement& s =
+      statements_.get(std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.sweep_id = ? ORDER BY j.ordinal");
+  s.bind(1, parse_id(sweep_id));
+  while (s.step()) {
+    v1::Job job = read_job(s);
+    if (states.empty() || std::find(states.begin(), states.end(), job.state()) != states.end()) out.push_back(job);
+  }
+  return out;
+}
+
+std::optional<v1::Job> Store::find_job(const std::string& id_or_path) {
+  std::lock_guard lock(mutex_);
+  if (std::int64_t id = parse_id(id_or_path); id >= 0) return read_job_by_id(id);
+  // SWEEP/JOB-NAME, where SWEEP is an id or a name (the newest sweep of that name).
+  std::optional<v1::Job> out;
+  const auto slash = id_or_path.find('/');
+  if (slash == std::string::npos) return out;
+  const std::string sweep = id_or_path.substr(0, slash), name = id_or_path.substr(slash + 1);
+  sql::Statement& s = statements_.get(std::string("SELECT ") + kJobColumns +
+                                      " FROM jobs j JOIN sweeps s ON s.id = j.sweep_id "
+                                      "WHERE (s.id = ? OR s.name = ?) AND j.name = ? ORDER BY s.id DESC LIMIT 1");
+  s.bind(1, parse_id(sweep)).bind(2, sweep).bind(3, name);
+  if (s.step()) out = read_job(s);
+  s.reset();
+  return out;
+}
+
+int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& job_ids) {
+  std::lock_guard lock(mutex_);
+  const std::int64_t now = now_ms();
+  int cancelled = 0;
+  sql::Transaction tx(db_);
+  check_transition(JobState::kPending, JobState::kCancelled);
+  sql::Statement& pending = statements_.get(
+      "UPDATE jobs SET state = ?, finished_ms = ?, error = 'cancelled by user' "
+      "WHERE sweep_id = ? AND state = ? AND (? = -1 OR id = ?)");
+  // Not a change of state: the worker stops the trainer and reports the job cancelled (finish).
+  sql::Statement& active = statements_.get(
+      "UPDATE jobs SET cancel_requested = 1 "
+      "WHERE sweep_id = ? AND state IN (" + sql_states(is_active) + ") AND (? = -1 OR id = ?)");
+  std::vector<std::int64_t> ids;
+  for (const auto& id : job_ids) ids.push_back(parse_id(id));
+  if (ids.empty()) ids.push_back(-1);
+  for (std::int64_t id : ids) {
+    pending.bind(1, job_state_name(JobState::kCancelled)).bind(2, now).bind(3, parse_id(sweep_id));
+    pending.bind(4, job_state_name(JobState::kPending)).bind(5, id).bind(6, id).run();
+    cancelled += static_cast<int>(db_.changes());
+    active.bind(1, parse_id(sweep_id)).bind(2, id).bind(3, id).run();
+    cancelled += static_cast<int>(db_.changes());
+  }
+  tx.commit();
+  changed();
+  return cancelled;
+}
+
+std::optional<v1::Job> Store::retry(const std::string& job_id) {
+  std::lock_guard lock(mutex_);
+  const std::int64_t id = parse_id(job_id);
+  sql::Transaction tx(db_);
+  const auto job = read_job_by_id(id);
+  if (!job) return std::nullopt;
+  // A job that has ended and may go back to the queue: failed or cancelled, never succeeded.
+  const JobState from = from_proto(job->state()).value();
+  if (!is_terminal(from) || !transition_allowed(from, JobState::kPending)) return std::nullopt;
+  sql::Statement& s = statements_.get(
+      "UPDATE jobs SET state = ?, attempt = 0, error = '', cancel_requested = 0, "
+      "worker_id = NULL, lease_expires_ms = NULL, finished_ms = NULL WHERE id = ? AND state = ?");
+  s.bind(1, job_state_name(JobState::kPending)).bind(2, id).bind(3, job_state_name(from)).run();
+  auto retried = read_job_by_id(id);
+  tx.commit();
+  changed();
+  return retried;
+}
+
+}  // namespace gammalab

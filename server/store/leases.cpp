@@ -1,0 +1,201 @@
+// Store: a worker's hold on a job's attempt. Leasing (pending -> leased), the trainer's start (-> running),
+// heartbeats that renew the lease, the attempt's end (finish) and leases that ran out (expire_leases).
+// Every report from a worker is fenced by (worker, attempt): a stale one changes nothing.
+#include "server/schema.h"
+#include "server/store.h"
+#include "server/store/rows.h"
+
+namespace gammalab {
+
+using store_rows::parse_id;
+using store_rows::read_state;
+
+namespace {
+
+// Where an attempt that did not succeed goes: cancelled if the user asked, else back to the queue while
+// attempts are left, else failed.
+JobState after_unsuccessful_attempt(bool cancel_requested, bool retries_left) {
+  if (cancel_requested) return JobState::kCancelled;
+  return retries_left ? JobState::kPending : JobState::kFailed;
+}
+
+}  // namespace
+
+HeartbeatResult Store::heartbeat(const std::string& worker_id, const std::vector<std::pair<std::string, int>>& running,
+                                 bool draining, std::int64_t lease_timeout_ms) {
+  std::lock_guard lock(mutex_);
+  HeartbeatResult result;
+  const std::int64_t now = now_ms(), wid = parse_id(worker_id);
+  sql::Transaction tx(db_);
+  sql::Statement& touch = statements_.get("UPDATE workers SET heartbeat_ms = ?, draining = ? WHERE id = ?");
+  touch.bind(1, now).bind(2, draining ? 1 : 0).bind(3, wid).run();
+  if (db_.changes() == 0) {
+    tx.commit();
+    return result;  // unknown worker: it must register again
+  }
+  result.known = true;
+  sql::Statement& renew = statements_.get(
+      "UPDATE jobs SET lease_expires_ms = ? WHERE id = ? AND worker_id = ? AND attempt = ? "
+      "AND state IN (" + sql_states(is_active) + ") RETURNING cancel_requested");
+  for (const auto& [job_id, attempt] : running) {
+    renew.bind(1, now + lease_timeout_ms).bind(2, parse_id(job_id)).bind(3, wid).bind(4, attempt);
+    if (renew.step()) {
+      if (renew.int64(0) != 0) result.cancel_job_ids.push_back(job_id);
+      renew.reset();
+    } else {
+      result.lost_job_ids.push_back(job_id);
+    }
+  }
+  tx.commit();
+  return result;
+}
+
+std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lease_timeout_ms) {
+  std::lock_guard lock(mutex_);
+  const std::int64_t now = now_ms(), wid = parse_id(worker_id);
+  const std::string_view pending = job_state_name(JobState::kPending);
+  sql::Transaction tx(db_);
+  sql::Statement& worker = statements_.get("SELECT draining FROM workers WHERE id = ?");
+  worker.bind(1, wid);
+  if (!worker.step() || worker.int64(0) != 0) return std::nullopt;  // unknown or draining: no new work
+  worker.reset();
+  // First the sweep (a small table): highest priority, then the one served longest ago (round robin).
+  // Then its first pending job by the (sweep_id, state, ordinal) index. No sort over all pending jobs.
+  sql::Statement& pick_sweep = statements_.get(
+      "SELECT s.id FROM sweeps s WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id "
+      "AND j.state = ?) ORDER BY s.priority DESC, s.lease_turn, s.id LIMIT 1");
+  if (!pick_sweep.bind(1, pending).step()) return std::nullopt;
+  const std::int64_t sweep_id = pick_sweep.int64(0);
+  pick_sweep.reset();
+  sql::Statement& pick =
+      statements_.get("SELECT id FROM jobs WHERE sweep_id = ? AND state = ? ORDER BY ordinal LIMIT 1");
+  if (!pick.bind(1, sweep_id).bind(2, pending).step()) return std::nullopt;
+  const std::int64_t job_id = pick.int64(0);
+  pick.reset();
+  check_transition(JobState::kPending, JobState::kLeased);
+  sql::Statement& take = statements_.get(
+      "UPDATE jobs SET state = ?, attempt = attempt + 1, worker_id = ?, lease_expires_ms = ?, "
+      "started_ms = COALESCE(started_ms, ?) WHERE id = ? AND state = ?");
+  take.bind(1, job_state_name(JobState::kLeased)).bind(2, wid).bind(3, now + lease_timeout_ms).bind(4, now);
+  take.bind(5, job_id).bind(6, pending).run();
+  // Round robin: this sweep goes to the back of the queue among sweeps of its priority.
+  sql::Statement& turn = statements_.get(
+      "UPDATE sweeps SET lease_turn = (SELECT COALESCE(MAX(lease_turn), 0) + 1 FROM sweeps) "
+      "WHERE id = ?");
+  turn.bind(1, sweep_id).run();
+  Lease lease;
+  if (auto job = read_job_by_id(job_id)) lease.job = std::move(*job);
+  lease.attempt = lease.job.attempt();
+  tx.commit();
+  changed();
+  return lease;
+}
+
+bool Store::start(const std::string& worker_id, const std::string& job_id, int attempt) {
+  std::lock_guard lock(mutex_);
+  const std::int64_t id = parse_id(job_id);
+  sql::Transaction tx(db_);
+  sql::Statement& held = statements_.get("SELECT state FROM jobs WHERE id = ? AND worker_id = ? AND attempt = ? "
+                                         "AND state IN (" + sql_states(is_active) + ")");
+  if (!held.bind(1, id).bind(2, parse_id(worker_id)).bind(3, attempt).step()) return false;
+  const JobState from = read_state(held, 0);
+  held.reset();
+  if (from == JobState::kRunning) return true;  // a repeated report: already running
+  check_transition(from, JobState::kRunning);
+  sql::Statement& update = statements_.get("UPDATE jobs SET state = ? WHERE id = ? AND state = ?");
+  update.bind(1, job_state_name(JobState::kRunning)).bind(2, id).bind(3, job_state_name(from)).run();
+  tx.commit();
+  changed();
+  return true;
+}
+
+bool Store::finish(const std::string& worker_id, const std::string& job_id, int attempt, v1::JobOutcome outcome,
+                   const std::string& error) {
+  std::lock_guard lock(mutex_);
+  const std::int64_t now = now_ms();
+  sql::Transaction tx(db_);
+  sql::Statement& held = statements_.get(
+      "SELECT state, attempt, max_attempts, cancel_requested FROM jobs WHERE id = ? AND worker_id = ? "
+      "AND attempt = ? AND state IN (" + sql_states(is_active) + ")");
+  held.bind(1, parse_id(job_id)).bind(2, parse_id(worker_id)).bind(3, attempt);
+  if (!held.step()) return false;
+  const JobState from = read_state(held, 0);
+  const bool retries_left = held.int64(1) < held.int64(2), cancel_requested = held.int64(3) != 0;
+  held.reset();
+  JobState to = JobState::kFailed;
+  std::int64_t attempt_change = 0;
+  switch (outcome) {
+    case v1::JOB_OUTCOME_SUCCEEDED:
+      to = JobState::kSucceeded;
+      break;
+    case v1::JOB_OUTCOME_CANCELLED:
+      to = JobState::kCancelled;
+      break;
+    case v1::JOB_OUTCOME_HANDED_BACK:
+      to = after_unsuccessful_attempt(cancel_requested, /*retries_left=*/true);
+      attempt_change = -1;  // a drained worker's hand-back does not use up an attempt
+      break;
+    default:
+      to = after_unsuccessful_attempt(cancel_requested, retries_left);
+      break;
+  }
+  check_transition(from, to);
+  const bool done = is_terminal(to);
+  sql::Statement& update = statements_.get(
+      "UPDATE jobs SET state = ?, attempt = attempt + ?, error = ?, "
+      "worker_id = CASE WHEN ? THEN worker_id ELSE NULL END, lease_expires_ms = NULL, "
+      "finished_ms = CASE WHEN ? THEN ? ELSE NULL END WHERE id = ?");
+  update.bind(1, job_state_name(to)).bind(2, attempt_change).bind(3, error).bind(4, done ? 1 : 0);
+  update.bind(5, done ? 1 : 0).bind(6, now).bind(7, parse_id(job_id)).run();
+  tx.commit();
+  changed();
+  return true;
+}
+
+int Store::expire_leases() {
+  std::lock_guard lock(mutex_);
+  const std::int64_t now = now_ms();
+  sql::Transaction tx(db_);
+  sql::Statement& expired = statements_.get(
+      "SELECT id, state, attempt, max_attempts, cancel_requested FROM jobs "
+      "WHERE state IN (" + sql_states(is_active) + ") AND lease_expires_ms < ?");
+  sql::Statement& update = statements_.get(
+      "UPDATE jobs SET state = ?, error = COALESCE(?, error), finished_ms = ?, worker_id = NULL, "
+      "lease_expires_ms = NULL WHERE id = ?");
+  struct Expired {
+    std::int64_t id;
+    JobState from;
+    std::int64_t attempt, max_attempts;
+    bool cancel_requested;
+  };
+  std::vector<Expired> jobs;
+  expired.bind(1, now);
+  while (expired.step()) {
+    jobs.push_back({expired.int64(0), read_state(expired, 1), expired.int64(2), expired.int64(3),
+                    expired.int64(4) != 0});
+  }
+  for (const Expired& job : jobs) {
+    const JobState to = after_unsuccessful_attempt(job.cancel_requested, job.attempt < job.max_attempts);
+    check_transition(job.from, to);
+    update.bind(1, job_state_name(to));
+    if (to == JobState::kCancelled) {
+      update.bind(2, "cancelled by user (worker lost)");
+    } else if (to == JobState::kFailed) {
+      update.bind(2, "lease expired on attempt " + std::to_string(job.attempt) + " of " +
+                         std::to_string(job.max_attempts) + " (worker lost)");
+    } else {
+      update.bind_null(2);
+    }
+    if (is_terminal(to)) {
+      update.bind(3, now);
+    } else {
+      update.bind_null(3);
+    }
+    update.bind(4, job.id).run();
+  }
+  tx.commit();
+  if (!jobs.empty()) changed();
+  return static_cast<int>(jobs.size());
+}
+
+}  // namespace gammalab

@@ -1,0 +1,106 @@
+// Store: metric points (idempotent per job, name and step) and the progress of a job they carry. Ingest never
+// changes a job's state: the trainer's start does (leases.cpp).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/metric_names.h"
+#include "server/schema.h"
+#include "server/store.h"
+#include "server/store/rows.h"
+
+namespace gammalab {
+
+using store_rows::parse_id;
+
+std::int64_t Store::metric_name_id(const std::string& name) {
+  if (auto it = name_ids_.find(name); it != name_ids_.end()) return it->second;
+  sql::Statement& upsert = statements_.get(
+      "INSERT INTO metric_names(name) VALUES (?) ON CONFLICT(name) DO UPDATE SET name = name "
+      "RETURNING id");
+  upsert.bind(1, name);
+  if (!upsert.step()) throw sql::Error("metric name id for " + name);
+  const std::int64_t id = upsert.int64(0);
+  upsert.reset();
+  name_ids_[name] = id;
+  return id;
+}
+
+IngestResult Store::add_metrics(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points) {
+  std::lock_guard lock(mutex_);
+  IngestResult result;
+  result.received = static_cast<std::int64_t>(points.size());
+  if (points.empty()) return result;
+  const std::int64_t id = parse_id(job_id);
+  // Name ids first, each committed on its own: a name row outlives a rolled-back batch harmlessly, and the
+  // in-memory id cache never holds an id that does not exist.
+  std::vector<std::int64_t> name_ids;
+  name_ids.reserve(points.size());
+  for (const MetricPoint& p : points) name_ids.push_back(metric_name_id(p.name));
+  {
+    sql::Transaction tx(db_);
+    sql::Statement& insert = statements_.get(
+        "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING");
+    const MetricPoint* last_loss = nullptr;
+    const MetricPoint* last_speed = nullptr;
+    std::int64_t max_step = 0, max_tokens = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const MetricPoint& p = points[i];
+      insert.bind(1, id).bind(2, name_ids[i]).bind(3, p.step).bind(4, p.tokens);
+      if (std::isnan(p.value))
+        insert.bind_null(5);
+      else
+        insert.bind(5, p.value);
+      insert.run();
+      result.stored += db_.changes();
+      if (p.step >= max_step) {
+        max_step = p.step;
+        max_tokens = std::max(max_tokens, p.tokens);
+      }
+      if (p.name == metric_names::kTrainLoss && (!last_loss || p.step >= last_loss->step)) last_loss = &p;
+      if (p.name == metric_names::kTokensPerSecond && (!last_speed || p.step >= last_speed->step)) last_speed = &p;
+    }
+    // Progress is taken only from the attempt that holds the job, and never moves backwards.
+    sql::Statement& progress = statements_.get(
+        "UPDATE jobs SET step = MAX(step, ?), tokens = MAX(tokens, ?), "
+        "last_loss = CASE WHEN ? >= step THEN COALESCE(?, last_loss) ELSE last_loss END, "
+        "tokens_per_s = COALESCE(?, tokens_per_s) "
+        "WHERE id = ? AND attempt = ? AND state IN (" + sql_states(is_active) + ")");
+    progress.bind(1, max_step).bind(2, max_tokens).bind(3, last_loss ? last_loss->step : -1);
+    if (last_loss && std::isfinite(last_loss->value))
+      progress.bind(4, last_loss->value);
+    else
+      progress.bind_null(4);
+    if (last_speed)
+      progress.bind(5, last_speed->value);
+    else
+      progress.bind_null(5);
+    progress.bind(6, id).bind(7, attempt).run();
+    tx.commit();
+  }
+  changed();
+  return result;
+}
+
+std::vector<MetricPoint> Store::metrics(const std::string& job_id, const std::vector<std::string>& names,
+                                        std::int64_t after_step) {
+  std::lock_guard lock(mutex_);
+  std::vector<MetricPoint> out;
+  sql::Statement& s = statements_.get(
+      "SELECT n.name, m.step, m.tokens, m.value FROM metrics m JOIN metric_names n ON n.id = m.name_id "
+      "WHERE m.job_id = ? AND m.step > ? ORDER BY n.name, m.step");
+  s.bind(1, parse_id(job_id)).bind(2, after_step);
+  while (s.step()) {
+    MetricPoint p;
+    p.name = s.text(0);
+    if (!names.empty() && std::find(names.begin(), names.end(), p.name) == names.end()) continue;
+    p.step = s.int64(1);
+    p.tokens = s.int64(2);
+    p.value = s.optional_real(3).value_or(std::numeric_limits<double>::quiet_NaN());
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace gammalab

@@ -1,0 +1,121 @@
+// Store: sweeps, and the jobs a submitted sweep creates (pending, or succeeded when a config's result is reused).
+#include <nlohmann/json.hpp>
+
+#include "server/schema.h"
+#include "server/store.h"
+#include "server/store/rows.h"
+
+namespace gammalab {
+
+using store_rows::kSweepColumns;
+using store_rows::parse_id;
+
+v1::Sweep Store::read_sweep(sql::Statement& s) {
+  v1::Sweep sw;
+  sw.set_id(std::to_string(s.int64(0)));
+  sw.set_name(s.text(1));
+  sw.set_priority(static_cast<int>(s.int64(2)));
+  sw.set_max_attempts(static_cast<int>(s.int64(3)));
+  *sw.mutable_created_at() = store_rows::timestamp(s.int64(4));
+  sw.set_source_yaml(s.text(5));
+  sw.set_file_name(s.text(6));
+  sql::Statement& counts = statements_.get("SELECT state, COUNT(*) FROM jobs WHERE sweep_id = ? GROUP BY state");
+  counts.bind(1, s.int64(0));
+  int total = 0;
+  bool finished = true;
+  while (counts.step()) {
+    const JobState state = store_rows::read_state(counts, 0);
+    const int n = static_cast<int>(counts.int64(1));
+    (*sw.mutable_job_counts())[std::string(job_state_name(state))] = n;
+    total += n;
+    if (!is_terminal(state)) finished = false;
+  }
+  sw.set_total_jobs(total);
+  sw.set_finished(finished);
+  return sw;
+}
+
+SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, const std::string& file_name,
+                                 bool rerun) {
+  std::lock_guard lock(mutex_);
+  const std::int64_t now = now_ms();
+  SubmitResult result;
+  std::int64_t sweep_id = 0;
+  {
+    sql::Transaction tx(db_);
+    sql::Statement& insert_sweep = statements_.get(
+        "INSERT INTO sweeps(name, file_name, source_yaml, priority, max_attempts, created_ms) "
+        "VALUES (?, ?, ?, ?, ?, ?)");
+    insert_sweep.bind(1, sweep.name).bind(2, file_name).bind(3, yaml).bind(4, sweep.priority);
+    insert_sweep.bind(5, sweep.max_attempts).bind(6, now).run();
+    sweep_id = db_.last_insert_id();
+
+    sql::Statement& find_done = statements_.get(
+        "SELECT id, step, tokens, last_loss, total_steps FROM jobs "
+        "WHERE config_hash = ? AND state = ? ORDER BY id LIMIT 1");
+    sql::Statement insert_job(
+        db_.handle(),
+        "INSERT INTO jobs(sweep_id, ordinal, name, config_hash, config_json, state, max_attempts, priority, "
+        "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    sql::Statement& copy_metrics = statements_.get(
+        "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
+        "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
+    int ordinal = 0;
+    for (const SweepJob& job : sweep.jobs) {
+      insert_job.bind(1, sweep_id).bind(2, ordinal++).bind(3, job.name).bind(4, job.config_hash);
+      insert_job.bind(5, to_json(job.config).dump()).bind(7, sweep.max_attempts).bind(8, sweep.priority);
+      insert_job.bind(9, job.config.steps).bind(10, now);
+      std::int64_t reused = -1;
+      if (!rerun && find_done.bind(1, job.config_hash).bind(2, job_state_name(JobState::kSucceeded)).step()) {
+        check_transition(std::nullopt, JobState::kSucceeded);
+        reused = find_done.int64(0);
+        insert_job.bind(6, job_state_name(JobState::kSucceeded)).bind(11, find_done.int64(1));
+        insert_job.bind(12, find_done.int64(2));
+        if (auto loss = find_done.optional_real(3)) insert_job.bind(13, *loss);
+        insert_job.bind(14, now).bind(15, reused);
+        find_done.reset();
+      } else {
+        check_transition(std::nullopt, JobState::kPending);
+        insert_job.bind(6, job_state_name(JobState::kPending)).bind(11, std::int64_t{0}).bind(12, std::int64_t{0});
+      }
+      insert_job.run();
+      if (reused >= 0) {
+        copy_metrics.bind(1, db_.last_insert_id()).bind(2, reused).run();
+        ++result.jobs_reused;
+      } else {
+        ++result.jobs_created;
+      }
+    }
+    tx.commit();
+  }
+  sql::Statement& read = statements_.get(std::string("SELECT ") + kSweepColumns + " FROM sweeps s WHERE s.id = ?");
+  read.bind(1, sweep_id);
+  if (read.step()) result.sweep = read_sweep(read);
+  read.reset();
+  changed();
+  return result;
+}
+
+std::vector<v1::Sweep> Store::list_sweeps() {
+  std::lock_guard lock(mutex_);
+  std::vector<v1::Sweep> out;
+  sql::Statement& s = statements_.get(std::string("SELECT ") + kSweepColumns + " FROM sweeps s ORDER BY s.id");
+  while (s.step()) out.push_back(read_sweep(s));
+  return out;
+}
+
+std::optional<v1::Sweep> Store::find_sweep(const std::string& id_or_name) {
+  std::lock_guard lock(mutex_);
+  sql::Statement& s = statements_.get(std::string("SELECT ") + kSweepColumns +
+                                      " FROM sweeps s WHERE s.id = ? OR s.name = ? ORDER BY (s.id = ?) DESC, s.id DESC "
+                                      "LIMIT 1");
+  const std::int64_t id = parse_id(id_or_name);
+  s.bind(1, id).bind(2, id_or_name).bind(3, id);
+  std::optional<v1::Sweep> out;
+  if (s.step()) out = read_sweep(s);
+  s.reset();
+  return out;
+}
+
+}  // namespace gammalab

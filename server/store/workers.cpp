@@ -1,0 +1,66 @@
+// Store: workers, as they register (keeping their id across coordinator restarts) and as the CLI lists them.
+#include <absl/strings/str_join.h>
+#include <absl/strings/str_split.h>
+
+#include "server/schema.h"
+#include "server/store.h"
+#include "server/store/rows.h"
+
+namespace gammalab {
+
+using store_rows::parse_id;
+using store_rows::timestamp;
+
+std::string Store::register_worker(const std::string& hostname, int slots, const std::vector<std::string>& gpus,
+                                   const std::string& requested_id) {
+  std::lock_guard lock(mutex_);
+  const std::int64_t now = now_ms();
+  const std::string gpu_list = absl::StrJoin(gpus, ",");
+  sql::Transaction tx(db_);
+  std::int64_t id = parse_id(requested_id);
+  if (id >= 0) {
+    // Re-registration after a coordinator restart or a network loss keeps the worker's id (and its leases).
+    sql::Statement& upsert = statements_.get(
+        "INSERT INTO workers(id, hostname, slots, gpus, registered_ms, heartbeat_ms) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET hostname = excluded.hostname, "
+        "slots = excluded.slots, gpus = excluded.gpus, heartbeat_ms = excluded.heartbeat_ms, "
+        "draining = 0");
+    upsert.bind(1, id).bind(2, hostname).bind(3, slots).bind(4, gpu_list).bind(5, now).bind(6, now).run();
+  } else {
+    sql::Statement& insert = statements_.get(
+        "INSERT INTO workers(hostname, slots, gpus, registered_ms, heartbeat_ms) "
+        "VALUES (?, ?, ?, ?, ?)");
+    insert.bind(1, hostname).bind(2, slots).bind(3, gpu_list).bind(4, now).bind(5, now).run();
+    id = db_.last_insert_id();
+  }
+  tx.commit();
+  changed();
+  return std::to_string(id);
+}
+
+std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {
+  std::lock_guard lock(mutex_);
+  const std::int64_t now = now_ms();
+  std::vector<v1::Worker> out;
+  sql::Statement& s = statements_.get(
+      "SELECT id, hostname, slots, gpus, registered_ms, heartbeat_ms, draining FROM workers ORDER BY id");
+  sql::Statement& jobs =
+      statements_.get("SELECT id FROM jobs WHERE worker_id = ? AND state IN (" + sql_states(is_active) + ")");
+  while (s.step()) {
+    v1::Worker w;
+    w.set_id(std::to_string(s.int64(0)));
+    w.set_hostname(s.text(1));
+    w.set_slots(static_cast<int>(s.int64(2)));
+    for (absl::string_view gpu : absl::StrSplit(s.text(3), ',', absl::SkipEmpty())) w.add_gpus(std::string(gpu));
+    *w.mutable_registered_at() = timestamp(s.int64(4));
+    *w.mutable_last_heartbeat() = timestamp(s.int64(5));
+    w.set_alive(now - s.int64(5) <= worker_timeout_ms);
+    w.set_draining(s.int64(6) != 0);
+    jobs.bind(1, s.int64(0));
+    while (jobs.step()) w.add_running_job_ids(std::to_string(jobs.int64(0)));
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+}  // namespace gammalab

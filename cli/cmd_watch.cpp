@@ -6,10 +6,13 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
 #include "cli/job_view.h"
+#include "core/job_state.h"
+#include "proto/convert.h"
 
 namespace gammalab::cli {
 namespace {
@@ -27,9 +30,10 @@ std::string state_changes(const std::vector<v1::Job>& jobs, std::map<std::string
     std::string line = std::string(clock) + " " + j.name() + ": ";
     if (it != seen.end()) line += state_label(it->second) + " -> ";
     line += state_label(j.state());
-    if ((j.state() == v1::JOB_STATE_RUNNING || j.state() == v1::JOB_STATE_LEASED) && !j.worker_id().empty()) {
+    const std::optional<JobState> state = from_proto(j.state());
+    if (state && is_active(*state) && !j.worker_id().empty()) {
       line += " (worker " + j.worker_id() + ", attempt " + std::to_string(j.attempt()) + ")";
-    } else if (j.state() == v1::JOB_STATE_FAILED && !j.error().empty()) {
+    } else if (state == JobState::kFailed && !j.error().empty()) {
       line += ": " + j.error();
     } else if (j.total_steps() > 0 && j.step() > 0) {
       line += " (step " + std::to_string(j.step()) + "/" + std::to_string(j.total_steps());
@@ -75,7 +79,7 @@ void add_watch_command(CLI::App& app, CliContext& context) {
     check(reader->Finish(), "watch " + *sweep, context.server);
     if (!any) return;
     int failed = 0;
-    for (const auto& j : update.jobs()) failed += j.state() == v1::JOB_STATE_FAILED ? 1 : 0;
+    for (const auto& j : update.jobs()) failed += from_proto(j.state()) == JobState::kFailed ? 1 : 0;
     if (!update.sweep().finished()) {
       std::cerr << "watch: stream ended before the sweep finished\n";
       context.exit_code = 1;

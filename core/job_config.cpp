@@ -1,5 +1,7 @@
 #include "core/job_config.h"
 
+#include <absl/strings/str_join.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -98,12 +100,10 @@ constexpr bool is_struct = !std::is_arithmetic_v<T> && !std::is_enum_v<T> && !st
 template <typename E>
 E parse_field(const std::string& text, const std::string& path) {
   if (const std::optional<E> value = parse_enum<E>(text)) return *value;
-  std::vector<std::string_view> allowed;
-  for (const auto& e : EnumNames<E>::list) allowed.push_back(e.name);
+  std::vector<std::string> allowed;  // std::string: this Abseil has its own string_view
+  for (const auto& e : EnumNames<E>::list) allowed.emplace_back(e.name);
   std::sort(allowed.begin(), allowed.end());
-  std::string list;
-  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-  throw ConfigError(path, "'" + text + "' is not one of: " + list);
+  throw ConfigError(path, "'" + text + "' is not one of: " + absl::StrJoin(allowed, ", "));
 }
 
 template <typename S>

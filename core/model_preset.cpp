@@ -1,5 +1,7 @@
 #include "core/model_preset.h"
 
+#include <absl/strings/str_join.h>
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -13,9 +15,8 @@ namespace gammalab {
 ModelSpec load_model_preset(const std::string& name, const std::filesystem::path& dir) {
   const auto file = dir / (name + ".yaml");
   if (!std::filesystem::exists(file)) {
-    std::string known;
-    for (const auto& n : list_model_presets(dir)) known += (known.empty() ? "" : ", ") + n;
-    throw ConfigError("model.preset", "unknown model preset '" + name + "' (known: " + known + ")");
+    throw ConfigError("model.preset", "unknown model preset '" + name + "' (known: " +
+                                          absl::StrJoin(list_model_presets(dir), ", ") + ")");
   }
   YAML::Node root;
   try {
@@ -69,9 +70,7 @@ ScaleSpec variant_preset(const std::string& name) {
   };
   auto it = presets.find(name);
   if (it == presets.end()) {
-    std::string known;
-    for (const auto& n : variant_names()) known += (known.empty() ? "" : ", ") + n;
-    throw ConfigError("scale.variant", "unknown variant '" + name + "' (known: " + known + ")");
+    throw ConfigError("scale.variant", "unknown variant '" + name + "' (known: " + absl::StrJoin(variant_names(), ", ") + ")");
   }
   ScaleSpec s;
   s.variant = name;

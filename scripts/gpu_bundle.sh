@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   nlohmann-json3-dev libcli11-dev
   libyaml-cpp-dev libyaml-cpp0.7
+  libabsl-dev libabsl20220623
   libgtest-dev libbenchmark-dev libbenchmark1debian
   libsleef-dev libsleef3
 )

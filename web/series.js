@@ -100,7 +100,7 @@ const CATEGORICAL = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56
 const SEQUENTIAL = ['#fde725', '#b5de2b', '#6ece58', '#35b779', '#1f9e89', '#26828e', '#31688e', '#3e4989',
   '#482878', '#440154'];
 
-// The paper's variants first, in the order of spec §2, so their colours are the same in every sweep.
+// The paper's variants first, in the order of docs/variants.md, so their colours are the same in every sweep.
 export const VARIANT_ORDER = ['baseline', 'none', 'unified', 'hg', 'ap', 'dp', 'dnp', 'or', 'er', 'iwd'];
 
 export function groupColours(groups, ordered) {

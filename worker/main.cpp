@@ -1,4 +1,5 @@
 // gammalab-worker: leases jobs from the coordinator and runs each as a gammalab-train child process.
+#include <absl/strings/str_split.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -45,12 +46,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("gammalab-worker"));  // stdout is for machine-readable lines
-  for (std::size_t start = 0; start < gpus.size();) {
-    std::size_t comma = gpus.find(',', start);
-    if (comma == std::string::npos) comma = gpus.size();
-    if (comma > start) options.gpus.push_back(gpus.substr(start, comma - start));
-    start = comma + 1;
-  }
+  options.gpus = absl::StrSplit(gpus, ',', absl::SkipEmpty());
   if (options.trainer.empty()) options.trainer = default_trainer();
   if (!std::filesystem::exists(options.trainer)) {
     spdlog::critical("--trainer: {} does not exist", options.trainer.string());

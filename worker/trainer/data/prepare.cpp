@@ -1,5 +1,7 @@
 #include "worker/trainer/data/prepare.h"
 
+#include <absl/strings/str_join.h>
+
 #include <algorithm>
 #include <cmath>
 #include <regex>
@@ -17,13 +19,13 @@ std::string strip_brown_tags(const std::string& tagged) {
   std::string line, out;
   while (std::getline(lines, line)) {
     std::istringstream words(line);
-    std::string word, sentence;
-    while (words >> word) {
+    std::vector<std::string> sentence;
+    for (std::string word; words >> word;) {
       const auto slash = word.rfind('/');
       if (slash != std::string::npos && slash > 0) word.resize(slash);
-      sentence += (sentence.empty() ? "" : " ") + word;
+      sentence.push_back(std::move(word));
     }
-    if (!sentence.empty()) out += sentence + "\n";
+    if (!sentence.empty()) out += absl::StrJoin(sentence, " ") + "\n";
   }
   return out;
 }

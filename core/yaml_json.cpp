@@ -1,8 +1,8 @@
+// YAML -> JSON for the strict field readers. Scalars are typed by a linear hand-written scan (decimal_text.h),
+// never std::regex, so a 100,000-digit scalar costs one pass and no stack.
 #include "core/yaml_json.h"
 
-#include <charconv>
-#include <cstdint>
-#include <regex>
+#include "core/decimal_text.h"
 
 namespace gammalab {
 
@@ -14,16 +14,13 @@ nlohmann::json scalar_to_json(const YAML::Node& node) {
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
   if (text == "null" || text == "~" || text.empty()) return nullptr;
-  static const std::regex integer(R"([-+]?[0-9]+)");
-  static const std::regex floating(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  if (std::regex_match(text, integer)) {
-    std::int64_t value = 0;
-    const char* begin = text.data() + (text[0] == '+' ? 1 : 0);
-    auto [ptr, ec] = std::from_chars(begin, text.data() + text.size(), value);
-    if (ec == std::errc() && ptr == text.data() + text.size()) return value;
+  const DecimalScan scan = scan_decimal(text, true);
+  if (scan.length != text.size()) return text;
+  if (scan.integer) {
+    if (const auto value = decimal_integer(text)) return static_cast<std::int64_t>(*value);
   }
-  if (std::regex_match(text, floating)) return std::stod(text);
-  return text;
+  // A float, or an integer too large for int64; beyond a double it is +-infinity, which readers reject.
+  return decimal_value(text);
 }
 
 }  // namespace

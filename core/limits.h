@@ -1,0 +1,64 @@
+#pragma once
+// Every limit on what a sweep file or a job config may ask for, in one place. Sweep files come from users
+// and over the network (the coordinator's SubmitSweep), so each size is checked before any allocation or
+// work proportional to it, and each failure is a ConfigError or a diagnostic that names the field, the limit
+// and the value. The values are generous: a real study (models up to ~100B parameters, up to ~10T tokens)
+// never meets them; they exist to bound memory, CPU time and stack depth. docs/sweeps.md lists them.
+#include <cstddef>
+#include <cstdint>
+
+namespace gammalab::limits {
+
+// --- The sweep file -------------------------------------------------------------------------------------
+
+// The largest shipped study is a few KB; a file a thousand times larger is not a study but a payload.
+inline constexpr std::size_t kMaxSweepFileBytes = 1 << 20;  // 1 MiB
+// Sweeps nest base.model.moe.<field> and axes.grid.<field>: [values], about 5 levels. The YAML reader
+// recurses once per level, so the depth bounds its stack.
+inline constexpr int kMaxYamlDepth = 32;
+// A field value as text (a path, a name): PATH_MAX. Each job copies its values, so this times the job limit
+// bounds the memory of an expansion.
+inline constexpr std::size_t kMaxScalarBytes = 4096;
+// A mapping key: field names are at most ~30 characters, and keys are quoted in messages and paths.
+inline constexpr std::size_t kMaxKeyBytes = 128;
+// An axis's values are compared pairwise for duplicates; more values than jobs can never expand anyway.
+inline constexpr std::size_t kMaxAxisValues = 1000;
+// `seeds: N` builds N seeds; real studies use a handful.
+inline constexpr std::int64_t kMaxSeeds = 1000;
+// The default for SweepOptions::max_jobs: axis sizes times seeds, counted before anything is expanded.
+inline constexpr std::size_t kMaxJobsPerSweep = 10000;
+// max_attempts: retries of a failing job.
+inline constexpr int kMaxAttempts = 100;
+
+// --- Expressions in numeric fields (core/sweep/expression.h) ---------------------------------------------
+
+// Real expressions are one line, e.g. `round(100 * params / batch_tokens)`.
+inline constexpr std::size_t kMaxExpressionLength = 1024;
+// Parentheses, function calls and unary signs, each one level: the parser recurses once per level.
+inline constexpr int kMaxExpressionDepth = 32;
+// Numbers, names, operators and calls: the tree's size, which also bounds the evaluator's recursion (a
+// chain of sums is a tree as deep as it is long).
+inline constexpr std::size_t kMaxExpressionNodes = 256;
+
+// --- Job configs (validate() in core/job_config.h) --------------------------------------------------------
+
+// A whole number in a double is exact up to 2^53; integer fields given as floats or expressions must fit.
+inline constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
+
+inline constexpr int kMaxVocab = 1 << 20;           // 1,048,576 tokens (large vocabularies are ~256k)
+inline constexpr int kMaxLayers = 1024;             // 100B models have ~100
+inline constexpr int kMaxDModel = 1 << 16;          // 65,536 (100B models: ~12k)
+inline constexpr int kMaxHeads = 1024;              // n_heads and n_kv_heads
+inline constexpr int kMaxFfn = 1 << 18;             // 262,144: ffn_hidden and moe.expert_ffn
+inline constexpr int kMaxSeqLen = 1 << 20;          // 1M-token context
+inline constexpr int kMaxExperts = 1024;            // moe.n_experts (and so top_k)
+inline constexpr std::int64_t kMaxSteps = 10'000'000'000;          // 1e10 optimizer steps
+inline constexpr std::int64_t kMaxBatchTokens = 1 << 30;           // ~1.07e9 tokens per step (real: ~16M)
+inline constexpr std::int64_t kMaxTokens = 100'000'000'000'000;    // 1e14 tokens per job: 10x a 10T run
+inline constexpr int kMaxMicroBatch = 1 << 20;                     // sequences per forward pass
+inline constexpr int kMaxInterval = 1'000'000'000;                 // log/eval/ckpt/sharpness_every, in steps
+inline constexpr int kMaxEvalBatches = 1'000'000;                  // data.eval_batches
+inline constexpr int kMaxThreads = 4096;
+inline constexpr int kMaxMuonNsSteps = 100;                        // Newton-Schulz iterations per step
+
+}  // namespace gammalab::limits

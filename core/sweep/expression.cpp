@@ -1,9 +1,14 @@
+// The expression language of numeric sweep fields: a recursive-descent parser whose recursion is counted
+// and bounded, and a tree evaluator. Text length, nesting depth and tree size are all limited (core/limits.h),
+// so hostile text fails with a message instead of exhausting the stack.
 #include "core/sweep/expression.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
+
+#include "core/decimal_text.h"
+#include "core/limits.h"
 
 namespace gammalab {
 
@@ -21,8 +26,6 @@ namespace {
 using Node = Expression::Node;
 using NodePtr = std::shared_ptr<const Node>;
 
-NodePtr make(Node node) { return std::make_shared<const Node>(std::move(node)); }
-
 bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
 
@@ -39,6 +42,11 @@ class Parser {
   explicit Parser(const std::string& text) : text_(text) {}
 
   NodePtr parse_all() {
+    if (text_.size() > limits::kMaxExpressionLength) {
+      throw ExpressionError(0, "the expression is " + std::to_string(text_.size()) +
+                                   " characters long, more than the limit of " +
+                                   std::to_string(limits::kMaxExpressionLength));
+    }
     NodePtr node = expression();
     skip_space();
     if (pos_ < text_.size()) fail("unexpected '" + std::string(1, text_[pos_]) + "'");
@@ -47,6 +55,32 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& message) const { throw ExpressionError(pos_, message); }
+
+  // One level of recursion (a parenthesis, a call or a unary sign) while it lives.
+  class Level {
+   public:
+    explicit Level(Parser& parser) : parser_(parser) {
+      if (++parser_.depth_ > limits::kMaxExpressionDepth) {
+        parser_.fail("nested more than " + std::to_string(limits::kMaxExpressionDepth) +
+                     " levels deep (the limit; parentheses, function calls and unary signs each count)");
+      }
+    }
+    ~Level() { --parser_.depth_; }
+    Level(const Level&) = delete;
+    Level& operator=(const Level&) = delete;
+
+   private:
+    Parser& parser_;
+  };
+
+  // Every node goes through here, so the tree (and the evaluator's recursion over it) stays small.
+  NodePtr make(Node node) {
+    if (++nodes_ > limits::kMaxExpressionNodes) {
+      throw ExpressionError(node.offset, "more than " + std::to_string(limits::kMaxExpressionNodes) +
+                                             " numbers, names and operators (the limit)");
+    }
+    return std::make_shared<const Node>(std::move(node));
+  }
 
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -83,8 +117,14 @@ class Parser {
   NodePtr unary() {
     skip_space();
     const std::size_t at = pos_;
-    if (accept('-')) return make({Node::Kind::kUnaryMinus, at, 0, "", '-', {unary()}});
-    if (accept('+')) return unary();
+    if (accept('-')) {
+      const Level level(*this);
+      return make({Node::Kind::kUnaryMinus, at, 0, "", '-', {unary()}});
+    }
+    if (accept('+')) {
+      const Level level(*this);
+      return unary();
+    }
     return primary();
   }
 
@@ -93,6 +133,7 @@ class Parser {
     const std::size_t at = pos_;
     if (pos_ >= text_.size()) fail(text_.empty() ? "empty expression" : "expression ends too early");
     if (accept('(')) {
+      const Level level(*this);
       NodePtr inner = expression();
       if (!accept(')')) fail("expected ')'");
       return inner;
@@ -109,11 +150,15 @@ class Parser {
   }
 
   NodePtr number(std::size_t at) {
-    const char* begin = text_.c_str() + pos_;
-    char* end = nullptr;
-    const double value = std::strtod(begin, &end);
-    if (end == begin) fail("bad number");
-    pos_ += static_cast<std::size_t>(end - begin);
+    const std::string_view rest = std::string_view(text_).substr(pos_);
+    const DecimalScan scan = scan_decimal(rest, false);
+    if (scan.length == 0) fail("bad number");
+    const double value = decimal_value(rest.substr(0, scan.length));
+    if (!std::isfinite(value)) {
+      fail("the number " + std::string(rest.substr(0, std::min<std::size_t>(scan.length, 40))) +
+           (scan.length > 40 ? "..." : "") + " is too large for a double (limit about 1.8e308)");
+    }
+    pos_ += scan.length;
     if (pos_ < text_.size() && is_name_start(text_[pos_])) fail("bad number");
     return make({Node::Kind::kNumber, at, value, "", 0, {}});
   }
@@ -124,6 +169,7 @@ class Parser {
     if (info == std::end(kFunctions)) {
       throw ExpressionError(at, "unknown function '" + name + "' (known: floor, ceil, round, min, max)");
     }
+    const Level level(*this);
     std::vector<NodePtr> args;
     if (!accept(')')) {
       do args.push_back(expression());
@@ -141,6 +187,8 @@ class Parser {
 
   const std::string& text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
+  std::size_t nodes_ = 0;
 };
 
 double evaluate_node(const Node& node, const Expression::Lookup& lookup) {

@@ -26,6 +26,9 @@ std::string closest_match(const std::string& word, const std::vector<std::string
   std::string best;
   std::size_t best_distance = limit + 1;
   for (const auto& candidate : candidates) {  // first of equally close candidates wins: deterministic
+    // The distance is at least the difference in length: skip those (a 100 KB key costs nothing).
+    const std::size_t gap = word.size() > candidate.size() ? word.size() - candidate.size() : candidate.size() - word.size();
+    if (gap >= best_distance) continue;
     const std::size_t d = edit_distance(word, candidate);
     if (d < best_distance) {
       best = candidate;

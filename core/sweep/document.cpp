@@ -1,12 +1,17 @@
+// Reads a sweep file into a SweepDocument: checks the structure and every size limit (core/limits.h) before
+// the work that size would cost, and reports each problem with its place.
 #include "core/sweep/document.h"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <sstream>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "core/edit_distance.h"
+#include "core/limits.h"
 #include "core/sweep/expression.h"
 #include "core/sweep/schema.h"
 #include "core/yaml_json.h"
@@ -25,7 +30,72 @@ SourceRef at(const YAML::Node& node, std::string path) {
   return {std::move(path), mark.line + 1, mark.column + 1};
 }
 
+// Long text (a 100,000-digit number) quoted in a message: its start and its length.
+std::string shortened(const std::string& text) {
+  constexpr std::size_t kShown = 40;
+  if (text.size() <= kShown + 20) return text;
+  return text.substr(0, kShown) + "... (" + std::to_string(text.size()) + " characters)";
+}
+
+std::string format_limit(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
 std::string join(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
+
+// Walks the file's parse events before the document is built, and stops at the first node nested deeper than
+// the limit: yaml-cpp's parser recurses once per level, so it never goes deeper than the limit plus one.
+class DepthCheck : public YAML::EventHandler {
+ public:
+  struct TooDeep {
+    YAML::Mark mark;
+  };
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    enter(mark);
+  }
+  void OnSequenceEnd() override { --depth_; }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    enter(mark);
+  }
+  void OnMapEnd() override { --depth_; }
+
+ private:
+  void enter(const YAML::Mark& mark) {
+    if (++depth_ > limits::kMaxYamlDepth) throw TooDeep{mark};
+  }
+  int depth_ = 0;
+};
+
+// The checks that come before the document is built: its size and its nesting.
+bool within_file_limits(const std::string& yaml_text, DiagnosticList& diagnostics) {
+  if (yaml_text.size() > limits::kMaxSweepFileBytes) {
+    diagnostics.add(SourceRef{}, "the file is " + std::to_string(yaml_text.size()) +
+                                     " bytes, more than the limit of " +
+                                     std::to_string(limits::kMaxSweepFileBytes) + " bytes for a sweep");
+    return false;
+  }
+  std::istringstream in(yaml_text);
+  YAML::Parser parser(in);
+  DepthCheck check;
+  try {
+    parser.HandleNextDocument(check);
+  } catch (const DepthCheck::TooDeep& e) {
+    diagnostics.add(SourceRef{"", e.mark.line + 1, e.mark.column + 1},
+                    "YAML nested more than " + std::to_string(limits::kMaxYamlDepth) +
+                        " levels deep here (the limit for a sweep)");
+    return false;
+  }
+  return true;  // syntax errors are YAML::Exception, reported by the caller
+}
 
 const char* node_type_name(const YAML::Node& node) {
   switch (node.Type()) {
@@ -62,7 +132,7 @@ class DocumentParser {
       if (key == "name") read_string(value, key, doc_.name);
       else if (key == "description") read_string(value, key, doc_.description);
       else if (key == "priority") read_int(value, key, doc_.priority, std::numeric_limits<int>::min());
-      else if (key == "max_attempts") read_int(value, key, doc_.max_attempts, 1);
+      else if (key == "max_attempts") read_int(value, key, doc_.max_attempts, 1, limits::kMaxAttempts);
       else if (key == "seeds") read_seeds(value);
       else if (key == "base") {
         doc_.base_source = key_ref;
@@ -71,7 +141,7 @@ class DocumentParser {
         doc_.axes_source = key_ref;
         read_axes(value);
       } else {
-        diagnostics_.add(key_ref, "unknown key '" + key + "'" + did_you_mean(key, kTopLevelKeys));
+        diagnostics_.add(key_ref, "unknown key '" + shortened(key) + "'" + did_you_mean(key, kTopLevelKeys));
       }
     }
   }
@@ -87,6 +157,12 @@ class DocumentParser {
         continue;
       }
       const std::string key = kv.first.Scalar();
+      if (key.size() > limits::kMaxKeyBytes) {
+        diagnostics_.add(at(kv.first, prefix), "a key of " + std::to_string(key.size()) +
+                                                   " bytes, more than the limit of " +
+                                                   std::to_string(limits::kMaxKeyBytes));
+        continue;
+      }
       if (!seen.insert(key).second) {
         diagnostics_.add(at(kv.first, join(prefix, key)), "duplicate key '" + key + "'");
         continue;
@@ -103,10 +179,21 @@ class DocumentParser {
                                            (node.IsScalar() ? json_type_name(value) : node_type_name(node)));
       return;
     }
+    if (!within_scalar_limit(node, path)) return;
     out = value.get<std::string>();
   }
 
-  void read_int(const YAML::Node& node, const std::string& path, int& out, int minimum) {
+  // A string value longer than the limit is reported (with its length) and left out.
+  bool within_scalar_limit(const YAML::Node& node, const std::string& path) {
+    if (node.Scalar().size() <= limits::kMaxScalarBytes) return true;
+    diagnostics_.add(at(node, path), "the value is " + std::to_string(node.Scalar().size()) +
+                                         " bytes long, more than the limit of " +
+                                         std::to_string(limits::kMaxScalarBytes));
+    return false;
+  }
+
+  void read_int(const YAML::Node& node, const std::string& path, int& out, int minimum,
+                int maximum = std::numeric_limits<int>::max()) {
     const nlohmann::json value = node.IsScalar() ? yaml_to_json(node) : nlohmann::json();
     if (!value.is_number_integer()) {
       diagnostics_.add(at(node, path), "expected an integer, got " +
@@ -114,8 +201,12 @@ class DocumentParser {
       return;
     }
     const auto v = value.get<std::int64_t>();
-    if (v < minimum || v > std::numeric_limits<int>::max()) {
+    if (v < minimum) {
       diagnostics_.add(at(node, path), "must be at least " + std::to_string(minimum));
+      return;
+    }
+    if (v > maximum) {
+      diagnostics_.add(at(node, path), std::to_string(v) + " is more than the limit of " + std::to_string(maximum));
       return;
     }
     out = static_cast<int>(v);
@@ -129,8 +220,10 @@ class DocumentParser {
         diagnostics_.add(at(node, "seeds"), "expected a positive number of seeds or a list of seeds");
         return;
       }
+      const auto count = value.get<std::int64_t>();
+      if (!within_seed_limit(node, count, std::to_string(count))) return;
       doc_.seeds.clear();
-      for (std::int64_t s = 0; s < value.get<std::int64_t>(); ++s) doc_.seeds.push_back(std::uint64_t(s));
+      for (std::int64_t s = 0; s < count; ++s) doc_.seeds.push_back(std::uint64_t(s));
       return;
     }
     if (!node.IsSequence()) {
@@ -141,6 +234,8 @@ class DocumentParser {
       diagnostics_.add(at(node, "seeds"), "no seeds: the sweep would expand to nothing");
       return;
     }
+    const auto listed = static_cast<std::int64_t>(node.size());
+    if (!within_seed_limit(node, listed, "a list of " + std::to_string(listed))) return;
     doc_.seeds.clear();
     std::set<std::uint64_t> seen;
     for (std::size_t i = 0; i < node.size(); ++i) {
@@ -157,6 +252,14 @@ class DocumentParser {
       }
       doc_.seeds.push_back(seed);
     }
+  }
+
+  // Checked before any seed is built.
+  bool within_seed_limit(const YAML::Node& node, std::int64_t count, const std::string& what) {
+    if (count <= limits::kMaxSeeds) return true;
+    diagnostics_.add(at(node, "seeds"), what + " seeds is more than the limit of " +
+                                            std::to_string(limits::kMaxSeeds) + " seeds per sweep");
+    return false;
   }
 
   void read_base(const YAML::Node& node, const std::string& prefix, const std::string& doc_path) {
@@ -195,13 +298,19 @@ class DocumentParser {
       diagnostics_.add(out.source, std::string("expected ") + kind_description(kind) + ", got " + node_type_name(node));
       return false;
     }
+    if (kind == FieldKind::kString && !within_scalar_limit(node, doc_path)) return false;
     out.text = node.Scalar();
     out.text_column = out.source.column + (node.Tag() == "!" ? 1 : 0);  // quoted: skip the quote
     out.value = yaml_to_json(node);
     const nlohmann::json& v = out.value;
+    auto too_large_for_double = [&] {
+      diagnostics_.add(out.source, shortened(out.text) + " is too large for a number (the limit of a double is " +
+                                       "about 1.8e308)");
+      return false;
+    };
     auto wrong_type = [&] {
       diagnostics_.add(out.source, std::string("expected ") + kind_description(kind) + ", got " + json_type_name(v) +
-                                       (v.is_string() ? " '" + v.get<std::string>() + "'" : ""));
+                                       (v.is_string() ? " '" + shortened(v.get<std::string>()) + "'" : ""));
       return false;
     };
     switch (kind) {
@@ -212,8 +321,15 @@ class DocumentParser {
       case FieldKind::kInteger:
         if (v.is_number_float()) {  // 1e9 is a float in YAML; accept it when whole
           const double d = v.get<double>();
-          if (std::floor(d) != d || std::abs(d) > 9.0e15) {
-            diagnostics_.add(out.source, "expected an integer, got " + out.text);
+          if (!std::isfinite(d)) return too_large_for_double();
+          if (std::abs(d) > limits::kMaxExactInteger) {
+            diagnostics_.add(out.source, shortened(out.text) + " is larger than the limit of " +
+                                             format_limit(limits::kMaxExactInteger) +
+                                             " (2^53) for an integer field");
+            return false;
+          }
+          if (std::floor(d) != d) {
+            diagnostics_.add(out.source, "expected an integer, got " + shortened(out.text));
             return false;
           }
           out.value = static_cast<std::int64_t>(d);
@@ -221,6 +337,7 @@ class DocumentParser {
         }
         [[fallthrough]];
       case FieldKind::kNumber:
+        if (v.is_number_float() && !std::isfinite(v.get<double>())) return too_large_for_double();
         if (v.is_number() && !v.is_boolean()) return true;
         if (!v.is_string()) return wrong_type();
         try {
@@ -307,6 +424,12 @@ class DocumentParser {
       diagnostics_.add(at(values, axis.source.path), "no values: the sweep would expand to nothing");
       return false;
     }
+    if (values.size() > limits::kMaxAxisValues) {  // before the pairwise duplicate check
+      diagnostics_.add(at(values, axis.source.path), std::to_string(values.size()) +
+                                                         " values, more than the limit of " +
+                                                         std::to_string(limits::kMaxAxisValues) + " per axis");
+      return false;
+    }
     bool ok = true;
     for (std::size_t i = 0; i < values.size(); ++i) {
       SweepValue v;
@@ -317,7 +440,7 @@ class DocumentParser {
       }
       for (const auto& earlier : axis.values) {
         if (distinct && earlier.value == v.value) {
-          diagnostics_.add(v.source, "duplicate value " + v.text + " (also at line " +
+          diagnostics_.add(v.source, "duplicate value " + shortened(v.text) + " (also at line " +
                                          std::to_string(earlier.source.line) + "): it would repeat jobs");
           ok = false;
         }
@@ -368,6 +491,7 @@ SweepDocument parse_sweep_document(const std::string& yaml_text, DiagnosticList&
   SweepDocument doc;
   YAML::Node root;
   try {
+    if (!within_file_limits(yaml_text, diagnostics)) return doc;
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
     diagnostics.add(SourceRef{"", e.mark.line + 1, e.mark.column + 1}, e.msg);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/job_config.h"
+#include "core/limits.h"
 
 namespace gammalab {
 
@@ -47,7 +48,7 @@ class SweepError : public std::runtime_error {
 
 struct SweepOptions {
   std::filesystem::path preset_dir;  // configs/models; empty = model_preset_dir()
-  std::size_t max_jobs = 10000;      // a sweep that expands to more jobs is an error
+  std::size_t max_jobs = limits::kMaxJobsPerSweep;  // a sweep that expands to more jobs is an error
 };
 
 // Parses, validates and expands. Throws SweepError listing every problem found.

@@ -1,12 +1,17 @@
+// The job config's JSON round trip (one field list per struct, for both directions) and validate(): ranges,
+// cross-field rules and the size limits of core/limits.h, so that a config that passes cannot ask the trainer,
+// the planner or the parameter count for unbounded work.
 #include "core/job_config.h"
 
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/config_error.h"
 #include "core/json_fields.h"
+#include "core/limits.h"
 
 namespace gammalab {
 
@@ -143,6 +148,27 @@ void require(bool ok, const std::string& path, const std::string& problem) {
   if (!ok) throw ConfigError(path, problem);
 }
 
+// A size limit, checked before the rules that compute with the value.
+template <typename T, typename L>
+void require_at_most(T value, L limit, const std::string& path) {
+  if (value > static_cast<T>(limit)) {
+    throw ConfigError(path, std::to_string(value) + " is more than the limit of " + std::to_string(limit));
+  }
+}
+
+// Every floating-point field of `s` (recursively) must be finite: JSON from elsewhere may hold inf or nan.
+template <typename S>
+void require_finite(S& s, const std::string& prefix) {
+  fields(s, [&](const char* key, auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    if constexpr (is_struct<T>)
+      require_finite(value, path);
+    else if constexpr (std::is_floating_point_v<T>)
+      require(std::isfinite(value), path, "must be a finite number");
+  });
+}
+
 }  // namespace
 
 nlohmann::json to_json(const JobConfig& config) { return write(config); }
@@ -167,7 +193,34 @@ JobConfig job_config_from_json(const nlohmann::json& json) {
 }
 
 void validate(const JobConfig& c) {
+  JobConfig copy = c;  // fields() visits mutable structs
+  require_finite(copy, "");
   const ModelSpec& m = c.model;
+  require_at_most(m.vocab_size, limits::kMaxVocab, "model.vocab_size");
+  require_at_most(m.n_layers, limits::kMaxLayers, "model.n_layers");
+  require_at_most(m.d_model, limits::kMaxDModel, "model.d_model");
+  require_at_most(m.n_heads, limits::kMaxHeads, "model.n_heads");
+  require_at_most(m.n_kv_heads, limits::kMaxHeads, "model.n_kv_heads");
+  require_at_most(m.ffn_hidden, limits::kMaxFfn, "model.ffn_hidden");
+  require_at_most(m.seq_len, limits::kMaxSeqLen, "model.seq_len");
+  require_at_most(m.moe.n_experts, limits::kMaxExperts, "model.moe.n_experts");
+  require_at_most(m.moe.top_k, limits::kMaxExperts, "model.moe.top_k");
+  require_at_most(m.moe.expert_ffn, limits::kMaxFfn, "model.moe.expert_ffn");
+  require_at_most(c.steps, limits::kMaxSteps, "steps");
+  require_at_most(c.batch_tokens, limits::kMaxBatchTokens, "batch_tokens");
+  require_at_most(c.micro_batch, limits::kMaxMicroBatch, "micro_batch");
+  require_at_most(c.log_every, limits::kMaxInterval, "log_every");
+  require_at_most(c.eval_every, limits::kMaxInterval, "eval_every");
+  require_at_most(c.ckpt_every, limits::kMaxInterval, "ckpt_every");
+  require_at_most(c.sharpness_every, limits::kMaxInterval, "sharpness_every");
+  require_at_most(c.data.eval_batches, limits::kMaxEvalBatches, "data.eval_batches");
+  require_at_most(c.threads, limits::kMaxThreads, "threads");
+  require_at_most(c.optim.muon_ns_steps, limits::kMaxMuonNsSteps, "optim.muon_ns_steps");
+  if (c.steps > 0 && c.batch_tokens > 0 && c.steps > limits::kMaxTokens / c.batch_tokens) {
+    throw ConfigError("steps", "steps * batch_tokens = " + std::to_string(c.steps) + " * " +
+                                   std::to_string(c.batch_tokens) + " tokens is more than the limit of " +
+                                   std::to_string(limits::kMaxTokens) + " tokens per job");
+  }
   require(m.vocab_size >= 2, "model.vocab_size", "must be at least 2");
   require(m.n_layers >= 1, "model.n_layers", "must be at least 1");
   require(m.d_model >= 1, "model.d_model", "must be at least 1");

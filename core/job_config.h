@@ -111,7 +111,7 @@ struct ModelSpec {
   MoeSpec moe{};
 
   int kv_heads() const { return n_kv_heads > 0 ? n_kv_heads : n_heads; }
-  int ffn() const { return ffn_hidden > 0 ? ffn_hidden : (8 * d_model) / 3; }
+  int ffn() const { return ffn_hidden > 0 ? ffn_hidden : static_cast<int>(8 * std::int64_t(d_model) / 3); }
   int head_dim() const { return d_model / n_heads; }
 };
 
@@ -178,8 +178,8 @@ struct JobConfig {
 nlohmann::json to_json(const JobConfig& config);
 JobConfig job_config_from_json(const nlohmann::json& json);
 
-// Checks ranges and cross-field rules (heads divide d_model, batch divides into sequences, ...).
-// Throws ConfigError with the field's dot path.
+// Checks ranges and cross-field rules (heads divide d_model, batch divides into sequences, ...) and the size
+// limits of core/limits.h; every number must be finite. Throws ConfigError with the field's dot path.
 void validate(const JobConfig& config);
 
 }  // namespace gammalab

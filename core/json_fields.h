@@ -1,9 +1,12 @@
 #pragma once
 // Strict reading of a JSON object into a struct: each field is read by name, type errors and unknown keys
 // are reported with the field's dot path. Used for job configs and every other JSON the project accepts.
+#include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "core/config_error.h"
 
@@ -20,6 +23,10 @@ class JsonFields {
     auto it = object_.find(key);
     if (it == object_.end()) return;
     check_type<T>(*it, key);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) check_range<T>(*it, key);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (!std::isfinite(it->template get<double>())) throw ConfigError(child_path(key), "must be a finite number");
+    }
     out = it->template get<T>();
   }
 
@@ -46,6 +53,18 @@ class JsonFields {
     else
       ok = true;
     if (!ok) throw ConfigError(child_path(key), "expected " + type_name<T>() + ", got " + value.type_name());
+  }
+  // An integer that does not fit the field (get<int> would silently wrap it).
+  template <typename T>
+  void check_range(const nlohmann::json& value, const char* key) const {
+    const bool fits = value.is_number_unsigned()
+                          ? value.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                          : std::in_range<T>(value.get<std::int64_t>());
+    if (!fits) {
+      throw ConfigError(child_path(key), value.dump() + " is outside the range of the field [" +
+                                             std::to_string(std::numeric_limits<T>::min()) + ", " +
+                                             std::to_string(std::numeric_limits<T>::max()) + "]");
+    }
   }
   template <typename T>
   static std::string type_name() {

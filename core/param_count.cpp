@@ -1,68 +1,103 @@
+// Analytic parameter and FLOP counts (see param_count.h). The counts are O(1) in the model's size (one layer
+// counted, then multiplied) and every sum and product is checked: a config too large for 64-bit counts is a
+// ConfigError, never a wrapped negative number. validate() bounds the sizes; this guards the callers that
+// count before validating (a sweep's `params` in expressions).
 #include "core/param_count.h"
+
+#include "core/config_error.h"
 
 namespace gammalab {
 
 namespace {
 
+// An int64 count whose + and * throw ConfigError on overflow.
+struct Count {
+  std::int64_t v = 0;
+};
+
+[[noreturn]] void overflow() {
+  throw ConfigError("model", "the parameter count overflows a 64-bit integer (the model is far too large)");
+}
+Count operator+(Count a, Count b) {
+  Count r;
+  if (__builtin_add_overflow(a.v, b.v, &r.v)) overflow();
+  return r;
+}
+Count operator-(Count a, Count b) {
+  Count r;
+  if (__builtin_sub_overflow(a.v, b.v, &r.v)) overflow();
+  return r;
+}
+Count operator*(Count a, Count b) {
+  Count r;
+  if (__builtin_mul_overflow(a.v, b.v, &r.v)) overflow();
+  return r;
+}
+
+// The scale vectors of one layer (or of the final norm), by role. OR and ER add a scalar β to each vector.
 struct VectorTally {
-  const ScaleSpec& scale;
-  ParamCounts& counts;
-  // One scale vector of `size` entries; OR and ER add a scalar β to each vector.
-  void add(std::int64_t size, bool input_role, std::int64_t copies = 1) {
-    std::int64_t n = copies * (size + (scale.param == ScaleParam::Plain ? 0 : 1));
-    counts.scale_vectors += n;
-    (input_role ? counts.input_norm : counts.output_norm) += n;
+  Count bias;  // 1 for OR and ER, else 0
+  Count input, output;
+  void add(Count size, bool input_role, Count copies = {1}) {
+    (input_role ? input : output) = (input_role ? input : output) + copies * (size + bias);
   }
 };
 
 }  // namespace
 
 ParamCounts count_params(const ModelSpec& m, const ScaleSpec& scale) {
-  ParamCounts c;
-  const std::int64_t d = m.d_model, hd = m.head_dim(), V = m.vocab_size, L = m.n_layers;
-  const std::int64_t q_out = std::int64_t(m.n_heads) * hd, kv_out = std::int64_t(m.kv_heads()) * hd;
+  if (m.n_heads < 1) throw ConfigError("model.n_heads", "must be at least 1");
   const bool moe = m.moe.n_experts > 0;
-  const std::int64_t E = m.moe.n_experts, ffn = moe && m.moe.expert_ffn > 0 ? m.moe.expert_ffn : m.ffn();
+  const Count d{m.d_model}, hd{m.head_dim()}, V{m.vocab_size}, L{m.n_layers};
+  const Count q_out = Count{m.n_heads} * hd, kv_out = Count{m.kv_heads()} * hd;
+  const Count E{m.moe.n_experts}, top_k{m.moe.top_k};
+  const Count dense_ffn{m.ffn_hidden > 0 ? m.ffn_hidden : 8 * std::int64_t(m.d_model) / 3};
+  const Count ffn = moe && m.moe.expert_ffn > 0 ? Count{m.moe.expert_ffn} : dense_ffn;
+  const Count two{2};
 
-  const std::int64_t attn = d * q_out + 2 * d * kv_out + q_out * d;
-  const std::int64_t expert = 3 * d * ffn;
-  const std::int64_t ffn_total = moe ? E * expert + d * E : expert;  // experts + router
+  const Count attn = d * q_out + two * d * kv_out + q_out * d;
+  const Count expert = Count{3} * d * ffn;
+  const Count ffn_total = moe ? E * expert + d * E : expert;  // experts + router
 
-  ParamCounts vectors;
-  VectorTally tally{scale, vectors};
+  const Count bias{scale.param == ScaleParam::Plain ? 0 : 1};
+  VectorTally layer{bias, {}, {}};
+  VectorTally final_norm{bias, {}, {}};
   if (scale.sharing != Sharing::None) {
-    for (std::int64_t layer = 0; layer < L; ++layer) {
-      const bool input_side = scale.placement != Placement::After;
-      const bool output_side = scale.placement != Placement::Before;
-      if (input_side) {
-        if (scale.sharing == Sharing::Branch) {
-          tally.add(d, true, 5);                              // γ_q, γ_k, γ_v, γ_gate, γ_up
-          if (moe && m.moe.router_scale) tally.add(d, true);  // γ_router
-        } else {
-          tally.add(d, true, 2);  // γ_attn, γ_ffn
-        }
+    const bool input_side = scale.placement != Placement::After;
+    const bool output_side = scale.placement != Placement::Before;
+    if (input_side) {
+      if (scale.sharing == Sharing::Branch) {
+        layer.add(d, true, {5});                              // γ_q, γ_k, γ_v, γ_gate, γ_up
+        if (moe && m.moe.router_scale) layer.add(d, true);    // γ_router
+      } else {
+        layer.add(d, true, two);  // γ_attn, γ_ffn
       }
-      if (output_side) {
-        tally.add(q_out, false);
-        tally.add(kv_out, false, 2);
-        tally.add(ffn, false, moe ? 2 * E : 2);  // per expert in MoE
-      }
-      if (m.qk_norm) tally.add(hd, false, 2);
     }
-    tally.add(d, scale.final_norm_is_input);  // γ_fin
+    if (output_side) {
+      layer.add(q_out, false);
+      layer.add(kv_out, false, two);
+      layer.add(ffn, false, moe ? two * E : two);  // per expert in MoE
+    }
+    if (m.qk_norm) layer.add(hd, false, two);
+    final_norm.add(d, scale.final_norm_is_input);  // γ_fin
   }
 
-  c.embedding = V * d;
-  c.scale_vectors = vectors.scale_vectors;
-  c.input_norm = vectors.input_norm;
-  c.output_norm = vectors.output_norm;
-  c.total = c.embedding + L * (attn + ffn_total) + V * d + c.scale_vectors;
+  ParamCounts c;
+  const Count input = L * layer.input + final_norm.input, output = L * layer.output + final_norm.output;
+  const Count vectors = input + output;
+  const Count embedding = V * d;
+  const Count total = embedding + L * (attn + ffn_total) + V * d + vectors;
   // Activated: inactive experts' weights (and their output-side vectors) do not count.
-  std::int64_t inactive = moe ? L * (E - m.moe.top_k) * expert : 0;
+  Count inactive = moe ? L * (E - top_k) * expert : Count{};
   if (moe && scale.sharing != Sharing::None && scale.placement != Placement::Before) {
-    inactive += L * (E - m.moe.top_k) * 2 * (ffn + (scale.param == ScaleParam::Plain ? 0 : 1));
+    inactive = inactive + L * (E - top_k) * two * (ffn + bias);
   }
-  c.activated = c.total - inactive;
+  c.embedding = embedding.v;
+  c.scale_vectors = vectors.v;
+  c.input_norm = input.v;
+  c.output_norm = output.v;
+  c.total = total.v;
+  c.activated = (total - inactive).v;
   return c;
 }
 

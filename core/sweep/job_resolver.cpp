@@ -1,3 +1,5 @@
+// Resolves one point of a sweep into a validated JobConfig (see job_resolver.h): presets, derived fields in
+// dependency order, validate(), and each problem placed where the file caused it.
 #include "core/sweep/job_resolver.h"
 
 #include <absl/strings/str_join.h>
@@ -9,6 +11,7 @@
 
 #include "core/config_error.h"
 #include "core/edit_distance.h"
+#include "core/limits.h"
 #include "core/sweep/expression.h"
 #include "core/model_preset.h"
 #include "core/param_count.h"
@@ -113,7 +116,18 @@ class JobEvaluation {
     return it == fields_.end() ? nullptr : it->second;
   }
 
+  // The value of a field, with the limits that only a value computed here can break: a given token budget
+  // (validate() bounds steps * batch_tokens, not `tokens`).
   double compute(const std::string& path) {
+    const double value = compute_unchecked(path);
+    if (path == "tokens" && given_value(path) != nullptr && std::abs(value) > double(limits::kMaxTokens)) {
+      throw ExpressionError(0, "tokens = " + format_number(value) + " is more than the limit of " +
+                                   std::to_string(limits::kMaxTokens) + " tokens per job");
+    }
+    return value;
+  }
+
+  double compute_unchecked(const std::string& path) {
     const SweepValue* given = given_value(path);
     const bool integer = *SweepSchema::instance().find(path) == FieldKind::kInteger;
     if (given != nullptr && !given->expression) {
@@ -122,6 +136,10 @@ class JobEvaluation {
       const double value = Expression::parse(given->value.get<std::string>()).evaluate(
           [&](const std::string& name, std::size_t offset) { return lookup(name, offset); });
       if (!std::isfinite(value)) throw ExpressionError(0, "= " + format_number(value) + ", not a finite number");
+      if (integer && std::abs(value) > limits::kMaxExactInteger) {
+        throw ExpressionError(0, "= " + format_number(value) + ", larger than the limit of 2^53 (" +
+                                     format_number(limits::kMaxExactInteger) + ") for an integer field");
+      }
       if (integer && !is_whole(value) && !stand_in_model_) {
         const std::string what = path == "steps" || path == "tokens"
                                      ? "the budget does not divide into whole steps: "

@@ -148,14 +148,6 @@ void require(bool ok, const std::string& path, const std::string& problem) {
   if (!ok) throw ConfigError(path, problem);
 }
 
-// A size limit, checked before the rules that compute with the value.
-template <typename T, typename L>
-void require_at_most(T value, L limit, const std::string& path) {
-  if (value > static_cast<T>(limit)) {
-    throw ConfigError(path, std::to_string(value) + " is more than the limit of " + std::to_string(limit));
-  }
-}
-
 // Every floating-point field of `s` (recursively) must be finite: JSON from elsewhere may hold inf or nan.
 template <typename S>
 void require_finite(S& s, const std::string& prefix) {
@@ -196,26 +188,38 @@ void validate(const JobConfig& c) {
   JobConfig copy = c;  // fields() visits mutable structs
   require_finite(copy, "");
   const ModelSpec& m = c.model;
-  require_at_most(m.vocab_size, limits::kMaxVocab, "model.vocab_size");
-  require_at_most(m.n_layers, limits::kMaxLayers, "model.n_layers");
-  require_at_most(m.d_model, limits::kMaxDModel, "model.d_model");
-  require_at_most(m.n_heads, limits::kMaxHeads, "model.n_heads");
-  require_at_most(m.n_kv_heads, limits::kMaxHeads, "model.n_kv_heads");
-  require_at_most(m.ffn_hidden, limits::kMaxFfn, "model.ffn_hidden");
-  require_at_most(m.seq_len, limits::kMaxSeqLen, "model.seq_len");
-  require_at_most(m.moe.n_experts, limits::kMaxExperts, "model.moe.n_experts");
-  require_at_most(m.moe.top_k, limits::kMaxExperts, "model.moe.top_k");
-  require_at_most(m.moe.expert_ffn, limits::kMaxFfn, "model.moe.expert_ffn");
-  require_at_most(c.steps, limits::kMaxSteps, "steps");
-  require_at_most(c.batch_tokens, limits::kMaxBatchTokens, "batch_tokens");
-  require_at_most(c.micro_batch, limits::kMaxMicroBatch, "micro_batch");
-  require_at_most(c.log_every, limits::kMaxInterval, "log_every");
-  require_at_most(c.eval_every, limits::kMaxInterval, "eval_every");
-  require_at_most(c.ckpt_every, limits::kMaxInterval, "ckpt_every");
-  require_at_most(c.sharpness_every, limits::kMaxInterval, "sharpness_every");
-  require_at_most(c.data.eval_batches, limits::kMaxEvalBatches, "data.eval_batches");
-  require_at_most(c.threads, limits::kMaxThreads, "threads");
-  require_at_most(c.optim.muon_ns_steps, limits::kMaxMuonNsSteps, "optim.muon_ns_steps");
+  // Sizes first: the rules below compute with them.
+  const struct {
+    const char* path;
+    std::int64_t value, limit;
+  } sizes[] = {
+      {"model.vocab_size", m.vocab_size, limits::kMaxVocab},
+      {"model.n_layers", m.n_layers, limits::kMaxLayers},
+      {"model.d_model", m.d_model, limits::kMaxDModel},
+      {"model.n_heads", m.n_heads, limits::kMaxHeads},
+      {"model.n_kv_heads", m.n_kv_heads, limits::kMaxHeads},
+      {"model.ffn_hidden", m.ffn_hidden, limits::kMaxFfn},
+      {"model.seq_len", m.seq_len, limits::kMaxSeqLen},
+      {"model.moe.n_experts", m.moe.n_experts, limits::kMaxExperts},
+      {"model.moe.top_k", m.moe.top_k, limits::kMaxExperts},
+      {"model.moe.expert_ffn", m.moe.expert_ffn, limits::kMaxFfn},
+      {"steps", c.steps, limits::kMaxSteps},
+      {"batch_tokens", c.batch_tokens, limits::kMaxBatchTokens},
+      {"micro_batch", c.micro_batch, limits::kMaxMicroBatch},
+      {"log_every", c.log_every, limits::kMaxInterval},
+      {"eval_every", c.eval_every, limits::kMaxInterval},
+      {"ckpt_every", c.ckpt_every, limits::kMaxInterval},
+      {"sharpness_every", c.sharpness_every, limits::kMaxInterval},
+      {"data.eval_batches", c.data.eval_batches, limits::kMaxEvalBatches},
+      {"threads", c.threads, limits::kMaxThreads},
+      {"optim.muon_ns_steps", c.optim.muon_ns_steps, limits::kMaxMuonNsSteps},
+  };
+  for (const auto& size : sizes) {
+    if (size.value > size.limit) {
+      throw ConfigError(size.path, std::to_string(size.value) + " is more than the limit of " +
+                                       std::to_string(size.limit));
+    }
+  }
   if (c.steps > 0 && c.batch_tokens > 0 && c.steps > limits::kMaxTokens / c.batch_tokens) {
     throw ConfigError("steps", "steps * batch_tokens = " + std::to_string(c.steps) + " * " +
                                    std::to_string(c.batch_tokens) + " tokens is more than the limit of " +

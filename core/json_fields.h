@@ -2,6 +2,7 @@
 // Strict reading of a JSON object into a struct: each field is read by name, type errors and unknown keys
 // are reported with the field's dot path. Used for job configs and every other JSON the project accepts.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -16,6 +17,15 @@ class JsonFields {
   // Reads `key` into `out` if present (keeps `out`, the default, otherwise).
   template <typename T>
   void read(const char* key, T& out) {
+    seen_.insert(key);
+    auto it = object_.find(key);
+    if (it == object_.end()) return;
+    check_type<T>(*it, key);
+    out = it->template get<T>();
+  }
+  // An optional field: set if present, left as it is (unset by default) otherwise.
+  template <typename T>
+  void read(const char* key, std::optional<T>& out) {
     seen_.insert(key);
     auto it = object_.find(key);
     if (it == object_.end()) return;

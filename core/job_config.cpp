@@ -6,6 +6,7 @@
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <vector>
 
@@ -99,7 +100,12 @@ void fields(JobConfig& s, F&& f) {
 }
 
 template <typename T>
-constexpr bool is_struct = !std::is_arithmetic_v<T> && !std::is_enum_v<T> && !std::is_same_v<T, std::string>;
+constexpr bool is_optional = false;
+template <typename T>
+constexpr bool is_optional<std::optional<T>> = true;
+template <typename T>
+constexpr bool is_struct = !std::is_arithmetic_v<T> && !std::is_enum_v<T> && !std::is_same_v<T, std::string> &&
+                           !is_optional<T>;
 
 // An enum field from its string; anything else is a ConfigError that lists the allowed values.
 template <typename E>
@@ -111,14 +117,18 @@ E parse_field(const std::string& text, const std::string& path) {
   throw ConfigError(path, "'" + text + "' is not one of: " + absl::StrJoin(allowed, ", "));
 }
 
+// An optional field is written only when set; `every_field` writes an unset one as its type's zero.
 template <typename S>
-nlohmann::json write(S s) {
+nlohmann::json write(S s, bool every_field = false) {
   nlohmann::json out = nlohmann::json::object();
   fields(s, [&](const char* key, auto& value) {
     using T = std::decay_t<decltype(value)>;
     if constexpr (is_struct<T>)
-      out[key] = write(value);
-    else if constexpr (std::is_enum_v<T>)
+      out[key] = write(value, every_field);
+    else if constexpr (is_optional<T>) {
+      if (value) out[key] = *value;
+      else if (every_field) out[key] = typename T::value_type{};
+    } else if constexpr (std::is_enum_v<T>)
       out[key] = std::string(enum_name(value));
     else
       out[key] = value;
@@ -144,6 +154,19 @@ void read(const nlohmann::json& json, const std::string& path, S& s) {
   reader.reject_unknown();
 }
 
+// The dot paths (under `prefix`) of the optional fields of `s`, nested structs included.
+template <typename S>
+void optional_paths(S s, const std::string& prefix, std::vector<std::string>& out) {
+  fields(s, [&](const char* key, auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    if constexpr (is_optional<T>)
+      out.push_back(path);
+    else if constexpr (is_struct<T>)
+      optional_paths(value, path, out);
+  });
+}
+
 void require(bool ok, const std::string& path, const std::string& problem) {
   if (!ok) throw ConfigError(path, problem);
 }
@@ -159,6 +182,11 @@ void require_finite(S& s, const std::string& prefix) {
     else if constexpr (std::is_floating_point_v<T>)
       require(std::isfinite(value), path, "must be a finite number");
   });
+// Shortest text that reads back as `v` ("0.02", "-1", "inf", "nan").
+std::string number_text(double v) {
+  char buf[32];
+  const auto result = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, result.ptr);
 }
 
 }  // namespace
@@ -166,6 +194,14 @@ void require_finite(S& s, const std::string& prefix) {
 nlohmann::json to_json(const JobConfig& config) { return write(config); }
 nlohmann::json to_json(const ModelSpec& model) { return write(model); }
 nlohmann::json to_json(const ScaleSpec& scale) { return write(scale); }
+
+nlohmann::json job_config_every_field() { return write(JobConfig{}, /*every_field=*/true); }
+
+std::vector<std::string> job_config_optional_fields() {
+  std::vector<std::string> paths;
+  optional_paths(JobConfig{}, "", paths);
+  return paths;
+}
 
 ModelSpec model_spec_from_json(const nlohmann::json& json, const std::string& path) {
   ModelSpec model;
@@ -246,6 +282,10 @@ void validate(const JobConfig& c) {
   require(c.optim.eps > 0, "optim.eps", "must be > 0");
   require(c.optim.weight_decay >= 0, "optim.weight_decay", "must be >= 0");
   require(c.optim.grad_clip >= 0, "optim.grad_clip", "must be >= 0 (0 = off)");
+  if (const std::optional<double>& muon_lr = c.optim.muon_lr) {
+    require(std::isfinite(*muon_lr) && *muon_lr > 0, "optim.muon_lr",
+            "must be finite and > 0 (or unset: optim.lr), got " + number_text(*muon_lr));
+  }
   require(c.optim.muon_ns_steps >= 1, "optim.muon_ns_steps", "must be at least 1");
   require(c.schedule.warmup_steps >= 0 && c.schedule.warmup_steps <= c.steps, "schedule.warmup_steps",
           "must be in [0, steps]");

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gammalab {
 
@@ -134,9 +135,14 @@ struct OptimSpec {
   double eps = 1e-8;
   double weight_decay = 0.1;
   double grad_clip = 1.0;  // 0 = off
-  double muon_lr = 0.02;
+  // Peak LR of the Muon matrices. Unset (the default; absent from the JSON): optim.lr. Muon's update is
+  // RMS-matched to AdamW's (muon.h), so both take the same peak LR and the same decay (Moonlight's rule,
+  // Liu et al. 2025, "Muon is Scalable for LLM Training") and one LR grid serves both optimizers. Set: an override.
+  std::optional<double> muon_lr{};
   double muon_momentum = 0.95;
   int muon_ns_steps = 5;
+
+  double muon_peak_lr() const { return muon_lr.value_or(lr); }
 };
 
 struct ScheduleSpec {
@@ -174,9 +180,15 @@ struct JobConfig {
 };
 
 // Strict JSON round trip. from_json throws ConfigError naming the dot path of the bad field (for a value
-// outside an enum's set, the allowed values too).
+// outside an enum's set, the allowed values too). An unset optional field is absent from the JSON.
 nlohmann::json to_json(const JobConfig& config);
 JobConfig job_config_from_json(const nlohmann::json& json);
+
+// Every key to_json can write: the defaults, with each optional field that they leave unset given a value of
+// its type (0). The sweep schema takes its keys and kinds from here.
+nlohmann::json job_config_every_field();
+// The dot paths of the optional fields.
+std::vector<std::string> job_config_optional_fields();
 
 // Checks ranges and cross-field rules (heads divide d_model, batch divides into sequences, ...) and the size
 // limits of core/limits.h; every number must be finite. Throws ConfigError with the field's dot path.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -27,6 +28,15 @@ class JsonFields {
     if constexpr (std::is_floating_point_v<T>) {
       if (!std::isfinite(it->template get<double>())) throw ConfigError(child_path(key), "must be a finite number");
     }
+    out = it->template get<T>();
+  }
+  // An optional field: set if present, left as it is (unset by default) otherwise.
+  template <typename T>
+  void read(const char* key, std::optional<T>& out) {
+    seen_.insert(key);
+    auto it = object_.find(key);
+    if (it == object_.end()) return;
+    check_type<T>(*it, key);
     out = it->template get<T>();
   }
 

@@ -56,7 +56,7 @@ class JobEvaluation {
   std::optional<nlohmann::json> evaluate_all() {
     bool ok = true;
     for (const auto& leaf : SweepSchema::instance().leaves()) {
-      if (!is_numeric(*SweepSchema::instance().find(leaf))) continue;
+      if (!is_numeric(*SweepSchema::instance().find(leaf)) || unset(leaf)) continue;
       try {
         value_of(leaf);
       } catch (const DependencyFailed&) {
@@ -114,6 +114,11 @@ class JobEvaluation {
   const SweepValue* given_value(const std::string& path) const {
     auto it = fields_.find(path);
     return it == fields_.end() ? nullptr : it->second;
+  }
+
+  // An optional field that this job does not set: it has no value and stays absent from the config.
+  bool unset(const std::string& path) const {
+    return SweepSchema::instance().is_optional(path) && given_value(path) == nullptr;
   }
 
   // The value of a field, with the limits that only a value computed here can break: a given token budget
@@ -187,6 +192,9 @@ class JobEvaluation {
         std::find(stack_.begin(), stack_.end(), "steps") != stack_.end()) {
       throw ExpressionError(offset, "tokens is not set, and its default (steps * batch_tokens) needs this field");
     }
+    if (unset(path)) {
+      throw ExpressionError(offset, "'" + name + "' has no value: " + path + " is optional and not set in this job");
+    }
     if (slots_[path].state == State::kEvaluating) {
       std::string chain;
       auto start = std::find(stack_.begin(), stack_.end(), path);
@@ -228,6 +236,7 @@ class JobEvaluation {
     for (const auto& leaf : SweepSchema::instance().leaves()) {
       if (leaf == "tokens" || (!section.empty() && prefix_of(leaf) != section)) continue;
       const FieldKind kind = *SweepSchema::instance().find(leaf);
+      if (unset(leaf)) continue;
       if (is_numeric(kind)) {
         const double v = value_of(leaf);
         if (kind == FieldKind::kInteger) set_at(out, leaf, static_cast<std::int64_t>(std::llround(v)));
@@ -248,12 +257,14 @@ class JobEvaluation {
   bool stand_in_model_;
 };
 
-// Sets the field at `path` in `json` back to its value in `defaults`.
+// Sets the field at `path` in `json` back to its value in `defaults`, or removes it where the defaults leave
+// it unset (an optional field).
 void reset_to_default(nlohmann::json& json, const nlohmann::json& defaults, const std::string& path) {
   std::string text = "/" + path;
   std::replace(text.begin(), text.end(), '.', '/');
   const nlohmann::json::json_pointer field(text);
-  json[field] = defaults.at(field);
+  if (defaults.contains(field)) json[field] = defaults.at(field);
+  else json.at(field.parent_pointer()).erase(field.back());
 }
 
 }  // namespace

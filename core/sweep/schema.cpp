@@ -1,3 +1,4 @@
+// The sweep schema: every settable field of a job by dot path, with its kind and its short names.
 #include "core/sweep/schema.h"
 
 #include <nlohmann/json.hpp>
@@ -52,7 +53,8 @@ SweepSchema::SweepSchema() {
       else leaves_.push_back(path);
     }
   };
-  walk(walk, to_json(JobConfig{}), "");
+  walk(walk, job_config_every_field(), "");
+  for (const auto& path : job_config_optional_fields()) optional_.insert(path);
   kinds_["tokens"] = FieldKind::kInteger;  // the token budget; steps follows from it (docs/sweeps.md)
   children_[""].push_back("tokens");
   leaves_.push_back("tokens");

@@ -2,6 +2,10 @@
 // read, written back as the same strings, and anything else is a ConfigError naming the field and the values.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <vector>
+
 #include "core/config_error.h"
 #include "core/job_config.h"
 
@@ -61,6 +65,58 @@ TEST(JobConfig, WrongTypeForAnEnumFieldIsATypeError) {
     EXPECT_EQ(e.path(), "schedule.kind");
     EXPECT_NE(std::string(e.what()).find("expected a string"), std::string::npos) << e.what();
   }
+}
+
+// optim.muon_lr is optional: unset (the default) it is absent from the JSON and Muon takes optim.lr; set, it is
+// written and read back as a number and overrides optim.lr for Muon's matrices.
+TEST(JobConfig, MuonLrIsAnOptionalOverrideOfLr) {
+  JobConfig c;
+  c.optim.lr = 4e-3;
+  EXPECT_FALSE(c.optim.muon_lr.has_value());
+  EXPECT_DOUBLE_EQ(c.optim.muon_peak_lr(), 4e-3);
+  const nlohmann::json unset = to_json(c);
+  EXPECT_FALSE(unset["optim"].contains("muon_lr")) << unset["optim"].dump();
+  EXPECT_FALSE(job_config_from_json(unset).optim.muon_lr.has_value());
+
+  c.optim.muon_lr = 0.02;
+  const nlohmann::json set = to_json(c);
+  EXPECT_EQ(set["optim"]["muon_lr"], 0.02);
+  const JobConfig back = job_config_from_json(set);
+  ASSERT_TRUE(back.optim.muon_lr.has_value());
+  EXPECT_DOUBLE_EQ(back.optim.muon_peak_lr(), 0.02);
+  EXPECT_EQ(to_json(back).dump(), set.dump());
+
+  nlohmann::json wrong = unset;
+  wrong["optim"]["muon_lr"] = "fast";
+  try {
+    job_config_from_json(wrong);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "optim.muon_lr: expected a number, got string");
+  }
+  // The schema's view: every field, the optional one included.
+  EXPECT_TRUE(job_config_every_field()["optim"].contains("muon_lr"));
+  EXPECT_EQ(job_config_optional_fields(), std::vector<std::string>{"optim.muon_lr"});
+}
+
+TEST(JobConfig, MuonLrWhenSetMustBeFiniteAndPositive) {
+  auto error_of = [](double muon_lr) -> std::string {
+    JobConfig c;
+    c.optim.muon_lr = muon_lr;
+    try {
+      validate(c);
+    } catch (const ConfigError& e) {
+      return e.path() + " | " + e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of(0.0), "optim.muon_lr | optim.muon_lr: must be finite and > 0 (or unset: optim.lr), got 0");
+  EXPECT_EQ(error_of(-0.02), "optim.muon_lr | optim.muon_lr: must be finite and > 0 (or unset: optim.lr), got -0.02");
+  EXPECT_EQ(error_of(std::numeric_limits<double>::infinity()),
+            "optim.muon_lr | optim.muon_lr: must be finite and > 0 (or unset: optim.lr), got inf");
+  EXPECT_EQ(error_of(std::nan("")), "optim.muon_lr | optim.muon_lr: must be finite and > 0 (or unset: optim.lr), got nan");
+  EXPECT_EQ(error_of(0.02), "no error");
+  EXPECT_NO_THROW(validate(JobConfig{}));  // unset
 }
 
 }  // namespace

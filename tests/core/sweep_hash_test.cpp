@@ -14,10 +14,19 @@ namespace {
 
 // Computed once. If one of these changes, resubmitted sweeps stop reusing finished jobs: change the hash or
 // the canonical JSON only on purpose (and say so in the release notes).
-TEST(SweepHash, DefaultConfigHashIsPinned) { EXPECT_EQ(config_hash(JobConfig{}), "20b856ff2b8ca9ee"); }
+//
+// Changed on purpose once: optim.muon_lr became optional (unset = optim.lr, and absent from the JSON), so every
+// config that used to carry "muon_lr": 0.02 lost that key. Set to 0.02 explicitly, a config hashes as before
+// (the second value of each test), which shows that the key is the only change.
+TEST(SweepHash, DefaultConfigHashIsPinned) {
+  EXPECT_EQ(config_hash(JobConfig{}), "b247fe69b89741d6");
+  JobConfig before;
+  before.optim.muon_lr = 0.02;
+  EXPECT_EQ(config_hash(before), "20b856ff2b8ca9ee");
+}
 
 TEST(SweepHash, SweepJobHashIsPinned) {
-  const Sweep sweep = testing::expand(R"(
+  const std::string yaml = R"(
 base:
   model: {preset: tiny-0.03m}
   scale: {variant: unified}
@@ -26,9 +35,13 @@ base:
   tokens: 40 * batch_tokens
   data: {train: brown/train.bin, val: brown/val.bin}
 seeds: [1]
-)");
+)";
+  const Sweep sweep = testing::expand(yaml);
   ASSERT_EQ(sweep.jobs.size(), 1u);
-  EXPECT_EQ(sweep.jobs[0].config_hash, "6ba29321f15dcd95");
+  EXPECT_EQ(sweep.jobs[0].config_hash, "c5a5d958d5b18e65");
+  std::string before = yaml;
+  before.replace(before.find("{lr: 3e-3}"), 10, "{lr: 3e-3, muon_lr: 0.02}");
+  EXPECT_EQ(testing::expand(before).jobs.at(0).config_hash, "6ba29321f15dcd95");
 }
 
 TEST(SweepHash, EqualConfigsHashEqual) {
@@ -55,7 +68,8 @@ TEST(SweepHash, AnyFieldChangesTheHash) {
     const nlohmann::json::json_pointer pointer(pointer_text);
     nlohmann::json changed = defaults;
     nlohmann::json& value = changed[pointer];
-    if (value.is_boolean()) value = !value.get<bool>();
+    if (value.is_null()) value = 0.5;  // an optional field that the defaults leave unset (absent): setting it
+    else if (value.is_boolean()) value = !value.get<bool>();
     else if (value.is_number_integer() || value.is_number_unsigned()) value = value.get<std::int64_t>() + 1;
     else if (value.is_number()) value = value.get<double>() * 2 + 1;
     else if (auto other = kOtherEnumValue.find(path); other != kOtherEnumValue.end()) value = other->second;

@@ -91,6 +91,32 @@ TEST(SweepValidation, OutOfRangeValuesAllReported) {
   expect_problem(all, "base.batch_tokens", 4, 17, "multiple of model.seq_len (128)");
 }
 
+// optim.muon_lr is optional: unset, a job's config leaves it out (Muon takes optim.lr); set, it is checked
+// like any number; an expression cannot read it while it is unset.
+TEST(SweepValidation, OptionalMuonLr) {
+  const Sweep unset = testing::expand("base: {model: {preset: tiny-0.03m}, optim: {name: muon, lr: 3e-3}}\n");
+  ASSERT_EQ(unset.jobs.size(), 1u);
+  EXPECT_FALSE(unset.jobs[0].config.optim.muon_lr.has_value());
+  EXPECT_DOUBLE_EQ(unset.jobs[0].config.optim.muon_peak_lr(), 3e-3);
+
+  const Sweep set = testing::expand("base: {model: {preset: tiny-0.03m}, optim: {name: muon, muon_lr: 2 * lr}}\n");
+  ASSERT_EQ(set.jobs.size(), 1u);
+  ASSERT_TRUE(set.jobs[0].config.optim.muon_lr.has_value());
+  EXPECT_DOUBLE_EQ(*set.jobs[0].config.optim.muon_lr, 2e-3);
+  EXPECT_NE(set.jobs[0].config_hash, unset.jobs[0].config_hash);
+
+  const auto all = problems(R"(base:
+  model: {preset: tiny-0.03m}
+  optim: {muon_lr: -1, beta2: 1.5}
+  schedule: {min_lr_ratio: 2}
+)");
+  expect_problem(all, "base.optim.muon_lr", 3, 20, "must be finite and > 0 (or unset: optim.lr), got -1");
+  expect_problem(all, "base.optim.beta2", 3, 31, "must be in [0, 1)");
+  expect_problem(all, "base.schedule.min_lr_ratio", 4, 28, "must be in [0, 1]");
+  const auto reads_unset = problems("base: {model: {preset: tiny-0.03m}, schedule: {min_lr_ratio: muon_lr / 10}}\n");
+  expect_problem(reads_unset, "base.schedule.min_lr_ratio", 1, 62, "'muon_lr' has no value: optim.muon_lr is optional");
+}
+
 TEST(SweepValidation, OutOfRangeFromAnAxisValueNamesTheJobs) {
   const auto all = problems(R"(base: {model: {preset: tiny-0.03m}}
 axes:

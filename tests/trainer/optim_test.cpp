@@ -1,8 +1,10 @@
-// Schedules, parameter groups (weight decay by role), AdamW and Muon updates.
+// Schedules, parameter groups (weight decay by role), AdamW and Muon updates, and Muon's LR (optim.lr by default).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <optional>
 
 #include "core/model_preset.h"
 #include "worker/trainer/kernels/adamw_cpu.h"
@@ -77,6 +79,95 @@ TEST(Muon, UpdateScaleAndDecoupledDecay) {
   EXPECT_TRUE(torch::equal(buf, grad));
 }
 
+// One backward pass of the small() model on random tokens (seeded) and one optimizer step at `mult`; returns the
+// parameters from before the step (their gradients stay in place).
+std::vector<at::Tensor> step_on_random_tokens(Model& model, Optimizer& opt, std::uint64_t seed, double mult) {
+  std::vector<at::Tensor> before;
+  for (const auto& p : model.store().params()) before.push_back(p.tensor.detach().clone());
+  torch::manual_seed(seed);
+  const at::Tensor tokens = torch::randint(32, {2, 9}, torch::kLong);
+  model.loss(tokens.narrow(1, 0, 8), tokens.narrow(1, 1, 8)).total().backward();
+  opt.step(mult);
+  return before;
+}
+
+// One optimizer step at `mult` of a Muon run (Nesterov 0.95, weight decay 0.1; muon_lr as given, else the default): each Muon matrix must move as
+// muon_update with the LR `expected_muon_lr` (times mult) and each AdamW tensor by lr × mult (its first step).
+void expect_learning_rates(std::optional<double> muon_lr, double expected_muon_lr) {
+  JobConfig c;
+  c.model = small();
+  c.scale = variant_preset("unified");
+  c.optim.name = OptimizerKind::Muon;
+  c.optim.lr = 1e-3;
+  if (muon_lr) c.optim.muon_lr = muon_lr;  // else the default
+  const double mult = 0.5;
+  Model model(c.model, c.scale);
+  Optimizer opt(model, c);
+  const std::vector<at::Tensor> before = step_on_random_tokens(model, opt, 7, mult);
+  int muon = 0, adamw = 0;
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    const Param& p = model.store().params()[i];
+    const at::Tensor g = p.tensor.grad();
+    const double decay = opt.groups()[i].weight_decay;
+    if (opt.groups()[i].muon) {
+      at::Tensor expected = before[i].clone(), buf = at::zeros_like(g);
+      muon_update(expected, g, buf, expected_muon_lr * mult, 0.95, decay, 5);
+      EXPECT_TRUE(torch::allclose(p.tensor.detach(), expected, 1e-5, 1e-7)) << p.name;
+      ++muon;
+    } else {
+      const double lr = c.optim.lr * mult;
+      const at::Tensor expected = before[i] * (1 - lr * decay) - lr * g / (g.abs() + 1e-8);
+      EXPECT_TRUE(torch::allclose(p.tensor.detach(), expected, 1e-4, 1e-6)) << p.name;
+      ++adamw;
+    }
+  }
+  EXPECT_GT(muon, 0);
+  EXPECT_GT(adamw, 0);
+}
+
+// Moonlight's rule: with optim.muon_lr unset, Muon's matrices take optim.lr and its schedule multiplier (and the
+// decoupled decay lr × λ that goes with it), as AdamW's tensors do.
+TEST(Muon, DefaultLrIsTheAdamWLr) { expect_learning_rates(std::nullopt, 1e-3); }
+
+// Set, optim.muon_lr overrides the LR of the Muon matrices only (still times the multiplier).
+TEST(Muon, MuonLrOverridesTheMatrixLr) { expect_learning_rates(5e-3, 5e-3); }
+
+// The point of the shared LR: Muon's RMS-matched update (0.2·sqrt(max(rows, cols)) times the orthogonalised
+// momentum) moves each entry about as far as AdamW's at the same LR. A 256×128 matrix, random gradients,
+// weight decay 0, each optimizer at the LR the config gives it by default; the RMS of the per-entry update
+// over the last steps (AdamW's first steps are sign-like, larger than its steady state).
+TEST(Muon, UpdateRmsMatchesAdamWAtTheDefaultLr) {
+  OptimSpec spec;
+  spec.lr = 1e-3;
+  spec.weight_decay = 0.0;
+  const double muon_lr = spec.muon_peak_lr(), lr = spec.lr;
+  torch::manual_seed(8);
+  const at::Tensor start = torch::randn({256, 128}) * 0.02;
+  at::Tensor muon_p = start.clone(), buf = torch::zeros_like(start);
+  at::Tensor adam_p = start.clone(), m = torch::zeros_like(start), v = torch::zeros_like(start);
+  const int steps = 30, measured = 10;
+  double muon_sq = 0.0, adam_sq = 0.0;
+  for (int t = 1; t <= steps; ++t) {
+    const at::Tensor g = torch::randn({256, 128});
+    const at::Tensor muon_before = muon_p.clone(), adam_before = adam_p.clone();
+    muon_update(muon_p, g, buf, muon_lr, spec.muon_momentum, spec.weight_decay, spec.muon_ns_steps);
+    const double bc1 = 1 - std::pow(spec.beta1, t), bc2 = 1 - std::pow(spec.beta2, t);
+    m.lerp_(g, 1 - spec.beta1);
+    v.mul_(spec.beta2).addcmul_(g, g, 1 - spec.beta2);
+    adam_p.addcdiv_(m, (v / bc2).sqrt_().add_(spec.eps), -lr / bc1);
+    if (t > steps - measured) {
+      muon_sq += (muon_p - muon_before).pow(2).mean().item<double>();
+      adam_sq += (adam_p - adam_before).pow(2).mean().item<double>();
+    }
+  }
+  const double muon_rms = std::sqrt(muon_sq / measured), adam_rms = std::sqrt(adam_sq / measured);
+  const double ratio = muon_rms / adam_rms;
+  std::printf("update RMS per entry: Muon %.3g, AdamW %.3g (each / lr: %.3f, %.3f), ratio %.3f\n", muon_rms, adam_rms,
+              muon_rms / muon_lr, adam_rms / lr, ratio);
+  EXPECT_GE(ratio, 0.5);
+  EXPECT_LE(ratio, 2.0);
+}
+
 TEST(AdamW, FirstStepMovesEachEntryByLr) {
   JobConfig c;
   c.model = small();
@@ -84,12 +175,7 @@ TEST(AdamW, FirstStepMovesEachEntryByLr) {
   c.optim.lr = 1e-2;
   Model model(c.model, c.scale);
   Optimizer opt(model, c);
-  std::vector<at::Tensor> before;
-  for (const auto& p : model.store().params()) before.push_back(p.tensor.detach().clone());
-  torch::manual_seed(3);
-  const at::Tensor tokens = torch::randint(32, {2, 9}, torch::kLong);
-  model.loss(tokens.narrow(1, 0, 8), tokens.narrow(1, 1, 8)).total().backward();
-  opt.step(1.0);
+  const std::vector<at::Tensor> before = step_on_random_tokens(model, opt, 3, 1.0);
   for (std::size_t i = 0; i < before.size(); ++i) {
     const Param& p = model.store().params()[i];
     const double wd = opt.groups()[i].weight_decay;

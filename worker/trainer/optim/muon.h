@@ -1,6 +1,7 @@
 #pragma once
 // Muon for 2-D hidden matrices: Nesterov momentum, Newton–Schulz orthogonalisation, update scaled by
-// 0.2·sqrt(max(rows, cols)) to match AdamW's update RMS, decoupled weight decay.
+// 0.2·sqrt(max(rows, cols)) to match AdamW's update RMS, decoupled weight decay. Matched so, it takes AdamW's
+// LR (Moonlight's rule): the optimizer passes optim.lr unless optim.muon_lr overrides it.
 #include <torch/torch.h>
 
 namespace gammalab::trainer {

@@ -1,3 +1,4 @@
+// The training optimizer: AdamW and Muon updates over the parameter groups, gradient clipping, checkpoint state.
 #include "worker/trainer/optim/optimizer.h"
 
 #include <ATen/Parallel.h>
@@ -83,7 +84,8 @@ at::Tensor Optimizer::clip_gradients() {
 void Optimizer::step(double mult) {
   at::NoGradGuard no_grad;
   ++t_;
-  const double lr = spec_.lr * mult, muon_lr = spec_.muon_lr * mult;
+  // Muon's matrices follow the same schedule; their peak LR is optim.lr unless optim.muon_lr overrides it.
+  const double lr = spec_.lr * mult, muon_lr = spec_.muon_peak_lr() * mult;
   const double bc1 = 1.0 - std::pow(spec_.beta1, double(t_)), bc2 = 1.0 - std::pow(spec_.beta2, double(t_));
   for (std::size_t i = 0; i < groups_.size(); ++i) {
     const ParamGroup& g = groups_[i];

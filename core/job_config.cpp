@@ -182,6 +182,8 @@ void require_finite(S& s, const std::string& prefix) {
     else if constexpr (std::is_floating_point_v<T>)
       require(std::isfinite(value), path, "must be a finite number");
   });
+}
+
 // Shortest text that reads back as `v` ("0.02", "-1", "inf", "nan").
 std::string number_text(double v) {
   char buf[32];

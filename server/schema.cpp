@@ -109,6 +109,11 @@ std::string sql_states(bool (*include)(JobState)) {
   return absl::StrJoin(names, ",", [](std::string* out, std::string_view name) { out->append("'").append(name) += "'"; });
 }
 
+const std::string& sql_active_states() {
+  static const std::string states = sql_states(is_active);
+  return states;
+}
+
 int latest_schema_version() { return static_cast<int>(migrations().size()); }
 
 int migrate(sql::Database& db, int target) {

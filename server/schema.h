@@ -17,5 +17,8 @@ int latest_schema_version();
 // The quoted names of the states for which `include` holds, comma-separated, for SQL: `'leased','running'` for
 // is_active. The jobs.state column holds core/job_state.h's names.
 std::string sql_states(bool (*include)(JobState));
+// sql_states(is_active), built once: the store's lease, heartbeat, finish and metric-ingest statements use it
+// on every call.
+const std::string& sql_active_states();
 
 }  // namespace gammalab

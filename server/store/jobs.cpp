@@ -64,7 +64,7 @@ int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& j
   // Not a change of state: the worker stops the trainer and reports the job cancelled (finish).
   sql::Statement& active = statements_.get(
       "UPDATE jobs SET cancel_requested = 1 "
-      "WHERE sweep_id = ? AND state IN (" + sql_states(is_active) + ") AND (? = -1 OR id = ?)");
+      "WHERE sweep_id = ? AND state IN (" + sql_active_states() + ") AND (? = -1 OR id = ?)");
   std::vector<std::int64_t> ids;
   for (const auto& id : job_ids) ids.push_back(parse_id(id));
   if (ids.empty()) ids.push_back(-1);

@@ -36,7 +36,7 @@ HeartbeatResult Store::heartbeat(const std::string& worker_id, const std::vector
   result.known = true;
   sql::Statement& renew = statements_.get(
       "UPDATE jobs SET lease_expires_ms = ? WHERE id = ? AND worker_id = ? AND attempt = ? "
-      "AND state IN (" + sql_states(is_active) + ") RETURNING cancel_requested");
+      "AND state IN (" + sql_active_states() + ") RETURNING cancel_requested");
   for (const auto& [job_id, attempt] : running) {
     renew.bind(1, now + lease_timeout_ms).bind(2, parse_id(job_id)).bind(3, wid).bind(4, attempt);
     if (renew.step()) {
@@ -96,7 +96,7 @@ bool Store::start(const std::string& worker_id, const std::string& job_id, int a
   const std::int64_t id = parse_id(job_id);
   sql::Transaction tx(db_);
   sql::Statement& held = statements_.get("SELECT state FROM jobs WHERE id = ? AND worker_id = ? AND attempt = ? "
-                                         "AND state IN (" + sql_states(is_active) + ")");
+                                         "AND state IN (" + sql_active_states() + ")");
   if (!held.bind(1, id).bind(2, parse_id(worker_id)).bind(3, attempt).step()) return false;
   const JobState from = read_state(held, 0);
   held.reset();
@@ -116,7 +116,7 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   sql::Transaction tx(db_);
   sql::Statement& held = statements_.get(
       "SELECT state, attempt, max_attempts, cancel_requested FROM jobs WHERE id = ? AND worker_id = ? "
-      "AND attempt = ? AND state IN (" + sql_states(is_active) + ")");
+      "AND attempt = ? AND state IN (" + sql_active_states() + ")");
   held.bind(1, parse_id(job_id)).bind(2, parse_id(worker_id)).bind(3, attempt);
   if (!held.step()) return false;
   const JobState from = read_state(held, 0);
@@ -158,7 +158,7 @@ int Store::expire_leases() {
   sql::Transaction tx(db_);
   sql::Statement& expired = statements_.get(
       "SELECT id, state, attempt, max_attempts, cancel_requested FROM jobs "
-      "WHERE state IN (" + sql_states(is_active) + ") AND lease_expires_ms < ?");
+      "WHERE state IN (" + sql_active_states() + ") AND lease_expires_ms < ?");
   sql::Statement& update = statements_.get(
       "UPDATE jobs SET state = ?, error = COALESCE(?, error), finished_ms = ?, worker_id = NULL, "
       "lease_expires_ms = NULL WHERE id = ?");

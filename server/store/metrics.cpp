@@ -66,7 +66,7 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
         "UPDATE jobs SET step = MAX(step, ?), tokens = MAX(tokens, ?), "
         "last_loss = CASE WHEN ? >= step THEN COALESCE(?, last_loss) ELSE last_loss END, "
         "tokens_per_s = COALESCE(?, tokens_per_s) "
-        "WHERE id = ? AND attempt = ? AND state IN (" + sql_states(is_active) + ")");
+        "WHERE id = ? AND attempt = ? AND state IN (" + sql_active_states() + ")");
     progress.bind(1, max_step).bind(2, max_tokens).bind(3, last_loss ? last_loss->step : -1);
     if (last_loss && std::isfinite(last_loss->value))
       progress.bind(4, last_loss->value);

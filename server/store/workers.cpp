@@ -45,7 +45,7 @@ std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {
   sql::Statement& s = statements_.get(
       "SELECT id, hostname, slots, gpus, registered_ms, heartbeat_ms, draining FROM workers ORDER BY id");
   sql::Statement& jobs =
-      statements_.get("SELECT id FROM jobs WHERE worker_id = ? AND state IN (" + sql_states(is_active) + ")");
+      statements_.get("SELECT id FROM jobs WHERE worker_id = ? AND state IN (" + sql_active_states() + ")");
   while (s.step()) {
     v1::Worker w;
     w.set_id(std::to_string(s.int64(0)));

@@ -2,6 +2,7 @@
 #include "core/decimal_text.h"
 
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -65,6 +66,12 @@ std::optional<long long> decimal_integer(std::string_view text) {
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
   return value;
+}
+
+std::string number_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
 }
 
 }  // namespace gammalab

@@ -5,6 +5,7 @@
 // expression parser.
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace gammalab {
@@ -21,6 +22,9 @@ DecimalScan scan_decimal(std::string_view text, bool allow_sign);
 // The value of text that scan_decimal accepted in full (a leading '+' is allowed). Too large for a double:
 // +-infinity; too small: 0. Callers decide whether a non-finite value is an error.
 double decimal_value(std::string_view text);
+
+// A number as error messages show it: ten significant digits, "inf", "-inf" or "nan".
+std::string number_text(double v);
 
 // A whole decimal integer that fits in int64, else nullopt.
 std::optional<long long> decimal_integer(std::string_view text);

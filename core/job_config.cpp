@@ -6,11 +6,11 @@
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <vector>
 
 #include "core/config_error.h"
+#include "core/decimal_text.h"
 #include "core/json_fields.h"
 #include "core/limits.h"
 
@@ -182,13 +182,6 @@ void require_finite(S& s, const std::string& prefix) {
     else if constexpr (std::is_floating_point_v<T>)
       require(std::isfinite(value), path, "must be a finite number");
   });
-}
-
-// Shortest text that reads back as `v` ("0.02", "-1", "inf", "nan").
-std::string number_text(double v) {
-  char buf[32];
-  const auto result = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, result.ptr);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/config_error.h"
+#include "core/decimal_text.h"
 #include "core/edit_distance.h"
 #include "core/limits.h"
 #include "core/sweep/expression.h"
@@ -28,12 +29,6 @@ const std::vector<std::string> kDerivedNames = {"params", "total_params", "varia
 
 // Thrown when a field cannot be evaluated because one it depends on already failed (and was reported).
 struct DependencyFailed {};
-
-std::string format_number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
 
 bool is_whole(double v) { return std::abs(v - std::round(v)) <= 1e-9 * std::max(1.0, std::abs(v)); }
 
@@ -126,7 +121,7 @@ class JobEvaluation {
   double compute(const std::string& path) {
     const double value = compute_unchecked(path);
     if (path == "tokens" && given_value(path) != nullptr && std::abs(value) > double(limits::kMaxTokens)) {
-      throw ExpressionError(0, "tokens = " + format_number(value) + " is more than the limit of " +
+      throw ExpressionError(0, "tokens = " + number_text(value) + " is more than the limit of " +
                                    std::to_string(limits::kMaxTokens) + " tokens per job");
     }
     return value;
@@ -140,16 +135,16 @@ class JobEvaluation {
     } else if (given != nullptr) {
       const double value = Expression::parse(given->value.get<std::string>()).evaluate(
           [&](const std::string& name, std::size_t offset) { return lookup(name, offset); });
-      if (!std::isfinite(value)) throw ExpressionError(0, "= " + format_number(value) + ", not a finite number");
+      if (!std::isfinite(value)) throw ExpressionError(0, "= " + number_text(value) + ", not a finite number");
       if (integer && std::abs(value) > limits::kMaxExactInteger) {
-        throw ExpressionError(0, "= " + format_number(value) + ", larger than the limit of 2^53 (" +
-                                     format_number(limits::kMaxExactInteger) + ") for an integer field");
+        throw ExpressionError(0, "= " + number_text(value) + ", larger than the limit of 2^53 (" +
+                                     number_text(limits::kMaxExactInteger) + ") for an integer field");
       }
       if (integer && !is_whole(value) && !stand_in_model_) {
         const std::string what = path == "steps" || path == "tokens"
                                      ? "the budget does not divide into whole steps: "
                                      : "must be a whole number: ";
-        throw ExpressionError(0, what + given->value.get<std::string>() + " = " + format_number(value) +
+        throw ExpressionError(0, what + given->value.get<std::string>() + " = " + number_text(value) +
                                      "; write floor(...) or round(...) to round it");
       }
       return integer ? std::round(value) : value;
@@ -170,8 +165,8 @@ class JobEvaluation {
     if (!is_whole(steps) && !stand_in_model_) {
       const SweepValue* at = given_value("tokens");
       diagnostics_.add(at->source, "the budget does not divide into whole steps: tokens / batch_tokens = " +
-                                       format_number(tokens) + " / " + format_number(batch) + " = " +
-                                       format_number(steps) + "; round the budget (e.g. tokens: round(... / " +
+                                       number_text(tokens) + " / " + number_text(batch) + " = " +
+                                       number_text(steps) + "; round the budget (e.g. tokens: round(... / " +
                                        "batch_tokens) * batch_tokens) or set steps: round(tokens / batch_tokens)");
       throw DependencyFailed{};
     }

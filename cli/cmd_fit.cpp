@@ -1,5 +1,8 @@
 // gammalab fit: scaling-law fits with bootstrap intervals and compute multipliers, from a CSV of runs
-// (--points FILE.csv, or a positional file) or from a sweep's finished jobs (positional SWEEP id).
+// (--points FILE.csv, or a positional file) or from a sweep's finished jobs (positional SWEEP id). A sweep id
+// with no fitting option prints the coordinator's latest stored fit (every law of it), so the CLI, the
+// dashboard and the HTTP API show the same answer; any fitting option, or --refit, fits here instead.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -11,6 +14,7 @@
 #include "core/scaling/csv_points.h"
 #include "core/scaling/fit_runs.h"
 #include "core/scaling/fit.h"
+#include "core/scaling/fit_report.h"
 
 namespace gammalab::cli {
 namespace {
@@ -21,15 +25,37 @@ struct FitArgs {
   std::string law;
   std::string group_by;
   std::uint64_t seed = 0;
+  bool refit = false;
   FitOptions options;
+  std::vector<CLI::Option*> fitting;  // options that change the fit: given, the stored fit does not answer
 };
+
+bool is_csv(const FitArgs& args) {
+  return !args.points.empty() || std::filesystem::is_regular_file(args.source);
+}
+
+// The stored fit answers a sweep id given alone. Returns false (nothing printed) when there is none yet.
+bool print_stored_fit(const FitArgs& args, const CliContext& context) {
+  const std::vector<v1::Fit> fits = fetch_latest_fits(context.server, args.source);
+  if (fits.empty()) return false;
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& fit : fits) {
+    const nlohmann::json report = nlohmann::json::parse(fit.report_json());
+    if (context.json) {
+      all.push_back({{"version", fit.version()}, {"law", fit.law()}, {"jobs", fit.job_ids_size()}, {"report", report}});
+      continue;
+    }
+    std::cout << "== stored fit v" << fit.version() << " of sweep " << args.source << ", law " << fit.law() << ", "
+              << fit.job_ids_size() << " jobs\n"
+              << fit_report_text(fit_report_from_json(report)) << "\n";
+  }
+  if (context.json) std::cout << all.dump(2) << "\n";
+  return true;
+}
 
 std::vector<RunPoint> load_runs(const FitArgs& args, const CliContext& context) {
   if (!args.points.empty() && !args.source.empty()) throw std::invalid_argument("fit: give --points or SWEEP, not both");
-  const std::string csv = !args.points.empty() ? args.points
-                          : std::filesystem::is_regular_file(args.source) ? args.source
-                                                                          : std::string();
-  if (!csv.empty()) return read_points_csv(csv, args.group_by);
+  if (is_csv(args)) return read_points_csv(args.points.empty() ? args.source : args.points, args.group_by);
   if (args.source.empty()) throw std::invalid_argument("fit: give --points FILE.csv or a sweep id");
   return fetch_sweep_runs(context.server, args.source, args.group_by);
 }
@@ -41,25 +67,39 @@ void add_fit_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("fit", "fit scaling laws with bootstrap intervals and compute multipliers");
   cmd->add_option("sweep", args->source, "sweep id (final losses from the coordinator), or a CSV file");
   cmd->add_option("--points", args->points, "CSV with header params,tokens,loss[,group][,compute]");
-  cmd->add_option("--law", args->law, "n | c | chinchilla | isoflop (default: chinchilla if tokens vary, else n)")
-      ->check(CLI::IsMember({"n", "c", "chinchilla", "isoflop"}));
-  cmd->add_option("--group-by", args->group_by, "column (CSV) or job field (sweep) that names the group");
-  cmd->add_option("--baseline", args->options.baseline, "group the multipliers are relative to")
-      ->default_val("baseline");
-  cmd->add_option("--bootstrap", args->options.bootstrap, "bootstrap resamples (0: none)")
-      ->default_val(1000)
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--seed", args->seed, "bootstrap seed (same seed, same intervals)")->default_val(0);
-  cmd->add_option("--budgets", args->options.budgets, "compute budgets for multipliers, e.g. 1e18,1e19")
-      ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+  auto& fitting = args->fitting;
+  fitting.push_back(cmd->add_option("--law", args->law, "n | c | chinchilla | isoflop (default: chinchilla if tokens vary, else n)")
+      ->check(CLI::IsMember({"n", "c", "chinchilla", "isoflop"})));
+  fitting.push_back(
+      cmd->add_option("--group-by", args->group_by, "column (CSV) or job field (sweep) that names the group"));
+  fitting.push_back(cmd->add_option("--baseline", args->options.baseline, "group the multipliers are relative to")
+                        ->default_val("baseline"));
+  fitting.push_back(cmd->add_option("--bootstrap", args->options.bootstrap, "bootstrap resamples (0: none)")
+                        ->default_val(1000)
+                        ->check(CLI::NonNegativeNumber));
+  fitting.push_back(
+      cmd->add_option("--seed", args->seed, "bootstrap seed (same seed, same intervals)")->default_val(0));
+  fitting.push_back(cmd->add_option("--budgets", args->options.budgets,
+                                    "compute budgets for multipliers, e.g. 1e18,1e19 (default: decades inside the data)")
+                        ->delimiter(',')
+                        ->check(CLI::PositiveNumber));
+  fitting.push_back(cmd->add_flag("--extrapolate", args->options.extrapolate,
+                                  "allow budgets outside the compute range the runs cover (marked extrapolated)"));
   cmd->add_option("--threads", args->options.settings.threads, "threads for starts and resamples")
       ->default_val(2)
       ->check(CLI::PositiveNumber);
-  cmd->add_flag("--holdout-largest", args->options.holdout_largest,
-                "also fit without the largest model size and report the error predicting it");
+  fitting.push_back(cmd->add_flag("--holdout-largest", args->options.holdout_largest,
+                                  "also fit without the largest model size and report the error predicting it "
+                                  "(done anyway with 5 or more sizes)"));
+  cmd->add_flag("--refit", args->refit, "fit a sweep's runs here even when the coordinator has stored a fit");
   cmd->callback([args, &context] {
     quiet_solver_logging();
+    const bool options_given = std::any_of(args->fitting.begin(), args->fitting.end(),
+                                           [](const CLI::Option* o) { return o->count() > 0; });
+    if (!is_csv(*args) && !args->source.empty() && !args->refit && !options_given) {
+      if (print_stored_fit(*args, context)) return;
+      if (!context.json) std::cout << "(no stored fit of sweep " << args->source << " yet: fitting its runs here)\n";
+    }
     const auto runs = load_runs(*args, context);
     FitOptions options = args->options;
     options.seed = args->seed;

@@ -1,14 +1,19 @@
 #include "cli/fit_view.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "cli/table.h"
 
 namespace gammalab::cli {
 
 namespace {
+
+constexpr const char* kUnbounded = "unbounded: add sizes or seeds";
 
 // Five significant digits: what a bootstrap interval over a handful of runs can support.
 std::string fmt(double v) {
@@ -19,30 +24,130 @@ std::string fmt(double v) {
   return buffer;
 }
 
-// One estimate per row, indented under the heading it belongs to; `what` names the first column.
-std::string estimates_table(const std::vector<Estimate>& list, const std::string& indent,
-                            const std::string& what = "parameter") {
-  TextTable table({{what}, {"value", TextTable::Align::kRight}, {"interval"}});
-  for (const auto& e : list) table.add_row({e.name, fmt(e.value), "[" + fmt(e.lo) + ", " + fmt(e.hi) + "]"});
-  std::istringstream lines(table.render());
+std::string fixed(double v, int decimals) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
+  return buffer;
+}
+
+// A point estimate: "n/a" when the fit has none; an infinite multiplier is a loss the baseline never reaches.
+std::string value_text(const Estimate& e) {
+  if (std::isnan(e.value)) return "n/a";
+  if (std::isinf(e.value)) return "unreachable";
+  return fmt(e.value);
+}
+
+// "-" without a bootstrap (nothing was resampled); unbounded when the resamples did not bound it.
+std::string interval_text(const Estimate& e, bool bootstrapped) {
+  if (!bootstrapped) return "-";
+  return e.bounded() ? "[" + fmt(e.lo) + ", " + fmt(e.hi) + "]" : kUnbounded;
+}
+
+std::string indented(const std::string& text, const std::string& indent) {
+  std::istringstream lines(text);
   std::string out, line;
   while (std::getline(lines, line)) out += indent + line + "\n";
   return out;
 }
 
+// One estimate per row, indented under the heading it belongs to; `what` names the first column.
+std::string estimates_table(const std::vector<Estimate>& list, bool bootstrapped, const std::string& indent,
+                            const std::string& what = "parameter") {
+  TextTable table({{what}, {"value", TextTable::Align::kRight}, {"interval"}});
+  for (const auto& e : list) table.add_row({e.name, value_text(e), interval_text(e, bootstrapped)});
+  return indented(table.render(), indent);
+}
+
+std::string sizes_table(const std::vector<CellSummary>& sizes, const std::string& indent) {
+  TextTable table({{"N", TextTable::Align::kRight},
+                   {"D", TextTable::Align::kRight},
+                   {"runs", TextTable::Align::kRight},
+                   {"mean loss", TextTable::Align::kRight},
+                   {"s.e.", TextTable::Align::kRight}});
+  for (const auto& s : sizes) {
+    table.add_row({fmt(s.params), fmt(s.tokens), std::to_string(s.runs), fmt(s.mean),
+                   std::isnan(s.standard_error) ? "-" : fmt(s.standard_error)});
+  }
+  return indented(table.render(), indent);
+}
+
+// "5 sizes × 2 seeds" (or "1–2 seeds" when some configuration lost a run) over a group's sizes.
+std::string design_text(const GroupFit& g) {
+  int lo = 0, hi = 0;
+  for (const auto& s : g.sizes) {
+    lo = lo == 0 ? s.runs : std::min(lo, s.runs);
+    hi = std::max(hi, s.runs);
+  }
+  const std::string seeds = lo == hi ? std::to_string(hi) : std::to_string(lo) + "–" + std::to_string(hi);
+  return std::to_string(g.model_sizes) + " sizes × " + seeds + (hi == 1 ? " seed" : " seeds");
+}
+
+const GroupFit* find_group(const FitReport& r, const std::string& name) {
+  for (const auto& g : r.groups) {
+    if (g.group == name) return &g;
+  }
+  return nullptr;
+}
+
+// The multiplier a verdict quotes: the shared-exponent constant (law c), which holds across the common compute
+// range, else the middle budget that does not extrapolate.
+std::optional<std::pair<Estimate, std::string>> headline(const Multiplier& m) {
+  const std::string range = "C " + fmt(m.compute_lo) + " to " + fmt(m.compute_hi);
+  if (m.constant && std::isfinite(m.constant->value)) return std::pair{*m.constant, range};
+  std::vector<const BudgetMultiplier*> inside;
+  for (const auto& b : m.at_budgets) {
+    if (!b.extrapolated && std::isfinite(b.multiplier.value)) inside.push_back(&b);
+  }
+  if (inside.empty()) return std::nullopt;
+  const BudgetMultiplier* mid = inside[inside.size() / 2];
+  return std::pair{mid->multiplier, "at C=" + fmt(mid->compute)};
+}
+
 }  // namespace
+
+std::string fit_verdict_text(const FitReport& r) {
+  std::ostringstream out;
+  for (const auto& m : r.multipliers) {
+    const auto quoted = headline(m);
+    if (!quoted) {
+      out << m.variant << ": no multiplier over " << m.baseline << " inside the data\n";
+      continue;
+    }
+    const Estimate& e = quoted->first;
+    const bool better = e.value >= 1.0;
+    // m is the baseline's compute over the variant's for the same loss: above 1 the variant saves compute.
+    const double factor = better ? e.value : 1.0 / e.value;
+    std::string interval = r.bootstrap_used > 0 ? kUnbounded : "(no bootstrap)";
+    if (r.bootstrap_used > 0 && e.bounded()) {
+      const double lo = better ? e.lo : 1.0 / e.hi, hi = better ? e.hi : 1.0 / e.lo;
+      interval = "[" + fixed(lo, 2) + ", " + fixed(hi, 2) + "]";
+    }
+    out << m.variant << (better ? " reaches " + m.baseline + "'s final loss with " + fixed(factor, 2) + "× less compute "
+                                : " needs " + fixed(factor, 2) + "× more compute than " + m.baseline + " for the same loss ")
+        << interval << " (" << fmt(100.0 * r.confidence) << "% bootstrap interval over "
+        << (r.bootstrap_unit.empty() ? std::string(kResampleSizes) : r.bootstrap_unit);
+    if (const GroupFit* g = find_group(r, m.variant)) out << "; " << design_text(*g);
+    out << "; " << quoted->second << ")";
+    if (e.bounded() && e.lo <= 1.0 && e.hi >= 1.0) out << "; the interval includes 1×: no clear difference";
+    out << "\n";
+  }
+  return out.str();
+}
 
 std::string fit_report_text(const FitReport& r) {
   std::ostringstream out;
+  const bool bootstrapped = r.bootstrap_used > 0;
   out << "law " << law_name(r.law) << ", " << r.bootstrap_used << "/" << r.bootstrap_requested
-      << " bootstrap resamples (seed " << r.seed << "), " << fmt(100.0 * r.confidence) << "% percentile intervals\n";
+      << " bootstrap resamples" << (r.bootstrap_unit.empty() ? "" : " of " + r.bootstrap_unit) << " (seed " << r.seed
+      << "), " << fmt(100.0 * r.confidence) << "% percentile intervals\n";
   for (const auto& g : r.groups) {
     out << "\ngroup " << g.group << ": " << g.runs << " runs, " << g.model_sizes << " model sizes, " << g.fit.points
         << " points fitted, objective " << fmt(g.fit.objective) << ", " << g.fit.termination << " ("
         << g.fit.starts_converged << "/" << g.fit.starts << " starts converged)\n";
+    if (!g.sizes.empty()) out << sizes_table(g.sizes, "  ");
     std::vector<Estimate> estimates = g.parameters;
     estimates.insert(estimates.end(), g.derived.begin(), g.derived.end());
-    out << estimates_table(estimates, "  ");
+    out << estimates_table(estimates, bootstrapped, "  ");
     if (g.holdout) {
       out << "  holdout: fit without N = " << fmt(g.holdout->held_out_params) << ", predicting "
           << g.holdout->runs.size() << " runs: mean |rel. error| " << fmt(g.holdout->mean_abs_relative_error)
@@ -54,23 +159,27 @@ std::string fit_report_text(const FitReport& r) {
     }
   }
   for (const auto& m : r.multipliers) {
-    out << "\ncompute multiplier " << m.variant << " over " << m.baseline << "\n";
-    std::vector<Estimate> at_budgets;
+    out << "\ncompute multiplier " << m.variant << " over " << m.baseline << " (runs of both cover C = "
+        << fmt(m.compute_lo) << " to " << fmt(m.compute_hi) << ")\n";
+    TextTable table({{"compute"}, {"value", TextTable::Align::kRight}, {"interval"}, {"note"}});
     for (const auto& b : m.at_budgets) {
-      at_budgets.push_back({"C=" + fmt(b.compute), b.multiplier.value, b.multiplier.lo, b.multiplier.hi});
+      table.add_row({"C=" + fmt(b.compute), value_text(b.multiplier), interval_text(b.multiplier, bootstrapped),
+                     b.extrapolated ? "extrapolated" : ""});
     }
-    out << estimates_table(at_budgets, "  ", "compute");
+    out << indented(table.render(), "  ");
     if (m.constant) {
       out << "  shared E and alpha fit:\n";
       std::vector<Estimate> shared = m.shared_fit;
       shared.push_back({"constant", m.constant->value, m.constant->lo, m.constant->hi});
-      out << estimates_table(shared, "    ");
+      out << estimates_table(shared, bootstrapped, "    ");
     }
   }
   if (!r.warnings.empty()) {
     out << "\nwarnings:\n";
     for (const auto& w : r.warnings) out << "  " << w << "\n";
   }
+  // Last, so that it is what a reader sees at the end of the output.
+  if (!r.multipliers.empty()) out << "\nverdict:\n" << indented(fit_verdict_text(r), "  ");
   return out.str();
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -114,8 +115,10 @@ json run_row(Store& store, const v1::Job& job) {
               {"variant", nullptr},      {"preset", nullptr},   {"params", nullptr},
               {"total_params", nullptr}, {"tokens", nullptr},   {"compute", nullptr},
               {"error", job.error()}};
+  std::optional<std::int64_t> total_steps;  // of the config; a run without one has no final loss
   try {
     const JobConfig config = job_config_from_json(json::parse(job.config_json()));
+    total_steps = config.steps;
     const RunPoint run = job_run_point(config, std::numeric_limits<double>::quiet_NaN(), "scale.variant", job.name());
     row["variant"] = config.scale.variant;
     row["preset"] = config.model.preset.empty() ? "custom" : config.model.preset;
@@ -132,8 +135,8 @@ json run_row(Store& store, const v1::Job& job) {
   }
   const auto& val = losses.val_loss;
   row["final_val_loss"] = number_or_null(val.empty() ? std::numeric_limits<double>::quiet_NaN() : val.back().value);
-  row["final_train_loss"] = number_or_null(final_loss({}, losses.train_loss));
-  row["loss"] = number_or_null(final_loss(val, losses.train_loss));
+  row["final_train_loss"] = number_or_null(recent_train_loss(losses.train_loss));
+  row["loss"] = total_steps ? number_or_null(final_loss(val, *total_steps)) : json(nullptr);
   return row;
 }
 
@@ -182,15 +185,17 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
     for (const auto& job : store_.list_jobs(sweep->id())) out[job.id()] = columns(store_.metrics(job.id(), names));
     send_json(res, out.dump());
   });
-  // The latest scaling-law fit of a sweep (a Fit message; report_json holds the report), or every version
-  // with ?all=1. 404 while the sweep has no fit.
+  // The latest scaling-law fit version of a sweep, {"version": V, "fits": [Fit, ...]} with one Fit message per
+  // law (report_json holds the report; law n comes with law c when tokens are tied to parameters), or every
+  // version's with ?all=1 ({"fits": [...]}, newest first). 404 while the sweep has no fit.
   s.Get(R"(/api/sweeps/([^/]+)/fits)", [this](const httplib::Request& req, httplib::Response& res) {
     auto sweep = store_.find_sweep(req.matches[1]);
     if (!sweep) return send_error(res, 404, "sweep not found");
     const bool all = req.get_param_value("all") == "1";
     const auto fits = store_.fits(sweep->id(), !all);
     if (fits.empty()) return send_error(res, 404, "no scaling-law fit for this sweep yet");
-    send_json(res, all ? "{\"fits\":" + proto_json_array(fits) + "}" : proto_to_json(fits.front()));
+    const std::string version = all ? "" : "\"version\":" + std::to_string(fits.front().version()) + ",";
+    send_json(res, "{" + version + "\"fits\":" + proto_json_array(fits) + "}");
   });
   s.Get(R"(/api/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto job = store_.find_job(req.matches[1]);

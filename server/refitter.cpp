@@ -26,15 +26,28 @@ int Refitter::refit(const std::string& sweep_id) {
   }
   FitOptions fit_options;
   fit_options.bootstrap = options_.bootstrap;
-  if (auto missing = not_enough_runs(points.runs, fit_options)) {
+  if (auto missing = not_enough_sizes(points.runs, fit_options)) {
     spdlog::debug("sweep {}: no fit yet ({})", sweep_id, *missing);
     return 0;
   }
-  const FitReport report = fit_runs(points.runs, fit_options);  // anything else is an error: run() logs it
-  const int version = store_.add_fit(sweep_id, std::string(law_name(report.law)), options_.group_by, points.job_ids,
-                                     to_json(report).dump());
-  spdlog::info("sweep {}: scaling-law fit v{} ({} law, {} runs)", sweep_id, version, law_name(report.law),
-               points.runs.size());
+  // Anything failing from here is an error: run() logs it.
+  std::vector<Store::LawReport> reports;
+  const FitReport report = fit_runs(points.runs, fit_options);
+  reports.push_back({std::string(law_name(report.law)), to_json(report).dump()});
+  std::string laws(law_name(report.law));
+  if (report.law == LawKind::n) {
+    // Tokens tied to parameters (the shipped studies): L(N) has no compute frontier, so the multipliers come
+    // from L(C) on the same runs, stored in the same version.
+    fit_options.law = LawKind::c;
+    if (auto missing = not_enough_sizes(points.runs, fit_options)) {
+      spdlog::info("sweep {}: no L(C) fit ({})", sweep_id, *missing);
+    } else {
+      reports.push_back({"c", to_json(fit_runs(points.runs, fit_options)).dump()});
+      laws += " and c";
+    }
+  }
+  const int version = store_.add_fit(sweep_id, options_.group_by, points.job_ids, reports);
+  spdlog::info("sweep {}: scaling-law fit v{} (law {}, {} runs)", sweep_id, version, laws, points.runs.size());
   return version;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 // Keeps each sweep's scaling-law fit current: whenever the set of succeeded jobs of a sweep changes, it fits
 // their final losses (core fit_runs, grouped by variant) on a background thread and stores a new fit version
-// with the job ids it used. Sweeps that cannot be fitted yet (not_enough_runs: too few runs per group) are
-// skipped quietly; any other failure of a fit is logged as an error.
+// with the job ids it used. When the default law is L(N) (tokens tied to parameters), the version also holds
+// L(C) on the same runs, whose report carries each variant's compute multiplier over the baseline with its
+// interval. Sweeps that cannot be fitted yet (not_enough_sizes: too few distinct sizes per group) are skipped
+// quietly; any other failure of a fit is logged as an error.
 #include <atomic>
 #include <map>
 #include <string>

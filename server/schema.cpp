@@ -95,6 +95,23 @@ CREATE TABLE fits (
   UNIQUE (sweep_id, version)
 );
 )sql",
+    // 3: one fit version holds one report per law (L(N) and, on the same runs, L(C) with the multipliers).
+    R"sql(
+CREATE TABLE fits_by_law (
+  id         INTEGER PRIMARY KEY,
+  sweep_id   INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+  version    INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  law        TEXT    NOT NULL,
+  group_by   TEXT    NOT NULL,
+  job_ids    TEXT    NOT NULL,
+  report     TEXT    NOT NULL,
+  UNIQUE (sweep_id, version, law)
+);
+INSERT INTO fits_by_law SELECT id, sweep_id, version, created_ms, law, group_by, job_ids, report FROM fits;
+DROP TABLE fits;
+ALTER TABLE fits_by_law RENAME TO fits;
+)sql",
   };
   return all;
 }

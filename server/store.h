@@ -100,9 +100,15 @@ class Store {
   std::vector<FitInput> fit_inputs(const std::string& sweep_id);
   // Ids of the succeeded jobs of every sweep that has any.
   std::map<std::string, std::vector<std::string>> succeeded_jobs_by_sweep();
-  // Stores a new version; returns it.
-  int add_fit(const std::string& sweep_id, const std::string& law, const std::string& group_by,
-              const std::vector<std::string>& job_ids, const std::string& report_json);
+  struct LawReport {
+    std::string law;          // n | c | chinchilla | isoflop
+    std::string report_json;  // core/scaling/fit_report.h
+  };
+  // Stores a new version holding one report per law, all fitted on `job_ids`; returns the version.
+  int add_fit(const std::string& sweep_id, const std::string& group_by, const std::vector<std::string>& job_ids,
+              const std::vector<LawReport>& reports);
+  // Newest version first, the reports of one version in the order they were stored; latest_only: the reports
+  // of the newest version.
   std::vector<v1::Fit> fits(const std::string& sweep_id, bool latest_only);
 
   // ---- change notification (for watch streams): a counter bumped by every write.

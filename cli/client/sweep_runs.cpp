@@ -1,4 +1,5 @@
-// `gammalab fit SWEEP`: one run point per succeeded job, with its final loss from the stored curves.
+// `gammalab fit SWEEP`: one run point per succeeded job, with its final loss from the stored curves; or the
+// stored fit.
 #include "cli/client/sweep_runs.h"
 
 #include <string_view>
@@ -33,6 +34,16 @@ std::vector<gammalab::RunPoint> fetch_sweep_runs(const std::string& server, cons
     for (MetricPoint& p : from_proto(metrics.jobs(i).points())) one.add(std::move(p));
   }
   return job_points(losses, group_by.empty() ? "scale.variant" : group_by).runs;
+}
+
+std::vector<v1::Fit> fetch_latest_fits(const std::string& server, const std::string& sweep_id) {
+  auto stub = connect_coordinator(server);
+  v1::GetFitsRequest request;
+  request.set_sweep_id(sweep_id);
+  request.set_latest_only(true);
+  v1::GetFitsResponse response;
+  check(stub->GetFits(rpc_context().get(), request, &response), "fits of sweep " + sweep_id, server);
+  return {response.fits().begin(), response.fits().end()};
 }
 
 }  // namespace gammalab::cli

@@ -52,6 +52,27 @@ std::vector<std::size_t> resample_by_model_size(const std::vector<RunPoint>& run
   return indices;
 }
 
+std::vector<RunPoint> resample_within_cells(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
+                                            std::mt19937_64& rng) {
+  std::vector<RunPoint> sample;
+  sample.reserve(runs.size());
+  for (const auto& cell : cells) {
+    const auto n = static_cast<double>(cell.runs.size());
+    double mean = 0.0;
+    for (auto i : cell.runs) mean += runs[i].loss;
+    mean /= n;
+    const double inflation = cell.runs.size() > 1 ? std::sqrt(n / (n - 1.0)) : 1.0;
+    std::uniform_int_distribution<std::size_t> pick(0, cell.runs.size() - 1);
+    for (std::size_t k = 0; k < cell.runs.size(); ++k) {
+      RunPoint drawn = runs[cell.runs[pick(rng)]];
+      const double adjusted = mean + inflation * (drawn.loss - mean);
+      if (adjusted > 0.0) drawn.loss = adjusted;  // a loss stays positive (the laws are fitted in log space)
+      sample.push_back(std::move(drawn));
+    }
+  }
+  return sample;
+}
+
 double quantile_sorted(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
   const double h = q * static_cast<double>(sorted.size() - 1);

@@ -1,13 +1,19 @@
 #pragma once
-// Bootstrap resampling for scaling-law fits. Runs of one model size (e.g. several token budgets of the same
-// model, or baseline and variant at the same size) are not independent, so the unit of resampling is the model
-// size: draw sizes with replacement and take all runs of each drawn size (a cluster / paired bootstrap).
+// Bootstrap resampling for scaling-law fits, with two units:
+// - With seeds (every configuration run two or more times), runs are resampled within each replicate cell
+//   (core/scaling/replicates.h): the sizes and budgets are the experimenter's design, not a sample, and
+//   the seed is where a run's randomness lives. Every size stays in every resample, so the law stays
+//   identified and the interval measures seed noise.
+// - With one run per configuration there is no seed noise to resample, and the unit is the model size: draw
+//   sizes with replacement and take all runs of each drawn size (a cluster / paired bootstrap), since runs of
+//   one size (several token budgets, or baseline and variant) are not independent.
 // Each resample has its own generator seeded from (base seed, index), so results do not depend on threads.
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include "core/scaling/law.h"
+#include "core/scaling/replicates.h"
 
 namespace gammalab {
 
@@ -19,6 +25,13 @@ std::uint64_t resample_seed(std::uint64_t base_seed, std::uint64_t index);
 // since a law with k size-dependent parameters is not identified on fewer sizes.
 std::vector<std::size_t> resample_by_model_size(const std::vector<RunPoint>& runs, std::mt19937_64& rng,
                                                 int min_sizes);
+
+// One resample that keeps the design: each cell of `runs` draws as many runs as it has, with replacement,
+// from its own runs. A drawn loss is moved away from its cell's mean by sqrt(n/(n-1)): resampling n values
+// gives a mean whose variance is (n-1)/n of the true one (half of it with 2 seeds), and this inflation is the
+// usual small-sample correction (Davison & Hinkley 1997, §2.4 and §6.2's modified residuals).
+std::vector<RunPoint> resample_within_cells(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
+                                            std::mt19937_64& rng);
 
 struct Interval {
   double lo = 0.0;

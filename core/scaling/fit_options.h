@@ -16,8 +16,13 @@ struct FitOptions {
   int bootstrap = 1000;               // resamples; 0 = point estimates only
   std::uint64_t seed = 0;             // base seed of the bootstrap (same seed, same intervals)
   double confidence = 0.95;           // central percentile interval
-  std::vector<double> budgets;        // compute budgets (FLOPs) for multipliers; empty: decades spanning the data
-  bool holdout_largest = false;       // also fit without the largest model size and predict it
+  // Compute budgets (FLOPs) for multipliers; empty: the whole decades inside the compute range every group's
+  // runs cover (its geometric middle if none). A budget outside a pair's common range is refused unless
+  // `extrapolate`, and then reported marked as extrapolated.
+  std::vector<double> budgets;
+  bool extrapolate = false;
+  // Also fit without the largest model size and predict it; done anyway with 5 or more sizes.
+  bool holdout_largest = false;
   FitSettings settings;               // Huber delta, start grid, L-BFGS iterations, threads, warm starts
 };
 

@@ -1,6 +1,7 @@
 #include "core/scaling/fit_report.h"
 
 #include <cmath>
+#include <limits>
 
 namespace gammalab {
 
@@ -11,8 +12,21 @@ nlohmann::json number(double v) {
   return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
 }
 
+// The inverse of number(): a JSON number, or one of the strings it writes for non-finite values.
+double number_from(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  const std::string text = j.get<std::string>();
+  if (text == "inf") return std::numeric_limits<double>::infinity();
+  if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
 nlohmann::json estimate_json(const Estimate& e) {
-  return {{"value", number(e.value)}, {"lo", number(e.lo)}, {"hi", number(e.hi)}};
+  return {{"value", number(e.value)}, {"lo", number(e.lo)}, {"hi", number(e.hi)}, {"bounded", e.bounded()}};
+}
+
+Estimate estimate_from(const std::string& name, const nlohmann::json& j) {
+  return {name, number_from(j.at("value")), number_from(j.at("lo")), number_from(j.at("hi"))};
 }
 
 nlohmann::json estimates_json(const std::vector<Estimate>& list) {
@@ -21,19 +35,41 @@ nlohmann::json estimates_json(const std::vector<Estimate>& list) {
   return out;
 }
 
+std::vector<Estimate> estimates_from(const nlohmann::json& j) {
+  std::vector<Estimate> out;
+  for (const auto& [name, e] : j.items()) out.push_back(estimate_from(name, e));
+  return out;
+}
+
+nlohmann::json size_json(const CellSummary& s) {
+  return {{"params", s.params}, {"tokens", s.tokens}, {"compute", s.compute}, {"runs", s.runs},
+          {"mean", number(s.mean)}, {"standard_error", number(s.standard_error)}};
+}
+
+CellSummary size_from(const nlohmann::json& j) {
+  return {j.at("params").get<double>(), j.at("tokens").get<double>(), j.at("compute").get<double>(),
+          j.at("runs").get<int>(),      number_from(j.at("mean")),     number_from(j.at("standard_error"))};
+}
+
 }  // namespace
+
+bool Estimate::bounded() const { return std::isfinite(lo) && std::isfinite(hi); }
 
 nlohmann::json to_json(const FitReport& r) {
   nlohmann::json out;
   out["law"] = std::string(law_name(r.law));
   out["confidence"] = r.confidence;
-  out["bootstrap"] = {{"requested", r.bootstrap_requested}, {"used", r.bootstrap_used}, {"seed", r.seed}};
+  out["bootstrap"] = {
+      {"requested", r.bootstrap_requested}, {"used", r.bootstrap_used}, {"seed", r.seed}, {"unit", r.bootstrap_unit}};
   out["baseline"] = r.baseline;
   out["groups"] = nlohmann::json::array();
   for (const auto& g : r.groups) {
+    nlohmann::json sizes = nlohmann::json::array();
+    for (const auto& s : g.sizes) sizes.push_back(size_json(s));
     nlohmann::json j = {{"group", g.group},
                         {"runs", g.runs},
                         {"model_sizes", g.model_sizes},
+                        {"sizes", sizes},
                         {"points_fitted", g.fit.points},
                         {"objective", number(g.fit.objective)},
                         {"converged", g.fit.converged},
@@ -69,15 +105,91 @@ nlohmann::json to_json(const FitReport& r) {
     for (const auto& b : m.at_budgets) {
       nlohmann::json e = estimate_json(b.multiplier);
       e["compute"] = b.compute;
+      e["extrapolated"] = b.extrapolated;
       budgets.push_back(std::move(e));
     }
-    nlohmann::json j = {{"variant", m.variant}, {"baseline", m.baseline}, {"at_budgets", budgets}};
+    nlohmann::json j = {{"variant", m.variant},
+                        {"baseline", m.baseline},
+                        {"compute_range", {number(m.compute_lo), number(m.compute_hi)}},
+                        {"at_budgets", budgets}};
     j["constant"] = m.constant ? estimate_json(*m.constant) : nlohmann::json(nullptr);
     if (!m.shared_fit.empty()) j["shared_fit"] = estimates_json(m.shared_fit);
     out["multipliers"].push_back(std::move(j));
   }
   out["warnings"] = r.warnings;
   return out;
+}
+
+FitReport fit_report_from_json(const nlohmann::json& j) {
+  FitReport r;
+  const auto law = parse_law(j.at("law").get<std::string>());
+  if (!law) throw nlohmann::json::other_error::create(501, "unknown law " + j.at("law").dump(), &j);
+  r.law = *law;
+  r.confidence = j.at("confidence").get<double>();
+  const auto& bootstrap = j.at("bootstrap");
+  r.bootstrap_requested = bootstrap.at("requested").get<int>();
+  r.bootstrap_used = bootstrap.at("used").get<int>();
+  r.seed = bootstrap.at("seed").get<std::uint64_t>();
+  r.bootstrap_unit = bootstrap.value("unit", "");
+  r.baseline = j.at("baseline").get<std::string>();
+  for (const auto& g : j.at("groups")) {
+    GroupFit group;
+    group.group = g.at("group").get<std::string>();
+    group.runs = g.at("runs").get<int>();
+    group.model_sizes = g.at("model_sizes").get<int>();
+    for (const auto& s : g.value("sizes", nlohmann::json::array())) group.sizes.push_back(size_from(s));
+    group.fit.kind = r.law;
+    group.fit.points = g.at("points_fitted").get<int>();
+    group.fit.objective = number_from(g.at("objective"));
+    group.fit.converged = g.at("converged").get<bool>();
+    group.fit.termination = g.at("termination").get<std::string>();
+    group.fit.starts = g.at("starts").get<int>();
+    group.fit.starts_converged = g.at("starts_converged").get<int>();
+    group.parameters = estimates_from(g.at("parameters"));
+    group.derived = estimates_from(g.at("derived"));
+    for (const auto& e : group.parameters) group.fit.parameters.push_back({e.name, e.value});
+    for (const auto& e : group.derived) group.fit.derived.push_back({e.name, e.value});
+    if (g.contains("holdout")) {
+      const auto& h = g.at("holdout");
+      HoldoutCheck check;
+      check.held_out_params = h.at("held_out_params").get<double>();
+      check.fit.kind = r.law;
+      check.fit.converged = h.at("converged").get<bool>();
+      for (const auto& [name, v] : h.at("parameters").items()) check.fit.parameters.push_back({name, number_from(v)});
+      check.mean_abs_relative_error = number_from(h.at("mean_abs_relative_error"));
+      check.max_abs_relative_error = number_from(h.at("max_abs_relative_error"));
+      for (const auto& run : h.at("runs")) {
+        HoldoutRun held;
+        held.run.params = run.at("params").get<double>();
+        held.run.tokens = run.at("tokens").get<double>();
+        held.run.loss = run.at("loss").get<double>();
+        held.run.label = run.at("label").get<std::string>();
+        held.run.group = group.group;
+        held.predicted = number_from(run.at("predicted"));
+        held.relative_error = number_from(run.at("relative_error"));
+        check.runs.push_back(std::move(held));
+      }
+      group.holdout = std::move(check);
+    }
+    r.groups.push_back(std::move(group));
+  }
+  for (const auto& m : j.at("multipliers")) {
+    Multiplier mult;
+    mult.variant = m.at("variant").get<std::string>();
+    mult.baseline = m.at("baseline").get<std::string>();
+    if (m.contains("compute_range")) {
+      mult.compute_lo = number_from(m.at("compute_range").at(0));
+      mult.compute_hi = number_from(m.at("compute_range").at(1));
+    }
+    for (const auto& b : m.at("at_budgets")) {
+      mult.at_budgets.push_back({b.at("compute").get<double>(), estimate_from("m(C)", b), b.value("extrapolated", false)});
+    }
+    if (!m.at("constant").is_null()) mult.constant = estimate_from("m", m.at("constant"));
+    if (m.contains("shared_fit")) mult.shared_fit = estimates_from(m.at("shared_fit"));
+    r.multipliers.push_back(std::move(mult));
+  }
+  r.warnings = j.at("warnings").get<std::vector<std::string>>();
+  return r;
 }
 
 }  // namespace gammalab

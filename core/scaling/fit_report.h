@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/scaling/law.h"
+#include "core/scaling/replicates.h"
 
 namespace gammalab {
 
@@ -17,6 +18,9 @@ struct Estimate {
   double value = 0.0;  // from the fit on all data
   double lo = 0.0;     // percentile interval over bootstrap refits; NaN without bootstrap
   double hi = 0.0;
+
+  // Both ends finite: the bootstrap bounded it. Otherwise the report says "unbounded", never a number.
+  bool bounded() const;
 };
 
 struct HoldoutRun {
@@ -38,7 +42,8 @@ struct GroupFit {
   std::string group;
   int runs = 0;
   int model_sizes = 0;
-  LawFit fit;                     // on all runs of the group
+  std::vector<CellSummary> sizes;  // per (N, D) configuration: runs (seeds), mean final loss, standard error
+  LawFit fit;                      // on all runs of the group
   std::vector<Estimate> parameters;
   std::vector<Estimate> derived;
   std::optional<HoldoutCheck> holdout;
@@ -47,12 +52,16 @@ struct GroupFit {
 struct BudgetMultiplier {
   double compute = 0.0;
   Estimate multiplier;  // name "m(C)"; value may be +inf when the baseline cannot reach the loss
+  // C lies outside the compute range both groups' runs cover, or the baseline needs a compute outside its
+  // own runs' range to reach the variant's loss: the number extrapolates a law.
+  bool extrapolated = false;
 };
 
 struct Multiplier {
   std::string variant;
   std::string baseline;
-  std::vector<BudgetMultiplier> at_budgets;  // from the two groups' own frontiers
+  double compute_lo = 0.0, compute_hi = 0.0;  // the compute range both groups' runs cover
+  std::vector<BudgetMultiplier> at_budgets;   // from the two groups' own frontiers
   // Law c only: joint fit of both frontiers with common E and alpha, where the multiplier is a constant.
   std::optional<Estimate> constant;
   std::vector<Estimate> shared_fit;  // E, alpha, A_baseline, A_variant of that joint fit
@@ -63,6 +72,7 @@ struct FitReport {
   double confidence = 0.95;
   int bootstrap_requested = 0;
   int bootstrap_used = 0;  // resamples whose refits all produced finite parameters
+  std::string bootstrap_unit;  // kResampleSeeds or kResampleSizes (core/scaling/bootstrap.h says when)
   std::uint64_t seed = 0;
   std::string baseline;
   std::vector<GroupFit> groups;
@@ -70,7 +80,14 @@ struct FitReport {
   std::vector<std::string> warnings;
 };
 
-// Non-finite numbers become the strings "nan", "inf", "-inf" (as in metric lines).
+inline constexpr const char* kResampleSeeds = "runs within each size";
+inline constexpr const char* kResampleSizes = "model sizes";
+
+// Non-finite numbers become the strings "nan", "inf", "-inf" (as in metric lines); every estimate also has
+// "bounded".
 nlohmann::json to_json(const FitReport& report);
+// The inverse, for a report stored by the coordinator. The holdout's refit and a fit's theta and optima are
+// not stored; everything fit_report_text prints is. Throws nlohmann::json::exception on a malformed report.
+FitReport fit_report_from_json(const nlohmann::json& json);
 
 }  // namespace gammalab

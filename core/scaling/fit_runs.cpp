@@ -5,10 +5,12 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/decimal_text.h"
 #include "core/scaling/bootstrap.h"
 #include "core/scaling/compute_multiplier.h"
 #include "core/scaling/fit_parallel.h"
 #include "core/scaling/fit.h"
+#include "core/scaling/replicates.h"
 
 namespace gammalab {
 
@@ -32,18 +34,34 @@ void validate(const std::vector<RunPoint>& runs) {
   }
 }
 
-std::vector<double> default_budgets(const std::vector<RunPoint>& runs) {
-  double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+struct ComputeRange {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = 0.0;
+  bool contains(double c) const { return c >= lo * (1.0 - 1e-9) && c <= hi * (1.0 + 1e-9); }
+};
+
+ComputeRange compute_range(const std::vector<RunPoint>& runs) {
+  ComputeRange range;
   for (const auto& r : runs) {
-    lo = std::min(lo, run_compute(r));
-    hi = std::max(hi, run_compute(r));
+    range.lo = std::min(range.lo, run_compute(r));
+    range.hi = std::max(range.hi, run_compute(r));
   }
-  // Whole decades inside the data's compute range; the geometric middle if the range spans none.
+  return range;
+}
+
+ComputeRange common_range(const ComputeRange& a, const ComputeRange& b) {
+  return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
+}
+
+// Whole decades inside the range; the geometric middle if the range spans none; none for an empty range.
+std::vector<double> default_budgets(const ComputeRange& range) {
+  if (!(range.lo <= range.hi)) return {};
   std::vector<double> budgets;
-  for (int k = static_cast<int>(std::ceil(std::log10(lo))); k <= static_cast<int>(std::floor(std::log10(hi))); ++k) {
+  for (int k = static_cast<int>(std::ceil(std::log10(range.lo))); k <= static_cast<int>(std::floor(std::log10(range.hi)));
+       ++k) {
     budgets.push_back(std::pow(10.0, k));
   }
-  if (budgets.empty()) budgets.push_back(std::sqrt(lo * hi));
+  if (budgets.empty()) budgets.push_back(std::sqrt(range.lo * range.hi));
   return budgets;
 }
 
@@ -154,15 +172,42 @@ std::vector<std::string> group_names(const std::vector<RunPoint>& runs, const st
 
 }  // namespace
 
-std::optional<std::string> not_enough_runs(const std::vector<RunPoint>& input, const FitOptions& options) {
+std::optional<std::string> not_enough_sizes(const std::vector<RunPoint>& input, const FitOptions& options) {
   if (input.empty()) return "fit: no runs";
   const std::vector<RunPoint> runs = with_groups(input);
   const LawKind law = options.law.value_or(default_law(runs));
+  const std::string law_text = "law " + std::string(law_name(law));
   for (const auto& name : group_names(runs, options.baseline)) {
-    const std::size_t n = select(runs, name).size();
-    if (static_cast<int>(n) < parameters_of(law)) {
-      return "fit: group '" + name + "' has " + std::to_string(n) + " runs; law " + std::string(law_name(law)) +
-             " needs at least " + std::to_string(parameters_of(law));
+    const std::vector<RunPoint> group = select(runs, name);
+    const int sizes = count_model_sizes(group);
+    const std::string has = "fit: group '" + name + "' has " + std::to_string(group.size()) + " run" +
+                            (group.size() == 1 ? "" : "s") + " at " + std::to_string(sizes) + " distinct model size" +
+                            (sizes == 1 ? "" : "s");
+    switch (law) {
+      case LawKind::n:
+        if (sizes < 3) return has + "; " + law_text + " has 3 free parameters (E, A, alpha) and needs runs at 3 or more distinct sizes";
+        break;
+      case LawKind::c: {
+        const auto levels = replicate_cells(compute_frontier(group)).size();
+        if (levels < 3) {
+          return has + " and " + std::to_string(levels) + " compute level" + (levels == 1 ? "" : "s") +
+                 " on its frontier; " + law_text +
+                 " has 3 free parameters (E, A, alpha) and needs 3 or more compute levels on the frontier";
+        }
+        break;
+      }
+      case LawKind::chinchilla: {
+        const auto configs = replicate_cells(group).size();
+        if (sizes < 3 || configs < 5) {
+          return has + " and " + std::to_string(configs) + " distinct (N, D) configurations; " + law_text +
+                 " has 5 free parameters (E, A, alpha, B, beta) and needs 3 or more sizes and 5 or more (N, D)"
+                 " configurations";
+        }
+        break;
+      }
+      case LawKind::isoflop:
+        if (sizes < 3) return has + "; " + law_text + " needs 3 or more sizes at each of 2 or more budgets";
+        break;
     }
   }
   return std::nullopt;
@@ -170,7 +215,7 @@ std::optional<std::string> not_enough_runs(const std::vector<RunPoint>& input, c
 
 FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options) {
   validate(input);
-  if (auto missing = not_enough_runs(input, options)) throw std::invalid_argument(*missing);
+  if (auto missing = not_enough_sizes(input, options)) throw std::invalid_argument(*missing);
   const std::vector<RunPoint> runs = with_groups(input);
   FitReport report;
   report.law = options.law.value_or(default_law(runs));
@@ -193,6 +238,7 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     group.group = names[g];
     group.runs = static_cast<int>(group_runs[g].size());
     group.model_sizes = count_model_sizes(group_runs[g]);
+    for (const auto& cell : replicate_cells(group_runs[g])) group.sizes.push_back(summarise(cell, group_runs[g]));
     group.fit = fits.back();
     std::vector<std::string> keys;
     for (const auto& v : fits.back().parameters) keys.push_back(v.name);
@@ -222,7 +268,27 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     report.warnings.push_back("law " + std::string(law_name(law)) +
                               " has no compute frontier: multipliers need law c or chinchilla");
   }
-  layout.budgets = options.budgets.empty() ? default_budgets(runs) : options.budgets;
+  // Budgets inside the compute range every group's runs cover, unless asked for explicitly; an explicit budget
+  // outside a pair's range needs `extrapolate`.
+  std::vector<ComputeRange> ranges;
+  for (const auto& part : group_runs) ranges.push_back(compute_range(part));
+  ComputeRange everywhere = ranges[0];
+  for (const auto& range : ranges) everywhere = common_range(everywhere, range);
+  layout.budgets = options.budgets.empty() ? default_budgets(everywhere) : options.budgets;
+  if (!layout.variants.empty() && layout.budgets.empty()) {
+    report.warnings.push_back("the groups' compute ranges do not overlap: no multipliers at budgets");
+  }
+  for (auto v : layout.variants) {
+    const ComputeRange pair = common_range(ranges[0], ranges[v]);
+    for (double c : layout.budgets) {
+      if (pair.contains(c) || options.extrapolate) continue;
+      throw std::invalid_argument("fit: budget C=" + number_text(c) + " lies outside the compute range [" +
+                                  number_text(pair.lo) + ", " + number_text(pair.hi) + "] that the runs of '" +
+                                  names[0] + "' and '" + names[v] +
+                                  "' both cover; a multiplier there extrapolates the laws (pass --extrapolate to "
+                                  "report it, marked as extrapolation)");
+    }
+  }
   layout.shared = law == LawKind::c;
   std::vector<LawFit> shared;
   for (auto v : layout.variants) {
@@ -236,12 +302,20 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   const int resamples = report.bootstrap_requested;
   std::vector<std::vector<double>> draws(static_cast<std::size_t>(resamples));
   std::vector<char> usable(static_cast<std::size_t>(resamples), 0);
+  const std::vector<ReplicateCell> cells = replicate_cells(runs);
+  const bool by_seed = every_cell_replicated(cells);
+  report.bootstrap_unit = by_seed ? kResampleSeeds : kResampleSizes;
+  if (!by_seed && resamples > 0 && cells.size() < runs.size()) {
+    report.warnings.push_back("some configurations have a single run: the bootstrap resamples model sizes, not seeds");
+  }
   parallel_for(resamples, settings.threads, [&](int b) {
     std::mt19937_64 rng(resample_seed(options.seed, static_cast<std::uint64_t>(b)));
-    const auto indices = resample_by_model_size(runs, rng, 3);
     std::vector<RunPoint> sample;
-    sample.reserve(indices.size());
-    for (auto i : indices) sample.push_back(runs[i]);
+    if (by_seed) {
+      sample = resample_within_cells(runs, cells, rng);
+    } else {
+      for (auto i : resample_by_model_size(runs, rng, 3)) sample.push_back(runs[i]);
+    }
     std::vector<LawFit> refits;
     std::vector<std::vector<RunPoint>> parts;
     bool ok = true;
@@ -292,7 +366,15 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     Multiplier m;
     m.variant = names[layout.variants[v]];
     m.baseline = names[0];
-    for (double c : layout.budgets) m.at_budgets.push_back({c, estimate("m(C)")});
+    const ComputeRange pair = common_range(ranges[0], ranges[layout.variants[v]]);
+    m.compute_lo = pair.lo;
+    m.compute_hi = pair.hi;
+    for (double c : layout.budgets) {
+      BudgetMultiplier at{c, estimate("m(C)"), false};
+      const double reach = at.multiplier.value * c;  // the baseline's compute to match the variant at c
+      at.extrapolated = !pair.contains(c) || !std::isfinite(reach) || !ranges[0].contains(reach);
+      m.at_budgets.push_back(std::move(at));
+    }
     if (layout.shared) {
       for (const char* key : {"E", "alpha", "A_baseline", "A_variant"}) m.shared_fit.push_back(estimate(key));
       m.constant = estimate("m");
@@ -308,22 +390,26 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
                               " bootstrap resamples gave non-finite fits and were left out");
   }
 
-  if (options.holdout_largest) {
+  // Per group: variants of one size differ in N by their scale vectors, so "the largest size" is the group's own.
+  for (std::size_t g = 0; g < names.size(); ++g) {
+    if (!options.holdout_largest && report.groups[g].model_sizes < 5) continue;
     if (law == LawKind::isoflop) {
       report.warnings.push_back("holdout: the isoflop law predicts no losses; skipped");
-    } else {
-      double largest = 0.0;
-      for (const auto& r : runs) largest = std::max(largest, r.params);
-      for (std::size_t g = 0; g < names.size(); ++g) {
-        std::size_t train = 0;
-        for (const auto& r : group_runs[g]) train += r.params < largest * (1.0 - 1e-9) ? 1 : 0;
-        if (static_cast<int>(train) < parameters_of(law)) {
-          report.warnings.push_back("holdout: group '" + names[g] + "' has too few runs below the largest size");
-          continue;
-        }
-        report.groups[g].holdout = holdout_check(law, group_runs[g], largest, settings);
-      }
+      break;
     }
+    double largest = 0.0;
+    for (const auto& r : group_runs[g]) largest = std::max(largest, r.params);
+    std::vector<RunPoint> below;
+    for (const auto& r : group_runs[g]) {
+      if (r.params < largest * (1.0 - 1e-9)) below.push_back(r);
+    }
+    FitOptions held_out = options;
+    held_out.law = law;
+    if (auto missing = not_enough_sizes(below, held_out)) {
+      report.warnings.push_back("holdout: group '" + names[g] + "' below the largest size: " + *missing);
+      continue;
+    }
+    report.groups[g].holdout = holdout_check(law, group_runs[g], largest, settings);
   }
   return report;
 }

@@ -11,15 +11,19 @@
 
 namespace gammalab {
 
-// Fits options.law (or default_law) per group of runs, bootstraps intervals by model-size resampling (paired
-// across groups), computes multipliers of every other group over options.baseline at options.budgets, and
-// optionally checks extrapolation to the largest model size. Throws std::invalid_argument for unusable input
-// (no runs, non-positive values, a group too small for the law).
+// Fits options.law (or default_law) per group of runs; bootstraps intervals (by seeds within each size when
+// every configuration is replicated, else by model size: core/scaling/bootstrap.h); summarises each size's
+// seeds; computes multipliers of every other group over options.baseline at budgets inside the compute range
+// both groups cover; with 5 or more sizes (or options.holdout_largest) checks the prediction of the largest
+// size. Throws std::invalid_argument for unusable input (no runs, non-positive values, too few distinct sizes
+// for the law, a budget outside the data without options.extrapolate).
 FitReport fit_runs(const std::vector<RunPoint>& runs, const FitOptions& options);
 
-// Why `runs` are not enough for fit_runs under `options` yet: no runs, or a group with fewer runs than the law
-// has parameters. nullopt when there are enough (fit_runs may still refuse bad values). fit_runs throws
+// Why `runs` cannot identify the law of `options` yet, counted in distinct levels, not runs: law n needs 3
+// model sizes per group, law c 3 compute levels on each group's frontier, chinchilla 3 sizes and 5 (N, D)
+// configurations, isoflop 3 sizes. Seeds of one size add runs but no level. The text says what is there and
+// what is needed; nullopt when there is enough (fit_runs may still refuse bad values). fit_runs throws
 // std::invalid_argument with this text; a caller that waits for more runs (the coordinator) asks here first.
-std::optional<std::string> not_enough_runs(const std::vector<RunPoint>& runs, const FitOptions& options);
+std::optional<std::string> not_enough_sizes(const std::vector<RunPoint>& runs, const FitOptions& options);
 
 }  // namespace gammalab

@@ -22,10 +22,10 @@ void JobLosses::add(MetricPoint point) {
 JobPoints job_points(const std::vector<JobLosses>& jobs, const std::string& group_by) {
   JobPoints out;
   for (const JobLosses& job : jobs) {
-    const double loss = final_loss(job.val_loss, job.train_loss);
-    if (!std::isfinite(loss)) continue;  // a run without a finite final loss has nothing to fit
-    out.runs.push_back(
-        job_run_point(job_config_from_json(nlohmann::json::parse(job.config_json)), loss, group_by, job.job_name));
+    const JobConfig config = job_config_from_json(nlohmann::json::parse(job.config_json));
+    const double loss = final_loss(job.val_loss, config.steps);
+    if (!std::isfinite(loss)) continue;  // a run without a final loss has nothing to fit
+    out.runs.push_back(job_run_point(config, loss, group_by, job.job_name));
     out.job_ids.push_back(job.job_id);
   }
   return out;

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
+#include <map>
+#include <tuple>
 
 namespace gammalab {
 
@@ -50,26 +51,39 @@ double predict_loss(const LawFit& fit, const RunPoint& run) {
 }
 
 std::vector<RunPoint> compute_frontier(const std::vector<RunPoint>& runs) {
-  std::vector<std::size_t> order(runs.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
-    const double ca = run_compute(runs[a]), cb = run_compute(runs[b]);
-    return ca != cb ? ca < cb : runs[a].loss < runs[b].loss;
+  // Cells of replicated runs (same N, D and C: seeds of one configuration), ordered by compute. A cell is
+  // judged by its mean loss, so seeds neither pull the frontier down (a minimum over seeds is biased low) nor
+  // get dropped: every run of a frontier cell stays, as do bootstrap copies of a run.
+  struct Cell {
+    double compute = 0.0, mean = 0.0;
+    std::vector<std::size_t> members;
+  };
+  std::vector<Cell> cells;
+  std::map<std::tuple<double, double, double>, std::size_t> cell_of;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto [it, inserted] = cell_of.try_emplace({runs[i].params, runs[i].tokens, runs[i].compute}, cells.size());
+    if (inserted) cells.push_back({run_compute(runs[i]), 0.0, {}});
+    cells[it->second].members.push_back(i);
+  }
+  for (auto& cell : cells) {
+    for (auto i : cell.members) cell.mean += runs[i].loss;
+    cell.mean /= static_cast<double>(cell.members.size());
+  }
+  std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) {
+    return a.compute != b.compute ? a.compute < b.compute : a.mean < b.mean;
   });
   std::vector<RunPoint> frontier;
   double best_so_far = std::numeric_limits<double>::infinity();
-  for (std::size_t start = 0; start < order.size();) {
-    const double c0 = run_compute(runs[order[start]]);
-    std::size_t end = start;
-    while (end < order.size() && run_compute(runs[order[end]]) <= c0 * (1.0 + 1e-6)) ++end;
-    double budget_min = std::numeric_limits<double>::infinity();
-    for (std::size_t i = start; i < end; ++i) budget_min = std::min(budget_min, runs[order[i]].loss);
-    if (budget_min < best_so_far) {
-      // Copies of the same run (bootstrap duplicates) all stay, so resampling weights survive.
-      for (std::size_t i = start; i < end; ++i) {
-        if (runs[order[i]].loss == budget_min) frontier.push_back(runs[order[i]]);
-      }
-      best_so_far = budget_min;
+  for (std::size_t start = 0; start < cells.size();) {
+    // Cells at the same budget (relative tolerance 1e-6): the one with the lowest mean represents it.
+    std::size_t end = start, best = start;
+    while (end < cells.size() && cells[end].compute <= cells[start].compute * (1.0 + 1e-6)) {
+      if (cells[end].mean < cells[best].mean) best = end;
+      ++end;
+    }
+    if (cells[best].mean < best_so_far) {
+      for (auto i : cells[best].members) frontier.push_back(runs[i]);
+      best_so_far = cells[best].mean;
     }
     start = end;
   }

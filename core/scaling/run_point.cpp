@@ -8,8 +8,14 @@
 
 namespace gammalab {
 
-double final_loss(const std::vector<MetricPoint>& val_loss, const std::vector<MetricPoint>& train_loss) {
-  if (!val_loss.empty() && std::isfinite(val_loss.back().value)) return val_loss.back().value;
+double final_loss(const std::vector<MetricPoint>& val_loss, std::int64_t total_steps) {
+  if (val_loss.empty() || val_loss.back().step != total_steps || !std::isfinite(val_loss.back().value)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return val_loss.back().value;
+}
+
+double recent_train_loss(const std::vector<MetricPoint>& train_loss) {
   double sum = 0;
   int n = 0;
   for (auto it = train_loss.rbegin(); it != train_loss.rend() && n < 5; ++it) {

@@ -1,6 +1,7 @@
 #pragma once
 // From a finished job (its resolved config and stored loss curves) to one point of a scaling-law fit.
 // Shared by `gammalab fit SWEEP` and the coordinator's automatic refits, so both see the same data.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,9 +11,15 @@
 
 namespace gammalab {
 
-// The final loss of a run: the last val/loss if it is finite, else the mean of the last (up to) 5 finite
-// train/loss points, which smooths the noise of a single batch. NaN if there is neither.
-double final_loss(const std::vector<MetricPoint>& val_loss, const std::vector<MetricPoint>& train_loss);
+// The final loss of a run: the val loss of its last evaluation, taken at the end of training (the point at
+// step == total_steps; the trainer always evaluates at its last step). NaN when there is no evaluation at the
+// last step or its value is not finite: a curve cut short, or a run without val data, has no final loss, and
+// a mean of train points would mix a different quantity (train batches, mid-schedule) into the fit.
+double final_loss(const std::vector<MetricPoint>& val_loss, std::int64_t total_steps);
+
+// Mean of the last (up to) 5 finite train/loss points: the end of the train curve with one batch's noise
+// smoothed, for display next to the final loss. NaN without a finite point.
+double recent_train_loss(const std::vector<MetricPoint>& train_loss);
 
 // The value of a config field by dot path (e.g. "scale.variant", "model.preset") as text, for grouping.
 // Throws ConfigError naming the path if the config has no such field.

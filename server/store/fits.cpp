@@ -1,5 +1,6 @@
 // Store: what a scaling-law fit reads (succeeded jobs with their loss curves) and the versioned fits.
 #include <limits>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -41,31 +42,36 @@ std::map<std::string, std::vector<std::string>> Store::succeeded_jobs_by_sweep()
   return out;
 }
 
-int Store::add_fit(const std::string& sweep_id, const std::string& law, const std::string& group_by,
-                   const std::vector<std::string>& job_ids, const std::string& report_json) {
+int Store::add_fit(const std::string& sweep_id, const std::string& group_by, const std::vector<std::string>& job_ids,
+                   const std::vector<LawReport>& reports) {
+  if (reports.empty()) throw std::invalid_argument("add_fit: no report to store");
   std::lock_guard lock(mutex_);
   sql::Transaction tx(db_);
+  sql::Statement& next = statements_.get("SELECT COALESCE(MAX(version), 0) + 1 FROM fits WHERE sweep_id = ?");
+  next.bind(1, parse_id(sweep_id));
+  if (!next.step()) throw sql::Error("add_fit: no version returned");
+  const std::int64_t version = next.int64(0);
+  next.reset();
   sql::Statement& insert = statements_.get(
-      "INSERT INTO fits(sweep_id, version, created_ms, law, group_by, job_ids, report) "
-      "VALUES (?1, (SELECT COALESCE(MAX(version), 0) + 1 FROM fits WHERE sweep_id = ?1), ?2, ?3, ?4, ?5, ?6) "
-      "RETURNING version");
-  insert.bind(1, parse_id(sweep_id)).bind(2, now_ms()).bind(3, law).bind(4, group_by);
-  insert.bind(5, nlohmann::json(job_ids).dump()).bind(6, report_json);
-  if (!insert.step()) throw sql::Error("add_fit: no version returned");
-  const int version = static_cast<int>(insert.int64(0));
-  insert.reset();
+      "INSERT INTO fits(sweep_id, version, created_ms, law, group_by, job_ids, report) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  const std::int64_t created = now_ms();
+  const std::string ids = nlohmann::json(job_ids).dump();
+  for (const auto& report : reports) {
+    insert.bind(1, parse_id(sweep_id)).bind(2, version).bind(3, created).bind(4, report.law).bind(5, group_by);
+    insert.bind(6, ids).bind(7, report.report_json).run();
+  }
   tx.commit();
   changed();
-  return version;
+  return static_cast<int>(version);
 }
 
 std::vector<v1::Fit> Store::fits(const std::string& sweep_id, bool latest_only) {
   std::lock_guard lock(mutex_);
   std::vector<v1::Fit> out;
   sql::Statement& s = statements_.get(
-      "SELECT version, created_ms, law, group_by, job_ids, report FROM fits WHERE sweep_id = ? "
-      "ORDER BY version DESC LIMIT ?");
-  s.bind(1, parse_id(sweep_id)).bind(2, latest_only ? std::int64_t{1} : std::int64_t{-1});
+      "SELECT version, created_ms, law, group_by, job_ids, report FROM fits WHERE sweep_id = ?1 "
+      "AND (?2 = 0 OR version = (SELECT MAX(version) FROM fits WHERE sweep_id = ?1)) ORDER BY version DESC, id");
+  s.bind(1, parse_id(sweep_id)).bind(2, std::int64_t{latest_only ? 1 : 0});
   while (s.step()) {
     v1::Fit fit;
     fit.set_version(static_cast<int>(s.int64(0)));

@@ -69,14 +69,29 @@ TEST(ScalingFit, ThreadCountDoesNotChangeTheResult) {
 }
 
 TEST(ScalingFit, ComputeFrontierKeepsLowestLossPerBudget) {
+  // Distinct configurations (N differs) at the same budget compete; the lowest loss represents the budget.
   std::vector<RunPoint> runs = {
-      {1, 1, 100, 3.0, "", "a"}, {1, 1, 100, 2.9, "", "b"}, {1, 1, 200, 3.1, "", "c"},  // c is beaten by b
-      {1, 1, 400, 2.5, "", "d"}, {1, 1, 400.0000001, 2.6, "", "e"},                      // same budget as d
+      {1, 1, 100, 3.0, "", "a"}, {2, 1, 100, 2.9, "", "b"}, {3, 1, 200, 3.1, "", "c"},  // c is beaten by b
+      {4, 1, 400, 2.5, "", "d"}, {5, 1, 400.0000001, 2.6, "", "e"},                      // same budget as d
   };
   const auto frontier = compute_frontier(runs);
   ASSERT_EQ(frontier.size(), 2u);
   EXPECT_EQ(frontier[0].label, "b");
   EXPECT_EQ(frontier[1].label, "d");
+}
+
+TEST(ScalingFit, ComputeFrontierJudgesSeedsByTheirMeanAndKeepsThemAll) {
+  // Two seeds per configuration. At C=100, x's best seed (2.0) beats y's (2.5), but y's mean (2.6) beats
+  // x's (3.0): a minimum over seeds would pick x, biased low by its luckiest seed.
+  std::vector<RunPoint> runs = {
+      {1, 1, 100, 2.0, "", "x0"}, {1, 1, 100, 4.0, "", "x1"},
+      {2, 1, 100, 2.5, "", "y0"}, {2, 1, 100, 2.7, "", "y1"},
+      {3, 1, 200, 2.4, "", "z0"}, {3, 1, 200, 2.2, "", "z1"},
+  };
+  const auto frontier = compute_frontier(runs);
+  std::vector<std::string> labels;
+  for (const auto& r : frontier) labels.push_back(r.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"y0", "y1", "z0", "z1"}));
 }
 
 TEST(ScalingFit, LawCFitsTheFrontier) {

@@ -91,14 +91,21 @@ TEST(ScalingMultiplier, ChinchillaFitsRecoverKnownRatio) {
   FitOptions options;
   options.law = LawKind::chinchilla;
   options.bootstrap = 0;
-  options.budgets = {1e18, 1e20, 1e22};
+  options.budgets = {1e18, 1e20, 1e22};  // 1e22 lies above the largest run (2.4e21)
   options.settings.grid_exponent = {0.0, 1.0};
   options.settings.grid_e = {-1.0, 0.0, 1.0};
   options.settings.grid_coef = {0.0, 10.0, 20.0};
+  EXPECT_THROW(fit_runs(runs, options), std::invalid_argument) << "a budget outside the data needs extrapolate";
+  options.extrapolate = true;
   const FitReport report = fit_runs(runs, options);
   ASSERT_EQ(report.multipliers.size(), 1u);
   EXPECT_FALSE(report.multipliers[0].constant);  // only law c has the shared-exponent fit
   for (const auto& b : report.multipliers[0].at_budgets) EXPECT_NEAR(b.multiplier.value, 1.25, 2e-3) << b.compute;
+  const auto& at = report.multipliers[0].at_budgets;
+  ASSERT_EQ(at.size(), 3u);
+  EXPECT_FALSE(at[0].extrapolated);
+  EXPECT_FALSE(at[1].extrapolated);
+  EXPECT_TRUE(at[2].extrapolated) << "outside the runs' compute range";
 }
 
 }  // namespace

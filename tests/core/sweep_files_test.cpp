@@ -80,11 +80,17 @@ TEST(SweepFiles, AblationCoversEveryVariantOfTheSpec) {
   EXPECT_EQ(variants, std::set<std::string>(names.begin(), names.end()));
 }
 
-TEST(SweepFiles, DemoIsTwelveSmallCpuJobs) {
+TEST(SweepFiles, DemoIsFiveSizesThreeVariantsTwoSeedsOfSmallCpuJobs) {
   const Sweep sweep = expand_file("demo-cpu.yaml");
-  ASSERT_EQ(sweep.jobs.size(), 12u);
+  ASSERT_EQ(sweep.jobs.size(), 30u);
   std::int64_t total_tokens = 0;
+  std::set<std::string> presets, variants;
+  std::set<std::uint64_t> seeds;
   for (const auto& job : sweep.jobs) {
+    presets.insert(job.config.model.preset);
+    variants.insert(job.config.scale.variant);
+    seeds.insert(job.config.seed);
+    EXPECT_EQ(job.config.optim.lr, 2.4e-2) << "the LR the scan in demo-cpu-lr.yaml picked";
     EXPECT_EQ(job.config.device, DeviceKind::Cpu);
     EXPECT_EQ(job.config.threads, 1);
     EXPECT_EQ(job.config.model.seq_len, 128);
@@ -97,8 +103,11 @@ TEST(SweepFiles, DemoIsTwelveSmallCpuJobs) {
     EXPECT_LE(job.config.eval_every, job.config.steps);
     total_tokens += job.tokens;
   }
+  EXPECT_EQ(presets.size(), 5u) << "a law needs sizes, not runs";
+  EXPECT_EQ(variants, (std::set<std::string>{"baseline", "none", "unified"}));
+  EXPECT_EQ(seeds.size(), 2u);
   EXPECT_GT(total_tokens, 1'000'000);
-  EXPECT_LT(total_tokens, 10'000'000);  // minutes on 2 CPU cores
+  EXPECT_LT(total_tokens, 12'000'000);  // minutes on 2 CPU cores
 }
 
 }  // namespace

@@ -217,15 +217,19 @@ TEST_F(HttpApiTest, FitsAre404UntilStoredThenTheLatestOrAllVersions) {
   auto sweep = store_->create_sweep(make_sweep("s", 1), "name: s", "s.yaml", false).sweep;
   get("/api/sweeps/" + sweep.id() + "/fits", 404);
   get("/api/sweeps/9999/fits", 404);
-  store_->add_fit(sweep.id(), "n", "scale.variant", {"1"}, R"({"law":"n","groups":[]})");
-  store_->add_fit(sweep.id(), "n", "scale.variant", {"1", "2"}, R"({"law":"n","groups":[{"group":"baseline"}]})");
+  store_->add_fit(sweep.id(), "scale.variant", {"1"}, {{"n", R"({"law":"n","groups":[]})"}});
+  store_->add_fit(sweep.id(), "scale.variant", {"1", "2"},
+                  {{"n", R"({"law":"n","groups":[{"group":"baseline"}]})"}, {"c", R"({"law":"c","groups":[]})"}});
   const json latest = get("/api/sweeps/" + sweep.id() + "/fits");
   EXPECT_EQ(latest["version"], 2);
-  EXPECT_EQ(latest["job_ids"], json({"1", "2"}));
-  EXPECT_EQ(json::parse(latest["report_json"].get<std::string>())["groups"][0]["group"], "baseline");
+  ASSERT_EQ(latest["fits"].size(), 2u) << "every law of the newest version";
+  EXPECT_EQ(latest["fits"][0]["law"], "n");
+  EXPECT_EQ(latest["fits"][1]["law"], "c");
+  EXPECT_EQ(latest["fits"][0]["job_ids"], json({"1", "2"}));
+  EXPECT_EQ(json::parse(latest["fits"][0]["report_json"].get<std::string>())["groups"][0]["group"], "baseline");
   const json all = get("/api/sweeps/" + sweep.id() + "/fits?all=1");
-  ASSERT_EQ(all["fits"].size(), 2u);
-  EXPECT_EQ(all["fits"][1]["version"], 1);
+  ASSERT_EQ(all["fits"].size(), 3u);
+  EXPECT_EQ(all["fits"][2]["version"], 1);
 }
 
 TEST_F(HttpApiTest, ServesDashboardAndUPlotButNotPackageFiles) {

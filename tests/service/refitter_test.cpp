@@ -1,5 +1,7 @@
 // The coordinator refits a sweep's scaling law when its succeeded jobs change, and versions every fit.
+#include <array>
 #include <cmath>
+#include <cstdio>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -8,6 +10,7 @@
 #include "core/param_count.h"
 #include "core/scaling/fit.h"
 #include "server/refitter.h"
+#include "tests/service/in_process_coordinator.h"
 #include "tests/service/test_sweeps.h"
 
 namespace gammalab::testing {
@@ -38,7 +41,7 @@ void run_to_success(Store& store, const std::string& worker, int count) {
     const double n = double(job_run_point(config, 0.0, "scale.variant", "").params);
     const double shift = config.scale.variant == "unified" ? 0.97 : 1.0;
     store.add_metrics(lease->job.id(), lease->attempt,
-                      {{10, 1000, "val/loss", shift * (1.7 + 40.0 * std::pow(n, -0.35))}});
+                      {{config.steps, 1000, "val/loss", shift * (1.7 + 40.0 * std::pow(n, -0.35))}});
     ASSERT_TRUE(store.finish(worker, lease->job.id(), lease->attempt, v1::JOB_OUTCOME_SUCCEEDED, ""));
   }
 }
@@ -61,16 +64,75 @@ TEST(Refitter, FitsWhenSucceededJobsChangeAndVersionsEachFit) {
   run_to_success(store, worker, 2);
   EXPECT_EQ(refitter.refit(sweep.id()), 2);
 
+  // Tokens are the same for every job, so the default law is L(N); each version also holds L(C).
   const auto fits = store.fits(sweep.id(), /*latest_only=*/false);
-  ASSERT_EQ(fits.size(), 2u);
+  ASSERT_EQ(fits.size(), 4u);
   EXPECT_EQ(fits[0].version(), 2);
+  EXPECT_EQ(fits[1].version(), 2);
+  EXPECT_EQ(fits[0].law(), "n");
+  EXPECT_EQ(fits[1].law(), "c");
   EXPECT_EQ(fits[0].job_ids_size(), 10);
-  EXPECT_EQ(fits[1].job_ids_size(), 8);
+  EXPECT_EQ(fits[2].job_ids_size(), 8);
   EXPECT_EQ(fits[0].group_by(), "scale.variant");
   const auto report = nlohmann::json::parse(fits[0].report_json());
   EXPECT_EQ(report.at("groups").size(), 2u) << report.dump(2);
-  EXPECT_EQ(store.fits(sweep.id(), true).size(), 1u);
+  const auto latest = store.fits(sweep.id(), true);
+  ASSERT_EQ(latest.size(), 2u) << "both laws of the newest version";
+  EXPECT_EQ(latest[0].version(), 2);
+  EXPECT_EQ(latest[1].version(), 2);
+
+  // The stored answer: unified's losses are 0.97 x baseline's at every size, so it needs less compute.
+  const auto frontier = nlohmann::json::parse(latest[1].report_json());
+  ASSERT_EQ(frontier.at("multipliers").size(), 1u) << frontier.dump(2);
+  const auto& multiplier = frontier["multipliers"][0];
+  EXPECT_EQ(multiplier["variant"], "unified");
+  ASSERT_FALSE(multiplier["at_budgets"].empty()) << "budgets inside the data";
+  for (const auto& at : multiplier["at_budgets"]) {
+    EXPECT_GT(at["value"].get<double>(), 1.0) << at.dump();
+    EXPECT_GE(at["compute"].get<double>(), multiplier["compute_range"][0].get<double>());
+    EXPECT_LE(at["compute"].get<double>(), multiplier["compute_range"][1].get<double>());
+  }
   std::filesystem::remove_all(path.parent_path());
+}
+
+// Runs the real CLI binary and returns what it printed (stdout and stderr).
+std::string run_cli(const std::string& arguments) {
+  const std::string command = std::string(GAMMALAB_BINARY_DIR) + "/cli/gammalab " + arguments + " 2>&1";
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return "popen failed";
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe)) out += buffer.data();
+  pclose(pipe);
+  return out;
+}
+
+TEST(Refitter, TheCliPrintsTheStoredFitOfASweepGivenAlone) {
+  quiet_solver_logging();
+  InProcessCoordinator coordinator("refitter-cli");
+  Store& store = coordinator.store();
+  const auto sweep = store.create_sweep(ladder(), "", "ladder.yaml", false).sweep;
+  const std::string worker = store.register_worker("host", 1, {}, "");
+  const std::string server = "--server " + coordinator.address() + " fit " + sweep.id();
+  EXPECT_NE(run_cli(server).find("no stored fit of sweep " + sweep.id() + " yet"), std::string::npos)
+      << "without a stored fit it says so and fits here";
+
+  RefitOptions options;
+  options.enabled = false;
+  options.bootstrap = 20;
+  Refitter refitter(store, options);
+  run_to_success(store, worker, 10);
+  ASSERT_EQ(refitter.refit(sweep.id()), 1);
+  const std::string text = run_cli(server);
+  EXPECT_NE(text.find("== stored fit v1 of sweep " + sweep.id() + ", law n, 10 jobs"), std::string::npos) << text;
+  EXPECT_NE(text.find("== stored fit v1 of sweep " + sweep.id() + ", law c, 10 jobs"), std::string::npos) << text;
+  EXPECT_NE(text.find("law c, 20/20 bootstrap resamples"), std::string::npos) << text;
+  EXPECT_NE(text.find("compute multiplier unified over baseline"), std::string::npos) << text;
+  EXPECT_NE(text.find("unified reaches baseline's final loss with"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no stored fit"), std::string::npos) << text;
+  const std::string refit = run_cli(server + " --bootstrap 0");
+  EXPECT_EQ(refit.find("== stored fit"), std::string::npos) << "a fitting option fits here: " << refit;
+  EXPECT_NE(refit.find("law n, 0/0 bootstrap resamples"), std::string::npos) << refit;
 }
 
 }  // namespace

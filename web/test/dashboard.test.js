@@ -295,11 +295,18 @@ max_attempts: 1
   let lastFits;
   fit = await poll('the coordinator\'s fit', async () => {
     lastFits = await api(`/api/sweeps/${sweepId}/fits`);
-    return lastFits.status === 200 && lastFits.body.job_ids?.length === 6 ? lastFits.body : null;
+    const first = lastFits.body?.fits?.[0];
+    return lastFits.status === 200 && first?.job_ids?.length === 6 ? lastFits.body : null;
   }).catch((e) => {
     e.message = `last /fits answer: ${JSON.stringify(lastFits)}\n${e.message}`;
     throw e;
   });
+  // Tokens are tied to parameters: the version holds law n and, for the multipliers, law c on the same runs.
+  assert.deepEqual(fit.fits.map((f) => f.law), ['n', 'c']);
+  const frontier = JSON.parse(fit.fits[1].report_json);
+  assert.equal(frontier.multipliers.length, 1);
+  assert.equal(frontier.multipliers[0].variant, 'unified');
+  fit = fit.fits[0];
   assert.ok(fit.version >= 1);
   assert.equal(fit.group_by, 'scale.variant');
   assert.deepEqual([...fit.job_ids].sort(), jobs.map((j) => String(j.id)).sort());

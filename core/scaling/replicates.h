@@ -1,0 +1,35 @@
+#pragma once
+// Replicated runs: the runs of one group at one model size and token budget, i.e. the seeds of one
+// configuration. They are the unit the fit summarises (mean and standard error per size) and the bootstrap
+// resamples (core/scaling/bootstrap.h): the sizes are the experimenter's design, the seed is the noise.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/scaling/law.h"
+
+namespace gammalab {
+
+struct ReplicateCell {
+  std::string group;
+  double params = 0.0, tokens = 0.0, compute = 0.0;
+  std::vector<std::size_t> runs;  // indices into the runs the cells were made from
+};
+
+// Cells keyed by exact (group, N, D, C): runs of one configuration have bit-equal sizes. In order of first
+// appearance.
+std::vector<ReplicateCell> replicate_cells(const std::vector<RunPoint>& runs);
+
+// True when every cell has at least two runs, so that seed noise can be estimated everywhere.
+bool every_cell_replicated(const std::vector<ReplicateCell>& cells);
+
+struct CellSummary {
+  double params = 0.0, tokens = 0.0, compute = 0.0;
+  int runs = 0;
+  double mean = 0.0;            // mean final loss over the cell's runs
+  double standard_error = 0.0;  // sample standard deviation / sqrt(runs); NaN with one run
+};
+
+CellSummary summarise(const ReplicateCell& cell, const std::vector<RunPoint>& runs);
+
+}  // namespace gammalab

@@ -26,19 +26,6 @@ double recent_train_loss(const std::vector<MetricPoint>& train_loss) {
   return n > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN();
 }
 
-std::string config_field_text(const JobConfig& config, const std::string& dot_path) {
-  nlohmann::json node = to_json(config);
-  std::size_t start = 0;
-  while (start <= dot_path.size()) {
-    const std::size_t dot = std::min(dot_path.find('.', start), dot_path.size());
-    const std::string key = dot_path.substr(start, dot - start);
-    if (!node.is_object() || !node.contains(key)) throw ConfigError(dot_path, "no such config field");
-    node = node[key];
-    start = dot + 1;
-  }
-  return node.is_string() ? node.get<std::string>() : node.dump();
-}
-
 RunPoint job_run_point(const JobConfig& config, double loss, const std::string& group_by, const std::string& label) {
   const ParamCounts counts = count_params(config.model, config.scale);
   RunPoint run;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config_field.h"  // config_field_text, for the group of a run
 #include "core/job_config.h"
 #include "core/metric.h"
 #include "core/scaling/law.h"
@@ -20,10 +21,6 @@ double final_loss(const std::vector<MetricPoint>& val_loss, std::int64_t total_s
 // Mean of the last (up to) 5 finite train/loss points: the end of the train curve with one batch's noise
 // smoothed, for display next to the final loss. NaN without a finite point.
 double recent_train_loss(const std::vector<MetricPoint>& train_loss);
-
-// The value of a config field by dot path (e.g. "scale.variant", "model.preset") as text, for grouping.
-// Throws ConfigError naming the path if the config has no such field.
-std::string config_field_text(const JobConfig& config, const std::string& dot_path);
 
 // N is the activated parameter count without the token embedding (Kaplan et al.); D the tokens trained on.
 RunPoint job_run_point(const JobConfig& config, double loss, const std::string& group_by, const std::string& label);

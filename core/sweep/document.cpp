@@ -21,7 +21,8 @@ namespace gammalab {
 namespace {
 
 const std::vector<std::string> kTopLevelKeys = {"name", "description", "base", "axes", "seeds", "priority",
-                                                "max_attempts"};
+                                                "max_attempts", "tune"};
+const std::vector<std::string> kTuneKeys = {"grid", "axes", "base", "seeds", "per", "allow_edge"};
 const std::vector<std::string> kAxesKeys = {"grid", "zip"};
 
 SourceRef at(const YAML::Node& node, std::string path) {
@@ -133,10 +134,11 @@ class DocumentParser {
       else if (key == "description") read_string(value, key, doc_.description);
       else if (key == "priority") read_int(value, key, doc_.priority, std::numeric_limits<int>::min());
       else if (key == "max_attempts") read_int(value, key, doc_.max_attempts, 1, limits::kMaxAttempts);
-      else if (key == "seeds") read_seeds(value);
+      else if (key == "seeds") read_seeds(value, "seeds", doc_.seeds);
+      else if (key == "tune") read_tune(key_ref, value);
       else if (key == "base") {
         doc_.base_source = key_ref;
-        read_base(value, "", "base");
+        read_base(value, "", "base", doc_.base);
       } else if (key == "axes") {
         doc_.axes_source = key_ref;
         read_axes(value);
@@ -144,9 +146,113 @@ class DocumentParser {
         diagnostics_.add(key_ref, "unknown key '" + shortened(key) + "'" + did_you_mean(key, kTopLevelKeys));
       }
     }
+    check_tune();
   }
 
  private:
+  void read_tune(const SourceRef& key_ref, const YAML::Node& node) {
+    SweepTune& tune = doc_.tune.emplace();
+    tune.source = tune.per_source = key_ref;
+    if (!node.IsMap()) {
+      diagnostics_.add(at(node, "tune"), std::string("expected a mapping with grid, axes, base, seeds, per, "
+                                                     "allow_edge; got ") + node_type_name(node));
+      return;
+    }
+    for (const auto& [key_node, value] : mapping_entries(node, "tune")) {
+      const std::string key = key_node.Scalar();
+      const std::string path = "tune." + key;
+      if (key == "grid" || key == "axes") {
+        if (!value.IsMap()) {
+          diagnostics_.add(at(value, path), std::string("expected a mapping of field: [values], got ") +
+                                                node_type_name(value));
+          continue;
+        }
+        std::set<std::string> keys_in_use;
+        for (const auto& [axis_key, axis_values] : mapping_entries(value, path)) {
+          SweepAxis axis;
+          if (read_axis(axis_key, axis_values, path, true, keys_in_use, axis)) {
+            (key == "grid" ? tune.grid : tune.axes).push_back(std::move(axis));
+          }
+        }
+      } else if (key == "base") {
+        read_base(value, "", path, tune.base);
+      } else if (key == "seeds") {
+        read_seeds(value, path, tune.seeds.emplace());
+      } else if (key == "per") {
+        tune.per_source = at(value, path);
+        read_fields(value, path, tune.per);
+      } else if (key == "allow_edge") {
+        const nlohmann::json v = value.IsScalar() ? yaml_to_json(value) : nlohmann::json();
+        if (!v.is_boolean()) diagnostics_.add(at(value, path), "expected true or false");
+        else tune.allow_edge = v.get<bool>();
+      } else {
+        diagnostics_.add(at(key_node, path), "unknown key '" + shortened(key) + "'" + did_you_mean(key, kTuneKeys));
+      }
+    }
+    if (tune.grid.empty()) diagnostics_.add(key_ref, "tune needs a grid: the fields to tune and their values");
+  }
+
+  // A list of config fields (dot paths), each a known leaf.
+  void read_fields(const YAML::Node& node, const std::string& path, std::vector<std::string>& out) {
+    if (!node.IsSequence()) {
+      diagnostics_.add(at(node, path), std::string("expected a list of fields, got ") + node_type_name(node));
+      return;
+    }
+    if (node.size() > limits::kMaxAxisValues) {
+      diagnostics_.add(at(node, path), std::to_string(node.size()) + " fields, more than the limit of " +
+                                           std::to_string(limits::kMaxAxisValues));
+      return;
+    }
+    const SweepSchema& schema = SweepSchema::instance();
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string item = path + "[" + std::to_string(i) + "]";
+      if (!node[i].IsScalar() || node[i].Scalar().size() > limits::kMaxKeyBytes) {
+        diagnostics_.add(at(node[i], item), "expected a field name such as scale.variant");
+        continue;
+      }
+      const std::string field = node[i].Scalar();
+      const FieldKind* kind = schema.find(field);
+      if (kind == nullptr || *kind == FieldKind::kObject) {
+        diagnostics_.add(at(node[i], item), "unknown field '" + shortened(field) + "'" +
+                                                did_you_mean(field, schema.leaves()));
+        continue;
+      }
+      out.push_back(field);
+    }
+  }
+
+  // What a tune block may name, checked once the whole document is read: its axes replace main grid axes,
+  // its grid does not vary a main axis (a field is tuned or swept, not both).
+  void check_tune() {
+    if (!doc_.tune) return;
+    auto main_grid_axis = [&](const std::string& key) {
+      for (const auto& d : doc_.dimensions) {
+        if (d.axes.size() == 1 && d.axes.front().key == key) return true;
+      }
+      return false;
+    };
+    auto main_axis = [&](const std::string& key) {
+      for (const auto& d : doc_.dimensions) {
+        for (const auto& a : d.axes) {
+          if (a.key == key) return true;
+        }
+      }
+      return false;
+    };
+    for (const auto& axis : doc_.tune->axes) {
+      if (!main_grid_axis(axis.key)) {
+        diagnostics_.add(axis.source, "'" + axis.key + "' is not a grid axis of the sweep; tune.axes gives the "
+                                      "values of a main grid axis that the tune runs use");
+      }
+    }
+    for (const auto& axis : doc_.tune->grid) {
+      if (main_axis(axis.key)) {
+        diagnostics_.add(axis.source, "'" + axis.key + "' is also an axis of the sweep: a field is tuned or swept, "
+                                      "not both");
+      }
+    }
+  }
+
   // The entries of a mapping, reporting duplicate keys (yaml-cpp keeps both silently).
   std::vector<std::pair<YAML::Node, YAML::Node>> mapping_entries(const YAML::Node& map, const std::string& prefix) {
     std::vector<std::pair<YAML::Node, YAML::Node>> entries;
@@ -213,33 +319,33 @@ class DocumentParser {
   }
 
   // `seeds: 3` means 0, 1, 2; `seeds: [0, 7]` lists them.
-  void read_seeds(const YAML::Node& node) {
+  void read_seeds(const YAML::Node& node, const std::string& key, std::vector<std::uint64_t>& seeds) {
     if (node.IsScalar()) {
       const nlohmann::json value = yaml_to_json(node);
       if (!value.is_number_integer() || value.get<std::int64_t>() < 1) {
-        diagnostics_.add(at(node, "seeds"), "expected a positive number of seeds or a list of seeds");
+        diagnostics_.add(at(node, key), "expected a positive number of seeds or a list of seeds");
         return;
       }
       const auto count = value.get<std::int64_t>();
-      if (!within_seed_limit(node, count, std::to_string(count))) return;
-      doc_.seeds.clear();
-      for (std::int64_t s = 0; s < count; ++s) doc_.seeds.push_back(std::uint64_t(s));
+      if (!within_seed_limit(node, key, count, std::to_string(count))) return;
+      seeds.clear();
+      for (std::int64_t s = 0; s < count; ++s) seeds.push_back(std::uint64_t(s));
       return;
     }
     if (!node.IsSequence()) {
-      diagnostics_.add(at(node, "seeds"), "expected a positive number of seeds or a list of seeds");
+      diagnostics_.add(at(node, key), "expected a positive number of seeds or a list of seeds");
       return;
     }
     if (node.size() == 0) {
-      diagnostics_.add(at(node, "seeds"), "no seeds: the sweep would expand to nothing");
+      diagnostics_.add(at(node, key), "no seeds: the sweep would expand to nothing");
       return;
     }
     const auto listed = static_cast<std::int64_t>(node.size());
-    if (!within_seed_limit(node, listed, "a list of " + std::to_string(listed))) return;
-    doc_.seeds.clear();
+    if (!within_seed_limit(node, key, listed, "a list of " + std::to_string(listed))) return;
+    seeds.clear();
     std::set<std::uint64_t> seen;
     for (std::size_t i = 0; i < node.size(); ++i) {
-      const std::string path = "seeds[" + std::to_string(i) + "]";
+      const std::string path = key + "[" + std::to_string(i) + "]";
       const nlohmann::json value = node[i].IsScalar() ? yaml_to_json(node[i]) : nlohmann::json();
       if (!value.is_number_integer() || value.get<std::int64_t>() < 0) {
         diagnostics_.add(at(node[i], path), "a seed must be a non-negative integer");
@@ -250,19 +356,20 @@ class DocumentParser {
         diagnostics_.add(at(node[i], path), "duplicate seed " + std::to_string(seed));
         continue;
       }
-      doc_.seeds.push_back(seed);
+      seeds.push_back(seed);
     }
   }
 
   // Checked before any seed is built.
-  bool within_seed_limit(const YAML::Node& node, std::int64_t count, const std::string& what) {
+  bool within_seed_limit(const YAML::Node& node, const std::string& key, std::int64_t count, const std::string& what) {
     if (count <= limits::kMaxSeeds) return true;
-    diagnostics_.add(at(node, "seeds"), what + " seeds is more than the limit of " +
+    diagnostics_.add(at(node, key), what + " seeds is more than the limit of " +
                                             std::to_string(limits::kMaxSeeds) + " seeds per sweep");
     return false;
   }
 
-  void read_base(const YAML::Node& node, const std::string& prefix, const std::string& doc_path) {
+  void read_base(const YAML::Node& node, const std::string& prefix, const std::string& doc_path,
+                 std::map<std::string, SweepValue>& base) {
     if (!node.IsMap()) {
       diagnostics_.add(at(node, doc_path), std::string("expected a mapping, got ") + node_type_name(node));
       return;
@@ -283,11 +390,11 @@ class DocumentParser {
         continue;
       }
       if (*kind == FieldKind::kObject) {
-        read_base(value, path, key_doc_path);
+        read_base(value, path, key_doc_path, base);
         continue;
       }
       SweepValue v;
-      if (read_value(value, *kind, key_doc_path, v)) doc_.base[path] = std::move(v);
+      if (read_value(value, *kind, key_doc_path, v)) base[path] = std::move(v);
     }
   }
 

@@ -4,6 +4,7 @@
 // problem to a DiagnosticList; resolving values into jobs is job_resolver.h's work.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,19 @@ struct SweepDimension {
   std::size_t size() const { return axes.empty() ? 0 : axes.front().values.size(); }
 };
 
+// `tune:` (docs/sweeps.md): a first stage that runs a grid of values of some fields in a reduced setting and
+// picks the best value per group for the main stage.
+struct SweepTune {
+  SourceRef source;                                // the `tune` key
+  std::vector<SweepAxis> grid;                     // the tuned fields and the values tried
+  std::vector<SweepAxis> axes;                     // main grid axes with the values the tune runs use instead
+  std::map<std::string, SweepValue> base;          // base fields the tune runs override (e.g. steps)
+  std::optional<std::vector<std::uint64_t>> seeds; // the tune runs' seeds; default: the main seeds
+  std::vector<std::string> per;                    // fields the best value is picked per; empty: every main axis
+  SourceRef per_source;
+  bool allow_edge = false;                         // accept a best value at the edge of its grid
+};
+
 struct SweepDocument {
   std::string name;
   std::string description;
@@ -47,6 +61,7 @@ struct SweepDocument {
   SourceRef base_source;                   // the `base` key (or the document when absent)
   SourceRef axes_source;                   // the `axes` key (or the document when absent)
   bool axes_complete = true;               // false when a bad axis was left out (job counts are then off)
+  std::optional<SweepTune> tune;
 };
 
 // Never throws for content problems: they go to `diagnostics` (YAML syntax errors included).

@@ -12,6 +12,7 @@
 #include "core/sweep/document.h"
 #include "core/sweep/job_resolver.h"
 #include "core/sweep/schema.h"
+#include "core/sweep/tune.h"
 
 namespace gammalab {
 
@@ -128,25 +129,20 @@ std::string config_hash(const JobConfig& config) {
   return buf;
 }
 
-Sweep expand_sweep(const std::string& yaml_text, const std::string& file_name, const SweepOptions& options) {
-  DiagnosticList diagnostics(file_name);
-  const SweepDocument doc = parse_sweep_document(yaml_text, diagnostics);
+namespace {
 
-  Sweep sweep;
-  sweep.name = doc.name.empty() ? std::filesystem::path(file_name).stem().string() : doc.name;
-  if (sweep.name.empty()) sweep.name = "sweep";
-  sweep.description = doc.description;
-  sweep.priority = doc.priority;
-  sweep.max_attempts = doc.max_attempts;
-
+// The jobs of one stage of a parsed document. Problems go to `diagnostics`; the caller throws.
+std::vector<SweepJob> expand_jobs(const SweepDocument& doc, const std::string& file_name, const SweepOptions& options,
+                                  const std::string& name_prefix, DiagnosticList& diagnostics) {
   // Count before expanding, so a typo like 10 axes of 10 values is refused without building 10^10 jobs.
   double planned = double(doc.seeds.size());
   for (const auto& dimension : doc.dimensions) planned *= double(dimension.size());
   if (planned > double(options.max_jobs)) {
-    diagnostics.add(doc.axes_source, "the sweep expands to " + std::to_string(std::llround(planned)) +
+    diagnostics.add(doc.axes_source, "the " + (name_prefix.empty() ? std::string("sweep") : "tune stage") +
+                                         " expands to " + std::to_string(std::llround(planned)) +
                                          " jobs, more than the limit of " + std::to_string(options.max_jobs) +
                                          " (SweepOptions::max_jobs)");
-    throw SweepError(diagnostics.items());
+    return {};
   }
   const auto total = static_cast<std::size_t>(planned);
 
@@ -154,6 +150,7 @@ Sweep expand_sweep(const std::string& yaml_text, const std::string& file_name, c
   const std::vector<std::string> varying = varying_axes(doc);
   ProblemTally tally;
   std::map<std::string, std::size_t> names;
+  std::vector<SweepJob> jobs;
   std::vector<std::size_t> index(doc.dimensions.size(), 0);  // mixed-radix counter; the last dimension is fastest
   for (std::size_t point = 0; point * doc.seeds.size() < total; ++point) {
     JobFields fields;
@@ -163,7 +160,7 @@ Sweep expand_sweep(const std::string& yaml_text, const std::string& file_name, c
     }
     for (std::uint64_t seed : doc.seeds) {
       SweepJob job;
-      job.name = job_name(fields, varying, seed);
+      job.name = name_prefix + job_name(fields, varying, seed);
       DiagnosticList job_problems(file_name);
       if (auto resolved = resolver.resolve(fields, seed, job_problems)) {
         job.config = std::move(resolved->config);
@@ -176,26 +173,92 @@ Sweep expand_sweep(const std::string& yaml_text, const std::string& file_name, c
         diagnostics.add(doc.axes_source, "two jobs are both named " + job.name +
                                              "; make the axis values differ as written");
       }
-      sweep.jobs.push_back(std::move(job));
+      jobs.push_back(std::move(job));
     }
     for (std::size_t d = doc.dimensions.size(); d-- > 0;) {
       if (++index[d] < doc.dimensions[d].size()) break;
       index[d] = 0;
     }
   }
+  std::vector<SweepDiagnostic> problems;
+  tally.report(total, problems);
+  for (auto& p : problems) diagnostics.add(std::move(p));
+  return jobs;
+}
 
-  std::vector<SweepDiagnostic> all = diagnostics.items();
-  tally.report(total, all);
-  if (!all.empty()) {
-    // In file order, so the list reads top to bottom; problems without a place come last.
-    std::stable_sort(all.begin(), all.end(), [](const SweepDiagnostic& a, const SweepDiagnostic& b) {
-      const int la = a.line > 0 ? a.line : std::numeric_limits<int>::max();
-      const int lb = b.line > 0 ? b.line : std::numeric_limits<int>::max();
-      return std::tie(la, a.column) < std::tie(lb, b.column);
-    });
-    throw SweepError(std::move(all));
+// The tune stage as a document of its own: the main document with the tune block's axis values, base
+// overrides and seeds, and its grid as further (fastest) axes.
+SweepDocument tune_document(const SweepDocument& doc) {
+  const SweepTune& tune = *doc.tune;
+  SweepDocument out = doc;
+  out.tune.reset();
+  for (const auto& [path, value] : tune.base) out.base[path] = value;
+  for (auto& dimension : out.dimensions) {
+    for (const auto& axis : tune.axes) {
+      if (dimension.axes.size() == 1 && dimension.axes.front().key == axis.key) dimension.axes.front() = axis;
+    }
   }
+  for (const auto& axis : tune.grid) out.dimensions.push_back(SweepDimension{{axis}});
+  if (tune.seeds) out.seeds = *tune.seeds;
+  return out;
+}
+
+Sweep sweep_header(const SweepDocument& doc, const std::string& file_name) {
+  Sweep sweep;
+  sweep.name = doc.name.empty() ? std::filesystem::path(file_name).stem().string() : doc.name;
+  if (sweep.name.empty()) sweep.name = "sweep";
+  sweep.description = doc.description;
+  sweep.priority = doc.priority;
+  sweep.max_attempts = doc.max_attempts;
   return sweep;
+}
+
+[[noreturn]] void throw_sorted(std::vector<SweepDiagnostic> all) {
+  // In file order, so the list reads top to bottom; problems without a place come last.
+  std::stable_sort(all.begin(), all.end(), [](const SweepDiagnostic& a, const SweepDiagnostic& b) {
+    const int la = a.line > 0 ? a.line : std::numeric_limits<int>::max();
+    const int lb = b.line > 0 ? b.line : std::numeric_limits<int>::max();
+    return std::tie(la, a.column) < std::tie(lb, b.column);
+  });
+  throw SweepError(std::move(all));
+}
+
+}  // namespace
+
+SweepStages expand_stages(const std::string& yaml_text, const std::string& file_name, const SweepOptions& options) {
+  DiagnosticList diagnostics(file_name);
+  const SweepDocument doc = parse_sweep_document(yaml_text, diagnostics);
+  SweepStages stages;
+  stages.main = sweep_header(doc, file_name);
+  stages.main.jobs = expand_jobs(doc, file_name, options, "", diagnostics);
+  if (doc.tune) {
+    Sweep tune = sweep_header(doc, file_name);
+    tune.jobs = expand_jobs(tune_document(doc), file_name, options, "tune/", diagnostics);
+    stages.tune = std::move(tune);
+    for (const auto& axis : doc.tune->grid) stages.tuned_fields.push_back(axis.key);
+    stages.per = doc.tune->per;
+    if (stages.per.empty()) {
+      for (const auto& dimension : doc.dimensions) {
+        for (const auto& axis : dimension.axes) stages.per.push_back(axis.key);
+      }
+    }
+    stages.allow_edge = doc.tune->allow_edge;
+    if (diagnostics.items().empty()) {
+      if (auto uncovered = uncovered_main_job(stages)) diagnostics.add(doc.tune->per_source, *uncovered);
+    }
+    if (stages.main.jobs.size() + stages.tune->jobs.size() > options.max_jobs) {
+      diagnostics.add(doc.tune->source, "the tune and main stages expand to " +
+                                            std::to_string(stages.main.jobs.size() + stages.tune->jobs.size()) +
+                                            " jobs together, more than the limit of " +
+                                            std::to_string(options.max_jobs) + " (SweepOptions::max_jobs)");
+    }
+  }
+  if (!diagnostics.items().empty()) throw_sorted(diagnostics.items());
+  return stages;
+}
+
+Sweep expand_sweep(const std::string& yaml_text, const std::string& file_name, const SweepOptions& options) {
+  return expand_stages(yaml_text, file_name, options).main;
 }
 
 }  // namespace gammalab

@@ -3,6 +3,7 @@
 // Format: docs/sweeps.md. Expansion is deterministic and needs no LibTorch or gRPC.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,7 +52,21 @@ struct SweepOptions {
   std::size_t max_jobs = limits::kMaxJobsPerSweep;  // a sweep that expands to more jobs is an error
 };
 
-// Parses, validates and expands. Throws SweepError listing every problem found.
+// A sweep's stages. Without a `tune:` block only `main`. With one, `tune` holds the tune runs (named
+// tune/...), and `main` the main stage as written: its tuned fields still at their base values, until
+// apply_picks (core/sweep/tune.h) sets each group's best value.
+struct SweepStages {
+  Sweep main;
+  std::optional<Sweep> tune;
+  std::vector<std::string> tuned_fields;  // the tune grid's fields, in file order
+  std::vector<std::string> per;           // fields whose values name a tune group (default: every main axis)
+  bool allow_edge = false;                // a best value at the edge of its grid is accepted
+};
+
+// Parses, validates and expands both stages. Throws SweepError listing every problem found.
+SweepStages expand_stages(const std::string& yaml_text, const std::string& file_name, const SweepOptions& options);
+
+// The main stage of expand_stages (as written, before any tuning).
 Sweep expand_sweep(const std::string& yaml_text, const std::string& file_name, const SweepOptions& options);
 
 // Content hash of a resolved config: hex of a 64-bit FNV-1a over its canonical JSON.

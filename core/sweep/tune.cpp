@@ -1,0 +1,166 @@
+#include "core/sweep/tune.h"
+
+#include <absl/strings/str_join.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "core/config_field.h"
+
+namespace gammalab {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Non-finite means are stored as the string "inf" (JSON has no infinity).
+nlohmann::json mean_json(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); }
+double mean_from(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : kInf; }
+
+// The best trial is on the edge of a numeric field's grid: the optimum may lie beyond it.
+std::optional<std::string> edge_of_grid(const TuneGroup& group, const std::vector<std::string>& fields) {
+  const TuneTrial& best = group.trials[static_cast<std::size_t>(group.best)];
+  for (const auto& field : fields) {
+    const nlohmann::json& v = best.values.at(field);
+    if (!v.is_number()) continue;
+    double lo = kInf, hi = -kInf;
+    for (const auto& t : group.trials) {
+      lo = std::min(lo, t.values.at(field).get<double>());
+      hi = std::max(hi, t.values.at(field).get<double>());
+    }
+    if (lo == hi) continue;
+    const double x = v.get<double>();
+    if (x == lo || x == hi) {
+      return "the best " + field + " (" + v.dump() + ") is the " + (x == lo ? "smallest" : "largest") +
+             " value of the grid: widen the grid beyond it, or set tune.allow_edge: true";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool TunePicks::ok() const {
+  return !groups.empty() && std::all_of(groups.begin(), groups.end(), [](const TuneGroup& g) { return g.best >= 0; });
+}
+
+std::string TunePicks::problems() const {
+  std::vector<std::string> lines;
+  for (const auto& g : groups) {
+    if (g.best < 0) lines.push_back("tune group " + tune_key_text(g.key) + ": " + g.problem);
+  }
+  if (groups.empty()) lines.push_back("no tune runs");
+  return absl::StrJoin(lines, "\n");
+}
+
+std::string tune_key_text(const nlohmann::json& key) {
+  std::vector<std::string> parts;
+  for (const auto& [field, value] : key.items()) {
+    parts.push_back(field + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+  }
+  return parts.empty() ? "(all)" : absl::StrJoin(parts, ", ");
+}
+
+nlohmann::json tune_key(const JobConfig& config, const std::vector<std::string>& per) {
+  nlohmann::json key = nlohmann::json::object();
+  for (const auto& field : per) key[field] = config_field(config, field);
+  return key;
+}
+
+TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs) {
+  TunePicks picks;
+  for (const TuneRun& run : runs) {
+    const nlohmann::json key = tune_key(run.config, stages.per);
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto& field : stages.tuned_fields) values[field] = config_field(run.config, field);
+    auto group = std::find_if(picks.groups.begin(), picks.groups.end(), [&](const TuneGroup& g) { return g.key == key; });
+    if (group == picks.groups.end()) group = picks.groups.insert(picks.groups.end(), TuneGroup{key, {}, -1, ""});
+    auto trial = std::find_if(group->trials.begin(), group->trials.end(),
+                              [&](const TuneTrial& t) { return t.values == values; });
+    if (trial == group->trials.end()) trial = group->trials.insert(group->trials.end(), TuneTrial{values, 0, 0, 0.0});
+    ++trial->runs;
+    if (std::isfinite(run.loss)) trial->mean_loss += run.loss;
+    else ++trial->failed;
+  }
+  for (auto& group : picks.groups) {
+    for (auto& trial : group.trials) {
+      trial.mean_loss = trial.failed > 0 ? kInf : trial.mean_loss / trial.runs;
+    }
+    for (std::size_t i = 0; i < group.trials.size(); ++i) {
+      if (!std::isfinite(group.trials[i].mean_loss)) continue;
+      if (group.best < 0 || group.trials[i].mean_loss < group.trials[static_cast<std::size_t>(group.best)].mean_loss) {
+        group.best = static_cast<int>(i);
+      }
+    }
+    if (group.best < 0) {
+      group.problem = "every value tried has a run without a final loss (failed, diverged or cancelled)";
+      continue;
+    }
+    if (stages.allow_edge) continue;
+    if (auto edge = edge_of_grid(group, stages.tuned_fields)) {
+      group.problem = *edge;
+      group.best = -1;
+    }
+  }
+  return picks;
+}
+
+std::optional<std::string> uncovered_main_job(const SweepStages& stages) {
+  if (!stages.tune) return std::nullopt;
+  std::vector<nlohmann::json> keys;
+  for (const auto& job : stages.tune->jobs) keys.push_back(tune_key(job.config, stages.per));
+  for (const auto& job : stages.main.jobs) {
+    const nlohmann::json key = tune_key(job.config, stages.per);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      return "main job " + job.name + " has no tune runs with " + tune_key_text(key) +
+             ": tune.per names fields whose values the tune runs must all cover (tune.axes restricts " +
+             "them), or leave those fields out of tune.per";
+    }
+  }
+  return std::nullopt;
+}
+
+Sweep apply_picks(const SweepStages& stages, const TunePicks& picks) {
+  if (!picks.ok()) throw std::invalid_argument(picks.problems());
+  Sweep main = stages.main;
+  for (auto& job : main.jobs) {
+    const nlohmann::json key = tune_key(job.config, stages.per);
+    auto group = std::find_if(picks.groups.begin(), picks.groups.end(), [&](const TuneGroup& g) { return g.key == key; });
+    if (group == picks.groups.end()) {
+      throw std::invalid_argument("main job " + job.name + ": no tune group " + tune_key_text(key));
+    }
+    const TuneTrial& best = group->trials[static_cast<std::size_t>(group->best)];
+    for (const auto& [field, value] : best.values.items()) job.config = with_config_field(job.config, field, value);
+    job.config_hash = config_hash(job.config);
+  }
+  return main;
+}
+
+nlohmann::json to_json(const TunePicks& picks) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& g : picks.groups) {
+    nlohmann::json trials = nlohmann::json::array();
+    for (const auto& t : g.trials) {
+      trials.push_back({{"values", t.values}, {"runs", t.runs}, {"failed", t.failed}, {"mean_loss", mean_json(t.mean_loss)}});
+    }
+    groups.push_back({{"key", g.key}, {"trials", trials}, {"best", g.best}, {"problem", g.problem}});
+  }
+  return {{"groups", groups}};
+}
+
+TunePicks tune_picks_from_json(const nlohmann::json& json) {
+  TunePicks picks;
+  for (const auto& g : json.at("groups")) {
+    TuneGroup group{g.at("key"), {}, g.at("best").get<int>(), g.at("problem").get<std::string>()};
+    for (const auto& t : g.at("trials")) {
+      group.trials.push_back({t.at("values"), t.at("runs").get<int>(), t.at("failed").get<int>(), mean_from(t.at("mean_loss"))});
+    }
+    if (group.best >= static_cast<int>(group.trials.size())) group.best = -1;
+    picks.groups.push_back(std::move(group));
+  }
+  return picks;
+}
+
+}  // namespace gammalab

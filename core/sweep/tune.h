@@ -1,0 +1,63 @@
+#pragma once
+// The tune stage's decision: from the final losses of the tune runs, the best value of the tuned fields per
+// group (docs/sweeps.md, "Tune stage"), and the main stage with those values set.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/job_config.h"
+#include "core/sweep/sweep.h"
+
+namespace gammalab {
+
+// One finished tune run: its resolved config and final loss (NaN when it failed, was cancelled or has none).
+struct TuneRun {
+  JobConfig config;
+  double loss = 0.0;
+};
+
+// One combination of tuned values within a group, over its runs (seeds, and the values of axes not in `per`).
+struct TuneTrial {
+  nlohmann::json values = nlohmann::json::object();  // tuned field -> value
+  int runs = 0;
+  int failed = 0;          // runs without a finite final loss
+  double mean_loss = 0.0;  // over the runs; +inf when any run failed (a value that diverges is not a pick)
+};
+
+struct TuneGroup {
+  nlohmann::json key = nlohmann::json::object();  // per field -> value
+  std::vector<TuneTrial> trials;                  // in the order the tune jobs came
+  int best = -1;                                  // index into trials; -1 when there is no pick
+  std::string problem;                            // why there is no pick (edge of the grid, every run failed)
+};
+
+struct TunePicks {
+  std::vector<TuneGroup> groups;
+  bool ok() const;
+  std::string problems() const;  // one line per group without a pick
+};
+
+// "scale.variant=baseline, model.preset=tiny-0.03m"
+std::string tune_key_text(const nlohmann::json& key);
+
+// The value of every `per` field of a config.
+nlohmann::json tune_key(const JobConfig& config, const std::vector<std::string>& per);
+
+// Groups the runs by their `per` fields, averages each combination of tuned values, and picks the lowest
+// mean. A best value at the smallest or largest value of a numeric tuned field is refused ("widen the grid")
+// unless stages.allow_edge.
+TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs);
+
+// A main job whose `per` fields no tune run shares, or nullopt: checked before any job runs.
+std::optional<std::string> uncovered_main_job(const SweepStages& stages);
+
+// The main stage with each job's tuned fields set to its group's pick (configs validated, hashes recomputed).
+// Throws std::invalid_argument when a group has no pick.
+Sweep apply_picks(const SweepStages& stages, const TunePicks& picks);
+
+nlohmann::json to_json(const TunePicks& picks);
+TunePicks tune_picks_from_json(const nlohmann::json& json);  // throws nlohmann::json::exception
+
+}  // namespace gammalab

@@ -1,0 +1,174 @@
+// The tune stage: its runs, the pick per group over a synthetic objective, the edge-of-grid refusal, and the
+// main stage expanded with the picks.
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "core/config_field.h"
+#include "core/sweep/tune.h"
+#include "sweep_test_support.h"
+
+namespace gammalab::testing {
+namespace {
+
+const std::string kTuned = R"(
+name: tuned
+base:
+  model: {preset: tiny-0.03m}
+  optim: {name: adamw, lr: 1e-3}
+  steps: 20
+axes:
+  grid:
+    model.preset: [tiny-0.03m, tiny-0.05m, tiny-0.1m]
+    scale.variant: [baseline, unified]
+seeds: 2
+tune:
+  grid:
+    optim.lr: [1e-3, 2e-3, 4e-3, 8e-3, 1.6e-2]
+  axes:
+    model.preset: [tiny-0.03m]
+  base: {steps: 5}
+  seeds: [0, 1, 2]
+  per: [scale.variant]
+)";
+
+// A known objective: a parabola in log2(lr) around each variant's best LR, plus a little seed noise.
+double objective(const JobConfig& config) {
+  const double best = config.scale.variant == "unified" ? 4e-3 : 2e-3;
+  const double x = std::log2(config.optim.lr / best);
+  return 3.0 + 0.1 * x * x + 0.001 * static_cast<double>(config.seed);
+}
+
+std::vector<TuneRun> run_tune(const SweepStages& stages, double (*loss)(const JobConfig&)) {
+  std::vector<TuneRun> runs;
+  for (const auto& job : stages.tune->jobs) runs.push_back({job.config, loss(job.config)});
+  return runs;
+}
+
+SweepStages stages_of(const std::string& yaml) { return expand_stages(yaml, "test.yaml", source_tree_options()); }
+
+TEST(SweepTune, TuneRunsAreTheReducedSettingCrossedWithTheGrid) {
+  const SweepStages stages = stages_of(kTuned);
+  ASSERT_TRUE(stages.tune);
+  EXPECT_EQ(stages.main.jobs.size(), 3u * 2u * 2u);
+  ASSERT_EQ(stages.tune->jobs.size(), 1u * 2u * 5u * 3u) << "one size, two variants, five LRs, three seeds";
+  for (const auto& job : stages.tune->jobs) {
+    EXPECT_EQ(job.config.model.preset, "tiny-0.03m");
+    EXPECT_EQ(job.config.steps, 5) << "tune.base overrides base";
+    EXPECT_EQ(job.name.rfind("tune/", 0), 0u) << job.name;
+  }
+  EXPECT_EQ(stages.tune->jobs.front().name, "tune/tiny-0.03m/baseline/adamw/cosine/lr=1e-3/s0");
+  EXPECT_EQ(stages.tuned_fields, std::vector<std::string>{"optim.lr"});
+  EXPECT_EQ(stages.per, std::vector<std::string>{"scale.variant"});
+  for (const auto& job : stages.main.jobs) EXPECT_EQ(job.config.steps, 20);
+}
+
+TEST(SweepTune, PicksTheKnownBestPerGroupAndExpandsTheMainStageWithIt) {
+  const SweepStages stages = stages_of(kTuned);
+  const TunePicks picks = pick_tuned(stages, run_tune(stages, objective));
+  ASSERT_TRUE(picks.ok()) << picks.problems();
+  ASSERT_EQ(picks.groups.size(), 2u);
+  std::map<std::string, double> picked;
+  for (const auto& g : picks.groups) {
+    const TuneTrial& best = g.trials[static_cast<std::size_t>(g.best)];
+    EXPECT_EQ(best.runs, 3) << "three seeds averaged";
+    picked[g.key.at("scale.variant").get<std::string>()] = best.values.at("optim.lr").get<double>();
+  }
+  EXPECT_EQ(picked["baseline"], 2e-3);
+  EXPECT_EQ(picked["unified"], 4e-3);
+
+  const Sweep main = apply_picks(stages, picks);
+  ASSERT_EQ(main.jobs.size(), stages.main.jobs.size());
+  for (std::size_t i = 0; i < main.jobs.size(); ++i) {
+    const auto& job = main.jobs[i];
+    EXPECT_EQ(job.config.optim.lr, picked[job.config.scale.variant]) << job.name;
+    EXPECT_EQ(job.config.steps, 20) << "the main stage keeps its own budget";
+    EXPECT_EQ(job.name, stages.main.jobs[i].name);
+    EXPECT_EQ(job.config_hash, config_hash(job.config));
+    EXPECT_NE(job.config_hash, stages.main.jobs[i].config_hash) << "the untuned config is another job";
+  }
+}
+
+TEST(SweepTune, ABestValueOnTheEdgeOfTheGridIsRefusedUnlessAllowed) {
+  const SweepStages stages = stages_of(kTuned);
+  // Lower is better all the way down: the best LR is the grid's smallest.
+  auto falling = [](const JobConfig& c) { return 3.0 + c.optim.lr; };
+  const TunePicks picks = pick_tuned(stages, run_tune(stages, falling));
+  EXPECT_FALSE(picks.ok());
+  EXPECT_NE(picks.problems().find("the best optim.lr (0.001) is the smallest value of the grid: widen the grid"),
+            std::string::npos)
+      << picks.problems();
+  EXPECT_THROW(apply_picks(stages, picks), std::invalid_argument);
+
+  std::string yaml = kTuned;
+  yaml += "  allow_edge: true\n";
+  const SweepStages allowed = stages_of(yaml);
+  const TunePicks edge = pick_tuned(allowed, run_tune(allowed, falling));
+  ASSERT_TRUE(edge.ok()) << edge.problems();
+  EXPECT_EQ(apply_picks(allowed, edge).jobs.front().config.optim.lr, 1e-3);
+}
+
+TEST(SweepTune, AValueWithAFailedRunIsNotPicked) {
+  const SweepStages stages = stages_of(kTuned);
+  auto diverges = [](const JobConfig& c) {
+    // The true optimum (4e-3) diverges in one seed: the next best value is picked.
+    if (c.optim.lr == 4e-3 && c.seed == 1) return std::numeric_limits<double>::quiet_NaN();
+    const double x = std::log2(c.optim.lr / 4e-3);
+    return 3.0 + 0.1 * x * x + (c.optim.lr == 2e-3 ? 0.0 : 0.05);
+  };
+  const TunePicks picks = pick_tuned(stages, run_tune(stages, diverges));
+  ASSERT_TRUE(picks.ok()) << picks.problems();
+  for (const auto& g : picks.groups) {
+    EXPECT_EQ(g.trials[static_cast<std::size_t>(g.best)].values.at("optim.lr"), 2e-3);
+    for (const auto& t : g.trials) {
+      if (t.values.at("optim.lr") == 4e-3) {
+        EXPECT_EQ(t.failed, 1);
+      }
+    }
+  }
+}
+
+TEST(SweepTune, PicksSurviveTheirJsonForm) {
+  const SweepStages stages = stages_of(kTuned);
+  const nlohmann::json json = to_json(pick_tuned(stages, run_tune(stages, objective)));
+  EXPECT_EQ(to_json(tune_picks_from_json(json)), json);
+}
+
+TEST(SweepTune, TheFileIsCheckedBeforeAnythingRuns) {
+  auto messages = [](const std::string& yaml) {
+    std::string all;
+    for (const auto& d : problems(yaml)) all += d.to_string() + "\n";
+    return all;
+  };
+  std::string uncovered = kTuned;
+  uncovered.replace(uncovered.find("  per: [scale.variant]\n"), 23, "");  // default per: every main axis
+  EXPECT_NE(messages(uncovered).find("has no tune runs with model.preset=tiny-0.05m"), std::string::npos)
+      << messages(uncovered);
+
+  const std::string on_an_axis = R"(
+axes: {grid: {optim.lr: [1e-3, 2e-3]}}
+tune: {grid: {optim.lr: [1e-3, 2e-3, 4e-3]}}
+)";
+  EXPECT_NE(messages(on_an_axis).find("'optim.lr' is also an axis of the sweep"), std::string::npos)
+      << messages(on_an_axis);
+
+  const std::string not_an_axis = R"(
+axes: {grid: {scale.variant: [baseline, unified]}}
+tune: {grid: {optim.lr: [1e-3, 2e-3, 4e-3]}, axes: {model.preset: [tiny-0.03m]}}
+)";
+  EXPECT_NE(messages(not_an_axis).find("'model.preset' is not a grid axis of the sweep"), std::string::npos)
+      << messages(not_an_axis);
+
+  EXPECT_NE(messages("tune: {grd: {optim.lr: [1e-3]}}\n").find("unknown key 'grd' (did you mean 'grid'?)"),
+            std::string::npos)
+      << messages("tune: {grd: {optim.lr: [1e-3]}}\n");
+  EXPECT_NE(messages("tune: {grid: {optim.lr: [1e-3, 2e-3]}, per: [scale.variantt]}\n").find("unknown field"),
+            std::string::npos);
+  EXPECT_NE(messages("tune: {grid: {optim.lr: [1e-3]}, seeds: 2147483647}\n").find("more than the limit of 1000"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gammalab::testing

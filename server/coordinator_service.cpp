@@ -24,21 +24,24 @@ grpc::Status not_found(const std::string& what) { return {grpc::StatusCode::NOT_
 grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::SubmitSweepRequest* request,
                                              v1::SubmitSweepResponse* response) {
   return guarded([&] {
-    Sweep sweep;
+    SweepStages stages;
     try {
       SweepOptions options;
       options.preset_dir = model_preset_dir();
-      sweep =
-          expand_sweep(request->yaml(), request->file_name().empty() ? "sweep.yaml" : request->file_name(), options);
+      stages =
+          expand_stages(request->yaml(), request->file_name().empty() ? "sweep.yaml" : request->file_name(), options);
     } catch (const SweepError& e) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
     }
-    SubmitResult result = store_.create_sweep(sweep, request->yaml(), request->file_name(), request->rerun());
+    // A sweep with a tune stage starts with it; the main stage is added when it ends (server/tune_stage.h).
+    const bool tune = stages.tune.has_value();
+    const Sweep& first = tune ? *stages.tune : stages.main;
+    SubmitResult result = store_.create_sweep(first, request->yaml(), request->file_name(), request->rerun(), tune);
     *response->mutable_sweep() = result.sweep;
     response->set_jobs_created(result.jobs_created);
     response->set_jobs_reused(result.jobs_reused);
-    spdlog::info("sweep {} '{}': {} jobs ({} reused)", result.sweep.id(), sweep.name,
-                 result.jobs_created + result.jobs_reused, result.jobs_reused);
+    spdlog::info("sweep {} '{}': {} {}jobs ({} reused)", result.sweep.id(), first.name,
+                 result.jobs_created + result.jobs_reused, tune ? "tune " : "", result.jobs_reused);
     return grpc::Status::OK;
   });
 }
@@ -94,6 +97,9 @@ grpc::Status CoordinatorService::CancelSweep(grpc::ServerContext*, const v1::Can
       ids.push_back(job->id());
     }
     response->set_cancelled(store_.cancel(sweep->id(), ids));
+    if (ids.empty() && sweep->awaiting_main_stage()) {
+      store_.refuse_main_stage(sweep->id(), "", "cancelled before its tune stage ended");
+    }
     return grpc::Status::OK;
   });
 }

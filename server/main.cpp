@@ -12,6 +12,7 @@
 #include "server/http_api.h"
 #include "server/lease_reaper.h"
 #include "server/refitter.h"
+#include "server/tune_stage.h"
 #include "server/worker_gateway_service.h"
 
 namespace {
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
     gammalab::WorkerGatewayService gateway(store, options);
     gammalab::LeaseReaper reaper(store, options.lease_timeout_ms);
     gammalab::Refitter refitter(store, refit);
+    gammalab::TuneStage tune_stages(store, /*background=*/true);
 
     grpc::ServerBuilder builder;
     int port = 0;

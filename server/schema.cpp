@@ -112,6 +112,13 @@ INSERT INTO fits_by_law SELECT id, sweep_id, version, created_ms, law, group_by,
 DROP TABLE fits;
 ALTER TABLE fits_by_law RENAME TO fits;
 )sql",
+    // 4: tune stages (core/sweep/tune.h): jobs belong to the tune or the main stage of their sweep.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN stage TEXT NOT NULL DEFAULT 'main' CHECK (stage IN ('tune', 'main'));
+ALTER TABLE sweeps ADD COLUMN awaiting_main INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sweeps ADD COLUMN tune_report TEXT;  -- JSON TunePicks, once the tune stage ended
+ALTER TABLE sweeps ADD COLUMN stage_error TEXT;  -- why the main stage was not added
+)sql",
   };
   return all;
 }

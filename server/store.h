@@ -58,8 +58,25 @@ class Store {
 
   // ---- sweeps and jobs
   // Stores the sweep and one pending job per expanded job. Unless `rerun`, a job whose config hash matches a
-  // succeeded job elsewhere is stored as succeeded, reusing that job's metric points.
-  SubmitResult create_sweep(const Sweep& sweep, const std::string& yaml, const std::string& file_name, bool rerun);
+  // succeeded job elsewhere is stored as succeeded, reusing that job's metric points. With `tune_stage`, the
+  // jobs are the sweep's tune stage and the sweep awaits its main stage (add_main_stage).
+  SubmitResult create_sweep(const Sweep& sweep, const std::string& yaml, const std::string& file_name, bool rerun,
+                            bool tune_stage = false);
+  // ---- tune stages (core/sweep/tune.h)
+  // Sweeps whose tune stage has not been resolved yet.
+  std::vector<std::string> sweeps_awaiting_main();
+  // Every job of the stage ("tune" or "main") with its state and loss curves.
+  struct StageJob {
+    JobLosses losses;
+    JobState state = JobState::kPending;
+  };
+  std::vector<StageJob> stage_jobs(const std::string& sweep_id, const std::string& stage);
+  // Adds the main stage's jobs (reusing finished results as create_sweep does) and stores the picks; false
+  // when the sweep no longer awaits its main stage (another call got there first, or it was cancelled).
+  bool add_main_stage(const std::string& sweep_id, const Sweep& main, const std::string& tune_report_json,
+                      SubmitResult* result = nullptr);
+  // Ends the wait without a main stage, saying why.
+  void refuse_main_stage(const std::string& sweep_id, const std::string& tune_report_json, const std::string& error);
   std::vector<v1::Sweep> list_sweeps();
   std::optional<v1::Sweep> find_sweep(const std::string& id_or_name);
   std::vector<v1::Job> list_jobs(const std::string& sweep_id, const std::vector<v1::JobState>& states = {});
@@ -96,9 +113,9 @@ class Store {
 
   // ---- scaling-law fits
   using FitInput = JobLosses;
-  // Succeeded jobs of a sweep with their loss curves: what a fit reads.
+  // Succeeded main-stage jobs of a sweep with their loss curves: what a fit reads.
   std::vector<FitInput> fit_inputs(const std::string& sweep_id);
-  // Ids of the succeeded jobs of every sweep that has any.
+  // Ids of the succeeded main-stage jobs of every sweep that has any.
   std::map<std::string, std::vector<std::string>> succeeded_jobs_by_sweep();
   struct LawReport {
     std::string law;          // n | c | chinchilla | isoflop
@@ -119,6 +136,8 @@ class Store {
  private:
   // Helpers for the methods above; each expects mutex_ held.
   v1::Sweep read_sweep(sql::Statement& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::string& stage, bool rerun,
+                   SubmitResult& result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::optional<v1::Job> read_job_by_id(std::int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::int64_t metric_name_id(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void changed() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

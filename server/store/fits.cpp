@@ -12,23 +12,32 @@ namespace gammalab {
 
 using store_rows::parse_id;
 
-std::vector<Store::FitInput> Store::fit_inputs(const std::string& sweep_id) {
+std::vector<Store::StageJob> Store::stage_jobs(const std::string& sweep_id, const std::string& stage) {
   std::lock_guard lock(mutex_);
-  std::vector<FitInput> out;
+  std::vector<StageJob> out;
   sql::Statement& jobs = statements_.get(
-      "SELECT id, name, config_json FROM jobs WHERE sweep_id = ? AND state = ? ORDER BY ordinal");
+      "SELECT id, name, config_json, state FROM jobs WHERE sweep_id = ? AND stage = ? ORDER BY ordinal");
   sql::Statement& points = statements_.get(
       "SELECT n.name, m.step, m.tokens, m.value FROM metrics m JOIN metric_names n ON n.id = m.name_id "
       "WHERE m.job_id = ? AND n.name IN (?, ?) ORDER BY m.step");
-  jobs.bind(1, parse_id(sweep_id)).bind(2, job_state_name(JobState::kSucceeded));
+  jobs.bind(1, parse_id(sweep_id)).bind(2, stage);
   while (jobs.step()) {
-    FitInput input{std::to_string(jobs.int64(0)), jobs.text(1), jobs.text(2), {}, {}};
+    StageJob job{FitInput{std::to_string(jobs.int64(0)), jobs.text(1), jobs.text(2), {}, {}},
+                 store_rows::read_state(jobs, 3)};
     points.bind(1, jobs.int64(0)).bind(2, metric_names::kLosses[0]).bind(3, metric_names::kLosses[1]);
     while (points.step()) {
-      input.add({points.int64(1), points.int64(2), points.text(0),
-                 points.optional_real(3).value_or(std::numeric_limits<double>::quiet_NaN())});
+      job.losses.add({points.int64(1), points.int64(2), points.text(0),
+                      points.optional_real(3).value_or(std::numeric_limits<double>::quiet_NaN())});
     }
-    out.push_back(std::move(input));
+    out.push_back(std::move(job));
+  }
+  return out;
+}
+
+std::vector<Store::FitInput> Store::fit_inputs(const std::string& sweep_id) {
+  std::vector<FitInput> out;
+  for (auto& job : stage_jobs(sweep_id, "main")) {
+    if (job.state == JobState::kSucceeded) out.push_back(std::move(job.losses));
   }
   return out;
 }
@@ -36,7 +45,8 @@ std::vector<Store::FitInput> Store::fit_inputs(const std::string& sweep_id) {
 std::map<std::string, std::vector<std::string>> Store::succeeded_jobs_by_sweep() {
   std::lock_guard lock(mutex_);
   std::map<std::string, std::vector<std::string>> out;
-  sql::Statement& s = statements_.get("SELECT sweep_id, id FROM jobs WHERE state = ? ORDER BY sweep_id, id");
+  sql::Statement& s =
+      statements_.get("SELECT sweep_id, id FROM jobs WHERE state = ? AND stage = 'main' ORDER BY sweep_id, id");
   s.bind(1, job_state_name(JobState::kSucceeded));
   while (s.step()) out[std::to_string(s.int64(0))].push_back(std::to_string(s.int64(1)));
   return out;

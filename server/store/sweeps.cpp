@@ -30,63 +30,75 @@ v1::Sweep Store::read_sweep(sql::Statement& s) {
     total += n;
     if (!is_terminal(state)) finished = false;
   }
+  const bool awaiting_main = s.int64(7) != 0;
   sw.set_total_jobs(total);
-  sw.set_finished(finished);
+  sw.set_finished(finished && !awaiting_main);
+  sw.set_awaiting_main_stage(awaiting_main);
+  if (!s.is_null(8)) sw.set_tune_report_json(s.text(8));
+  if (!s.is_null(9)) sw.set_stage_error(s.text(9));
   return sw;
 }
 
-SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, const std::string& file_name,
-                                 bool rerun) {
-  std::lock_guard lock(mutex_);
+void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::string& stage, bool rerun,
+                        SubmitResult& result) {
   const std::int64_t now = now_ms();
+  sql::Statement& next_ordinal = statements_.get("SELECT COALESCE(MAX(ordinal) + 1, 0) FROM jobs WHERE sweep_id = ?");
+  next_ordinal.bind(1, sweep_id);
+  std::int64_t ordinal = next_ordinal.step() ? next_ordinal.int64(0) : 0;
+  next_ordinal.reset();
+  sql::Statement& find_done = statements_.get(
+      "SELECT id, step, tokens, last_loss, total_steps FROM jobs "
+      "WHERE config_hash = ? AND state = ? ORDER BY id LIMIT 1");
+  sql::Statement& insert_job = statements_.get(
+      "INSERT INTO jobs(sweep_id, ordinal, name, config_hash, config_json, state, max_attempts, priority, "
+      "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from, stage) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  sql::Statement& copy_metrics = statements_.get(
+      "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
+      "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
+  for (const SweepJob& job : sweep.jobs) {
+    insert_job.bind(1, sweep_id).bind(2, ordinal++).bind(3, job.name).bind(4, job.config_hash);
+    insert_job.bind(5, to_json(job.config).dump()).bind(7, sweep.max_attempts).bind(8, sweep.priority);
+    insert_job.bind(9, job.config.steps).bind(10, now).bind(16, stage);
+    std::int64_t reused = -1;
+    if (!rerun && find_done.bind(1, job.config_hash).bind(2, job_state_name(JobState::kSucceeded)).step()) {
+      check_transition(std::nullopt, JobState::kSucceeded);
+      reused = find_done.int64(0);
+      insert_job.bind(6, job_state_name(JobState::kSucceeded)).bind(11, find_done.int64(1));
+      insert_job.bind(12, find_done.int64(2));
+      if (auto loss = find_done.optional_real(3)) insert_job.bind(13, *loss);
+      else insert_job.bind_null(13);
+      insert_job.bind(14, now).bind(15, reused);
+      find_done.reset();
+    } else {
+      check_transition(std::nullopt, JobState::kPending);
+      insert_job.bind(6, job_state_name(JobState::kPending)).bind(11, std::int64_t{0}).bind(12, std::int64_t{0});
+      insert_job.bind_null(13).bind_null(14).bind_null(15);
+    }
+    insert_job.run();
+    if (reused >= 0) {
+      copy_metrics.bind(1, db_.last_insert_id()).bind(2, reused).run();
+      ++result.jobs_reused;
+    } else {
+      ++result.jobs_created;
+    }
+  }
+}
+
+SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, const std::string& file_name,
+                                 bool rerun, bool tune_stage) {
+  std::lock_guard lock(mutex_);
   SubmitResult result;
   std::int64_t sweep_id = 0;
   {
     sql::Transaction tx(db_);
     sql::Statement& insert_sweep = statements_.get(
-        "INSERT INTO sweeps(name, file_name, source_yaml, priority, max_attempts, created_ms) "
-        "VALUES (?, ?, ?, ?, ?, ?)");
+        "INSERT INTO sweeps(name, file_name, source_yaml, priority, max_attempts, created_ms, awaiting_main) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)");
     insert_sweep.bind(1, sweep.name).bind(2, file_name).bind(3, yaml).bind(4, sweep.priority);
-    insert_sweep.bind(5, sweep.max_attempts).bind(6, now).run();
+    insert_sweep.bind(5, sweep.max_attempts).bind(6, now_ms()).bind(7, std::int64_t{tune_stage ? 1 : 0}).run();
     sweep_id = db_.last_insert_id();
-
-    sql::Statement& find_done = statements_.get(
-        "SELECT id, step, tokens, last_loss, total_steps FROM jobs "
-        "WHERE config_hash = ? AND state = ? ORDER BY id LIMIT 1");
-    sql::Statement insert_job(
-        db_.handle(),
-        "INSERT INTO jobs(sweep_id, ordinal, name, config_hash, config_json, state, max_attempts, priority, "
-        "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    sql::Statement& copy_metrics = statements_.get(
-        "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
-        "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
-    int ordinal = 0;
-    for (const SweepJob& job : sweep.jobs) {
-      insert_job.bind(1, sweep_id).bind(2, ordinal++).bind(3, job.name).bind(4, job.config_hash);
-      insert_job.bind(5, to_json(job.config).dump()).bind(7, sweep.max_attempts).bind(8, sweep.priority);
-      insert_job.bind(9, job.config.steps).bind(10, now);
-      std::int64_t reused = -1;
-      if (!rerun && find_done.bind(1, job.config_hash).bind(2, job_state_name(JobState::kSucceeded)).step()) {
-        check_transition(std::nullopt, JobState::kSucceeded);
-        reused = find_done.int64(0);
-        insert_job.bind(6, job_state_name(JobState::kSucceeded)).bind(11, find_done.int64(1));
-        insert_job.bind(12, find_done.int64(2));
-        if (auto loss = find_done.optional_real(3)) insert_job.bind(13, *loss);
-        insert_job.bind(14, now).bind(15, reused);
-        find_done.reset();
-      } else {
-        check_transition(std::nullopt, JobState::kPending);
-        insert_job.bind(6, job_state_name(JobState::kPending)).bind(11, std::int64_t{0}).bind(12, std::int64_t{0});
-      }
-      insert_job.run();
-      if (reused >= 0) {
-        copy_metrics.bind(1, db_.last_insert_id()).bind(2, reused).run();
-        ++result.jobs_reused;
-      } else {
-        ++result.jobs_created;
-      }
-    }
+    insert_jobs(sweep_id, sweep, tune_stage ? "tune" : "main", rerun, result);
     tx.commit();
   }
   sql::Statement& read = statements_.get(std::string("SELECT ") + kSweepColumns + " FROM sweeps s WHERE s.id = ?");
@@ -95,6 +107,41 @@ SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, co
   read.reset();
   changed();
   return result;
+}
+
+std::vector<std::string> Store::sweeps_awaiting_main() {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  sql::Statement& s = statements_.get("SELECT id FROM sweeps WHERE awaiting_main = 1 ORDER BY id");
+  while (s.step()) out.push_back(std::to_string(s.int64(0)));
+  return out;
+}
+
+bool Store::add_main_stage(const std::string& sweep_id, const Sweep& main, const std::string& tune_report_json,
+                           SubmitResult* result) {
+  std::lock_guard lock(mutex_);
+  SubmitResult counts;
+  {
+    sql::Transaction tx(db_);
+    sql::Statement& claim = statements_.get(
+        "UPDATE sweeps SET awaiting_main = 0, tune_report = ?, stage_error = NULL WHERE id = ? AND awaiting_main = 1");
+    claim.bind(1, tune_report_json).bind(2, parse_id(sweep_id)).run();
+    if (db_.changes() == 0) return false;  // the transaction rolls back: nothing was written
+    insert_jobs(parse_id(sweep_id), main, "main", false, counts);
+    tx.commit();
+  }
+  if (result) *result = counts;
+  changed();
+  return true;
+}
+
+void Store::refuse_main_stage(const std::string& sweep_id, const std::string& tune_report_json,
+                              const std::string& error) {
+  std::lock_guard lock(mutex_);
+  sql::Statement& s = statements_.get(
+      "UPDATE sweeps SET awaiting_main = 0, tune_report = ?, stage_error = ? WHERE id = ? AND awaiting_main = 1");
+  s.bind(1, tune_report_json).bind(2, error).bind(3, parse_id(sweep_id)).run();
+  changed();
 }
 
 std::vector<v1::Sweep> Store::list_sweeps() {

@@ -1,0 +1,132 @@
+// A sweep with a tune stage on a real coordinator: the tune jobs run first, the coordinator picks the best LR
+// per variant and adds the main stage with it, the fit reads only the main stage, and a resubmission reuses
+// both stages.
+#include <cmath>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/client/coordinator_client.h"
+#include "core/job_config.h"
+#include "server/tune_stage.h"
+#include "tests/service/in_process_coordinator.h"
+
+namespace gammalab::testing {
+namespace {
+
+const char* kYaml = R"(
+name: tuned
+base:
+  model: {preset: tiny-0.03m}
+  optim: {name: adamw, lr: 1e-3}
+  steps: 8
+axes:
+  grid:
+    model.preset: [tiny-0.03m, tiny-0.05m]
+    scale.variant: [baseline, unified]
+tune:
+  grid:
+    optim.lr: [1e-3, 2e-3, 4e-3, 8e-3]
+  axes:
+    model.preset: [tiny-0.03m]
+  base: {steps: 4}
+  per: [scale.variant]
+)";
+
+// The synthetic objective: baseline is best at 2e-3, unified at 4e-3; `shift` moves both optima.
+double objective(const JobConfig& c, double shift) {
+  const double best = (c.scale.variant == "unified" ? 4e-3 : 2e-3) * shift;
+  const double x = std::log2(c.optim.lr / best);
+  return 3.0 + 0.1 * x * x;
+}
+
+// Leases every pending job and finishes it with a val loss at its last step from the objective.
+int run_pending(Store& store, const std::string& worker, double shift) {
+  int ran = 0;
+  while (auto lease = store.lease(worker, 60000)) {
+    const JobConfig config = job_config_from_json(nlohmann::json::parse(lease->job.config_json()));
+    store.start(worker, lease->job.id(), lease->attempt);
+    store.add_metrics(lease->job.id(), lease->attempt, {{config.steps, 1000, "val/loss", objective(config, shift)}});
+    EXPECT_TRUE(store.finish(worker, lease->job.id(), lease->attempt, v1::JOB_OUTCOME_SUCCEEDED, ""));
+    ++ran;
+  }
+  return ran;
+}
+
+v1::SubmitSweepResponse submit(const InProcessCoordinator& coordinator, const std::string& yaml) {
+  auto stub = connect_coordinator(coordinator.address());
+  v1::SubmitSweepRequest request;
+  request.set_yaml(yaml);
+  request.set_file_name("tuned.yaml");
+  v1::SubmitSweepResponse response;
+  check(stub->SubmitSweep(rpc_context().get(), request, &response), "submit");
+  return response;
+}
+
+TEST(TuneStage, RunsFirstThenAddsTheMainStageWithTheBestLrPerVariant) {
+  InProcessCoordinator coordinator("tune-stage");
+  Store& store = coordinator.store();
+  TuneStage stages(store, /*background=*/false);
+  const std::string worker = store.register_worker("host", 1, {}, "");
+
+  const auto first = submit(coordinator, kYaml);
+  const std::string sweep = first.sweep().id();
+  EXPECT_EQ(first.jobs_created(), 8) << "two variants x four LRs at one size";
+  EXPECT_TRUE(first.sweep().awaiting_main_stage());
+  EXPECT_FALSE(first.sweep().finished());
+  EXPECT_FALSE(stages.advance(sweep)) << "the tune jobs have not run";
+
+  EXPECT_EQ(run_pending(store, worker, 1.0), 8);
+  EXPECT_FALSE(store.find_sweep(sweep)->finished()) << "not finished while the main stage is still to come";
+  ASSERT_TRUE(stages.advance(sweep));
+  const v1::Sweep after = *store.find_sweep(sweep);
+  EXPECT_FALSE(after.awaiting_main_stage());
+  EXPECT_TRUE(after.stage_error().empty()) << after.stage_error();
+  const auto report = nlohmann::json::parse(after.tune_report_json());
+  ASSERT_EQ(report["groups"].size(), 2u) << report.dump(2);
+
+  int main_jobs = 0;
+  for (const auto& job : store.list_jobs(sweep)) {
+    if (job.stage() != "main") continue;
+    ++main_jobs;
+    EXPECT_EQ(job.state(), v1::JOB_STATE_PENDING) << job.name();
+    const JobConfig config = job_config_from_json(nlohmann::json::parse(job.config_json()));
+    EXPECT_EQ(config.optim.lr, config.scale.variant == "unified" ? 4e-3 : 2e-3) << job.name();
+    EXPECT_EQ(config.steps, 8) << "the main stage keeps its own budget";
+  }
+  EXPECT_EQ(main_jobs, 4);
+  EXPECT_TRUE(store.fit_inputs(sweep).empty()) << "tune runs are not points of the sweep's fit";
+
+  EXPECT_EQ(run_pending(store, worker, 1.0), 4);
+  EXPECT_EQ(store.fit_inputs(sweep).size(), 4u);
+  EXPECT_TRUE(store.find_sweep(sweep)->finished());
+
+  // Resubmitted, the same file reuses every tune run, picks the same values and reuses every main run.
+  const auto again = submit(coordinator, kYaml);
+  EXPECT_EQ(again.jobs_created(), 0);
+  EXPECT_EQ(again.jobs_reused(), 8);
+  ASSERT_TRUE(stages.advance(again.sweep().id()));
+  const v1::Sweep reused = *store.find_sweep(again.sweep().id());
+  EXPECT_TRUE(reused.finished());
+  EXPECT_EQ(reused.job_counts().at("succeeded"), 12);
+  for (const auto& job : store.list_jobs(reused.id())) EXPECT_FALSE(job.reused_from().empty()) << job.name();
+}
+
+TEST(TuneStage, ABestLrOnTheEdgeOfTheGridAddsNoMainStageAndSaysWhy) {
+  InProcessCoordinator coordinator("tune-edge");
+  Store& store = coordinator.store();
+  TuneStage stages(store, /*background=*/false);
+  const std::string worker = store.register_worker("host", 1, {}, "");
+  const std::string sweep = submit(coordinator, kYaml).sweep().id();
+  EXPECT_EQ(run_pending(store, worker, 8.0), 8);  // both optima far above the grid
+  ASSERT_TRUE(stages.advance(sweep));
+  const v1::Sweep after = *store.find_sweep(sweep);
+  EXPECT_FALSE(after.awaiting_main_stage());
+  EXPECT_TRUE(after.finished());
+  EXPECT_NE(after.stage_error().find("is the largest value of the grid: widen the grid"), std::string::npos)
+      << after.stage_error();
+  for (const auto& job : store.list_jobs(sweep)) EXPECT_EQ(job.stage(), "tune") << "no main stage was added";
+}
+
+}  // namespace
+}  // namespace gammalab::testing

@@ -1,5 +1,7 @@
 // gammalab plan FILE: the jobs a sweep expands to and what they cost (no server needed): per job its
 // parameters, token budget, steps and training FLOPs; in total PF-days and GPU-hours at --mfu of --peak-tflops.
+// A sweep with a tune stage lists the tune jobs first and costs each stage (the main stage at its base
+// values: the picks change values such as the LR, not the cost).
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -85,16 +87,34 @@ void add_plan_command(CLI::App& app, CliContext& context) {
     SweepOptions options;
     options.max_jobs = args->max_jobs;
     options.preset_dir = args->presets.empty() ? model_preset_dir() : std::filesystem::path(args->presets);
-    Sweep sweep;
+    SweepStages stages;
     try {
-      sweep = expand_sweep(read_file(args->file), args->file, options);
+      stages = expand_stages(read_file(args->file), args->file, options);
     } catch (const SweepError& e) {
       for (const auto& p : e.diagnostics()) std::cerr << p.to_string() << "\n";
       context.exit_code = 1;
       return;
     }
-    const SweepPlan plan = plan_sweep(sweep, args->assumptions);
-    std::cout << (context.json ? to_json(plan).dump(2) + "\n" : render(plan));
+    Sweep all = stages.main;
+    if (stages.tune) all.jobs.insert(all.jobs.begin(), stages.tune->jobs.begin(), stages.tune->jobs.end());
+    const SweepPlan plan = plan_sweep(all, args->assumptions);
+    if (!stages.tune) {
+      std::cout << (context.json ? to_json(plan).dump(2) + "\n" : render(plan));
+      return;
+    }
+    const SweepPlan tune = plan_sweep(*stages.tune, args->assumptions);
+    const SweepPlan main = plan_sweep(stages.main, args->assumptions);
+    if (context.json) {
+      nlohmann::json out = to_json(plan);
+      out["stages"] = {{"tune", to_json(tune)}, {"main", to_json(main)}};
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    std::cout << render(plan);
+    for (const auto& [name, stage] : {std::pair{"tune", &tune}, std::pair{"main", &main}}) {
+      std::cout << name << " stage: " << stage->rows.size() << " job(s), " << scientific(stage->total_flops)
+                << " FLOPs (" << fixed(100.0 * stage->total_flops / plan.total_flops, 1) << "%)\n";
+    }
   });
 }
 

@@ -39,7 +39,7 @@ void add_validate_command(CLI::App& app, CliContext& context) {
     nlohmann::json results = nlohmann::json::array();
     for (const auto& file : args->files) {
       std::vector<SweepDiagnostic> problems;
-      Sweep sweep;
+      SweepStages stages;
       std::string text;
       try {
         text = read_file(file);
@@ -48,7 +48,7 @@ void add_validate_command(CLI::App& app, CliContext& context) {
       }
       if (problems.empty()) {
         try {
-          sweep = expand_sweep(text, file, options);
+          stages = expand_stages(text, file, options);
         } catch (const SweepError& e) {
           problems = e.diagnostics();
         }
@@ -58,9 +58,14 @@ void add_validate_command(CLI::App& app, CliContext& context) {
         nlohmann::json list = nlohmann::json::array();
         for (const auto& p : problems) list.push_back(diagnostic_json(p));
         results.push_back({{"file", file}, {"ok", problems.empty()}, {"problems", std::move(list)}});
-        if (problems.empty()) results.back().update({{"sweep", sweep.name}, {"jobs", sweep.jobs.size()}});
+        if (problems.empty()) {
+          results.back().update({{"sweep", stages.main.name}, {"jobs", stages.main.jobs.size()}});
+          if (stages.tune) results.back()["tune_jobs"] = stages.tune->jobs.size();
+        }
       } else if (problems.empty()) {
-        std::cout << file << ": ok, sweep '" << sweep.name << "': " << sweep.jobs.size() << " job(s)\n";
+        std::cout << file << ": ok, sweep '" << stages.main.name << "': "
+                  << (stages.tune ? std::to_string(stages.tune->jobs.size()) + " tune job(s), then " : "")
+                  << stages.main.jobs.size() << " job(s)\n";
       } else {
         for (const auto& p : problems) std::cerr << p.to_string() << "\n";
         std::cerr << file << ": " << problems.size() << " problem(s)\n";

@@ -26,6 +26,7 @@ void add_watch_command(CLI::App& app, CliContext& context);     // cmd_watch.cpp
 void add_cancel_command(CLI::App& app, CliContext& context);    // cmd_control.cpp
 void add_retry_command(CLI::App& app, CliContext& context);     // cmd_control.cpp
 void add_logs_command(CLI::App& app, CliContext& context);      // cmd_control.cpp
+void add_tune_command(CLI::App& app, CliContext& context);      // cmd_tune.cpp
 void add_fit_command(CLI::App& app, CliContext& context);       // cmd_fit.cpp
 void add_export_command(CLI::App& app, CliContext& context);    // cmd_export.cpp
 

@@ -14,7 +14,8 @@ constexpr void (*kCommands[])(CLI::App&, CliContext&) = {
     gammalab::cli::add_validate_command, gammalab::cli::add_plan_command,   gammalab::cli::add_submit_command,
     gammalab::cli::add_sweeps_command,   gammalab::cli::add_jobs_command,   gammalab::cli::add_show_command,
     gammalab::cli::add_workers_command,  gammalab::cli::add_watch_command,  gammalab::cli::add_cancel_command,
-    gammalab::cli::add_retry_command,    gammalab::cli::add_logs_command,   gammalab::cli::add_fit_command,
+    gammalab::cli::add_retry_command,    gammalab::cli::add_logs_command,   gammalab::cli::add_tune_command,
+    gammalab::cli::add_fit_command,
     gammalab::cli::add_export_command,
 };
 

@@ -52,6 +52,8 @@ echo "== submitted sweep $sweep; following it (gammalab watch $sweep)"
 status=0
 "$bin/cli/gammalab" watch "$sweep" || status=$?
 echo
+echo "== the tune stage: each variant's LR (gammalab tune $sweep)"
+"$bin/cli/gammalab" tune "$sweep" || status=$?
 "$bin/cli/gammalab" jobs "$sweep"
 
 # 4. The scaling law L(C) per variant on the compute frontier, with bootstrap intervals over the seeds of each

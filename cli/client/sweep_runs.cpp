@@ -30,6 +30,7 @@ std::vector<gammalab::RunPoint> fetch_sweep_runs(const std::string& server, cons
   std::vector<JobLosses> losses;
   for (int i = 0; i < jobs.jobs_size(); ++i) {
     const auto& job = jobs.jobs(i);
+    if (job.stage() == "tune") continue;  // tune runs measure LRs, not the study's sizes
     JobLosses& one = losses.emplace_back(JobLosses{job.id(), job.name(), job.config_json(), {}, {}});
     for (MetricPoint& p : from_proto(metrics.jobs(i).points())) one.add(std::move(p));
   }

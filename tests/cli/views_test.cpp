@@ -7,6 +7,7 @@
 #include "cli/fit_view.h"
 #include "cli/job_view.h"
 #include "cli/table.h"
+#include "cli/tune_view.h"
 
 namespace gammalab::cli {
 namespace {
@@ -67,6 +68,23 @@ TEST(FitView, ShowsEachGroupItsParametersAndTheMultiplier) {
   EXPECT_NE(text.find("compute multiplier unified over baseline"), std::string::npos) << text;
   EXPECT_NE(text.find("  C=1e+19   1.25  [1.125, 1.5]"), std::string::npos) << text;
   EXPECT_NE(text.find("unified reaches baseline's final loss with 1.25× less compute [1.12, 1.50]"), std::string::npos)
+      << text;
+}
+
+TEST(TuneView, ListsEveryValueTriedPerGroupAndMarksThePick) {
+  TunePicks picks;
+  TuneGroup ok{{{"scale.variant", "baseline"}}, {}, 1, ""};
+  ok.trials.push_back({{{"optim.lr", 0.001}}, 2, 0, 3.25});
+  ok.trials.push_back({{{"optim.lr", 0.002}}, 2, 0, 3.125});
+  ok.trials.push_back({{{"optim.lr", 0.004}}, 2, 1, std::numeric_limits<double>::infinity()});
+  TuneGroup edge{{{"scale.variant", "unified"}}, {}, -1, "the best optim.lr (0.004) is the largest value of the grid"};
+  edge.trials.push_back({{{"optim.lr", 0.004}}, 2, 0, 3.0});
+  picks.groups = {ok, edge};
+  const std::string text = tune_picks_text(picks);
+  EXPECT_NE(text.find("group scale.variant=baseline\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  0.002                2           3.1250  <- pick\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 (1 failed)           failed"), std::string::npos) << text;
+  EXPECT_NE(text.find("no pick: the best optim.lr (0.004) is the largest value of the grid"), std::string::npos)
       << text;
 }
 

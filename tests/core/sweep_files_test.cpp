@@ -90,7 +90,7 @@ TEST(SweepFiles, DemoIsFiveSizesThreeVariantsTwoSeedsOfSmallCpuJobs) {
     presets.insert(job.config.model.preset);
     variants.insert(job.config.scale.variant);
     seeds.insert(job.config.seed);
-    EXPECT_EQ(job.config.optim.lr, 2.4e-2) << "the LR the scan in demo-cpu-lr.yaml picked";
+    EXPECT_EQ(job.config.optim.lr, 2.4e-2) << "the stand-in the tune stage's pick replaces";
     EXPECT_EQ(job.config.device, DeviceKind::Cpu);
     EXPECT_EQ(job.config.threads, 1);
     EXPECT_EQ(job.config.model.seq_len, 128);
@@ -104,6 +104,11 @@ TEST(SweepFiles, DemoIsFiveSizesThreeVariantsTwoSeedsOfSmallCpuJobs) {
     total_tokens += job.tokens;
   }
   EXPECT_EQ(presets.size(), 5u) << "a law needs sizes, not runs";
+  const SweepStages stages =
+      expand_stages(read_file(kSweepDir / "demo-cpu.yaml"), "demo-cpu.yaml", testing::source_tree_options());
+  ASSERT_TRUE(stages.tune) << "the demo tunes each variant's LR first";
+  EXPECT_EQ(stages.tune->jobs.size(), 24u);
+  EXPECT_EQ(stages.per, std::vector<std::string>{"scale.variant"});
   EXPECT_EQ(variants, (std::set<std::string>{"baseline", "none", "unified"}));
   EXPECT_EQ(seeds.size(), 2u);
   EXPECT_GT(total_tokens, 1'000'000);

@@ -1,0 +1,53 @@
+#include "cli/tune_view.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "cli/table.h"
+
+namespace gammalab::cli {
+
+namespace {
+
+std::string loss_text(double v) {
+  if (!std::isfinite(v)) return "failed";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4f", v);
+  return buffer;
+}
+
+std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+}  // namespace
+
+std::string tune_picks_text(const TunePicks& picks) {
+  std::ostringstream out;
+  for (const auto& group : picks.groups) {
+    out << "group " << tune_key_text(group.key) << "\n";
+    std::vector<TextTable::Column> columns;
+    if (!group.trials.empty()) {
+      for (const auto& [field, value] : group.trials.front().values.items()) columns.push_back({field});
+    }
+    columns.push_back({"runs", TextTable::Align::kRight});
+    columns.push_back({"mean final loss", TextTable::Align::kRight});
+    columns.push_back({""});
+    TextTable table(columns);
+    for (std::size_t i = 0; i < group.trials.size(); ++i) {
+      const TuneTrial& t = group.trials[i];
+      std::vector<std::string> row;
+      for (const auto& [field, value] : t.values.items()) row.push_back(value_text(value));
+      row.push_back(std::to_string(t.runs) + (t.failed > 0 ? " (" + std::to_string(t.failed) + " failed)" : ""));
+      row.push_back(loss_text(t.mean_loss));
+      row.push_back(static_cast<int>(i) == group.best ? "<- pick" : "");
+      table.add_row(row);
+    }
+    std::istringstream lines(table.render());
+    for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
+    if (group.best < 0) out << "  no pick: " << group.problem << "\n";
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace gammalab::cli

@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/limits.h"
 #include "core/shared_root.h"
+#include "core/utf8_text.h"
 #include "proto/convert.h"
 #include "server/guarded.h"
 
@@ -82,7 +84,7 @@ grpc::Status WorkerGatewayService::FinishJob(grpc::ServerContext*, const v1::Fin
                                              v1::FinishJobResponse* response) {
   return guarded([&] {
     const bool accepted = store_.finish(request->worker_id(), request->job_id(), request->attempt(), request->outcome(),
-                                        request->error());
+                                        utf8_head(request->error(), limits::kMaxJobErrorBytes));
     response->set_accepted(accepted);
     spdlog::info("job {} attempt {} finished on worker {}: {}{}", request->job_id(), request->attempt(),
                  request->worker_id(), v1::JobOutcome_Name(request->outcome()),

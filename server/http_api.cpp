@@ -281,9 +281,19 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
     }
   });
 
+  // httplib sets SO_REUSEPORT, with which a second server binds a port in use and the two share its
+  // connections; SO_REUSEADDR alone still allows a restart while old connections linger in TIME_WAIT.
+  s.set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   auto [host, port] = host_port(options_.http_address);
   port_ = port == 0 ? s.bind_to_any_port(host) : (s.bind_to_port(host, port) ? port : -1);
-  if (port_ < 0) throw std::runtime_error("--http: cannot listen on " + options_.http_address);
+  if (port_ < 0) {
+    throw std::runtime_error("--http " + options_.http_address +
+                             ": cannot listen there (the port is in use, or the host is not an address of this "
+                             "machine)");
+  }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
 }
 

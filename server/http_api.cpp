@@ -19,6 +19,7 @@
 #include "core/scaling/run_point.h"
 #include "proto/convert.h"
 #include "proto/proto_json.h"
+#include "server/dashboard_files.h"
 
 namespace gammalab {
 
@@ -137,14 +138,6 @@ json run_row(Store& store, const v1::Job& job) {
   return row;
 }
 
-// Paths under web/ that are not part of the dashboard.
-bool hidden_static_path(const std::string& path) {
-  for (const char* prefix : {"/node_modules", "/test", "/package.json", "/package-lock.json", "/."}) {
-    if (path.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 HttpApi::HttpApi(Store& store, const ServerOptions& options)
@@ -257,7 +250,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
     }
   }
   s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (req.path.rfind("/api/", 0) != 0 && hidden_static_path(req.path)) {
+    if (req.path.rfind("/api/", 0) != 0 && !is_dashboard_file(req.path)) {
       res.status = 404;
       res.set_content("not found\n", "text/plain");
       return httplib::Server::HandlerResponse::Handled;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/limits.h"
+#include "core/metric_check.h"
 #include "core/shared_root.h"
 #include "core/utf8_text.h"
 #include "proto/convert.h"
@@ -72,12 +73,27 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext*,
   return guarded([&] {
     v1::ReportMetricsRequest request;
     while (reader->Read(&request)) {
-      IngestResult r = store_.add_metrics(request.job_id(), request.attempt(), from_proto(request.points()));
+      const std::vector<MetricPoint> points = from_proto(request.points());
+      for (const MetricPoint& p : points) {
+        if (std::string error = metric_point_error(p); !error.empty()) {
+          return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT, "job " + request.job_id() + " attempt " +
+                                                                        std::to_string(request.attempt()) + ": " + error);
+        }
+      }
+      IngestResult r = store_.add_metrics(request.job_id(), request.attempt(), points);
+      if (r.refusal == IngestResult::Refusal::kUnknownJob) return refuse_metrics(grpc::StatusCode::NOT_FOUND, r.reason);
+      if (r.refusal != IngestResult::Refusal::kNone) return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT, r.reason);
       response->set_points_received(response->points_received() + r.received);
       response->set_points_stored(response->points_stored() + r.stored);
     }
     return grpc::Status::OK;
   });
+}
+
+grpc::Status WorkerGatewayService::refuse_metrics(grpc::StatusCode code, const std::string& reason) {
+  const std::int64_t n = ++refused_metric_reports_;
+  spdlog::warn("metric report refused ({} since start): {}", n, reason);
+  return {code, utf8_head(reason, 1024)};  // the reason quotes the job id as sent: bounded, for the status
 }
 
 grpc::Status WorkerGatewayService::FinishJob(grpc::ServerContext*, const v1::FinishJobRequest* request,

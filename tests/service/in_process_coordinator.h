@@ -25,6 +25,7 @@ class InProcessCoordinator {
   }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   Store& store() { return store_; }
+  const WorkerGatewayService& gateway() const { return gateway_; }
   const std::filesystem::path& db_path() const { return db_path_; }
 
   // A channel of its own (not shared with other stubs), as a separate worker process would have.

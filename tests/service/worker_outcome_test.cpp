@@ -2,7 +2,7 @@
 // script) that fails after printing bytes no real trainer is guaranteed to avoid: a character split by the
 // end of the log, and bytes that are not UTF-8 at all. The failure must still reach the coordinator: the
 // error is the log's end, cut at a character and made valid, not a FinishJob the coordinator cannot parse
-// and the worker resends for ever.
+// and the worker resends for ever. Likewise a metric report the coordinator refuses is dropped, not resent.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -79,6 +79,20 @@ TEST(WorkerOutcome, ALogWithInvalidBytesStillFailsTheJob) {
   EXPECT_EQ(utf8_valid(job.error()), job.error());
   EXPECT_NE(job.error().find("loss \xEF\xBF\xBD"), std::string::npos) << job.error();
   EXPECT_NE(job.error().find("is not text"), std::string::npos) << job.error();
+}
+
+// The coordinator refuses a metric line with a NaN loss; the worker drops it (with a warning) instead of
+// resending it for ever, so the job's outcome is reported and later points are stored.
+TEST(WorkerOutcome, ARefusedMetricReportIsDroppedAndTheJobStillEnds) {
+  std::vector<MetricPoint> losses;
+  const v1::Job job = run_job("refused-metrics",
+                              "echo '{\"step\":1,\"tokens\":100,\"metrics\":{\"train/loss\":\"nan\"}}'\n"
+                              "echo '{\"step\":2,\"tokens\":200,\"metrics\":{\"train/loss\":2.5}}'\n"
+                              "exit 0\n",
+                              &losses);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  ASSERT_EQ(losses.size(), 1u);
+  EXPECT_EQ(losses[0].step, 2);
 }
 
 }  // namespace

@@ -273,7 +273,8 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     } else {
       outcome = v1::JOB_OUTCOME_FAILED;
       if (error.empty()) {
-        error = "gammalab-train exited with code " + std::to_string(exit_code) + ": " +
+        error = "gammalab-train exited with code " + std::to_string(exit_code) +
+                (exit_code == exit_codes::kDiverged ? " (the loss became non-finite)" : "") + ": " +
                 log_tail(log_path, kErrorLogTailBytes);
       }
     }

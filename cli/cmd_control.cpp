@@ -4,6 +4,7 @@
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
 #include "cli/job_view.h"
+#include "cli/terminal_text.h"
 
 namespace gammalab::cli {
 namespace {
@@ -49,7 +50,7 @@ void add_retry_command(CLI::App& app, CliContext& context) {
     v1::Job job;
     check(connect_coordinator(context.server)->RetryJob(rpc_context().get(), request, &job), "retry " + *job_id,
           context.server);
-    std::cout << (context.json ? proto_to_json(job) + "\n" : "job " + job.id() + " queued again\n");
+    std::cout << (context.json ? proto_to_json(job) + "\n" : terminal_text("job " + job.id() + " queued again\n"));
   });
 }
 
@@ -65,7 +66,7 @@ void add_logs_command(CLI::App& app, CliContext& context) {
     v1::GetJobLogResponse response;
     check(connect_coordinator(context.server)->GetJobLog(rpc_context().get(), request, &response), "logs " + args->job,
           context.server);
-    std::cout << response.text();
+    std::cout << terminal_text(response.text());
   });
 }
 

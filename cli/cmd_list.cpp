@@ -5,6 +5,7 @@
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
 #include "cli/job_view.h"
+#include "cli/terminal_text.h"
 
 namespace gammalab::cli {
 
@@ -49,11 +50,13 @@ void add_show_command(CLI::App& app, CliContext& context) {
       return;
     }
     std::cout << jobs_table({job});
-    std::cout << "\nconfig hash: " << job.config_hash() << "  attempts: " << job.attempt() << "/" << job.max_attempts()
-              << "  priority: " << job.priority() << "\n";
-    if (!job.reused_from().empty()) std::cout << "results reused from job " << job.reused_from() << "\n";
-    if (!job.error().empty()) std::cout << "error: " << job.error() << "\n";
-    std::cout << "config:\n" << nlohmann::json::parse(job.config_json()).dump(2) << "\n";
+    std::string details = "\nconfig hash: " + job.config_hash() + "  attempts: " + std::to_string(job.attempt()) +
+                          "/" + std::to_string(job.max_attempts()) + "  priority: " + std::to_string(job.priority()) +
+                          "\n";
+    if (!job.reused_from().empty()) details += "results reused from job " + job.reused_from() + "\n";
+    if (!job.error().empty()) details += "error: " + job.error() + "\n";
+    details += "config:\n" + nlohmann::json::parse(job.config_json()).dump(2) + "\n";
+    std::cout << terminal_text(details);
   });
 }
 

@@ -6,6 +6,7 @@
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
 #include "cli/job_view.h"
+#include "cli/terminal_text.h"
 #include "core/file_util.h"
 
 namespace gammalab::cli {
@@ -34,9 +35,9 @@ void add_submit_command(CLI::App& app, CliContext& context) {
     if (context.json) {
       std::cout << proto_to_json(response) << "\n";
     } else {
-      std::cout << "sweep " << response.sweep().id() << " '" << response.sweep().name()
-                << "': " << response.jobs_created() << " job(s) queued, " << response.jobs_reused()
-                << " reused from earlier runs\n";
+      std::cout << terminal_text("sweep " + response.sweep().id() + " '" + response.sweep().name() + "': " +
+                                 std::to_string(response.jobs_created()) + " job(s) queued, " +
+                                 std::to_string(response.jobs_reused()) + " reused from earlier runs\n");
     }
   });
 }

@@ -11,6 +11,7 @@
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
 #include "cli/job_view.h"
+#include "cli/terminal_text.h"
 #include "core/job_state.h"
 #include "proto/convert.h"
 
@@ -43,7 +44,7 @@ std::string state_changes(const std::vector<v1::Job>& jobs, std::map<std::string
     out += line + "\n";
     seen[j.id()] = j.state();
   }
-  return out;
+  return terminal_text(out);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/terminal_text.h"
 
 namespace {
 
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {
-    std::cerr << "gammalab: " << e.what() << "\n";
+    std::cerr << "gammalab: " << gammalab::cli::terminal_text(e.what()) << "\n";  // may quote the server
     return 1;
   }
   return context.exit_code;

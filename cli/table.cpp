@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cli/terminal_text.h"
+
 namespace gammalab::cli {
 
 std::size_t display_width(const std::string& text) {
@@ -16,6 +18,11 @@ TextTable::TextTable(std::vector<Column> columns) : columns_(std::move(columns))
 void TextTable::add_row(std::vector<std::string> cells) {
   if (cells.size() > columns_.size()) throw std::invalid_argument("table row has more cells than columns");
   cells.resize(columns_.size());
+  // Cells hold names and errors from the server: no escape sequences, and one line each (the columns align).
+  for (std::string& cell : cells) {
+    cell = terminal_text(cell);
+    std::replace_if(cell.begin(), cell.end(), [](char c) { return c == '\n' || c == '\t'; }, ' ');
+  }
   rows_.push_back(std::move(cells));
 }
 

@@ -16,7 +16,8 @@ class TextTable {
 
   explicit TextTable(std::vector<Column> columns);
 
-  // Missing cells are blank; extra cells are an error (std::invalid_argument).
+  // Missing cells are blank; extra cells are an error (std::invalid_argument). Cells are printed as
+  // terminal_text (cli/terminal_text.h), with tabs and newlines as spaces.
   void add_row(std::vector<std::string> cells);
   std::size_t rows() const { return rows_.size(); }
 

@@ -1,9 +1,10 @@
 #pragma once
-// Every limit on what a sweep file or a job config may ask for, in one place. Sweep files come from users
-// and over the network (the coordinator's SubmitSweep), so each size is checked before any allocation or
-// work proportional to it, and each failure is a ConfigError or a diagnostic that names the field, the limit
-// and the value. The values are generous: a real study (models up to ~100B parameters, up to ~10T tokens)
-// never meets them; they exist to bound memory, CPU time and stack depth. docs/sweeps.md lists them.
+// Every limit on what a sweep file or a job config may ask for, in one place (and, last, on the text the
+// services cut to a size). Sweep files come from users and over the network (the coordinator's SubmitSweep),
+// so each size is checked before any allocation or work proportional to it, and each failure is a
+// ConfigError or a diagnostic that names the field, the limit and the value. The values are generous: a
+// real study (models up to ~100B parameters, up to ~10T tokens) never meets them; they exist to bound
+// memory, CPU time and stack depth. docs/sweeps.md lists them.
 #include <cstddef>
 #include <cstdint>
 
@@ -60,5 +61,11 @@ inline constexpr int kMaxInterval = 1'000'000'000;                 // log/eval/c
 inline constexpr int kMaxEvalBatches = 1'000'000;                  // data.eval_batches
 inline constexpr int kMaxThreads = 4096;
 inline constexpr int kMaxMuonNsSteps = 100;                        // Newton-Schulz iterations per step
+
+// --- Text in messages (cut with core/utf8_text.h) ---------------------------------------------------------
+
+// A job's error as the coordinator stores and shows it: the worker sends the end of the trainer's log, which
+// says why it failed; a longer text is cut at a character boundary.
+inline constexpr std::size_t kMaxJobErrorBytes = 4096;
 
 }  // namespace gammalab::limits

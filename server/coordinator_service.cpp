@@ -10,6 +10,7 @@
 #include "core/config_paths.h"
 #include "core/shared_root.h"
 #include "core/sweep/sweep.h"
+#include "core/utf8_text.h"
 #include "proto/convert.h"
 
 namespace gammalab {
@@ -173,11 +174,11 @@ grpc::Status CoordinatorService::GetJobLog(grpc::ServerContext*, const v1::GetJo
     if (!in) return grpc::Status(grpc::StatusCode::NOT_FOUND, "job " + job->id() + " has no log yet");
     std::ostringstream text;
     text << in.rdbuf();
-    std::string all = text.str();
-    if (request->tail_bytes() > 0 && static_cast<std::int64_t>(all.size()) > request->tail_bytes()) {
-      all = all.substr(all.size() - static_cast<std::size_t>(request->tail_bytes()));
-    }
-    response->set_text(std::move(all));
+    // The log holds whatever the trainer printed: valid UTF-8 only goes into the reply's string field, and a
+    // tail starts at a character.
+    const std::string all = text.str();
+    response->set_text(request->tail_bytes() > 0 ? utf8_tail(all, static_cast<std::size_t>(request->tail_bytes()))
+                                                 : utf8_valid(all));
     return grpc::Status::OK;
   });
 }

@@ -20,6 +20,7 @@
 #include "core/scaling/run_point.h"
 #include "proto/convert.h"
 #include "proto/proto_json.h"
+#include "server/dashboard_files.h"
 
 namespace gammalab {
 
@@ -140,14 +141,6 @@ json run_row(Store& store, const v1::Job& job) {
   return row;
 }
 
-// Paths under web/ that are not part of the dashboard.
-bool hidden_static_path(const std::string& path) {
-  for (const char* prefix : {"/node_modules", "/test", "/package.json", "/package-lock.json", "/."}) {
-    if (path.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 HttpApi::HttpApi(Store& store, const ServerOptions& options)
@@ -262,7 +255,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
     }
   }
   s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (req.path.rfind("/api/", 0) != 0 && hidden_static_path(req.path)) {
+    if (req.path.rfind("/api/", 0) != 0 && !is_dashboard_file(req.path)) {
       res.status = 404;
       res.set_content("not found\n", "text/plain");
       return httplib::Server::HandlerResponse::Handled;
@@ -286,9 +279,19 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
     }
   });
 
+  // httplib sets SO_REUSEPORT, with which a second server binds a port in use and the two share its
+  // connections; SO_REUSEADDR alone still allows a restart while old connections linger in TIME_WAIT.
+  s.set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   auto [host, port] = host_port(options_.http_address);
   port_ = port == 0 ? s.bind_to_any_port(host) : (s.bind_to_port(host, port) ? port : -1);
-  if (port_ < 0) throw std::runtime_error("--http: cannot listen on " + options_.http_address);
+  if (port_ < 0) {
+    throw std::runtime_error("--http " + options_.http_address +
+                             ": cannot listen there (the port is in use, or the host is not an address of this "
+                             "machine)");
+  }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
 }
 

@@ -18,7 +18,8 @@
 //   GET /api/events                      SSE: "hello" on connect, "change" whenever the store changes
 //                                        (data: {"version": N}), a ": ping" comment every 15 s otherwise
 //   GET /vendor/uplot/...                the uPlot package's dist/ (web/node_modules/uplot/dist)
-//   GET /...                             the dashboard's files (web/), without node_modules and tests
+//   GET /NAME.html|js|css                the dashboard's own files at web/'s top level (server/dashboard_files.h);
+//                                        every other path outside /api/ is 404
 // Errors are JSON {"error": "..."} with status 400 (bad parameter), 404 (no such sweep or job) or 500.
 #include <atomic>
 #include <memory>

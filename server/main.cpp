@@ -9,6 +9,7 @@
 
 #include "core/scaling/fit.h"
 #include "server/coordinator_service.h"
+#include "server/grpc_listener.h"
 #include "server/http_api.h"
 #include "server/lease_reaper.h"
 #include "server/refitter.h"
@@ -59,16 +60,9 @@ int main(int argc, char** argv) {
     gammalab::Refitter refitter(store, refit);
     gammalab::TuneStage tune_stages(store, /*background=*/true);
 
-    grpc::ServerBuilder builder;
     int port = 0;
-    builder.AddListeningPort(options.grpc_address, grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&coordinator);
-    builder.RegisterService(&gateway);
-    std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-    if (!server || port == 0) {
-      spdlog::critical("cannot listen on {}", options.grpc_address);
-      return 1;
-    }
+    std::unique_ptr<grpc::Server> server =
+        gammalab::start_grpc_server("--listen", options.grpc_address, {&coordinator, &gateway}, port);
     std::unique_ptr<gammalab::HttpApi> http;
     if (!options.http_address.empty()) http = std::make_unique<gammalab::HttpApi>(store, options);
     // One machine-readable line so scripts and tests can find the ports (useful with port 0).

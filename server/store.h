@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -48,6 +49,12 @@ struct HeartbeatResult {
 struct IngestResult {
   std::int64_t received = 0;
   std::int64_t stored = 0;
+  // A refused report stores nothing, no metric name either. kUnknownJob: no job has that id.
+  // kStepBeyondJob: a point's step is past the job's last step. kStepBackwards: a point's step comes before one
+  // its attempt already reported for that metric (and is not a resend of a stored point).
+  enum class Refusal { kNone, kUnknownJob, kStepBeyondJob, kStepBackwards };
+  Refusal refusal = Refusal::kNone;
+  std::string reason;  // for a refusal: names the job, the metric, the field and the value
 };
 
 class Store {
@@ -105,7 +112,7 @@ class Store {
 
   // ---- metrics
   // Stores the points and the job's progress (step, tokens, last loss, speed) when `attempt` holds the job.
-  // Never changes the job's state.
+  // Never changes the job's state. Checks every point before it writes anything (see IngestResult).
   IngestResult add_metrics(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points);
   // Points of one job ordered by (name, step); names empty = all.
   std::vector<MetricPoint> metrics(const std::string& job_id, const std::vector<std::string>& names,
@@ -148,6 +155,10 @@ class Store {
   sql::Database db_ ABSL_GUARDED_BY(mutex_);
   sql::StatementCache statements_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, std::int64_t> name_ids_ ABSL_GUARDED_BY(mutex_);  // metric name -> metric_names.id
+  // The highest step stored per (job id, attempt, metric name): a report's steps may repeat (a resend) but not
+  // go back. Kept in memory, so after a restart each attempt's first report is checked only against later ones
+  // (the metrics table does not record which attempt wrote a point).
+  std::map<std::tuple<std::int64_t, int, std::string>, std::int64_t> metric_heads_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace gammalab

@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/limits.h"
+#include "core/metric_check.h"
 #include "core/shared_root.h"
+#include "core/utf8_text.h"
 #include "proto/convert.h"
 #include "server/guarded.h"
 
@@ -70,7 +73,16 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext*,
   return guarded([&] {
     v1::ReportMetricsRequest request;
     while (reader->Read(&request)) {
-      IngestResult r = store_.add_metrics(request.job_id(), request.attempt(), from_proto(request.points()));
+      const std::vector<MetricPoint> points = from_proto(request.points());
+      for (const MetricPoint& p : points) {
+        if (std::string error = metric_point_error(p); !error.empty()) {
+          return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT, "job " + request.job_id() + " attempt " +
+                                                                        std::to_string(request.attempt()) + ": " + error);
+        }
+      }
+      IngestResult r = store_.add_metrics(request.job_id(), request.attempt(), points);
+      if (r.refusal == IngestResult::Refusal::kUnknownJob) return refuse_metrics(grpc::StatusCode::NOT_FOUND, r.reason);
+      if (r.refusal != IngestResult::Refusal::kNone) return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT, r.reason);
       response->set_points_received(response->points_received() + r.received);
       response->set_points_stored(response->points_stored() + r.stored);
     }
@@ -78,11 +90,17 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext*,
   });
 }
 
+grpc::Status WorkerGatewayService::refuse_metrics(grpc::StatusCode code, const std::string& reason) {
+  const std::int64_t n = ++refused_metric_reports_;
+  spdlog::warn("metric report refused ({} since start): {}", n, reason);
+  return {code, utf8_head(reason, 1024)};  // the reason quotes the job id as sent: bounded, for the status
+}
+
 grpc::Status WorkerGatewayService::FinishJob(grpc::ServerContext*, const v1::FinishJobRequest* request,
                                              v1::FinishJobResponse* response) {
   return guarded([&] {
     const bool accepted = store_.finish(request->worker_id(), request->job_id(), request->attempt(), request->outcome(),
-                                        request->error());
+                                        utf8_head(request->error(), limits::kMaxJobErrorBytes));
     response->set_accepted(accepted);
     spdlog::info("job {} attempt {} finished on worker {}: {}{}", request->job_id(), request->attempt(),
                  request->worker_id(), v1::JobOutcome_Name(request->outcome()),

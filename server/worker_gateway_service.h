@@ -1,6 +1,10 @@
 #pragma once
 // The WorkerGateway gRPC service: registration, heartbeats, leases, trainer starts, metric streams and job
 // outcomes.
+#include <atomic>
+#include <cstdint>
+#include <string>
+
 #include "gammalab/v1/gammalab.grpc.pb.h"
 #include "server/server_options.h"
 #include "server/store.h"
@@ -20,9 +24,17 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
                              v1::ReportMetricsResponse*) override;
   grpc::Status FinishJob(grpc::ServerContext*, const v1::FinishJobRequest*, v1::FinishJobResponse*) override;
 
+  // ReportMetrics requests refused since start: a point out of its metric's range (core/metric_check.h), or a
+  // report the store refused (unknown job: NOT_FOUND; a step past the job or going back: INVALID_ARGUMENT).
+  // Each request is stored whole or not at all; the stream ends at the first refused one.
+  std::int64_t refused_metric_reports() const { return refused_metric_reports_; }
+
  private:
+  grpc::Status refuse_metrics(grpc::StatusCode code, const std::string& reason);
+
   Store& store_;
   const ServerOptions& options_;
+  std::atomic<std::int64_t> refused_metric_reports_{0};
 };
 
 }  // namespace gammalab

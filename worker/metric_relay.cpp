@@ -11,6 +11,12 @@ namespace gammalab {
 namespace {
 constexpr std::size_t kMaxPointsPerStream = 20000;
 constexpr auto kBatchWindow = std::chrono::milliseconds(200);  // gather points briefly: fewer, larger writes
+
+// The coordinator refused a report as such (out of range, steps going back, unknown job): it will refuse it
+// again, so it is dropped rather than resent for ever. Any other failure may pass: the points stay buffered.
+bool is_refusal(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::INVALID_ARGUMENT || status.error_code() == grpc::StatusCode::NOT_FOUND;
+}
 }  // namespace
 
 MetricRelay::MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub)
@@ -49,7 +55,7 @@ std::size_t MetricRelay::buffered() {
   return n;
 }
 
-bool MetricRelay::send(const std::vector<Batch>& batches) {
+grpc::Status MetricRelay::send(const std::vector<Batch>& batches) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
   v1::ReportMetricsResponse response;
@@ -62,9 +68,26 @@ bool MetricRelay::send(const std::vector<Batch>& batches) {
     if (!writer->Write(request)) break;
   }
   writer->WritesDone();
-  const grpc::Status status = writer->Finish();
-  if (!status.ok()) spdlog::warn("metric upload failed ({}); points stay buffered", status.error_message());
-  return status.ok();
+  return writer->Finish();
+}
+
+std::size_t MetricRelay::send_each(const std::vector<Batch>& batches) {
+  const grpc::Status status = send(batches);
+  if (status.ok()) return batches.size();
+  if (!is_refusal(status)) {
+    spdlog::warn("metric upload failed ({}); points stay buffered", status.error_message());
+    return 0;
+  }
+  if (batches.size() == 1) {
+    spdlog::warn("job {}: {} metric point(s) dropped, refused by the coordinator: {}", batches[0].job_id,
+                 batches[0].points.size(), status.error_message());
+    return 1;
+  }
+  // The stream stopped at the refused batch; the ones before it were stored. Send one at a time (resending a
+  // stored batch is harmless) so that only the refused ones are dropped.
+  std::size_t handled = 0;
+  while (handled < batches.size() && send_each({batches[handled]}) == 1) ++handled;
+  return handled;
 }
 
 void MetricRelay::run() {
@@ -86,13 +109,14 @@ void MetricRelay::run() {
     }
     in_flight_ = batches.size();
     lock.unlock();
-    const bool ok = send(batches);
+    const std::size_t handled = send_each(batches);
     lock.lock();
-    if (ok) {
-      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(in_flight_));
+    if (handled > 0) {
+      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(handled));
       backoff = std::chrono::milliseconds(100);
       sent_.notify_all();
-    } else {
+    }
+    if (handled < batches.size()) {
       if (stop_) break;  // the coordinator is gone and we are asked to stop: the job will be rerun
       lock.unlock();
       std::this_thread::sleep_for(backoff);

@@ -2,7 +2,9 @@
 // Relays metric points from running jobs to the coordinator without losing any.
 // Points wait in a buffer until a ReportMetrics stream that carried them has completed with OK; while the
 // coordinator is unreachable they stay buffered and are sent when it returns. The coordinator ignores points
-// it already has, so resending after an unclear failure is safe.
+// it already has, so resending after an unclear failure is safe. A report the coordinator refuses as such (a
+// point out of range, an unknown job: INVALID_ARGUMENT or NOT_FOUND) would be refused again: it is dropped
+// with a warning, and the job's outcome is still reported.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -34,7 +36,10 @@ class MetricRelay {
     std::vector<MetricPoint> points;
   };
   void run();
-  bool send(const std::vector<Batch>& batches);
+  grpc::Status send(const std::vector<Batch>& batches);  // one ReportMetrics stream
+  // Sends a prefix of the queue; returns how many of its batches are done with: stored, or dropped because the
+  // coordinator refused them (a point out of range, an unknown job). The rest stay buffered.
+  std::size_t send_each(const std::vector<Batch>& batches);
 
   std::shared_ptr<v1::WorkerGateway::Stub> stub_;
   std::mutex mutex_;

@@ -9,8 +9,10 @@
 #include <fstream>
 
 #include "core/exit_codes.h"
+#include "core/limits.h"
 #include "core/metric.h"
 #include "core/shared_root.h"
+#include "core/utf8_text.h"
 
 namespace gammalab {
 
@@ -25,10 +27,14 @@ std::unique_ptr<grpc::ClientContext> context_with_deadline(std::chrono::millisec
 std::string this_hostname() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
-  return name;
+  return utf8_valid(name);  // a proto string
 }
 
-// The last lines of a log, to say why a job failed.
+// How much of the end of a trainer's log goes into a failed job's error: the last few lines, which say why.
+constexpr std::size_t kErrorLogTailBytes = 600;
+
+// The last lines of a log, to say why a job failed: valid UTF-8 (the trainer may have printed any bytes, and
+// the cut may fall inside a character), or FinishJob would be refused and retried for ever.
 std::string log_tail(const std::filesystem::path& path, std::size_t bytes) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return "";
@@ -36,7 +42,7 @@ std::string log_tail(const std::filesystem::path& path, std::size_t bytes) {
   in.seekg(static_cast<std::streamoff>(size > bytes ? size - bytes : 0));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
+  return utf8_tail(text, bytes);
 }
 
 // Tells the coordinator that this attempt's trainer has started (the job goes from leased to running). One
@@ -186,7 +192,7 @@ void WorkerDaemon::report_finish(RunningJob& job, v1::JobOutcome outcome, const 
   request.set_job_id(job.job_id);
   request.set_attempt(job.attempt);
   request.set_outcome(outcome);
-  request.set_error(error);
+  request.set_error(utf8_head(error, limits::kMaxJobErrorBytes));  // error may quote a path or the log
   request.set_exit_code(exit_code);
   // Keep trying while the coordinator is away: the outcome must not be lost.
   for (auto backoff = std::chrono::milliseconds(200); !job.lost;
@@ -266,8 +272,11 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       outcome = v1::JOB_OUTCOME_HANDED_BACK;
     } else {
       outcome = v1::JOB_OUTCOME_FAILED;
-      if (error.empty())
-        error = "gammalab-train exited with code " + std::to_string(exit_code) + ": " + log_tail(log_path, 600);
+      if (error.empty()) {
+        error = "gammalab-train exited with code " + std::to_string(exit_code) +
+                (exit_code == exit_codes::kDiverged ? " (the loss became non-finite)" : "") + ": " +
+                log_tail(log_path, kErrorLogTailBytes);
+      }
     }
     spdlog::info("job {}: {} (exit code {})", job.job_id, v1::JobOutcome_Name(outcome), exit_code);
     report_finish(job, outcome, error, exit_code);

@@ -1,4 +1,5 @@
-// Store: metric points (idempotent per job, name and step) and the progress of a job they carry. Ingest never
+// Store: metric points (idempotent per job, name and step) and the progress of a job they carry; a report for
+// an unknown job, or with a step past the job or going back, is refused whole. Ingest never
 // changes a job's state: the trainer's start does (leases.cpp).
 #include <algorithm>
 #include <cmath>
@@ -30,8 +31,47 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
   std::lock_guard lock(mutex_);
   IngestResult result;
   result.received = static_cast<std::int64_t>(points.size());
-  if (points.empty()) return result;
+  auto refuse = [&](IngestResult::Refusal why, std::string reason) {
+    result.refusal = why;
+    result.reason = "job " + job_id + " attempt " + std::to_string(attempt) + ": " + std::move(reason);
+    return result;
+  };
   const std::int64_t id = parse_id(job_id);
+  sql::Statement& job = statements_.get("SELECT total_steps FROM jobs WHERE id = ?");
+  job.bind(1, id);
+  if (!job.step()) return refuse(IngestResult::Refusal::kUnknownJob, "no such job");
+  const std::int64_t total_steps = job.int64(0);
+  job.reset();
+  if (points.empty()) return result;
+
+  // Every point is checked before anything is written: a refused report leaves the database as it was.
+  std::map<std::string, std::int64_t> heads;  // per metric: the highest step of this attempt, this report included
+  for (const MetricPoint& p : points) {
+    const std::string what = "metric '" + p.name + "' at step " + std::to_string(p.step) + ": ";
+    if (p.step > total_steps) {
+      return refuse(IngestResult::Refusal::kStepBeyondJob,
+                    what + "step " + std::to_string(p.step) + " is beyond the job's " + std::to_string(total_steps) +
+                        " steps");
+    }
+    auto [head, first] = heads.try_emplace(p.name, -1);
+    if (first) {
+      if (auto it = metric_heads_.find({id, attempt, p.name}); it != metric_heads_.end()) head->second = it->second;
+    }
+    if (p.step < head->second) {
+      sql::Statement& stored = statements_.get(
+          "SELECT 1 FROM metrics m JOIN metric_names n ON n.id = m.name_id "
+          "WHERE m.job_id = ? AND n.name = ? AND m.step = ?");
+      stored.bind(1, id).bind(2, p.name).bind(3, p.step);
+      const bool resend = stored.step();
+      stored.reset();
+      if (!resend) {
+        return refuse(IngestResult::Refusal::kStepBackwards,
+                      what + "step " + std::to_string(p.step) + " comes after step " + std::to_string(head->second) +
+                          " of the same metric and attempt (steps never go back)");
+      }
+    }
+    head->second = std::max(head->second, p.step);
+  }
   // Name ids first, each committed on its own: a name row outlives a rolled-back batch harmlessly, and the
   // in-memory id cache never holds an id that does not exist.
   std::vector<std::int64_t> name_ids;
@@ -79,6 +119,7 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
     progress.bind(6, id).bind(7, attempt).run();
     tx.commit();
   }
+  for (const auto& [name, step] : heads) metric_heads_[{id, attempt, name}] = step;
   changed();
   return result;
 }

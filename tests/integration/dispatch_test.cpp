@@ -200,5 +200,38 @@ TEST(Dispatch, DrainedWorkerHandsBackItsJobWhichFinishesElsewhere) {
   expect_complete_curve(db, job, kSteps, 5);
 }
 
+// A run whose loss becomes non-finite fails, never succeeds, and its error says which loss went non-finite
+// at which step; no non-finite point is stored.
+TEST(Dispatch, ADivergingRunFailsNamingTheLossAndTheStep) {
+  Cluster cluster("diverge");
+  cluster.prepare_data("d");
+  cluster.start_server();
+  cluster.start_worker();
+  const std::string yaml = R"(name: s
+max_attempts: 1
+base:
+  model: {preset: tiny-0.03m}
+  optim: {lr: 1.0e30, grad_clip: 0}
+  schedule: {warmup_steps: 0}
+  data: {train: d/train.bin, val: d/val.bin}
+  batch_tokens: 1024
+  steps: 50
+  log_every: 1
+  threads: 1
+)";
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", yaml).string()}).exit_code, 0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_state(db, db.jobs()[0].id) == "failed"; }, 300))
+      << (db.jobs().empty() ? "no job" : job_state(db, db.jobs()[0].id));
+  const StoredJob job = db.jobs()[0];
+  EXPECT_NE(job.error.find("the loss became non-finite"), std::string::npos) << job.error;
+  EXPECT_NE(job.error.find("diverged at step "), std::string::npos) << job.error;
+  EXPECT_NE(job.error.find("train/loss is "), std::string::npos) << job.error;
+  for (const auto& point : db.points(job.id, "train/loss")) {
+    EXPECT_FALSE(point.is_null) << "step " << point.step;
+    EXPECT_TRUE(std::isfinite(point.value)) << "step " << point.step;
+  }
+}
+
 }  // namespace
 }  // namespace gammalab::testing

@@ -249,6 +249,34 @@ TEST_F(HttpApiTest, ServesDashboardAndUPlotButNotPackageFiles) {
   }
 }
 
+// Only the dashboard's own files, however a path to another file under web/ (or beyond) is spelled.
+TEST_F(HttpApiTest, OtherFilesUnderTheWebRootAre404HoweverThePathIsSpelled) {
+  std::filesystem::create_directories(options_.web_root / "test");
+  std::ofstream(options_.web_root / "test" / "dashboard.test.js") << "secret test";
+  std::ofstream(options_.web_root / ".env") << "secret";
+  std::ofstream(options_.web_root / "app.js") << "export {};";
+  client_->set_url_encode(false);  // send each spelling as it is
+  for (const char* path :
+       {"//package.json", "///package.json", "/./package.json", "/.//package.json", "/%2e/package.json",
+        "/%2e%2e/", "/%2e%2e/gammalab.db", "/%2E%2E%2Fgammalab.db", "/..%2fgammalab.db", "/%2Fpackage.json",
+        "/%2fpackage.json", "/package%2ejson", "/.env", "/%2eenv", "/test/dashboard.test.js",
+        "//test/dashboard.test.js", "/test%2Fdashboard.test.js", "/node_modules/uplot/dist/uPlot.esm.js",
+        "//node_modules/uplot/dist/uPlot.esm.js", "/node_modules%2Fuplot%2Fdist%2FuPlot.esm.js",
+        "/vendor/uplot/%2e%2e/%2e%2e/%2e%2e/package.json", "/vendor/uplot/..%2F..%2F..%2Fpackage.json",
+        "/vendor/uplot//uPlot.esm.js", "/vendor//uplot/uPlot.esm.js", "/app.js/", "/app.js%00.html", "/app.js\\"}) {
+    auto res = client_->Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 404) << path << ": " << res->body;
+    EXPECT_EQ(res->body.find("secret"), std::string::npos) << path;
+    EXPECT_EQ(res->body.find('{'), std::string::npos) << path << " served package.json: " << res->body;
+  }
+  for (const char* path : {"/", "/index.html", "/app.js", "/vendor/uplot/uPlot.esm.js"}) {
+    auto res = client_->Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 200) << path;
+  }
+}
+
 TEST_F(HttpApiTest, EventStreamSendsHelloThenChangeAfterAWrite) {
   auto sweep = store_->create_sweep(make_sweep("s", 1), "", "", false).sweep;
   std::mutex mutex;

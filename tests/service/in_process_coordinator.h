@@ -6,6 +6,7 @@
 #include <string>
 
 #include "server/coordinator_service.h"
+#include "server/grpc_listener.h"
 #include "server/worker_gateway_service.h"
 #include "tests/service/test_sweeps.h"
 
@@ -16,11 +17,7 @@ class InProcessCoordinator {
   explicit InProcessCoordinator(const std::string& name) : db_path_(temp_db(name)), store_(db_path_.string()) {
     options_.database = db_path_.string();
     options_.shared_root = db_path_.parent_path() / "shared";
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(&coordinator_);
-    builder.RegisterService(&gateway_);
-    server_ = builder.BuildAndStart();
+    server_ = start_grpc_server("--listen", "127.0.0.1:0", {&coordinator_, &gateway_}, port_);
   }
   ~InProcessCoordinator() {
     server_->Shutdown();
@@ -28,6 +25,7 @@ class InProcessCoordinator {
   }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   Store& store() { return store_; }
+  const WorkerGatewayService& gateway() const { return gateway_; }
   const std::filesystem::path& db_path() const { return db_path_; }
 
   // A channel of its own (not shared with other stubs), as a separate worker process would have.

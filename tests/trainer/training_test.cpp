@@ -5,10 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
+#include "core/exit_codes.h"
 #include "core/metric.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/checkpoint.h"
@@ -235,6 +238,58 @@ TEST(Cli, BadConfigExitsTwoNamingTheField) {
   std::ifstream err(dir.path / "err.txt");
   const std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("model.n_heads"), std::string::npos) << text;
+}
+
+// A run whose loss becomes non-finite ends as diverged (never as succeeded) at the step it was seen, says
+// which loss and step in its log, and prints no non-finite metric line (the coordinator would refuse it).
+void expect_diverged(const JobConfig& c, const std::string& out_text, const std::string& log_text, int code) {
+  EXPECT_EQ(code, exit_codes::kDiverged) << log_text;
+  const RunResult r = parse_lines(out_text);
+  std::int64_t diverged_step = -1;
+  for (const auto& line : r.lines) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.value("event", "") == "diverged") diverged_step = j.at("step").get<std::int64_t>();
+    EXPECT_NE(j.value("event", ""), "done") << line;
+    if (auto points = parse_metric_line(line)) {
+      for (const auto& p : *points) EXPECT_TRUE(std::isfinite(p.value)) << line;
+    }
+  }
+  ASSERT_GT(diverged_step, 0) << out_text;
+  EXPECT_LE(diverged_step, c.steps);
+  EXPECT_NE(log_text.find("diverged at step " + std::to_string(diverged_step) + ": train/loss is "), std::string::npos)
+      << log_text;
+}
+
+TEST(Divergence, NonFiniteWeightsEndTheRunAsDivergedAtTheFirstLoggedStep) {
+  TempDir data;
+  write_byte_corpus(data.path, 400);
+  JobConfig c = tiny_job(data.path);
+  c.steps = 20;
+  c.log_every = 5;
+  std::ostringstream out, log;
+  Trainer t(c, {}, out, log);
+  {
+    at::NoGradGuard no_grad;
+    t.model().store().params().front().tensor.fill_(std::numeric_limits<double>::quiet_NaN());
+  }
+  const int code = t.run();
+  expect_diverged(c, out.str(), log.str(), code);
+  EXPECT_NE(log.str().find("diverged at step 5: train/loss is nan"), std::string::npos) << log.str();
+}
+
+TEST(Divergence, AnExplodingLearningRateEndsTheRunAsDiverged) {
+  TempDir data;
+  write_byte_corpus(data.path, 400);
+  JobConfig c = tiny_job(data.path);
+  c.steps = 50;
+  c.log_every = 1;
+  c.optim.lr = 1e30;
+  c.optim.grad_clip = 0;
+  c.schedule.warmup_steps = 0;
+  std::ostringstream out, log;
+  Trainer t(c, {}, out, log);
+  const int code = t.run();
+  expect_diverged(c, out.str(), log.str(), code);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/config_error.h"
+#include "core/decimal_text.h"
 #include "core/metric_names.h"
 #include "core/param_count.h"
 #include "worker/trainer/checkpoint.h"
@@ -168,6 +169,26 @@ std::optional<int> Trainer::checkpoint_or_stop(std::int64_t step) {
   return std::nullopt;
 }
 
+std::optional<int> Trainer::stop_if_diverged(std::int64_t step, std::map<std::string, double>& values) {
+  for (std::string_view loss : metric_names::kLosses) {
+    const auto it = values.find(std::string(loss));
+    if (it == values.end() || std::isfinite(it->second)) continue;
+    const std::string value = number_text(it->second);
+    log_ << "diverged at step " << step << ": " << loss << " is " << value << "\n";
+    metrics_.event({{"event", "diverged"}, {"step", step}, {"metric", std::string(loss)}, {"value", value}});
+    return exit_codes::kDiverged;
+  }
+  for (auto it = values.begin(); it != values.end();) {
+    if (std::isfinite(it->second)) {
+      ++it;
+      continue;
+    }
+    log_ << "step " << step << ": " << it->first << " is " << number_text(it->second) << ", not reported\n";
+    it = values.erase(it);
+  }
+  return std::nullopt;
+}
+
 int Trainer::run() {
   const std::int64_t steps = config_.steps;
   const std::int64_t start_step = resume();
@@ -184,6 +205,7 @@ int Trainer::run() {
     std::map<std::string, double> values;
     if (step % config_.log_every == 0 || step == steps) log_train(step, result, lr_mult, values);
     evaluate_due(step, values);
+    if (const std::optional<int> exit_code = stop_if_diverged(step, values)) return *exit_code;
     if (!values.empty()) metrics_.metrics(step, step * config_.batch_tokens, values);
     if (const std::optional<int> exit_code = checkpoint_or_stop(step)) return *exit_code;
   }

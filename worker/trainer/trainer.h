@@ -34,7 +34,8 @@ class Trainer {
   Trainer(const JobConfig& config, TrainerOptions options, std::ostream& metrics_out, std::ostream& log);
   ~Trainer();
   // The loop: runs to config.steps (resuming from the newest checkpoint in ckpt_dir), evaluating, logging
-  // and checkpointing on their schedules. Returns exit_codes::kSucceeded, kStopped or (crash_after_step) kCrashed.
+  // and checkpointing on their schedules. Returns exit_codes::kSucceeded, kStopped, kDiverged (a non-finite
+  // loss) or (crash_after_step) kCrashed.
   int run();
   Model& model() { return *model_; }
 
@@ -61,6 +62,10 @@ class Trainer {
   void evaluate_due(std::int64_t step, std::map<std::string, double>& values);
   // The checkpoint due after `step`, and the stop request; returns the exit status when the run ends here.
   std::optional<int> checkpoint_or_stop(std::int64_t step);
+  // Before `values` of `step` are printed: a non-finite loss ends the run (exit_codes::kDiverged, the metric,
+  // value and step in the log); any other non-finite value is left out of the line, which the coordinator
+  // would refuse whole.
+  std::optional<int> stop_if_diverged(std::int64_t step, std::map<std::string, double>& values);
   double evaluate();
   void checkpoint(std::int64_t step);
   std::map<std::string, double> scale_rms() const;

@@ -1,0 +1,42 @@
+// The range of every metric (see metric_check.h).
+#include "core/metric_check.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/decimal_text.h"
+#include "core/limits.h"
+#include "core/metric_names.h"
+
+namespace gammalab {
+
+namespace {
+
+// Metrics whose value may be below zero: the sharpness estimate is the top Hessian eigenvalue, which a
+// non-convex loss can make negative. Every other metric is a loss, a rate, a norm or a count.
+bool may_be_negative(std::string_view name) { return name == metric_names::kSharpness; }
+
+}  // namespace
+
+std::string metric_point_error(const MetricPoint& p) {
+  const auto known = std::find(metric_names::kAll.begin(), metric_names::kAll.end(), p.name);
+  if (known == metric_names::kAll.end()) {
+    // Quoted only when short: the name is the reporter's text.
+    const std::string shown = p.name.size() <= 64 ? "'" + p.name + "'" : "of " + std::to_string(p.name.size()) + " bytes";
+    std::string known_names;
+    for (std::string_view name : metric_names::kAll) known_names += (known_names.empty() ? "" : ", ") + std::string(name);
+    return "metric name " + shown + ": not a metric gammalab-train reports (" + known_names + ")";
+  }
+  const std::string what = "metric '" + p.name + "' at step " + std::to_string(p.step) + ": ";
+  if (p.step < 0 || p.step > limits::kMaxSteps) {
+    return what + "step " + std::to_string(p.step) + " is outside [0, " + std::to_string(limits::kMaxSteps) + "]";
+  }
+  if (p.tokens < 0 || p.tokens > limits::kMaxTokens) {
+    return what + "tokens " + std::to_string(p.tokens) + " is outside [0, " + std::to_string(limits::kMaxTokens) + "]";
+  }
+  if (!std::isfinite(p.value)) return what + "value " + number_text(p.value) + " is not finite";
+  if (p.value < 0 && !may_be_negative(p.name)) return what + "value " + number_text(p.value) + " is negative";
+  return "";
+}
+
+}  // namespace gammalab

@@ -1,0 +1,49 @@
+// Cutting text at character boundaries and replacing invalid bytes: what every proto string field needs.
+#include "core/utf8_text.h"
+
+#include <gtest/gtest.h>
+
+namespace gammalab {
+namespace {
+
+const std::string kFffd = "\xEF\xBF\xBD";
+
+TEST(Utf8Text, ValidTextIsUnchanged) {
+  const std::string text = "loss 2.3 \xC3\xA9t\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 end";  // é, €, an emoji
+  EXPECT_EQ(utf8_valid(text), text);
+  EXPECT_EQ(utf8_head(text, 1000), text);
+  EXPECT_EQ(utf8_tail(text, 1000), text);
+}
+
+TEST(Utf8Text, InvalidBytesBecomeReplacementCharacters) {
+  EXPECT_EQ(utf8_valid("a\xFF" "b"), "a" + kFffd + "b");
+  EXPECT_EQ(utf8_valid("\x80"), kFffd) << "a stray continuation byte";
+  EXPECT_EQ(utf8_valid("\xC0\xAF"), kFffd + kFffd) << "an overlong '/'";
+  EXPECT_EQ(utf8_valid("\xED\xA0\x80"), kFffd + kFffd + kFffd) << "a surrogate";
+  EXPECT_EQ(utf8_valid("\xF4\x90\x80\x80"), kFffd + kFffd + kFffd + kFffd) << "above U+10FFFF";
+  EXPECT_EQ(utf8_valid("x\xE2\x82"), "x" + kFffd + kFffd) << "a character cut at the end";
+}
+
+TEST(Utf8Text, HeadNeverSplitsACharacter) {
+  const std::string euro = "\xE2\x82\xAC";
+  const std::string text = "ab" + euro + "cd";
+  EXPECT_EQ(utf8_head(text, 2), "ab");
+  EXPECT_EQ(utf8_head(text, 3), "ab");
+  EXPECT_EQ(utf8_head(text, 4), "ab");
+  EXPECT_EQ(utf8_head(text, 5), "ab" + euro);
+  EXPECT_EQ(utf8_head("\xFF\xFF", 4), kFffd) << "the limit holds for replacements too";
+}
+
+TEST(Utf8Text, TailNeverStartsInsideACharacter) {
+  const std::string euro = "\xE2\x82\xAC";
+  const std::string text = "ab" + euro + "cd";
+  EXPECT_EQ(utf8_tail(text, 2), "cd");
+  EXPECT_EQ(utf8_tail(text, 4), "cd");
+  EXPECT_EQ(utf8_tail(text, 5), euro + "cd");
+  // The end of a file read from a byte offset inside the euro sign: its rest is dropped, not replaced.
+  EXPECT_EQ(utf8_tail("\x82\xAC" "cd", 100), "cd");
+  EXPECT_EQ(utf8_tail("cd\xE2\x82", 100), "cd" + kFffd + kFffd) << "a character cut at the end is invalid";
+}
+
+}  // namespace
+}  // namespace gammalab

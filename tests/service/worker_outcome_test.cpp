@@ -1,0 +1,127 @@
+// A real worker daemon against the coordinator's real services on loopback, with a stand-in trainer (a shell
+// script) that fails after printing bytes no real trainer is guaranteed to avoid: a character split by the
+// end of the log, and bytes that are not UTF-8 at all. The failure must still reach the coordinator: the
+// error is the log's end, cut at a character and made valid, not a FinishJob the coordinator cannot parse
+// and the worker resends for ever. Likewise a metric report the coordinator refuses is dropped, not resent.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <thread>
+
+#include "core/utf8_text.h"
+#include "tests/service/in_process_coordinator.h"
+#include "worker/worker_daemon.h"
+
+namespace gammalab::testing {
+namespace {
+
+struct Outcome {
+  v1::Job job;                      // as the coordinator has it at the end
+  std::vector<MetricPoint> losses;  // its stored train/loss points
+  grpc::Status log_status;          // GetJobLog of the whole log
+  std::string log;
+  grpc::Status tail_status;         // GetJobLog of its last 100 bytes
+  std::string tail;
+};
+
+// Runs one job to its end with `script` (a shell script's body) as the trainer.
+Outcome run_job(const std::string& name, const std::string& script) {
+  InProcessCoordinator coordinator(name);
+  const std::string sweep = coordinator.store().create_sweep(make_sweep(name, 1, 0, 1), "", "", false).sweep.id();
+  const std::string job_id = coordinator.store().list_jobs(sweep).at(0).id();
+
+  const auto trainer = coordinator.db_path().parent_path() / "fake-train.sh";
+  std::ofstream(trainer, std::ios::binary) << "#!/bin/sh\n" << script;
+  ::chmod(trainer.c_str(), 0755);
+
+  WorkerOptions options;
+  options.coordinator = coordinator.address();
+  options.trainer = trainer;
+  options.shared_root = coordinator.db_path().parent_path() / "shared";
+  options.hostname = "test-host";
+  options.poll_interval_ms = 50;
+  auto daemon = std::make_unique<WorkerDaemon>(options);
+  std::thread thread([&daemon] { daemon->run(); });
+
+  Outcome outcome;
+  v1::Job& job = outcome.job;
+  bool ended = false;
+  for (int i = 0; i < 400 && !ended; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    job = *coordinator.store().find_job(job_id);
+    ended = job.state() == v1::JOB_STATE_FAILED || job.state() == v1::JOB_STATE_SUCCEEDED;
+  }
+  daemon->request_drain();
+  if (!ended) {
+    // The worker is stuck resending and would never join: leave it behind, the test has failed.
+    ADD_FAILURE() << "the job did not end within 20 s; state " << v1::JobState_Name(job.state());
+    thread.detach();
+    (void)daemon.release();
+    return outcome;
+  }
+  thread.join();
+  outcome.losses = coordinator.store().metrics(job_id, {"train/loss"});
+  auto stub = v1::Coordinator::NewStub(coordinator.own_channel());
+  for (const std::int64_t tail : {0, 100}) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    v1::GetJobLogRequest request;
+    request.set_job_id(job_id);
+    request.set_tail_bytes(tail);
+    v1::GetJobLogResponse response;
+    (tail == 0 ? outcome.log_status : outcome.tail_status) = stub->GetJobLog(&context, request, &response);
+    (tail == 0 ? outcome.log : outcome.tail) = response.text();
+  }
+  return outcome;
+}
+
+// A trainer that writes `log_text` to its stderr (the job log) and exits 3.
+Outcome run_failing_job(const std::string& name, const std::string& log_text) {
+  return run_job(name, "cat >&2 <<'END_OF_LOG'\n" + log_text + "\nEND_OF_LOG\nexit 3\n");
+}
+
+TEST(WorkerOutcome, ALogEndingInASplitCharacterStillFailsTheJob) {
+  const std::string euro = "\xE2\x82\xAC";
+  std::string text = "step 10 diverged: ";
+  for (int i = 0; i < 300; ++i) text += euro;  // the 600-byte tail starts inside one of these
+  text += "\xE2\x82";                         // and the log ends inside another
+  const Outcome outcome = run_failing_job("split-utf8", text);
+  const v1::Job& job = outcome.job;
+  ASSERT_EQ(job.state(), v1::JOB_STATE_FAILED);
+  EXPECT_NE(job.error().find("exited with code 3"), std::string::npos) << job.error();
+  EXPECT_EQ(utf8_valid(job.error()), job.error()) << "the stored error is valid UTF-8";
+  EXPECT_NE(job.error().find(euro + euro), std::string::npos) << "whole characters of the log's end are kept";
+  // The log itself, whole or its tail, reaches a client (as valid UTF-8, or the reply would not parse).
+  ASSERT_TRUE(outcome.log_status.ok()) << outcome.log_status.error_message();
+  ASSERT_TRUE(outcome.tail_status.ok()) << outcome.tail_status.error_message();
+  EXPECT_NE(outcome.log.find("step 10 diverged: " + euro), std::string::npos);
+  EXPECT_LE(outcome.tail.size(), 100u);
+  EXPECT_NE(outcome.tail.find(euro), std::string::npos) << outcome.tail;
+}
+
+TEST(WorkerOutcome, ALogWithInvalidBytesStillFailsTheJob) {
+  const Outcome outcome = run_failing_job("invalid-utf8", "loss \xFF\xFE\xC0\xAF is not text");
+  const v1::Job& job = outcome.job;
+  ASSERT_EQ(job.state(), v1::JOB_STATE_FAILED);
+  ASSERT_TRUE(outcome.log_status.ok()) << outcome.log_status.error_message();
+  EXPECT_NE(outcome.log.find("loss \xEF\xBF\xBD"), std::string::npos) << outcome.log;
+  EXPECT_EQ(utf8_valid(job.error()), job.error());
+  EXPECT_NE(job.error().find("loss \xEF\xBF\xBD"), std::string::npos) << job.error();
+  EXPECT_NE(job.error().find("is not text"), std::string::npos) << job.error();
+}
+
+// The coordinator refuses a metric line with a NaN loss; the worker drops it (with a warning) instead of
+// resending it for ever, so the job's outcome is reported and later points are stored.
+TEST(WorkerOutcome, ARefusedMetricReportIsDroppedAndTheJobStillEnds) {
+  const Outcome outcome = run_job("refused-metrics",
+                                  "echo '{\"step\":1,\"tokens\":100,\"metrics\":{\"train/loss\":\"nan\"}}'\n"
+                                  "echo '{\"step\":2,\"tokens\":200,\"metrics\":{\"train/loss\":2.5}}'\n"
+                                  "exit 0\n");
+  EXPECT_EQ(outcome.job.state(), v1::JOB_STATE_SUCCEEDED) << outcome.job.error();
+  ASSERT_EQ(outcome.losses.size(), 1u);
+  EXPECT_EQ(outcome.losses[0].step, 2);
+}
+
+}  // namespace
+}  // namespace gammalab::testing

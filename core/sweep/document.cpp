@@ -22,7 +22,7 @@ namespace {
 
 const std::vector<std::string> kTopLevelKeys = {"name", "description", "base", "axes", "seeds", "priority",
                                                 "max_attempts", "tune"};
-const std::vector<std::string> kTuneKeys = {"grid", "axes", "base", "seeds", "per", "allow_edge"};
+const std::vector<std::string> kTuneKeys = {"grid", "axes", "base", "seeds", "per", "carry", "allow_edge"};
 const std::vector<std::string> kAxesKeys = {"grid", "zip"};
 
 SourceRef at(const YAML::Node& node, std::string path) {
@@ -181,6 +181,8 @@ class DocumentParser {
       } else if (key == "per") {
         tune.per_source = at(value, path);
         read_fields(value, path, tune.per);
+      } else if (key == "carry") {
+        read_carry(value, path, tune.carry);
       } else if (key == "allow_edge") {
         const nlohmann::json v = value.IsScalar() ? yaml_to_json(value) : nlohmann::json();
         if (!v.is_boolean()) diagnostics_.add(at(value, path), "expected true or false");
@@ -190,6 +192,28 @@ class DocumentParser {
       }
     }
     if (tune.grid.empty()) diagnostics_.add(key_ref, "tune needs a grid: the fields to tune and their values");
+  }
+
+  // `carry: {optim.lr: "tuned.optim.lr * tuned.model.d_model / model.d_model"}`: numeric fields only.
+  void read_carry(const YAML::Node& node, const std::string& path, std::map<std::string, SweepValue>& carry) {
+    if (!node.IsMap()) {
+      diagnostics_.add(at(node, path), std::string("expected a mapping of field: expression, got ") +
+                                           node_type_name(node));
+      return;
+    }
+    const SweepSchema& schema = SweepSchema::instance();
+    for (const auto& [key_node, value] : mapping_entries(node, path)) {
+      const std::string field = key_node.Scalar();
+      const std::string field_path = path + "." + field;
+      const FieldKind* kind = schema.find(field);
+      if (kind == nullptr || (*kind != FieldKind::kNumber && *kind != FieldKind::kInteger)) {
+        diagnostics_.add(at(key_node, field_path), "'" + shortened(field) + "' is not a numeric field; carry gives "
+                                                   "an expression for a numeric tuned field");
+        continue;
+      }
+      SweepValue v;
+      if (read_value(value, *kind, field_path, v)) carry[field] = std::move(v);
+    }
   }
 
   // A list of config fields (dot paths), each a known leaf.
@@ -243,6 +267,22 @@ class DocumentParser {
       if (!main_grid_axis(axis.key)) {
         diagnostics_.add(axis.source, "'" + axis.key + "' is not a grid axis of the sweep; tune.axes gives the "
                                       "values of a main grid axis that the tune runs use");
+      }
+    }
+    const SweepSchema& schema = SweepSchema::instance();
+    for (const auto& [field, value] : doc_.tune->carry) {
+      const bool tuned = std::any_of(doc_.tune->grid.begin(), doc_.tune->grid.end(),
+                                     [&](const SweepAxis& a) { return a.key == field; });
+      if (!tuned) diagnostics_.add(value.source, "'" + field + "' is not a field of tune.grid: only a tuned value is carried");
+      if (!value.expression) continue;
+      for (const auto& name : Expression::parse(value.value.get<std::string>()).names()) {
+        const std::string leaf = name.rfind("tuned.", 0) == 0 ? name.substr(6) : name;
+        const FieldKind* kind = schema.find(leaf);
+        if (kind == nullptr || (*kind != FieldKind::kNumber && *kind != FieldKind::kInteger)) {
+          diagnostics_.add(value.source, "unknown name '" + shortened(name) + "': a carry expression uses numeric "
+                                         "fields, of the main job (model.d_model) or of the tune runs of the pick "
+                                         "(tuned.model.d_model)");
+        }
       }
     }
     for (const auto& axis : doc_.tune->grid) {

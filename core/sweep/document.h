@@ -45,6 +45,7 @@ struct SweepTune {
   std::map<std::string, SweepValue> base;          // base fields the tune runs override (e.g. steps)
   std::optional<std::vector<std::uint64_t>> seeds; // the tune runs' seeds; default: the main seeds
   std::vector<std::string> per;                    // fields the best value is picked per; empty: every main axis
+  std::map<std::string, SweepValue> carry;         // tuned field -> expression carrying the pick to a main job
   SourceRef per_source;
   bool allow_edge = false;                         // accept a best value at the edge of its grid
 };

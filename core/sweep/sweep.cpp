@@ -243,6 +243,9 @@ SweepStages expand_stages(const std::string& yaml_text, const std::string& file_
       }
     }
     stages.allow_edge = doc.tune->allow_edge;
+    for (const auto& [field, value] : doc.tune->carry) {
+      stages.carry[field] = value.value.is_string() ? value.value.get<std::string>() : value.value.dump();
+    }
     if (diagnostics.items().empty()) {
       if (auto uncovered = uncovered_main_job(stages)) diagnostics.add(doc.tune->per_source, *uncovered);
     }

@@ -3,6 +3,7 @@
 // Format: docs/sweeps.md. Expansion is deterministic and needs no LibTorch or gRPC.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -61,6 +62,9 @@ struct SweepStages {
   std::vector<std::string> tuned_fields;  // the tune grid's fields, in file order
   std::vector<std::string> per;           // fields whose values name a tune group (default: every main axis)
   bool allow_edge = false;                // a best value at the edge of its grid is accepted
+  // Tuned field -> expression (or constant) giving a main job its value from the pick, e.g.
+  // "tuned.optim.lr * tuned.model.d_model / model.d_model"; a field without one takes the pick as it is.
+  std::map<std::string, std::string> carry;
 };
 
 // Parses, validates and expands both stages. Throws SweepError listing every problem found.

@@ -7,7 +7,10 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/config_error.h"
 #include "core/config_field.h"
+#include "core/decimal_text.h"
+#include "core/sweep/expression.h"
 
 namespace gammalab {
 
@@ -38,6 +41,50 @@ std::optional<std::string> edge_of_grid(const TuneGroup& group, const std::vecto
     }
   }
   return std::nullopt;
+}
+
+// A numeric field of a config by dot path, or nullopt (no such field, or not a number).
+std::optional<double> numeric_field(const JobConfig& config, const std::string& path) {
+  try {
+    const nlohmann::json value = config_field(config, path);
+    if (value.is_number()) return value.get<double>();
+  } catch (const ConfigError&) {
+  }
+  return std::nullopt;
+}
+
+// The value a carry expression gives the main job `job` from the pick `best`.
+nlohmann::json carried_value(const std::string& text, const TuneTrial& best, const JobConfig& job,
+                             const std::string& field) {
+  auto lookup = [&](const std::string& name, std::size_t offset) -> double {
+    if (name.rfind("tuned.", 0) == 0) {
+      const std::string path = name.substr(6);
+      std::optional<double> value;
+      for (const auto& config : best.configs) {
+        const auto v = numeric_field(config, path);
+        if (!v) throw ExpressionError(offset, "the tune runs have no numeric field " + path);
+        if (value && *value != *v) {
+          throw ExpressionError(offset, name + " differs among the tune runs of the pick (" + number_text(*value) +
+                                            ", " + number_text(*v) + "): list the field in tune.per, or tune "
+                                            "at one value of it");
+        }
+        value = v;
+      }
+      if (!value) throw ExpressionError(offset, "no tune runs for " + name);
+      return *value;
+    }
+    const auto v = numeric_field(job, name);
+    if (!v) throw ExpressionError(offset, "the main job has no numeric field " + name);
+    return *v;
+  };
+  try {
+    const double value = Expression::parse(text).evaluate(lookup);
+    if (!std::isfinite(value)) throw ExpressionError(0, "the result is not a finite number");
+    if (config_field(job, field).is_number_integer()) return static_cast<std::int64_t>(std::llround(value));
+    return value;
+  } catch (const ExpressionError& e) {
+    throw std::invalid_argument("tune.carry." + field + ": " + text + ": " + e.what());
+  }
 }
 
 }  // namespace
@@ -79,8 +126,9 @@ TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs
     if (group == picks.groups.end()) group = picks.groups.insert(picks.groups.end(), TuneGroup{key, {}, -1, ""});
     auto trial = std::find_if(group->trials.begin(), group->trials.end(),
                               [&](const TuneTrial& t) { return t.values == values; });
-    if (trial == group->trials.end()) trial = group->trials.insert(group->trials.end(), TuneTrial{values, 0, 0, 0.0});
+    if (trial == group->trials.end()) trial = group->trials.insert(group->trials.end(), TuneTrial{values, 0, 0, 0.0, {}});
     ++trial->runs;
+    trial->configs.push_back(run.config);
     if (std::isfinite(run.loss)) trial->mean_loss += run.loss;
     else ++trial->failed;
   }
@@ -132,7 +180,12 @@ Sweep apply_picks(const SweepStages& stages, const TunePicks& picks) {
       throw std::invalid_argument("main job " + job.name + ": no tune group " + tune_key_text(key));
     }
     const TuneTrial& best = group->trials[static_cast<std::size_t>(group->best)];
-    for (const auto& [field, value] : best.values.items()) job.config = with_config_field(job.config, field, value);
+    const JobConfig untuned = job.config;
+    for (const auto& [field, value] : best.values.items()) {
+      const auto carry = stages.carry.find(field);
+      const nlohmann::json carried = carry == stages.carry.end() ? value : carried_value(carry->second, best, untuned, field);
+      job.config = with_config_field(job.config, field, carried);
+    }
     job.config_hash = config_hash(job.config);
   }
   return main;
@@ -155,7 +208,8 @@ TunePicks tune_picks_from_json(const nlohmann::json& json) {
   for (const auto& g : json.at("groups")) {
     TuneGroup group{g.at("key"), {}, g.at("best").get<int>(), g.at("problem").get<std::string>()};
     for (const auto& t : g.at("trials")) {
-      group.trials.push_back({t.at("values"), t.at("runs").get<int>(), t.at("failed").get<int>(), mean_from(t.at("mean_loss"))});
+      group.trials.push_back(
+          {t.at("values"), t.at("runs").get<int>(), t.at("failed").get<int>(), mean_from(t.at("mean_loss")), {}});
     }
     if (group.best >= static_cast<int>(group.trials.size())) group.best = -1;
     picks.groups.push_back(std::move(group));

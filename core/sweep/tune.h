@@ -24,6 +24,7 @@ struct TuneTrial {
   int runs = 0;
   int failed = 0;          // runs without a finite final loss
   double mean_loss = 0.0;  // over the runs; +inf when any run failed (a value that diverges is not a pick)
+  std::vector<JobConfig> configs;  // the runs' configs, for carry expressions (not in the JSON form)
 };
 
 struct TuneGroup {
@@ -53,8 +54,10 @@ TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs
 // A main job whose `per` fields no tune run shares, or nullopt: checked before any job runs.
 std::optional<std::string> uncovered_main_job(const SweepStages& stages);
 
-// The main stage with each job's tuned fields set to its group's pick (configs validated, hashes recomputed).
-// Throws std::invalid_argument when a group has no pick.
+// The main stage with each job's tuned fields set to its group's pick, or to the value of the field's carry
+// expression (`tuned.F`: field F of the pick's tune runs, which must agree on it; `F`: the main job's own)
+// (configs validated, hashes recomputed). Throws std::invalid_argument when a group has no pick or an
+// expression cannot be evaluated.
 Sweep apply_picks(const SweepStages& stages, const TunePicks& picks);
 
 nlohmann::json to_json(const TunePicks& picks);

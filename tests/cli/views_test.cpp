@@ -74,11 +74,11 @@ TEST(FitView, ShowsEachGroupItsParametersAndTheMultiplier) {
 TEST(TuneView, ListsEveryValueTriedPerGroupAndMarksThePick) {
   TunePicks picks;
   TuneGroup ok{{{"scale.variant", "baseline"}}, {}, 1, ""};
-  ok.trials.push_back({{{"optim.lr", 0.001}}, 2, 0, 3.25});
-  ok.trials.push_back({{{"optim.lr", 0.002}}, 2, 0, 3.125});
-  ok.trials.push_back({{{"optim.lr", 0.004}}, 2, 1, std::numeric_limits<double>::infinity()});
+  ok.trials.push_back({{{"optim.lr", 0.001}}, 2, 0, 3.25, {}});
+  ok.trials.push_back({{{"optim.lr", 0.002}}, 2, 0, 3.125, {}});
+  ok.trials.push_back({{{"optim.lr", 0.004}}, 2, 1, std::numeric_limits<double>::infinity(), {}});
   TuneGroup edge{{{"scale.variant", "unified"}}, {}, -1, "the best optim.lr (0.004) is the largest value of the grid"};
-  edge.trials.push_back({{{"optim.lr", 0.004}}, 2, 0, 3.0});
+  edge.trials.push_back({{{"optim.lr", 0.004}}, 2, 0, 3.0, {}});
   picks.groups = {ok, edge};
   const std::string text = tune_picks_text(picks);
   EXPECT_NE(text.find("group scale.variant=baseline\n"), std::string::npos) << text;

@@ -136,6 +136,34 @@ TEST(SweepTune, PicksSurviveTheirJsonForm) {
   EXPECT_EQ(to_json(tune_picks_from_json(json)), json);
 }
 
+TEST(SweepTune, ACarryExpressionScalesThePickToEachMainJob) {
+  // Tuned at d_model 32 (tiny-0.03m), carried to the other widths as lr ∝ 1/d_model.
+  std::string yaml = kTuned;
+  yaml += "  carry: {optim.lr: tuned.optim.lr * tuned.model.d_model / model.d_model}\n";
+  const SweepStages stages = stages_of(yaml);
+  ASSERT_EQ(stages.carry.count("optim.lr"), 1u);
+  const TunePicks picks = pick_tuned(stages, run_tune(stages, objective));
+  ASSERT_TRUE(picks.ok()) << picks.problems();
+  for (const auto& job : apply_picks(stages, picks).jobs) {
+    const double best = job.config.scale.variant == "unified" ? 4e-3 : 2e-3;
+    EXPECT_DOUBLE_EQ(job.config.optim.lr, best * 32.0 / job.config.model.d_model) << job.name;
+  }
+
+  // Tuned over two widths, tuned.model.d_model has no single value: said when the picks are applied.
+  std::string two = yaml;
+  two.replace(two.find("model.preset: [tiny-0.03m]\n"), 27, "model.preset: [tiny-0.03m, tiny-0.05m]\n");
+  const SweepStages both = stages_of(two);
+  const TunePicks mixed = pick_tuned(both, run_tune(both, objective));
+  try {
+    apply_picks(both, mixed);
+    ADD_FAILURE() << "carried an ambiguous width";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("tuned.model.d_model differs among the tune runs of the pick"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SweepTune, TheFileIsCheckedBeforeAnythingRuns) {
   auto messages = [](const std::string& yaml) {
     std::string all;
@@ -168,6 +196,11 @@ tune: {grid: {optim.lr: [1e-3, 2e-3, 4e-3]}, axes: {model.preset: [tiny-0.03m]}}
             std::string::npos);
   EXPECT_NE(messages("tune: {grid: {optim.lr: [1e-3]}, seeds: 2147483647}\n").find("more than the limit of 1000"),
             std::string::npos);
+  const std::string carry_typo = "tune: {grid: {optim.lr: [1e-3, 2e-3, 4e-3]}, carry: {optim.lr: tuned.optim.lrr * 2}}\n";
+  EXPECT_NE(messages(carry_typo).find("unknown name 'tuned.optim.lrr'"), std::string::npos) << messages(carry_typo);
+  const std::string carry_untuned = "tune: {grid: {optim.lr: [1e-3, 2e-3, 4e-3]}, carry: {optim.beta1: 0.9}}\n";
+  EXPECT_NE(messages(carry_untuned).find("'optim.beta1' is not a field of tune.grid"), std::string::npos)
+      << messages(carry_untuned);
 }
 
 }  // namespace

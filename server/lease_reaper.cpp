@@ -8,7 +8,12 @@
 namespace gammalab {
 
 LeaseReaper::LeaseReaper(Store& store, std::int64_t lease_timeout_ms)
-    : store_(store), lease_timeout_ms_(lease_timeout_ms), thread_([this] { run(); }) {}
+    : store_(store), lease_timeout_ms_(lease_timeout_ms) {
+  if (int n = store_.grant_lease_grace(lease_timeout_ms_); n > 0) {
+    spdlog::info("{} lease(s) from before the start get {} ms for their workers to reconnect", n, lease_timeout_ms_);
+  }
+  thread_ = std::thread([this] { run(); });
+}
 
 LeaseReaper::~LeaseReaper() {
   stop_ = true;

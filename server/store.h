@@ -108,6 +108,9 @@ class Store {
               const std::string& error);
   // Jobs whose lease ran out go back to pending (or fail after max_attempts). Returns how many.
   int expire_leases();
+  // Every active lease runs at least `grace_ms` from now: at start-up, a coordinator that was down longer than
+  // the lease timeout gives workers that kept training the time to reconnect and heartbeat. Returns how many.
+  int grant_lease_grace(std::int64_t grace_ms);
   std::vector<v1::Worker> list_workers(std::int64_t worker_timeout_ms);
 
   // ---- metrics

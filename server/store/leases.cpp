@@ -152,6 +152,16 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   return true;
 }
 
+int Store::grant_lease_grace(std::int64_t grace_ms) {
+  std::lock_guard lock(mutex_);
+  sql::Statement& s = statements_.get("UPDATE jobs SET lease_expires_ms = MAX(lease_expires_ms, ?) WHERE state IN (" +
+                                      sql_active_states() + ") AND lease_expires_ms IS NOT NULL");
+  s.bind(1, now_ms() + grace_ms).run();
+  const int extended = static_cast<int>(db_.changes());
+  if (extended > 0) changed();
+  return extended;
+}
+
 int Store::expire_leases() {
   std::lock_guard lock(mutex_);
   const std::int64_t now = now_ms();

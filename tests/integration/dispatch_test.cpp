@@ -160,6 +160,32 @@ TEST(Dispatch, CoordinatorKilledAndRestartedLosesNothing) {
   for (const auto& point : before) EXPECT_TRUE(after.contains(point)) << "a point stored before the kill is gone";
 }
 
+TEST(Dispatch, CoordinatorDownForTwiceTheLeaseTimeoutKillsNoHealthyTrainer) {
+  constexpr int kSteps = 400;
+  constexpr std::int64_t kLeaseTimeoutMs = 6000;  // a worker reconnects within seconds of a restart
+  Cluster cluster("coordinator-down");
+  cluster.prepare_data("d");
+  cluster.start_server(/*heartbeat_ms=*/200, kLeaseTimeoutMs);
+  cluster.start_worker();
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", sweep_yaml("s", kSteps, 50)).string()}).exit_code, 0);
+  {
+    DbReader db(cluster.database());
+    ASSERT_TRUE(wait_until([&] { return db.count("SELECT COUNT(*) FROM metrics") >= 4; }, 300));
+  }
+  cluster.kill_server(SIGKILL);
+  // The trainer keeps going while its worker cannot reach anyone; its lease runs out twice over.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2 * kLeaseTimeoutMs));
+  cluster.start_server(200, kLeaseTimeoutMs);
+
+  ASSERT_EQ(cluster.cli({"watch", "s"}).exit_code, 0);
+  DbReader db(cluster.database());
+  const auto jobs = db.jobs();
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].state, "succeeded") << jobs[0].error;
+  EXPECT_EQ(jobs[0].attempt, 1) << "the restart used no attempt: the healthy trainer was not killed";
+  expect_complete_curve(db, jobs[0].id, kSteps, 5);
+}
+
 TEST(Dispatch, CancelStopsTheRunningTrainerWithinSeconds) {
   Cluster cluster("cancel");
   cluster.prepare_data("d");

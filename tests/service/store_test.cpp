@@ -2,8 +2,12 @@
 #include "server/schema.h"
 #include "server/store.h"
 
+#include <chrono>
+#include <thread>
+
 #include <gtest/gtest.h>
 
+#include "server/lease_reaper.h"
 #include "tests/service/test_sweeps.h"
 
 namespace gammalab::testing {
@@ -87,6 +91,23 @@ TEST_F(StoreTest, ExpiredLeaseRequeuesThenFailsAfterMaxAttempts) {
   EXPECT_NE(job->error().find("lease expired on attempt 2 of 2"), std::string::npos) << job->error();
   // A late report of the lost attempt changes nothing.
   EXPECT_FALSE(store_->finish(w, first->job.id(), 2, v1::JOB_OUTCOME_SUCCEEDED, ""));
+}
+
+TEST_F(StoreTest, AStartingCoordinatorGivesLeasesThatRanOutWhileItWasDownOneTimeout) {
+  store_->create_sweep(make_sweep("a", 2, 0, 2), "", "", false);
+  const std::string w = worker();
+  auto lease = store_->lease(w, -1);  // ran out while the coordinator was down
+  ASSERT_TRUE(lease);
+  {
+    LeaseReaper reaper(*store_, /*lease_timeout_ms=*/60000);  // what gammalab-server starts with
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its first pass has run
+    EXPECT_EQ(store_->find_job(lease->job.id())->state(), v1::JOB_STATE_LEASED) << "not requeued at start-up";
+    const HeartbeatResult beat = store_->heartbeat(w, {{lease->job.id(), lease->attempt}}, false, 60000);
+    EXPECT_TRUE(beat.lost_job_ids.empty()) << "the worker's heartbeat renews it";
+  }
+  EXPECT_EQ(store_->expire_leases(), 0);
+  EXPECT_EQ(store_->find_job(lease->job.id())->attempt(), 1) << "no attempt used";
+  EXPECT_EQ(store_->grant_lease_grace(1000), 1) << "only the active lease, not the pending job";
 }
 
 TEST_F(StoreTest, FailureRetriesUntilMaxAttempts) {

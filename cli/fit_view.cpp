@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cli/table.h"
+#include "cli/terminal_text.h"
 
 namespace gammalab::cli {
 
@@ -131,7 +132,7 @@ std::string fit_verdict_text(const FitReport& r) {
     if (e.bounded() && e.lo <= 1.0 && e.hi >= 1.0) out << "; the interval includes 1×: no clear difference";
     out << "\n";
   }
-  return out.str();
+  return terminal_text(out.str());
 }
 
 std::string fit_report_text(const FitReport& r) {
@@ -180,7 +181,8 @@ std::string fit_report_text(const FitReport& r) {
   }
   // Last, so that it is what a reader sees at the end of the output.
   if (!r.multipliers.empty()) out << "\nverdict:\n" << indented(fit_verdict_text(r), "  ");
-  return out.str();
+  // Group names and run labels are config values and job names, written by whoever submitted the sweep.
+  return terminal_text(out.str());
 }
 
 }  // namespace gammalab::cli

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/table.h"
+#include "cli/terminal_text.h"
 
 namespace gammalab::cli {
 
@@ -47,7 +48,7 @@ std::string tune_picks_text(const TunePicks& picks) {
     if (group.best < 0) out << "  no pick: " << group.problem << "\n";
     out << "\n";
   }
-  return out.str();
+  return terminal_text(out.str());  // tuned values and group keys come from the sweep file
 }
 
 }  // namespace gammalab::cli

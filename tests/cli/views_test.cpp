@@ -71,6 +71,17 @@ TEST(FitView, ShowsEachGroupItsParametersAndTheMultiplier) {
       << text;
 }
 
+TEST(FitView, KeepsEscapeSequencesInGroupNamesOffTheTerminal) {
+  FitReport report;
+  GroupFit group;
+  group.group = "evil\x1b]0;owned\x07\x1b[2J";
+  report.groups.push_back(group);
+  const std::string text = fit_report_text(report);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_NE(text.find("group evil]0;owned[2J"), std::string::npos) << text;
+}
+
 TEST(TuneView, ListsEveryValueTriedPerGroupAndMarksThePick) {
   TunePicks picks;
   TuneGroup ok{{{"scale.variant", "baseline"}}, {}, 1, ""};

@@ -67,5 +67,8 @@ inline constexpr int kMaxMuonNsSteps = 100;                        // Newton-Sch
 // A job's error as the coordinator stores and shows it: the worker sends the end of the trainer's log, which
 // says why it failed; a longer text is cut at a character boundary.
 inline constexpr std::size_t kMaxJobErrorBytes = 4096;
+// The problems of a refused sweep travel in the gRPC status message, which is sent as metadata: clients
+// refuse metadata over 8 KiB by default. The message lists the problems that fit and counts the rest.
+inline constexpr std::size_t kMaxStatusMessageBytes = 4096;
 
 }  // namespace gammalab::limits

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "core/config_paths.h"
+#include "core/limits.h"
+#include "core/utf8_text.h"
 #include "core/shared_root.h"
 #include "core/sweep/sweep.h"
 #include "core/utf8_text.h"
@@ -18,6 +20,22 @@ namespace gammalab {
 namespace {
 
 grpc::Status not_found(const std::string& what) { return {grpc::StatusCode::NOT_FOUND, what + " not found"}; }
+
+// As many problems as fit in limits::kMaxStatusMessageBytes, one per line, then how many were left out.
+std::string problems_message(const std::vector<SweepDiagnostic>& problems) {
+  std::string out;
+  std::size_t shown = 0;
+  for (const auto& p : problems) {
+    const std::string line = utf8_valid(p.to_string());
+    if (out.size() + line.size() + 1 > limits::kMaxStatusMessageBytes - 100) break;  // room for the count
+    out += (shown++ ? "\n" : "") + line;
+  }
+  if (shown < problems.size()) {
+    out += (shown ? "\n" : "") + std::string("... and ") + std::to_string(problems.size() - shown) +
+           " more problem(s); `gammalab validate FILE` lists them all";
+  }
+  return out;
+}
 
 
 }  // namespace
@@ -32,7 +50,7 @@ grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::Sub
       stages =
           expand_stages(request->yaml(), request->file_name().empty() ? "sweep.yaml" : request->file_name(), options);
     } catch (const SweepError& e) {
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, problems_message(e.diagnostics()));
     }
     // A sweep with a tune stage starts with it; the main stage is added when it ends (server/tune_stage.h).
     const bool tune = stages.tune.has_value();

@@ -84,7 +84,7 @@ class Store {
                       SubmitResult* result = nullptr);
   // Ends the wait without a main stage, saying why.
   void refuse_main_stage(const std::string& sweep_id, const std::string& tune_report_json, const std::string& error);
-  std::vector<v1::Sweep> list_sweeps();
+  std::vector<v1::Sweep> list_sweeps();  // without source_yaml and tune_report_json (find_sweep has them)
   std::optional<v1::Sweep> find_sweep(const std::string& id_or_name);
   std::vector<v1::Job> list_jobs(const std::string& sweep_id, const std::vector<v1::JobState>& states = {});
   std::optional<v1::Job> find_job(const std::string& id_or_path);  // id, or SWEEP/JOB-NAME

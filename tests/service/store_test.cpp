@@ -110,6 +110,16 @@ TEST_F(StoreTest, AStartingCoordinatorGivesLeasesThatRanOutWhileItWasDownOneTime
   EXPECT_EQ(store_->grant_lease_grace(1000), 1) << "only the active lease, not the pending job";
 }
 
+TEST_F(StoreTest, ListedSweepsCarryNoSourceWhichFindingOneDoes) {
+  const std::string big(500000, '#');  // a long comment: the file is stored whole
+  store_->create_sweep(make_sweep("a", 1), big, "a.yaml", false);
+  store_->create_sweep(make_sweep("b", 1), big, "b.yaml", false);
+  const auto listed = store_->list_sweeps();
+  ASSERT_EQ(listed.size(), 2u);
+  for (const auto& sweep : listed) EXPECT_TRUE(sweep.source_yaml().empty()) << sweep.name();
+  EXPECT_EQ(store_->find_sweep("a")->source_yaml(), big);
+}
+
 TEST_F(StoreTest, FailureRetriesUntilMaxAttempts) {
   store_->create_sweep(make_sweep("a", 1, 0, 2), "", "", false);
   const std::string w = worker();

@@ -152,7 +152,10 @@ TEST(Resume, KeepsTheLastTwoCheckpointsAndLatestPointer) {
   for (const auto& e : std::filesystem::directory_iterator(dir.path)) {
     const auto name = e.path().filename().string();
     EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
-    if (name.starts_with("ckpt_")) ++files;
+    if (name.starts_with("ckpt_") && name.ends_with(".safetensors")) {
+      ++files;
+      EXPECT_TRUE(std::filesystem::exists(e.path().string() + ".sum")) << name;  // its checksum beside it
+    }
   }
   EXPECT_EQ(files, 2);
   EXPECT_EQ(read_checkpoint_meta(*latest_checkpoint(dir.path)).step, 40);

@@ -1,10 +1,13 @@
 #include "worker/trainer/checkpoint.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <ostream>
 #include <regex>
 #include <stdexcept>
 
 #include "core/file_util.h"
+#include "worker/trainer/checkpoint_checksum.h"
 #include "worker/trainer/safetensors.h"
 
 namespace gammalab::trainer {
@@ -38,9 +41,9 @@ nlohmann::json meta_to_json(const CheckpointMeta& m) {
           {"metric_lines", m.metric_lines}};
 }
 
-CheckpointMeta meta_from(const SafeTensors& st, const std::filesystem::path& file) {
+CheckpointMeta meta_from(const SafeTensors& st) {
   auto it = st.metadata.find(kMetaKey);
-  if (it == st.metadata.end()) throw std::runtime_error(file.string() + ": not a gammalab checkpoint");
+  if (it == st.metadata.end()) throw std::runtime_error("not a gammalab checkpoint");
   const auto j = nlohmann::json::parse(it->second);
   CheckpointMeta m;
   m.step = j.at("step").get<std::int64_t>();
@@ -51,6 +54,27 @@ CheckpointMeta meta_from(const SafeTensors& st, const std::filesystem::path& fil
   m.config = j.at("config");
   if (j.contains("metric_lines")) m.metric_lines = j.at("metric_lines").get<std::vector<std::string>>();
   return m;
+}
+
+void remove_checkpoint(const std::filesystem::path& file) {
+  std::filesystem::remove(file);
+  std::filesystem::remove(checksum_path(file));
+}
+
+// Reads, verifies and decodes a checkpoint; any failure is CheckpointDamaged with the file and the reason.
+std::pair<SafeTensors, CheckpointMeta> read_verified(const std::filesystem::path& file, std::ostream* log) {
+  try {
+    CheckedBytes checked = read_checked_file(file);
+    if (!checked.verified && log != nullptr) {
+      *log << "warning: checkpoint " << file.string() << " has no checksum (written before checksums were stored): "
+           << "loading it unverified\n";
+    }
+    SafeTensors st = decode_safetensors(checked.bytes);
+    CheckpointMeta meta = meta_from(st);
+    return {std::move(st), std::move(meta)};
+  } catch (const std::exception& e) {
+    throw CheckpointDamaged("checkpoint " + file.string() + ": " + e.what());
+  }
 }
 
 }  // namespace
@@ -69,10 +93,18 @@ std::filesystem::path save_checkpoint(const std::filesystem::path& dir, const Mo
     st.metadata[kMetaKey] = meta_to_json(meta).dump();
   }
   const auto file = dir / checkpoint_name(meta.step);
-  write_safetensors(file, st);
+  write_checked_file(file, encode_safetensors(st));
   write_file_atomic(dir / "latest", file.filename().string() + "\n");
+  // Checkpoints above this step belong to a run this one did not resume from (they failed verification): if
+  // they stayed, they would count among the kept ones and push out the intact checkpoints below them.
   auto all = checkpoints_in(dir);
-  for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < all.size(); ++i) std::filesystem::remove(all[i].second);
+  while (!all.empty() && all.back().first > meta.step) {
+    remove_checkpoint(all.back().second);
+    all.pop_back();
+  }
+  // At least two, so that a newest checkpoint found damaged on resume has an intact one before it.
+  const std::size_t kept = static_cast<std::size_t>(std::max(keep, 2));
+  for (std::size_t i = 0; i + kept < all.size(); ++i) remove_checkpoint(all[i].second);
   return file;
 }
 
@@ -88,27 +120,64 @@ std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::pa
   return all.back().second;
 }
 
-CheckpointMeta read_checkpoint_meta(const std::filesystem::path& file) { return meta_from(read_safetensors(file), file); }
+std::vector<std::filesystem::path> checkpoints_newest_first(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> out;
+  if (auto named = latest_checkpoint(dir)) out.push_back(*named);
+  auto all = checkpoints_in(dir);
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (out.empty() || it->second != out.front()) out.push_back(it->second);
+  }
+  return out;
+}
 
-CheckpointMeta load_checkpoint(const std::filesystem::path& file, Model& model, Optimizer* optimizer) {
-  const SafeTensors st = read_safetensors(file);
-  CheckpointMeta meta = meta_from(st, file);
-  at::NoGradGuard no_grad;
-  for (auto& p : model.store().params()) {
-    const at::Tensor* t = st.find("model/" + p.name);
-    if (t == nullptr) throw std::runtime_error(file.string() + " lacks parameter " + p.name + " (different model or variant?)");
-    if (!t->sizes().equals(p.tensor.sizes())) throw std::runtime_error(file.string() + ": parameter " + p.name + " has the wrong shape");
-    p.tensor.copy_(*t);
-  }
-  if (optimizer != nullptr) {
-    std::map<std::string, at::Tensor> state;
-    for (const auto& [name, t] : st.tensors) {
-      if (name.starts_with("optim/")) state[name.substr(6)] = t;
+CheckpointMeta read_checkpoint_meta(const std::filesystem::path& file) {
+  return read_verified(file, nullptr).second;
+}
+
+CheckpointMeta load_checkpoint(const std::filesystem::path& file, Model& model, Optimizer* optimizer, std::ostream* log) {
+  auto [st, meta] = read_verified(file, log);
+  try {
+    // Everything is checked before anything is copied, so that a rejected file leaves the model and the
+    // optimizer as they were and an older checkpoint (or a fresh start) can follow.
+    std::vector<std::pair<const at::Tensor*, at::Tensor*>> copies;
+    for (auto& p : model.store().params()) {
+      const at::Tensor* t = st.find("model/" + p.name);
+      if (t == nullptr) throw std::runtime_error("lacks parameter " + p.name + " (different model or variant?)");
+      if (!t->sizes().equals(p.tensor.sizes())) throw std::runtime_error("parameter " + p.name + " has the wrong shape");
+      copies.emplace_back(t, &p.tensor);
     }
-    const auto j = nlohmann::json::parse(st.metadata.at(kMetaKey));
-    optimizer->load_state(state, j.value("optimizer_steps", meta.step));
+    std::map<std::string, at::Tensor> state;
+    std::int64_t optimizer_steps = meta.step;
+    if (optimizer != nullptr) {
+      for (const auto& [name, t] : st.tensors) {
+        if (name.starts_with("optim/")) state[name.substr(6)] = t;
+      }
+      optimizer->check_state(state);
+      optimizer_steps = nlohmann::json::parse(st.metadata.at(kMetaKey)).value("optimizer_steps", meta.step);
+    }
+    at::NoGradGuard no_grad;
+    for (auto& [from, to] : copies) to->copy_(*from);
+    if (optimizer != nullptr) optimizer->load_state(state, optimizer_steps);
+    return meta;
+  } catch (const std::exception& e) {
+    // An intact file that does not fit this model is a configuration error, not damage: no fallback.
+    throw std::runtime_error("checkpoint " + file.string() + ": " + e.what());
   }
-  return meta;
+}
+
+std::optional<LoadedCheckpoint> load_newest_intact_checkpoint(const std::filesystem::path& dir, Model& model,
+                                                              Optimizer* optimizer, std::ostream& log) {
+  const auto candidates = checkpoints_newest_first(dir);
+  for (const auto& file : candidates) {
+    try {
+      CheckpointMeta meta = load_checkpoint(file, model, optimizer, &log);
+      return LoadedCheckpoint{file, std::move(meta)};
+    } catch (const CheckpointDamaged& e) {
+      log << "rejected " << e.what() << "; trying the one before it\n";
+    }
+  }
+  if (!candidates.empty()) log << "no intact checkpoint in " << dir.string() << ": starting from step 0\n";
+  return std::nullopt;
 }
 
 }  // namespace gammalab::trainer

@@ -1,5 +1,6 @@
 #include "worker/trainer/export.h"
 
+#include <iostream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -129,7 +130,7 @@ void export_checkpoint(const JobConfig& config, const std::filesystem::path& ckp
   const auto file = latest_checkpoint(ckpt_dir);
   if (!file) throw std::runtime_error("no checkpoint in " + ckpt_dir.string());
   Model model(config.model, config.scale);
-  load_checkpoint(*file, model, nullptr);
+  load_checkpoint(*file, model, nullptr, &std::cerr);
   export_hf(model, out);
 }
 

@@ -96,12 +96,13 @@ void Trainer::checkpoint(std::int64_t step) {
 
 std::int64_t Trainer::resume() {
   if (options_.ckpt_dir.empty()) return 0;
-  const auto file = latest_checkpoint(options_.ckpt_dir);
-  if (!file) return 0;
-  const CheckpointMeta meta = load_checkpoint(*file, *model_, optimizer_.get());
+  // A damaged newest checkpoint is reported and the one before it used, rather than failing every attempt.
+  const auto loaded = load_newest_intact_checkpoint(options_.ckpt_dir, *model_, optimizer_.get(), log_);
+  if (!loaded) return 0;
+  const CheckpointMeta& meta = loaded->meta;
   sampler_->seek(meta.data);
   metrics_.replay(meta.metric_lines);
-  log_ << "resumed from " << file->string() << " at step " << meta.step << "\n";
+  log_ << "resumed from " << loaded->file.string() << " at step " << meta.step << "\n";
   return meta.step;
 }
 

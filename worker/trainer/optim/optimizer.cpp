@@ -134,13 +134,14 @@ std::map<std::string, at::Tensor> Optimizer::state() const {
   return out;
 }
 
-void Optimizer::load_state(const std::map<std::string, at::Tensor>& state, std::int64_t steps_taken) {
-  at::NoGradGuard no_grad;
-  auto take = [&](const std::string& key, at::Tensor& into) {
+// Pairs of (checkpointed tensor, this optimizer's tensor); both are handles to the tensors' storage.
+std::vector<std::pair<at::Tensor, at::Tensor>> Optimizer::state_copies(const std::map<std::string, at::Tensor>& state) const {
+  std::vector<std::pair<at::Tensor, at::Tensor>> copies;
+  auto take = [&](const std::string& key, const at::Tensor& into) {
     auto it = state.find(key);
     if (it == state.end()) throw std::runtime_error("checkpoint lacks optimizer state " + key);
     if (!it->second.sizes().equals(into.sizes())) throw std::runtime_error("optimizer state " + key + " has the wrong shape");
-    into.copy_(it->second);
+    copies.emplace_back(it->second, into);
   };
   for (std::size_t i = 0; i < groups_.size(); ++i) {
     const std::string& name = model_.store().params()[static_cast<std::size_t>(groups_[i].index)].name;
@@ -151,6 +152,16 @@ void Optimizer::load_state(const std::map<std::string, at::Tensor>& state, std::
       take("adam_v/" + name, v_[i]);
     }
   }
+  return copies;
+}
+
+void Optimizer::check_state(const std::map<std::string, at::Tensor>& state) const { state_copies(state); }
+
+void Optimizer::load_state(const std::map<std::string, at::Tensor>& state, std::int64_t steps_taken) {
+  // Every entry is checked before any is copied, so that a rejected state leaves this optimizer as it was.
+  const auto copies = state_copies(state);
+  at::NoGradGuard no_grad;
+  for (const auto& [from, into] : copies) into.copy_(from);
   t_ = steps_taken;
 }
 

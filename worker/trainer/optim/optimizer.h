@@ -3,6 +3,7 @@
 // configured, global gradient-norm clipping. Its state is a flat list of named tensors for checkpoints.
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/torch.h>
@@ -26,10 +27,14 @@ class Optimizer {
 
   std::int64_t steps_taken() const { return t_; }
   std::map<std::string, at::Tensor> state() const;  // "adam_m/<param>", "adam_v/<param>", "muon/<param>"
+  // Throws, naming the entry, if `state` lacks one or has one of the wrong shape.
+  void check_state(const std::map<std::string, at::Tensor>& state) const;
   void load_state(const std::map<std::string, at::Tensor>& state, std::int64_t steps_taken);
   const std::vector<ParamGroup>& groups() const { return groups_; }
 
  private:
+  std::vector<std::pair<at::Tensor, at::Tensor>> state_copies(const std::map<std::string, at::Tensor>& state) const;
+
   Model& model_;
   OptimSpec spec_;
   std::vector<ParamGroup> groups_;

@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   libyaml-cpp-dev libyaml-cpp0.7
   libabsl-dev libabsl20220623
+  zlib1g-dev                 # checkpoint checksums (zlib1g itself is on every machine)
   libgtest-dev libbenchmark-dev libbenchmark1debian
   libsleef-dev libsleef3
 )

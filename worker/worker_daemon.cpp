@@ -66,7 +66,7 @@ WorkerDaemon::WorkerDaemon(WorkerOptions options) : options_(std::move(options))
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);  // the shortest connect attempt; default 20 s
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);  // the shortest connect attempt (default 20 s): reconnect soon after a restart
   channel_ = grpc::CreateCustomChannel(options_.coordinator, grpc::InsecureChannelCredentials(), args);
   stub_ = v1::WorkerGateway::NewStub(channel_);
   relay_ = std::make_unique<MetricRelay>(stub_);

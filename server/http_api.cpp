@@ -4,10 +4,12 @@
 #include <absl/strings/str_split.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -293,6 +295,11 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
                              "machine)");
   }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // httplib's stop() does nothing until the accept loop runs: without this wait, a server destroyed right
+  // after it was made (a failed start next to it) would never stop and its destructor would hang on join.
+  for (int waited_ms = 0; waited_ms < 10000 && !server_->is_running(); ++waited_ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 HttpApi::~HttpApi() {

@@ -72,7 +72,7 @@ class Store {
   // ---- tune stages (core/sweep/tune.h)
   // Sweeps whose tune stage has not been resolved yet.
   std::vector<std::string> sweeps_awaiting_main();
-  // Every job of the stage ("tune" or "main") with its state and loss curves.
+  // Every job of the stage ("tune" or "main") with its state; the loss curves of the succeeded ones.
   struct StageJob {
     JobLosses losses;
     JobState state = JobState::kPending;
@@ -158,10 +158,6 @@ class Store {
   sql::Database db_ ABSL_GUARDED_BY(mutex_);
   sql::StatementCache statements_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, std::int64_t> name_ids_ ABSL_GUARDED_BY(mutex_);  // metric name -> metric_names.id
-  // The highest step stored per (job id, attempt, metric name): a report's steps may repeat (a resend) but not
-  // go back. Kept in memory, so after a restart each attempt's first report is checked only against later ones
-  // (the metrics table does not record which attempt wrote a point).
-  std::map<std::tuple<std::int64_t, int, std::string>, std::int64_t> metric_heads_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace gammalab

@@ -24,10 +24,15 @@ TuneStage::~TuneStage() {
 bool TuneStage::advance(const std::string& sweep_id) {
   const auto sweep = store_.find_sweep(sweep_id);
   if (!sweep || !sweep->awaiting_main_stage()) return true;
-  const auto jobs = store_.stage_jobs(sweep_id, "tune");
+  // Woken by every store change (each metric report among them): while the sweep still has only its tune jobs,
+  // its job counts say whether they have all ended, without reading any curve.
+  for (const auto& [state, count] : sweep->job_counts()) {
+    const auto known = parse_job_state(state);
+    if (count > 0 && (!known || !is_terminal(*known))) return false;
+  }
   std::vector<TuneRun> runs;
-  for (const auto& job : jobs) {
-    if (!is_terminal(job.state)) return false;
+  for (const auto& job : store_.stage_jobs(sweep_id, "tune")) {
+    if (!is_terminal(job.state)) return false;  // one started between the two reads
     TuneRun run{job_config_from_json(nlohmann::json::parse(job.losses.config_json)),
                 std::numeric_limits<double>::quiet_NaN()};
     // A failed or cancelled tune run counts as a run without a final loss: its value is not picked.

@@ -24,6 +24,10 @@ std::vector<Store::StageJob> Store::stage_jobs(const std::string& sweep_id, cons
   while (jobs.step()) {
     StageJob job{FitInput{std::to_string(jobs.int64(0)), jobs.text(1), jobs.text(2), {}, {}},
                  store_rows::read_state(jobs, 3)};
+    if (job.state != JobState::kSucceeded) {  // only a finished run has a final loss to read
+      out.push_back(std::move(job));
+      continue;
+    }
     points.bind(1, jobs.int64(0)).bind(2, metric_names::kLosses[0]).bind(3, metric_names::kLosses[1]);
     while (points.step()) {
       job.losses.add({points.int64(1), points.int64(2), points.text(0),

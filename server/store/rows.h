@@ -27,6 +27,9 @@ inline constexpr const char* kJobColumns =
 inline constexpr const char* kSweepColumns =
     "s.id, s.name, s.priority, s.max_attempts, s.created_ms, s.source_yaml, s.file_name, s.awaiting_main, "
     "s.tune_report, s.stage_error";
+// The same columns for lists: without the file and the tune report, which may be large and are never read.
+inline constexpr const char* kSweepSummaryColumns =
+    "s.id, s.name, s.priority, s.max_attempts, s.created_ms, '', s.file_name, s.awaiting_main, NULL, s.stage_error";
 
 v1::Job read_job(const sql::Statement& s);
 

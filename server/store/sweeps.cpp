@@ -147,14 +147,10 @@ void Store::refuse_main_stage(const std::string& sweep_id, const std::string& tu
 std::vector<v1::Sweep> Store::list_sweeps() {
   std::lock_guard lock(mutex_);
   std::vector<v1::Sweep> out;
-  sql::Statement& s = statements_.get(std::string("SELECT ") + kSweepColumns + " FROM sweeps s ORDER BY s.id");
-  while (s.step()) {
-    // A list stays small whatever the files were: the source and the tune report are for find_sweep.
-    v1::Sweep sweep = read_sweep(s);
-    sweep.clear_source_yaml();
-    sweep.clear_tune_report_json();
-    out.push_back(std::move(sweep));
-  }
+  // A list stays small whatever the files were: the source and the tune report are for find_sweep.
+  sql::Statement& s =
+      statements_.get(std::string("SELECT ") + store_rows::kSweepSummaryColumns + " FROM sweeps s ORDER BY s.id");
+  while (s.step()) out.push_back(read_sweep(s));
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -75,11 +76,17 @@ int main() {
 
   // ---- metric ingest: the same rows both ways
   const std::int64_t total_points = std::int64_t{kStreams} * kMessagesPerStream * kPointsPerMessage;
+  // One job per stream, long enough for every step it reports (ingest refuses a step past the job's end).
+  Sweep ingest_sweep = testing::make_sweep("bench", kStreams);
+  for (auto& job : ingest_sweep.jobs) {
+    job.config.steps = std::int64_t{kMessagesPerStream} * kPointsPerMessage;
+    job.config_hash = config_hash(job.config);
+  }
   double plain_s = 0, grpc_s = 0;
   {
     const auto dir = testing::temp_db("plain").parent_path();
     Store store((dir / "gammalab.db").string());  // same schema
-    store.create_sweep(testing::make_sweep("bench", kStreams), "", "", false);
+    store.create_sweep(ingest_sweep, "", "", false);
     store.add_metrics("1", 0, {{0, 0, std::string(metric_names::kTrainLoss), 0.0}});  // create the name id
     sqlite3* db = nullptr;
     sqlite3_open((dir / "gammalab.db").string().c_str(), &db);
@@ -110,8 +117,9 @@ int main() {
   }
   {
     testing::InProcessCoordinator c("bench");
-    c.store().create_sweep(testing::make_sweep("bench", kStreams), "", "", false);
+    c.store().create_sweep(ingest_sweep, "", "", false);
     std::vector<std::thread> streams;
+    std::atomic<std::int64_t> stored{0};
     const auto t = Clock::now();
     for (int s = 0; s < kStreams; ++s) {
       streams.emplace_back([&, s] {
@@ -133,11 +141,18 @@ int main() {
           writer->Write(request);
         }
         writer->WritesDone();
-        writer->Finish();
+        const grpc::Status status = writer->Finish();
+        if (!status.ok()) std::fprintf(stderr, "stream %d refused: %s\n", s, status.error_message().c_str());
+        stored += response.points_stored();
       });
     }
     for (auto& th : streams) th.join();
     grpc_s = seconds_since(t);
+    if (stored != total_points) {  // a rate of refused points measures nothing
+      std::fprintf(stderr, "only %lld of %lld points were stored\n", static_cast<long long>(stored.load()),
+                   static_cast<long long>(total_points));
+      return 1;
+    }
   }
   std::printf("== metric ingest (%lld points: %d streams x %d messages x %d points)\n",
               static_cast<long long>(total_points), kStreams, kMessagesPerStream, kPointsPerMessage);

@@ -58,9 +58,7 @@ std::vector<RunPoint> resample_within_cells(const std::vector<RunPoint>& runs, c
   sample.reserve(runs.size());
   for (const auto& cell : cells) {
     const auto n = static_cast<double>(cell.runs.size());
-    double mean = 0.0;
-    for (auto i : cell.runs) mean += runs[i].loss;
-    mean /= n;
+    const double mean = cell.mean_loss;
     const double inflation = cell.runs.size() > 1 ? std::sqrt(n / (n - 1.0)) : 1.0;
     std::uniform_int_distribution<std::size_t> pick(0, cell.runs.size() - 1);
     for (std::size_t k = 0; k < cell.runs.size(); ++k) {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <tuple>
+
+#include "core/scaling/replicates.h"
 
 namespace gammalab {
 
@@ -51,26 +51,12 @@ double predict_loss(const LawFit& fit, const RunPoint& run) {
 }
 
 std::vector<RunPoint> compute_frontier(const std::vector<RunPoint>& runs) {
-  // Cells of replicated runs (same N, D and C: seeds of one configuration), ordered by compute. A cell is
-  // judged by its mean loss, so seeds neither pull the frontier down (a minimum over seeds is biased low) nor
-  // get dropped: every run of a frontier cell stays, as do bootstrap copies of a run.
-  struct Cell {
-    double compute = 0.0, mean = 0.0;
-    std::vector<std::size_t> members;
-  };
-  std::vector<Cell> cells;
-  std::map<std::tuple<double, double, double>, std::size_t> cell_of;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const auto [it, inserted] = cell_of.try_emplace({runs[i].params, runs[i].tokens, runs[i].compute}, cells.size());
-    if (inserted) cells.push_back({run_compute(runs[i]), 0.0, {}});
-    cells[it->second].members.push_back(i);
-  }
-  for (auto& cell : cells) {
-    for (auto i : cell.members) cell.mean += runs[i].loss;
-    cell.mean /= static_cast<double>(cell.members.size());
-  }
-  std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) {
-    return a.compute != b.compute ? a.compute < b.compute : a.mean < b.mean;
+  // Cells of replicated runs (seeds of one configuration, core/scaling/replicates.h), ordered by compute. A
+  // cell is judged by its mean loss, so seeds neither pull the frontier down (a minimum over seeds is biased
+  // low) nor get dropped: every run of a frontier cell stays, as do bootstrap copies of a run.
+  std::vector<ReplicateCell> cells = replicate_cells(runs);
+  std::stable_sort(cells.begin(), cells.end(), [](const ReplicateCell& a, const ReplicateCell& b) {
+    return a.compute != b.compute ? a.compute < b.compute : a.mean_loss < b.mean_loss;
   });
   std::vector<RunPoint> frontier;
   double best_so_far = std::numeric_limits<double>::infinity();
@@ -78,12 +64,12 @@ std::vector<RunPoint> compute_frontier(const std::vector<RunPoint>& runs) {
     // Cells at the same budget (relative tolerance 1e-6): the one with the lowest mean represents it.
     std::size_t end = start, best = start;
     while (end < cells.size() && cells[end].compute <= cells[start].compute * (1.0 + 1e-6)) {
-      if (cells[end].mean < cells[best].mean) best = end;
+      if (cells[end].mean_loss < cells[best].mean_loss) best = end;
       ++end;
     }
-    if (cells[best].mean < best_so_far) {
-      for (auto i : cells[best].members) frontier.push_back(runs[i]);
-      best_so_far = cells[best].mean;
+    if (cells[best].mean_loss < best_so_far) {
+      for (auto i : cells[best].runs) frontier.push_back(runs[i]);
+      best_so_far = cells[best].mean_loss;
     }
     start = end;
   }

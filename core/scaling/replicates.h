@@ -14,6 +14,7 @@ struct ReplicateCell {
   std::string group;
   double params = 0.0, tokens = 0.0, compute = 0.0;
   std::vector<std::size_t> runs;  // indices into the runs the cells were made from
+  double mean_loss = 0.0;         // over those runs
 };
 
 // Cells keyed by exact (group, N, D, C): runs of one configuration have bit-equal sizes. In order of first

@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps build test demo dashboard bench clean
+.PHONY: deps build test demo dashboard bench fuzz clean
 
 deps:
 	@scripts/deps.sh
@@ -24,6 +24,10 @@ dashboard: build
 
 bench: build
 	@scripts/bench.sh $(BUILD)
+
+# Runs each libFuzzer target (tests/fuzz) for 60 s in its own clang build; `make test` replays the corpus.
+fuzz:
+	@scripts/fuzz.sh
 
 clean:
 	rm -rf $(BUILD)

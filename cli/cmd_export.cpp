@@ -46,16 +46,7 @@ void add_export_command(CLI::App& app, CliContext& context) {
   cmd->add_option("--metrics", args->metrics, "only these metric names (default: all)")->delimiter(',');
   cmd->callback([args, &context] {
     auto stub = connect_coordinator(context.server);
-    v1::ListJobsRequest list;
-    list.set_sweep_id(args->sweep);
-    v1::ListJobsResponse jobs;
-    check(stub->ListJobs(rpc_context().get(), list, &jobs), "export " + args->sweep, context.server);
-    v1::GetMetricsRequest request;
-    for (const auto& job : jobs.jobs()) request.add_job_ids(job.id());
-    for (const auto& m : args->metrics) request.add_names(m);
-    request.set_after_step(-1);
-    v1::GetMetricsResponse metrics;
-    check(stub->GetMetrics(rpc_context(120000).get(), request, &metrics), "metrics of " + args->sweep, context.server);
+    const std::vector<v1::Job> jobs = list_all_jobs(*stub, args->sweep, {}, context.server);
 
     std::ofstream file;
     if (!args->out.empty()) {
@@ -65,11 +56,17 @@ void add_export_command(CLI::App& app, CliContext& context) {
     std::ostream& out = args->out.empty() ? std::cout : file;
     if (args->format == "csv") out << "job_id,job,preset,variant,params,metric,step,tokens,value\n";
     std::size_t rows = 0;
-    for (int i = 0; i < jobs.jobs_size(); ++i) {
-      const auto& job = jobs.jobs(i);
+    for (const v1::Job& job : jobs) {
       const JobConfig config = job_config_from_json(nlohmann::json::parse(job.config_json()));
       const auto params = count_params(config.model, config.scale).total;
-      for (const auto& p : metrics.jobs(i).points()) {
+      // One job per request: a reply holds one job's curves, not the whole sweep's.
+      v1::GetMetricsRequest request;
+      request.add_job_ids(job.id());
+      for (const auto& m : args->metrics) request.add_names(m);
+      request.set_after_step(-1);
+      v1::GetMetricsResponse metrics;
+      check(stub->GetMetrics(rpc_context(120000).get(), request, &metrics), "metrics of job " + job.id(), context.server);
+      for (const auto& p : metrics.jobs(0).points()) {
         if (args->format == "csv") {
           out << job.id() << ',' << csv_field(job.name()) << ',' << csv_field(config.model.preset) << ','
               << csv_field(config.scale.variant) << ',' << params << ',' << csv_field(p.name()) << ',' << p.step()

@@ -12,10 +12,15 @@ namespace gammalab::cli {
 void add_sweeps_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("sweeps", "list sweeps with their job counts");
   cmd->callback([&context] {
-    v1::ListSweepsResponse response;
-    check(connect_coordinator(context.server)->ListSweeps(rpc_context().get(), {}, &response), "sweeps",
-          context.server);
-    std::vector<v1::Sweep> list(response.sweeps().begin(), response.sweeps().end());
+    auto stub = connect_coordinator(context.server);
+    std::vector<v1::Sweep> list;
+    v1::ListSweepsRequest request;
+    do {  // page by page: a reply is bounded, the number of sweeps is not
+      v1::ListSweepsResponse page;
+      check(stub->ListSweeps(rpc_context().get(), request, &page), "sweeps", context.server);
+      for (auto& sweep : *page.mutable_sweeps()) list.push_back(std::move(sweep));
+      request.set_page_token(page.next_page_token());
+    } while (!request.page_token().empty());
     std::cout << (context.json ? to_json_array(list) + "\n" : sweeps_table(list));
   });
 }
@@ -25,12 +30,7 @@ void add_jobs_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("jobs", "list a sweep's jobs: state, step, last loss");
   cmd->add_option("sweep", *sweep, "sweep id or name")->required();
   cmd->callback([sweep, &context] {
-    v1::ListJobsRequest request;
-    request.set_sweep_id(*sweep);
-    v1::ListJobsResponse response;
-    check(connect_coordinator(context.server)->ListJobs(rpc_context().get(), request, &response), "jobs " + *sweep,
-          context.server);
-    std::vector<v1::Job> list(response.jobs().begin(), response.jobs().end());
+    const std::vector<v1::Job> list = list_all_jobs(*connect_coordinator(context.server), *sweep, {}, context.server);
     std::cout << (context.json ? to_json_array(list) + "\n" : jobs_table(list));
   });
 }

@@ -8,6 +8,7 @@
 #include "cli/job_view.h"
 #include "cli/terminal_text.h"
 #include "core/file_util.h"
+#include "core/sweep/sweep.h"
 
 namespace gammalab::cli {
 namespace {
@@ -32,6 +33,25 @@ void add_submit_command(CLI::App& app, CliContext& context) {
     v1::SubmitSweepResponse response;
     auto stub = connect_coordinator(context.server);
     check(stub->SubmitSweep(rpc_context().get(), request, &response), "submit " + args->file, context.server);
+    if (response.problems_size() > 0) {
+      if (context.json) {
+        std::cout << proto_to_json(response) << "\n";
+      } else {
+        std::string text;
+        for (const v1::SweepProblem& p : response.problems()) {
+          text += SweepDiagnostic{p.file(), p.line(), p.column(), p.path(), p.message()}.to_string() + "\n";
+        }
+        if (response.problems_omitted() > 0) {
+          text += "... and " + std::to_string(response.problems_omitted()) +
+                  " more problem(s); `gammalab validate FILE` lists them all\n";
+        }
+        std::cerr << terminal_text(text);
+      }
+      std::cerr << "submit " << terminal_text(args->file) << ": refused by the coordinator ("
+                << response.problems_size() + response.problems_omitted() << " problem(s))\n";
+      context.exit_code = 1;
+      return;
+    }
     if (context.json) {
       std::cout << proto_to_json(response) << "\n";
     } else {

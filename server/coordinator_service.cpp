@@ -1,10 +1,12 @@
 #include "server/coordinator_service.h"
 
+#include <absl/strings/numbers.h>
 #include <spdlog/spdlog.h>
 
 #include "server/guarded.h"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "core/config_paths.h"
@@ -20,23 +22,37 @@ namespace gammalab {
 namespace {
 
 grpc::Status not_found(const std::string& what) { return {grpc::StatusCode::NOT_FOUND, what + " not found"}; }
+grpc::Status invalid_argument(const std::string& what) { return {grpc::StatusCode::INVALID_ARGUMENT, what}; }
 
-// As many problems as fit in limits::kMaxStatusMessageBytes, one per line, then how many were left out.
-std::string problems_message(const std::vector<SweepDiagnostic>& problems) {
-  std::string out;
-  std::size_t shown = 0;
-  for (const auto& p : problems) {
-    const std::string line = utf8_valid(p.to_string());
-    if (out.size() + line.size() + 1 > limits::kMaxStatusMessageBytes - 100) break;  // room for the count
-    out += (shown++ ? "\n" : "") + line;
+// A list request's page_size and page_token: the size to read (0 means the default) and the position after
+// which to read (-1: from the start), or INVALID_ARGUMENT naming the field, the limit and the value.
+grpc::Status page_arguments(int page_size, const std::string& page_token, std::size_t& size, std::int64_t& after) {
+  if (page_size < 0 || page_size > limits::kMaxPageSize) {
+    return invalid_argument("page_size: " + std::to_string(page_size) + " is outside 0.." +
+                            std::to_string(limits::kMaxPageSize));
   }
-  if (shown < problems.size()) {
-    out += (shown ? "\n" : "") + std::string("... and ") + std::to_string(problems.size() - shown) +
-           " more problem(s); `gammalab validate FILE` lists them all";
+  size = page_size == 0 ? limits::kDefaultPageSize : static_cast<std::size_t>(page_size);
+  after = -1;
+  if (!page_token.empty() && (!absl::SimpleAtoi(page_token, &after) || after < 0)) {
+    return invalid_argument("page_token: '" + utf8_head(page_token, 64) + "' is not a token from a previous page");
   }
-  return out;
+  return grpc::Status::OK;
 }
 
+// A refused file's problems into the reply (see SubmitSweepResponse): bounded in number and length, valid
+// UTF-8 whatever the file held.
+void add_problems(const std::vector<SweepDiagnostic>& problems, v1::SubmitSweepResponse* response) {
+  for (const SweepDiagnostic& p : problems) {
+    if (static_cast<std::size_t>(response->problems_size()) == limits::kMaxReportedProblems) break;
+    v1::SweepProblem* out = response->add_problems();
+    out->set_file(utf8_head(utf8_valid(p.file), 256));
+    out->set_line(p.line);
+    out->set_column(p.column);
+    out->set_path(utf8_head(utf8_valid(p.path), 256));
+    out->set_message(utf8_head(utf8_valid(p.message), limits::kMaxProblemMessageBytes));
+  }
+  response->set_problems_omitted(static_cast<int>(problems.size()) - response->problems_size());
+}
 
 }  // namespace
 
@@ -50,7 +66,8 @@ grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::Sub
       stages =
           expand_stages(request->yaml(), request->file_name().empty() ? "sweep.yaml" : request->file_name(), options);
     } catch (const SweepError& e) {
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, problems_message(e.diagnostics()));
+      add_problems(e.diagnostics(), response);
+      return grpc::Status::OK;
     }
     // A sweep with a tune stage starts with it; the main stage is added when it ends (server/tune_stage.h).
     const bool tune = stages.tune.has_value();
@@ -65,10 +82,17 @@ grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::Sub
   });
 }
 
-grpc::Status CoordinatorService::ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest*,
+grpc::Status CoordinatorService::ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest* request,
                                             v1::ListSweepsResponse* response) {
   return guarded([&] {
-    for (auto& s : store_.list_sweeps()) *response->add_sweeps() = std::move(s);
+    std::int64_t after = -1;
+    std::size_t size = 0;
+    if (grpc::Status bad = page_arguments(request->page_size(), request->page_token(), size, after); !bad.ok()) {
+      return bad;
+    }
+    bool more = false;
+    for (auto& s : store_.list_sweeps_page(after, size, more)) *response->add_sweeps() = std::move(s);
+    if (more) response->set_next_page_token(response->sweeps(response->sweeps_size() - 1).id());
     return grpc::Status::OK;
   });
 }
@@ -86,11 +110,27 @@ grpc::Status CoordinatorService::GetSweep(grpc::ServerContext*, const v1::GetSwe
 grpc::Status CoordinatorService::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
                                           v1::ListJobsResponse* response) {
   return guarded([&] {
+    std::int64_t after = -1;
+    std::size_t size = 0;
+    if (grpc::Status bad = page_arguments(request->page_size(), request->page_token(), size, after); !bad.ok()) {
+      return bad;
+    }
     auto sweep = store_.find_sweep(request->sweep_id());
     if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
     std::vector<v1::JobState> states;
     for (int s : request->states()) states.push_back(static_cast<v1::JobState>(s));
-    for (auto& j : store_.list_jobs(sweep->id(), states)) *response->add_jobs() = std::move(j);
+    Store::JobPage page = store_.list_jobs_page(sweep->id(), states, after, size);
+    // The page also ends before the reply passes its byte budget (at least one job, however large).
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < page.jobs.size(); ++i) {
+      bytes += page.jobs[i].ByteSizeLong() + 8;
+      if (i > 0 && bytes > limits::kMaxReplyBytes) {
+        page.next_ordinal = page.ordinals[i - 1];
+        break;
+      }
+      *response->add_jobs() = std::move(page.jobs[i]);
+    }
+    if (page.next_ordinal >= 0) response->set_next_page_token(std::to_string(page.next_ordinal));
     return grpc::Status::OK;
   });
 }
@@ -146,10 +186,33 @@ grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const 
     if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
     const std::string id = sweep->id();
     std::uint64_t seen = store_.version();
+    // What this watcher was last sent of each job, encoded: an update carries only the jobs whose encoding
+    // changed, so ten watchers of a large sweep receive its changes, not the whole sweep four times a second.
+    std::map<std::string, std::string> sent;
     while (!context->IsCancelled()) {
       v1::SweepUpdate update;
       *update.mutable_sweep() = *store_.find_sweep(id);
-      for (auto& j : store_.list_jobs(id)) *update.add_jobs() = std::move(j);
+      update.mutable_sweep()->clear_source_yaml();  // GetSweep has these; an update needs the state only
+      update.mutable_sweep()->clear_tune_report_json();
+      std::size_t bytes = update.sweep().ByteSizeLong();
+      bool written = true;
+      for (auto& j : store_.list_jobs(id)) {
+        j.clear_config_json();
+        std::string encoded = j.SerializeAsString();
+        auto it = sent.find(j.id());
+        if (it != sent.end() && it->second == encoded) continue;
+        if (update.jobs_size() > 0 && bytes + encoded.size() + 8 > limits::kMaxReplyBytes) {
+          written = writer->Write(update);  // a full update; the rest follow in the next
+          if (!written) break;
+          update.clear_jobs();
+          bytes = update.sweep().ByteSizeLong();
+        }
+        bytes += encoded.size() + 8;
+        sent[j.id()] = std::move(encoded);
+        *update.add_jobs() = std::move(j);
+      }
+      if (!written) break;
+      update.set_complete(true);
       if (!writer->Write(update)) break;
       if (update.sweep().finished()) break;
       // Wake on any change, but at most a few times a second: metrics arrive continuously.

@@ -85,8 +85,19 @@ class Store {
   // Ends the wait without a main stage, saying why.
   void refuse_main_stage(const std::string& sweep_id, const std::string& tune_report_json, const std::string& error);
   std::vector<v1::Sweep> list_sweeps();  // without source_yaml and tune_report_json (find_sweep has them)
+  // Up to `limit` of them with ids above `after_id`, oldest first; `more` says whether others follow.
+  std::vector<v1::Sweep> list_sweeps_page(std::int64_t after_id, std::size_t limit, bool& more);
   std::optional<v1::Sweep> find_sweep(const std::string& id_or_name);
   std::vector<v1::Job> list_jobs(const std::string& sweep_id, const std::vector<v1::JobState>& states = {});
+  // One page of list_jobs, in the same order: up to `limit` jobs after the job at `after_ordinal` (-1: from the
+  // first), so that no reply grows with the sweep. `next_ordinal` is where the next page starts (-1: none).
+  struct JobPage {
+    std::vector<v1::Job> jobs;
+    std::vector<std::int64_t> ordinals;  // each job's place, for a caller that keeps fewer of them
+    std::int64_t next_ordinal = -1;
+  };
+  JobPage list_jobs_page(const std::string& sweep_id, const std::vector<v1::JobState>& states,
+                         std::int64_t after_ordinal, std::size_t limit);
   std::optional<v1::Job> find_job(const std::string& id_or_path);  // id, or SWEEP/JOB-NAME
   // Pending jobs become cancelled now; leased and running ones are stopped by their worker.
   int cancel(const std::string& sweep_id, const std::vector<std::string>& job_ids);

@@ -73,11 +73,22 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext*,
   return guarded([&] {
     v1::ReportMetricsRequest request;
     while (reader->Read(&request)) {
+      const std::string who = "job " + utf8_head(request.job_id(), 64) + " attempt " + std::to_string(request.attempt());
+      if (static_cast<std::size_t>(request.points_size()) > limits::kMaxPointsPerReport) {
+        return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT,
+                              who + ": points: " + std::to_string(request.points_size()) +
+                                  " in one report, over the limit of " + std::to_string(limits::kMaxPointsPerReport));
+      }
+      if (!metric_rate_.admit(request.job_id(), static_cast<std::size_t>(request.points_size()),
+                              MetricRateLimit::Clock::now())) {
+        return refuse_metrics(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                              who + ": over the limit of " + std::to_string(static_cast<int>(limits::kMetricPointsPerSecondPerJob)) +
+                                  " metric points per second per job; resend later");
+      }
       const std::vector<MetricPoint> points = from_proto(request.points());
       for (const MetricPoint& p : points) {
         if (std::string error = metric_point_error(p); !error.empty()) {
-          return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT, "job " + request.job_id() + " attempt " +
-                                                                        std::to_string(request.attempt()) + ": " + error);
+          return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT, who + ": " + error);
         }
       }
       IngestResult r = store_.add_metrics(request.job_id(), request.attempt(), points);

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <string>
 
+#include "core/limits.h"
 #include "gammalab/v1/gammalab.grpc.pb.h"
+#include "server/metric_rate_limit.h"
 #include "server/server_options.h"
 #include "server/store.h"
 
@@ -25,7 +27,9 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
   grpc::Status FinishJob(grpc::ServerContext*, const v1::FinishJobRequest*, v1::FinishJobResponse*) override;
 
   // ReportMetrics requests refused since start: a point out of its metric's range (core/metric_check.h), or a
-  // report the store refused (unknown job: NOT_FOUND; a step past the job or going back: INVALID_ARGUMENT).
+  // report the store refused (unknown job: NOT_FOUND; a step past the job or going back: INVALID_ARGUMENT), a
+  // request of more than limits::kMaxPointsPerReport points (INVALID_ARGUMENT), or one over the job's rate
+  // (RESOURCE_EXHAUSTED: the worker resends it later).
   // Each request is stored whole or not at all; the stream ends at the first refused one.
   std::int64_t refused_metric_reports() const { return refused_metric_reports_; }
 
@@ -35,6 +39,7 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
   Store& store_;
   const ServerOptions& options_;
   std::atomic<std::int64_t> refused_metric_reports_{0};
+  MetricRateLimit metric_rate_{limits::kMetricPointsPerSecondPerJob, limits::kMetricPointBurstPerJob};
 };
 
 }  // namespace gammalab

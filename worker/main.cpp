@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 
 #include "worker/worker_daemon.h"
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
   app.add_option("--trainer", options.trainer, "gammalab-train executable (default: next to this one, or in trainer/ beside it)");
   app.add_option("--shared-root", options.shared_root, "directory shared with the coordinator (logs, checkpoints)")
       ->capture_default_str();
-  app.add_option("--data-dir", options.data_dir, "base of relative data paths (default: $GAMMALAB_DATA_DIR)");
+  app.add_option("--data-dir", options.data_dir, "the directory every job's data paths are under (default: $GAMMALAB_DATA_DIR, else the current directory)");
   app.add_option("--hostname", options.hostname, "name shown for this worker");
   app.add_option("--cancel-grace-ms", options.cancel_grace_ms, "SIGTERM, then SIGKILL after this long")
       ->capture_default_str();
@@ -54,7 +55,12 @@ int main(int argc, char** argv) {
   }
   options.trainer = std::filesystem::absolute(options.trainer);
   options.shared_root = std::filesystem::absolute(options.shared_root);
-  if (!options.data_dir.empty()) options.data_dir = std::filesystem::absolute(options.data_dir);
+  // Every job's data paths are confined to a data directory (core/data_path.h), so there always is one.
+  if (options.data_dir.empty()) {
+    const char* env = std::getenv("GAMMALAB_DATA_DIR");
+    options.data_dir = env != nullptr && *env != '\0' ? std::filesystem::path(env) : std::filesystem::current_path();
+  }
+  options.data_dir = std::filesystem::absolute(options.data_dir);
 
   gammalab::WorkerDaemon daemon(options);
   g_daemon = &daemon;

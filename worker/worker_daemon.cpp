@@ -212,10 +212,19 @@ void WorkerDaemon::report_finish(RunningJob& job, v1::JobOutcome outcome, const 
 void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
   const auto log_path = options_.shared_root / shared_root::job_log_path(job.job_id);
   const auto config_path = options_.shared_root / shared_root::job_config_path(job.job_id);
-  const auto ckpt_dir = options_.shared_root / lease.ckpt_dir();
+  // Our own layout, never a path the coordinator sends: the lease's directory must be the one we would use.
+  const auto ckpt_dir = options_.shared_root / shared_root::job_ckpt_dir(job.job_id);
   int exit_code = -1;
   std::string error;
   try {
+    if (!shared_root::is_job_id(job.job_id)) {
+      throw std::runtime_error("lease: job id '" + utf8_head(job.job_id, 64) +
+                               "' is not a decimal job id; no path is made from it");
+    }
+    if (!lease.ckpt_dir().empty() && std::filesystem::path(lease.ckpt_dir()) != shared_root::job_ckpt_dir(job.job_id)) {
+      throw std::runtime_error("lease: checkpoint directory '" + utf8_head(lease.ckpt_dir(), 256) + "' is not " +
+                               shared_root::job_ckpt_dir(job.job_id).string() + " under the shared root");
+    }
     std::filesystem::create_directories(ckpt_dir);
     {
       std::ofstream config(config_path, std::ios::trunc);

@@ -25,4 +25,19 @@ std::unique_ptr<grpc::ClientContext> rpc_context(int timeout_ms) {
   return context;
 }
 
+std::vector<v1::Job> list_all_jobs(v1::Coordinator::Stub& stub, const std::string& sweep_id,
+                                   const std::vector<v1::JobState>& states, const std::string& address) {
+  std::vector<v1::Job> jobs;
+  v1::ListJobsRequest request;
+  request.set_sweep_id(sweep_id);
+  for (v1::JobState state : states) request.add_states(state);
+  do {
+    v1::ListJobsResponse page;
+    check(stub.ListJobs(rpc_context().get(), request, &page), "jobs of sweep " + sweep_id, address);
+    for (auto& job : *page.mutable_jobs()) jobs.push_back(std::move(job));
+    request.set_page_token(page.next_page_token());
+  } while (!request.page_token().empty());
+  return jobs;
+}
+
 }  // namespace gammalab

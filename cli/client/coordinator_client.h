@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "gammalab/v1/gammalab.grpc.pb.h"
 
@@ -26,5 +27,9 @@ void check(const grpc::Status& status, const std::string& what, const std::strin
 
 // A context with a deadline, so a dead coordinator never hangs a command.
 std::unique_ptr<grpc::ClientContext> rpc_context(int timeout_ms = 30000);
+
+// Every job of a sweep (of `states`, or all), page by page (ListJobs replies are bounded); throws RpcError.
+std::vector<v1::Job> list_all_jobs(v1::Coordinator::Stub& stub, const std::string& sweep_id,
+                                   const std::vector<v1::JobState>& states, const std::string& address);
 
 }  // namespace gammalab

@@ -14,25 +14,20 @@ namespace gammalab::cli {
 std::vector<gammalab::RunPoint> fetch_sweep_runs(const std::string& server, const std::string& sweep_id,
                                                  const std::string& group_by) {
   auto stub = connect_coordinator(server);
-  v1::ListJobsRequest list;
-  list.set_sweep_id(sweep_id);
-  list.add_states(to_proto(JobState::kSucceeded));
-  v1::ListJobsResponse jobs;
-  check(stub->ListJobs(rpc_context().get(), list, &jobs), "jobs of sweep " + sweep_id, server);
-
-  v1::GetMetricsRequest request;
-  for (const auto& job : jobs.jobs()) request.add_job_ids(job.id());
-  for (std::string_view name : metric_names::kLosses) request.add_names(std::string(name));
-  request.set_after_step(-1);
-  v1::GetMetricsResponse metrics;
-  check(stub->GetMetrics(rpc_context().get(), request, &metrics), "metrics of sweep " + sweep_id, server);
+  const std::vector<v1::Job> jobs = list_all_jobs(*stub, sweep_id, {to_proto(JobState::kSucceeded)}, server);
 
   std::vector<JobLosses> losses;
-  for (int i = 0; i < jobs.jobs_size(); ++i) {
-    const auto& job = jobs.jobs(i);
+  for (const v1::Job& job : jobs) {
     if (job.stage() == "tune") continue;  // tune runs measure LRs, not the study's sizes
+    // One job per request: a reply holds one job's losses, not the whole sweep's.
+    v1::GetMetricsRequest request;
+    request.add_job_ids(job.id());
+    for (std::string_view name : metric_names::kLosses) request.add_names(std::string(name));
+    request.set_after_step(-1);
+    v1::GetMetricsResponse metrics;
+    check(stub->GetMetrics(rpc_context().get(), request, &metrics), "metrics of job " + job.id(), server);
     JobLosses& one = losses.emplace_back(JobLosses{job.id(), job.name(), job.config_json(), {}, {}});
-    for (MetricPoint& p : from_proto(metrics.jobs(i).points())) one.add(std::move(p));
+    for (MetricPoint& p : from_proto(metrics.jobs(0).points())) one.add(std::move(p));
   }
   return job_points(losses, group_by.empty() ? "scale.variant" : group_by).runs;
 }

@@ -271,8 +271,9 @@ class DocumentParser {
     }
     const SweepSchema& schema = SweepSchema::instance();
     for (const auto& [field, value] : doc_.tune->carry) {
+      // Structured bindings are not captured by lambdas before clang 16 (the fuzz build's compiler is 14).
       const bool tuned = std::any_of(doc_.tune->grid.begin(), doc_.tune->grid.end(),
-                                     [&](const SweepAxis& a) { return a.key == field; });
+                                     [&key = field](const SweepAxis& a) { return a.key == key; });
       if (!tuned) diagnostics_.add(value.source, "'" + field + "' is not a field of tune.grid: only a tuned value is carried");
       if (!value.expression) continue;
       for (const auto& name : Expression::parse(value.value.get<std::string>()).names()) {

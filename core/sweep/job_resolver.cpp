@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/config_error.h"
+#include "core/data_path.h"
 #include "core/decimal_text.h"
 #include "core/edit_distance.h"
 #include "core/limits.h"
@@ -351,6 +352,7 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
     try {
       job.config = job_config_from_json(*json);
       validate(job.config);
+      check_data_paths(job.config);  // the coordinator hands these to workers: never outside their data dir
       break;
     } catch (const ConfigError& e) {
       // Without its preset the model is a stand-in: its fields (and those checked against it) say nothing.

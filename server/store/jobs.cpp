@@ -35,6 +35,30 @@ std::vector<v1::Job> Store::list_jobs(const std::string& sweep_id, const std::ve
   return out;
 }
 
+Store::JobPage Store::list_jobs_page(const std::string& sweep_id, const std::vector<v1::JobState>& states,
+                                    std::int64_t after_ordinal, std::size_t limit) {
+  std::lock_guard lock(mutex_);
+  JobPage page;
+  sql::Statement& s = statements_.get(std::string("SELECT ") + kJobColumns +
+                                      ", j.ordinal FROM jobs j WHERE j.sweep_id = ? AND j.ordinal > ? ORDER BY j.ordinal");
+  s.bind(1, parse_id(sweep_id)).bind(2, after_ordinal);
+  const int ordinal_column = store_rows::kJobColumnCount;
+  std::int64_t last = after_ordinal;
+  while (s.step()) {
+    v1::Job job = read_job(s);
+    if (!states.empty() && std::find(states.begin(), states.end(), job.state()) == states.end()) continue;
+    if (page.jobs.size() == limit) {  // one more match: there is a next page, from after the last one kept
+      page.next_ordinal = last;
+      break;
+    }
+    last = s.int64(ordinal_column);
+    page.ordinals.push_back(last);
+    page.jobs.push_back(std::move(job));
+  }
+  s.reset();
+  return page;
+}
+
 std::optional<v1::Job> Store::find_job(const std::string& id_or_path) {
   std::lock_guard lock(mutex_);
   if (std::int64_t id = parse_id(id_or_path); id >= 0) return read_job_by_id(id);

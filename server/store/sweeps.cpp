@@ -154,6 +154,18 @@ std::vector<v1::Sweep> Store::list_sweeps() {
   return out;
 }
 
+std::vector<v1::Sweep> Store::list_sweeps_page(std::int64_t after_id, std::size_t limit, bool& more) {
+  std::lock_guard lock(mutex_);
+  std::vector<v1::Sweep> out;
+  sql::Statement& s = statements_.get(std::string("SELECT ") + store_rows::kSweepSummaryColumns +
+                                      " FROM sweeps s WHERE s.id > ? ORDER BY s.id LIMIT ?");
+  s.bind(1, after_id).bind(2, static_cast<std::int64_t>(limit) + 1);  // one more: is there a next page?
+  while (s.step()) out.push_back(read_sweep(s));
+  more = out.size() > limit;
+  if (more) out.pop_back();
+  return out;
+}
+
 std::optional<v1::Sweep> Store::find_sweep(const std::string& id_or_name) {
   std::lock_guard lock(mutex_);
   sql::Statement& s = statements_.get(std::string("SELECT ") + kSweepColumns +

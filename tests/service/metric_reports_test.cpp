@@ -107,6 +107,13 @@ class MetricReports : public ::testing::Test {
   std::string worker_, job_;
 };
 
+TEST_F(MetricReports, AReportOfMorePointsThanTheLimitIsRefused) {
+  std::vector<v1::MetricPoint> points;
+  for (std::size_t i = 0; i <= limits::kMaxPointsPerReport; ++i) points.push_back(point(6, "train/loss", 2.0));
+  expect_refused(job_, points, grpc::StatusCode::INVALID_ARGUMENT,
+                 {"points: 10001 in one report, over the limit of 10000"});
+}
+
 TEST_F(MetricReports, NonFiniteValuesAreRefused) {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   expect_refused(job_, {point(6, "train/loss", nan)}, grpc::StatusCode::INVALID_ARGUMENT,

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_util.h"
+#include "worker/trainer/safetensors_header.h"
 
 namespace gammalab::trainer {
 
@@ -66,34 +67,17 @@ std::string encode_safetensors(const SafeTensors& st) {
 }
 
 SafeTensors decode_safetensors(const std::string& bytes) {
-  if (bytes.size() < 8) throw std::runtime_error("safetensors: file shorter than its header length");
-  std::uint64_t n = 0;
-  for (int i = 0; i < 8; ++i) n |= std::uint64_t(static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)])) << (8 * i);
-  if (n > bytes.size() - 8) throw std::runtime_error("safetensors: header length beyond end of file");
-  const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, n));
-  const std::size_t data = 8 + n, data_size = bytes.size() - data;
+  // Every size and offset is checked before the first allocation (see safetensors_header.h).
+  const SafeTensorsHeader header = parse_safetensors_header(bytes);
   SafeTensors st;
-  std::vector<std::tuple<std::size_t, std::string, at::Tensor>> ordered;
-  for (const auto& [name, info] : header.items()) {
-    if (name == "__metadata__") {
-      for (const auto& [k, v] : info.items()) st.metadata[k] = v.get<std::string>();
-      continue;
+  st.metadata = header.metadata;
+  for (const SafeTensorsEntry& entry : header.entries) {
+    at::Tensor t = at::empty(entry.shape, at::TensorOptions().dtype(dtype_from(entry.dtype)));
+    if (entry.end > entry.begin) {  // an empty tensor may have no buffer to copy into
+      std::memcpy(t.data_ptr(), bytes.data() + header.data_offset + entry.begin, entry.end - entry.begin);
     }
-    const at::ScalarType type = dtype_from(info.at("dtype").get<std::string>());
-    const auto shape = info.at("shape").get<std::vector<std::int64_t>>();
-    const auto offsets = info.at("data_offsets").get<std::vector<std::size_t>>();
-    if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > data_size) {
-      throw std::runtime_error("safetensors: bad data_offsets for " + name);
-    }
-    at::Tensor t = at::empty(shape, at::TensorOptions().dtype(type));
-    if (static_cast<std::size_t>(t.numel()) * t.element_size() != offsets[1] - offsets[0]) {
-      throw std::runtime_error("safetensors: size of " + name + " does not match its shape and dtype");
-    }
-    std::memcpy(t.data_ptr(), bytes.data() + data + offsets[0], offsets[1] - offsets[0]);
-    ordered.emplace_back(offsets[0], name, t);
+    st.tensors.emplace_back(entry.name, std::move(t));
   }
-  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
-  for (auto& [off, name, t] : ordered) st.tensors.emplace_back(name, t);
   return st;
 }
 

@@ -7,6 +7,7 @@
 #include "core/config_error.h"
 #include "core/decimal_text.h"
 #include "core/metric_names.h"
+#include "core/data_path.h"
 #include "core/param_count.h"
 #include "worker/trainer/checkpoint.h"
 #include "worker/trainer/optim/schedule.h"
@@ -15,12 +16,18 @@
 
 namespace gammalab::trainer {
 
-std::filesystem::path resolve_data_path(const std::string& path, const std::filesystem::path& data_dir) {
-  std::filesystem::path p(path);
-  if (p.is_absolute()) return p;
-  if (!data_dir.empty()) return data_dir / p;
-  if (const char* env = std::getenv("GAMMALAB_DATA_DIR"); env != nullptr && *env != '\0') return std::filesystem::path(env) / p;
-  return p;
+std::filesystem::path resolve_data_path(const char* field, const std::string& path, const std::filesystem::path& data_dir) {
+  std::filesystem::path dir = data_dir;
+  if (dir.empty()) {
+    if (const char* env = std::getenv("GAMMALAB_DATA_DIR"); env != nullptr && *env != '\0') dir = env;
+  }
+  // Without a data directory (a trainer run by hand) a path is the user's own; with one (always, under a
+  // worker) it must stay inside it (core/data_path.h).
+  if (dir.empty()) return path;
+  if (const std::string error = data_path_error(path); !error.empty()) {
+    throw ConfigError(field, error + " (data directory " + dir.string() + ")");
+  }
+  return dir / path;
 }
 
 Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& metrics_out, std::ostream& log)
@@ -33,9 +40,9 @@ Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& 
     device_ = at::Device(at::kCUDA);
   }
   const std::int64_t T = config_.model.seq_len;
-  train_ = std::make_unique<TokenDataset>(shard_files(resolve_data_path(config_.data.train, options_.data_dir)), T);
+  train_ = std::make_unique<TokenDataset>(shard_files(resolve_data_path("data.train", config_.data.train, options_.data_dir)), T);
   if (!config_.data.val.empty()) {
-    val_ = std::make_unique<TokenDataset>(shard_files(resolve_data_path(config_.data.val, options_.data_dir)), T);
+    val_ = std::make_unique<TokenDataset>(shard_files(resolve_data_path("data.val", config_.data.val, options_.data_dir)), T);
   }
   const std::uint32_t max_tok = std::max(train_->max_token(), val_ ? val_->max_token() : 0u);
   if (max_tok >= static_cast<std::uint32_t>(config_.model.vocab_size)) {

@@ -25,8 +25,9 @@ struct TrainerOptions {
   std::int64_t crash_after_step = 0;          // in-process stand-in for SIGKILL: return after it, no checkpoint
 };
 
-// A relative path against data_dir, else $GAMMALAB_DATA_DIR, else the current directory.
-std::filesystem::path resolve_data_path(const std::string& path, const std::filesystem::path& data_dir);
+// `path` (the config's `field`) under data_dir, else $GAMMALAB_DATA_DIR; with neither, `path` as it is. Under a
+// data directory a path that is absolute or climbs out with ".." is a ConfigError naming the field.
+std::filesystem::path resolve_data_path(const char* field, const std::string& path, const std::filesystem::path& data_dir);
 
 class Trainer {
  public:

@@ -47,13 +47,14 @@ TokenShard::TokenShard(const std::filesystem::path& path) : path_(path) {
   }
   const auto* header = static_cast<const std::int32_t*>(map_);
   if (header[0] != kShardMagicU16 && header[0] != kShardMagicU32) {
-    throw std::runtime_error(path.string() + ": bad magic " + std::to_string(header[0]) + " (not an llm.c .bin shard)");
+    // The file's bytes are never quoted: the path may name a file the job's author should not read.
+    throw std::runtime_error(path.string() + ": not an llm.c .bin token shard (wrong magic number)");
   }
   wide_ = header[0] == kShardMagicU32;
   count_ = static_cast<std::uint32_t>(header[2]);
   const std::size_t need = 1024 + static_cast<std::size_t>(count_) * (wide_ ? 4 : 2);
   if (map_size_ < need) {
-    throw std::runtime_error(path.string() + ": header says " + std::to_string(count_) + " tokens but the file is short");
+    throw std::runtime_error(path.string() + ": its header's token count runs past the end of the file");
   }
   data_ = static_cast<const unsigned char*>(map_) + 1024;
 }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# `make fuzz`: builds the libFuzzer targets (tests/fuzz) with clang, ASan and UBSan in their own build folder,
+# and runs each for FUZZ_SECONDS (60) from its corpus. An input that crashes a target, hangs it (over 10 s)
+# or makes it use over 2 GB is saved as tests/fuzz/corpus/TARGET/crash-* (or timeout-*, oom-*): fix the
+# parser, keep the file, and `make test` replays it from then on.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh fuzz
+build="${1:-build-fuzz}"
+seconds="${FUZZ_SECONDS:-60}"
+cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGAMMALAB_FUZZ=ON \
+  -DGAMMALAB_SERVICES=OFF -DGAMMALAB_TRAINER=OFF -DGAMMALAB_TESTS=OFF -DGAMMALAB_BENCH=OFF >/dev/null
+targets=()
+for dir in tests/fuzz/corpus/*/; do targets+=("fuzz_$(basename "$dir")"); done
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+
+failed=()
+for dir in tests/fuzz/corpus/*/; do
+  target=$(basename "$dir")
+  # New inputs libFuzzer finds go to a scratch folder: the committed corpus holds seeds and crashes only.
+  scratch=$(mktemp -d)
+  echo "fuzz: $target for ${seconds}s"
+  if ! "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=262144 -print_final_stats=1 -artifact_prefix="$dir" "$scratch" "$dir" 2>"$scratch.log"; then
+    tail -40 "$scratch.log"
+    failed+=("$target")
+  else
+    grep -E '^stat::number_of_executed_units|^Done' "$scratch.log" || tail -3 "$scratch.log"
+  fi
+  rm -rf "$scratch" "$scratch.log"
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: ${failed[*]} failed; the inputs are in tests/fuzz/corpus/TARGET/" >&2
+  exit 1
+fi
+echo "fuzz: every target ran ${seconds}s without a failure"

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <span>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 
 #include "core/job_config.h"
 #include "core/job_state.h"
+#include "core/metric_downsample.h"
 #include "core/metric_names.h"
 #include "core/param_count.h"
 #include "core/scaling/job_points.h"
@@ -82,10 +84,12 @@ std::pair<std::string, int> host_port(const std::string& address) {
   return {address.substr(0, colon), std::stoi(address.substr(colon + 1))};
 }
 
-// after_step: an integer >= -1; absent = -1 (every point). Throws std::invalid_argument with a message.
-std::int64_t after_step_param(const httplib::Request& req) {
-  if (!req.has_param("after_step")) return -1;
-  const std::string text = req.get_param_value("after_step");
+// An integer query parameter in [lo, hi], or `fallback` when absent. Throws std::invalid_argument naming the
+// parameter, the limits and the value.
+std::int64_t int_param(const httplib::Request& req, const char* name, std::int64_t lo, std::int64_t hi,
+                       std::int64_t fallback) {
+  if (!req.has_param(name)) return fallback;
+  const std::string text = req.get_param_value(name);
   std::size_t used = 0;
   std::int64_t value = 0;
   try {
@@ -93,20 +97,65 @@ std::int64_t after_step_param(const httplib::Request& req) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size() || value < -1) {
-    throw std::invalid_argument("after_step: expected an integer >= -1, got '" + text + "'");
+  if (used == 0 || used != text.size() || value < lo || value > hi) {
+    const std::string range = hi == std::numeric_limits<std::int64_t>::max()
+                                  ? ">= " + std::to_string(lo)
+                                  : "from " + std::to_string(lo) + " to " + std::to_string(hi);
+    throw std::invalid_argument(std::string(name) + ": expected an integer " + range + ", got '" + text.substr(0, 64) +
+                                "'");
   }
   return value;
 }
 
+// Which points of each series a metrics request wants: steps after `after_step` (the live append) and within
+// [from_step, to_step] (a zoomed chart), at most `max_points` per series (0: all of them), downsampled by
+// core/metric_downsample.h. Throws std::invalid_argument with a message for the client.
+struct SeriesQuery {
+  std::int64_t after_step = -1;
+  std::int64_t to_step = std::numeric_limits<std::int64_t>::max();
+  std::size_t buckets = 0;  // 0: every point
+};
+
+SeriesQuery series_query(const httplib::Request& req) {
+  constexpr auto kNoLimit = std::numeric_limits<std::int64_t>::max();
+  SeriesQuery q;
+  q.after_step = int_param(req, "after_step", -1, kNoLimit, -1);
+  const std::int64_t from = int_param(req, "from_step", 0, kNoLimit, 0);
+  q.after_step = std::max(q.after_step, from - 1);
+  q.to_step = int_param(req, "to_step", 0, kNoLimit, kNoLimit);
+  if (req.has_param("from_step") && q.to_step < from) {
+    throw std::invalid_argument("to_step: expected at least from_step (" + std::to_string(from) + "), got " +
+                                std::to_string(q.to_step));
+  }
+  // Four points per bucket (first, last, lowest, highest): max_points / 4 buckets.
+  const std::int64_t max_points =
+      int_param(req, "max_points", 4 * kMinDownsampleBuckets, 4 * kMaxDownsampleBuckets, 0);
+  q.buckets = static_cast<std::size_t>(max_points / 4);
+  return q;
+}
+
 // Columnar per metric name: {"train/loss": {"step": [...], "tokens": [...], "value": [...]}} (what uPlot wants).
-json columns(const std::vector<MetricPoint>& points) {
+// `points` come ordered by (name, step), as Store::metrics returns them; each name's run is downsampled to
+// `buckets` buckets when that is not 0.
+json columns(const std::vector<MetricPoint>& points, std::size_t buckets = 0) {
   json out = json::object();
-  for (const auto& p : points) {
-    auto& series = out[p.name];
-    series["step"].push_back(p.step);
-    series["tokens"].push_back(p.tokens);
-    series["value"].push_back(number_or_null(p.value));
+  for (std::size_t begin = 0; begin < points.size();) {
+    std::size_t end = begin;
+    while (end < points.size() && points[end].name == points[begin].name) ++end;
+    const std::span<const MetricPoint> run(points.data() + begin, end - begin);
+    json steps = json::array(), tokens = json::array(), values = json::array();
+    auto add = [&](const MetricPoint& p) {
+      steps.push_back(p.step);
+      tokens.push_back(p.tokens);
+      values.push_back(number_or_null(p.value));
+    };
+    if (buckets == 0) {
+      for (const MetricPoint& p : run) add(p);
+    } else {
+      for (std::size_t i : downsample_indices(run, buckets)) add(run[i]);
+    }
+    out[points[begin].name] = {{"step", std::move(steps)}, {"tokens", std::move(tokens)}, {"value", std::move(values)}};
+    begin = end;
   }
   return out;
 }
@@ -175,9 +224,17 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
   s.Get(R"(/api/sweeps/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {
     auto sweep = store_.find_sweep(req.matches[1]);
     if (!sweep) return send_error(res, 404, "sweep not found");
+    SeriesQuery q;
+    try {
+      q = series_query(req);
+    } catch (const std::invalid_argument& e) {
+      return send_error(res, 400, e.what());
+    }
     const std::vector<std::string> names = names_param(req);
     json out = json::object();
-    for (const auto& job : store_.list_jobs(sweep->id())) out[job.id()] = columns(store_.metrics(job.id(), names));
+    for (const auto& job : store_.list_jobs(sweep->id())) {
+      out[job.id()] = columns(store_.metrics(job.id(), names, q.after_step, q.to_step), q.buckets);
+    }
     send_json(res, out.dump());
   });
   // The latest scaling-law fit version of a sweep, {"version": V, "fits": [Fit, ...]} with one Fit message per
@@ -198,16 +255,16 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
     send_json(res, job_json(*job).dump());
   });
   s.Get(R"(/api/jobs/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {
-    std::int64_t after = -1;
+    SeriesQuery q;
     try {
-      after = after_step_param(req);
+      q = series_query(req);
     } catch (const std::invalid_argument& e) {
       return send_error(res, 400, e.what());
     }
     auto job = store_.find_job(req.matches[1]);
     if (!job) return send_error(res, 404, "job not found");
     const std::vector<std::string> names = names_param(req);
-    send_json(res, columns(store_.metrics(job->id(), names, after)).dump());
+    send_json(res, columns(store_.metrics(job->id(), names, q.after_step, q.to_step), q.buckets).dump());
   });
   s.Get("/api/meta", [](const httplib::Request&, httplib::Response& res) { send_json(res, meta().dump()); });
   s.Get("/api/workers", [this](const httplib::Request&, httplib::Response& res) {

@@ -10,10 +10,14 @@
 //   GET /api/sweeps/{id}/runs            per job: name, state, variant, preset, params (N: activated,
 //                                        non-embedding, as the scaling-law fits use), tokens, final losses
 //   GET /api/sweeps/{id}/metrics?names=a,b               points of every job: {job_id: {name: columns}}
+//   GET /api/sweeps/{id}/fits[?all=1]    the latest scaling-law fit version {"version", "fits": [Fit, ...]}
 //   GET /api/jobs/{id}                   one job
 //   GET /api/jobs/{id}/metrics?names=a,b&after_step=N   points of one job with step > N, columnar per name:
 //                                        {"train/loss": {"step": [..], "tokens": [..], "value": [..]}};
 //                                        NaN values are null
+//     Both metrics routes also take from_step=A&to_step=B (only A <= step <= B: a zoomed chart) and
+//     max_points=M (4..400000): each series downsampled to M/4 buckets of steps, each keeping its first, last,
+//     lowest and highest point (core/metric_downsample.h); a series of at most M points comes back whole.
 //   GET /api/workers                     workers and what they run
 //   GET /api/events                      SSE: "hello" on connect, "change" whenever the store changes
 //                                        (data: {"version": N}), a ": ping" comment every 15 s otherwise

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -128,9 +129,10 @@ class Store {
   // Stores the points and the job's progress (step, tokens, last loss, speed) when `attempt` holds the job.
   // Never changes the job's state. Checks every point before it writes anything (see IngestResult).
   IngestResult add_metrics(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points);
-  // Points of one job ordered by (name, step); names empty = all.
+  // Points of one job with after_step < step <= to_step, ordered by (name, step); names empty = all.
   std::vector<MetricPoint> metrics(const std::string& job_id, const std::vector<std::string>& names,
-                                   std::int64_t after_step = -1);
+                                   std::int64_t after_step = -1,
+                                   std::int64_t to_step = std::numeric_limits<std::int64_t>::max());
 
   // ---- scaling-law fits
   using FitInput = JobLosses;

@@ -1,55 +1,33 @@
-// gammalab dashboard: sweep list, per-sweep jobs table, live loss curves and the scaling-law view.
+// gammalab dashboard: sweep list; per sweep the study (final losses per size and variant, multipliers), the
+// scaling law, charts of every stored metric and the jobs table; per job its config, metrics and error.
 // Live updates: the server sends an SSE "change" event whenever its store changes; we then refetch the
 // sweep list and the open sweep's jobs, and append only new points (metrics?after_step=N) of jobs that moved.
+// The view (sweep or job, chart settings, zoom) lives in the address: #/sweeps/ID?setting=value&...
+// Text from the database reaches the page only as text nodes (dom.js), never as HTML.
 import {
-  LOSS_NAMES, LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, num, jobInfo, appendColumns,
+  LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, num, jobInfo, appendColumns,
   afterStepFor, groupColours, sortGroups, lossTables, scalingPoints, fitCurve, logSpace, median, si, count, fitReports,
+  studyTable, multipliers, ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery,
+  tuneSeries,
 } from './series.js';
-import { LossChart, ScalingChart } from './charts.js';
+import { LossChart, ScalingChart, TuneChart } from './charts.js';
+import { HttpError, getJSON, getOptional, events as eventStream } from './api.js';
+import { h, fill, download } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
-const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 // Bar colours by position in STATE_ORDER (running, leased, pending, succeeded, failed, cancelled).
 const STATE_COLOURS = ['#0072b2', '#56b4e9', '#c5cbd6', '#1a8f5a', '#c53030', '#b7791f'];
+// Points per series asked of the API on a sweep's first load: four per pixel column of a wide chart
+// (the API keeps each bucket's first, last, lowest and highest point).
+const MAX_POINTS = 4000;
 
-class HttpError extends Error {
-  constructor(path, status, body) {
-    super(`${path}: HTTP ${status}${body?.error ? ` (${body.error})` : ''}`);
-    this.status = status;
-  }
-}
-
-async function getJSON(path) {
-  const res = await fetch(path, { cache: 'no-store' });
-  const body = await res.json().catch(() => null);
-  if (!res.ok) throw new HttpError(path, res.status, body);
-  return body;
-}
-
-// For endpoints that may not exist on this server (fits): null on 404.
-async function getOptional(path) {
-  try {
-    return await getJSON(path);
-  } catch (e) {
-    if (e instanceof HttpError && e.status === 404) return null;
-    console.warn(e);
-    return null;
-  }
-}
-
-// Runs fn over items, at most `limit` at a time.
-async function pool(items, limit, fn) {
-  const queue = [...items];
-  await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, async () => {
-    while (queue.length) await fn(queue.shift());
-  }));
-}
-
-const settings = {
-  xKey: 'step', logX: false, logY: false, groupBy: 'variant',
-  scalingLoss: 'loss', scalingX: 'params', unfinished: false,
-  ...JSON.parse(localStorage.getItem('gammalab.settings') || '{}'),
+// Settings of the view, held in the address; their defaults are what an address without them means.
+const DEFAULTS = {
+  xKey: 'step', logX: false, logY: false, groupBy: 'variant', panelBy: 'none', seeds: 'runs', smoothing: 0,
+  metrics: [], hidden: [], scalingLoss: 'loss', scalingX: 'params', unfinished: false,
+  sort: '', desc: false, filter: '', x0: null, x1: null,
 };
+let settings = { ...DEFAULTS };
 
 const state = {
   sweeps: [],
@@ -57,17 +35,43 @@ const state = {
   jobs: [],
   metrics: new Map(),    // job id -> {name: {step, tokens, value}}
   runs: [],              // /api/sweeps/{id}/runs
-  fits: [],              // reports of /api/sweeps/{id}/fits when the server has it (fitReports)
+  fits: [],              // reports of /api/sweeps/{id}/fits (fitReports)
   workers: new Map(),
   loadedFor: null,       // sweep id whose data is loaded
+  job: null,             // the open job (#/jobs/ID) with its metrics
+  zoom: null,            // {key, metrics: Map job id -> columns}: the zoomed x range at full resolution
 };
 
 let uPlot = null;
-let charts = null;
+const lossCharts = new Map();  // figure id -> LossChart
+let scalingChart = null;
+let tuneChart = null;
+let jobCharts = new Map();
 
-function routeSweepId() {
-  const m = location.hash.match(/^#\/sweeps\/([^/?]+)/);
-  return m ? decodeURIComponent(m[1]) : null;
+// ---- the address
+
+function parseHash() {
+  const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
+  const m = path.match(/^\/(sweeps|jobs)\/([^/]+)/);
+  return { kind: m?.[1] || null, id: m ? decodeURIComponent(m[2]) : null, query };
+}
+
+// Writes the settings into the address (replacing the entry: settings are not history steps).
+function saveSettings() {
+  const r = parseHash();
+  if (r.kind !== 'sweeps') return;
+  const q = settingsToQuery(settings, { ...DEFAULTS, metrics: defaultMetrics() });
+  const hash = `#/sweeps/${encodeURIComponent(r.id)}${q ? `?${q}` : ''}`;
+  if (location.hash !== hash) history.replaceState(null, '', hash);
+}
+
+function readSettings() {
+  const typed = { ...DEFAULTS, x0: 0, x1: 0 };
+  settings = { ...DEFAULTS, metrics: defaultMetrics(), ...settingsFromQuery(parseHash().query, typed) };
+}
+
+function defaultMetrics() {
+  return [LOSSES.train, LOSSES.val].filter(Boolean);
 }
 
 function showError(message) {
@@ -82,22 +86,23 @@ function countsOf(sweep) {
 }
 
 function stackedBar(counts, total) {
-  return `<div class="bar">${counts.map(([s, n]) => `<span style="width:${(100 * n) / Math.max(1, total)}%;background:${STATE_COLOURS[STATE_ORDER.indexOf(s)]}" title="${n} ${s}"></span>`).join('')}</div>`;
+  return h('div', { class: 'bar' }, counts.map(([s, n]) => h('span', {
+    title: `${n} ${s}`, style: { width: `${(100 * n) / Math.max(1, total)}%`, background: STATE_COLOURS[STATE_ORDER.indexOf(s)] },
+  })));
 }
 
 function renderSweeps() {
-  const list = $('sweeps');
   $('no-sweeps').hidden = state.sweeps.length > 0;
   const open = state.sweep?.id;
-  list.innerHTML = [...state.sweeps].reverse().map((s) => {
+  fill($('sweeps'), [...state.sweeps].reverse().map((s) => {
     const counts = countsOf(s);
     const summary = counts.map(([k, n]) => `${n} ${k}`).join(' · ') || 'no jobs';
-    return `<li><a href="#/sweeps/${encodeURIComponent(s.id)}" data-sweep-id="${esc(s.id)}" class="${s.id === open ? 'selected' : ''}">
-      <div class="name">${esc(s.name)}</div>
-      <div class="sub">#${esc(s.id)} · ${s.total_jobs} jobs${s.finished ? ' · finished' : ''}</div>
-      <div class="sub">${esc(summary)}</div>
-      ${stackedBar(counts, s.total_jobs)}</a></li>`;
-  }).join('');
+    return h('li', {}, h('a', { href: `#/sweeps/${encodeURIComponent(s.id)}`, dataset: { sweepId: s.id }, class: s.id === open ? 'selected' : '' },
+      h('div', { class: 'name' }, s.name),
+      h('div', { class: 'sub' }, `#${s.id} · ${s.total_jobs} jobs${s.finished ? ' · finished' : ''}`),
+      h('div', { class: 'sub' }, summary),
+      stackedBar(counts, s.total_jobs)));
+  }));
 }
 
 // ---- the open sweep
@@ -108,7 +113,7 @@ function renderSweepHead() {
   const created = s.created_at ? new Date(s.created_at).toLocaleString() : '';
   $('sweep-meta').textContent = [`#${s.id}`, s.file_name, created && `submitted ${created}`, `priority ${s.priority}`,
     `max attempts ${s.max_attempts}`].filter(Boolean).join(' · ');
-  $('sweep-counts').innerHTML = countsOf(s).map(([k, n]) => `<span class="badge ${stateClass(k)}">${n} ${k}</span>`).join('');
+  fill($('sweep-counts'), countsOf(s).map(([k, n]) => h('span', { class: `badge ${stateClass(k)}` }, `${n} ${k}`)));
 }
 
 function paramsByPreset() {
@@ -117,54 +122,291 @@ function paramsByPreset() {
   return out;
 }
 
-// Group, colour and sort order of the jobs under the current "colour by" setting.
-function grouping() {
-  const by = settings.groupBy;
+// Groups, colours and order of the jobs under a key ("variant" or "preset").
+function groupsBy(by) {
   const groups = sortGroups(state.jobs.map((j) => jobInfo(j)[by]), by, paramsByPreset());
   const colours = groupColours(groups, by === 'preset');
-  return { by, groups, colourOf: (job) => colours.get(jobInfo(job)[by]) };
+  return { by, groups, colours, colourOf: (job) => colours.get(jobInfo(job)[by]) };
 }
 
-function renderLegend({ groups, by }) {
-  const colours = groupColours(groups, by === 'preset');
+// The legend's keys are buttons, rebuilt only when the groups change (a double-click must land on the button
+// its first click hit); toggling only changes their class.
+let legendKey = '';
+function renderLegend(g) {
   const sizes = paramsByPreset();
-  const keys = groups.map((g) => {
-    const extra = by === 'preset' && sizes.has(g) ? ` <span class="note">(${count(sizes.get(g))})</span>` : '';
-    return `<span class="key"><span class="swatch" style="background:${colours.get(g)}"></span>${esc(g)}${extra}</span>`;
-  });
-  if (state.jobs.some(isFailed)) keys.push('<span class="key note">dashed: failed</span>');
-  $('legend').innerHTML = keys.join('');
-}
-
-function renderJobs({ colourOf }) {
-  const workerName = (id) => (id ? state.workers.get(id)?.hostname || `worker ${id}` : '');
-  $('jobs').tBodies[0].innerHTML = state.jobs.map((j) => {
-    const info = jobInfo(j);
-    const st = j.state;
-    const step = int(j.step);
-    const total = int(j.total_steps);
-    const pct = total > 0 ? Math.min(100, (100 * step) / total) : 0;
-    const err = j.error ? `<div class="err">${esc(j.error)}</div>` : '';
-    return `<tr data-job-id="${esc(j.id)}" data-state="${st}">
-      <td><div class="job-name"><span class="swatch" style="background:${colourOf(j)}"></span>${esc(j.name)}</div>${err}</td>
-      <td>${esc(info.variant)}</td><td>${esc(info.preset)}</td>
-      <td><span class="badge ${stateClass(st)}">${esc(st)}</span>${j.attempt > 1 ? ` <span class="meta">try ${j.attempt}</span>` : ''}</td>
-      <td class="num">${step} / ${total}<span class="progress"><span style="width:${pct}%"></span></span></td>
-      <td class="num">${j.has_loss && Number.isFinite(j.last_loss) ? j.last_loss.toFixed(4) : '–'}</td>
-      <td class="num">${j.tokens_per_s > 0 ? si(j.tokens_per_s) : '–'}</td>
-      <td>${esc(workerName(j.worker_id))}</td></tr>`;
-  }).join('');
-  const running = state.jobs.filter((j) => ACTIVE_STATES.has(j.state)).length;
-  $('jobs-summary').textContent = `${state.jobs.length} jobs${running ? `, ${running} running` : ''}`;
-}
-
-function renderLossCharts(g) {
-  for (const chart of charts.loss) {
-    const metric = chart.figure.dataset.metric;
-    const { tables, jobs } = lossTables(state.jobs, state.metrics, metric, settings.xKey, settings.logX);
-    chart.update({ tables, jobs, colourOf: g.colourOf, failed: isFailed, xKey: settings.xKey, logX: settings.logX, logY: settings.logY });
+  const hidden = new Set(settings.hidden);
+  const key = JSON.stringify([g.by, g.groups, [...g.colours], state.jobs.some(isFailed)]);
+  if (key !== legendKey) {
+    legendKey = key;
+    const keys = g.groups.map((group) => h('button', {
+      type: 'button', class: 'key', dataset: { group },
+      title: 'click: show or hide; double-click: show only this one',
+      onclick: () => {
+        const set = new Set(settings.hidden);
+        if (set.has(group)) set.delete(group);
+        else set.add(group);
+        settings.hidden = [...set];
+        changed();
+      },
+      ondblclick: () => {
+        settings.hidden = g.groups.filter((x) => x !== group);
+        changed();
+      },
+    }, h('span', { class: 'swatch', style: { background: g.colours.get(group) } }), group,
+    g.by === 'preset' && sizes.has(group) ? h('span', { class: 'note' }, ` (${count(sizes.get(group))})`) : null));
+    if (state.jobs.some(isFailed)) keys.push(h('span', { class: 'key note' }, 'dashed: failed'));
+    fill($('legend'), keys);
   }
+  for (const b of $('legend').querySelectorAll('button.key')) b.classList.toggle('off', hidden.has(b.dataset.group));
 }
+
+// ---- study: final loss per size and variant, multipliers
+
+function fmt(x, digits = 4) {
+  return Number.isFinite(x) ? x.toFixed(digits) : '–';
+}
+
+function renderStudy() {
+  const { sizes, variants } = studyTable(state.runs, settings.scalingLoss, state.fits[0]?.baseline || 'baseline');
+  const table = $('study');
+  $('study-empty').hidden = sizes.length > 0;
+  table.hidden = !sizes.length;
+  fill(table.tHead, h('tr', {}, h('th', {}, 'model size'), h('th', { class: 'num' }, 'N'),
+    variants.map((v) => h('th', { class: 'num', dataset: { variant: v } }, v))));
+  fill(table.tBodies[0], sizes.map((row) => h('tr', { dataset: { preset: row.preset } },
+    h('th', {}, row.preset), h('td', { class: 'num' }, count(row.params)),
+    variants.map((v) => {
+      const c = row.cells.get(v);
+      if (!c) return h('td', { class: 'num' }, '–');
+      const better = c.delta < 0;
+      return h('td', { class: 'num', dataset: { variant: v, mean: c.mean, se: Number.isFinite(c.se) ? c.se : '', n: c.n, delta: Number.isFinite(c.delta) ? c.delta : '' } },
+        h('span', { class: 'mean' }, fmt(c.mean)), Number.isFinite(c.se) ? h('span', { class: 'se' }, ` ± ${fmt(c.se)}`) : null,
+        h('span', { class: 'n' }, ` (${c.n})`),
+        Number.isFinite(c.delta) ? h('div', { class: `delta ${better ? 'better' : 'worse'}` }, `${c.delta > 0 ? '+' : ''}${fmt(c.delta)} vs baseline`) : null);
+    }))));
+  const ms = multipliers(state.fits);
+  fill($('multipliers'), ms.map((m) => h('div', { class: 'multiplier', dataset: { variant: m.variant, value: m.value, lo: m.lo, hi: m.hi } },
+    h('span', { class: 'big' }, `${m.variant}: ×${m.value.toPrecision(4)}`),
+    ` compute of ${m.baseline}`,
+    h('span', { class: 'interval' }, ` [${Number.isFinite(m.lo) ? m.lo.toPrecision(3) : m.lo}, ${Number.isFinite(m.hi) ? m.hi.toPrecision(3) : 'unbounded'}]`),
+    m.range.length === 2 ? h('span', { class: 'note' }, ` for C from ${si(m.range[0])} to ${si(m.range[1])} FLOPs (law ${m.law})`) : null)));
+}
+
+// ---- tune stage: mean final loss against the tuned value per group
+
+function renderTune() {
+  const tune = tuneSeries(state.sweep.tune_report_json);
+  $('tune-card').hidden = !tune;
+  if (!tune) return;
+  const colours = groupColours(tune.groups.map((g) => g.label), false);
+  tuneChart.update({ tune, colourOf: (label) => colours.get(label) });
+  fill($('tune-picks'), tune.groups.map((g) => h('div', { class: 'pick', dataset: { group: g.label, value: g.best?.x ?? '' } },
+    h('span', { class: 'dot', style: { background: colours.get(g.label), display: 'inline-block', width: '8px', height: '8px', borderRadius: '50%' } }),
+    ` ${g.label}: `, g.best ? `${tune.field} = ${g.best.x} (mean final loss ${g.best.y.toFixed(4)})` : 'no pick',
+    g.problem ? h('span', { class: 'err' }, ` — ${g.problem}`) : null)),
+  state.sweep.stage_error ? h('div', { class: 'err' }, state.sweep.stage_error) : null);
+}
+
+// ---- metric charts
+
+const slug = (text) => String(text).replace(/[^A-Za-z0-9_-]+/g, '-');
+
+// Metrics any job of the sweep has stored, in the order of /api/meta's list, then the rest by name.
+let META_METRICS = [];
+function storedMetrics(metricsMap = state.metrics) {
+  const names = new Set();
+  for (const store of metricsMap.values()) for (const [n, col] of Object.entries(store)) if (col.step.length) names.add(n);
+  const known = META_METRICS.filter((n) => names.has(n));
+  return known.concat([...names].filter((n) => !META_METRICS.includes(n)).sort());
+}
+
+function renderMetricList() {
+  const names = storedMetrics();
+  const chosen = new Set(settings.metrics);
+  fill($('metric-list'), names.map((n) => h('label', {}, h('input', {
+    type: 'checkbox', checked: chosen.has(n), dataset: { metric: n },
+    onchange: (e) => {
+      const set = new Set(settings.metrics);
+      if (e.target.checked) set.add(n);
+      else set.delete(n);
+      settings.metrics = names.filter((x) => set.has(x));
+      changed();
+    },
+  }), n)));
+}
+
+// Compute per token of each job (6N by the runs' sizes), for x = FLOPs.
+function flopsPerToken() {
+  const out = new Map();
+  for (const r of state.runs) if (r.compute > 0 && r.tokens > 0) out.set(r.id, r.compute / r.tokens);
+  return out;
+}
+
+const X_LABELS = { step: 'step', tokens: 'tokens', flops: 'compute (FLOPs)' };
+
+// The curves of one chart: jobs of the panel, visible groups; per job or per seed group (mean with a band).
+function chartCurves(metric, panelJobs, g) {
+  const hidden = new Set(settings.hidden);
+  const jobs = panelJobs.filter((j) => !hidden.has(jobInfo(j)[g.by]));
+  const xKey = settings.xKey === 'tokens' || settings.xKey === 'flops' ? 'tokens' : 'step';
+  const zoomed = state.zoom?.key === zoomKey() ? state.zoom.metrics : null;
+  const source = zoomed ? new Map([...state.metrics].map(([id, m]) => [id, { ...m, ...zoomed.get(id) }])) : state.metrics;
+  const { tables, jobs: kept } = lossTables(jobs, source, metric, xKey, settings.logX);
+  const perToken = flopsPerToken();
+  const scaled = [];
+  kept.forEach((job, i) => {
+    let [xs, ys] = tables[i];
+    if (settings.xKey === 'flops') {
+      const f = perToken.get(job.id);
+      if (!f) return;
+      xs = xs.map((x) => x * f);
+    }
+    if (settings.x0 !== null && settings.x1 !== null) {
+      // A zoomed x range: only the points inside it (and their neighbours, so lines reach the edges).
+      const lo = xs.findIndex((x) => x >= settings.x0);
+      let hi = xs.length - 1;
+      while (hi >= 0 && xs[hi] > settings.x1) hi--;
+      const a = Math.max(0, (lo < 0 ? xs.length : lo) - 1);
+      const b = Math.min(xs.length - 1, hi + 1);
+      xs = xs.slice(a, b + 1);
+      ys = ys.slice(a, b + 1);
+      if (!xs.length) return;
+    }
+    scaled.push({ job, xs, ys });
+  });
+  const w = settings.smoothing;
+  if (settings.seeds === 'mean') {
+    const bySeed = new Map();
+    for (const c of scaled) {
+      const k = seedKey(c.job);
+      if (!bySeed.has(k)) bySeed.set(k, []);
+      bySeed.get(k).push(c);
+    }
+    return [...bySeed.values()].map((list) => {
+      const [xs, mean, lo, hi] = seedBand(list.map((c) => [c.xs, c.ys]));
+      const info = jobInfo(list[0].job);
+      const label = `${info.variant} ${info.preset}${list.length > 1 ? ` (${list.length} seeds)` : ''}`;
+      return {
+        id: list.map((c) => c.job.id).join('+'), label, colour: g.colourOf(list[0].job), dash: list.every((c) => isFailed(c.job)),
+        xs, ys: ema(mean, w), raw: mean, band: list.length > 1 ? [ema(lo, w), ema(hi, w)] : null, jobs: list.map((c) => c.job),
+      };
+    });
+  }
+  return scaled.map(({ job, xs, ys }) => ({
+    id: job.id, label: job.name, colour: g.colourOf(job), dash: isFailed(job), xs, ys: ema(ys, w), raw: ys, band: null, jobs: [job],
+  }));
+}
+
+function renderCharts(g) {
+  const panels = settings.panelBy === 'none' ? [null] : sortGroups(state.jobs.map((j) => jobInfo(j)[settings.panelBy]), settings.panelBy, paramsByPreset());
+  const wanted = [];
+  for (const metric of settings.metrics) {
+    for (const panel of panels) {
+      const lossKey = Object.entries(LOSSES).find(([, n]) => n === metric)?.[0];
+      const id = `chart-${lossKey || `m-${slug(metric)}`}${panel === null ? '' : `--${slug(panel)}`}`;
+      wanted.push({ id, metric, panel });
+    }
+  }
+  const container = $('charts');
+  // Figures no longer wanted go; wanted ones are made once and kept (their uPlot instance with them).
+  for (const [id, chart] of lossCharts) {
+    if (!wanted.some((w) => w.id === id)) {
+      chart.destroy();
+      chart.figure.remove();
+      lossCharts.delete(id);
+    }
+  }
+  wanted.forEach((w, i) => {
+    let chart = lossCharts.get(w.id);
+    if (!chart) {
+      const figure = h('figure', { class: 'chart', id: w.id, dataset: { metric: w.metric, panel: w.panel ?? '' } },
+        h('figcaption', {}, h('span', { class: 'metric' }, w.metric), w.panel === null ? null : h('span', { class: 'panel' }, ` · ${w.panel}`),
+          h('button', { type: 'button', class: 'png', title: 'save this chart as PNG', onclick: () => savePng(figure) }, 'PNG'),
+          h('div', { class: 'hover readout' })),
+        h('div', { class: 'plot' }), h('p', { class: 'empty', hidden: true }, `No ${w.metric} points yet.`));
+      chart = new LossChart(uPlot, figure);
+      chart.onZoom = zoomTo;
+      lossCharts.set(w.id, chart);
+    }
+    // In the wanted order; a figure already in place is not moved (that would end a hover over it).
+    if (container.children[i] !== chart.figure) container.insertBefore(chart.figure, container.children[i] || null);
+    const jobs = w.panel === null ? state.jobs : state.jobs.filter((j) => jobInfo(j)[settings.panelBy] === w.panel);
+    chart.update({ curves: chartCurves(w.metric, jobs, g), xLabel: X_LABELS[settings.xKey] || settings.xKey, yLabel: w.metric, logX: settings.logX, logY: settings.logY });
+  });
+  $('charts-empty').hidden = wanted.length > 0;
+}
+
+function zoomTo(x0, x1) {
+  settings.x0 = x0;
+  settings.x1 = x1;
+  changed();
+  loadZoom().then(render).catch((e) => console.warn(e));
+}
+
+const zoomKey = () => JSON.stringify([state.sweep?.id, settings.xKey, settings.x0, settings.x1, settings.metrics]);
+
+// The steps a zoomed x range covers (over every job and chosen metric, one point beyond each end), fetched at
+// full resolution (downsampled only where the range still holds more than MAX_POINTS points).
+async function loadZoom() {
+  if (!state.sweep || settings.x0 === null || settings.x1 === null) return;
+  const key = zoomKey();
+  if (state.zoom?.key === key) return;
+  const perToken = flopsPerToken();
+  let from = Infinity;
+  let to = -Infinity;
+  for (const job of state.jobs) {
+    for (const metric of settings.metrics) {
+      const col = state.metrics.get(job.id)?.[metric];
+      if (!col?.step.length) continue;
+      const xOf = (i) => (settings.xKey === 'step' ? col.step[i] : col.tokens[i] * (settings.xKey === 'flops' ? perToken.get(job.id) || NaN : 1));
+      let a = col.step.findIndex((_, i) => xOf(i) >= settings.x0);
+      let b = col.step.length - 1;
+      while (b >= 0 && xOf(b) > settings.x1) b--;
+      if (a < 0 || b < 0) continue;
+      a = Math.max(0, a - 1);
+      b = Math.min(col.step.length - 1, b + 1);
+      from = Math.min(from, col.step[a]);
+      to = Math.max(to, col.step[b]);
+    }
+  }
+  if (!(from <= to)) return;
+  const body = await getJSON(`/api/sweeps/${state.sweep.id}/metrics?names=${settings.metrics.map(encodeURIComponent).join(',')}`
+    + `&from_step=${from}&to_step=${to}&max_points=${MAX_POINTS}`);
+  const metrics = new Map();
+  for (const [id, cols] of Object.entries(body)) {
+    const store = {};
+    appendColumns(store, cols);
+    metrics.set(id, store);
+  }
+  state.zoom = { key, metrics };
+}
+
+function savePng(figure) {
+  const canvas = figure.querySelector('canvas');
+  if (!canvas) return;
+  canvas.toBlob((blob) => download(`${state.sweep?.name || 'chart'}-${slug(figure.dataset.metric)}.png`, blob), 'image/png');
+}
+
+// CSV of every visible series (raw values, as stored), over all charts.
+function visibleCsv() {
+  const series = [];
+  const seen = new Set();
+  for (const chart of lossCharts.values()) {
+    const metric = chart.figure.dataset.metric;
+    for (const c of chart.curves || []) {
+      for (const job of c.jobs) {
+        const key = `${job.id}\u0000${metric}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const col = state.metrics.get(job.id)?.[metric];
+        if (col) series.push({ run: job.name, metric, step: col.step, tokens: col.tokens, value: col.value });
+      }
+    }
+  }
+  return seriesCsv(series);
+}
+
+// ---- scaling law
 
 function renderScaling() {
   const xKey = settings.scalingX;
@@ -191,48 +433,155 @@ function renderScaling() {
       if (ys.some((y) => y !== null)) fits.push({ group: f.group, law: report.law, xs: grid, ys });
     }
   }
-  charts.scaling.update({ groups: ordered, fits, colourOf, xKey });
-  $('scaling-legend').innerHTML = [...ordered.keys()].map((g) =>
-    `<span class="key"><span class="dot" style="background:${colourOf(g)}"></span>${esc(g)} (${ordered.get(g).length})</span>`).join('')
-    + (fits.length ? '<span class="key note">dashed: fitted law</span>' : '');
-  renderFits(colourOf);
-}
-
-function renderFits(colourOf) {
-  $('fits').innerHTML = state.fits.map((report) => fitTable(report, colourOf)).join('');
+  scalingChart.update({ groups: ordered, fits, colourOf, xKey });
+  fill($('scaling-legend'), [...ordered.keys()].map((g) => h('span', { class: 'key' },
+    h('span', { class: 'dot', style: { background: colourOf(g) } }), `${g} (${ordered.get(g).length})`)),
+  fits.length ? h('span', { class: 'key note' }, 'dashed: fitted law') : null);
+  fill($('fits'), state.fits.map((report) => fitTable(report, colourOf)));
 }
 
 function fitTable(report, colourOf) {
   const est = (e) => (e ? `${si(num(e.value), 4)}${Number.isFinite(num(e.lo)) ? ` [${si(num(e.lo), 3)}, ${si(num(e.hi), 3)}]` : ''}` : '–');
   const names = [...new Set((report.groups || []).flatMap((g) => Object.keys(g.parameters || {})))];
-  const rows = (report.groups || []).map((g) => `<tr><th><span class="dot" style="display:inline-block;width:8px;height:8px;border-radius:50%;background:${colourOf(g.group)}"></span> ${esc(g.group)}</th>
-    ${names.map((n) => `<td>${esc(n)} = ${esc(est(g.parameters?.[n]))}</td>`).join('')}<td>${g.runs ?? ''} runs</td></tr>`).join('');
-  const mults = (report.multipliers || []).filter((m) => m.constant).map((m) =>
-    `<div>compute multiplier of ${esc(m.variant)} over ${esc(m.baseline)}: <code>${esc(est(m.constant))}</code></div>`).join('');
-  const warnings = (report.warnings || []).map((w) => `<div>⚠ ${esc(w)}</div>`).join('');
-  return `<div>law <code>${esc(report.law)}</code>${report.bootstrap ? `, ${report.bootstrap.used}/${report.bootstrap.requested} bootstrap resamples` : ''}</div>
-    <table>${rows}</table>${mults}${warnings}`;
+  return h('div', {},
+    h('div', {}, 'law ', h('code', {}, report.law), report.bootstrap ? `, ${report.bootstrap.used}/${report.bootstrap.requested} bootstrap resamples` : ''),
+    h('table', {}, (report.groups || []).map((g) => h('tr', {},
+      h('th', {}, h('span', { class: 'dot', style: { background: colourOf(g.group) } }), ` ${g.group}`),
+      names.map((n) => h('td', {}, `${n} = ${est(g.parameters?.[n])}`)), h('td', {}, `${g.runs ?? ''} runs`)))),
+    (report.multipliers || []).filter((m) => m.constant).map((m) =>
+      h('div', {}, `compute multiplier of ${m.variant} over ${m.baseline}: `, h('code', {}, est(m.constant)))),
+    (report.warnings || []).map((w) => h('div', {}, `⚠ ${w}`)));
 }
+
+// ---- jobs table
+
+function workerName(id) {
+  return id ? state.workers.get(id)?.hostname || `worker ${id}` : '';
+}
+
+// The columns: header, what sorts and filters (a number or text), and the cell.
+function jobColumns(colourOf) {
+  const runOf = new Map(state.runs.map((r) => [r.id, r]));
+  const lastTrain = (j) => (j.has_loss && Number.isFinite(j.last_loss) ? j.last_loss : null);
+  return [
+    { key: 'job', head: 'job', get: (j) => j.name, cell: (j) => [h('div', { class: 'job-name' }, h('span', { class: 'swatch', style: { background: colourOf(j) } }),
+      h('a', { href: `#/jobs/${encodeURIComponent(j.id)}` }, j.name)), j.error ? h('div', { class: 'err' }, j.error) : null] },
+    { key: 'variant', head: 'variant', get: (j) => jobInfo(j).variant },
+    { key: 'model', head: 'model', get: (j) => jobInfo(j).preset, sortBy: (j) => runOf.get(j.id)?.params ?? null },
+    { key: 'state', head: 'state', get: (j) => j.state, cell: (j) => [h('span', { class: `badge ${stateClass(j.state)}` }, j.state),
+      j.attempt > 1 ? h('span', { class: 'meta' }, ` try ${j.attempt}`) : null] },
+    { key: 'step', head: 'step / total', num: true, get: (j) => int(j.step), cell: (j) => {
+      const total = int(j.total_steps);
+      const pct = total > 0 ? Math.min(100, (100 * int(j.step)) / total) : 0;
+      return [`${int(j.step)} / ${total}`, h('span', { class: 'progress' }, h('span', { style: { width: `${pct}%` } }))];
+    } },
+    { key: 'train', head: 'last train loss', num: true, get: lastTrain, cell: (j) => (lastTrain(j) === null ? '–' : lastTrain(j).toFixed(4)) },
+    { key: 'val', head: 'final val loss', num: true, get: (j) => runOf.get(j.id)?.final_val_loss ?? null, cell: (j) => fmt(runOf.get(j.id)?.final_val_loss ?? NaN) },
+    { key: 'speed', head: 'tokens/s', num: true, get: (j) => (j.tokens_per_s > 0 ? j.tokens_per_s : null), cell: (j) => (j.tokens_per_s > 0 ? si(j.tokens_per_s) : '–') },
+    { key: 'worker', head: 'worker', get: (j) => workerName(j.worker_id) },
+  ];
+}
+
+function renderJobs({ colourOf }) {
+  const cols = jobColumns(colourOf);
+  const table = $('jobs');
+  fill(table.tHead, h('tr', {}, cols.map((c) => h('th', {
+    class: [c.num ? 'num' : '', 'sortable', settings.sort === c.key ? (settings.desc ? 'desc' : 'asc') : ''].join(' ').trim(),
+    dataset: { key: c.key }, title: 'sort by this column (again: reverse)',
+    onclick: () => {
+      if (settings.sort === c.key) settings.desc = !settings.desc;
+      else Object.assign(settings, { sort: c.key, desc: false });
+      changed();
+    },
+  }, c.head))));
+  let rows = filterRows(state.jobs, (j) => [...cols.map((c) => c.get(j)), j.error], settings.filter);
+  const by = cols.find((c) => c.key === settings.sort);
+  if (by) rows = sortRows(rows, by.sortBy || by.get, settings.desc);
+  fill(table.tBodies[0], rows.map((j) => h('tr', { dataset: { jobId: j.id, state: j.state } },
+    cols.map((c) => h('td', { class: c.num ? 'num' : '' }, c.cell ? c.cell(j) : c.get(j))))));
+  const running = state.jobs.filter((j) => ACTIVE_STATES.has(j.state)).length;
+  $('jobs-summary').textContent = `${state.jobs.length} jobs${running ? `, ${running} running` : ''}`
+    + (rows.length !== state.jobs.length ? ` (${rows.length} shown)` : '');
+}
+
+// ---- job view
+
+function renderJob() {
+  const { job, metrics, sweep } = state.job;
+  $('job-name').textContent = job.name;
+  const when = (t, what) => (t ? `${what} ${new Date(t).toLocaleString()}` : '');
+  $('job-meta').textContent = [`#${job.id}`, sweep ? `sweep ${sweep.name}` : '', job.stage ? `${job.stage} stage` : '',
+    `attempt ${job.attempt} of ${job.max_attempts}`, job.worker_id ? `worker ${workerName(job.worker_id)}` : '',
+    when(job.created_at, 'queued'), when(job.started_at, 'started'), when(job.finished_at, 'finished'),
+    job.reused_from ? `reuses the results of job ${job.reused_from}` : ''].filter(Boolean).join(' · ');
+  fill($('job-state'), h('span', { class: `badge ${stateClass(job.state)}` }, job.state), ` step ${int(job.step)} / ${int(job.total_steps)}`);
+  $('job-error').hidden = !job.error;
+  $('job-error').textContent = job.error || '';
+  let config = job.config_json;
+  try {
+    config = JSON.stringify(JSON.parse(job.config_json), null, 2);
+  } catch {
+    /* shown as stored */
+  }
+  $('job-config').textContent = config;
+  $('job-sweep-link').href = sweep ? `#/sweeps/${encodeURIComponent(sweep.id)}` : '#/';
+  const names = storedMetrics(new Map([[job.id, metrics]]));
+  const container = $('job-charts');
+  for (const [name, chart] of jobCharts) if (!names.includes(name)) { chart.destroy(); chart.figure.remove(); jobCharts.delete(name); }
+  for (const name of names) {
+    let chart = jobCharts.get(name);
+    if (!chart) {
+      const figure = h('figure', { class: 'chart', dataset: { metric: name } }, h('figcaption', {}, h('span', { class: 'metric' }, name), h('div', { class: 'hover readout' })),
+        h('div', { class: 'plot' }), h('p', { class: 'empty', hidden: true }, 'No points.'));
+      chart = new LossChart(uPlot, figure);
+      jobCharts.set(name, chart);
+    }
+    container.append(chart.figure);
+    const col = metrics[name];
+    chart.update({ curves: [{ id: job.id, label: job.name, colour: '#0072b2', dash: isFailed(job), xs: col.step, ys: col.value, raw: col.value, band: null, jobs: [job] }],
+      xLabel: 'step', yLabel: name, logX: false, logY: false });
+  }
+}
+
+// ---- render
 
 function render() {
   renderSweeps();
-  const open = Boolean(state.sweep);
+  const r = parseHash();
+  const jobOpen = r.kind === 'jobs' && state.job;
+  const open = Boolean(state.sweep) && !jobOpen;
   $('sweep').hidden = !open;
-  $('welcome').hidden = open;
+  $('job').hidden = !jobOpen;
+  $('welcome').hidden = open || jobOpen;
+  if (jobOpen) {
+    renderJob();
+    document.body.dataset.ready = '1';
+    return;
+  }
   if (!open) return;
   renderSweepHead();
-  const g = grouping();
+  const g = groupsBy(settings.groupBy);
   renderLegend(g);
   renderJobs(g);
-  renderLossCharts(g);
+  renderMetricList();
+  renderCharts(g);
+  renderStudy();
+  renderTune();
   renderScaling();
+  syncControls();
   document.body.dataset.ready = '1';
+}
+
+// A setting changed: into the address, then drawn.
+function changed() {
+  saveSettings();
+  render();
 }
 
 // ---- loading and live updates
 
-async function fetchWorkersIfNeeded() {
-  if (state.jobs.some((j) => j.worker_id && !state.workers.has(j.worker_id))) {
+async function fetchWorkersIfNeeded(jobs) {
+  if (jobs.some((j) => j.worker_id && !state.workers.has(j.worker_id))) {
     const workers = await getJSON('/api/workers');
     state.workers = new Map(workers.map((w) => [w.id, w]));
   }
@@ -265,7 +614,7 @@ async function loadSweep(id) {
   const sweep = await getJSON(`/api/sweeps/${encodeURIComponent(id)}`);
   const [jobs, metrics, runs, fits] = await Promise.all([
     getJSON(`/api/sweeps/${sweep.id}/jobs`),
-    getJSON(`/api/sweeps/${sweep.id}/metrics?names=${LOSS_NAMES.join(',')}`),
+    getJSON(`/api/sweeps/${sweep.id}/metrics?max_points=${MAX_POINTS}`),
     getJSON(`/api/sweeps/${sweep.id}/runs`),
     getOptional(`/api/sweeps/${sweep.id}/fits`),
   ]);
@@ -298,31 +647,60 @@ async function updateSweep() {
   });
   await pool(moved, 6, async (job) => {
     const store = state.metrics.get(job.id) || {};
-    const after = afterStepFor(store);
-    const cols = await getJSON(`/api/jobs/${job.id}/metrics?names=${LOSS_NAMES.join(',')}&after_step=${after}`);
+    const after = afterStepFor(store, Object.keys(store));
+    const cols = await getJSON(`/api/jobs/${job.id}/metrics?after_step=${after}&max_points=${MAX_POINTS}`);
     appendColumns(store, cols);
     state.metrics.set(job.id, store);
   });
   if (state.sweep?.id !== id) return;
+  // The list's sweeps leave out the source and the tune report: the sweep itself is refetched when a job's
+  // state changed (a tune stage that ended brings its report and the main stage's jobs).
+  const full = stateChanged ? await getJSON(`/api/sweeps/${id}`) : null;
+  if (state.sweep?.id !== id) return;
   state.jobs = jobs;
-  state.sweep = state.sweeps.find((s) => s.id === id) || state.sweep;
+  const listed = state.sweeps.find((s) => s.id === id);
+  state.sweep = full || (listed ? { ...listed, tune_report_json: state.sweep.tune_report_json, stage_error: state.sweep.stage_error } : state.sweep);
   // A change that none of this sweep's jobs explains may be a new fit: the coordinator refits a few seconds
   // after jobs succeed, when the state change that triggered the last runs refresh is already past.
   if (stateChanged || !jobsChanged || settings.unfinished) scheduleRunsRefresh();
 }
 
+async function loadJob(id) {
+  const job = await getJSON(`/api/jobs/${encodeURIComponent(id)}`);
+  const [metrics, sweep] = await Promise.all([getJSON(`/api/jobs/${job.id}/metrics?max_points=${MAX_POINTS}`),
+    getOptional(`/api/sweeps/${encodeURIComponent(job.sweep_id)}`)]);
+  const store = {};
+  appendColumns(store, metrics);
+  state.job = { job, metrics: store, sweep };
+}
+
+// Runs fn over items, at most `limit` at a time.
+async function pool(items, limit, fn) {
+  const queue = [...items];
+  await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, async () => {
+    while (queue.length) await fn(queue.shift());
+  }));
+}
+
 async function refreshOnce() {
   state.sweeps = await getJSON('/api/sweeps');
-  const wanted = routeSweepId();
-  if (!wanted) {
+  const r = parseHash();
+  if (r.kind === 'jobs') {
+    await loadJob(r.id);
+    await fetchWorkersIfNeeded([state.job.job]);
+  } else if (!r.id) {
     state.sweep = null;
     state.loadedFor = null;
-  } else if (wanted !== state.loadedFor && wanted !== state.sweep?.name) {
-    await loadSweep(wanted);
+    state.job = null;
+  } else if (r.id !== state.loadedFor && r.id !== state.sweep?.name) {
+    await loadSweep(r.id);
   } else {
     await updateSweep();
   }
-  await fetchWorkersIfNeeded();
+  if (state.sweep && r.kind === 'sweeps') {
+    await fetchWorkersIfNeeded(state.jobs);
+    await loadZoom();
+  }
   showError('');
   render();
 }
@@ -342,11 +720,13 @@ async function refresh() {
       try {
         await refreshOnce();
       } catch (e) {
-        if (e instanceof HttpError && e.status === 404 && routeSweepId()) {
+        const r = parseHash();
+        if (e instanceof HttpError && e.status === 404 && r.id) {
           state.sweep = null;
           state.loadedFor = null;
+          state.job = null;
           render();
-          showError(`No sweep "${routeSweepId()}".`);
+          showError(r.kind === 'jobs' ? `No job "${r.id}".` : `No sweep "${r.id}".`);
         } else {
           console.error(e);
           showError(`Could not load: ${e.message}`);
@@ -360,7 +740,7 @@ async function refresh() {
 
 function connectEvents() {
   const live = $('live');
-  const events = new EventSource('/api/events');
+  const events = eventStream();
   const set = (s, text) => {
     live.dataset.state = s;
     live.textContent = text;
@@ -373,23 +753,35 @@ function connectEvents() {
   events.onerror = () => set('reconnecting', 'reconnecting…');
 }
 
-function bindControls() {
-  const bind = (id, key, prop = 'value') => {
+// Controls show the settings (after a load from the address) and write them back on change.
+const CONTROLS = [
+  ['x-axis', 'xKey', 'value'], ['log-x', 'logX', 'checked'], ['log-y', 'logY', 'checked'], ['group-by', 'groupBy', 'value'],
+  ['panel-by', 'panelBy', 'value'], ['seeds', 'seeds', 'value'], ['smoothing', 'smoothing', 'value'],
+  ['scaling-loss', 'scalingLoss', 'value'], ['scaling-x', 'scalingX', 'value'], ['scaling-unfinished', 'unfinished', 'checked'],
+  ['jobs-filter', 'filter', 'value'],
+];
+
+function syncControls() {
+  for (const [id, key, prop] of CONTROLS) {
     const el = $(id);
-    el[prop] = settings[key];
-    el.addEventListener('change', () => {
-      settings[key] = el[prop];
-      localStorage.setItem('gammalab.settings', JSON.stringify(settings));
-      render();
+    if (document.activeElement === el && prop === 'value' && el.type === 'search') continue;
+    if (String(el[prop]) !== String(settings[key])) el[prop] = settings[key];
+  }
+  $('zoom-reset').hidden = settings.x0 === null;
+}
+
+function bindControls() {
+  for (const [id, key, prop] of CONTROLS) {
+    const el = $(id);
+    el.addEventListener(el.type === 'search' || el.type === 'range' ? 'input' : 'change', () => {
+      const v = el[prop];
+      settings[key] = el.type === 'range' ? Number(v) : v;
+      if (key === 'xKey' || key === 'logX') Object.assign(settings, { x0: null, x1: null });  // a zoom is in x units
+      changed();
     });
-  };
-  bind('x-axis', 'xKey');
-  bind('log-x', 'logX', 'checked');
-  bind('log-y', 'logY', 'checked');
-  bind('group-by', 'groupBy');
-  bind('scaling-loss', 'scalingLoss');
-  bind('scaling-x', 'scalingX');
-  bind('scaling-unfinished', 'unfinished', 'checked');
+  }
+  $('zoom-reset').addEventListener('click', () => zoomTo(null, null));
+  $('csv').addEventListener('click', () => download(`${state.sweep?.name || 'sweep'}.csv`, new Blob([visibleCsv()], { type: 'text/csv' })));
 }
 
 async function main() {
@@ -400,22 +792,22 @@ async function main() {
     throw e;
   }
   try {
-    setMeta(await getJSON('/api/meta'));
+    const meta = await getJSON('/api/meta');
+    setMeta(meta);
+    META_METRICS = meta.metrics || [];
   } catch (e) {
     showError(`Could not load: ${e.message}`);
     throw e;
   }
-  // Each loss chart plots the metric its data-loss names ("train" or "val").
-  for (const figure of document.querySelectorAll('figure[data-loss]')) {
-    figure.dataset.metric = LOSSES[figure.dataset.loss];
-    for (const label of figure.querySelectorAll('.metric')) label.textContent = figure.dataset.metric;
-  }
-  charts = {
-    loss: [new LossChart(uPlot, $('chart-train')), new LossChart(uPlot, $('chart-val'))],
-    scaling: new ScalingChart(uPlot, $('chart-scaling')),
-  };
+  readSettings();
+  scalingChart = new ScalingChart(uPlot, $('chart-scaling'));
+  tuneChart = new TuneChart(uPlot, $('chart-tune'));
   bindControls();
-  window.addEventListener('hashchange', refresh);
+  window.addEventListener('hashchange', () => {
+    readSettings();
+    refresh();
+  });
+  window.__gammalab = { csv: visibleCsv, settings: () => ({ ...settings }) };
   connectEvents();
   await refresh();
 }

@@ -1,6 +1,6 @@
 // uPlot wrappers: one chart object per <figure>, rebuilt when its series change and updated in place when
 // only the data does. uPlot itself is passed in (app.js loads it from /vendor/uplot/).
-import { si, count } from './series.js';
+import { si, count, valueAt, tightLogRange } from './series.js';
 
 const HEIGHT = 300;
 
@@ -23,15 +23,20 @@ function plotWidth(plot) {
   return Math.max(280, Math.floor(plot.getBoundingClientRect().width || plot.parentElement.clientWidth || 600));
 }
 
+// A colour of the page's theme (style.css; dark mode from the system's preference changes them).
+function css(name, fallback) {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+}
+
 function axis(label, formatter, extra = {}) {
   return {
     label,
     labelSize: 18,
     labelFont: '12px system-ui, sans-serif',
     font: '11px system-ui, sans-serif',
-    stroke: '#6b7385',
-    grid: { stroke: '#eef0f3', width: 1 },
-    ticks: { stroke: '#e3e6ec', width: 1 },
+    stroke: css('--muted', '#6b7385'),
+    grid: { stroke: css('--line', '#eef0f3'), width: 1 },
+    ticks: { stroke: css('--line', '#e3e6ec'), width: 1 },
     values: (u, splits) => splits.map((v) => (v === null || v === undefined ? '' : formatter(v))),
     ...extra,
   };
@@ -89,47 +94,102 @@ function isolatedPoints(u, s) {
   return out.length ? out : null;
 }
 
-// Loss vs step or tokens, one line per job, coloured by group; failed jobs dashed; NaN points are gaps.
+// One metric against step, tokens or FLOPs: one line per curve (a run, or the mean of a run's seeds with a
+// min-max band), coloured by group, failed runs dashed, NaN points gaps. The drawn line may be smoothed; the
+// readout lists every visible curve's raw value at the cursor (nothing for a curve that has ended there).
+// Cursors of every LossChart are synced (uPlot's cursor.sync).
 export class LossChart extends Chart {
-  // tables: one [xs, ys] per job; jobs: the matching jobs; colourOf(job); failed(job) -> bool.
-  update({ tables, jobs, colourOf, failed, xKey, logX, logY }) {
+  // curves: [{id, label, colour, dash, xs, ys (drawn), raw (readout), band: [lo, hi] | null}];
+  // xLabel, yLabel; logX, logY: log axes with tight ranges.
+  update({ curves, xLabel, yLabel, logX, logY }) {
+    const tables = [];
+    const series = [];
+    const bands = [];
+    let points = 0;
+    for (const c of curves) {
+      tables.push([c.xs, c.ys]);
+      points += c.xs.length;
+      series.push({
+        label: c.label, stroke: c.colour, width: 1.5, dash: c.dash ? [6, 4] : undefined, spanGaps: false,
+        points: { show: false, filter: isolatedPoints, size: 6, fill: c.colour },
+      });
+      if (c.band) {
+        const line = series.length;  // uPlot index of the curve (0 is x)
+        tables.push([c.xs, c.band[1]], [c.xs, c.band[0]]);
+        series.push({ label: `${c.label} max`, stroke: 'transparent', width: 0, points: { show: false } },
+          { label: `${c.label} min`, stroke: 'transparent', width: 0, points: { show: false } });
+        bands.push({ series: [line + 1, line + 2], fill: `${c.colour}33` });
+      }
+    }
     const data = tables.length ? this.uPlot.join(tables) : [[]];
-    const points = tables.reduce((n, t) => n + t[0].length, 0);
-    const key = JSON.stringify([jobs.map((j) => [j.id, colourOf(j), failed(j)]), xKey, logX, logY]);
-    const hover = this.hover;
+    const key = JSON.stringify([curves.map((c) => [c.id, c.colour, c.dash, Boolean(c.band)]), xLabel, yLabel, logX, logY]);
+    const readout = this.hover;
+    const figure = this.figure;
+    this.curves = curves;
     const build = () => ({
       legend: { show: false },
-      focus: { alpha: 0.25 },
-      cursor: { focus: { prox: 24 }, drag: { x: true, y: false } },
+      // Dragging selects: along x, the zoom of every chart (onZoom puts it in the address and redraws with the
+      // points inside it); along y, this chart's y range.
+      cursor: { sync: { key: 'gammalab-loss' }, drag: { x: true, y: true, uni: 30, setScale: false }, points: { show: false } },
+      bands,
       scales: {
-        x: { time: false, distr: logX ? 3 : 1 },
-        y: { distr: logY ? 3 : 1 },
+        x: { time: false, distr: logX ? 3 : 1, range: logX ? (u, lo, hi) => tightLogRange(lo, hi) : undefined },
+        y: { distr: logY ? 3 : 1, range: logY ? (u, lo, hi) => tightLogRange(lo, hi) : undefined },
       },
-      axes: [axis(xKey, si), axis('loss', (v) => +v.toPrecision(3), { size: 56 })],
-      series: [
-        { label: xKey },
-        ...jobs.map((job) => ({
-          label: job.name,
-          stroke: colourOf(job),
-          width: 1.5,
-          dash: failed(job) ? [6, 4] : undefined,
-          spanGaps: false,
-          points: { show: false, filter: isolatedPoints, size: 6, fill: colourOf(job) },
-        })),
-      ],
+      axes: [axis(xLabel, si), axis(yLabel, (v) => +v.toPrecision(3), { size: 56 })],
+      series: [{ label: xLabel }, ...series],
       hooks: {
-        setCursor: [
-          (u) => {
-            const i = u.cursor.idx;
-            const s = u.series.findIndex((x, k) => k > 0 && x._focus);
-            if (i === null || i === undefined || s < 1) return void (hover.textContent = '');
-            const v = u.data[s][i];
-            hover.textContent = `${u.series[s].label}  ${xKey} ${si(u.data[0][i])}: ${v == null ? '–' : v.toFixed(4)}`;
-          },
-        ],
+        setCursor: [(u) => this.readout(u, readout, figure)],
+        setSelect: [(u) => this.select(u)],
+        ready: [(u) => u.over.addEventListener('dblclick', () => this.onZoom?.(null, null))],
       },
     });
-    this.show(key, build, data, jobs.length, points);
+    this.figure.dataset.bands = String(bands.length);
+    this.show(key, build, data, curves.length, points);
+  }
+
+  select(u) {
+    const { left, top, width, height } = u.select;
+    if (width <= 0 && height <= 0) return;
+    if (width > 0 && height >= u.over.clientHeight - 1) {
+      this.onZoom?.(u.posToVal(left, 'x'), u.posToVal(left + width, 'x'));
+    } else if (height > 0) {
+      u.setScale('y', { min: u.posToVal(top + height, 'y'), max: u.posToVal(top, 'y') });
+    }
+    u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+  }
+
+  // The readout: every curve with a point at or before the cursor's x and not past its end.
+  readout(u, el, figure) {
+    if (!el) return;
+    el.replaceChildren();
+    const left = u.cursor.left;
+    if (left === undefined || left === null || left < 0) {
+      figure.dataset.readout = '[]';
+      return;
+    }
+    const x = u.posToVal(left, 'x');
+    const rows = [];
+    for (const c of this.curves || []) {
+      const at = valueAt(c.xs, c.raw, x);
+      if (!at) continue;
+      rows.push({ label: c.label, x: at.x, y: at.y, colour: c.colour });
+    }
+    figure.dataset.readout = JSON.stringify(rows.map(({ label, x: rx, y }) => ({ label, x: rx, y })));
+    if (!rows.length) return;
+    const head = document.createElement('span');
+    head.className = 'readout-x';
+    head.textContent = `${u.series[0].label} ${si(x)}`;
+    el.append(head);
+    for (const r of rows) {
+      const item = document.createElement('span');
+      item.className = 'readout-item';
+      const sw = document.createElement('span');
+      sw.className = 'swatch';
+      sw.style.background = r.colour;
+      item.append(sw, `${r.label} ${r.y === null ? 'NaN' : r.y.toPrecision(5)}`);
+      el.append(item);
+    }
   }
 }
 
@@ -194,5 +254,37 @@ export class ScalingChart extends Chart {
     });
     this.figure.dataset.fits = String(fits.length);
     this.show(key, build, data, groups.size ? series.length - fits.length : 0, points);
+  }
+}
+
+// Mean final loss of the tune stage against the tuned value (log x), one line per group, its pick ringed.
+export class TuneChart extends Chart {
+  // tune: tuneSeries(...); colourOf(label).
+  update({ tune, colourOf }) {
+    const tables = [];
+    const series = [];
+    let points = 0;
+    for (const g of tune?.groups || []) {
+      tables.push([g.xs, g.ys]);
+      points += g.xs.length;
+      const c = colourOf(g.label);
+      series.push({ label: g.label, stroke: c, width: 1.5, points: { show: true, size: 7, fill: c } });
+      if (g.best) {
+        tables.push([[g.best.x], [g.best.y]]);
+        series.push({ label: `${g.label} pick`, stroke: c, paths: () => null, points: { show: true, size: 14, width: 2, fill: 'transparent', stroke: c } });
+      }
+    }
+    const data = tables.length ? this.uPlot.join(tables) : [[]];
+    const key = JSON.stringify([series.map((s) => [s.label, s.stroke]), tune?.field]);
+    const build = () => ({
+      legend: { show: false },
+      cursor: { drag: { x: false, y: false } },
+      scales: { x: { time: false, distr: 3, range: (u, lo, hi) => tightLogRange(lo, hi, 0.08) }, y: { range: (u, lo, hi) => [lo - (hi - lo) * 0.08 - 1e-9, hi + (hi - lo) * 0.08 + 1e-9] } },
+      axes: [axis(tune?.field || 'value', (v) => +v.toPrecision(3)), axis('mean final loss', (v) => +v.toPrecision(4), { size: 56 })],
+      series: [{ label: tune?.field || 'value' }, ...series],
+    });
+    const groups = tune?.groups || [];
+    this.figure.dataset.picks = String(groups.filter((g) => g.best).length);
+    this.show(key, build, data, groups.length, points);
   }
 }

@@ -241,3 +241,246 @@ export function fitReports(body) {
   }
   return out;
 }
+
+// ---- aggregation, smoothing, readout, tables and export (all pure; unit-tested in test/series.test.js)
+
+// Mean and standard error of finite numbers (s.e. NaN for fewer than 2).
+export function meanSe(values) {
+  const v = values.filter(Number.isFinite);
+  const n = v.length;
+  if (!n) return { n: 0, mean: NaN, se: NaN };
+  const mean = v.reduce((a, b) => a + b, 0) / n;
+  if (n < 2) return { n, mean, se: NaN };
+  const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+  return { n, mean, se: sd / Math.sqrt(n) };
+}
+
+// The study table: per model size (preset, by parameter count) and variant, the final loss over seeds
+// (mean ± s.e., n) of the runs in the fit state, and its difference to `baseline` at the same size.
+// Returns {sizes: [{preset, params, cells: Map variant -> {n, mean, se, delta}}], variants}.
+export function studyTable(runs, lossKey = 'loss', baseline = 'baseline') {
+  const byPreset = new Map();
+  for (const r of runs) {
+    if (r.state !== FIT_STATE || r.preset == null) continue;
+    const y = r[lossKey];
+    if (!(typeof y === 'number' && Number.isFinite(y))) continue;
+    if (!byPreset.has(r.preset)) byPreset.set(r.preset, { preset: r.preset, params: r.params, values: new Map() });
+    const row = byPreset.get(r.preset);
+    const v = r.variant ?? 'unknown';
+    if (!row.values.has(v)) row.values.set(v, []);
+    row.values.get(v).push(y);
+  }
+  const variants = sortGroups([...byPreset.values()].flatMap((r) => [...r.values.keys()]), 'variant');
+  const sizes = [...byPreset.values()].sort((a, b) => (a.params ?? 0) - (b.params ?? 0) || a.preset.localeCompare(b.preset));
+  for (const row of sizes) {
+    row.cells = new Map([...row.values].map(([v, ys]) => [v, meanSe(ys)]));
+    const base = row.cells.get(baseline);
+    for (const [v, c] of row.cells) c.delta = base && v !== baseline ? c.mean - base.mean : NaN;
+    delete row.values;
+  }
+  return { sizes, variants };
+}
+
+// The compute multipliers of the stored fit reports: [{variant, baseline, value, lo, hi, bounded, range: [lo, hi],
+// law}], from every report that has them (law c's, over compute).
+export function multipliers(reports) {
+  const out = [];
+  for (const report of reports) {
+    for (const m of report.multipliers || []) {
+      if (!m.constant) continue;
+      out.push({
+        law: report.law, variant: m.variant, baseline: m.baseline, value: num(m.constant.value),
+        lo: num(m.constant.lo), hi: num(m.constant.hi), bounded: Boolean(m.constant.bounded),
+        range: (m.compute_range || []).map(num),
+      });
+    }
+  }
+  return out;
+}
+
+// Exponential moving average over a curve's values, debiased (as TensorBoard): weight in [0, 1), 0 = raw.
+// Gaps (null) stay gaps and do not reset the average.
+export function ema(values, weight) {
+  if (!(weight > 0)) return values.slice();
+  const out = new Array(values.length);
+  let acc = 0;
+  let norm = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null || v === undefined || !Number.isFinite(v)) {
+      out[i] = null;
+      continue;
+    }
+    acc = acc * weight + (1 - weight) * v;
+    norm = norm * weight + (1 - weight);
+    out[i] = acc / norm;
+  }
+  return out;
+}
+
+// A run's value at the cursor's x: its last point at or before x, or null once x is past the run's last point
+// or before its first (a run that has ended, or not started, shows nothing).
+export function valueAt(xs, ys, x) {
+  if (!xs.length || x < xs[0] || x > xs[xs.length - 1]) return null;
+  let lo = 0;
+  let hi = xs.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (xs[mid] <= x) lo = mid;
+    else hi = mid - 1;
+  }
+  return { x: xs[lo], y: ys[lo] };
+}
+
+// Seeds of one configuration as one curve: per x (the union of the runs' x), the mean, min and max of the
+// values the runs have at exactly that x. tables: [[xs, ys], ...]. Returns [xs, mean, lo, hi].
+export function seedBand(tables) {
+  const at = new Map();
+  for (const [xs, ys] of tables) {
+    for (let i = 0; i < xs.length; i++) {
+      const y = ys[i];
+      if (y === null || !Number.isFinite(y)) continue;
+      if (!at.has(xs[i])) at.set(xs[i], []);
+      at.get(xs[i]).push(y);
+    }
+  }
+  const xs = [...at.keys()].sort((a, b) => a - b);
+  const mean = [];
+  const lo = [];
+  const hi = [];
+  for (const x of xs) {
+    const v = at.get(x);
+    mean.push(v.reduce((a, b) => a + b, 0) / v.length);
+    lo.push(Math.min(...v));
+    hi.push(Math.max(...v));
+  }
+  return [xs, mean, lo, hi];
+}
+
+// The configuration of a job without its seed: jobs with the same key are seeds of one run.
+export function seedKey(job) {
+  try {
+    const config = JSON.parse(job.config_json || '{}');
+    delete config.seed;
+    return JSON.stringify(config);
+  } catch {
+    return `job ${job.id}`;
+  }
+}
+
+// A tight range for a log axis: the data's [lo, hi] padded by a few percent in log space (no snap to decades).
+export function tightLogRange(lo, hi, pad = 0.04) {
+  if (!(lo > 0 && hi > 0)) return [1, 10];
+  if (lo === hi) return [lo / 1.1, hi * 1.1];
+  const a = Math.log10(lo);
+  const b = Math.log10(hi);
+  const d = (b - a) * pad;
+  return [10 ** (a - d), 10 ** (b + d)];
+}
+
+// Sorting and filtering of table rows. column: {key, get(row) -> value}; numbers sort numerically, nulls last.
+export function sortRows(rows, get, descending = false) {
+  const dir = descending ? -1 : 1;
+  return [...rows].sort((a, b) => {
+    const x = get(a);
+    const y = get(b);
+    const xn = x === null || x === undefined || (typeof x === 'number' && !Number.isFinite(x));
+    const yn = y === null || y === undefined || (typeof y === 'number' && !Number.isFinite(y));
+    if (xn || yn) return xn === yn ? 0 : xn ? 1 : -1;
+    if (typeof x === 'number' && typeof y === 'number') return dir * (x - y);
+    return dir * String(x).localeCompare(String(y), undefined, { numeric: true });
+  });
+}
+
+// Rows whose text (the values of `texts(row)`, case-insensitive) contains every word of `query`.
+export function filterRows(rows, texts, query) {
+  const words = String(query || '').toLowerCase().split(/\s+/).filter(Boolean);
+  if (!words.length) return rows;
+  return rows.filter((r) => {
+    const hay = texts(r).map((t) => String(t ?? '').toLowerCase()).join(' ');
+    return words.every((w) => hay.includes(w));
+  });
+}
+
+// CSV (RFC 4180) of series: rows [run, metric, step, tokens, value], one per point; fields with a comma,
+// quote or newline quoted. `series`: [{run, metric, step: [], tokens: [], value: []}].
+export function seriesCsv(series) {
+  const field = (v) => {
+    const s = v === null || v === undefined ? '' : String(v);
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const lines = ['run,metric,step,tokens,value'];
+  for (const s of series) {
+    for (let i = 0; i < s.step.length; i++) {
+      lines.push([s.run, s.metric, s.step[i], s.tokens[i], s.value[i]].map(field).join(','));
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+// The view's settings in the address (#/sweeps/ID?key=value&...) and back: only keys of `defaults` are read,
+// each parsed to the type of its default (boolean, number, string, or a list of strings joined by ",").
+export function settingsToQuery(settings, defaults) {
+  const params = new URLSearchParams();
+  for (const [k, d] of Object.entries(defaults)) {
+    const v = settings[k];
+    if (JSON.stringify(v) === JSON.stringify(d)) continue;
+    params.set(k, Array.isArray(v) ? v.join(',') : String(v));
+  }
+  return params.toString();
+}
+
+export function settingsFromQuery(query, defaults) {
+  const params = new URLSearchParams(query);
+  const out = {};
+  for (const [k, d] of Object.entries(defaults)) {
+    if (!params.has(k)) continue;
+    const text = params.get(k);
+    if (typeof d === 'boolean') out[k] = text === 'true';
+    else if (typeof d === 'number') {
+      const n = Number(text);
+      if (Number.isFinite(n)) out[k] = n;
+    } else if (Array.isArray(d)) out[k] = text.split(',').filter(Boolean);
+    else if (d === null || typeof d === 'string') out[k] = text;
+  }
+  return out;
+}
+
+// The tune stage's report (Sweep.tune_report_json, core/sweep/tune.h) as curves of mean final loss against the
+// tuned value, per group: {field, groups: [{label, xs, ys, best: {x, y} | null, problem}]}. The first tuned field
+// is the x axis (values of other tuned fields, if any, become part of the label). Non-finite losses (a value
+// whose runs failed or diverged) are left out of the curve.
+export function tuneSeries(reportJson) {
+  let report = reportJson;
+  if (typeof reportJson === 'string') {
+    try {
+      report = JSON.parse(reportJson);
+    } catch {
+      return null;
+    }
+  }
+  if (!report || !Array.isArray(report.groups) || !report.groups.length) return null;
+  const field = Object.keys(report.groups[0].trials?.[0]?.values || {})[0];
+  if (!field) return null;
+  const keyText = (key) => Object.entries(key || {}).map(([k, v]) => `${k}=${v}`).join(' ') || 'all runs';
+  const curves = new Map();
+  const best = new Map();
+  for (const g of report.groups) {
+    (g.trials || []).forEach((t, i) => {
+      const others = Object.entries(t.values || {}).filter(([k]) => k !== field).map(([k, v]) => `${k}=${v}`).join(' ');
+      const label = [keyText(g.key), others].filter(Boolean).join(' ');
+      if (!curves.has(label)) curves.set(label, { label, points: [], problem: g.problem || '' });
+      const x = num(t.values[field]);
+      const y = num(t.mean_loss);
+      if (Number.isFinite(x) && Number.isFinite(y)) curves.get(label).points.push([x, y]);
+      if (i === g.best && Number.isFinite(x) && Number.isFinite(y)) best.set(label, { x, y });
+    });
+  }
+  return {
+    field,
+    groups: [...curves.values()].map((c) => {
+      c.points.sort((a, b) => a[0] - b[0]);
+      return { label: c.label, xs: c.points.map((p) => p[0]), ys: c.points.map((p) => p[1]), best: best.get(c.label) || null, problem: c.problem };
+    }),
+  };
+}

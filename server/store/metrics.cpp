@@ -131,13 +131,13 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
 }
 
 std::vector<MetricPoint> Store::metrics(const std::string& job_id, const std::vector<std::string>& names,
-                                        std::int64_t after_step) {
+                                        std::int64_t after_step, std::int64_t to_step) {
   std::lock_guard lock(mutex_);
   std::vector<MetricPoint> out;
   sql::Statement& s = statements_.get(
       "SELECT n.name, m.step, m.tokens, m.value FROM metrics m JOIN metric_names n ON n.id = m.name_id "
-      "WHERE m.job_id = ? AND m.step > ? ORDER BY n.name, m.step");
-  s.bind(1, parse_id(job_id)).bind(2, after_step);
+      "WHERE m.job_id = ? AND m.step > ? AND m.step <= ? ORDER BY n.name, m.step");
+  s.bind(1, parse_id(job_id)).bind(2, after_step).bind(3, to_step);
   while (s.step()) {
     MetricPoint p;
     p.name = s.text(0);

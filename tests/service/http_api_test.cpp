@@ -181,6 +181,70 @@ TEST_F(HttpApiTest, MetricsAreColumnarWithNullForNaNAndAppendAfterStep) {
   EXPECT_FALSE(bulk[job.id()].contains("val/loss"));
 }
 
+TEST_F(HttpApiTest, MetricsDownsampleToMaxPointsKeepingExtremesAndZoomAtFullResolution) {
+  // One job of 4000 steps with a loss spike and a diverged step, as the trainer would report them.
+  Sweep spec = make_sweep("long", 1);
+  spec.jobs[0].config.steps = 4000;
+  spec.jobs[0].config_hash = config_hash(spec.jobs[0].config);
+  auto sweep = store_->create_sweep(spec, "name: long", "long.yaml", false).sweep;
+  worker_ = store_->register_worker("host", 1, {"gpu0"}, "");
+  auto lease = store_->lease(worker_, 10000);
+  ASSERT_TRUE(lease);
+  store_->start(worker_, lease->job.id(), lease->attempt);
+  std::vector<MetricPoint> points;
+  for (std::int64_t s = 1; s <= 4000; ++s) points.push_back({s, s * 64, "train/loss", 4.0 - s * 0.0005});
+  points[1233].value = 9.5;                                       // step 1234
+  points[2999].value = std::numeric_limits<double>::quiet_NaN();  // step 3000
+  points.push_back({4000, 4000 * 64, "val/loss", 2.0});
+  ASSERT_EQ(store_->add_metrics(lease->job.id(), lease->attempt, points).stored, 4001);
+  const std::string base = "/api/jobs/" + lease->job.id() + "/metrics?names=train/loss";
+
+  json full = get(base)["train/loss"];
+  EXPECT_EQ(full["step"].size(), 4000u) << "no max_points: every point";
+  json small = get(base + "&max_points=100")["train/loss"];
+  ASSERT_LE(small["step"].size(), 100u);
+  EXPECT_GE(small["step"].size(), 50u);
+  EXPECT_EQ(small["step"].front(), 1);
+  EXPECT_EQ(small["step"].back(), 4000);
+  EXPECT_EQ(small["tokens"].back(), 4000 * 64);
+  bool spike = false, diverged = false;
+  for (std::size_t i = 0; i < small["step"].size(); ++i) {
+    if (small["step"][i] == 1234) spike = small["value"][i] == 9.5;
+    if (small["step"][i] == 3000) diverged = small["value"][i].is_null();
+  }
+  EXPECT_TRUE(spike) << "the spike is kept";
+  EXPECT_TRUE(diverged) << "the NaN step is kept (as null)";
+  // Each series of a sweep's bulk answer is downsampled on its own; a short one comes back whole.
+  json bulk = get("/api/sweeps/" + sweep.id() + "/metrics?max_points=100")[lease->job.id()];
+  EXPECT_EQ(bulk["train/loss"]["step"], small["step"]);
+  EXPECT_EQ(bulk["val/loss"]["step"], json::array({4000}));
+
+  // A zoomed range at full resolution when it fits the budget; downsampled inside the range when not.
+  json zoom = get(base + "&max_points=100&from_step=1200&to_step=1280")["train/loss"];
+  ASSERT_EQ(zoom["step"].size(), 81u);
+  EXPECT_EQ(zoom["step"].front(), 1200);
+  EXPECT_EQ(zoom["step"].back(), 1280);
+  EXPECT_EQ(zoom["value"][34], 9.5);
+  json wide = get(base + "&max_points=40&from_step=1000&to_step=2000")["train/loss"];
+  EXPECT_LE(wide["step"].size(), 40u);
+  EXPECT_EQ(wide["step"].front(), 1000);
+  EXPECT_EQ(wide["step"].back(), 2000);
+  EXPECT_EQ(get(base + "&from_step=3990&after_step=3995")["train/loss"]["step"].size(), 5u)
+      << "after_step and from_step together: the later start";
+
+  const std::pair<const char*, const char*> refused[] = {{"&max_points=3", "max_points"},
+                                                         {"&max_points=400001", "max_points"},
+                                                         {"&max_points=x", "max_points"},
+                                                         {"&from_step=-1", "from_step"},
+                                                         {"&to_step=5&from_step=6", "to_step"},
+                                                         {"&to_step=1e3", "to_step"}};
+  for (const auto& [bad, field] : refused) {
+    const std::string error = get(base + bad, 400)["error"];
+    EXPECT_EQ(error.rfind(std::string(field) + ": ", 0), 0u) << bad << ": " << error;
+  }
+  EXPECT_EQ(get(base + "&max_points=3", 400)["error"], "max_points: expected an integer from 4 to 400000, got '3'");
+}
+
 TEST_F(HttpApiTest, RunsCarryParamsTokensAndFinalLosses) {
   auto [sweep, job] = sweep_with_running_job({{1, 100, "train/loss", 5.0},
                                               {2, 200, "train/loss", 4.0},

@@ -381,3 +381,285 @@ test('scaling view draws the coordinator\'s fitted law on a fresh load', { timeo
   await page.locator('#chart-scaling').screenshot({ path: join(resultsDir, 'scaling-fits.png') });
   assert.deepEqual(pageErrors, []);
 });
+
+// ---- the study view, metric charts, jobs table, job view and sharing, over a second real sweep with seeds
+
+let seedsId;
+const SEEDS_STEPS = { baseline: 20, unified: 10 };  // the unified runs end first: the readout must drop them
+
+// Canvas pixels of a figure's chart, to tell whether a setting changed what is drawn.
+const canvasPixels = (id) => page.$eval(`${id} canvas`, (c) => c.toDataURL());
+const figure = (id, attr) => page.$eval(id, (el, a) => el.dataset[a], attr);
+
+test('seeds: mean lines with bands, smoothing and log y redraw, readout equals the data, runs that ended drop out', { timeout: RUN_TIMEOUT + 3 * TIMEOUT }, async () => {
+  assert.ok(sweepId, 'the first test ran');
+  await cli('submit', sweepFile('web-seeds', `name: web-seeds
+base:
+  model: {preset: tiny-0.03m}
+  optim: {lr: 3e-3}
+  schedule: {kind: cosine, warmup_steps: 2}
+  data: {train: web/train.bin, val: web/val.bin}
+  batch_tokens: 1024
+  log_every: 2
+  eval_every: 20
+  threads: 1
+  device: cpu
+axes:
+  zip:
+    scale.variant: [baseline, unified]
+    steps: [${SEEDS_STEPS.baseline}, ${SEEDS_STEPS.unified}]
+seeds: 2
+max_attempts: 2
+`));
+  seedsId = (await api('/api/sweeps')).body.find((s) => s.name === 'web-seeds').id;
+  await page.goto(`${base}/#/sweeps/${seedsId}`);
+  await waitInPage(() => document.querySelectorAll('#jobs tbody tr[data-state="succeeded"]').length === 4, undefined, RUN_TIMEOUT);
+  const jobs = (await api(`/api/sweeps/${seedsId}/jobs`)).body;
+  const stored = (await api(`/api/sweeps/${seedsId}/metrics`)).body;
+  const trainPoints = jobs.reduce((n, j) => n + stored[j.id]['train/loss'].step.length, 0);
+  await waitInPage((n) => document.getElementById('chart-train').dataset.points === String(n), trainPoints);
+  assert.ok(requests.some((u) => u.includes(`/api/sweeps/${seedsId}/metrics?max_points=`)), 'the bulk load asks for a downsampled answer');
+
+  // Each run: 4 lines, no bands. Mean of the seeds: one line per configuration, with a min-max band each.
+  assert.equal(await figure('#chart-train', 'series'), '4');
+  assert.equal(await figure('#chart-train', 'bands'), '0');
+  const raw = await canvasPixels('#chart-train');
+  await page.selectOption('#seeds', 'mean');
+  await waitInPage(() => document.getElementById('chart-train').dataset.series === '2');
+  assert.equal(await figure('#chart-train', 'bands'), '2');
+  assert.notEqual(await canvasPixels('#chart-train'), raw, 'the mean lines and bands are drawn');
+
+  // Smoothing changes the drawn lines; log y changes them again.
+  const unsmoothed = await canvasPixels('#chart-train');
+  await page.$eval('#smoothing', (el) => {
+    el.value = '0.8';
+    el.dispatchEvent(new Event('input'));
+  });
+  await waitInPage(() => new URLSearchParams(location.hash.split('?')[1]).get('smoothing') === '0.8');
+  const smoothed = await canvasPixels('#chart-train');
+  assert.notEqual(smoothed, unsmoothed, 'smoothing redraws the lines');
+  await page.check('#log-y');
+  await waitInPage(() => location.hash.includes('logY=true'));
+  assert.notEqual(await canvasPixels('#chart-train'), smoothed, 'log y redraws the lines');
+
+  // The readout lists each visible curve's raw value (the mean of the seeds, not the smoothed line) at the cursor.
+  const meanAt = (variant, step) => {
+    const vs = jobs.filter((j) => JSON.parse(j.config_json).scale.variant === variant).map((j) => {
+      const c = stored[j.id]['train/loss'];
+      return c.value[c.step.indexOf(step)];
+    });
+    return vs.reduce((a, b) => a + b, 0) / vs.length;
+  };
+  const over = page.locator('#chart-train .u-over');
+  const box = await over.boundingBox();
+  // Early (both configurations running) and late (the unified runs have ended).
+  for (const [fraction, expectVariants] of [[0.3, ['baseline', 'unified']], [0.9, ['baseline']]]) {
+    await page.$eval('#chart-train', (el) => { el.dataset.readout = ''; });
+    await page.mouse.move(box.x + box.width * fraction, box.y + box.height / 2);
+    await waitInPage(() => document.getElementById('chart-train').dataset.readout?.length > 2);
+    const rows = JSON.parse(await figure('#chart-train', 'readout'));
+    assert.deepEqual(rows.map((r) => r.label.split(' ')[0]).sort(), expectVariants, JSON.stringify(rows));
+    for (const r of rows) {
+      const expected = meanAt(r.label.split(' ')[0], r.x);
+      assert.ok(Math.abs(r.y - expected) < 1e-9, `${r.label} at step ${r.x}: readout ${r.y}, data ${expected}`);
+    }
+    const baselineRow = rows.find((r) => r.label.startsWith('baseline'));
+    assert.ok((await page.textContent('#chart-train .readout')).includes(`baseline tiny-0.03m (2 seeds) ${baselineRow.y.toPrecision(5)}`));
+  }
+  await page.mouse.move(0, 0);
+
+  // Legend: click hides a group, double-click shows only that one.
+  await page.click('#legend button[data-group="unified"]');
+  await waitInPage(() => document.getElementById('chart-train').dataset.series === '1');
+  await page.dblclick('#legend button[data-group="unified"]');
+  await waitInPage(() => document.getElementById('chart-train').dataset.series === '1'
+    && location.hash.includes('hidden=baseline'));
+  await page.click('#legend button[data-group="baseline"]');
+  await waitInPage(() => document.getElementById('chart-train').dataset.series === '2');
+
+  // Dragging along x zooms every chart to that range, fetched at full resolution from the API; double-click resets.
+  const allPoints = Number(await figure('#chart-train', 'points'));
+  await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.35, box.y + box.height / 2 + 2, { steps: 5 });
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2 + 2, { steps: 5 });
+  await page.mouse.up();
+  await waitInPage(() => location.hash.includes('x0=') && location.hash.includes('x1='));
+  await waitInPage((n) => Number(document.getElementById('chart-train').dataset.points) < n, allPoints);
+  assert.ok(requests.some((u) => u.includes(`/api/sweeps/${seedsId}/metrics?`) && u.includes('from_step=') && u.includes('to_step=')),
+    'the zoomed range was fetched');
+  const zoomed = new URLSearchParams((await page.evaluate(() => location.hash)).split('?')[1]);
+  assert.ok(Number(zoomed.get('x0')) > 2 && Number(zoomed.get('x1')) < SEEDS_STEPS.baseline, zoomed.toString());
+  await page.dblclick('#chart-train .u-over');
+  await waitInPage((n) => Number(document.getElementById('chart-train').dataset.points) === n && !location.hash.includes('x0='), allPoints);
+
+  // Every stored metric can be charted: choose lr, then panels per variant.
+  const names = await page.$$eval('#metric-list input', (els) => els.map((e) => e.dataset.metric));
+  for (const n of ['train/loss', 'val/loss', 'lr']) assert.ok(names.includes(n), `metric list: ${names}`);
+  await page.check('#metric-list input[data-metric="lr"]');
+  await waitInPage(() => document.getElementById('chart-m-lr')?.dataset.series === '2');
+  await page.selectOption('#panel-by', 'variant');
+  await waitInPage(() => document.querySelectorAll('#charts figure').length === 6);
+  assert.equal(await figure('#chart-train--baseline', 'series'), '1');
+  assert.equal(await figure('#chart-m-lr--unified', 'series'), '1');
+  await page.screenshot({ path: join(resultsDir, 'dashboard-seeds.png'), fullPage: true });
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the address holds the view: a link reproduces it; CSV equals the API\'s data', { timeout: 2 * TIMEOUT }, async () => {
+  const link = await page.evaluate(() => location.href);
+  assert.match(link, /seeds=mean/);
+  const before = await page.$$eval('#charts figure', (els) => els.map((e) => [e.id, e.dataset.series, e.dataset.bands]));
+  // A fresh page from the link alone.
+  const other = await context.newPage();
+  await other.goto(link);
+  await other.waitForFunction((n) => document.querySelectorAll('#charts figure canvas').length === n, before.length, { timeout: TIMEOUT });
+  const after = await other.$$eval('#charts figure', (els) => els.map((e) => [e.id, e.dataset.series, e.dataset.bands]));
+  assert.deepEqual(after, before);
+  assert.equal(await other.$eval('#seeds', (e) => e.value), 'mean');
+  assert.equal(await other.$eval('#smoothing', (e) => e.value), '0.8');
+  assert.equal(await other.$eval('#log-y', (e) => e.checked), true);
+  assert.equal(await other.$eval('#panel-by', (e) => e.value), 'variant');
+  await other.close();
+
+  // CSV of the visible series: every point of every job for each charted metric, as the API stores them.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#csv')]);
+  const text = await (await download.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks).toString('utf8'));
+  const jobs = (await api(`/api/sweeps/${seedsId}/jobs`)).body;
+  const stored = (await api(`/api/sweeps/${seedsId}/metrics?names=train/loss,val/loss,lr`)).body;
+  const expected = new Set();
+  for (const j of jobs) {
+    for (const name of ['train/loss', 'val/loss', 'lr']) {
+      const c = stored[j.id][name];
+      for (let i = 0; i < c.step.length; i++) expected.add(`${j.name},${name},${c.step[i]},${c.tokens[i]},${c.value[i] ?? ''}`);
+    }
+  }
+  const lines = text.trim().split('\n');
+  assert.equal(lines[0], 'run,metric,step,tokens,value');
+  assert.deepEqual(new Set(lines.slice(1)), expected);
+  assert.equal(lines.length - 1, expected.size);
+
+  // PNG of one chart.
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#chart-train--baseline button.png')]);
+  const bytes = await (await png.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks));
+  assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG');
+});
+
+test('study view: mean ± s.e. over seeds and difference to baseline per size; the stored multiplier', { timeout: 2 * TIMEOUT }, async () => {
+  const runs = (await api(`/api/sweeps/${seedsId}/runs`)).body;
+  await waitInPage(() => document.querySelectorAll('#study tbody td[data-variant]').length === 2);
+  const cell = async (variant) => page.$eval(`#study tbody td[data-variant="${variant}"]`, (td) => ({ ...td.dataset, text: td.textContent }));
+  const stats = (variant) => {
+    const ys = runs.filter((r) => r.variant === variant).map((r) => r.loss);
+    const mean = ys.reduce((a, b) => a + b, 0) / ys.length;
+    const se = Math.sqrt(ys.reduce((a, b) => a + (b - mean) ** 2, 0) / (ys.length - 1)) / Math.sqrt(ys.length);
+    return { n: ys.length, mean, se };
+  };
+  const b = stats('baseline');
+  const u = stats('unified');
+  const cb = await cell('baseline');
+  const cu = await cell('unified');
+  assert.equal(cb.n, '2');
+  assert.ok(Math.abs(Number(cb.mean) - b.mean) < 1e-12 && Math.abs(Number(cb.se) - b.se) < 1e-12, JSON.stringify(cb));
+  assert.ok(Math.abs(Number(cu.delta) - (u.mean - b.mean)) < 1e-12, JSON.stringify(cu));
+  assert.ok(cu.text.includes(`${u.mean.toFixed(4)} ± ${u.se.toFixed(4)} (2)`), cu.text);
+  assert.match(cu.text, /vs baseline/);
+
+  // The main sweep's stored fit: each multiplier shown is the stored one.
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  await waitInPage((law) => document.getElementById('fits').textContent.includes(`law ${law}`), fit.law);
+  const stored = (await api(`/api/sweeps/${sweepId}/fits`)).body.fits.flatMap((f) => JSON.parse(f.report_json).multipliers || [])
+    .filter((m) => m.constant);
+  const shown = await page.$$eval('#multipliers .multiplier', (els) => els.map((e) => ({ variant: e.dataset.variant, value: Number(e.dataset.value), text: e.textContent })));
+  assert.deepEqual(shown.map((m) => [m.variant, m.value]), stored.map((m) => [m.variant, Number(m.constant.value)]));
+  for (const [i, m] of stored.entries()) assert.ok(shown[i].text.includes(`×${Number(m.constant.value).toPrecision(4)}`), shown[i].text);
+  assert.equal(await page.locator('#study tbody tr').count(), 3, 'one row per model size');
+  await page.locator('#study-card').screenshot({ path: join(resultsDir, 'study.png') });
+  assert.deepEqual(pageErrors, []);
+});
+
+test('jobs table: clear column names, sorting, filtering, a failed job\'s error in its row; job view', { timeout: 2 * TIMEOUT }, async () => {
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  await waitInPage(() => document.querySelectorAll('#jobs tbody tr').length === 6);
+  const heads = await page.$$eval('#jobs thead th', (els) => els.map((e) => e.textContent));
+  assert.ok(heads.includes('last train loss') && heads.includes('final val loss'), heads.join('|'));
+  const runs = (await api(`/api/sweeps/${sweepId}/runs`)).body;
+  const names = () => page.$$eval('#jobs tbody tr', (els) => els.map((e) => e.querySelector('.job-name').textContent));
+  await page.click('#jobs thead th[data-key="val"]');
+  await waitInPage(() => location.hash.includes('sort=val'));
+  const byVal = [...runs].sort((a, b) => a.final_val_loss - b.final_val_loss).map((r) => r.name);
+  assert.deepEqual(await names(), byVal);
+  await page.click('#jobs thead th[data-key="val"]');
+  await waitInPage(() => location.hash.includes('desc=true'));
+  assert.deepEqual(await names(), [...byVal].reverse());
+  const row = await page.$eval(`#jobs tbody tr[data-job-id="${runs[0].id}"]`, (tr) => tr.textContent);
+  assert.ok(row.includes(runs[0].final_val_loss.toFixed(4)), row);
+
+  await page.fill('#jobs-filter', 'unified tiny-0.1m');
+  await waitInPage(() => document.querySelectorAll('#jobs tbody tr').length === 1);
+  assert.match(await names().then((n) => n[0]), /tiny-0\.1m.*unified|unified.*tiny-0\.1m/);
+  await page.fill('#jobs-filter', '');
+  await waitInPage(() => document.querySelectorAll('#jobs tbody tr').length === 6);
+
+  // A failed job's error in its row, found by filtering on it.
+  await page.goto(`${base}/#/sweeps/${failedSweepId}`);
+  await page.fill('#jobs-filter', 'token shard');
+  await waitInPage(() => document.querySelectorAll('#jobs tbody tr[data-state="failed"] .err').length === 1);
+
+  // The job view: config and every metric it logged.
+  const job = (await api(`/api/sweeps/${sweepId}/jobs`)).body[0];
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  await waitInPage(() => document.querySelectorAll('#jobs tbody tr').length === 6);
+  await page.click(`#jobs tbody tr[data-job-id="${job.id}"] .job-name a`);
+  await waitInPage(() => !document.getElementById('job').hidden && document.querySelectorAll('#job-charts canvas').length > 0);
+  assert.equal(await page.textContent('#job-name'), job.name);
+  assert.deepEqual(JSON.parse(await page.textContent('#job-config')), JSON.parse(job.config_json));
+  const metrics = Object.keys((await api(`/api/jobs/${job.id}/metrics`)).body).sort();
+  await waitInPage((n) => document.querySelectorAll('#job-charts figure canvas').length === n, metrics.length);
+  assert.deepEqual((await page.$$eval('#job-charts figure', (els) => els.map((e) => e.dataset.metric))).sort(), metrics);
+  await page.screenshot({ path: join(resultsDir, 'job.png'), fullPage: true });
+  await page.goto(`${base}/#/jobs/99999`);
+  await waitInPage(() => !document.getElementById('error').hidden);
+  assert.match(await page.textContent('#error'), /No job "99999"/);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('tune stage: mean final loss against the LR per group, the pick equal to the stored report\'s', { timeout: RUN_TIMEOUT + 2 * TIMEOUT }, async () => {
+  await cli('submit', sweepFile('web-tune', `name: web-tune
+base:
+  model: {preset: tiny-0.03m}
+  optim: {lr: 3e-3}
+  data: {train: web/train.bin, val: web/val.bin}
+  batch_tokens: 1024
+  steps: 8
+  log_every: 4
+  eval_every: 8
+  threads: 1
+  device: cpu
+axes:
+  grid:
+    scale.variant: [baseline, unified]
+tune:
+  grid:
+    optim.lr: [1e-3, 3e-3, 1e-2]
+  allow_edge: true
+max_attempts: 2
+`));
+  const id = (await api('/api/sweeps')).body.find((s) => s.name === 'web-tune').id;
+  await page.goto(`${base}/#/sweeps/${id}`);
+  const sweep = await poll('the tune report', async () => {
+    const s = (await api(`/api/sweeps/${id}`)).body;
+    return s.tune_report_json ? s : null;
+  }, RUN_TIMEOUT);
+  const report = JSON.parse(sweep.tune_report_json);
+  assert.equal(report.groups.length, 2, 'a pick per variant');
+  await waitInPage(() => !document.getElementById('tune-card').hidden && document.getElementById('chart-tune').dataset.series === '2', undefined, RUN_TIMEOUT);
+  const finite = report.groups.flatMap((g) => g.trials).filter((t) => typeof t.mean_loss === 'number').length;
+  assert.equal(await figure('#chart-tune', 'points'), String(finite));
+  const picks = await page.$$eval('#tune-picks .pick', (els) => els.map((e) => [e.dataset.group, e.dataset.value]));
+  assert.deepEqual(picks, report.groups.map((g) => [`scale.variant=${g.key['scale.variant']}`,
+    g.best >= 0 ? String(g.trials[g.best].values['optim.lr']) : '']));
+  assert.equal(await figure('#chart-tune', 'picks'), String(report.groups.filter((g) => g.best >= 0).length));
+  await page.locator('#tune-card').screenshot({ path: join(resultsDir, 'tune.png') });
+  assert.deepEqual(pageErrors, []);
+});

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import {
   appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
+  meanSe, studyTable, multipliers, ema, valueAt, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
+  settingsToQuery, settingsFromQuery, tuneSeries,
 } from '../series.js';
 
 // What GET /api/meta answers (tests/service/http_api_test.cpp checks the server's side).
@@ -135,4 +137,101 @@ test('fitReports reads a report, a list, or proto Fit messages; newest per law',
   const out = fitReports(fits);
   assert.deepEqual(out.map((r) => [r.law, r.groups[0].group]), [['n', 'unified'], ['c', 'baseline']]);
   assert.deepEqual(fitReports(fits.fits).length, 2);
+});
+
+test('studyTable: mean ± s.e. over seeds per size and variant, difference to baseline', () => {
+  const run = (preset, params, variant, loss, state = 'succeeded') => ({ preset, params, variant, loss, state });
+  const t = studyTable([
+    run('m', 2e6, 'unified', 3.0), run('m', 2e6, 'baseline', 3.2), run('m', 2e6, 'baseline', 3.4),
+    run('s', 1e6, 'baseline', 4.0), run('s', 1e6, 'unified', 3.5), run('s', 1e6, 'unified', 3.7),
+    run('s', 1e6, 'unified', 9.9, 'failed'), run('s', 1e6, 'unified', null),
+  ]);
+  assert.deepEqual(t.variants, ['baseline', 'unified']);
+  assert.deepEqual(t.sizes.map((s) => s.preset), ['s', 'm'], 'by parameter count');
+  const su = t.sizes[0].cells.get('unified');
+  assert.equal(su.n, 2);
+  assert.ok(Math.abs(su.mean - 3.6) < 1e-12);
+  assert.ok(Math.abs(su.se - 0.1) < 1e-12, `s.e. of 3.5, 3.7 is 0.1: ${su.se}`);
+  assert.ok(Math.abs(su.delta - -0.4) < 1e-12);
+  assert.ok(Number.isNaN(t.sizes[0].cells.get('baseline').delta));
+  assert.ok(Math.abs(t.sizes[1].cells.get('unified').delta - -0.3) < 1e-12);
+  assert.ok(Number.isNaN(meanSe([1]).se));
+});
+
+test('multipliers come from the reports that have them, with interval and compute range', () => {
+  const m = multipliers([{ law: 'n', multipliers: [] }, { law: 'c', multipliers: [
+    { variant: 'unified', baseline: 'baseline', constant: { value: 1.3, lo: 1.1, hi: 'inf', bounded: false }, compute_range: [1e12, 1e15] },
+    { variant: 'x', baseline: 'baseline', constant: null }] }]);
+  assert.deepEqual(m, [{ law: 'c', variant: 'unified', baseline: 'baseline', value: 1.3, lo: 1.1, hi: Infinity, bounded: false, range: [1e12, 1e15] }]);
+});
+
+test('ema smooths, keeps gaps and is the identity at weight 0', () => {
+  assert.deepEqual(ema([1, 2, 3], 0), [1, 2, 3]);
+  const s = ema([1, null, 3], 0.5);
+  assert.equal(s[0], 1, 'debiased: the first value is itself');
+  assert.equal(s[1], null);
+  assert.ok(Math.abs(s[2] - (0.5 * 0.5 * 1 + 0.5 * 3) / 0.75) < 1e-12);
+});
+
+test('valueAt: the last point at or before x, nothing past the run\'s end or before its start', () => {
+  const xs = [10, 20, 30];
+  const ys = [3, 2, 1];
+  assert.deepEqual(valueAt(xs, ys, 25), { x: 20, y: 2 });
+  assert.deepEqual(valueAt(xs, ys, 30), { x: 30, y: 1 });
+  assert.equal(valueAt(xs, ys, 31), null);
+  assert.equal(valueAt(xs, ys, 5), null);
+  assert.equal(valueAt([], [], 5), null);
+});
+
+test('seedBand: mean, min and max per x over the seeds; seedKey ignores the seed', () => {
+  assert.deepEqual(seedBand([[[1, 2], [4, 2]], [[1, 3], [2, 5]]]), [[1, 2, 3], [3, 2, 5], [2, 2, 5], [4, 2, 5]]);
+  const a = { id: '1', config_json: JSON.stringify({ seed: 1, model: { preset: 'x' } }) };
+  const b = { id: '2', config_json: JSON.stringify({ seed: 2, model: { preset: 'x' } }) };
+  const c = { id: '3', config_json: JSON.stringify({ seed: 2, model: { preset: 'y' } }) };
+  assert.equal(seedKey(a), seedKey(b));
+  assert.notEqual(seedKey(a), seedKey(c));
+});
+
+test('tightLogRange pads in log space without snapping to decades', () => {
+  const [lo, hi] = tightLogRange(2.13, 3.9);
+  assert.ok(lo < 2.13 && lo > 2.0 && hi > 3.9 && hi < 4.2, `${lo} ${hi}`);
+});
+
+test('sortRows sorts numbers numerically with nulls last; filterRows matches every word', () => {
+  const rows = [{ n: 'a10', v: 2 }, { n: 'a9', v: null }, { n: 'b1', v: 1 }];
+  assert.deepEqual(sortRows(rows, (r) => r.v).map((r) => r.n), ['b1', 'a10', 'a9']);
+  assert.deepEqual(sortRows(rows, (r) => r.v, true).map((r) => r.n), ['a10', 'b1', 'a9']);
+  assert.deepEqual(sortRows(rows, (r) => r.n).map((r) => r.n), ['a9', 'a10', 'b1']);
+  assert.deepEqual(filterRows(rows, (r) => [r.n, r.v], 'A1').map((r) => r.n), ['a10']);
+  assert.deepEqual(filterRows(rows, (r) => [r.n], '  '), rows);
+});
+
+test('seriesCsv quotes what needs quoting', () => {
+  assert.equal(seriesCsv([{ run: 'a,"b"', metric: 'train/loss', step: [1, 2], tokens: [10, 20], value: [3.5, null] }]),
+    'run,metric,step,tokens,value\n"a,""b""",train/loss,1,10,3.5\n"a,""b""",train/loss,2,20,\n');
+});
+
+test('settings round-trip through the address, typed by their defaults', () => {
+  const defaults = { xKey: 'step', logY: false, smoothing: 0, metrics: ['train/loss'] };
+  const q = settingsToQuery({ xKey: 'tokens', logY: true, smoothing: 0.6, metrics: ['lr', 'val/loss'] }, defaults);
+  assert.deepEqual(settingsFromQuery(q, defaults), { xKey: 'tokens', logY: true, smoothing: 0.6, metrics: ['lr', 'val/loss'] });
+  assert.equal(settingsToQuery(defaults, defaults), '');
+  assert.deepEqual(settingsFromQuery('smoothing=abc&other=1', defaults), {});
+});
+
+test('tuneSeries: mean final loss against the tuned value per group, the pick, failed values left out', () => {
+  const report = { groups: [
+    { key: { 'scale.variant': 'baseline' }, best: 1, problem: '', trials: [
+      { values: { 'optim.lr': 0.01 }, runs: 1, failed: 0, mean_loss: 3.1 },
+      { values: { 'optim.lr': 0.003 }, runs: 1, failed: 0, mean_loss: 2.9 },
+      { values: { 'optim.lr': 0.03 }, runs: 1, failed: 1, mean_loss: 'inf' }] },
+    { key: { 'scale.variant': 'unified' }, best: -1, problem: 'edge', trials: [
+      { values: { 'optim.lr': 0.01 }, runs: 1, failed: 0, mean_loss: 2.5 }] }] };
+  const t = tuneSeries(JSON.stringify(report));
+  assert.equal(t.field, 'optim.lr');
+  assert.deepEqual(t.groups[0], { label: 'scale.variant=baseline', xs: [0.003, 0.01], ys: [2.9, 3.1], best: { x: 0.003, y: 2.9 }, problem: '' });
+  assert.deepEqual(t.groups[1].best, null);
+  assert.equal(t.groups[1].problem, 'edge');
+  assert.equal(tuneSeries(''), null);
+  assert.equal(tuneSeries('{"groups": []}'), null);
 });

@@ -15,6 +15,7 @@
 //                                        {"train/loss": {"step": [..], "tokens": [..], "value": [..]}};
 //                                        NaN values are null
 //   GET /api/workers                     workers and what they run
+//   GET /metrics                         Prometheus text format (server/prometheus_metrics.h)
 //   GET /api/events                      SSE: "hello" on connect, "change" whenever the store changes
 //                                        (data: {"version": N}), a ": ping" comment every 15 s otherwise
 //   GET /vendor/uplot/...                the uPlot package's dist/ (web/node_modules/uplot/dist)

@@ -158,11 +158,11 @@ BackupResult backup_database(const BackupOptions& options) {
 int run_backup_command(const BackupOptions& options) {
   try {
     const BackupResult r = backup_database(options);
-    std::printf("%s\n", nlohmann::json{{"event", "backup"},
-                                       {"destination", options.destination.string()},
-                                       {"pages", r.pages},
-                                       {"steps", r.steps},
-                                       {"bytes", r.bytes}}
+    std::printf("%s\n", nlohmann::ordered_json{{"event", "backup"},
+                                               {"destination", options.destination.string()},
+                                               {"pages", r.pages},
+                                               {"steps", r.steps},
+                                               {"bytes", r.bytes}}
                             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
                             .c_str());
     spdlog::info("backup of {} in {}: {} pages in {} steps", options.database.string(), options.destination.string(),

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}));
   gammalab::BackupOptions backup;
   CLI::App* backup_command = app.add_subcommand("backup", "copy the database while the server runs (docs/deploy.md)");
+  backup_command->fallthrough();  // --log-format may come after the subcommand too
   backup_command->add_option("DEST", backup.destination, "the copy: a new file")->required();
   backup_command->add_option("--db", backup.database, "the live database")->required();
   backup_command->add_option("--pages-per-step", backup.pages_per_step, "pages copied per step")->capture_default_str();

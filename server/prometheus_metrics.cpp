@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <map>
+#include <unordered_map>
 
 #include "core/job_state.h"
 
@@ -20,15 +21,27 @@ const prometheus::Histogram::BucketBoundaries kFitBuckets = {0.01, 0.05, 0.1, 0.
 
 double seconds(std::chrono::nanoseconds d) { return std::chrono::duration<double>(d).count(); }
 
-// sqlite3_trace_v2's profile callback: P is the statement, X its run time in nanoseconds. Transaction control
-// reads as "read only" to SQLite, but COMMIT is where a write reaches the disk, so it counts as one.
-int on_statement_profiled(unsigned type, void*, void* p, void* x) {
+// sqlite3_trace_v2's callback. SQLite's own profile time has the VFS clock's millisecond resolution, so a
+// statement's run time is measured here instead, from its start (SQLITE_TRACE_STMT, P the statement) to its end
+// (SQLITE_TRACE_PROFILE). The store runs one statement at a time under its lock, but a thread-local map keeps
+// this right whatever the threading. Transaction control reads as "read only" to SQLite, but COMMIT is where a
+// write reaches the disk, so it counts as one.
+int on_statement_traced(unsigned type, void*, void* p, void*) {
+  thread_local std::unordered_map<void*, std::chrono::steady_clock::time_point> started;
+  if (type == SQLITE_TRACE_STMT) {
+    started.try_emplace(p, std::chrono::steady_clock::now());  // a trigger's own STMT event keeps the first start
+    return 0;
+  }
   if (type != SQLITE_TRACE_PROFILE) return 0;
+  const auto it = started.find(p);
+  if (it == started.end()) return 0;
+  const auto took = std::chrono::steady_clock::now() - it->second;
+  started.erase(it);
   auto* stmt = static_cast<sqlite3_stmt*>(p);
   const char* sql = sqlite3_sql(stmt);
   const bool commit = sql != nullptr && sqlite3_strnicmp(sql, "COMMIT", 6) == 0;
   if (commit || !sqlite3_stmt_readonly(stmt)) {
-    CoordinatorMetrics::instance().sqlite_write(std::chrono::nanoseconds(*static_cast<const sqlite3_int64*>(x)));
+    CoordinatorMetrics::instance().sqlite_write(std::chrono::duration_cast<std::chrono::nanoseconds>(took));
   }
   return 0;
 }
@@ -127,8 +140,9 @@ std::string CoordinatorMetrics::scrape(Store& store, const ServerOptions& option
 }
 
 void observe_sqlite_writes(Store& store) {
-  store.with_connection(
-      [](sqlite3* db) { sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, on_statement_profiled, nullptr); });
+  store.with_connection([](sqlite3* db) {
+    sqlite3_trace_v2(db, SQLITE_TRACE_STMT | SQLITE_TRACE_PROFILE, on_statement_traced, nullptr);
+  });
 }
 
 }  // namespace gammalab

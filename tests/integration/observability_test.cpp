@@ -127,6 +127,7 @@ TEST(Observability, PromtoolAndARealPrometheusReadTheCoordinatorsMetrics) {
   EXPECT_EQ(sample(text, "gammalab_workers_alive"), 0) << text;
   EXPECT_EQ(sample(text, "gammalab_leases_expired_total"), 1) << text;
   EXPECT_GT(sample(text, "gammalab_sqlite_write_seconds_count").value_or(0), stored / 100) << text;
+  EXPECT_GT(sample(text, "gammalab_sqlite_write_seconds_sum").value_or(0), 0) << "writes timed to the nanosecond";
   EXPECT_NE(text.find("gammalab_build_info{"), std::string::npos) << text;
   EXPECT_NE(text.find("gammalab_fit_duration_seconds_bucket{"), std::string::npos) << text;
 

@@ -66,9 +66,10 @@ axes:
 
   const auto before = stored_points(cluster.database());
   const auto copy = cluster.dir() / "copy.db";
-  // One page per step with a pause: the backup spans many of the server's commits.
+  // One page per step with a pause: the database is a few dozen pages, so the backup spans seconds and many of
+  // the server's commits (the trainers report every step).
   const CommandResult r =
-      backup(cluster, {copy.string(), "--db", cluster.database(), "--pages-per-step", "1", "--pause-ms", "2"});
+      backup(cluster, {copy.string(), "--db", cluster.database(), "--pages-per-step", "1", "--pause-ms", "100"});
   ASSERT_EQ(r.exit_code, 0) << r.out << " see " << (cluster.dir() / "backup.log");
   const auto after_count = db.count("SELECT COUNT(*) FROM metrics");
   const auto report = nlohmann::json::parse(r.out);

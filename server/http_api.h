@@ -19,6 +19,7 @@
 //     max_points=M (4..400000): each series downsampled to M/4 buckets of steps, each keeping its first, last,
 //     lowest and highest point (core/metric_downsample.h); a series of at most M points comes back whole.
 //   GET /api/workers                     workers and what they run
+//   GET /metrics                         Prometheus text format (server/prometheus_metrics.h)
 //   GET /api/events                      SSE: "hello" on connect, "change" whenever the store changes
 //                                        (data: {"version": N}), a ": ping" comment every 15 s otherwise
 //   GET /vendor/uplot/...                the uPlot package's dist/ (web/node_modules/uplot/dist)

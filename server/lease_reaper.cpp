@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "server/prometheus_metrics.h"
+
 namespace gammalab {
 
 LeaseReaper::LeaseReaper(Store& store, std::int64_t lease_timeout_ms)
@@ -25,7 +27,9 @@ void LeaseReaper::run() {
   const auto period = std::chrono::milliseconds(std::clamp<std::int64_t>(lease_timeout_ms_ / 4, 50, 1000));
   while (!stop_) {
     try {
-      if (int n = store_.expire_leases(); n > 0) spdlog::warn("{} expired lease(s) requeued", n);
+      const int n = store_.expire_leases();
+      CoordinatorMetrics::instance().leases_expired(n);
+      if (n > 0) spdlog::warn("{} expired lease(s) requeued", n);
     } catch (const std::exception& e) {
       spdlog::error("lease expiry failed: {}", e.what());
     }

@@ -1,6 +1,5 @@
 // gammalab-server: the coordinator. gRPC for the CLI and workers, HTTP for the dashboard, SQLite for state.
 #include <grpcpp/grpcpp.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -8,10 +7,13 @@
 #include <filesystem>
 
 #include "core/scaling/fit.h"
+#include "log/log_format.h"
+#include "server/backup.h"
 #include "server/coordinator_service.h"
 #include "server/grpc_listener.h"
 #include "server/http_api.h"
 #include "server/lease_reaper.h"
+#include "server/prometheus_metrics.h"
 #include "server/refitter.h"
 #include "server/tune_stage.h"
 #include "server/worker_gateway_service.h"
@@ -45,15 +47,28 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--fit-group-by", refit.group_by, "config field that groups runs in automatic refits")
       ->capture_default_str();
+  std::string log_format = "text";
+  app.add_option("--log-format", log_format, "stderr log: text, or json (one JSON object per line)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+  gammalab::BackupOptions backup;
+  CLI::App* backup_command = app.add_subcommand("backup", "copy the database while the server runs (docs/deploy.md)");
+  backup_command->fallthrough();  // --log-format may come after the subcommand too
+  backup_command->add_option("DEST", backup.destination, "the copy: a new file")->required();
+  backup_command->add_option("--db", backup.database, "the live database")->required();
+  backup_command->add_option("--pages-per-step", backup.pages_per_step, "pages copied per step")->capture_default_str();
+  backup_command->add_option("--pause-ms", backup.pause_ms, "pause between steps")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   refit.enabled = !no_refit;
   gammalab::quiet_solver_logging();
-  spdlog::set_default_logger(spdlog::stderr_color_mt("gammalab-server"));  // stdout is for machine-readable lines
+  gammalab::install_logger("gammalab-server", *gammalab::parse_log_format(log_format));  // stdout: machine lines
+  if (*backup_command) return gammalab::run_backup_command(backup);
   if (options.web_root.empty()) options.web_root = std::filesystem::path(GAMMALAB_WEB_DIR);
 
   try {
     std::filesystem::create_directories(options.shared_root);
     gammalab::Store store(options.database);
+    gammalab::observe_sqlite_writes(store);
     gammalab::CoordinatorService coordinator(store, options);
     gammalab::WorkerGatewayService gateway(store, options);
     gammalab::LeaseReaper reaper(store, options.lease_timeout_ms);

@@ -5,6 +5,7 @@
 
 #include "core/scaling/fit_runs.h"
 #include "core/scaling/job_points.h"
+#include "server/prometheus_metrics.h"
 
 namespace gammalab {
 
@@ -67,9 +68,12 @@ void Refitter::run() {
         }
         // Tried once per set of jobs: a sweep whose fit fails waits for its jobs to change, not the others.
         fitted[sweep] = jobs;
+        const auto started = std::chrono::steady_clock::now();
         try {
-          refit(sweep);
+          if (refit(sweep) > 0)
+            CoordinatorMetrics::instance().fit_finished(std::chrono::steady_clock::now() - started, true);
         } catch (const std::exception& e) {
+          CoordinatorMetrics::instance().fit_finished(std::chrono::steady_clock::now() - started, false);
           spdlog::error("sweep {}: refit failed: {}", sweep, e.what());
         }
       }

@@ -29,4 +29,9 @@ std::uint64_t Store::wait_for_change(std::uint64_t seen, std::chrono::millisecon
   return version_;
 }
 
+void Store::with_connection(const std::function<void(sqlite3*)>& f) {
+  std::lock_guard lock(mutex_);
+  f(db_.handle());
+}
+
 }  // namespace gammalab

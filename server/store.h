@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -155,6 +156,9 @@ class Store {
   std::uint64_t version();
   // Waits until version() != seen or the timeout passes; returns the current version.
   std::uint64_t wait_for_change(std::uint64_t seen, std::chrono::milliseconds timeout);
+
+  // ---- instrumentation: runs `f` on the connection under the store's lock (e.g. to install a trace hook).
+  void with_connection(const std::function<void(sqlite3*)>& f);
 
  private:
   // Helpers for the methods above; each expects mutex_ held.

@@ -8,6 +8,7 @@
 #include "core/utf8_text.h"
 #include "proto/convert.h"
 #include "server/guarded.h"
+#include "server/prometheus_metrics.h"
 
 namespace gammalab {
 
@@ -96,6 +97,7 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext*,
       if (r.refusal != IngestResult::Refusal::kNone) return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT, r.reason);
       response->set_points_received(response->points_received() + r.received);
       response->set_points_stored(response->points_stored() + r.stored);
+      CoordinatorMetrics::instance().points_ingested(r.stored);
     }
     return grpc::Status::OK;
   });

@@ -1,6 +1,5 @@
 // gammalab-worker: leases jobs from the coordinator and runs each as a gammalab-train child process.
 #include <absl/strings/str_split.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -9,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "log/log_format.h"
 #include "worker/worker_daemon.h"
 
 namespace {
@@ -22,7 +22,8 @@ std::filesystem::path default_trainer() {
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "gammalab-train";
-  for (const auto& candidate : {self.parent_path() / "gammalab-train", self.parent_path() / "trainer" / "gammalab-train"}) {
+  for (const auto& candidate :
+       {self.parent_path() / "gammalab-train", self.parent_path() / "trainer" / "gammalab-train"}) {
     if (std::filesystem::exists(candidate)) return candidate;
   }
   return self.parent_path() / "gammalab-train";
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
   app.add_option("--coordinator", options.coordinator, "coordinator address (HOST:PORT)")->capture_default_str();
   app.add_option("--slots", options.slots, "jobs to run at once")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--gpus", gpus, "comma-separated device ids shared out among slots (CUDA_VISIBLE_DEVICES)");
-  app.add_option("--trainer", options.trainer, "gammalab-train executable (default: next to this one, or in trainer/ beside it)");
+  app.add_option("--trainer", options.trainer,
+                 "gammalab-train executable (default: next to this one, or in trainer/ beside it)");
   app.add_option("--shared-root", options.shared_root, "directory shared with the coordinator (logs, checkpoints)")
       ->capture_default_str();
   app.add_option("--data-dir", options.data_dir, "the directory every job's data paths are under (default: $GAMMALAB_DATA_DIR, else the current directory)");
@@ -45,8 +47,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--poll-interval-ms", options.poll_interval_ms, "how often an idle slot asks for work")
       ->capture_default_str();
+  std::string log_format = "text";
+  app.add_option("--log-format", log_format, "stderr log: text, or json (one JSON object per line)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
   CLI11_PARSE(app, argc, argv);
-  spdlog::set_default_logger(spdlog::stderr_color_mt("gammalab-worker"));  // stdout is for machine-readable lines
+  gammalab::install_logger("gammalab-worker", *gammalab::parse_log_format(log_format));  // stdout: machine lines
   options.gpus = absl::StrSplit(gpus, ',', absl::SkipEmpty());
   if (options.trainer.empty()) options.trainer = default_trainer();
   if (!std::filesystem::exists(options.trainer)) {

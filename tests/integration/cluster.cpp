@@ -44,11 +44,21 @@ Cluster::~Cluster() {
 
 void Cluster::start_server(std::int64_t heartbeat_ms, std::int64_t lease_timeout_ms) {
   const std::string listen = "127.0.0.1:" + std::to_string(grpc_port_);  // port 0 the first time: any free port
-  server_ = std::make_unique<ChildProcess>(
-      std::vector<std::string>{binary("server/gammalab-server").string(), "--listen", listen, "--http", "127.0.0.1:0",
-                               "--db", database(), "--shared-root", shared_root().string(), "--heartbeat-interval-ms",
-                               std::to_string(heartbeat_ms), "--lease-timeout-ms", std::to_string(lease_timeout_ms)},
-      std::vector<std::string>{}, (dir_ / "server.log").string());
+  std::vector<std::string> argv{binary("server/gammalab-server").string(),
+                                "--listen",
+                                listen,
+                                "--http",
+                                "127.0.0.1:0",
+                                "--db",
+                                database(),
+                                "--shared-root",
+                                shared_root().string(),
+                                "--heartbeat-interval-ms",
+                                std::to_string(heartbeat_ms),
+                                "--lease-timeout-ms",
+                                std::to_string(lease_timeout_ms)};
+  argv.insert(argv.end(), server_flags.begin(), server_flags.end());
+  server_ = std::make_unique<ChildProcess>(argv, std::vector<std::string>{}, (dir_ / "server.log").string());
   auto line = server_->read_line();
   if (!line) throw std::runtime_error("gammalab-server did not start; see " + (dir_ / "server.log").string());
   const auto j = nlohmann::json::parse(*line);
@@ -64,12 +74,25 @@ void Cluster::kill_server(int sig) {
 
 int Cluster::start_worker(int slots, const std::string& gpus) {
   const int index = static_cast<int>(workers_.size());
-  std::vector<std::string> argv{binary("worker/gammalab-worker").string(), "--coordinator", address(), "--slots",
-                               std::to_string(slots), "--trainer", binary("worker/trainer/gammalab-train").string(),
-                               "--shared-root", shared_root().string(), "--data-dir", data_dir().string(), "--hostname",
-                               "test-worker-" + std::to_string(index), "--poll-interval-ms", "200", "--cancel-grace-ms",
-                               "3000"};
+  std::vector<std::string> argv{binary("worker/gammalab-worker").string(),
+                                "--coordinator",
+                                address(),
+                                "--slots",
+                                std::to_string(slots),
+                                "--trainer",
+                                binary("worker/trainer/gammalab-train").string(),
+                                "--shared-root",
+                                shared_root().string(),
+                                "--data-dir",
+                                data_dir().string(),
+                                "--hostname",
+                                "test-worker-" + std::to_string(index),
+                                "--poll-interval-ms",
+                                "200",
+                                "--cancel-grace-ms",
+                                "3000"};
   if (!gpus.empty()) argv.insert(argv.end(), {"--gpus", gpus});
+  argv.insert(argv.end(), worker_flags.begin(), worker_flags.end());
   workers_.push_back(std::make_unique<ChildProcess>(argv, std::vector<std::string>{},
                                                     (dir_ / ("worker-" + std::to_string(index) + ".log")).string()));
   return index;

@@ -23,6 +23,10 @@ class Cluster {
   explicit Cluster(const std::string& name);
   ~Cluster();  // kills everything, removes the directory unless the test failed
 
+  // Extra flags for every coordinator and worker started from then on (e.g. {"--log-format", "json"}).
+  std::vector<std::string> server_flags;
+  std::vector<std::string> worker_flags;
+
   // Starts (or restarts) the coordinator on the same database file and gRPC port.
   void start_server(std::int64_t heartbeat_ms = 200, std::int64_t lease_timeout_ms = 3000);
   void kill_server(int sig = 9);

@@ -6,6 +6,7 @@ import {
   afterStepFor, groupColours, sortGroups, lossTables, scalingPoints, fitCurve, logSpace, median, si, count, fitReports,
 } from './series.js';
 import { LossChart, ScalingChart } from './charts.js';
+import { ensureSession } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -393,6 +394,7 @@ function bindControls() {
 }
 
 async function main() {
+  await ensureSession();  // a token form first when the API needs one (web/session.js)
   try {
     uPlot = (await import('/vendor/uplot/uPlot.esm.js')).default;
   } catch (e) {

@@ -59,7 +59,7 @@ int main() {
     testing::InProcessCoordinator c("bench");
     c.store().create_sweep(testing::make_sweep("bench", kLeases), "", "", false);
     auto stub = v1::WorkerGateway::NewStub(c.own_channel());
-    const std::string worker = c.store().register_worker("bench", 1, {}, "");
+    const std::string worker = c.store().register_worker("bench", 1, {}, "", c.worker_token_id());
     for (int i = 0; i < kLeases; ++i) {
       v1::LeaseJobRequest request;
       request.set_worker_id(worker);

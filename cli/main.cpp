@@ -5,6 +5,7 @@
 
 #include "cli/command.h"
 #include "cli/terminal_text.h"
+#include "rpc/client_channel.h"
 
 namespace {
 
@@ -29,6 +30,11 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("GAMMALAB_SERVER"); env != nullptr && *env != '\0') context.server = env;
   app.add_option("--server", context.server, "coordinator address (host:port; default $GAMMALAB_SERVER or 127.0.0.1:50051)");
   app.add_flag("--json", context.json, "print JSON instead of tables");
+  std::string token_file, tls_ca;
+  app.add_option("--token-file", token_file, "file holding a user token (default: $GAMMALAB_TOKEN)");
+  app.add_option("--tls-ca", tls_ca, "connect with TLS, trusting this CA certificate (PEM)");
+  // Read before any command runs (a parse callback), so a command always connects with them.
+  app.parse_complete_callback([&] { gammalab::set_default_client_security(gammalab::client_security(token_file, tls_ca)); });
   for (const auto add_command : kCommands) add_command(app, context);
   try {
     app.parse(argc, argv);

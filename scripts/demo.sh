@@ -26,6 +26,10 @@ cleanup() {
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
+# Real tokens, as a deployment has them: one for the workers, one for the CLI (files, never on a command line).
+"$bin/server/gammalab-server" token create --role worker --name demo-workers --db "$demo/gammalab.db" >"$demo/worker.token"
+"$bin/server/gammalab-server" token create --role user --name demo --db "$demo/gammalab.db" >"$demo/user.token"
+chmod 600 "$demo/worker.token" "$demo/user.token"
 "$bin/server/gammalab-server" --listen 127.0.0.1:0 --http 127.0.0.1:0 --db "$demo/gammalab.db" \
   --shared-root "$demo/shared" >"$demo/server.out" 2>"$demo/server.log" &
 pids+=($!)
@@ -36,7 +40,7 @@ export GAMMALAB_SERVER="127.0.0.1:$port"
 for i in 1 2; do
   "$bin/worker/gammalab-worker" --coordinator "$GAMMALAB_SERVER" --slots 1 --shared-root "$demo/shared" \
     --data-dir "$GAMMALAB_DATA_DIR" --hostname "demo-worker-$i" --trainer "$bin/worker/trainer/gammalab-train" \
-    2>"$demo/worker-$i.log" &
+    --token-file "$demo/worker.token" 2>"$demo/worker-$i.log" &
   pids+=($!)
 done
 sleep 1
@@ -44,6 +48,8 @@ for i in 1 2; do
   kill -0 "${pids[$i]}" 2>/dev/null || { echo "worker $i did not start:"; cat "$demo/worker-$i.log"; exit 1; }
 done
 echo "== coordinator on $GAMMALAB_SERVER, 2 workers (logs in $demo)"
+GAMMALAB_TOKEN=$(cat "$demo/user.token")
+export GAMMALAB_TOKEN
 
 # 3. The study: plan, submit, follow it live, then the jobs table.
 "$bin/cli/gammalab" plan configs/sweeps/demo-cpu.yaml
@@ -65,5 +71,6 @@ echo "  (the paper reports 1.22-1.25x less compute for unified at 0.12B-1B, with
 echo "   these are models of 20k-0.2M parameters on 5 bytes per parameter: see docs/results.md)"
 
 echo "== done. The coordinator's own fit (laws n and c): gammalab fit SWEEP against a running server."
-echo "   To browse the results in the dashboard: make dashboard, then open the address it prints."
+echo "   To browse the results in the dashboard: make dashboard, then open the address it prints and give it"
+echo "   the user token in $demo/user.token."
 exit $status

@@ -11,6 +11,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libtorch-dev libopenblas0-pthread libsleef-dev libsentencepiece-dev
   libsqlite3-dev zlib1g-dev libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libspdlog-dev
+  libsodium-dev libssl-dev openssl
   libceres-dev libgtest-dev libgmock-dev libbenchmark-dev prometheus-cpp-dev
   chromium
   prometheus systemd buildah mmdebstrap

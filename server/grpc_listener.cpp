@@ -6,11 +6,12 @@
 namespace gammalab {
 
 std::unique_ptr<grpc::Server> start_grpc_server(const std::string& flag, const std::string& address,
-                                                const std::vector<grpc::Service*>& services, int& port) {
+                                                const std::vector<grpc::Service*>& services, int& port,
+                                                std::shared_ptr<grpc::ServerCredentials> credentials) {
   grpc::ServerBuilder builder;
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(address, credentials ? credentials : grpc::InsecureServerCredentials(), &port);
   for (grpc::Service* service : services) builder.RegisterService(service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {

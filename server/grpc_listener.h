@@ -12,8 +12,10 @@ namespace gammalab {
 
 // Starts a server for `services` on `address` (HOST:PORT; port 0 = any free port) and returns it with the
 // port it got. Throws std::runtime_error naming `flag` and the address when it cannot listen there: the port
-// is in use, or the host is not one of this machine's addresses.
+// is in use, or the host is not one of this machine's addresses. `credentials` null: plaintext without tokens
+// (server/grpc_auth.h makes the coordinator's).
 std::unique_ptr<grpc::Server> start_grpc_server(const std::string& flag, const std::string& address,
-                                                const std::vector<grpc::Service*>& services, int& port);
+                                                const std::vector<grpc::Service*>& services, int& port,
+                                                std::shared_ptr<grpc::ServerCredentials> credentials = nullptr);
 
 }  // namespace gammalab

@@ -26,6 +26,7 @@
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
 #include "server/prometheus_metrics.h"
+#include "server/tls_files.h"
 
 namespace gammalab {
 
@@ -195,9 +196,30 @@ json run_row(Store& store, const v1::Job& job) {
 
 }  // namespace
 
-HttpApi::HttpApi(Store& store, const ServerOptions& options)
-    : store_(store), options_(options), server_(std::make_unique<httplib::Server>()) {
+namespace {
+
+// HTTPS with --tls-cert/--tls-key (checked by read_tls_files first, so a bad file is a clear error), else HTTP.
+std::unique_ptr<httplib::Server> make_server(const ServerOptions& options) {
+  if (!read_tls_files(options)) return std::make_unique<httplib::Server>();
+  auto server = std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(), options.tls_key.c_str());
+  if (!server->is_valid()) {
+    throw std::runtime_error("--tls-cert " + options.tls_cert + " / --tls-key " + options.tls_key +
+                             ": the HTTP server cannot use them (not a certificate and its key?)");
+  }
+  return server;
+}
+
+}  // namespace
+
+HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
+    : store_(store), options_(options), auth_(tokens, !options.tls_cert.empty()), server_(make_server(options)) {
   auto& s = *server_;
+  s.Post("/api/session", [this](const httplib::Request& req, httplib::Response& res) { auth_.open_session(req, res); });
+  s.Delete("/api/session",
+           [this](const httplib::Request& req, httplib::Response& res) { auth_.close_session(req, res); });
+  s.Get("/api/session", [this](const httplib::Request&, httplib::Response& res) {
+    send_json(res, json{{"auth", auth_.enabled()}}.dump());  // only reached past the pre-routing check
+  });
   // Every open dashboard holds one thread in its event stream: more threads than httplib's default (8).
   s.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
   s.Get("/api/sweeps", [this](const httplib::Request&, httplib::Response& res) {
@@ -317,11 +339,21 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options)
       spdlog::warn("dashboard: web root {} not found", options_.web_root.string());
     }
   }
-  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (req.path.rfind("/api/", 0) != 0 && req.path != kMetricsPath && !is_dashboard_file(req.path)) {
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    const bool api = req.path.rfind("/api/", 0) == 0;
+    // /metrics is not behind a token: it holds counts only, and Prometheus scrapes it (docs/deploy.md).
+    if (!api && req.path != kMetricsPath && !is_dashboard_file(req.path)) {
       res.status = 404;
       res.set_content("not found\n", "text/plain");
       return httplib::Server::HandlerResponse::Handled;
+    }
+    // The one auth check of the HTTP API (server/http_auth.h); opening or closing a session checks its own.
+    if (api && !(req.path == "/api/session" && req.method != "GET")) {
+      std::string reason;
+      if (const int status = auth_.check(req, reason); status != 0) {
+        send_error(res, status, reason);
+        return httplib::Server::HandlerResponse::Handled;
+      }
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });

@@ -25,13 +25,18 @@
 //   GET /vendor/uplot/...                the uPlot package's dist/ (web/node_modules/uplot/dist)
 //   GET /NAME.html|js|css                the dashboard's own files at web/'s top level (server/dashboard_files.h);
 //                                        every other path outside /api/ is 404
-// Errors are JSON {"error": "..."} with status 400 (bad parameter), 404 (no such sweep or job) or 500.
+//   POST|GET|DELETE /api/session         a dashboard session (server/http_auth.h)
+// Every other /api/ route needs a user token or a session: 401 without, 403 with a worker token.
+// Errors are JSON {"error": "..."} with status 400 (bad parameter), 401, 403, 404 (no such sweep or job) or 500.
+// With --tls-cert and --tls-key the server speaks HTTPS only.
 #include <atomic>
 #include <memory>
 #include <thread>
 
+#include "server/http_auth.h"
 #include "server/server_options.h"
 #include "server/store.h"
+#include "server/tokens.h"
 
 namespace httplib {
 class Server;
@@ -41,13 +46,15 @@ namespace gammalab {
 
 class HttpApi {
  public:
-  HttpApi(Store& store, const ServerOptions& options);
+  // tokens null: no auth (--insecure-no-auth).
+  HttpApi(Store& store, const ServerOptions& options, Tokens* tokens = nullptr);
   ~HttpApi();  // ends open event streams, stops and joins
   int port() const { return port_; }
 
  private:
   Store& store_;
   const ServerOptions& options_;
+  HttpAuth auth_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};

@@ -10,10 +10,13 @@
 #include "log/log_format.h"
 #include "server/backup.h"
 #include "server/coordinator_service.h"
+#include "server/grpc_auth.h"
 #include "server/grpc_listener.h"
 #include "server/http_api.h"
 #include "server/lease_reaper.h"
 #include "server/prometheus_metrics.h"
+#include "server/loopback.h"
+#include "server/token_commands.h"
 #include "server/refitter.h"
 #include "server/tune_stage.h"
 #include "server/worker_gateway_service.h"
@@ -58,7 +61,16 @@ int main(int argc, char** argv) {
   backup_command->add_option("--db", backup.database, "the live database")->required();
   backup_command->add_option("--pages-per-step", backup.pages_per_step, "pages copied per step")->capture_default_str();
   backup_command->add_option("--pause-ms", backup.pause_ms, "pause between steps")->capture_default_str();
+  app.add_option("--tls-cert", options.tls_cert, "TLS certificate chain (PEM) for gRPC and HTTP");
+  app.add_option("--tls-key", options.tls_key, "the certificate's private key (PEM)");
+  app.add_option("--tls-client-ca", options.tls_client_ca,
+                 "CA (PEM) whose client certificates workers must present (mutual TLS)");
+  app.add_flag("--insecure-no-auth", options.insecure_no_auth,
+               "accept calls without tokens (only when every listen address is loopback)");
+  gammalab::TokenCommand token_command;
+  gammalab::add_token_commands(app, token_command);
   CLI11_PARSE(app, argc, argv);
+  if (token_command.requested) return gammalab::run_token_command(token_command, options.database);
   refit.enabled = !no_refit;
   gammalab::quiet_solver_logging();
   gammalab::install_logger("gammalab-server", *gammalab::parse_log_format(log_format));  // stdout: machine lines
@@ -66,9 +78,25 @@ int main(int argc, char** argv) {
   if (options.web_root.empty()) options.web_root = std::filesystem::path(GAMMALAB_WEB_DIR);
 
   try {
+    if (options.insecure_no_auth) {
+      const std::pair<const char*, std::string> addresses[] = {{"--listen", options.grpc_address},
+                                                               {"--http", options.http_address}};
+      for (const auto& [flag, address] : addresses) {
+        if (!address.empty() && !gammalab::is_loopback_listen_address(address)) {
+          spdlog::critical("--insecure-no-auth: refused, {} {} is not a loopback address; anyone who can reach it "
+                           "would get in without a token (create tokens: gammalab-server token create)",
+                           flag, address);
+          return 2;
+        }
+      }
+      spdlog::warn("*** --insecure-no-auth: NO AUTHENTICATION. Anyone on this machine can submit, cancel and "
+                   "act as any worker. For local experiments only. ***");
+    }
     std::filesystem::create_directories(options.shared_root);
     gammalab::Store store(options.database);
     gammalab::observe_sqlite_writes(store);
+    std::unique_ptr<gammalab::Tokens> tokens;
+    if (!options.insecure_no_auth) tokens = std::make_unique<gammalab::Tokens>(options.database);
     gammalab::CoordinatorService coordinator(store, options);
     gammalab::WorkerGatewayService gateway(store, options);
     gammalab::LeaseReaper reaper(store, options.lease_timeout_ms);
@@ -77,9 +105,10 @@ int main(int argc, char** argv) {
 
     int port = 0;
     std::unique_ptr<grpc::Server> server =
-        gammalab::start_grpc_server("--listen", options.grpc_address, {&coordinator, &gateway}, port);
+        gammalab::start_grpc_server("--listen", options.grpc_address, {&coordinator, &gateway}, port,
+                                    gammalab::grpc_server_credentials(options, tokens.get()));
     std::unique_ptr<gammalab::HttpApi> http;
-    if (!options.http_address.empty()) http = std::make_unique<gammalab::HttpApi>(store, options);
+    if (!options.http_address.empty()) http = std::make_unique<gammalab::HttpApi>(store, options, tokens.get());
     // One machine-readable line so scripts and tests can find the ports (useful with port 0).
     std::printf("{\"event\":\"listening\",\"grpc_port\":%d,\"http_port\":%d}\n", port, http ? http->port() : 0);
     std::fflush(stdout);

@@ -119,6 +119,19 @@ ALTER TABLE sweeps ADD COLUMN awaiting_main INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sweeps ADD COLUMN tune_report TEXT;  -- JSON TunePicks, once the tune stage ended
 ALTER TABLE sweeps ADD COLUMN stage_error TEXT;  -- why the main stage was not added
 )sql",
+    // 5: access tokens (server/tokens.h), kept only as salted hashes, and the token each worker registered with.
+    R"sql(
+CREATE TABLE tokens (
+  id         INTEGER PRIMARY KEY,
+  name       TEXT    NOT NULL,
+  role       TEXT    NOT NULL CHECK (role IN ('user', 'worker')),
+  salt       TEXT    NOT NULL,  -- hex, the per-token key of the hash
+  hash       TEXT    NOT NULL,  -- hex, keyed BLAKE2b of the token's secret part
+  created_ms INTEGER NOT NULL,
+  revoked_ms INTEGER
+);
+ALTER TABLE workers ADD COLUMN token_id INTEGER REFERENCES tokens(id);  -- NULL: registered without auth
+)sql",
   };
   return all;
 }

@@ -14,6 +14,11 @@ struct ServerOptions {
   std::filesystem::path web_root;                         // dashboard files; empty = the source tree's web/
   std::int64_t heartbeat_interval_ms = 5000;
   std::int64_t lease_timeout_ms = 30000;
+  // Security (README "Security"): TLS files for gRPC and HTTP; the client CA asks workers for certificates.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  bool insecure_no_auth = false;  // no tokens: allowed only when every listen address is loopback
 };
 
 }  // namespace gammalab

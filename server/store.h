@@ -107,8 +107,21 @@ class Store {
   std::optional<v1::Job> retry(const std::string& job_id);
 
   // ---- workers and leases
+  // `token_id`: the worker token it registered with (server/tokens.h; nullopt without auth). Re-registering
+  // under `requested_id` keeps the id only for the token that holds it (or a worker registered without auth);
+  // for another token nothing changes and the result is empty.
   std::string register_worker(const std::string& hostname, int slots, const std::vector<std::string>& gpus,
-                              const std::string& requested_id);
+                              const std::string& requested_id, std::optional<std::int64_t> token_id = std::nullopt);
+  // True when a worker with this id exists and registered with another token than `token_id` (or none).
+  bool worker_of_other_token(const std::string& worker_id, std::int64_t token_id);
+  // Who holds a job's attempt: the job exists; `held`: it is active under exactly this attempt; then the token
+  // its worker registered with (nullopt: registered without auth).
+  struct AttemptHolder {
+    bool job_exists = false;
+    bool held = false;
+    std::optional<std::int64_t> token_id;
+  };
+  AttemptHolder attempt_holder(const std::string& job_id, int attempt);
   HeartbeatResult heartbeat(const std::string& worker_id, const std::vector<std::pair<std::string, int>>& running,
                             bool draining, std::int64_t lease_timeout_ms);
   // Highest priority first; among equal priorities the sweep served longest ago. One transaction.

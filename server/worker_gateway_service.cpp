@@ -7,17 +7,46 @@
 #include "core/shared_root.h"
 #include "core/utf8_text.h"
 #include "proto/convert.h"
+#include "server/grpc_auth.h"
 #include "server/guarded.h"
 #include "server/prometheus_metrics.h"
 
 namespace gammalab {
 
-grpc::Status WorkerGatewayService::RegisterWorker(grpc::ServerContext*, const v1::RegisterWorkerRequest* request,
+namespace {
+
+grpc::Status not_your_worker(const std::string& worker_id) {
+  return {grpc::StatusCode::PERMISSION_DENIED,
+          "worker " + utf8_head(worker_id, 64) + " registered with another token; this token cannot act for it"};
+}
+
+}  // namespace
+
+// A worker's calls act only for the workers that registered with the caller's token (server/grpc_auth.h puts
+// its id in the call). Without auth (--insecure-no-auth, loopback only) any caller acts for any worker.
+grpc::Status WorkerGatewayService::caller(grpc::ServerContext* context, std::optional<std::int64_t>& token_id) const {
+  token_id = caller_token_id(*context);
+  if (!token_id && !options_.insecure_no_auth) return {grpc::StatusCode::UNAUTHENTICATED, "no token"};
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerGatewayService::check_worker(grpc::ServerContext* context, const std::string& worker_id) {
+  std::optional<std::int64_t> token_id;
+  if (grpc::Status s = caller(context, token_id); !s.ok()) return s;
+  if (token_id && store_.worker_of_other_token(worker_id, *token_id)) return not_your_worker(worker_id);
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerGatewayService::RegisterWorker(grpc::ServerContext* context, const v1::RegisterWorkerRequest* request,
                                                   v1::RegisterWorkerResponse* response) {
   return guarded([&] {
+    std::optional<std::int64_t> token_id;
+    if (grpc::Status s = caller(context, token_id); !s.ok()) return s;
     if (request->slots() < 1) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "slots: must be at least 1");
     std::vector<std::string> gpus(request->gpus().begin(), request->gpus().end());
-    const std::string id = store_.register_worker(request->hostname(), request->slots(), gpus, request->worker_id());
+    const std::string id =
+        store_.register_worker(request->hostname(), request->slots(), gpus, request->worker_id(), token_id);
+    if (id.empty()) return not_your_worker(request->worker_id());
     response->set_worker_id(id);
     response->set_heartbeat_interval_ms(static_cast<int>(options_.heartbeat_interval_ms));
     response->set_lease_timeout_ms(static_cast<int>(options_.lease_timeout_ms));
@@ -26,9 +55,10 @@ grpc::Status WorkerGatewayService::RegisterWorker(grpc::ServerContext*, const v1
   });
 }
 
-grpc::Status WorkerGatewayService::Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* request,
+grpc::Status WorkerGatewayService::Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
                                              v1::HeartbeatResponse* response) {
   return guarded([&] {
+    if (grpc::Status s = check_worker(context, request->worker_id()); !s.ok()) return s;
     std::vector<std::pair<std::string, int>> running;
     for (const auto& r : request->running()) running.emplace_back(r.job_id(), r.attempt());
     HeartbeatResult result =
@@ -40,9 +70,10 @@ grpc::Status WorkerGatewayService::Heartbeat(grpc::ServerContext*, const v1::Hea
   });
 }
 
-grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext*, const v1::LeaseJobRequest* request,
+grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext* context, const v1::LeaseJobRequest* request,
                                             v1::LeaseJobResponse* response) {
   return guarded([&] {
+    if (grpc::Status s = check_worker(context, request->worker_id()); !s.ok()) return s;
     auto lease = store_.lease(request->worker_id(), options_.lease_timeout_ms);
     if (lease) {
       response->set_attempt(lease->attempt);
@@ -55,9 +86,10 @@ grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext*, const v1::Leas
   });
 }
 
-grpc::Status WorkerGatewayService::StartJob(grpc::ServerContext*, const v1::StartJobRequest* request,
+grpc::Status WorkerGatewayService::StartJob(grpc::ServerContext* context, const v1::StartJobRequest* request,
                                             v1::StartJobResponse* response) {
   return guarded([&] {
+    if (grpc::Status s = check_worker(context, request->worker_id()); !s.ok()) return s;
     const bool accepted = store_.start(request->worker_id(), request->job_id(), request->attempt());
     response->set_accepted(accepted);
     if (!accepted) {
@@ -68,10 +100,12 @@ grpc::Status WorkerGatewayService::StartJob(grpc::ServerContext*, const v1::Star
   });
 }
 
-grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext*,
+grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext* context,
                                                  grpc::ServerReader<v1::ReportMetricsRequest>* reader,
                                                  v1::ReportMetricsResponse* response) {
   return guarded([&] {
+    std::optional<std::int64_t> token_id;
+    if (grpc::Status s = caller(context, token_id); !s.ok()) return s;
     v1::ReportMetricsRequest request;
     while (reader->Read(&request)) {
       const std::string who = "job " + utf8_head(request.job_id(), 64) + " attempt " + std::to_string(request.attempt());
@@ -80,6 +114,18 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext*,
                               who + ": points: " + std::to_string(request.points_size()) +
                                   " in one report, over the limit of " + std::to_string(limits::kMaxPointsPerReport));
       }
+      // Fenced like every other worker write: only the attempt that holds the job reports for it, and only
+      // through the token its worker registered with. (A re-lease raises the attempt, so the check cannot go
+      // stale before the points are stored: add_metrics takes progress only from the holding attempt.)
+      const Store::AttemptHolder holder = store_.attempt_holder(request.job_id(), request.attempt());
+      if (holder.job_exists && !holder.held) {
+        return refuse_metrics(grpc::StatusCode::FAILED_PRECONDITION,
+                              who + ": this attempt does not hold the job (a stale or unknown attempt)");
+      }
+      if (holder.job_exists && token_id && holder.token_id != token_id) {
+        return refuse_metrics(grpc::StatusCode::PERMISSION_DENIED, who + ": the job is held by a worker of another token");
+      }
+      // Charged after the fencing, so that nobody but the job's holder spends its budget.
       if (!metric_rate_.admit(request.job_id(), static_cast<std::size_t>(request.points_size()),
                               MetricRateLimit::Clock::now())) {
         return refuse_metrics(grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -109,9 +155,10 @@ grpc::Status WorkerGatewayService::refuse_metrics(grpc::StatusCode code, const s
   return {code, utf8_head(reason, 1024)};  // the reason quotes the job id as sent: bounded, for the status
 }
 
-grpc::Status WorkerGatewayService::FinishJob(grpc::ServerContext*, const v1::FinishJobRequest* request,
+grpc::Status WorkerGatewayService::FinishJob(grpc::ServerContext* context, const v1::FinishJobRequest* request,
                                              v1::FinishJobResponse* response) {
   return guarded([&] {
+    if (grpc::Status s = check_worker(context, request->worker_id()); !s.ok()) return s;
     const bool accepted = store_.finish(request->worker_id(), request->job_id(), request->attempt(), request->outcome(),
                                         utf8_head(request->error(), limits::kMaxJobErrorBytes));
     response->set_accepted(accepted);

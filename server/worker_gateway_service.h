@@ -3,6 +3,7 @@
 // outcomes.
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/limits.h"
@@ -35,6 +36,10 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
 
  private:
   grpc::Status refuse_metrics(grpc::StatusCode code, const std::string& reason);
+  // The caller's token id (nullopt without auth); UNAUTHENTICATED when auth is on and the call has none.
+  grpc::Status caller(grpc::ServerContext* context, std::optional<std::int64_t>& token_id) const;
+  // PERMISSION_DENIED when worker_id registered with another token than the caller's.
+  grpc::Status check_worker(grpc::ServerContext* context, const std::string& worker_id);
 
   Store& store_;
   const ServerOptions& options_;

@@ -13,6 +13,7 @@ import {
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
 import { HttpError, getJSON, getOptional, events as eventStream } from './api.js';
 import { h, fill, download } from './dom.js';
+import { ensureSession } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 // Bar colours by position in STATE_ORDER (running, leased, pending, succeeded, failed, cancelled).
@@ -785,6 +786,7 @@ function bindControls() {
 }
 
 async function main() {
+  await ensureSession();  // a token form first when the API needs one (web/session.js)
   try {
     uPlot = (await import('/vendor/uplot/uPlot.esm.js')).default;
   } catch (e) {

@@ -51,8 +51,24 @@ int main(int argc, char** argv) {
   app.add_option("--log-format", log_format, "stderr log: text, or json (one JSON object per line)")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
+  std::string token_file, tls_ca, tls_cert, tls_key;
+  app.add_option("--token-file", token_file, "file holding a worker token (default: $GAMMALAB_TOKEN)");
+  app.add_option("--tls-ca", tls_ca, "connect with TLS, trusting this CA certificate (PEM)");
+  app.add_option("--tls-cert", tls_cert, "client certificate (PEM) for a coordinator that asks for one");
+  app.add_option("--tls-key", tls_key, "the client certificate's private key (PEM)");
   CLI11_PARSE(app, argc, argv);
   gammalab::install_logger("gammalab-worker", *gammalab::parse_log_format(log_format));  // stdout: machine lines
+  try {
+    options.security = gammalab::client_security(token_file, tls_ca, tls_cert, tls_key);
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 2;
+  }
+  if (options.security.token.empty()) {
+    spdlog::warn("no token (--token-file or ${}): only a coordinator started with --insecure-no-auth accepts this "
+                 "worker",
+                 gammalab::kTokenEnv);
+  }
   options.gpus = absl::StrSplit(gpus, ',', absl::SkipEmpty());
   if (options.trainer.empty()) options.trainer = default_trainer();
   if (!std::filesystem::exists(options.trainer)) {

@@ -12,10 +12,19 @@ namespace {
 constexpr std::size_t kMaxPointsPerStream = 20000;
 constexpr auto kBatchWindow = std::chrono::milliseconds(200);  // gather points briefly: fewer, larger writes
 
-// The coordinator refused a report as such (out of range, steps going back, unknown job): it will refuse it
-// again, so it is dropped rather than resent for ever. Any other failure may pass: the points stay buffered.
+// The coordinator refused a report as such (out of range, steps going back, unknown job, an attempt that no
+// longer holds the job, a job held through another token): it will refuse it again, so it is dropped rather
+// than resent for ever. Any other failure may pass: the points stay buffered.
 bool is_refusal(const grpc::Status& status) {
-  return status.error_code() == grpc::StatusCode::INVALID_ARGUMENT || status.error_code() == grpc::StatusCode::NOT_FOUND;
+  switch (status.error_code()) {
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::NOT_FOUND:
+    case grpc::StatusCode::FAILED_PRECONDITION:
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return true;
+    default:
+      return false;
+  }
 }
 }  // namespace
 

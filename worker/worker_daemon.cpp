@@ -67,7 +67,7 @@ WorkerDaemon::WorkerDaemon(WorkerOptions options) : options_(std::move(options))
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);  // the shortest connect attempt (default 20 s): reconnect soon after a restart
-  channel_ = grpc::CreateCustomChannel(options_.coordinator, grpc::InsecureChannelCredentials(), args);
+  channel_ = open_channel(options_.coordinator, options_.security, args);
   stub_ = v1::WorkerGateway::NewStub(channel_);
   relay_ = std::make_unique<MetricRelay>(stub_);
 }
@@ -83,6 +83,11 @@ bool WorkerDaemon::register_once() {
   v1::RegisterWorkerResponse response;
   auto context = context_with_deadline(std::chrono::seconds(5));
   const grpc::Status status = stub_->RegisterWorker(context.get(), request, &response);
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+      status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+    spdlog::error("registration refused: {} (a worker needs a worker token in --token-file or ${})",
+                  status.error_message(), kTokenEnv);
+  }
   if (!status.ok()) return false;
   {
     absl::MutexLock lock(&id_mutex_);

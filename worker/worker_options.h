@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "rpc/client_channel.h"
+
 namespace gammalab {
 
 struct WorkerOptions {
@@ -16,6 +18,7 @@ struct WorkerOptions {
   std::string hostname;                                   // default: this machine's name
   int cancel_grace_ms = 5000;                             // SIGTERM, then SIGKILL after this long
   int poll_interval_ms = 1000;                            // how often an idle slot asks for work
+  ClientSecurity security;                                // worker token and TLS (--token-file, --tls-*)
 };
 
 }  // namespace gammalab

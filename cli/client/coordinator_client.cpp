@@ -6,7 +6,7 @@ RpcError::RpcError(const std::string& what, const grpc::Status& status)
     : std::runtime_error(what), code_(status.error_code()) {}
 
 std::unique_ptr<v1::Coordinator::Stub> connect_coordinator(const std::string& address) {
-  return v1::Coordinator::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  return v1::Coordinator::NewStub(open_channel(address, default_client_security()));
 }
 
 void check(const grpc::Status& status, const std::string& what, const std::string& address) {
@@ -15,6 +15,14 @@ void check(const grpc::Status& status, const std::string& what, const std::strin
     throw RpcError(what + ": coordinator " + (address.empty() ? "" : address + " ") + "not reachable (" +
                        status.error_message() + ")",
                    status);
+  }
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+    throw RpcError(what + ": the coordinator refused the token (" + status.error_message() +
+                       "); give a user token in --token-file or $GAMMALAB_TOKEN",
+                   status);
+  }
+  if (status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+    throw RpcError(what + ": " + status.error_message() + " (the CLI needs a user token)", status);
   }
   throw RpcError(what + ": " + status.error_message(), status);
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gammalab/v1/gammalab.grpc.pb.h"
+#include "rpc/client_channel.h"
 
 namespace gammalab {
 
@@ -20,6 +21,7 @@ class RpcError : public std::runtime_error {
   grpc::StatusCode code_;
 };
 
+// With default_client_security() (rpc/client_channel.h): the token and TLS the CLI was given.
 std::unique_ptr<v1::Coordinator::Stub> connect_coordinator(const std::string& address);
 
 // Throws RpcError("what: message") unless status is OK; a coordinator that cannot be reached is said plainly.

@@ -12,30 +12,66 @@ using store_rows::parse_id;
 using store_rows::timestamp;
 
 std::string Store::register_worker(const std::string& hostname, int slots, const std::vector<std::string>& gpus,
-                                   const std::string& requested_id) {
+                                   const std::string& requested_id, std::optional<std::int64_t> token_id) {
   std::lock_guard lock(mutex_);
   const std::int64_t now = now_ms();
   const std::string gpu_list = absl::StrJoin(gpus, ",");
   sql::Transaction tx(db_);
   std::int64_t id = parse_id(requested_id);
+  auto bind_token = [&](sql::Statement& s, int index) {
+    if (token_id)
+      s.bind(index, *token_id);
+    else
+      s.bind_null(index);
+  };
   if (id >= 0) {
-    // Re-registration after a coordinator restart or a network loss keeps the worker's id (and its leases).
+    // Re-registration after a coordinator restart or a network loss keeps the worker's id (and its leases), but
+    // only for the token it registered with: another worker token cannot take over its id and leases.
     sql::Statement& upsert = statements_.get(
-        "INSERT INTO workers(id, hostname, slots, gpus, registered_ms, heartbeat_ms) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET hostname = excluded.hostname, "
+        "INSERT INTO workers(id, hostname, slots, gpus, registered_ms, heartbeat_ms, token_id) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET hostname = excluded.hostname, "
         "slots = excluded.slots, gpus = excluded.gpus, heartbeat_ms = excluded.heartbeat_ms, "
-        "draining = 0");
-    upsert.bind(1, id).bind(2, hostname).bind(3, slots).bind(4, gpu_list).bind(5, now).bind(6, now).run();
+        "draining = 0, token_id = COALESCE(excluded.token_id, workers.token_id) "
+        "WHERE excluded.token_id IS NULL OR workers.token_id IS NULL OR workers.token_id = excluded.token_id");
+    upsert.bind(1, id).bind(2, hostname).bind(3, slots).bind(4, gpu_list).bind(5, now).bind(6, now);
+    bind_token(upsert, 7);
+    upsert.run();
+    if (db_.changes() == 0) return "";  // held by another token
   } else {
     sql::Statement& insert = statements_.get(
-        "INSERT INTO workers(hostname, slots, gpus, registered_ms, heartbeat_ms) "
-        "VALUES (?, ?, ?, ?, ?)");
-    insert.bind(1, hostname).bind(2, slots).bind(3, gpu_list).bind(4, now).bind(5, now).run();
+        "INSERT INTO workers(hostname, slots, gpus, registered_ms, heartbeat_ms, token_id) "
+        "VALUES (?, ?, ?, ?, ?, ?)");
+    insert.bind(1, hostname).bind(2, slots).bind(3, gpu_list).bind(4, now).bind(5, now);
+    bind_token(insert, 6);
+    insert.run();
     id = db_.last_insert_id();
   }
   tx.commit();
   changed();
   return std::to_string(id);
+}
+
+bool Store::worker_of_other_token(const std::string& worker_id, std::int64_t token_id) {
+  std::lock_guard lock(mutex_);
+  sql::Statement& s = statements_.get("SELECT token_id FROM workers WHERE id = ?");
+  if (!s.bind(1, parse_id(worker_id)).step()) return false;
+  const bool other = s.is_null(0) || s.int64(0) != token_id;
+  s.reset();
+  return other;
+}
+
+Store::AttemptHolder Store::attempt_holder(const std::string& job_id, int attempt) {
+  std::lock_guard lock(mutex_);
+  AttemptHolder holder;
+  sql::Statement& s = statements_.get(
+      "SELECT j.attempt = ? AND j.state IN (" + sql_active_states() + "), w.token_id FROM jobs j "
+      "LEFT JOIN workers w ON w.id = j.worker_id WHERE j.id = ?");
+  if (!s.bind(1, attempt).bind(2, parse_id(job_id)).step()) return holder;
+  holder.job_exists = true;
+  holder.held = s.int64(0) != 0;
+  if (!s.is_null(1)) holder.token_id = s.int64(1);
+  s.reset();
+  return holder;
 }
 
 std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {

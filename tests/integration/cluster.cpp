@@ -31,6 +31,17 @@ Cluster::Cluster(const std::string& name) {
   std::filesystem::create_directories(dir_);
   std::filesystem::create_directories(data_dir());
   std::filesystem::create_directories(shared_root());
+  std::ofstream(user_token_file()) << create_token("user") << "\n";
+  std::ofstream(worker_token_file()) << create_token("worker") << "\n";
+}
+
+std::string Cluster::create_token(const std::string& role) {
+  ChildProcess create({binary("server/gammalab-server").string(), "token", "create", "--role", role, "--name",
+                       "test " + role, "--db", database()},
+                      {}, (dir_ / "token.log").string());
+  const auto line = create.read_line();
+  if (create.wait() != 0 || !line) throw std::runtime_error("gammalab-server token create failed; see token.log");
+  return *line;
 }
 
 Cluster::~Cluster() {
@@ -90,7 +101,9 @@ int Cluster::start_worker(int slots, const std::string& gpus) {
                                 "--poll-interval-ms",
                                 "200",
                                 "--cancel-grace-ms",
-                                "3000"};
+                                "3000",
+                                "--token-file",
+                                worker_token_file().string()};
   if (!gpus.empty()) argv.insert(argv.end(), {"--gpus", gpus});
   argv.insert(argv.end(), worker_flags.begin(), worker_flags.end());
   workers_.push_back(std::make_unique<ChildProcess>(argv, std::vector<std::string>{},
@@ -103,7 +116,8 @@ void Cluster::kill_worker(int index, int sig) { workers_.at(static_cast<std::siz
 int Cluster::wait_worker(int index) { return workers_.at(static_cast<std::size_t>(index))->wait(); }
 
 CliResult Cluster::cli(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {binary("cli/gammalab").string(), "--server", address()};
+  std::vector<std::string> argv = {binary("cli/gammalab").string(), "--server", address(), "--token-file",
+                                   user_token_file().string()};
   argv.insert(argv.end(), args.begin(), args.end());
   ChildProcess process(argv, {}, (dir_ / "cli.log").string());
   CliResult result;

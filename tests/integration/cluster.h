@@ -1,6 +1,8 @@
 #pragma once
 // A real gammalab deployment for tests: gammalab-server and gammalab-worker processes on loopback, a
-// temporary directory with the SQLite file, the shared root and the data, and the real CLI.
+// temporary directory with the SQLite file, the shared root and the data, and the real CLI. It makes a user
+// and a worker token with the real `gammalab-server token create` first: workers start with the worker token
+// and cli() runs with the user token (each from a file, as a deployment would).
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -41,6 +43,10 @@ class Cluster {
   std::filesystem::path data_dir() const { return dir_ / "data"; }
   std::filesystem::path shared_root() const { return dir_ / "shared"; }
   int http_port() const { return http_port_; }
+  std::filesystem::path user_token_file() const { return dir_ / "user.token"; }
+  std::filesystem::path worker_token_file() const { return dir_ / "worker.token"; }
+  // A new token of `role` ("user" | "worker") made with `gammalab-server token create`.
+  std::string create_token(const std::string& role);
 
   // Writes a byte-level train/val shard pair under data_dir()/NAME from generated English-like text,
   // through the real `gammalab-train prepare`.

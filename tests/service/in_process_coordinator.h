@@ -1,12 +1,20 @@
 #pragma once
-// The coordinator's gRPC services on a real loopback port inside the test process, over a real SQLite file.
+// The coordinator's gRPC services on a real loopback port inside the test process, over a real SQLite file,
+// with real tokens: it makes a user and a worker token, and every channel it hands out (own_channel, and
+// connect_coordinator through default_client_security) sends the user token to the Coordinator service and
+// the worker token to the WorkerGateway. A WorkerDaemon in a test gets worker_security(). $GAMMALAB_TOKEN is
+// set to the user token, so a CLI process the test starts gets in too.
 #include <grpcpp/grpcpp.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
+#include "rpc/client_channel.h"
 #include "server/coordinator_service.h"
+#include "server/grpc_auth.h"
 #include "server/grpc_listener.h"
+#include "server/tokens.h"
 #include "server/worker_gateway_service.h"
 #include "tests/service/test_sweeps.h"
 
@@ -17,7 +25,13 @@ class InProcessCoordinator {
   explicit InProcessCoordinator(const std::string& name) : db_path_(temp_db(name)), store_(db_path_.string()) {
     options_.database = db_path_.string();
     options_.shared_root = db_path_.parent_path() / "shared";
-    server_ = start_grpc_server("--listen", "127.0.0.1:0", {&coordinator_, &gateway_}, port_);
+    security_.token = tokens_.create(Role::kUser, "test user");
+    security_.gateway_token = tokens_.create(Role::kWorker, "test worker");
+    worker_token_id_ = tokens_.list().back().id;
+    set_default_client_security(security_);
+    ::setenv(kTokenEnv, security_.token.c_str(), 1);
+    server_ = start_grpc_server("--listen", "127.0.0.1:0", {&coordinator_, &gateway_}, port_,
+                                grpc_server_credentials(options_, &tokens_));
   }
   ~InProcessCoordinator() {
     server_->Shutdown();
@@ -25,6 +39,18 @@ class InProcessCoordinator {
   }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   Store& store() { return store_; }
+  Tokens& tokens() { return tokens_; }
+  const std::string& user_token() const { return security_.token; }
+  const std::string& worker_token() const { return security_.gateway_token; }
+  // For a worker registered straight in the store whose leases a test then reports for over gRPC:
+  // store().register_worker(host, slots, gpus, "", worker_token_id()).
+  std::int64_t worker_token_id() const { return worker_token_id_; }
+  // What a worker daemon connects with: the worker token.
+  ClientSecurity worker_security() const {
+    ClientSecurity worker;
+    worker.token = security_.gateway_token;
+    return worker;
+  }
   const WorkerGatewayService& gateway() const { return gateway_; }
   const std::filesystem::path& db_path() const { return db_path_; }
 
@@ -32,12 +58,15 @@ class InProcessCoordinator {
   std::shared_ptr<grpc::Channel> own_channel() const {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    return grpc::CreateCustomChannel(address(), grpc::InsecureChannelCredentials(), args);
+    return open_channel(address(), security_, args);
   }
 
  private:
   std::filesystem::path db_path_;
   Store store_;
+  Tokens tokens_{db_path_.string()};
+  ClientSecurity security_;
+  std::int64_t worker_token_id_ = 0;
   ServerOptions options_;
   CoordinatorService coordinator_{store_, options_};
   WorkerGatewayService gateway_{store_, options_};

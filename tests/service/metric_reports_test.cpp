@@ -58,7 +58,7 @@ class MetricReports : public ::testing::Test {
  protected:
   void SetUp() override {
     const std::string sweep = coordinator_.store().create_sweep(make_sweep("m", 1, 0, 1), "", "", false).sweep.id();
-    worker_ = coordinator_.store().register_worker("host", 1, {}, "");
+    worker_ = coordinator_.store().register_worker("host", 1, {}, "", coordinator_.worker_token_id());
     auto lease = coordinator_.store().lease(worker_, 600000);
     ASSERT_TRUE(lease);
     job_ = lease->job.id();

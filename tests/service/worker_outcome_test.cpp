@@ -37,6 +37,7 @@ Outcome run_job(const std::string& name, const std::string& script) {
 
   WorkerOptions options;
   options.coordinator = coordinator.address();
+  options.security = coordinator.worker_security();
   options.trainer = trainer;
   options.shared_root = coordinator.db_path().parent_path() / "shared";
   options.hostname = "test-host";

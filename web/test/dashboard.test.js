@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { createTokens, signIn } from './tokens.js';
 
 const run = promisify(execFile);
 const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,6 +35,7 @@ const PRESETS = ['tiny-0.03m', 'tiny-0.05m', 'tiny-0.1m'];
 const VARIANTS = ['baseline', 'unified'];
 
 let tmp;
+let tokens;   // real user and worker tokens (test/tokens.js)
 let server;
 let ports;
 let base;
@@ -54,7 +56,7 @@ function logTails() {
 }
 
 async function cli(...args) {
-  const { stdout } = await run(cliBin, ['--server', `127.0.0.1:${ports.grpc_port}`, ...args], { encoding: 'utf8' });
+  const { stdout } = await run(cliBin, ['--server', `127.0.0.1:${ports.grpc_port}`, '--token-file', tokens.userFile, ...args], { encoding: 'utf8' });
   return stdout;
 }
 
@@ -107,7 +109,7 @@ function startWorker(index) {
   const name = `web-worker-${index}`;
   const worker = spawn(workerBin, ['--coordinator', `127.0.0.1:${ports.grpc_port}`, '--slots', '1', '--trainer', trainBin,
     '--shared-root', join(tmp, 'shared'), '--data-dir', join(tmp, 'data'), '--hostname', name,
-    '--poll-interval-ms', '200', '--cancel-grace-ms', '3000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--poll-interval-ms', '200', '--cancel-grace-ms', '3000', '--token-file', tokens.workerFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   keepLog(`${name} stdout`, worker.stdout);
   keepLog(`${name} stderr`, worker.stderr);
   workers.push(worker);
@@ -160,6 +162,7 @@ before(async () => {
   writeFileSync(join(tmp, 'corpus.txt'), corpus(200_000));
   await run(trainBin, ['prepare', '--input', join(tmp, 'corpus.txt'), '--out', join(tmp, 'data', 'web'),
     '--tokenizer', 'byte', '--val-fraction', '0.05']);
+  tokens = await createTokens(serverBin, join(tmp, 'x.db'), tmp);
   ports = await startServer();
   base = `http://127.0.0.1:${ports.http_port}`;
   context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
@@ -169,6 +172,7 @@ before(async () => {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     viewport: { width: 1400, height: 1100 },
   });
+  await signIn(context, base, tokens.user);
   page = context.pages()[0] || (await context.newPage());
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   // Chromium logs every 404 response (e.g. /fits before the first fit) as a console error: not ours.

@@ -1,0 +1,26 @@
+#pragma once
+// Who may call which gRPC service, checked in one place for every call: an AuthMetadataProcessor that gRPC runs
+// on each call's metadata before any handler. A call needs "authorization: Bearer <token>" with a token of the
+// service's role (server/tokens.h): none, a wrong or a revoked one is UNAUTHENTICATED, a valid token of the
+// other role PERMISSION_DENIED. With a client CA (mutual TLS), WorkerGateway calls also need a client
+// certificate that CA signed (the CLI needs none). Handlers learn the caller's token id from the verified
+// header of the call (caller_token_id), so the WorkerGateway can bind workers to the token they registered with.
+#include <grpcpp/grpcpp.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "server/server_options.h"
+#include "server/tokens.h"
+
+namespace gammalab {
+
+// The gRPC listener's credentials: TLS when options name a certificate (server/tls_files.h), else plaintext;
+// with the token check unless `tokens` is null (--insecure-no-auth).
+std::shared_ptr<grpc::ServerCredentials> grpc_server_credentials(const ServerOptions& options, Tokens* tokens);
+
+// The id of the token the call came with; nullopt when the server runs without tokens.
+std::optional<std::int64_t> caller_token_id(const grpc::ServerContext& context);
+
+}  // namespace gammalab

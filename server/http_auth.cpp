@@ -1,0 +1,131 @@
+// The HTTP API's token and session check (server/http_auth.h).
+#include "server/http_auth.h"
+
+#include <httplib.h>
+#include <sodium.h>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+namespace gammalab {
+
+namespace {
+
+constexpr std::size_t kSessionIdBytes = 32;
+
+void send(httplib::Response& res, int status, const nlohmann::json& body) {
+  res.status = status;
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(body.dump(), "application/json");
+}
+
+// The value of cookie `name` in the request's Cookie header; empty when absent.
+std::string cookie_value(const httplib::Request& req, std::string_view name) {
+  const std::string header = req.get_header_value("Cookie");
+  std::string_view rest = header;
+  while (!rest.empty()) {
+    const std::size_t end = std::min(rest.find(';'), rest.size());
+    std::string_view part = rest.substr(0, end);
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    if (part.size() > name.size() && part.substr(0, name.size()) == name && part[name.size()] == '=') {
+      return std::string(part.substr(name.size() + 1));
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string HttpAuth::session_key(std::string_view session_id) {
+  unsigned char hash[crypto_generichash_BYTES];
+  crypto_generichash(hash, sizeof hash, reinterpret_cast<const unsigned char*>(session_id.data()), session_id.size(),
+                     nullptr, 0);
+  return std::string(reinterpret_cast<const char*>(hash), sizeof hash);
+}
+
+std::optional<Caller> HttpAuth::bearer_caller(const httplib::Request& req, bool& present) {
+  present = req.has_header("Authorization");
+  if (!present) return std::nullopt;
+  const std::string header = req.get_header_value("Authorization");  // (bearer_token views into it)
+  const std::optional<std::string_view> token = bearer_token(header);
+  return token ? tokens_->verify(*token) : std::nullopt;
+}
+
+std::optional<std::int64_t> HttpAuth::session_token(const httplib::Request& req) {
+  const std::string id = cookie_value(req, kCookie);
+  if (id.size() != kSessionIdBytes * 2) return std::nullopt;
+  std::int64_t token_id = 0;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(session_key(id));
+    if (it == sessions_.end()) return std::nullopt;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - it->second.last_used > kSessionIdle) {
+      sessions_.erase(it);
+      return std::nullopt;
+    }
+    it->second.last_used = now;
+    token_id = it->second.token_id;
+  }
+  // A revoked token ends its sessions at their next request.
+  if (tokens_->active_role(token_id) != Role::kUser) return std::nullopt;
+  return token_id;
+}
+
+int HttpAuth::check(const httplib::Request& req, std::string& reason) {
+  if (tokens_ == nullptr) return 0;
+  bool present = false;
+  if (const std::optional<Caller> caller = bearer_caller(req, present)) {
+    if (caller->role == Role::kUser) return 0;
+    reason = "a " + std::string(role_name(caller->role)) + " token cannot use the HTTP API (it needs a user token)";
+    return 403;
+  }
+  if (present) {
+    reason = "invalid or revoked token";
+    return 401;
+  }
+  if (session_token(req)) return 0;
+  reason = "no token: send \"Authorization: Bearer <token>\" or open a session (POST /api/session)";
+  return 401;
+}
+
+void HttpAuth::open_session(const httplib::Request& req, httplib::Response& res) {
+  if (tokens_ == nullptr) return send(res, 200, {{"auth", false}});
+  bool present = false;
+  const std::optional<Caller> caller = bearer_caller(req, present);
+  if (!caller) return send(res, 401, {{"error", present ? "invalid or revoked token" : "no token"}});
+  if (caller->role != Role::kUser) return send(res, 403, {{"error", "the dashboard needs a user token"}});
+  unsigned char bytes[kSessionIdBytes];
+  randombytes_buf(bytes, sizeof bytes);
+  std::string id(kSessionIdBytes * 2 + 1, '\0');
+  sodium_bin2hex(id.data(), id.size(), bytes, sizeof bytes);
+  id.pop_back();
+  {
+    std::lock_guard lock(mutex_);
+    if (sessions_.size() >= kMaxSessions) {
+      auto oldest = sessions_.begin();
+      for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+        if (it->second.last_used < oldest->second.last_used) oldest = it;
+      }
+      sessions_.erase(oldest);
+    }
+    sessions_[session_key(id)] = {caller->token_id, std::chrono::steady_clock::now()};
+  }
+  res.set_header("Set-Cookie", std::string(kCookie) + "=" + id + "; Path=/; HttpOnly; SameSite=Strict" +
+                                   (secure_cookie_ ? "; Secure" : ""));
+  send(res, 200, {{"auth", true}});
+}
+
+void HttpAuth::close_session(const httplib::Request& req, httplib::Response& res) {
+  const std::string id = cookie_value(req, kCookie);
+  if (!id.empty()) {
+    std::lock_guard lock(mutex_);
+    sessions_.erase(session_key(id));
+  }
+  res.set_header("Set-Cookie", std::string(kCookie) + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+  send(res, 200, {{"auth", tokens_ != nullptr}});
+}
+
+}  // namespace gammalab

@@ -1,0 +1,62 @@
+#pragma once
+// Who may use the HTTP API, checked in one place (the server's pre-routing handler) for every /api/ request.
+// A request is let in with a user token, sent as "Authorization: Bearer <token>", or with the cookie of a
+// dashboard session. The dashboard's page and scripts are served to anyone (they hold no data) so that it can
+// ask for a token: POST /api/session with the token in the Authorization header opens a session and sets an
+// HttpOnly, SameSite=Strict cookie (EventSource cannot send headers; the token never goes in a URL and script
+// never sees the session id). Sessions live in memory: a restart asks for the token again. A session ends
+// with its token's revocation, after kSessionIdle without a request, or with DELETE /api/session.
+//   no or wrong token, no or unknown session: 401; a worker token: 403.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "server/tokens.h"
+
+namespace httplib {
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace gammalab {
+
+class HttpAuth {
+ public:
+  static constexpr auto kSessionIdle = std::chrono::hours(12);
+  static constexpr std::size_t kMaxSessions = 1024;  // beyond, the least recently used session ends
+  static constexpr char kCookie[] = "gammalab_session";
+
+  // tokens null: no auth (--insecure-no-auth); secure_cookie: the server speaks TLS (the cookie's Secure flag).
+  HttpAuth(Tokens* tokens, bool secure_cookie) : tokens_(tokens), secure_cookie_(secure_cookie) {}
+
+  bool enabled() const { return tokens_ != nullptr; }
+  // 0 when the request may go on, else the status it gets (401 or 403) with `reason` set.
+  int check(const httplib::Request& req, std::string& reason);
+  // The /api/session routes: POST opens a session for the request's user token, GET says whether the request
+  // is let in (200 {"auth": true|false}) and DELETE ends its session.
+  void open_session(const httplib::Request& req, httplib::Response& res);
+  void close_session(const httplib::Request& req, httplib::Response& res);
+
+ private:
+  // A bearer token's caller; nullopt when the header is absent (`present` false) or the token is not valid.
+  std::optional<Caller> bearer_caller(const httplib::Request& req, bool& present);
+  // The session's token id from the request's cookie, refreshing its idle time.
+  std::optional<std::int64_t> session_token(const httplib::Request& req);
+  static std::string session_key(std::string_view session_id);
+
+  struct Session {
+    std::int64_t token_id = 0;
+    std::chrono::steady_clock::time_point last_used;
+  };
+  Tokens* tokens_;
+  bool secure_cookie_;
+  std::mutex mutex_;
+  // Keyed by a hash of the session id, so that looking one up tells nothing about the ids of others.
+  std::map<std::string, Session> sessions_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace gammalab

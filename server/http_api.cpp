@@ -20,6 +20,7 @@
 #include "core/metric_downsample.h"
 #include "core/metric_names.h"
 #include "core/param_count.h"
+#include "core/utf8_text.h"
 #include "core/scaling/job_points.h"
 #include "core/scaling/run_point.h"
 #include "proto/convert.h"
@@ -35,6 +36,40 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kHttpThreads = 48;
+// Event streams each hold a thread (server/event_stream_slots.h): at most these, so that 32 threads always
+// serve the other requests.
+constexpr std::size_t kMaxEventStreams = 16;
+constexpr std::size_t kMaxEventStreamsPerClient = 4;
+// A client that sends nothing, or sends a request byte by byte, is cut off after this long per read, and
+// an idle keep-alive connection after this long; nothing the dashboard sends is larger than the payload limit.
+constexpr time_t kReadTimeoutSeconds = 5;
+constexpr time_t kKeepAliveSeconds = 5;
+constexpr std::size_t kMaxRequestBodyBytes = 64 * 1024;
+
+// On every response. The dashboard is this origin's own modules and stylesheets only: no inline script or
+// style, no other origin to load from or send to, never framed (so no clickjacking of its buttons), and
+// nothing sniffed into a type it was not served as.
+httplib::Headers security_headers() {
+  return {
+      {"Content-Security-Policy",
+       "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
+       "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"},
+      {"X-Content-Type-Options", "nosniff"},
+      {"X-Frame-Options", "DENY"},
+      {"Referrer-Policy", "no-referrer"},
+      {"Cross-Origin-Resource-Policy", "same-origin"},
+  };
+}
+
+// A request that may change something (any method but GET and HEAD) from a page of another origin is refused:
+// a browser sends Origin with such requests, and a page elsewhere must not drive this dashboard's buttons.
+bool cross_origin_write(const httplib::Request& req) {
+  if (req.method == "GET" || req.method == "HEAD") return false;
+  if (!req.has_header("Origin")) return false;  // not from a browser page (curl, the CLI)
+  const std::string origin = req.get_header_value("Origin");
+  const std::string host = req.get_header_value("Host");
+  return host.empty() || (origin != "http://" + host && origin != "https://" + host);
+}
 
 void send_json(httplib::Response& res, const std::string& body) {
   res.set_header("Cache-Control", "no-store");
@@ -212,8 +247,17 @@ std::unique_ptr<httplib::Server> make_server(const ServerOptions& options) {
 }  // namespace
 
 HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
-    : store_(store), options_(options), auth_(tokens, !options.tls_cert.empty()), server_(make_server(options)) {
+    : store_(store),
+      options_(options),
+      auth_(tokens, !options.tls_cert.empty()),
+      event_streams_(kMaxEventStreams, kMaxEventStreamsPerClient),
+      server_(make_server(options)) {
   auto& s = *server_;
+  s.set_default_headers(security_headers());
+  s.set_read_timeout(kReadTimeoutSeconds);
+  s.set_write_timeout(kReadTimeoutSeconds);
+  s.set_keep_alive_timeout(kKeepAliveSeconds);
+  s.set_payload_max_length(kMaxRequestBodyBytes);
   s.Post("/api/session", [this](const httplib::Request& req, httplib::Response& res) { auth_.open_session(req, res); });
   s.Delete("/api/session",
            [this](const httplib::Request& req, httplib::Response& res) { auth_.close_session(req, res); });
@@ -296,7 +340,15 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
   s.Get("/api/workers", [this](const httplib::Request&, httplib::Response& res) {
     send_json(res, proto_json_array(store_.list_workers(options_.lease_timeout_ms)));
   });
-  s.Get("/api/events", [this](const httplib::Request&, httplib::Response& res) {
+  s.Get("/api/events", [this](const httplib::Request& req, httplib::Response& res) {
+    std::shared_ptr<void> slot = event_streams_.acquire(req.remote_addr);
+    if (!slot) {
+      res.set_header("Retry-After", "10");
+      return send_error(res, 503,
+                        "too many open event streams: at most " + std::to_string(event_streams_.per_client()) +
+                            " per client and " + std::to_string(event_streams_.total()) +
+                            " in all; close other dashboard tabs or retry later");
+    }
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Accel-Buffering", "no");
     struct Stream {
@@ -305,7 +357,8 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     };
     auto stream = std::make_shared<Stream>();
     stream->seen = store_.version();
-    res.set_chunked_content_provider("text/event-stream", [this, stream](size_t, httplib::DataSink& sink) {
+    // The provider owns the slot: it is given back when the stream ends, however it ends.
+    res.set_chunked_content_provider("text/event-stream", [this, stream, slot](size_t, httplib::DataSink& sink) {
       auto send = [&sink](const std::string& text) { return sink.write(text.data(), text.size()); };
       if (!stream->greeted) {  // lets the client know the stream is live (and that it may have missed changes)
         stream->greeted = true;
@@ -340,6 +393,11 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     }
   }
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (cross_origin_write(req)) {
+      send_error(res, 403, "cross-origin request refused: Origin " + utf8_head(req.get_header_value("Origin"), 200) +
+                               " is not this dashboard's");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     const bool api = req.path.rfind("/api/", 0) == 0;
     // /metrics is not behind a token: it holds counts only, and Prometheus scrapes it (docs/deploy.md).
     if (!api && req.path != kMetricsPath && !is_dashboard_file(req.path)) {

@@ -21,7 +21,8 @@
 //   GET /api/workers                     workers and what they run
 //   GET /metrics                         Prometheus text format (server/prometheus_metrics.h)
 //   GET /api/events                      SSE: "hello" on connect, "change" whenever the store changes
-//                                        (data: {"version": N}), a ": ping" comment every 15 s otherwise
+//                                        (data: {"version": N}), a ": ping" comment every 15 s otherwise;
+//                                        at most 4 open per client address and 16 in all (503 beyond)
 //   GET /vendor/uplot/...                the uPlot package's dist/ (web/node_modules/uplot/dist)
 //   GET /NAME.html|js|css                the dashboard's own files at web/'s top level (server/dashboard_files.h);
 //                                        every other path outside /api/ is 404
@@ -34,6 +35,7 @@
 #include <thread>
 
 #include "server/http_auth.h"
+#include "server/event_stream_slots.h"
 #include "server/server_options.h"
 #include "server/store.h"
 #include "server/tokens.h"
@@ -55,6 +57,8 @@ class HttpApi {
   Store& store_;
   const ServerOptions& options_;
   HttpAuth auth_;
+  // Before server_: a stream's slot is given back when the server, which owns the stream, is destroyed.
+  EventStreamSlots event_streams_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};

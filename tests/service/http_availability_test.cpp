@@ -1,0 +1,161 @@
+// The dashboard's HTTP server against clients that hold on: event streams are bounded per client and in all
+// (503 with Retry-After beyond, the slot given back when a stream ends), a request sent byte by byte or not
+// at all is cut off, every response carries the dashboard's security headers, and a page of another origin
+// cannot send it anything but reads.
+#include <arpa/inet.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "server/http_api.h"
+#include "tests/service/test_sweeps.h"
+
+namespace gammalab::testing {
+namespace {
+
+// A raw TCP connection to the server, so that the test controls exactly what is sent and when.
+class RawConnection {
+ public:
+  explicit RawConnection(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    timeval timeout{30, 0};  // no read in this test waits longer (the server's own limits are shorter)
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  }
+  ~RawConnection() { close(); }
+  bool connected() const { return connected_; }
+  void send(const std::string& text) { (void)!::write(fd_, text.data(), text.size()); }
+  // Reads until `needle` has arrived or the peer closes; what arrived.
+  std::string read_until(const std::string& needle) {
+    std::string got;
+    char buf[4096];
+    while (got.find(needle) == std::string::npos) {
+      const ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n <= 0) break;
+      got.append(buf, static_cast<std::size_t>(n));
+    }
+    return got;
+  }
+  // True when the server closed the connection (read returns 0 or an error other than the timeout).
+  bool closed_by_server() {
+    char c;
+    return ::read(fd_, &c, 1) <= 0;
+  }
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+};
+
+std::string open_event_stream(RawConnection& c) {
+  c.send("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  return c.read_until("\r\n\r\n");
+}
+
+class HttpAvailability : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.http_address = "127.0.0.1:0";
+    options_.web_root = path_.parent_path() / "web";
+    std::filesystem::create_directories(options_.web_root);
+    std::ofstream(options_.web_root / "index.html") << "<!doctype html><title>gammalab</title>";
+    api_ = std::make_unique<HttpApi>(*store_, options_);
+  }
+  void TearDown() override {
+    api_.reset();
+    store_.reset();
+    std::filesystem::remove_all(path_.parent_path());
+  }
+  std::filesystem::path path_ = temp_db("http-availability");
+  std::unique_ptr<Store> store_ = std::make_unique<Store>(path_.string());
+  ServerOptions options_;
+  std::unique_ptr<HttpApi> api_;
+};
+
+TEST_F(HttpAvailability, EventStreamsAreBoundedPerClientAndTheSlotComesBack) {
+  std::vector<std::unique_ptr<RawConnection>> streams;
+  for (int i = 0; i < 4; ++i) {
+    streams.push_back(std::make_unique<RawConnection>(api_->port()));
+    ASSERT_TRUE(streams.back()->connected());
+    EXPECT_NE(open_event_stream(*streams.back()).find("HTTP/1.1 200"), std::string::npos) << i;
+  }
+  RawConnection fifth(api_->port());
+  fifth.send("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  const std::string answer = fifth.read_until("}");
+  EXPECT_NE(answer.find("HTTP/1.1 503"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("Retry-After: 10"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("at most 4 per client and 16 in all"), std::string::npos) << answer;
+
+  // Other requests are still served while the client's streams are open.
+  httplib::Client client("127.0.0.1", api_->port());
+  auto sweeps = client.Get("/api/sweeps");
+  ASSERT_TRUE(sweeps);
+  EXPECT_EQ(sweeps->status, 200);
+
+  // A stream that goes away gives its slot back once the server writes to it (each change is written).
+  streams.front()->close();
+  bool reopened = false;
+  for (int i = 0; i < 200 && !reopened; ++i) {
+    store_->create_sweep(make_sweep("change" + std::to_string(i), 1), "", "", false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    RawConnection again(api_->port());
+    reopened = open_event_stream(again).find("HTTP/1.1 200") != std::string::npos;
+  }
+  EXPECT_TRUE(reopened) << "the closed stream's slot never came back";
+}
+
+TEST_F(HttpAvailability, ARequestThatNeverEndsItsHeadersIsCutOff) {
+  RawConnection slow(api_->port());
+  ASSERT_TRUE(slow.connected());
+  slow.send("GET /api/sweeps HTTP/1.1\r\nHost: 127.0.0.1\r\n");  // and never the blank line
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(slow.closed_by_server());
+  // Cut off by the server's read timeout (5 s), not by this test's own 30 s one.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(29));
+}
+
+TEST_F(HttpAvailability, EveryResponseCarriesTheSecurityHeaders) {
+  httplib::Client client("127.0.0.1", api_->port());
+  for (const char* path : {"/", "/api/sweeps", "/api/nothing-here", "/package.json"}) {
+    auto res = client.Get(path);
+    ASSERT_TRUE(res) << path;
+    const std::string csp = res->get_header_value("Content-Security-Policy");
+    EXPECT_NE(csp.find("default-src 'none'"), std::string::npos) << path << ": " << csp;
+    EXPECT_NE(csp.find("script-src 'self'"), std::string::npos) << path;
+    EXPECT_NE(csp.find("frame-ancestors 'none'"), std::string::npos) << path;
+    EXPECT_EQ(res->get_header_value("X-Content-Type-Options"), "nosniff") << path;
+    EXPECT_EQ(res->get_header_value("X-Frame-Options"), "DENY") << path;
+  }
+}
+
+TEST_F(HttpAvailability, WritesFromAnotherOriginAreRefused) {
+  httplib::Client client("127.0.0.1", api_->port());
+  auto foreign = client.Post("/api/sweeps", httplib::Headers{{"Origin", "http://evil.example"}}, "{}", "application/json");
+  ASSERT_TRUE(foreign);
+  EXPECT_EQ(foreign->status, 403) << foreign->body;
+  EXPECT_NE(foreign->body.find("cross-origin request refused"), std::string::npos) << foreign->body;
+  const std::string own = "http://127.0.0.1:" + std::to_string(api_->port());
+  auto same = client.Post("/api/sweeps", httplib::Headers{{"Origin", own}}, "{}", "application/json");
+  ASSERT_TRUE(same);
+  EXPECT_NE(same->status, 403) << "the dashboard's own origin is not refused";
+  auto read = client.Get("/api/sweeps", httplib::Headers{{"Origin", "http://evil.example"}});
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->status, 200) << "reads are not writes";
+}
+
+}  // namespace
+}  // namespace gammalab::testing

@@ -187,9 +187,10 @@ TEST_F(SlurmWorkers, ScancelDrainsTheWorkersWhichHandTheirJobsBack) {
 
 TEST_F(SlurmWorkers, TimeLimitSignalDrainsTheWorkersBeforeTheLimit) {
   DbReader db(cluster_->database());
-  // A two-minute limit, the signal 90 s ahead: Slurm sends it at its first time-limit check after 30 s (it checks
-  // about every 30 s), which leaves the workers 30 s to start and lease, and the drain 30 s before the limit.
-  const int array = submit_workers(2, {"--time=2", "--signal=B:TERM@90"});
+  // A three-minute limit, the signal 100 s ahead, so at 80 s; Slurm may send it up to 60 s early (sbatch(1)) or
+  // about 30 s late (it checks time limits periodically): between 20 s (time for the workers to start and lease)
+  // and 110 s, well before the limit.
+  const int array = submit_workers(2, {"--time=3", "--signal=B:TERM@100"});
   const auto jobs = start_long_jobs(db, "timed", "[baseline]", 1);
   std::map<std::int64_t, std::vector<StoredPoint>> before;
   for (const auto& j : jobs) before[j.id] = db.points(j.id, "train/loss");

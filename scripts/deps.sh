@@ -15,6 +15,7 @@ packages=(
   libceres-dev libgtest-dev libgmock-dev libbenchmark-dev prometheus-cpp-dev
   chromium
   prometheus systemd buildah mmdebstrap
+  slurm-wlm munge
 )
 if [ "${1:-}" = fuzz ]; then
   packages+=(clang-14 libclang-rt-14-dev)

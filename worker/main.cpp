@@ -5,17 +5,17 @@
 
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 
 #include "log/log_format.h"
+#include "worker/health_server.h"
+#include "worker/stop_signals.h"
 #include "worker/worker_daemon.h"
 
 namespace {
-gammalab::WorkerDaemon* g_daemon = nullptr;
-void on_signal(int) {
-  if (g_daemon) g_daemon->request_drain();
-}
 
 // gammalab-train next to this executable (an install), or in trainer/ beside it (the build tree).
 std::filesystem::path default_trainer() {
@@ -45,6 +45,12 @@ int main(int argc, char** argv) {
   app.add_option("--hostname", options.hostname, "name shown for this worker");
   app.add_option("--cancel-grace-ms", options.cancel_grace_ms, "SIGTERM, then SIGKILL after this long")
       ->capture_default_str();
+  app.add_option("--drain-grace-ms", options.drain_grace_ms,
+                 "on SIGTERM, how long each trainer may take to checkpoint and exit before it is killed")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--health", options.health_address,
+                 "serve /healthz and /readyz on HOST:PORT (port 0: any free port, printed on stdout); off if unset");
   app.add_option("--poll-interval-ms", options.poll_interval_ms, "how often an idle slot asks for work")
       ->capture_default_str();
   std::string log_format = "text";
@@ -85,9 +91,20 @@ int main(int argc, char** argv) {
   options.data_dir = std::filesystem::absolute(options.data_dir);
 
   gammalab::WorkerDaemon daemon(options);
-  g_daemon = &daemon;
-  std::signal(SIGTERM, on_signal);
-  std::signal(SIGINT, on_signal);
+  gammalab::install_stop_signals(daemon);
   std::signal(SIGPIPE, SIG_IGN);
+  std::unique_ptr<gammalab::HealthServer> health;
+  if (!options.health_address.empty()) {
+    try {
+      health = std::make_unique<gammalab::HealthServer>(options.health_address, [&daemon] { return daemon.health(); });
+    } catch (const std::exception& e) {
+      spdlog::critical("{}", e.what());
+      return 2;
+    }
+    // One machine-readable line so scripts and tests can find the port (useful with port 0).
+    std::printf("{\"event\":\"health\",\"health_port\":%d}\n", health->port());
+    std::fflush(stdout);
+    spdlog::info("health endpoints on {} (port {})", options.health_address, health->port());
+  }
   return daemon.run();
 }

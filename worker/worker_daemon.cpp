@@ -83,6 +83,7 @@ bool WorkerDaemon::register_once() {
   v1::RegisterWorkerResponse response;
   auto context = context_with_deadline(std::chrono::seconds(5));
   const grpc::Status status = stub_->RegisterWorker(context.get(), request, &response);
+  connected_ = status.ok();
   if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
       status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
     spdlog::error("registration refused: {} (a worker needs a worker token in --token-file or ${})",
@@ -101,6 +102,16 @@ bool WorkerDaemon::register_once() {
 std::string WorkerDaemon::worker_id() const {
   absl::MutexLock lock(&id_mutex_);
   return worker_id_;
+}
+
+WorkerHealth WorkerDaemon::health() {
+  WorkerHealth health;
+  health.slots_total = options_.slots;
+  health.connected = connected_;
+  health.draining = drain_;
+  absl::MutexLock lock(&jobs_mutex_);
+  health.slots_busy = static_cast<int>(jobs_.size());
+  return health;
 }
 
 std::vector<std::string> WorkerDaemon::slot_env(int slot) const {
@@ -125,13 +136,11 @@ int WorkerDaemon::free_slot() {
   return -1;
 }
 
-void WorkerDaemon::stop_child(RunningJob& job, bool hard) {
+void WorkerDaemon::stop_child(RunningJob& job, bool hard, std::chrono::milliseconds grace) {
   absl::MutexLock lock(&job.mutex);
   if (!job.child) return;
   job.child->signal(hard ? SIGKILL : SIGTERM);
-  if (!hard && job.kill_at == std::chrono::steady_clock::time_point::max()) {
-    job.kill_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.cancel_grace_ms);
-  }
+  if (!hard) job.kill_at = std::min(job.kill_at, std::chrono::steady_clock::now() + grace);
 }
 
 void WorkerDaemon::heartbeat_loop() {
@@ -165,6 +174,7 @@ void WorkerDaemon::heartbeat_loop() {
     v1::HeartbeatResponse response;
     auto context = context_with_deadline(std::chrono::seconds(5));
     const grpc::Status status = stub_->Heartbeat(context.get(), request, &response);
+    connected_ = status.ok() && response.known();
     if (!status.ok()) {
       spdlog::warn("heartbeat failed: {}", status.error_message());
       continue;
@@ -180,13 +190,13 @@ void WorkerDaemon::heartbeat_loop() {
       for (const auto& id : response.cancel_job_ids()) {
         if (id == job->job_id && !job->cancel.exchange(true)) {
           spdlog::info("job {}: cancelled, stopping the trainer", id);
-          stop_child(*job, false);
+          stop_child(*job, false, std::chrono::milliseconds(options_.cancel_grace_ms));
         }
       }
       for (const auto& id : response.lost_job_ids()) {
         if (id == job->job_id && !job->lost.exchange(true)) {
           spdlog::warn("job {}: lease lost, killing the trainer", id);
-          stop_child(*job, true);
+          stop_child(*job, true, {});
         }
       }
     }
@@ -256,7 +266,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       child = job.child.get();
     }
     report_started(*stub_, worker_id(), job.job_id, job.attempt);
-    if (drain_) stop_child(job, false);  // drained while starting
+    drain_starting_job(job);
     while (auto line = child->read_line()) {
       log << *line << '\n';
       try {
@@ -289,7 +299,8 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       outcome = v1::JOB_OUTCOME_FAILED;
       if (error.empty()) {
         error = "gammalab-train exited with code " + std::to_string(exit_code) +
-                (exit_code == exit_codes::kDiverged ? " (the loss became non-finite)" : "") + ": " +
+                (exit_code == exit_codes::kDiverged ? " (the loss became non-finite)" : "") +
+                (drain_ ? drain_kill_note(exit_code) : "") + ": " +
                 log_tail(log_path, kErrorLogTailBytes);
       }
     }
@@ -307,7 +318,7 @@ int WorkerDaemon::run() {
     std::this_thread::sleep_for(backoff);
   }
   std::thread heartbeats([this] { heartbeat_loop(); });
-  bool drain_signalled = false;
+  bool drain_signalled = false, kill_signalled = false;
   auto idle_backoff = std::chrono::milliseconds(options_.poll_interval_ms);
   while (true) {
     {
@@ -322,9 +333,12 @@ int WorkerDaemon::run() {
         }
       }
       if (drain_ && !drain_signalled) {
-        spdlog::info("draining: {} running job(s) will checkpoint and be handed back", jobs_.size());
-        for (auto& job : jobs_) stop_child(*job, false);
+        drain_running_jobs();
         drain_signalled = true;
+      }
+      if (stop_now_ && !kill_signalled) {
+        kill_running_jobs();
+        kill_signalled = true;
       }
       if (drain_ && jobs_.empty()) break;
     }
@@ -350,6 +364,10 @@ int WorkerDaemon::run() {
     auto job = std::make_unique<RunningJob>();
     job->job_id = response.job().id();
     job->attempt = response.attempt();
+    if (drain_) {
+      hand_back_unstarted(*job);  // leased as the drain began
+      continue;
+    }
     job->slot = slot;
     spdlog::info("job {} ({}): attempt {} in slot {}", job->job_id, response.job().name(), job->attempt, slot);
     RunningJob& ref = *job;

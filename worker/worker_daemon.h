@@ -18,6 +18,7 @@
 #include "gammalab/v1/gammalab.grpc.pb.h"
 #include "worker/child_process.h"
 #include "worker/metric_relay.h"
+#include "worker/worker_health.h"
 #include "worker/worker_options.h"
 
 namespace gammalab {
@@ -28,8 +29,16 @@ class WorkerDaemon {
   ~WorkerDaemon();
   // Runs until drained; returns the process exit code.
   int run();
-  // Stop leasing; running jobs checkpoint (SIGTERM to the trainer) and are handed back. Async-signal-safe.
+  // Stop leasing; running jobs checkpoint (SIGTERM to the trainer) and are handed back; trainers still running
+  // after --drain-grace-ms are killed. Async-signal-safe.
   void request_drain() { drain_ = true; }
+  // Drain without waiting: kill the trainers now (their jobs are requeued as failed attempts). Async-signal-safe.
+  void request_stop_now() {
+    drain_ = true;
+    stop_now_ = true;
+  }
+  // For /readyz. Thread-safe.
+  WorkerHealth health() ABSL_LOCKS_EXCLUDED(jobs_mutex_);
 
  private:
   struct RunningJob {
@@ -52,7 +61,14 @@ class WorkerDaemon {
   void heartbeat_loop();
   void run_job(RunningJob& job, v1::LeaseJobResponse lease);
   void report_finish(RunningJob& job, v1::JobOutcome outcome, const std::string& error, int exit_code);
-  void stop_child(RunningJob& job, bool hard) ABSL_LOCKS_EXCLUDED(job.mutex);
+  // SIGTERM (then SIGKILL after `grace`) or, if `hard`, SIGKILL now to the job's trainer.
+  void stop_child(RunningJob& job, bool hard, std::chrono::milliseconds grace) ABSL_LOCKS_EXCLUDED(job.mutex);
+  // Drain steps (worker_drain.cpp), called by run() and run_job.
+  void drain_running_jobs() ABSL_EXCLUSIVE_LOCKS_REQUIRED(jobs_mutex_);
+  void kill_running_jobs() ABSL_EXCLUSIVE_LOCKS_REQUIRED(jobs_mutex_);
+  void drain_starting_job(RunningJob& job);
+  void hand_back_unstarted(RunningJob& job);
+  static std::string drain_kill_note(int exit_code);
   std::vector<std::string> slot_env(int slot) const;
   int free_slot() ABSL_LOCKS_EXCLUDED(jobs_mutex_);
   std::string worker_id() const ABSL_LOCKS_EXCLUDED(id_mutex_);
@@ -71,6 +87,10 @@ class WorkerDaemon {
   std::atomic<int> heartbeat_interval_ms_{5000};
   // Set by request_drain (a signal handler: hence an atomic, no lock), read by every thread.
   std::atomic<bool> drain_{false};
+  // Set by request_stop_now (a signal handler), read by run().
+  std::atomic<bool> stop_now_{false};
+  // Whether the coordinator answered the last registration or heartbeat; read by health().
+  std::atomic<bool> connected_{false};
   // Set by run() once drained, read by heartbeat_loop to end.
   std::atomic<bool> stop_heartbeats_{false};
 

@@ -17,6 +17,10 @@ struct WorkerOptions {
   std::filesystem::path data_dir;                         // base of relative data paths; default $GAMMALAB_DATA_DIR
   std::string hostname;                                   // default: this machine's name
   int cancel_grace_ms = 5000;                             // SIGTERM, then SIGKILL after this long
+  // A drain (SIGTERM to the worker) gives each trainer this long to checkpoint and exit before SIGKILL. Long
+  // enough for a large model's checkpoint; shorter than the warning a scheduler gives (Slurm's --signal lead).
+  int drain_grace_ms = 90000;
+  std::string health_address;                             // HOST:PORT of /healthz and /readyz; empty = off
   int poll_interval_ms = 1000;                            // how often an idle slot asks for work
   ClientSecurity security;                                // worker token and TLS (--token-file, --tls-*)
 };

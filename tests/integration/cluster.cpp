@@ -83,15 +83,18 @@ void Cluster::kill_server(int sig) {
   server_.reset();
 }
 
-int Cluster::start_worker(int slots, const std::string& gpus) {
+int Cluster::start_worker(int slots, const std::string& gpus) { return start_worker(WorkerSpec{slots, gpus, {}, {}}); }
+
+int Cluster::start_worker(const WorkerSpec& spec) {
   const int index = static_cast<int>(workers_.size());
+  const auto trainer = spec.trainer.empty() ? binary("worker/trainer/gammalab-train") : spec.trainer;
   std::vector<std::string> argv{binary("worker/gammalab-worker").string(),
                                 "--coordinator",
                                 address(),
                                 "--slots",
-                                std::to_string(slots),
+                                std::to_string(spec.slots),
                                 "--trainer",
-                                binary("worker/trainer/gammalab-train").string(),
+                                trainer.string(),
                                 "--shared-root",
                                 shared_root().string(),
                                 "--data-dir",
@@ -104,11 +107,16 @@ int Cluster::start_worker(int slots, const std::string& gpus) {
                                 "3000",
                                 "--token-file",
                                 worker_token_file().string()};
-  if (!gpus.empty()) argv.insert(argv.end(), {"--gpus", gpus});
+  if (!spec.gpus.empty()) argv.insert(argv.end(), {"--gpus", spec.gpus});
   argv.insert(argv.end(), worker_flags.begin(), worker_flags.end());
+  argv.insert(argv.end(), spec.extra_args.begin(), spec.extra_args.end());
   workers_.push_back(std::make_unique<ChildProcess>(argv, std::vector<std::string>{},
                                                     (dir_ / ("worker-" + std::to_string(index) + ".log")).string()));
   return index;
+}
+
+std::optional<std::string> Cluster::worker_line(int index) {
+  return workers_.at(static_cast<std::size_t>(index))->read_line();
 }
 
 void Cluster::kill_worker(int index, int sig) { workers_.at(static_cast<std::size_t>(index))->signal(sig); }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,14 @@
 namespace gammalab::testing {
 
 std::filesystem::path binary(const std::string& relative);  // under the build directory
+
+// How to start a worker beyond the defaults every test wants.
+struct WorkerSpec {
+  int slots = 1;
+  std::string gpus;
+  std::filesystem::path trainer;         // default: the built gammalab-train
+  std::vector<std::string> extra_args;   // e.g. {"--health", "127.0.0.1:0"}
+};
 
 struct CliResult {
   int exit_code = -1;
@@ -33,6 +42,8 @@ class Cluster {
   void start_server(std::int64_t heartbeat_ms = 200, std::int64_t lease_timeout_ms = 3000);
   void kill_server(int sig = 9);
   int start_worker(int slots = 1, const std::string& gpus = "");  // returns its index
+  int start_worker(const WorkerSpec& spec);
+  std::optional<std::string> worker_line(int index);  // the next line the worker printed on stdout
   void kill_worker(int index, int sig = 9);
   int wait_worker(int index);  // waits for a worker to exit; returns its exit code
 

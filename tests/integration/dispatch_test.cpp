@@ -207,8 +207,11 @@ TEST(Dispatch, CancelStopsTheRunningTrainerWithinSeconds) {
   EXPECT_TRUE(wait_until([&] { return job_state(db, job) == "cancelled"; }, 10)) << job_state(db, job);
 }
 
-TEST(Dispatch, DrainedWorkerHandsBackItsJobWhichFinishesElsewhere) {
-  constexpr int kSteps = 200;
+// SIGTERM to a worker mid-run: the trainer checkpoints, the job goes back to the queue with the attempt count it
+// had before the lease and every point it stored, and another worker resumes it from the checkpoint to the same
+// curve as an uninterrupted run.
+TEST(Dispatch, DrainedWorkerHandsBackItsJobWhichResumesElsewhereExactly) {
+  constexpr int kSteps = 300;
   Cluster cluster("drain");
   cluster.prepare_data("d");
   cluster.start_server();
@@ -217,15 +220,31 @@ TEST(Dispatch, DrainedWorkerHandsBackItsJobWhichFinishesElsewhere) {
   DbReader db(cluster.database());
   ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_step(db, db.jobs()[0].id) >= 30; }, 300));
   const std::int64_t job = db.jobs()[0].id;
+  const auto before = db.points(job, "train/loss");
   cluster.kill_worker(first, SIGTERM);
   EXPECT_EQ(cluster.wait_worker(first), 0) << "a drained worker exits cleanly";
-  if (job_state(db, job) != "succeeded") {
-    EXPECT_EQ(job_state(db, job), "pending");
-    EXPECT_EQ(db.jobs()[0].attempt, 0) << "a hand-back does not use up an attempt";
+  ASSERT_LT(job_step(db, job), kSteps) << "the job finished before the drain; make it longer";
+  EXPECT_EQ(job_state(db, job), "pending") << "handed back to the queue";
+  EXPECT_EQ(db.jobs()[0].attempt, 0) << "the hand-back used no attempt: the count is as before the lease";
+  const auto handed_back = db.points(job, "train/loss");
+  ASSERT_GE(handed_back.size(), before.size());
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(handed_back[i].step, before[i].step);
+    EXPECT_EQ(handed_back[i].value, before[i].value) << "step " << before[i].step;
   }
+
   cluster.start_worker();
-  ASSERT_TRUE(wait_until([&] { return job_state(db, job) == "succeeded"; }, 300));
+  ASSERT_TRUE(wait_until([&] { return job_state(db, job) == "succeeded"; }, 300)) << job_state(db, job);
+  EXPECT_EQ(db.jobs()[0].attempt, 1) << "one attempt in all: the drained one did not count";
   expect_complete_curve(db, job, kSteps, 5);
+  const auto reference = reference_curve(cluster, job);
+  ASSERT_EQ(reference.size(), static_cast<std::size_t>(kSteps / 5));
+  for (const auto& p : db.points(job, "train/loss")) {
+    EXPECT_EQ(p.value, reference.at(p.step)) << "step " << p.step;
+  }
+  const std::string log = cluster.cli({"logs", std::to_string(job)}).out;
+  EXPECT_NE(log.find("stopped at step"), std::string::npos) << log;
+  EXPECT_NE(log.find("resumed from"), std::string::npos) << "the second worker resumed from the checkpoint: " << log;
 }
 
 // A run whose loss becomes non-finite fails, never succeeds, and its error says which loss went non-finite

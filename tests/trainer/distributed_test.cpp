@@ -187,7 +187,7 @@ TEST_P(DataParallel, TwoRanksGiveTheCurveOfOne) {
   EXPECT_NE(two.err.find("started 2 ranks"), std::string::npos) << two.err;
   expect_same_curve(two.series.at("train/loss"), one.at("train/loss"));
   expect_same_curve(two.series.at("val/loss"), one.at("val/loss"));
-  expect_same_curve(two.series.at("train/grad_norm"), one.at("train/grad_norm"));
+  expect_same_curve(two.series.at("grad_norm"), one.at("grad_norm"));
 }
 
 INSTANTIATE_TEST_SUITE_P(VariantsAndOptimizers, DataParallel,

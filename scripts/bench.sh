@@ -30,6 +30,3 @@ if [ -x "$build/bench/bench_trainer_step" ] && "$py" -c 'import torch' 2>/dev/nu
 else
   echo "== pytorch_reference: skipped (needs bench_trainer_step and a python3 with torch: Debian's python3-torch)"
 fi
-
-echo "== data_parallel (Gloo, CPU; scripts/bench_ddp.sh)"
-scripts/bench_ddp.sh "$build"

@@ -97,6 +97,7 @@ void fields(JobConfig& s, F&& f) {
   f("threads", s.threads);
   f("device", s.device);
   f("dtype", s.dtype);
+  f("world_size", s.world_size);
 }
 
 template <typename T>
@@ -300,6 +301,19 @@ void validate(const JobConfig& c) {
   require(c.sharpness_every >= 0, "sharpness_every", "must be >= 0");
   require(c.threads >= 0, "threads", "must be >= 0");
   require(c.data.eval_batches >= 1, "data.eval_batches", "must be at least 1");
+  if (const std::optional<int>& world_size = c.world_size) {
+    require(*world_size >= 1 && *world_size <= limits::kMaxWorldSize, "world_size",
+            "must be in [1, " + std::to_string(limits::kMaxWorldSize) + "], got " + std::to_string(*world_size));
+    require(c.sequences_per_step() % *world_size == 0, "world_size",
+            std::to_string(*world_size) + " ranks do not divide the " + std::to_string(c.sequences_per_step()) +
+                " sequences per step");
+    if (c.micro_batch > 0) {
+      require((c.sequences_per_step() / *world_size) % c.micro_batch == 0, "micro_batch",
+              std::to_string(c.micro_batch) + " does not divide the " +
+                  std::to_string(c.sequences_per_step() / *world_size) + " sequences per step of each of " +
+                  std::to_string(*world_size) + " ranks");
+    }
+  }
 }
 
 }  // namespace gammalab

@@ -175,6 +175,9 @@ struct JobConfig {
   int threads = 0;                // 0 = LibTorch's default
   DeviceKind device = DeviceKind::Cpu;
   DType dtype = DType::Float32;   // bfloat16: autocast on CUDA
+  // Data-parallel ranks (docs/distributed.md). Unset: one process, unless a launcher's environment (RANK,
+  // WORLD_SIZE, ...) says otherwise. It never changes the curve: the global batch is batch_tokens at any size.
+  std::optional<int> world_size{};
 
   std::int64_t sequences_per_step() const { return batch_tokens / model.seq_len; }
 };

@@ -37,6 +37,7 @@ class JsonFields {
     auto it = object_.find(key);
     if (it == object_.end()) return;
     check_type<T>(*it, key);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) check_range<T>(*it, key);
     out = it->template get<T>();
   }
 

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(
   cmake g++ make pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  libtorch-dev libopenblas0-pthread libsleef-dev libsentencepiece-dev
+  libtorch-dev libgloo-dev python3-torch libopenblas0-pthread libsleef-dev libsentencepiece-dev
   libsqlite3-dev zlib1g-dev libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libspdlog-dev
   libsodium-dev libssl-dev openssl
   libceres-dev libgtest-dev libgmock-dev libbenchmark-dev prometheus-cpp-dev

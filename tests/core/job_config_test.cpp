@@ -96,7 +96,43 @@ TEST(JobConfig, MuonLrIsAnOptionalOverrideOfLr) {
   }
   // The schema's view: every field, the optional one included.
   EXPECT_TRUE(job_config_every_field()["optim"].contains("muon_lr"));
-  EXPECT_EQ(job_config_optional_fields(), std::vector<std::string>{"optim.muon_lr"});
+  EXPECT_EQ(job_config_optional_fields(), (std::vector<std::string>{"optim.muon_lr", "world_size"}));
+}
+
+// world_size is optional (absent: one process, or what a launcher says); set, it must be in range and split the
+// global batch, and each rank's share must split into micro-batches.
+TEST(JobConfig, WorldSizeIsOptionalAndChecked) {
+  JobConfig c;
+  c.model.seq_len = 64;
+  c.batch_tokens = 64 * 8;
+  EXPECT_FALSE(to_json(c).contains("world_size"));
+  c.world_size = 2;
+  EXPECT_EQ(job_config_from_json(to_json(c)).world_size, 2);
+  validate(c);
+  auto error_of = [&](const JobConfig& bad) -> std::string {
+    try {
+      validate(bad);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  JobConfig bad = c;
+  bad.world_size = 0;
+  EXPECT_EQ(error_of(bad), "world_size: must be in [1, 65536], got 0");
+  bad.world_size = 3;
+  EXPECT_EQ(error_of(bad), "world_size: 3 ranks do not divide the 8 sequences per step");
+  bad.world_size = 2;
+  bad.micro_batch = 8;
+  EXPECT_EQ(error_of(bad), "micro_batch: 8 does not divide the 4 sequences per step of each of 2 ranks");
+  nlohmann::json huge = to_json(c);
+  huge["world_size"] = 1ll << 40;  // would wrap silently in an int
+  try {
+    job_config_from_json(huge);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "world_size: 1099511627776 is outside the range of the field [-2147483648, 2147483647]");
+  }
 }
 
 TEST(JobConfig, MuonLrWhenSetMustBeFiniteAndPositive) {

@@ -8,6 +8,7 @@
 #include "worker/trainer/export.h"
 #include "worker/trainer/model/model.h"
 #include "worker/trainer/model/rms_norm.h"
+#include "worker/trainer/torch_compat.h"
 
 namespace gammalab::trainer {
 namespace {
@@ -260,6 +261,44 @@ TEST(FusedKernels, MatchPlainOpsForEveryVariant) {
             << "max abs diff " << (grads[0][i] - grads[1][i]).abs().max().item<float>();
       }
     }
+  }
+}
+
+}  // namespace
+}  // namespace gammalab::trainer
+
+namespace gammalab::trainer {
+namespace {
+
+// Under bf16 autocast (here the CPU's, standing in for CUDA's) the MoE router still computes its logits,
+// softmax and z-loss in float32, and agrees with the float32 router on the same (bf16-rounded) input.
+TEST(MoeRouter, Float32UnderBf16Autocast) {
+  for (bool router_scale : {false, true}) {
+    SCOPED_TRACE("router_scale " + std::to_string(router_scale));
+    const ModelSpec m = small_moe(router_scale);
+    Model model(m, variant_preset(router_scale ? "unified" : "baseline"));
+    model.init(3);
+    const Layer& layer = model.layers().front();
+    ASSERT_TRUE(layer.moe.has_value());
+    torch::manual_seed(5);
+    const at::Tensor x = torch::randn({12, m.d_model}).to(at::kBFloat16);
+    const RouterOutput plain = route(model.store(), *layer.moe, x);
+    set_cpu_autocast(true);
+    const RouterOutput mixed = route(model.store(), *layer.moe, x);
+    // An op autocast does cast, in the same scope, to show the autocast is really on.
+    const at::Tensor cast = at::linear(x.to(at::kFloat), model.store()[layer.moe->router]);
+    at::Tensor aux = at::zeros({});
+    const at::Tensor y =
+        moe_forward(model.store(), *layer.moe, x.to(at::kFloat).unsqueeze(0), ProjectOptions{.fused = false}, aux);
+    set_cpu_autocast(false);
+    EXPECT_EQ(cast.scalar_type(), at::kBFloat16);
+    EXPECT_EQ(mixed.logits.scalar_type(), at::kFloat);
+    EXPECT_EQ(mixed.probs.scalar_type(), at::kFloat);
+    EXPECT_EQ(aux.scalar_type(), at::kFloat);
+    EXPECT_TRUE(torch::isfinite(aux).item<bool>());
+    EXPECT_TRUE(torch::allclose(mixed.logits, plain.logits, 1e-5, 1e-6));
+    EXPECT_TRUE(torch::allclose(mixed.probs.sum(-1), torch::ones({12}), 1e-5, 1e-6));
+    EXPECT_EQ(y.sizes().vec(), (std::vector<std::int64_t>{1, 12, m.d_model}));
   }
 }
 

@@ -14,6 +14,8 @@
 #include "core/model_preset.h"
 #include "worker/trainer/data/prepare.h"
 #include "worker/trainer/describe.h"
+#include "worker/trainer/dist/rank_env.h"
+#include "worker/trainer/dist/rank_launcher.h"
 #include "worker/trainer/export.h"
 #include "worker/trainer/trainer.h"
 
@@ -44,15 +46,31 @@ JobConfig load_job(const std::string& path) {
 
 struct RunArgs {
   std::string config, ckpt_dir, data_dir;
+  RankFlags ranks;
+  double bucket_mb = 25;
 };
 
-int cmd_run(const RunArgs& a) {
+// A stream that drops everything: the metric lines and progress log of ranks other than 0.
+struct NullStream : std::ostream {
+  NullStream() : std::ostream(nullptr) {}
+};
+
+int cmd_run(const RunArgs& a, int argc, char** argv) {
   const JobConfig c = load_job(a.config);
   std::signal(SIGTERM, on_sigterm);
+  const RankPlan plan = plan_ranks(a.ranks, c);
+  if (plan.kind == RankPlan::Kind::Launcher) return launch_local_ranks(plan.spec, argc, argv, g_stop, std::cerr);
   TrainerOptions o;
   o.ckpt_dir = a.ckpt_dir;
   o.data_dir = a.data_dir;
   o.stop = &g_stop;
+  o.ranks = plan.spec;
+  o.bucket_bytes = static_cast<std::int64_t>(a.bucket_mb * (1 << 20));
+  if (plan.spec.rank != 0) {
+    NullStream quiet;
+    Trainer trainer(c, o, quiet, quiet);
+    return trainer.run();
+  }
   Trainer trainer(c, o, std::cout, std::cerr);
   return trainer.run();
 }
@@ -102,6 +120,18 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--config", run.config, "job config (JSON)")->required()->check(CLI::ExistingFile);
   run_cmd->add_option("--ckpt-dir", run.ckpt_dir, "checkpoint directory (resumes from it); none: no checkpoints");
   run_cmd->add_option("--data-dir", run.data_dir, "base of relative data paths (else $GAMMALAB_DATA_DIR, else cwd)");
+  // Data-parallel ranks (docs/distributed.md): each flag overrides the launcher variable named after it.
+  run_cmd->add_option("--world-size", run.ranks.world_size,
+                      "ranks of the job ($WORLD_SIZE); without --rank/$RANK this process starts them all");
+  run_cmd->add_option("--rank", run.ranks.rank, "this process's rank ($RANK)");
+  run_cmd->add_option("--local-rank", run.ranks.local_rank, "its index on this machine, its GPU ($LOCAL_RANK)");
+  run_cmd->add_option("--master-addr", run.ranks.master_addr, "rendezvous host, rank 0's ($MASTER_ADDR)");
+  run_cmd->add_option("--master-port", run.ranks.master_port, "rendezvous port ($MASTER_PORT)");
+  run_cmd->add_option("--dist-timeout", run.ranks.timeout_s,
+                      "seconds a rank waits for its peers before failing ($GAMMALAB_DIST_TIMEOUT_S, default 1800)");
+  run_cmd->add_option("--bucket-mb", run.bucket_mb, "gradient all-reduce bucket size in MiB")
+      ->check(CLI::Range(0.001, 4096.0))
+      ->capture_default_str();
 
   PrepareOptions prepare;
   CLI::App* prepare_cmd = app.add_subcommand("prepare", "turn text into train.bin/val.bin token shards");
@@ -146,7 +176,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   try {
-    if (*run_cmd) return cmd_run(run);
+    if (*run_cmd) return cmd_run(run, argc, argv);
     if (*prepare_cmd) return cmd_prepare(prepare);
     if (*describe_cmd) return cmd_describe(describe);
     if (*export_cmd) return cmd_export(exp);

@@ -52,4 +52,62 @@ inline void set_cuda_autocast(bool enabled) {
 #endif
 }
 
+// bf16 CPU autocast (tests use it to exercise the mixed-precision paths without a GPU).
+inline void set_cpu_autocast(bool enabled) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  at::autocast::set_autocast_enabled(at::kCPU, enabled);
+  at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
+#else
+  at::autocast::set_cpu_enabled(enabled);
+  at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+#endif
+}
+
+// Autocast off (CUDA and CPU) for its scope, restored after: for the few ops that must run in float32 whatever
+// the autocast dtype (the MoE router). Autocast state is per thread, as is this guard.
+class AutocastSuspended {
+ public:
+  AutocastSuspended() {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    cuda_ = at::autocast::is_autocast_enabled(at::kCUDA);
+    cpu_ = at::autocast::is_autocast_enabled(at::kCPU);
+    at::autocast::set_autocast_enabled(at::kCUDA, false);
+    at::autocast::set_autocast_enabled(at::kCPU, false);
+#else
+    cuda_ = at::autocast::is_enabled();
+    cpu_ = at::autocast::is_cpu_enabled();
+    at::autocast::set_enabled(false);
+    at::autocast::set_cpu_enabled(false);
+#endif
+  }
+  ~AutocastSuspended() {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    at::autocast::set_autocast_enabled(at::kCUDA, cuda_);
+    at::autocast::set_autocast_enabled(at::kCPU, cpu_);
+#else
+    at::autocast::set_enabled(cuda_);
+    at::autocast::set_cpu_enabled(cpu_);
+#endif
+  }
+  AutocastSuspended(const AutocastSuspended&) = delete;
+  AutocastSuspended& operator=(const AutocastSuspended&) = delete;
+
+ private:
+  bool cuda_ = false, cpu_ = false;
+};
+
 }  // namespace gammalab::trainer
+
+#ifdef GAMMALAB_HAVE_GLOO
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+namespace gammalab::trainer {
+// What a c10d backend (Gloo, NCCL) derives from: ProcessGroup in 1.13, Backend from 2.0 on (a ProcessGroup
+// there dispatches to Backends).
+#if TORCH_VERSION_MAJOR >= 2
+using CollectiveBackend = c10d::Backend;
+#else
+using CollectiveBackend = c10d::ProcessGroup;
+#endif
+}  // namespace gammalab::trainer
+#endif

@@ -35,9 +35,17 @@ Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& 
   validate(config_);
   if (config_.data.train.empty()) throw ConfigError("data.train", "is required (a .bin shard or a directory of shards)");
   set_cpu_threads(config_.threads);
+  const RankSpec& ranks = options_.ranks;
   if (config_.device == DeviceKind::Cuda) {
     if (!torch::cuda::is_available()) throw ConfigError("device", "cuda requested but no CUDA device is available");
-    device_ = at::Device(at::kCUDA);
+    // Each rank its own GPU: the LOCAL_RANK-th it sees, or the only one (CUDA_VISIBLE_DEVICES set per rank).
+    const auto visible = static_cast<int>(torch::cuda::device_count());
+    if (ranks.distributed() && visible > 1 && ranks.local_rank >= visible) {
+      throw ConfigError("LOCAL_RANK", std::to_string(ranks.local_rank) + " but only " + std::to_string(visible) +
+                                          " CUDA devices are visible");
+    }
+    device_ = ranks.distributed() ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(visible > 1 ? ranks.local_rank : 0))
+                                  : at::Device(at::kCUDA);
   }
   const std::int64_t T = config_.model.seq_len;
   train_ = std::make_unique<TokenDataset>(shard_files(resolve_data_path("data.train", config_.data.train, options_.data_dir)), T);
@@ -49,14 +57,33 @@ Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& 
     throw ConfigError("model.vocab_size", std::to_string(config_.model.vocab_size) + " is too small for token id " +
                                                std::to_string(max_tok) + " in the data");
   }
-  micro_ = config_.micro_batch > 0 ? config_.micro_batch : config_.sequences_per_step();
-  n_micro_ = config_.sequences_per_step() / micro_;
+  // Each rank trains on its slice of the global batch; micro_batch stays the sequences per forward pass.
+  const std::int64_t sequences = config_.sequences_per_step();
+  if (sequences % ranks.world_size != 0) {
+    throw ConfigError("world_size", std::to_string(ranks.world_size) + " ranks do not divide the " +
+                                        std::to_string(sequences) + " sequences per step");
+  }
+  rank_sequences_ = sequences / ranks.world_size;
+  micro_ = config_.micro_batch > 0 ? config_.micro_batch : rank_sequences_;
+  if (rank_sequences_ % micro_ != 0) {
+    throw ConfigError("micro_batch", std::to_string(micro_) + " does not divide the " + std::to_string(rank_sequences_) +
+                                         " sequences per step of each of " + std::to_string(ranks.world_size) + " ranks");
+  }
+  n_micro_ = rank_sequences_ / micro_;
+  eval_micro_ = config_.micro_batch > 0 ? config_.micro_batch : sequences;
   sampler_ = std::make_unique<BatchSampler>(*train_, config_.seed);
   model_ = std::make_unique<Model>(config_.model, config_.scale);
   model_->init(config_.seed);
   if (device_.is_cuda()) model_->to(device_);
   optimizer_ = std::make_unique<Optimizer>(*model_, config_);
-  if (val_) eval_set_ = sequential_windows(*val_, 0, config_.data.eval_batches * micro_).to(device_);
+  if (ranks.distributed()) {
+    collectives_ = Collectives::connect(ranks, device_);
+    grad_sync_ = std::make_unique<GradientSync>(*collectives_, model_->parameters(), options_.bucket_bytes);
+    log_ << "rank " << ranks.rank << " of " << ranks.world_size << ": " << grad_sync_->buckets()
+         << " gradient buckets, " << n_micro_ << " micro-batches of " << micro_ << " sequences per step\n";
+  }
+  // Only rank 0 evaluates (the others wait for it at the next step's all-reduce).
+  if (val_ && is_rank0()) eval_set_ = sequential_windows(*val_, 0, config_.data.eval_batches * eval_micro_).to(device_);
 }
 
 Trainer::~Trainer() = default;
@@ -66,7 +93,7 @@ double Trainer::evaluate() {
   at::Tensor total = at::zeros({}, at::TensorOptions().device(device_));
   const std::int64_t T = config_.model.seq_len;
   for (int b = 0; b < config_.data.eval_batches; ++b) {
-    at::Tensor batch = eval_set_.narrow(0, b * micro_, micro_);
+    at::Tensor batch = eval_set_.narrow(0, b * eval_micro_, eval_micro_);
     total = total + model_->loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T)).ce;
   }
   return total.item<double>() / config_.data.eval_batches;
@@ -102,26 +129,62 @@ void Trainer::checkpoint(std::int64_t step) {
 }
 
 std::int64_t Trainer::resume() {
-  if (options_.ckpt_dir.empty()) return 0;
-  // A damaged newest checkpoint is reported and the one before it used, rather than failing every attempt.
-  const auto loaded = load_newest_intact_checkpoint(options_.ckpt_dir, *model_, optimizer_.get(), log_);
-  if (!loaded) return 0;
-  const CheckpointMeta& meta = loaded->meta;
-  sampler_->seek(meta.data);
-  metrics_.replay(meta.metric_lines);
-  log_ << "resumed from " << loaded->file.string() << " at step " << meta.step << "\n";
-  return meta.step;
+  std::int64_t step = 0;
+  // Only rank 0 reads checkpoints (the others need no shared filesystem); they take its state below.
+  if (!options_.ckpt_dir.empty() && is_rank0()) {
+    // A damaged newest checkpoint is reported and the one before it used, rather than failing every attempt.
+    if (const auto loaded = load_newest_intact_checkpoint(options_.ckpt_dir, *model_, optimizer_.get(), log_)) {
+      const CheckpointMeta& meta = loaded->meta;
+      sampler_->seek(meta.data);
+      metrics_.replay(meta.metric_lines);
+      log_ << "resumed from " << loaded->file.string() << " at step " << meta.step << "\n";
+      step = meta.step;
+    }
+  }
+  return collectives_ ? sync_from_rank0(step) : step;
+}
+
+std::int64_t Trainer::sync_from_rank0(std::int64_t step) {
+  at::NoGradGuard no_grad;
+  const DataPosition pos = sampler_->position();
+  // The step, data position and optimizer step count travel as one tensor (on the device: NCCL needs it there).
+  std::vector<at::Tensor> tensors{
+      at::tensor(std::vector<std::int64_t>{step, pos.epoch, pos.cursor, optimizer_->steps_taken()}, at::kLong).to(device_)};
+  for (const at::Tensor& p : model_->parameters()) tensors.push_back(p);
+  const std::map<std::string, at::Tensor> state = optimizer_->state();  // handles to the optimizer's own tensors
+  for (const auto& [name, t] : state) tensors.push_back(t);
+  collectives_->broadcast_from_rank0(tensors);
+  const at::Tensor header = tensors.front().to(at::kCPU);
+  const auto* h = header.data_ptr<std::int64_t>();
+  if (!is_rank0()) {
+    sampler_->seek({h[1], h[2]});
+    optimizer_->load_state(state, h[3]);  // sets the step count; the tensors are already rank 0's
+  }
+  return h[0];
 }
 
 Trainer::StepResult Trainer::train_step(double lr_mult) {
   const std::int64_t T = config_.model.seq_len;
   optimizer_->zero_grad();
+  // Every rank draws the whole global batch (the data position stays the same on all of them, and so does a
+  // checkpoint's) and trains on its own contiguous slice of it.
+  const at::Tensor global = sampler_->next(config_.sequences_per_step());
+  const at::Tensor mine = global.narrow(0, options_.ranks.rank * rank_sequences_, rank_sequences_);
   at::Tensor loss_sum = at::zeros({}, at::TensorOptions().device(device_));
   for (std::int64_t m = 0; m < n_micro_; ++m) {
-    at::Tensor batch = sampler_->next(micro_).to(device_, /*non_blocking=*/true);
+    at::Tensor batch = mine.narrow(0, m * micro_, micro_).to(device_, /*non_blocking=*/true);
     LossParts parts = model_->loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T));
+    if (grad_sync_ && m == n_micro_ - 1) grad_sync_->arm();
     (parts.total() / double(n_micro_)).backward();
     loss_sum = loss_sum + parts.ce.detach();
+  }
+  if (grad_sync_) {
+    // Mean gradient over the ranks; the loss and the stop request ride along with the last all-reduce.
+    const bool stop = options_.stop != nullptr && options_.stop->load();
+    const std::vector<double> sums = grad_sync_->finish({loss_sum.item<double>(), stop ? 1.0 : 0.0});
+    allreduce_wait_s_ += grad_sync_->last_wait_seconds();
+    loss_sum = at::scalar_tensor(sums[0] / double(options_.ranks.world_size), at::kDouble);
+    stop_agreed_ = sums[1] > 0;
   }
   at::Tensor grad_norm = optimizer_->clip_gradients();
   optimizer_->step(lr_mult);
@@ -151,12 +214,14 @@ void Trainer::log_train(std::int64_t step, const StepResult& result, double lr_m
 void Trainer::evaluate_due(std::int64_t step, std::map<std::string, double>& values) {
   const std::int64_t T = config_.model.seq_len;
   const bool last = step == config_.steps;
+  if (!is_rank0()) return;
   if (val_ && ((config_.eval_every > 0 && step % config_.eval_every == 0) || last)) {
     values[std::string(metric_names::kValLoss)] = evaluate();
   }
   if (config_.sharpness_every > 0 && (step % config_.sharpness_every == 0 || last)) {
     // A fixed batch, so that the values of one run are comparable across steps.
-    at::Tensor batch = val_ ? eval_set_.narrow(0, 0, micro_) : sequential_windows(*train_, 0, micro_).to(device_);
+    at::Tensor batch =
+        val_ ? eval_set_.narrow(0, 0, eval_micro_) : sequential_windows(*train_, 0, eval_micro_).to(device_);
     values[std::string(metric_names::kSharpness)] = estimate_sharpness(
         *model_, batch.narrow(1, 0, T), batch.narrow(1, 1, T), 5, config_.seed + static_cast<std::uint64_t>(step));
   }
@@ -164,10 +229,11 @@ void Trainer::evaluate_due(std::int64_t step, std::map<std::string, double>& val
 
 std::optional<int> Trainer::checkpoint_or_stop(std::int64_t step) {
   const bool last = step == config_.steps;
-  const bool stop = (options_.stop != nullptr && options_.stop->load()) ||
-                    (options_.stop_after_step > 0 && step == options_.stop_after_step);
+  // With several ranks, a stop request counts once any rank has seen it in the step: all stop after the same one.
+  const bool requested = collectives_ ? stop_agreed_ : (options_.stop != nullptr && options_.stop->load());
+  const bool stop = requested || (options_.stop_after_step > 0 && step == options_.stop_after_step);
   const bool periodic = config_.ckpt_every > 0 && step % config_.ckpt_every == 0;
-  if (!options_.ckpt_dir.empty() && (periodic || (stop && !last))) checkpoint(step);
+  if (!options_.ckpt_dir.empty() && is_rank0() && (periodic || (stop && !last))) checkpoint(step);
   if (options_.crash_after_step > 0 && step == options_.crash_after_step) return exit_codes::kCrashed;
   if (stop && !last) {
     log_ << "stopped at step " << step << "\n";
@@ -218,9 +284,11 @@ int Trainer::run() {
     if (const std::optional<int> exit_code = checkpoint_or_stop(step)) return *exit_code;
   }
   // The final state is always saved (export reads it), unless the periodic checkpoint just did.
-  if (!options_.ckpt_dir.empty() && start_step < steps && !(config_.ckpt_every > 0 && steps % config_.ckpt_every == 0)) {
+  if (!options_.ckpt_dir.empty() && is_rank0() && start_step < steps &&
+      !(config_.ckpt_every > 0 && steps % config_.ckpt_every == 0)) {
     checkpoint(steps);
   }
+  if (collectives_) log_ << "all-reduce wait after backward: " << allreduce_wait_s_ << " s\n";
   metrics_.event({{"event", "done"}, {"step", steps}});
   return exit_codes::kSucceeded;
 }

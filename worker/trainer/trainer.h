@@ -11,6 +11,9 @@
 #include "core/exit_codes.h"
 #include "core/job_config.h"
 #include "worker/trainer/data/data_loader.h"
+#include "worker/trainer/dist/collectives.h"
+#include "worker/trainer/dist/gradient_sync.h"
+#include "worker/trainer/dist/rank_env.h"
 #include "worker/trainer/metrics_logger.h"
 #include "worker/trainer/model/model.h"
 #include "worker/trainer/optim/optimizer.h"
@@ -23,6 +26,9 @@ struct TrainerOptions {
   const std::atomic<bool>* stop = nullptr;    // set by the SIGTERM handler
   std::int64_t stop_after_step = 0;           // in-process stand-in for a SIGTERM arriving during this step
   std::int64_t crash_after_step = 0;          // in-process stand-in for SIGKILL: return after it, no checkpoint
+  // This process's rank of a data-parallel job (docs/distributed.md); world_size 1: no process group.
+  RankSpec ranks;
+  std::int64_t bucket_bytes = 25 << 20;  // gradient all-reduce bucket cap (PyTorch DDP's default)
 };
 
 // `path` (the config's `field`) under data_dir, else $GAMMALAB_DATA_DIR; with neither, `path` as it is. Under a
@@ -39,6 +45,8 @@ class Trainer {
   // loss) or (crash_after_step) kCrashed.
   int run();
   Model& model() { return *model_; }
+  // Seconds the steps of run() spent waiting for gradient all-reduces after their backward (0 on one rank).
+  double allreduce_wait_seconds() const { return allreduce_wait_s_; }
 
  private:
   // What one optimizer step leaves for the log, still on the device (read only on logging steps).
@@ -70,6 +78,9 @@ class Trainer {
   double evaluate();
   void checkpoint(std::int64_t step);
   std::map<std::string, double> scale_rms() const;
+  bool is_rank0() const { return options_.ranks.rank == 0; }
+  // Ranks above 0 take rank 0's parameters, optimizer state and data position (after rank 0's resume).
+  std::int64_t sync_from_rank0(std::int64_t step);
 
   JobConfig config_;
   TrainerOptions options_;
@@ -79,9 +90,16 @@ class Trainer {
   std::unique_ptr<BatchSampler> sampler_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<Optimizer> optimizer_;
-  at::Tensor eval_set_;  // [eval_batches * micro, T + 1]
+  std::unique_ptr<Collectives> collectives_;  // world_size > 1 only
+  std::unique_ptr<GradientSync> grad_sync_;
+  at::Tensor eval_set_;  // [eval_batches * eval_micro, T + 1]
   at::Device device_ = at::kCPU;
-  std::int64_t micro_ = 0, n_micro_ = 0;
+  // Sequences of the global batch this rank trains on, per forward pass, and passes per step.
+  std::int64_t rank_sequences_ = 0, micro_ = 0, n_micro_ = 0;
+  // Sequences per forward pass of evaluation: the config's, whatever the world size, so val loss is the same.
+  std::int64_t eval_micro_ = 0;
+  bool stop_agreed_ = false;  // a stop requested on any rank during the last step
+  double allreduce_wait_s_ = 0;
   double flops_per_token_ = 0;
   LogMark last_log_;
 };

@@ -19,6 +19,14 @@ struct Moe {
   double z_loss_weight = 0.001;
 };
 
+// The router's view of xf [N, d]: logits and probabilities [N, E], always float32. Under bf16 autocast the
+// softmax over experts, the top-k choice and the z-loss (logsumexp squared) lose too much in bf16 (OLMoE and
+// ST-MoE compute the router in float32), so the inputs are cast explicitly and autocast is off for these ops.
+struct RouterOutput {
+  at::Tensor logits, probs;
+};
+RouterOutput route(const ParamStore& store, const Moe& moe, const at::Tensor& xf);
+
 // x: [B, T, d]. Adds the weighted auxiliary losses of this layer to `aux` (a scalar tensor).
 at::Tensor moe_forward(const ParamStore& store, const Moe& moe, const at::Tensor& x, const ProjectOptions& options,
                        at::Tensor& aux);

@@ -1,0 +1,16 @@
+#pragma once
+// A job of world_size ranks on this machine, started by this process: it hosts the rendezvous store, runs
+// world_size copies of this binary (each with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT set, as
+// torchrun would), forwards SIGTERM to them, and treats them as one job: when one fails, the others are stopped.
+#include <atomic>
+#include <ostream>
+
+#include "worker/trainer/dist/rank_env.h"
+
+namespace gammalab::trainer {
+
+// argv: this process's own command line (re-run by each rank). Returns the job's exit status: rank 0's, unless
+// another rank failed first (its status, or exit_codes::kCrashed for a rank killed by a signal).
+int launch_local_ranks(const RankSpec& world, int argc, char** argv, const std::atomic<bool>& stop, std::ostream& log);
+
+}  // namespace gammalab::trainer

@@ -161,4 +161,19 @@ void Cluster::prepare_data(const std::string& name, std::size_t bytes) {
   if (prepare.wait() != 0) throw std::runtime_error("gammalab-train prepare failed; see prepare.log");
 }
 
+std::string tiny_sweep_yaml(const std::string& name, int steps, const std::string& variants,
+                            std::optional<int> ckpt_every) {
+  std::string yaml = "name: " + name +
+                     "\nbase:\n"
+                     "  model: {preset: tiny-0.03m}\n"
+                     "  optim: {lr: 0.01}\n"
+                     "  data: {train: d/train.bin, val: d/val.bin}\n"
+                     "  batch_tokens: 1024\n"
+                     "  steps: " + std::to_string(steps) +
+                     "\n  log_every: 5\n"
+                     "  eval_every: 50\n";
+  if (ckpt_every) yaml += "  ckpt_every: " + std::to_string(*ckpt_every) + "\n";
+  return yaml + "  threads: 1\naxes:\n  grid:\n    scale.variant: " + variants + "\n";
+}
+
 }  // namespace gammalab::testing

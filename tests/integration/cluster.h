@@ -76,4 +76,10 @@ class Cluster {
 // Waits until `done()` or the timeout (seconds); returns done().
 bool wait_until(const std::function<bool()>& done, double timeout_s);
 
+// A small sweep over the test corpus (the cluster's data dir holds d/train.bin and d/val.bin): tiny-0.03m on
+// one thread, logging every 5 and evaluating every 50 steps, one job per variant of `variants` (a YAML list);
+// ckpt_every as given, or the default when absent.
+std::string tiny_sweep_yaml(const std::string& name, int steps, const std::string& variants = "[baseline]",
+                            std::optional<int> ckpt_every = std::nullopt);
+
 }  // namespace gammalab::testing

@@ -16,26 +16,6 @@
 namespace gammalab::testing {
 namespace {
 
-std::string sweep_yaml(const std::string& name, int steps, int ckpt_every, const std::string& variants = "[baseline]") {
-  return "name: " + name + R"(
-base:
-  model: {preset: tiny-0.03m}
-  optim: {lr: 0.01}
-  data: {train: d/train.bin, val: d/val.bin}
-  batch_tokens: 1024
-  steps: )" +
-         std::to_string(steps) + R"(
-  log_every: 5
-  eval_every: 50
-  ckpt_every: )" +
-         std::to_string(ckpt_every) + R"(
-  threads: 1
-axes:
-  grid:
-    scale.variant: )" +
-         variants + "\n";
-}
-
 std::int64_t job_step(DbReader& db, std::int64_t job_id) {
   return db.count("SELECT step FROM jobs WHERE id = " + std::to_string(job_id));
 }
@@ -96,7 +76,7 @@ TEST(Dispatch, KilledWorkerJobResumesExactlyOnAnotherWorker) {
   cluster.prepare_data("d");
   cluster.start_server(/*heartbeat_ms=*/200, /*lease_timeout_ms=*/2000);
   const int first = cluster.start_worker();
-  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", sweep_yaml("s", kSteps, 20)).string()}).exit_code, 0);
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", tiny_sweep_yaml("s", kSteps, "[baseline]", 20)).string()}).exit_code, 0);
 
   DbReader db(cluster.database());
   ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_step(db, db.jobs()[0].id) >= 45; }, 300));
@@ -131,7 +111,7 @@ TEST(Dispatch, CoordinatorKilledAndRestartedLosesNothing) {
   cluster.start_worker();
   ASSERT_EQ(
       cluster
-          .cli({"submit", cluster.write_file("s.yaml", sweep_yaml("s", kSteps, 20, "[baseline, none, hg]")).string()})
+          .cli({"submit", cluster.write_file("s.yaml", tiny_sweep_yaml("s", kSteps, "[baseline, none, hg]", 20)).string()})
           .exit_code,
       0);
   std::set<std::tuple<std::int64_t, std::int64_t>> before;
@@ -169,7 +149,7 @@ TEST(Dispatch, CoordinatorDownForTwiceTheLeaseTimeoutKillsNoHealthyTrainer) {
   cluster.prepare_data("d");
   cluster.start_server(/*heartbeat_ms=*/200, kLeaseTimeoutMs);
   cluster.start_worker();
-  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", sweep_yaml("s", kSteps, 50)).string()}).exit_code, 0);
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", tiny_sweep_yaml("s", kSteps, "[baseline]", 50)).string()}).exit_code, 0);
   {
     DbReader db(cluster.database());
     ASSERT_TRUE(wait_until([&] { return db.count("SELECT COUNT(*) FROM metrics") >= 4; }, 300));
@@ -193,7 +173,7 @@ TEST(Dispatch, CancelStopsTheRunningTrainerWithinSeconds) {
   cluster.prepare_data("d");
   cluster.start_server();
   cluster.start_worker();
-  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", sweep_yaml("s", 1000000, 0)).string()}).exit_code, 0);
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", tiny_sweep_yaml("s", 1000000, "[baseline]", 0)).string()}).exit_code, 0);
   DbReader db(cluster.database());
   ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_step(db, db.jobs()[0].id) >= 5; }, 300));
   const std::int64_t job = db.jobs()[0].id;
@@ -216,7 +196,7 @@ TEST(Dispatch, DrainedWorkerHandsBackItsJobWhichResumesElsewhereExactly) {
   cluster.prepare_data("d");
   cluster.start_server();
   const int first = cluster.start_worker();
-  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", sweep_yaml("s", kSteps, 20)).string()}).exit_code, 0);
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", tiny_sweep_yaml("s", kSteps, "[baseline]", 20)).string()}).exit_code, 0);
   DbReader db(cluster.database());
   ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_step(db, db.jobs()[0].id) >= 30; }, 300));
   const std::int64_t job = db.jobs()[0].id;

@@ -61,26 +61,6 @@ std::optional<double> sample(const std::string& text, const std::string& series)
   return std::nullopt;
 }
 
-std::string sweep_yaml(const std::string& name, int steps, const std::string& variants) {
-  return "name: " + name + R"(
-base:
-  model: {preset: tiny-0.03m}
-  optim: {lr: 0.01}
-  data: {train: d/train.bin, val: d/val.bin}
-  batch_tokens: 1024
-  steps: )" +
-         std::to_string(steps) +
-         R"(
-  log_every: 5
-  eval_every: 50
-  ckpt_every: 20
-  threads: 1
-axes:
-  grid:
-    scale.variant: )" +
-         variants + "\n";
-}
-
 TEST(Observability, PromtoolAndARealPrometheusReadTheCoordinatorsMetrics) {
   const auto promtool = program("promtool");
   const auto prometheus = program("prometheus");
@@ -94,14 +74,14 @@ TEST(Observability, PromtoolAndARealPrometheusReadTheCoordinatorsMetrics) {
   cluster.start_server(/*heartbeat_ms=*/200, /*lease_timeout_ms=*/2000);
   int worker = cluster.start_worker();
   ASSERT_EQ(
-      cluster.cli({"submit", cluster.write_file("a.yaml", sweep_yaml("a", 40, "[baseline, none]")).string()}).exit_code,
+      cluster.cli({"submit", cluster.write_file("a.yaml", tiny_sweep_yaml("a", 40, "[baseline, none]", 20)).string()}).exit_code,
       0);
   DbReader db(cluster.database());
   ASSERT_TRUE(wait_until([&] { return db.count("SELECT COUNT(*) FROM jobs WHERE state = 'succeeded'") == 2; }, 300));
 
   // A job whose worker dies: its lease expires after missed heartbeats and the job is requeued.
   ASSERT_EQ(
-      cluster.cli({"submit", cluster.write_file("b.yaml", sweep_yaml("b", 100000, "[baseline]")).string()}).exit_code,
+      cluster.cli({"submit", cluster.write_file("b.yaml", tiny_sweep_yaml("b", 100000, "[baseline]", 20)).string()}).exit_code,
       0);
   ASSERT_TRUE(wait_until([&] { return db.count("SELECT COUNT(*) FROM jobs WHERE state = 'running'") == 1; }, 300));
   cluster.kill_worker(worker, SIGKILL);

@@ -16,24 +16,6 @@
 namespace gammalab::testing {
 namespace {
 
-std::string sweep_yaml(const std::string& name, int steps, const std::string& variants) {
-  return "name: " + name + R"(
-base:
-  model: {preset: tiny-0.03m}
-  optim: {lr: 0.01}
-  data: {train: d/train.bin, val: d/val.bin}
-  batch_tokens: 1024
-  steps: )" + std::to_string(steps) +
-         R"(
-  log_every: 5
-  eval_every: 50
-  threads: 1
-axes:
-  grid:
-    scale.variant: )" +
-         variants + "\n";
-}
-
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -103,7 +85,7 @@ class SlurmWorkers : public ::testing::Test {
   // Submits a sweep of long jobs (never finishing on their own) and waits until each runs and stored points.
   static std::vector<StoredJob> start_long_jobs(DbReader& db, const std::string& sweep, const std::string& variants,
                                                 std::size_t count) {
-    EXPECT_EQ(cluster_->cli({"submit", cluster_->write_file(sweep + ".yaml", sweep_yaml(sweep, 1000000, variants))
+    EXPECT_EQ(cluster_->cli({"submit", cluster_->write_file(sweep + ".yaml", tiny_sweep_yaml(sweep, 1000000, variants))
                                            .string()})
                   .exit_code,
               0);
@@ -150,7 +132,7 @@ TEST_F(SlurmWorkers, TwoTaskArrayRunsASweepToTheEnd) {
   const int array = submit_workers(2);
   ASSERT_TRUE(wait_until([&] { return registered_workers(db, array) == 2; }, 120))
       << "workers registered: " << registered_workers(db, array) << "\n" << slurm_->queue();
-  ASSERT_EQ(cluster_->cli({"submit", cluster_->write_file("small.yaml", sweep_yaml("small", 60, "[baseline, none]"))
+  ASSERT_EQ(cluster_->cli({"submit", cluster_->write_file("small.yaml", tiny_sweep_yaml("small", 60, "[baseline, none]"))
                                          .string()})
                 .exit_code,
             0);

@@ -667,3 +667,28 @@ max_attempts: 2
   await page.locator('#tune-card').screenshot({ path: join(resultsDir, 'tune.png') });
   assert.deepEqual(pageErrors, []);
 });
+
+test('strings from the database are text, never markup: a hostile sweep name and job error; a strict CSP', { timeout: RUN_TIMEOUT + 2 * TIMEOUT }, async () => {
+  const name = `<img src=x onerror="window.__pwned=1">&amp;'"`;
+  const trap = '<svg onload=window.__pwned=2>.bin';
+  await cli('submit', sweepFile('web-hostile', `name: '${name.replace(/'/g, "''")}'
+base:
+  model: {preset: tiny-0.03m}
+  data: {train: '${trap}'}
+  batch_tokens: 1024
+  steps: 4
+  threads: 1
+max_attempts: 1
+`));
+  const id = (await api('/api/sweeps')).body.find((s) => s.name === name).id;
+  const response = await page.goto(`${base}/#/sweeps/${id}`);
+  const csp = response.headers()['content-security-policy'];
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /script-src 'self'/);
+  await waitInPage(() => document.querySelectorAll('#jobs tbody tr[data-state="failed"] .err').length === 1, undefined, RUN_TIMEOUT);
+  assert.ok((await page.textContent('body')).includes(name), 'the name is shown as it was written');
+  assert.ok((await page.textContent('#jobs tbody tr[data-state="failed"] .err')).includes(trap));
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no markup from the database ran');
+  assert.equal(await page.$$eval('img[src="x"], svg[onload]', (els) => els.length), 0);
+  assert.deepEqual(pageErrors, [], 'no error, and no Content-Security-Policy violation, in the console');
+});

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -46,10 +47,15 @@ class RawConnection {
     }
     return got;
   }
-  // True when the server closed the connection (read returns 0 or an error other than the timeout).
+  // Reads whatever the server still sends (an error page, say) until it closes the connection; false when
+  // this side's own 30 s read timeout came first.
   bool closed_by_server() {
-    char c;
-    return ::read(fd_, &c, 1) <= 0;
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n == 0) return true;
+      if (n < 0) return errno != EAGAIN && errno != EWOULDBLOCK;
+    }
   }
   void close() {
     if (fd_ >= 0) ::close(fd_);

@@ -52,6 +52,7 @@ class SlurmWorkers : public ::testing::Test {
     const auto r = slurm_->command(
         argv, {"GAMMALAB_COORDINATOR=" + cluster_->address(), "GAMMALAB_SHARED_ROOT=" + cluster_->shared_root().string(),
                "GAMMALAB_DATA_DIR=" + cluster_->data_dir().string(),
+               "GAMMALAB_TOKEN_FILE=" + cluster_->worker_token_file().string(),
                "GAMMALAB_WORKER=" + binary("worker/gammalab-worker").string(),
                "GAMMALAB_TRAINER=" + binary("worker/trainer/gammalab-train").string(), "GAMMALAB_DRAIN_GRACE_S=20",
                "GAMMALAB_WORKER_ARGS=--poll-interval-ms 200"});

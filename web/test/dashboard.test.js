@@ -61,7 +61,7 @@ async function cli(...args) {
 }
 
 async function api(path) {
-  const res = await fetch(`${base}${path}`);
+  const res = await fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${tokens.user}` } });
   return { status: res.status, body: await res.json() };
 }
 

@@ -681,10 +681,10 @@ base:
 max_attempts: 1
 `));
   const id = (await api('/api/sweeps')).body.find((s) => s.name === name).id;
-  const response = await page.goto(`${base}/#/sweeps/${id}`);
-  const csp = response.headers()['content-security-policy'];
+  const csp = (await context.request.get(`${base}/`)).headers()['content-security-policy'];
   assert.match(csp, /default-src 'none'/);
   assert.match(csp, /script-src 'self'/);
+  await page.goto(`${base}/#/sweeps/${id}`);
   await waitInPage(() => document.querySelectorAll('#jobs tbody tr[data-state="failed"] .err').length === 1, undefined, RUN_TIMEOUT);
   assert.ok((await page.textContent('body')).includes(name), 'the name is shown as it was written');
   assert.ok((await page.textContent('#jobs tbody tr[data-state="failed"] .err')).includes(trap));

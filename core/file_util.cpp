@@ -51,4 +51,17 @@ std::string read_file(const std::filesystem::path& path) {
   return ss.str();
 }
 
+std::string read_file_bounded(const std::string& flag, const std::filesystem::path& path, std::size_t limit) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(flag + " " + path.string() + ": cannot be read");
+  std::string text(limit + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > limit) {
+    throw std::invalid_argument(flag + " " + path.string() + ": larger than the limit of " + std::to_string(limit) +
+                                " bytes");
+  }
+  return text;
+}
+
 }  // namespace gammalab

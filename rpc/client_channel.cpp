@@ -1,9 +1,10 @@
 #include "rpc/client_channel.h"
 
+#include "core/file_util.h"
+
 #include <grpcpp/support/client_interceptor.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -16,17 +17,6 @@ constexpr std::size_t kMaxTokenFileBytes = 4096;
 constexpr std::size_t kMaxPemBytes = 1 << 20;
 constexpr std::string_view kGatewayPrefix = "/gammalab.v1.WorkerGateway/";
 
-std::string read_file(const std::string& flag, const std::string& path, std::size_t limit) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(flag + " " + path + ": cannot be read");
-  std::string text(limit + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > limit) {
-    throw std::invalid_argument(flag + " " + path + ": larger than the limit of " + std::to_string(limit) + " bytes");
-  }
-  return text;
-}
 
 // Adds the token to each call's metadata before it is sent.
 class TokenInterceptor final : public grpc::experimental::Interceptor {
@@ -70,7 +60,7 @@ std::string read_token(const std::string& token_file) {
   std::string token;
   std::string source;
   if (!token_file.empty()) {
-    token = read_file("--token-file", token_file, kMaxTokenFileBytes);
+    token = read_file_bounded("--token-file", token_file, kMaxTokenFileBytes);
     source = "--token-file " + token_file;
   } else if (const char* env = std::getenv(kTokenEnv); env != nullptr) {
     token = env;
@@ -92,12 +82,12 @@ ClientSecurity client_security(const std::string& token_file, const std::string&
                                const std::string& tls_key) {
   ClientSecurity security;
   security.token = read_token(token_file);
-  if (!tls_ca.empty()) security.tls_ca_pem = read_file("--tls-ca", tls_ca, kMaxPemBytes);
+  if (!tls_ca.empty()) security.tls_ca_pem = read_file_bounded("--tls-ca", tls_ca, kMaxPemBytes);
   if (tls_cert.empty() != tls_key.empty()) throw std::invalid_argument("--tls-cert and --tls-key: give both or neither");
   if (!tls_cert.empty()) {
     if (tls_ca.empty()) throw std::invalid_argument("--tls-cert: needs --tls-ca (a client certificate is for TLS)");
-    security.tls_cert_pem = read_file("--tls-cert", tls_cert, kMaxPemBytes);
-    security.tls_key_pem = read_file("--tls-key", tls_key, kMaxPemBytes);
+    security.tls_cert_pem = read_file_bounded("--tls-cert", tls_cert, kMaxPemBytes);
+    security.tls_key_pem = read_file_bounded("--tls-key", tls_key, kMaxPemBytes);
   }
   return security;
 }

@@ -1,6 +1,7 @@
 #include "server/tls_files.h"
 
-#include <fstream>
+#include "core/file_util.h"
+
 #include <sstream>
 #include <stdexcept>
 
@@ -11,15 +12,7 @@ constexpr std::size_t kMaxPemBytes = 1 << 20;
 }
 
 std::string read_pem_file(const std::string& flag, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(flag + " " + path + ": cannot be read");
-  std::string text(kMaxPemBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxPemBytes) {
-    throw std::invalid_argument(flag + " " + path + ": larger than the limit of " + std::to_string(kMaxPemBytes) +
-                                " bytes");
-  }
+  std::string text = read_file_bounded(flag, path, kMaxPemBytes);
   if (text.find("-----BEGIN ") == std::string::npos) throw std::invalid_argument(flag + " " + path + ": not a PEM file");
   return text;
 }

@@ -77,6 +77,10 @@ int main(int argc, char** argv) {
   if (*backup_command) return gammalab::run_backup_command(backup);
   if (options.web_root.empty()) options.web_root = std::filesystem::path(GAMMALAB_WEB_DIR);
 
+  // Before the listening line: a supervisor may send SIGTERM the moment it reads it, and the default action
+  // would end the process without the orderly shutdown below.
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
   try {
     if (options.insecure_no_auth) {
       const std::pair<const char*, std::string> addresses[] = {{"--listen", options.grpc_address},
@@ -115,8 +119,6 @@ int main(int argc, char** argv) {
     spdlog::info("coordinator on {} (gRPC port {}), dashboard on port {}, database {}", options.grpc_address, port,
                  http ? http->port() : 0, options.database);
 
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
     while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     spdlog::info("shutting down");
     http.reset();

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -118,6 +119,18 @@ int main() {
   {
     testing::InProcessCoordinator c("bench");
     c.store().create_sweep(ingest_sweep, "", "", false);
+    // Each stream reports for a job its worker holds, as a trainer's worker does (ingest is fenced by attempt).
+    const std::string worker = c.store().register_worker("bench", kStreams, {}, "", c.worker_token_id());
+    std::map<std::string, int> attempts;
+    for (int s = 0; s < kStreams; ++s) {
+      auto lease = c.store().lease(worker, 600'000);
+      if (!lease) {
+        std::fprintf(stderr, "lease %d of %d failed\n", s + 1, kStreams);
+        return 1;
+      }
+      c.store().start(worker, lease->job.id(), lease->attempt);
+      attempts[lease->job.id()] = lease->attempt;
+    }
     std::vector<std::thread> streams;
     std::atomic<std::int64_t> stored{0};
     const auto t = Clock::now();
@@ -130,6 +143,7 @@ int main() {
         for (int m = 0; m < kMessagesPerStream; ++m) {
           v1::ReportMetricsRequest request;
           request.set_job_id(std::to_string(s + 1));
+          request.set_attempt(attempts.at(request.job_id()));
           for (int p = 0; p < kPointsPerMessage; ++p) {
             const int step = 1 + m * kPointsPerMessage + p;
             auto* point = request.add_points();

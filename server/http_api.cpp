@@ -171,10 +171,16 @@ SeriesQuery series_query(const httplib::Request& req) {
   return q;
 }
 
+// The points a SeriesQuery asks for: downsampled by the store from its tiles, or every one.
+std::vector<MetricPoint> series(Store& store, const std::string& job_id, const std::vector<std::string>& names,
+                                const SeriesQuery& q) {
+  if (q.buckets == 0) return store.metrics(job_id, names, q.after_step, q.to_step);
+  return store.downsampled_metrics(job_id, names, q.after_step, q.to_step, q.buckets);
+}
+
 // Columnar per metric name: {"train/loss": {"step": [...], "tokens": [...], "value": [...]}} (what uPlot wants).
-// `points` come ordered by (name, step), as Store::metrics returns them; each name's run is downsampled to
-// `buckets` buckets when that is not 0.
-json columns(const std::vector<MetricPoint>& points, std::size_t buckets = 0) {
+// `points` come ordered by (name, step), as Store::metrics returns them.
+json columns(const std::vector<MetricPoint>& points) {
   json out = json::object();
   for (std::size_t begin = 0; begin < points.size();) {
     std::size_t end = begin;
@@ -186,11 +192,7 @@ json columns(const std::vector<MetricPoint>& points, std::size_t buckets = 0) {
       tokens.push_back(p.tokens);
       values.push_back(number_or_null(p.value));
     };
-    if (buckets == 0) {
-      for (const MetricPoint& p : run) add(p);
-    } else {
-      for (std::size_t i : downsample_indices(run, buckets)) add(run[i]);
-    }
+    for (const MetricPoint& p : run) add(p);
     out[points[begin].name] = {{"step", std::move(steps)}, {"tokens", std::move(tokens)}, {"value", std::move(values)}};
     begin = end;
   }
@@ -300,7 +302,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     const std::vector<std::string> names = names_param(req);
     json out = json::object();
     for (const auto& job : store_.list_jobs(sweep->id())) {
-      out[job.id()] = columns(store_.metrics(job.id(), names, q.after_step, q.to_step), q.buckets);
+      out[job.id()] = columns(series(store_, job.id(), names, q));
     }
     send_json(res, out.dump());
   });
@@ -331,7 +333,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     auto job = store_.find_job(req.matches[1]);
     if (!job) return send_error(res, 404, "job not found");
     const std::vector<std::string> names = names_param(req);
-    send_json(res, columns(store_.metrics(job->id(), names, q.after_step, q.to_step), q.buckets).dump());
+    send_json(res, columns(series(store_, job->id(), names, q)).dump());
   });
   s.Get(std::string(kMetricsPath), [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(CoordinatorMetrics::instance().scrape(store_, options_), std::string(kMetricsContentType));

@@ -16,7 +16,7 @@
 //                                        {"train/loss": {"step": [..], "tokens": [..], "value": [..]}};
 //                                        NaN values are null
 //     Both metrics routes also take from_step=A&to_step=B (only A <= step <= B: a zoomed chart) and
-//     max_points=M (4..400000): each series downsampled to M/4 buckets of steps, each keeping its first, last,
+//     max_points=M (4..400000): each series downsampled to at most M/4 buckets of steps, each keeping its first, last,
 //     lowest and highest point (core/metric_downsample.h); a series of at most M points comes back whole.
 //   GET /api/workers                     workers and what they run
 //   GET /metrics                         Prometheus text format (server/prometheus_metrics.h)

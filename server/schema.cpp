@@ -7,14 +7,24 @@
 #include <string_view>
 #include <vector>
 
+#include "server/store/metric_tiles.h"
+
 namespace gammalab {
 
 namespace {
 
 // The migrations in order. A migration, once released, never changes: a database records how far it got.
 // (jobs.state's CHECK spells core's names: renaming a state needs a migration of its own.)
-const std::vector<std::string>& migrations() {
-  static const std::vector<std::string> all = {
+// A migration: its SQL, then (for data the SQL cannot compute) a step in C++ in the same transaction.
+struct Migration {
+  Migration(std::string text, void (*step)(sql::Database&) = nullptr) : sql(std::move(text)), then(step) {}
+  Migration(const char* text, void (*step)(sql::Database&) = nullptr) : Migration(std::string(text), step) {}
+  std::string sql;
+  void (*then)(sql::Database&);
+};
+
+const std::vector<Migration>& migrations() {
+  static const std::vector<Migration> all = {
     // 1: sweeps, jobs (state machine with attempts and leases), workers, metric points.
     std::string(R"sql(
 CREATE TABLE sweeps (
@@ -132,6 +142,24 @@ CREATE TABLE tokens (
 );
 ALTER TABLE workers ADD COLUMN token_id INTEGER REFERENCES tokens(id);  -- NULL: registered without auth
 )sql",
+    // 6: metric tiles (server/store/metric_tiles.h): each metric's extremes per 8, 64, ..., 262,144 steps, from
+    // which a chart's downsampled curve is read; built here from the points already stored.
+    {R"sql(
+CREATE TABLE metric_tiles (
+  job_id     INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  name_id    INTEGER NOT NULL REFERENCES metric_names(id),
+  level      INTEGER NOT NULL,  -- 1..6: tile_steps(level) steps per tile
+  tile       INTEGER NOT NULL,  -- step / tile_steps(level)
+  points     INTEGER NOT NULL,
+  first_step INTEGER NOT NULL,
+  last_step  INTEGER NOT NULL,
+  low_step   INTEGER NOT NULL,
+  low_value  REAL,              -- NULL stands for NaN
+  high_step  INTEGER NOT NULL,
+  high_value REAL,
+  PRIMARY KEY (job_id, name_id, level, tile)
+) WITHOUT ROWID;
+)sql", store_tiles::rebuild},
   };
   return all;
 }
@@ -154,7 +182,7 @@ const std::string& sql_active_states() {
 int latest_schema_version() { return static_cast<int>(migrations().size()); }
 
 int migrate(sql::Database& db, int target) {
-  const std::vector<std::string>& steps = migrations();
+  const std::vector<Migration>& steps = migrations();
   const std::size_t last = target < 0 ? steps.size() : std::min(steps.size(), std::size_t(target));
   db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
   int version = 0;
@@ -165,7 +193,8 @@ int migrate(sql::Database& db, int target) {
   }
   for (std::size_t i = static_cast<std::size_t>(version); i < last; ++i) {
     sql::Transaction tx(db);
-    db.exec(steps[i]);
+    db.exec(steps[i].sql);
+    if (steps[i].then) steps[i].then(db);
     sql::Statement bump(db.handle(), "INSERT INTO schema_version(version) VALUES (?)");
     bump.bind(1, static_cast<std::int64_t>(i + 1)).run();
     tx.commit();

@@ -147,6 +147,11 @@ class Store {
   std::vector<MetricPoint> metrics(const std::string& job_id, const std::vector<std::string>& names,
                                    std::int64_t after_step = -1,
                                    std::int64_t to_step = std::numeric_limits<std::int64_t>::max());
+  // The same points downsampled per metric to at most `buckets` (>= 1) buckets: exactly what
+  // core/metric_downsample.h's downsample() keeps of metrics(...), read from the tiles (server/store/metric_tiles.h)
+  // rather than from every point.
+  std::vector<MetricPoint> downsampled_metrics(const std::string& job_id, const std::vector<std::string>& names,
+                                               std::int64_t after_step, std::int64_t to_step, std::size_t buckets);
 
   // ---- scaling-law fits
   using FitInput = JobLosses;
@@ -180,6 +185,11 @@ class Store {
                    SubmitResult& result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::optional<v1::Job> read_job_by_id(std::int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::int64_t metric_name_id(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // (id, name) of the metrics a read asks for, ordered by name: `names` that exist, or (names empty) every
+  // metric the job has points of.
+  std::vector<std::pair<std::int64_t, std::string>> metric_names_of(std::int64_t job_id,
+                                                                    const std::vector<std::string>& names)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void changed() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   std::mutex mutex_;

@@ -8,6 +8,7 @@
 #include "core/metric_names.h"
 #include "server/schema.h"
 #include "server/store.h"
+#include "server/store/metric_tiles.h"
 #include "server/store/rows.h"
 
 namespace gammalab {
@@ -89,6 +90,7 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
     sql::Statement& insert = statements_.get(
         "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, ?, ?, ?, ?) "
         "ON CONFLICT DO NOTHING");
+    store_tiles::TileDelta tiles;  // of the points stored now (a resend is not merged twice)
     const MetricPoint* last_loss = nullptr;
     const MetricPoint* last_speed = nullptr;
     std::int64_t max_step = 0, max_tokens = 0;
@@ -100,7 +102,10 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
       else
         insert.bind(5, p.value);
       insert.run();
-      result.stored += db_.changes();
+      if (db_.changes() == 1) {
+        ++result.stored;
+        tiles.add(name_ids[i], p.step, p.value);
+      }
       if (p.step >= max_step) {
         max_step = p.step;
         max_tokens = std::max(max_tokens, p.tokens);
@@ -124,28 +129,51 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
     else
       progress.bind_null(5);
     progress.bind(6, id).bind(7, attempt).run();
+    tiles.write(id, statements_.get(store_tiles::kReadTile), statements_.get(store_tiles::kWriteTile));
     tx.commit();
   }
   changed();
   return result;
 }
 
+std::vector<std::pair<std::int64_t, std::string>> Store::metric_names_of(std::int64_t job_id,
+                                                                         const std::vector<std::string>& names) {
+  std::vector<std::pair<std::int64_t, std::string>> out;
+  if (names.empty()) {
+    // Every stored point is in one top-level tile: a few rows per metric, where the points are millions.
+    sql::Statement& all = statements_.get(
+        "SELECT DISTINCT t.name_id, n.name FROM metric_tiles t JOIN metric_names n ON n.id = t.name_id "
+        "WHERE t.job_id = ? AND t.level = ? ORDER BY n.name");
+    all.bind(1, job_id).bind(2, kTileLevels);
+    while (all.step()) out.emplace_back(all.int64(0), all.text(1));
+    return out;
+  }
+  sql::Statement& one = statements_.get("SELECT id FROM metric_names WHERE name = ?");
+  for (const std::string& name : names) {
+    one.bind(1, name);
+    if (one.step()) out.emplace_back(one.int64(0), name);
+    one.reset();
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::vector<MetricPoint> Store::metrics(const std::string& job_id, const std::vector<std::string>& names,
                                         std::int64_t after_step, std::int64_t to_step) {
   std::lock_guard lock(mutex_);
+  const std::int64_t job = parse_id(job_id);
   std::vector<MetricPoint> out;
+  // One range of the (job, name, step) key per metric: no join, no sort.
   sql::Statement& s = statements_.get(
-      "SELECT n.name, m.step, m.tokens, m.value FROM metrics m JOIN metric_names n ON n.id = m.name_id "
-      "WHERE m.job_id = ? AND m.step > ? AND m.step <= ? ORDER BY n.name, m.step");
-  s.bind(1, parse_id(job_id)).bind(2, after_step).bind(3, to_step);
-  while (s.step()) {
-    MetricPoint p;
-    p.name = s.text(0);
-    if (!names.empty() && std::find(names.begin(), names.end(), p.name) == names.end()) continue;
-    p.step = s.int64(1);
-    p.tokens = s.int64(2);
-    p.value = s.optional_real(3).value_or(std::numeric_limits<double>::quiet_NaN());
-    out.push_back(std::move(p));
+      "SELECT step, tokens, value FROM metrics WHERE job_id = ? AND name_id = ? AND step > ? AND step <= ? "
+      "ORDER BY step");
+  for (const auto& [name_id, name] : metric_names_of(job, names)) {
+    s.bind(1, job).bind(2, name_id).bind(3, after_step).bind(4, to_step);
+    while (s.step()) {
+      out.push_back({s.int64(0), s.int64(1), name,
+                     s.optional_real(2).value_or(std::numeric_limits<double>::quiet_NaN())});
+    }
   }
   return out;
 }

@@ -1,0 +1,160 @@
+// Store: the metric tiles (server/store/metric_tiles.h) and the downsampled curves read from them. A
+// downsampled answer reads, per metric, a few thousand tile rows and single points at the ragged ends instead
+// of every point: a million-point curve for a 1,000-pixel chart reads ~16,000 tiles of 64 steps.
+#include "server/store/metric_tiles.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/metric_downsample.h"
+#include "server/store.h"
+#include "server/store/rows.h"
+
+namespace gammalab {
+
+namespace store_tiles {
+
+namespace {
+
+// NULL stands for NaN, as in the metrics table.
+void bind_value(sql::Statement& s, int index, double value) {
+  if (std::isnan(value))
+    s.bind_null(index);
+  else
+    s.bind(index, value);
+}
+
+double read_value(const sql::Statement& s, int column) {
+  return s.optional_real(column).value_or(std::numeric_limits<double>::quiet_NaN());
+}
+
+// Extremes from a row whose columns from `first` on are points, first_step, last_step, low_step, low_value,
+// high_step, high_value (kReadTile's order).
+Extremes read_extremes(const sql::Statement& s, int first) {
+  Extremes e;
+  e.points = s.int64(first);
+  e.first_step = s.int64(first + 1);
+  e.last_step = s.int64(first + 2);
+  e.low_step = s.int64(first + 3);
+  e.low_value = read_value(s, first + 4);
+  e.high_step = s.int64(first + 5);
+  e.high_value = read_value(s, first + 6);
+  return e;
+}
+
+}  // namespace
+
+void TileDelta::add(std::int64_t name_id, std::int64_t step, double value) {
+  for (int level = 1; level <= kTileLevels; ++level) tiles_[{name_id, level, step / tile_steps(level)}].add(step, value);
+}
+
+void TileDelta::write(std::int64_t job_id, sql::Statement& read, sql::Statement& write) const {
+  for (const auto& [key, delta] : tiles_) {
+    const auto& [name_id, level, tile] = key;
+    Extremes e;
+    read.bind(1, job_id).bind(2, name_id).bind(3, level).bind(4, tile);
+    if (read.step()) e = read_extremes(read, 0);
+    read.reset();
+    e.merge(delta);
+    write.bind(1, job_id).bind(2, name_id).bind(3, level).bind(4, tile).bind(5, e.points);
+    write.bind(6, e.first_step).bind(7, e.last_step).bind(8, e.low_step);
+    bind_value(write, 9, e.low_value);
+    write.bind(10, e.high_step);
+    bind_value(write, 11, e.high_value);
+    write.run();
+  }
+}
+
+void rebuild(sql::Database& db) {
+  sql::Statement points(db.handle(), "SELECT job_id, name_id, step, value FROM metrics ORDER BY job_id, name_id, step");
+  sql::Statement read(db.handle(), kReadTile), write(db.handle(), kWriteTile);
+  // One job's deltas at a time: memory bounded by one job's tiles, not by the table.
+  std::int64_t job = -1;
+  TileDelta delta;
+  while (points.step()) {
+    if (points.int64(0) != job) {
+      if (!delta.empty()) delta.write(job, read, write);
+      delta = TileDelta();
+      job = points.int64(0);
+    }
+    delta.add(points.int64(1), points.int64(2), read_value(points, 3));
+  }
+  if (!delta.empty()) delta.write(job, read, write);
+}
+
+}  // namespace store_tiles
+
+std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, const std::vector<std::string>& names,
+                                                    std::int64_t after_step, std::int64_t to_step,
+                                                    std::size_t buckets) {
+  if (buckets < 1) throw std::invalid_argument("downsampled_metrics: buckets must be at least 1");
+  std::lock_guard lock(mutex_);
+  const std::int64_t job = store_rows::parse_id(job_id);
+  const std::int64_t from = std::max<std::int64_t>(0, after_step + 1);
+  std::vector<MetricPoint> out;
+  sql::Statement& edge_first = statements_.get(
+      "SELECT step FROM metrics WHERE job_id = ? AND name_id = ? AND step BETWEEN ? AND ? ORDER BY step LIMIT 1");
+  sql::Statement& edge_last = statements_.get(
+      "SELECT step FROM metrics WHERE job_id = ? AND name_id = ? AND step BETWEEN ? AND ? ORDER BY step DESC "
+      "LIMIT 1");
+  sql::Statement& raw = statements_.get(
+      "SELECT step, tokens, value FROM metrics WHERE job_id = ? AND name_id = ? AND step BETWEEN ? AND ? "
+      "ORDER BY step");
+  sql::Statement& tiles = statements_.get(
+      "SELECT points, first_step, last_step, low_step, low_value, high_step, high_value FROM metric_tiles "
+      "WHERE job_id = ? AND name_id = ? AND level = ? AND tile >= ? AND tile < ? ORDER BY tile");
+  sql::Statement& point = statements_.get(
+      "SELECT tokens, value FROM metrics WHERE job_id = ? AND name_id = ? AND step = ?");
+  for (const auto& [name_id, name] : metric_names_of(job, names)) {
+    auto bound = [&](sql::Statement& s) -> std::optional<std::int64_t> {
+      s.bind(1, job).bind(2, name_id).bind(3, from).bind(4, to_step);
+      std::optional<std::int64_t> step;
+      if (s.step()) step = s.int64(0);
+      s.reset();
+      return step;
+    };
+    const std::optional<std::int64_t> first = bound(edge_first);
+    if (!first) continue;
+    const std::int64_t last = *bound(edge_last);
+    auto read_raw = [&](std::int64_t lo, std::int64_t hi, auto&& each) {
+      raw.bind(1, job).bind(2, name_id).bind(3, lo).bind(4, hi);
+      while (raw.step()) each(raw.int64(0), raw.int64(1), store_tiles::read_value(raw, 2));
+    };
+    const DownsamplePlan plan = plan_downsample(*first, last, buckets);
+    const std::int64_t first_bucket = plan.bucket(*first);
+    std::vector<Extremes> kept(static_cast<std::size_t>(plan.bucket(last) - first_bucket + 1));
+    std::int64_t count = 0;
+    for (const TileRange& piece : tile_cover(*first, last + 1, plan.level)) {
+      if (piece.level == 0) {
+        read_raw(piece.first, piece.end - 1, [&](std::int64_t step, std::int64_t, double value) {
+          kept[static_cast<std::size_t>(plan.bucket(step) - first_bucket)].add(step, value);
+          ++count;
+        });
+        continue;
+      }
+      tiles.bind(1, job).bind(2, name_id).bind(3, piece.level).bind(4, piece.first).bind(5, piece.end);
+      while (tiles.step()) {
+        const Extremes e = store_tiles::read_extremes(tiles, 0);
+        kept[static_cast<std::size_t>(plan.bucket(e.first_step) - first_bucket)].merge(e);
+        count += e.points;
+      }
+    }
+    if (count <= static_cast<std::int64_t>(4 * buckets)) {  // drawn exactly: every point
+      read_raw(*first, last, [&](std::int64_t step, std::int64_t tokens, double value) {
+        out.push_back({step, tokens, name, value});
+      });
+      continue;
+    }
+    for (const Extremes& bucket : kept) {
+      if (bucket.points == 0) continue;
+      for (std::int64_t step : bucket.kept_steps()) {
+        point.bind(1, job).bind(2, name_id).bind(3, step);
+        if (point.step()) out.push_back({step, point.int64(0), name, store_tiles::read_value(point, 1)});
+        point.reset();
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace gammalab

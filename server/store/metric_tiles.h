@@ -1,0 +1,38 @@
+#pragma once
+// The metric_tiles table (core/metric_tiles.h's Extremes of every tile of every level, per job and metric):
+// kept up to date by metric ingest, built once from the points by the migration that made the table. Internal
+// to the store.
+#include <cstdint>
+#include <map>
+#include <tuple>
+
+#include "core/metric_tiles.h"
+#include "server/sqlite.h"
+
+namespace gammalab::store_tiles {
+
+// Extremes of newly stored points by (name id, level, tile), for one job: what add() collects and write()
+// merges into the table.
+class TileDelta {
+ public:
+  // A point that was stored (not a resend: its extremes would be merged twice).
+  void add(std::int64_t name_id, std::int64_t step, double value);
+  // Merges every collected tile into its row. `read` and `write` are kReadTile and kWriteTile prepared.
+  void write(std::int64_t job_id, sql::Statement& read, sql::Statement& write) const;
+  bool empty() const { return tiles_.empty(); }
+
+ private:
+  std::map<std::tuple<std::int64_t, int, std::int64_t>, Extremes> tiles_;
+};
+
+inline constexpr const char* kReadTile =
+    "SELECT points, first_step, last_step, low_step, low_value, high_step, high_value FROM metric_tiles "
+    "WHERE job_id = ? AND name_id = ? AND level = ? AND tile = ?";
+inline constexpr const char* kWriteTile =
+    "INSERT OR REPLACE INTO metric_tiles(job_id, name_id, level, tile, points, first_step, last_step, low_step, "
+    "low_value, high_step, high_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+// The tiles of every point in the metrics table, from nothing (the migration's step; the table is empty).
+void rebuild(sql::Database& db);
+
+}  // namespace gammalab::store_tiles

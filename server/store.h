@@ -54,9 +54,20 @@ struct IngestResult {
   // A refused report stores nothing, no metric name either. kUnknownJob: no job has that id.
   // kStepBeyondJob: a point's step is past the job's last step. kStepBackwards: a point's step comes before one
   // its attempt already reported for that metric (and is not a resend of a stored point).
-  enum class Refusal { kNone, kUnknownJob, kStepBeyondJob, kStepBackwards };
+  // With an IngestFence: kNotHolder: the attempt does not hold the job (stale or unknown); kOtherToken: the job
+  // is held by a worker of another token; kRateLimited: the fence's admit() said no.
+  enum class Refusal { kNone, kUnknownJob, kStepBeyondJob, kStepBackwards, kNotHolder, kOtherToken, kRateLimited };
   Refusal refusal = Refusal::kNone;
   std::string reason;  // for a refusal: names the job, the metric, the field and the value
+};
+
+// What a worker's report must pass before its points are checked, read with the job's row in the same
+// transaction (one read of the row, and no window between the check and the write): the attempt must hold the
+// job, through a worker of `token_id` when set; then admit(number of points) is asked, so that nobody but the
+// job's holder spends its budget (server/metric_rate_limit.h).
+struct IngestFence {
+  std::optional<std::int64_t> token_id;
+  std::function<bool(std::size_t points)> admit;
 };
 
 class Store {
@@ -114,14 +125,6 @@ class Store {
                               const std::string& requested_id, std::optional<std::int64_t> token_id = std::nullopt);
   // True when a worker with this id exists and registered with another token than `token_id` (or none).
   bool worker_of_other_token(const std::string& worker_id, std::int64_t token_id);
-  // Who holds a job's attempt: the job exists; `held`: it is active under exactly this attempt; then the token
-  // its worker registered with (nullopt: registered without auth).
-  struct AttemptHolder {
-    bool job_exists = false;
-    bool held = false;
-    std::optional<std::int64_t> token_id;
-  };
-  AttemptHolder attempt_holder(const std::string& job_id, int attempt);
   HeartbeatResult heartbeat(const std::string& worker_id, const std::vector<std::pair<std::string, int>>& running,
                             bool draining, std::int64_t lease_timeout_ms);
   // Highest priority first; among equal priorities the sweep served longest ago. One transaction.
@@ -142,7 +145,8 @@ class Store {
   // ---- metrics
   // Stores the points and the job's progress (step, tokens, last loss, speed) when `attempt` holds the job.
   // Never changes the job's state. Checks every point before it writes anything (see IngestResult).
-  IngestResult add_metrics(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points);
+  IngestResult add_metrics(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points,
+                           const IngestFence* fence = nullptr);
   // Points of one job with after_step < step <= to_step, ordered by (name, step); names empty = all.
   std::vector<MetricPoint> metrics(const std::string& job_id, const std::vector<std::string>& names,
                                    std::int64_t after_step = -1,

@@ -100,6 +100,22 @@ grpc::Status WorkerGatewayService::StartJob(grpc::ServerContext* context, const 
   });
 }
 
+namespace {
+
+// The status of a refused report: the caller's fault (a stale attempt, another's job, too fast) told apart
+// from a malformed report.
+grpc::StatusCode status_of(IngestResult::Refusal refusal) {
+  switch (refusal) {
+    case IngestResult::Refusal::kUnknownJob: return grpc::StatusCode::NOT_FOUND;
+    case IngestResult::Refusal::kNotHolder: return grpc::StatusCode::FAILED_PRECONDITION;
+    case IngestResult::Refusal::kOtherToken: return grpc::StatusCode::PERMISSION_DENIED;
+    case IngestResult::Refusal::kRateLimited: return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    default: return grpc::StatusCode::INVALID_ARGUMENT;
+  }
+}
+
+}  // namespace
+
 grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext* context,
                                                  grpc::ServerReader<v1::ReportMetricsRequest>* reader,
                                                  v1::ReportMetricsResponse* response) {
@@ -114,33 +130,21 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext* context,
                               who + ": points: " + std::to_string(request.points_size()) +
                                   " in one report, over the limit of " + std::to_string(limits::kMaxPointsPerReport));
       }
-      // Fenced like every other worker write: only the attempt that holds the job reports for it, and only
-      // through the token its worker registered with. (A re-lease raises the attempt, so the check cannot go
-      // stale before the points are stored: add_metrics takes progress only from the holding attempt.)
-      const Store::AttemptHolder holder = store_.attempt_holder(request.job_id(), request.attempt());
-      if (holder.job_exists && !holder.held) {
-        return refuse_metrics(grpc::StatusCode::FAILED_PRECONDITION,
-                              who + ": this attempt does not hold the job (a stale or unknown attempt)");
-      }
-      if (holder.job_exists && token_id && holder.token_id != token_id) {
-        return refuse_metrics(grpc::StatusCode::PERMISSION_DENIED, who + ": the job is held by a worker of another token");
-      }
-      // Charged after the fencing, so that nobody but the job's holder spends its budget.
-      if (!metric_rate_.admit(request.job_id(), static_cast<std::size_t>(request.points_size()),
-                              MetricRateLimit::Clock::now())) {
-        return refuse_metrics(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                              who + ": over the limit of " + std::to_string(static_cast<int>(limits::kMetricPointsPerSecondPerJob)) +
-                                  " metric points per second per job; resend later");
-      }
       const std::vector<MetricPoint> points = from_proto(request.points());
       for (const MetricPoint& p : points) {
         if (std::string error = metric_point_error(p); !error.empty()) {
           return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT, who + ": " + error);
         }
       }
-      IngestResult r = store_.add_metrics(request.job_id(), request.attempt(), points);
-      if (r.refusal == IngestResult::Refusal::kUnknownJob) return refuse_metrics(grpc::StatusCode::NOT_FOUND, r.reason);
-      if (r.refusal != IngestResult::Refusal::kNone) return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT, r.reason);
+      // Fenced like every other worker write: only the attempt that holds the job reports for it, and only
+      // through the token its worker registered with; the rate is charged after that, to the holder only.
+      IngestFence fence;
+      fence.token_id = token_id;
+      fence.admit = [&](std::size_t n) {
+        return metric_rate_.admit(request.job_id(), n, MetricRateLimit::Clock::now());
+      };
+      IngestResult r = store_.add_metrics(request.job_id(), request.attempt(), points, &fence);
+      if (r.refusal != IngestResult::Refusal::kNone) return refuse_metrics(status_of(r.refusal), r.reason);
       response->set_points_received(response->points_received() + r.received);
       response->set_points_stored(response->points_stored() + r.stored);
       CoordinatorMetrics::instance().points_ingested(r.stored);

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include "core/limits.h"
 #include "core/metric_names.h"
+#include "core/utf8_text.h"
 #include "server/schema.h"
 #include "server/store.h"
 #include "server/store/metric_tiles.h"
@@ -28,21 +30,37 @@ std::int64_t Store::metric_name_id(const std::string& name) {
   return id;
 }
 
-IngestResult Store::add_metrics(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points) {
+IngestResult Store::add_metrics(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points,
+                                const IngestFence* fence) {
   std::lock_guard lock(mutex_);
   IngestResult result;
   result.received = static_cast<std::int64_t>(points.size());
   auto refuse = [&](IngestResult::Refusal why, std::string reason) {
     result.refusal = why;
-    result.reason = "job " + job_id + " attempt " + std::to_string(attempt) + ": " + std::move(reason);
+    result.reason = "job " + utf8_head(job_id, 64) + " attempt " + std::to_string(attempt) + ": " + std::move(reason);
     return result;
   };
   const std::int64_t id = parse_id(job_id);
-  sql::Statement& job = statements_.get("SELECT total_steps FROM jobs WHERE id = ?");
-  job.bind(1, id);
+  sql::Statement& job = statements_.get(
+      "SELECT j.total_steps, j.attempt = ? AND j.state IN (" + sql_active_states() + "), w.token_id FROM jobs j "
+      "LEFT JOIN workers w ON w.id = j.worker_id WHERE j.id = ?");
+  job.bind(1, attempt).bind(2, id);
   if (!job.step()) return refuse(IngestResult::Refusal::kUnknownJob, "no such job");
   const std::int64_t total_steps = job.int64(0);
+  const bool held = job.int64(1) != 0;
+  const std::optional<std::int64_t> holder_token = job.is_null(2) ? std::nullopt : std::optional(job.int64(2));
   job.reset();
+  if (fence) {
+    if (!held) return refuse(IngestResult::Refusal::kNotHolder, "this attempt does not hold the job (a stale or unknown attempt)");
+    if (fence->token_id && holder_token != fence->token_id) {
+      return refuse(IngestResult::Refusal::kOtherToken, "the job is held by a worker of another token");
+    }
+    if (fence->admit && !fence->admit(points.size())) {
+      return refuse(IngestResult::Refusal::kRateLimited,
+                    "over the limit of " + std::to_string(static_cast<int>(limits::kMetricPointsPerSecondPerJob)) +
+                        " metric points per second per job; resend later");
+    }
+  }
   if (points.empty()) return result;
 
   // Every point is checked before anything is written: a refused report leaves the database as it was.

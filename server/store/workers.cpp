@@ -60,20 +60,6 @@ bool Store::worker_of_other_token(const std::string& worker_id, std::int64_t tok
   return other;
 }
 
-Store::AttemptHolder Store::attempt_holder(const std::string& job_id, int attempt) {
-  std::lock_guard lock(mutex_);
-  AttemptHolder holder;
-  sql::Statement& s = statements_.get(
-      "SELECT j.attempt = ? AND j.state IN (" + sql_active_states() + "), w.token_id FROM jobs j "
-      "LEFT JOIN workers w ON w.id = j.worker_id WHERE j.id = ?");
-  if (!s.bind(1, attempt).bind(2, parse_id(job_id)).step()) return holder;
-  holder.job_exists = true;
-  holder.held = s.int64(0) != 0;
-  if (!s.is_null(1)) holder.token_id = s.int64(1);
-  s.reset();
-  return holder;
-}
-
 std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {
   std::lock_guard lock(mutex_);
   const std::int64_t now = now_ms();

@@ -1,5 +1,5 @@
-// The page of a `gammalab report` file: one sweep drawn from the data inlined in the page
-// (<script type="application/json" id="report-data">, cli/client/report_data.h), with the dashboard's own
+// The page of a `gammalab report` file: one sweep drawn from the data inlined in the page (the JSON element
+// #report-data, cli/client/report_data.h), with the dashboard's own
 // chart classes (charts.js), data helpers (series.js) and study views (study.js). No request leaves the page:
 // the file opens offline. Text from the database goes in as text nodes only (dom.js).
 import {

@@ -75,6 +75,7 @@ json metric_columns(const std::vector<MetricPoint>& points, std::size_t buckets)
 
 json dashboard_run(const v1::Job& job, const JobLosses& losses) {
   json row = {{"id", job.id()},          {"name", job.name()},  {"state", state_text(job.state())},
+              {"stage", job.stage()},
               {"step", job.step()},      {"total_steps", job.total_steps()}, {"tokens_seen", job.tokens()},
               {"variant", nullptr},      {"preset", nullptr},   {"params", nullptr},
               {"total_params", nullptr}, {"tokens", nullptr},   {"compute", nullptr},

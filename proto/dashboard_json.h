@@ -25,7 +25,7 @@ nlohmann::json dashboard_meta();
 // is downsampled to `buckets` buckets (core/metric_downsample.h) when that is not 0.
 nlohmann::json metric_columns(const std::vector<MetricPoint>& points, std::size_t buckets = 0);
 
-// One run row: name, state, variant, preset, params (N as the fits count it), tokens, compute and the final
+// One run row: name, state, stage ("tune" or "main"), variant, preset, params (N as the fits count it), tokens, compute and the final
 // losses (core/scaling/run_point.h) of `job`, whose stored loss curves are `losses`. A config this build cannot
 // read gives a row without a size, with config_error.
 nlohmann::json dashboard_run(const v1::Job& job, const JobLosses& losses);

@@ -4,6 +4,7 @@
 // (runs, fit reports, tune series) and the elements to fill; all text goes in through dom.js.
 import {
   scalingPoints, fitCurve, logSpace, median, si, count, studyTable, multipliers, sortGroups, groupColours, num,
+  studyRuns,
 } from './series.js';
 import { h, fill } from './dom.js';
 
@@ -12,10 +13,10 @@ export function fmt(x, digits = 4) {
   return Number.isFinite(x) ? x.toFixed(digits) : '–';
 }
 
-// The study table (mean ± s.e. (n) per size and variant, difference to the baseline) into `table` (a <table>
+// The study table of the main-stage runs (mean ± s.e. (n) per size and variant, difference to the baseline) into `table` (a <table>
 // with a thead and a tbody), `empty` shown when no run has a final loss, and the multipliers into `multipliersEl`.
 export function renderStudyTable({ table, empty, multipliersEl }, runs, fits, lossKey) {
-  const { sizes, variants } = studyTable(runs, lossKey, fits[0]?.baseline || 'baseline');
+  const { sizes, variants } = studyTable(studyRuns(runs), lossKey, fits[0]?.baseline || 'baseline');
   empty.hidden = sizes.length > 0;
   table.hidden = !sizes.length;
   fill(table.tHead, h('tr', {}, h('th', {}, 'model size'), h('th', { class: 'num' }, 'N'),
@@ -39,9 +40,10 @@ export function renderStudyTable({ table, empty, multipliersEl }, runs, fits, lo
     m.range.length === 2 ? h('span', { class: 'note' }, ` for C from ${si(m.range[0])} to ${si(m.range[1])} FLOPs (law ${m.law})`) : null)));
 }
 
-// What the scaling chart draws: the runs' final losses per variant (`ordered`, in variant order), the fitted
+// What the scaling chart draws: the main-stage runs' final losses per variant (`ordered`, in variant order), the fitted
 // curves of the laws that apply to the x axis `xKey` ("params" or "compute"), and the colour of each group.
-export function scalingView(runs, fits, { xKey, lossKey, unfinished }) {
+export function scalingView(allRuns, fits, { xKey, lossKey, unfinished }) {
+  const runs = studyRuns(allRuns);
   const groups = scalingPoints(runs, 'variant', lossKey, xKey, unfinished);
   const names = sortGroups([...groups.keys(), ...fits.flatMap((r) => r.groups.map((f) => f.group))], 'variant');
   const colours = groupColours(names, false);

@@ -119,6 +119,7 @@ TEST(Report, WritesOneSelfContainedPageWithTheSweepsDataEscaped) {
     const auto& run = data["runs"][i];
     EXPECT_EQ(job["state"], "succeeded");
     EXPECT_EQ(run["id"], job["id"]);
+    EXPECT_EQ(run["stage"], "main");
     const std::int64_t id = std::stoll(job["id"].get<std::string>());
     const auto train = db.points(id, "train/loss");
     const auto val = db.points(id, "val/loss");

@@ -5,25 +5,18 @@
 #include <httplib.h>
 
 #include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <limits>
-#include <optional>
-#include <span>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "core/job_config.h"
-#include "core/job_state.h"
 #include "core/metric_downsample.h"
 #include "core/metric_names.h"
-#include "core/param_count.h"
 #include "core/utf8_text.h"
 #include "core/scaling/job_points.h"
-#include "core/scaling/run_point.h"
-#include "proto/convert.h"
+#include "proto/dashboard_json.h"
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
 #include "server/prometheus_metrics.h"
@@ -81,38 +74,9 @@ void send_error(httplib::Response& res, int status, const std::string& message) 
   send_json(res, json{{"error", message}}.dump());
 }
 
-// A finite number, or null (JSON has no NaN).
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
 // ?names=a,b as a list; empty parts are dropped, no names = every metric.
 std::vector<std::string> names_param(const httplib::Request& req) {
   return absl::StrSplit(req.get_param_value("names"), ',', absl::SkipEmpty());
-}
-
-std::string state_text(v1::JobState state) { return std::string(job_state_name(from_proto(state).value())); }
-
-// A job as its proto JSON, with the state in core's spelling ("running") like every other state on this API.
-nlohmann::ordered_json job_json(const v1::Job& job) {
-  auto out = nlohmann::ordered_json::parse(proto_to_json(job));
-  out["state"] = state_text(job.state());
-  return out;
-}
-
-// What the dashboard would otherwise spell itself: the job states with their flags, in the order of a job's
-// life, the state whose jobs the fits read and the failed state, and the metric names (core/metric_names.h).
-json meta() {
-  json states = json::array();
-  for (JobState s : kJobStates) {
-    states.push_back({{"name", std::string(job_state_name(s))}, {"active", is_active(s)}, {"terminal", is_terminal(s)}});
-  }
-  json metrics = json::array();
-  for (std::string_view name : metric_names::kAll) metrics.push_back(std::string(name));
-  return {{"job_states", states},
-          {"fit_state", std::string(job_state_name(JobState::kSucceeded))},
-          {"failed_state", std::string(job_state_name(JobState::kFailed))},
-          {"metrics", metrics},
-          {"losses",
-           {{"train", std::string(metric_names::kTrainLoss)}, {"val", std::string(metric_names::kValLoss)}}}};
 }
 
 std::pair<std::string, int> host_port(const std::string& address) {
@@ -178,57 +142,13 @@ std::vector<MetricPoint> series(Store& store, const std::string& job_id, const s
   return store.downsampled_metrics(job_id, names, q.after_step, q.to_step, q.buckets);
 }
 
-// Columnar per metric name: {"train/loss": {"step": [...], "tokens": [...], "value": [...]}} (what uPlot wants).
-// `points` come ordered by (name, step), as Store::metrics returns them.
-json columns(const std::vector<MetricPoint>& points) {
-  json out = json::object();
-  for (std::size_t begin = 0; begin < points.size();) {
-    std::size_t end = begin;
-    while (end < points.size() && points[end].name == points[begin].name) ++end;
-    const std::span<const MetricPoint> run(points.data() + begin, end - begin);
-    json steps = json::array(), tokens = json::array(), values = json::array();
-    auto add = [&](const MetricPoint& p) {
-      steps.push_back(p.step);
-      tokens.push_back(p.tokens);
-      values.push_back(number_or_null(p.value));
-    };
-    for (const MetricPoint& p : run) add(p);
-    out[points[begin].name] = {{"step", std::move(steps)}, {"tokens", std::move(tokens)}, {"value", std::move(values)}};
-    begin = end;
-  }
-  return out;
-}
-
-// One row of /api/sweeps/{id}/runs. `loss` is the final loss the scaling-law fits use (core/scaling/run_point.h).
+// One row of /api/sweeps/{id}/runs (proto/dashboard_json.h), from the job's stored loss curves.
 json run_row(Store& store, const v1::Job& job) {
-  json row = {{"id", job.id()},          {"name", job.name()},  {"state", state_text(job.state())},
-              {"step", job.step()},      {"total_steps", job.total_steps()}, {"tokens_seen", job.tokens()},
-              {"variant", nullptr},      {"preset", nullptr},   {"params", nullptr},
-              {"total_params", nullptr}, {"tokens", nullptr},   {"compute", nullptr},
-              {"error", job.error()}};
-  std::optional<std::int64_t> total_steps;  // of the config; a run without one has no final loss
-  try {
-    const JobConfig config = job_config_from_json(json::parse(job.config_json()));
-    total_steps = config.steps;
-    const RunPoint run = job_run_point(config, std::numeric_limits<double>::quiet_NaN(), "scale.variant", job.name());
-    row["variant"] = config.scale.variant;
-    row["preset"] = config.model.preset.empty() ? "custom" : config.model.preset;
-    row["params"] = static_cast<std::int64_t>(run.params);  // a parameter count: exact in a double
-    row["total_params"] = count_params(config.model, config.scale).total;
-    row["tokens"] = run.tokens;
-    row["compute"] = run.compute;
-  } catch (const std::exception& e) {
-    row["config_error"] = e.what();  // a config this build cannot read: the run has no size, still listed
-  }
   JobLosses losses;
   for (auto& p : store.metrics(job.id(), {std::string(metric_names::kTrainLoss), std::string(metric_names::kValLoss)})) {
     losses.add(std::move(p));
   }
-  const auto& val = losses.val_loss;
-  row["final_val_loss"] = number_or_null(val.empty() ? std::numeric_limits<double>::quiet_NaN() : val.back().value);
-  row["final_train_loss"] = number_or_null(recent_train_loss(losses.train_loss));
-  row["loss"] = total_steps ? number_or_null(final_loss(val, *total_steps)) : json(nullptr);
-  return row;
+  return dashboard_run(job, losses);
 }
 
 }  // namespace
@@ -280,7 +200,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     auto sweep = store_.find_sweep(req.matches[1]);
     if (!sweep) return send_error(res, 404, "sweep not found");
     auto jobs = nlohmann::ordered_json::array();
-    for (const auto& job : store_.list_jobs(sweep->id())) jobs.push_back(job_json(job));
+    for (const auto& job : store_.list_jobs(sweep->id())) jobs.push_back(dashboard_job(job));
     send_json(res, jobs.dump());
   });
   s.Get(R"(/api/sweeps/([^/]+)/runs)", [this](const httplib::Request& req, httplib::Response& res) {
@@ -302,7 +222,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     const std::vector<std::string> names = names_param(req);
     json out = json::object();
     for (const auto& job : store_.list_jobs(sweep->id())) {
-      out[job.id()] = columns(series(store_, job.id(), names, q));
+      out[job.id()] = metric_columns(series(store_, job.id(), names, q));
     }
     send_json(res, out.dump());
   });
@@ -321,7 +241,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
   s.Get(R"(/api/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto job = store_.find_job(req.matches[1]);
     if (!job) return send_error(res, 404, "job not found");
-    send_json(res, job_json(*job).dump());
+    send_json(res, dashboard_job(*job).dump());
   });
   s.Get(R"(/api/jobs/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {
     SeriesQuery q;
@@ -333,12 +253,12 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     auto job = store_.find_job(req.matches[1]);
     if (!job) return send_error(res, 404, "job not found");
     const std::vector<std::string> names = names_param(req);
-    send_json(res, columns(series(store_, job->id(), names, q)).dump());
+    send_json(res, metric_columns(series(store_, job->id(), names, q)).dump());
   });
   s.Get(std::string(kMetricsPath), [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(CoordinatorMetrics::instance().scrape(store_, options_), std::string(kMetricsContentType));
   });
-  s.Get("/api/meta", [](const httplib::Request&, httplib::Response& res) { send_json(res, meta().dump()); });
+  s.Get("/api/meta", [](const httplib::Request&, httplib::Response& res) { send_json(res, dashboard_meta().dump()); });
   s.Get("/api/workers", [this](const httplib::Request&, httplib::Response& res) {
     send_json(res, proto_json_array(store_.list_workers(options_.lease_timeout_ms)));
   });

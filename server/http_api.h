@@ -7,7 +7,7 @@
 //   GET /api/sweeps                      every sweep with job counts
 //   GET /api/sweeps/{id}                 one sweep (id or unique name)
 //   GET /api/sweeps/{id}/jobs            its jobs
-//   GET /api/sweeps/{id}/runs            per job: name, state, variant, preset, params (N: activated,
+//   GET /api/sweeps/{id}/runs            per job: name, state, stage, variant, preset, params (N: activated,
 //                                        non-embedding, as the scaling-law fits use), tokens, final losses
 //   GET /api/sweeps/{id}/metrics?names=a,b               points of every job: {job_id: {name: columns}}
 //   GET /api/sweeps/{id}/fits[?all=1]    the latest scaling-law fit version {"version", "fits": [Fit, ...]}

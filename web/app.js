@@ -5,14 +5,15 @@
 // The view (sweep or job, chart settings, zoom) lives in the address: #/sweeps/ID?setting=value&...
 // Text from the database reaches the page only as text nodes (dom.js), never as HTML.
 import {
-  LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, num, jobInfo, appendColumns,
-  afterStepFor, groupColours, sortGroups, lossTables, scalingPoints, fitCurve, logSpace, median, si, count, fitReports,
-  studyTable, multipliers, ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery,
+  LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, jobInfo, appendColumns,
+  afterStepFor, groupColours, sortGroups, lossTables, si, count, fitReports,
+  ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery,
   tuneSeries,
 } from './series.js';
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
 import { HttpError, getJSON, getOptional, events as eventStream } from './api.js';
 import { h, fill, download } from './dom.js';
+import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks } from './study.js';
 import { ensureSession } from './session.js';
 
 const $ = (id) => document.getElementById(id);
@@ -163,34 +164,9 @@ function renderLegend(g) {
 
 // ---- study: final loss per size and variant, multipliers
 
-function fmt(x, digits = 4) {
-  return Number.isFinite(x) ? x.toFixed(digits) : '–';
-}
-
 function renderStudy() {
-  const { sizes, variants } = studyTable(state.runs, settings.scalingLoss, state.fits[0]?.baseline || 'baseline');
-  const table = $('study');
-  $('study-empty').hidden = sizes.length > 0;
-  table.hidden = !sizes.length;
-  fill(table.tHead, h('tr', {}, h('th', {}, 'model size'), h('th', { class: 'num' }, 'N'),
-    variants.map((v) => h('th', { class: 'num', dataset: { variant: v } }, v))));
-  fill(table.tBodies[0], sizes.map((row) => h('tr', { dataset: { preset: row.preset } },
-    h('th', {}, row.preset), h('td', { class: 'num' }, count(row.params)),
-    variants.map((v) => {
-      const c = row.cells.get(v);
-      if (!c) return h('td', { class: 'num' }, '–');
-      const better = c.delta < 0;
-      return h('td', { class: 'num', dataset: { variant: v, mean: c.mean, se: Number.isFinite(c.se) ? c.se : '', n: c.n, delta: Number.isFinite(c.delta) ? c.delta : '' } },
-        h('span', { class: 'mean' }, fmt(c.mean)), Number.isFinite(c.se) ? h('span', { class: 'se' }, ` ± ${fmt(c.se)}`) : null,
-        h('span', { class: 'n' }, ` (${c.n})`),
-        Number.isFinite(c.delta) ? h('div', { class: `delta ${better ? 'better' : 'worse'}` }, `${c.delta > 0 ? '+' : ''}${fmt(c.delta)} vs baseline`) : null);
-    }))));
-  const ms = multipliers(state.fits);
-  fill($('multipliers'), ms.map((m) => h('div', { class: 'multiplier', dataset: { variant: m.variant, value: m.value, lo: m.lo, hi: m.hi } },
-    h('span', { class: 'big' }, `${m.variant}: ×${m.value.toPrecision(4)}`),
-    ` compute of ${m.baseline}`,
-    h('span', { class: 'interval' }, ` [${Number.isFinite(m.lo) ? m.lo.toPrecision(3) : m.lo}, ${Number.isFinite(m.hi) ? m.hi.toPrecision(3) : 'unbounded'}]`),
-    m.range.length === 2 ? h('span', { class: 'note' }, ` for C from ${si(m.range[0])} to ${si(m.range[1])} FLOPs (law ${m.law})`) : null)));
+  renderStudyTable({ table: $('study'), empty: $('study-empty'), multipliersEl: $('multipliers') }, state.runs, state.fits,
+    settings.scalingLoss);
 }
 
 // ---- tune stage: mean final loss against the tuned value per group
@@ -201,11 +177,7 @@ function renderTune() {
   if (!tune) return;
   const colours = groupColours(tune.groups.map((g) => g.label), false);
   tuneChart.update({ tune, colourOf: (label) => colours.get(label) });
-  fill($('tune-picks'), tune.groups.map((g) => h('div', { class: 'pick', dataset: { group: g.label, value: g.best?.x ?? '' } },
-    h('span', { class: 'dot', style: { background: colours.get(g.label), display: 'inline-block', width: '8px', height: '8px', borderRadius: '50%' } }),
-    ` ${g.label}: `, g.best ? `${tune.field} = ${g.best.x} (mean final loss ${g.best.y.toFixed(4)})` : 'no pick',
-    g.problem ? h('span', { class: 'err' }, ` — ${g.problem}`) : null)),
-  state.sweep.stage_error ? h('div', { class: 'err' }, state.sweep.stage_error) : null);
+  fill($('tune-picks'), tunePicks(tune, colours, state.sweep.stage_error));
 }
 
 // ---- metric charts
@@ -410,48 +382,10 @@ function visibleCsv() {
 // ---- scaling law
 
 function renderScaling() {
-  const xKey = settings.scalingX;
-  const groups = scalingPoints(state.runs, 'variant', settings.scalingLoss, xKey, settings.unfinished);
-  const names = sortGroups([...groups.keys(), ...state.fits.flatMap((r) => r.groups.map((f) => f.group))], 'variant');
-  const colours = groupColours(names, false);
-  const colourOf = (g) => colours.get(g) || '#555';
-  const ordered = new Map(names.filter((n) => groups.has(n)).map((n) => [n, groups.get(n)]));
-
-  // Fitted curves over the plotted x range, for the laws that can be drawn on this axis.
-  const fits = [];
-  const xs = [...groups.values()].flat().map((p) => p.x);
-  if (xs.length) {
-    const grid = logSpace(Math.min(...xs) / 1.5, Math.max(...xs) * 1.5);
-    for (const [report, f] of state.fits.flatMap((r) => r.groups.map((g) => [r, g]))) {
-      const runs = state.runs.filter((r) => r.variant === f.group && r.params > 0 && r.tokens > 0);
-      const ratio = median(runs.map((r) => r.tokens / r.params));
-      const curve = fitCurve(report.law, f.parameters, xKey, ratio);
-      if (!curve) continue;
-      const ys = grid.map((x) => {
-        const y = curve(x);
-        return Number.isFinite(y) && y > 0 ? y : null;
-      });
-      if (ys.some((y) => y !== null)) fits.push({ group: f.group, law: report.law, xs: grid, ys });
-    }
-  }
-  scalingChart.update({ groups: ordered, fits, colourOf, xKey });
-  fill($('scaling-legend'), [...ordered.keys()].map((g) => h('span', { class: 'key' },
-    h('span', { class: 'dot', style: { background: colourOf(g) } }), `${g} (${ordered.get(g).length})`)),
-  fits.length ? h('span', { class: 'key note' }, 'dashed: fitted law') : null);
-  fill($('fits'), state.fits.map((report) => fitTable(report, colourOf)));
-}
-
-function fitTable(report, colourOf) {
-  const est = (e) => (e ? `${si(num(e.value), 4)}${Number.isFinite(num(e.lo)) ? ` [${si(num(e.lo), 3)}, ${si(num(e.hi), 3)}]` : ''}` : '–');
-  const names = [...new Set((report.groups || []).flatMap((g) => Object.keys(g.parameters || {})))];
-  return h('div', {},
-    h('div', {}, 'law ', h('code', {}, report.law), report.bootstrap ? `, ${report.bootstrap.used}/${report.bootstrap.requested} bootstrap resamples` : ''),
-    h('table', {}, (report.groups || []).map((g) => h('tr', {},
-      h('th', {}, h('span', { class: 'dot', style: { background: colourOf(g.group) } }), ` ${g.group}`),
-      names.map((n) => h('td', {}, `${n} = ${est(g.parameters?.[n])}`)), h('td', {}, `${g.runs ?? ''} runs`)))),
-    (report.multipliers || []).filter((m) => m.constant).map((m) =>
-      h('div', {}, `compute multiplier of ${m.variant} over ${m.baseline}: `, h('code', {}, est(m.constant)))),
-    (report.warnings || []).map((w) => h('div', {}, `⚠ ${w}`)));
+  const view = scalingView(state.runs, state.fits, { xKey: settings.scalingX, lossKey: settings.scalingLoss, unfinished: settings.unfinished });
+  scalingChart.update(view);
+  fill($('scaling-legend'), scalingLegend(view));
+  fill($('fits'), state.fits.map((report) => fitTable(report, view.colourOf)));
 }
 
 // ---- jobs table

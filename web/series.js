@@ -255,6 +255,12 @@ export function meanSe(values) {
   return { n, mean, se: sd / Math.sqrt(n) };
 }
 
+// The runs the study table, the scaling plot and the fits read: the main stage's. A tune stage's runs measure
+// learning rates at a few sizes, not the study (server/store/fits.cpp fits the main stage only too).
+export function studyRuns(runs) {
+  return runs.filter((r) => r.stage !== 'tune');
+}
+
 // The study table: per model size (preset, by parameter count) and variant, the final loss over seeds
 // (mean ± s.e., n) of the runs in the fit state, and its difference to `baseline` at the same size.
 // Returns {sizes: [{preset, params, cells: Map variant -> {n, mean, se, delta}}], variants}.

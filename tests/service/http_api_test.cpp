@@ -263,6 +263,7 @@ TEST_F(HttpApiTest, RunsCarryParamsTokensAndFinalLosses) {
   EXPECT_EQ(run["id"], job.id());
   EXPECT_EQ(run["name"], "s/job0");
   EXPECT_EQ(run["state"], "succeeded");
+  EXPECT_EQ(run["stage"], "main");
   EXPECT_EQ(run["variant"], "baseline");
   EXPECT_EQ(run["preset"], "custom") << "no model preset named";
   EXPECT_EQ(run["params"], counts.activated - counts.embedding);

@@ -5,7 +5,7 @@ import {
   appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
   meanSe, studyTable, multipliers, ema, valueAt, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
-  settingsToQuery, settingsFromQuery, tuneSeries,
+  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns,
 } from '../series.js';
 
 // What GET /api/meta answers (tests/service/http_api_test.cpp checks the server's side).
@@ -234,4 +234,9 @@ test('tuneSeries: mean final loss against the tuned value per group, the pick, f
   assert.equal(t.groups[1].problem, 'edge');
   assert.equal(tuneSeries(''), null);
   assert.equal(tuneSeries('{"groups": []}'), null);
+});
+
+test('studyRuns leaves out the tune stage\'s runs, as the fits do', () => {
+  const runs = [{ id: '1', stage: 'tune' }, { id: '2', stage: 'main' }, { id: '3' }];
+  assert.deepEqual(studyRuns(runs).map((r) => r.id), ['2', '3']);
 });

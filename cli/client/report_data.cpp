@@ -1,0 +1,72 @@
+// The data of `gammalab report` (cli/client/report_data.h).
+#include "cli/client/report_data.h"
+
+#include <absl/time/clock.h>
+#include <absl/time/time.h>
+
+#include <stdexcept>
+#include <string_view>
+
+#include "cli/client/coordinator_client.h"
+#include "core/metric_downsample.h"
+#include "core/metric_names.h"
+#include "core/scaling/job_points.h"
+#include "proto/convert.h"
+#include "proto/dashboard_json.h"
+#include "proto/proto_json.h"
+
+namespace gammalab::cli {
+
+nlohmann::json fetch_report_data(const std::string& server, const std::string& sweep_id, std::int64_t max_points) {
+  constexpr std::int64_t kLo = 4 * kMinDownsampleBuckets, kHi = 4 * kMaxDownsampleBuckets;
+  if (max_points < kLo || max_points > kHi) {
+    throw std::invalid_argument("--max-points: expected an integer from " + std::to_string(kLo) + " to " +
+                                std::to_string(kHi) + ", got " + std::to_string(max_points));
+  }
+  const auto buckets = static_cast<std::size_t>(max_points / 4);
+  auto stub = connect_coordinator(server);
+
+  v1::GetSweepRequest sweep_request;
+  sweep_request.set_sweep_id(sweep_id);
+  v1::Sweep sweep;
+  check(stub->GetSweep(rpc_context().get(), sweep_request, &sweep), "sweep " + sweep_id, server);
+
+  nlohmann::json jobs = nlohmann::json::array(), runs = nlohmann::json::array(), metrics = nlohmann::json::object();
+  for (const v1::Job& job : list_all_jobs(*stub, sweep.id(), {}, server)) {
+    // One job per request: a reply holds one job's curves, not the whole sweep's.
+    v1::GetMetricsRequest request;
+    request.add_job_ids(job.id());
+    for (std::string_view name : metric_names::kLosses) request.add_names(std::string(name));
+    request.set_after_step(-1);
+    v1::GetMetricsResponse reply;
+    check(stub->GetMetrics(rpc_context(120000).get(), request, &reply), "metrics of job " + job.id(), server);
+    const std::vector<MetricPoint> points = reply.jobs_size() > 0 ? from_proto(reply.jobs(0).points())
+                                                                   : std::vector<MetricPoint>{};
+    JobLosses losses{job.id(), job.name(), job.config_json(), {}, {}};
+    for (const MetricPoint& p : points) losses.add(p);
+    jobs.push_back(nlohmann::json(dashboard_job(job)));  // (key order is the page's least concern)
+    runs.push_back(dashboard_run(job, losses));  // the final losses from every point, not the downsampled ones
+    metrics[job.id()] = metric_columns(points, buckets);
+  }
+
+  v1::GetFitsRequest fits_request;
+  fits_request.set_sweep_id(sweep.id());
+  fits_request.set_latest_only(true);
+  v1::GetFitsResponse fits;
+  check(stub->GetFits(rpc_context().get(), fits_request, &fits), "fits of sweep " + sweep_id, server);
+  nlohmann::json fit_data = nullptr;
+  if (fits.fits_size() > 0) {
+    const std::vector<v1::Fit> list(fits.fits().begin(), fits.fits().end());
+    fit_data = {{"version", list.front().version()}, {"fits", nlohmann::json::parse(proto_json_array(list))}};
+  }
+  return {{"format", 1},
+          {"generated_at", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone())},
+          {"meta", dashboard_meta()},
+          {"sweep", nlohmann::json::parse(proto_to_json(sweep))},
+          {"jobs", std::move(jobs)},
+          {"runs", std::move(runs)},
+          {"metrics", std::move(metrics)},
+          {"fits", std::move(fit_data)}};
+}
+
+}  // namespace gammalab::cli

@@ -1,0 +1,104 @@
+// The dashboard's JSON shapes (proto/dashboard_json.h).
+#include "proto/dashboard_json.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "core/job_config.h"
+#include "core/job_state.h"
+#include "core/metric_downsample.h"
+#include "core/metric_names.h"
+#include "core/param_count.h"
+#include "core/scaling/run_point.h"
+#include "proto/convert.h"
+#include "proto/proto_json.h"
+
+namespace gammalab {
+
+namespace {
+
+using nlohmann::json;
+
+// A finite number, or null (JSON has no NaN).
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+std::string state_text(v1::JobState state) { return std::string(job_state_name(from_proto(state).value())); }
+
+}  // namespace
+
+nlohmann::ordered_json dashboard_job(const v1::Job& job) {
+  auto out = nlohmann::ordered_json::parse(proto_to_json(job));
+  out["state"] = state_text(job.state());
+  return out;
+}
+
+json dashboard_meta() {
+  json states = json::array();
+  for (JobState s : kJobStates) {
+    states.push_back({{"name", std::string(job_state_name(s))}, {"active", is_active(s)}, {"terminal", is_terminal(s)}});
+  }
+  json metrics = json::array();
+  for (std::string_view name : metric_names::kAll) metrics.push_back(std::string(name));
+  return {{"job_states", states},
+          {"fit_state", std::string(job_state_name(JobState::kSucceeded))},
+          {"failed_state", std::string(job_state_name(JobState::kFailed))},
+          {"metrics", metrics},
+          {"losses",
+           {{"train", std::string(metric_names::kTrainLoss)}, {"val", std::string(metric_names::kValLoss)}}}};
+}
+
+json metric_columns(const std::vector<MetricPoint>& points, std::size_t buckets) {
+  json out = json::object();
+  for (std::size_t begin = 0; begin < points.size();) {
+    std::size_t end = begin;
+    while (end < points.size() && points[end].name == points[begin].name) ++end;
+    const std::span<const MetricPoint> run(points.data() + begin, end - begin);
+    json steps = json::array(), tokens = json::array(), values = json::array();
+    auto add = [&](const MetricPoint& p) {
+      steps.push_back(p.step);
+      tokens.push_back(p.tokens);
+      values.push_back(number_or_null(p.value));
+    };
+    if (buckets == 0) {
+      for (const MetricPoint& p : run) add(p);
+    } else {
+      for (std::size_t i : downsample_indices(run, buckets)) add(run[i]);
+    }
+    out[points[begin].name] = {{"step", std::move(steps)}, {"tokens", std::move(tokens)}, {"value", std::move(values)}};
+    begin = end;
+  }
+  return out;
+}
+
+json dashboard_run(const v1::Job& job, const JobLosses& losses) {
+  json row = {{"id", job.id()},          {"name", job.name()},  {"state", state_text(job.state())},
+              {"stage", job.stage()},
+              {"step", job.step()},      {"total_steps", job.total_steps()}, {"tokens_seen", job.tokens()},
+              {"variant", nullptr},      {"preset", nullptr},   {"params", nullptr},
+              {"total_params", nullptr}, {"tokens", nullptr},   {"compute", nullptr},
+              {"error", job.error()}};
+  std::optional<std::int64_t> total_steps;  // of the config; a run without one has no final loss
+  try {
+    const JobConfig config = job_config_from_json(json::parse(job.config_json()));
+    total_steps = config.steps;
+    const RunPoint run = job_run_point(config, std::numeric_limits<double>::quiet_NaN(), "scale.variant", job.name());
+    row["variant"] = config.scale.variant;
+    row["preset"] = config.model.preset.empty() ? "custom" : config.model.preset;
+    row["params"] = static_cast<std::int64_t>(run.params);  // a parameter count: exact in a double
+    row["total_params"] = count_params(config.model, config.scale).total;
+    row["tokens"] = run.tokens;
+    row["compute"] = run.compute;
+  } catch (const std::exception& e) {
+    row["config_error"] = e.what();  // a config this build cannot read: the run has no size, still listed
+  }
+  const auto& val = losses.val_loss;
+  row["final_val_loss"] = number_or_null(val.empty() ? std::numeric_limits<double>::quiet_NaN() : val.back().value);
+  row["final_train_loss"] = number_or_null(recent_train_loss(losses.train_loss));
+  row["loss"] = total_steps ? number_or_null(final_loss(val, *total_steps)) : json(nullptr);
+  return row;
+}
+
+}  // namespace gammalab

@@ -1,0 +1,33 @@
+#pragma once
+// The JSON shapes the dashboard's page code reads (web/series.js): one home for the HTTP API
+// (server/http_api.cpp) and for the static report (`gammalab report`, cli/report_data.cpp), so a chart
+// drawn from either reads the same fields.
+#include <cstddef>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/metric.h"
+#include "core/scaling/job_points.h"
+#include "gammalab/v1/gammalab.pb.h"
+
+namespace gammalab {
+
+// A job as its proto JSON, with the state in core's spelling ("running") like every other state the page reads.
+nlohmann::ordered_json dashboard_job(const v1::Job& job);
+
+// What the page would otherwise spell itself: the job states with their flags, in the order of a job's life,
+// the state whose jobs the fits read and the failed state, and the metric names (core/metric_names.h).
+nlohmann::json dashboard_meta();
+
+// Columnar per metric name: {"train/loss": {"step": [...], "tokens": [...], "value": [...]}} (what uPlot wants);
+// NaN values are null. `points` come ordered by (name, step), as Store::metrics returns them; each name's run
+// is downsampled to `buckets` buckets (core/metric_downsample.h) when that is not 0.
+nlohmann::json metric_columns(const std::vector<MetricPoint>& points, std::size_t buckets = 0);
+
+// One run row: name, state, stage ("tune" or "main"), variant, preset, params (N as the fits count it), tokens, compute and the final
+// losses (core/scaling/run_point.h) of `job`, whose stored loss curves are `losses`. A config this build cannot
+// read gives a row without a size, with config_error.
+nlohmann::json dashboard_run(const v1::Job& job, const JobLosses& losses);
+
+}  // namespace gammalab

@@ -1,0 +1,136 @@
+// The page of a `gammalab report` file: one sweep drawn from the data inlined in the page (the JSON element
+// #report-data, cli/client/report_data.h), with the dashboard's own
+// chart classes (charts.js), data helpers (series.js) and study views (study.js). No request leaves the page:
+// the file opens offline. Text from the database goes in as text nodes only (dom.js).
+import {
+  LOSSES, STATE_ORDER, setMeta, isFailed, stateClass, int, jobInfo, appendColumns, groupColours, sortGroups,
+  lossTables, count, fitReports, tuneSeries,
+} from './series.js';
+import { LossChart, ScalingChart, TuneChart } from './charts.js';
+import { h, fill } from './dom.js';
+import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks } from './study.js';
+
+const byId = (id) => document.getElementById(id);
+
+function reportData() {
+  const data = JSON.parse(byId('report-data').textContent);
+  if (data.format !== 1) throw new Error(`report data format ${data.format}: this page reads format 1`);
+  return data;
+}
+
+function renderHead(sweep, generatedAt) {
+  byId('sweep-name').textContent = sweep.name;
+  const created = sweep.created_at ? new Date(sweep.created_at).toLocaleString() : '';
+  byId('sweep-meta').textContent = [`#${sweep.id}`, sweep.file_name, created && `submitted ${created}`,
+    sweep.finished ? 'finished' : 'not finished when the report was written'].filter(Boolean).join(' · ');
+  byId('generated').textContent = `written ${new Date(generatedAt).toLocaleString()}`;
+  const counts = STATE_ORDER.map((s) => [s, sweep.job_counts?.[s] || 0]).filter(([, n]) => n > 0);
+  fill(byId('sweep-counts'), counts.map(([s, n]) => h('span', { class: `badge ${stateClass(s)}` }, `${n} ${s}`)));
+}
+
+// One chart per loss (train, val) against step, one line per job coloured by variant, failed jobs dashed.
+function renderCurves(jobs, metrics, paramsOf) {
+  const variants = sortGroups(jobs.map((j) => jobInfo(j).variant), 'variant', paramsOf);
+  const colours = groupColours(variants, false);
+  const keys = variants.map((v) => h('span', { class: 'key', dataset: { group: v } },
+    h('span', { class: 'swatch', style: { background: colours.get(v) } }), v));
+  if (jobs.some(isFailed)) keys.push(h('span', { class: 'key note' }, 'dashed: failed'));
+  fill(byId('legend'), keys);
+  const charts = [];
+  for (const [key, metric] of Object.entries(LOSSES)) {
+    const figure = h('figure', { class: 'chart', id: `chart-${key}`, dataset: { metric } },
+      h('figcaption', {}, h('span', { class: 'metric' }, metric), h('div', { class: 'hover readout' })),
+      h('div', { class: 'plot' }), h('p', { class: 'empty', hidden: true }, `No ${metric} points.`));
+    byId('charts').append(figure);
+    const { tables, jobs: kept } = lossTables(jobs, metrics, metric, 'step', false);
+    const curves = kept.map((job, i) => ({
+      id: job.id, label: job.name, colour: colours.get(jobInfo(job).variant), dash: isFailed(job),
+      xs: tables[i][0], ys: tables[i][1], raw: tables[i][1], band: null, jobs: [job],
+    }));
+    const chart = new LossChart(globalThis.uPlot, figure);
+    chart.update({ curves, xLabel: 'step', yLabel: metric, logX: false, logY: false });
+    charts.push(chart);
+  }
+  return charts;
+}
+
+// Final loss against N, and against C when a stored law is over compute, with the stored fit's curves.
+function renderScaling(runs, fits) {
+  const axes = fits.some((r) => r.law === 'c') ? ['params', 'compute'] : ['params'];
+  const views = axes.map((xKey) => scalingView(runs, fits, { xKey, lossKey: 'loss', unfinished: false }));
+  for (const view of views) {
+    const figure = h('figure', { class: 'chart wide', id: `chart-scaling-${view.xKey}` },
+      h('figcaption', {}, `final loss vs ${view.xKey === 'compute' ? 'compute' : 'size'} `, h('span', { class: 'hover' })),
+      h('div', { class: 'plot' }), h('p', { class: 'empty', hidden: true }, 'No finished runs with a final loss.'));
+    byId('scaling-charts').append(figure);
+    new ScalingChart(globalThis.uPlot, figure).update(view);
+  }
+  fill(byId('scaling-legend'), scalingLegend(views[0]));
+  fill(byId('fits'), fits.map((report) => fitTable(report, views[0].colourOf)));
+  byId('fits-empty').hidden = fits.length > 0;
+}
+
+function renderTune(sweep) {
+  const tune = tuneSeries(sweep.tune_report_json);
+  byId('tune-card').hidden = !tune;
+  if (!tune) return;
+  const colours = groupColours(tune.groups.map((g) => g.label), false);
+  new TuneChart(globalThis.uPlot, byId('chart-tune')).update({ tune, colourOf: (label) => colours.get(label) });
+  fill(byId('tune-picks'), tunePicks(tune, colours, sweep.stage_error));
+}
+
+function renderJobs(jobs, runs, colourOf) {
+  const runOf = new Map(runs.map((r) => [r.id, r]));
+  const heads = ['job', 'stage', 'variant', 'model', 'state', 'step / total', 'final val loss', 'final loss (fit)'];
+  fill(byId('jobs').tHead, h('tr', {}, heads.map((t, i) => h('th', { class: i >= 5 ? 'num' : '' }, t))));
+  fill(byId('jobs').tBodies[0], jobs.map((j) => {
+    const info = jobInfo(j);
+    const run = runOf.get(j.id) || {};
+    return h('tr', { dataset: { jobId: j.id, state: j.state } },
+      h('td', {}, h('div', { class: 'job-name' }, h('span', { class: 'swatch', style: { background: colourOf(j) } }), j.name),
+        j.error ? h('div', { class: 'err' }, j.error) : null),
+      h('td', {}, j.stage || ''), h('td', {}, info.variant),
+      h('td', {}, info.preset, run.params != null ? h('span', { class: 'meta' }, ` (${count(run.params)})`) : null),
+      h('td', {}, h('span', { class: `badge ${stateClass(j.state)}` }, j.state)),
+      h('td', { class: 'num' }, `${int(j.step)} / ${int(j.total_steps)}`),
+      h('td', { class: 'num', dataset: { value: run.final_val_loss ?? '' } }, fmt(run.final_val_loss ?? NaN)),
+      h('td', { class: 'num' }, fmt(run.loss ?? NaN)));
+  }));
+  byId('jobs-summary').textContent = `${jobs.length} jobs`;
+}
+
+function main() {
+  const data = reportData();
+  setMeta(data.meta);
+  const { sweep, jobs, runs } = data;
+  const fits = data.fits ? fitReports(data.fits) : [];
+  const metrics = new Map();
+  for (const job of jobs) {
+    const store = {};
+    appendColumns(store, data.metrics?.[job.id]);
+    metrics.set(job.id, store);
+  }
+  const paramsOf = new Map(runs.filter((r) => r.preset && r.params != null).map((r) => [r.preset, r.params]));
+  document.title = `${sweep.name} · gammalab report`;
+  renderHead(sweep, data.generated_at);
+  renderStudyTable({ table: byId('study'), empty: byId('study-empty'), multipliersEl: byId('multipliers') }, runs, fits, 'loss');
+  renderTune(sweep);
+  if (!globalThis.uPlot) throw new Error('uPlot is missing from this report');
+  renderCurves(jobs, metrics, paramsOf);
+  byId('curves-note').textContent = 'train and val loss per job against step (downsampled: each bucket keeps its first, last, lowest and highest point)';
+  renderScaling(runs, fits);
+  const variants = groupColours(sortGroups(jobs.map((j) => jobInfo(j).variant), 'variant'), false);
+  renderJobs(jobs, runs, (j) => variants.get(jobInfo(j).variant));
+  byId('source-name').textContent = sweep.file_name || '';
+  byId('source').textContent = sweep.source_yaml || '';
+  document.body.dataset.ready = '1';
+}
+
+try {
+  main();
+} catch (e) {
+  byId('error').hidden = false;
+  byId('error').textContent = `This report could not be drawn: ${e.message}`;
+  document.body.dataset.ready = 'error';
+  throw e;
+}

@@ -1,0 +1,101 @@
+// The study's result views, shared by the dashboard (app.js) and the static report (report.js, written by
+// `gammalab report`): the final-loss table per size and variant with the stored compute multipliers, the
+// scaling plot's points and fitted curves, the fit tables and the tune stage's picks. They take the data
+// (runs, fit reports, tune series) and the elements to fill; all text goes in through dom.js.
+import {
+  scalingPoints, fitCurve, logSpace, median, si, count, studyTable, multipliers, sortGroups, groupColours, num,
+  studyRuns,
+} from './series.js';
+import { h, fill } from './dom.js';
+
+// A loss (or other) number with fixed digits, '–' when not finite.
+export function fmt(x, digits = 4) {
+  return Number.isFinite(x) ? x.toFixed(digits) : '–';
+}
+
+// The study table of the main-stage runs (mean ± s.e. (n) per size and variant, difference to the baseline) into `table` (a <table>
+// with a thead and a tbody), `empty` shown when no run has a final loss, and the multipliers into `multipliersEl`.
+export function renderStudyTable({ table, empty, multipliersEl }, runs, fits, lossKey) {
+  const { sizes, variants } = studyTable(studyRuns(runs), lossKey, fits[0]?.baseline || 'baseline');
+  empty.hidden = sizes.length > 0;
+  table.hidden = !sizes.length;
+  fill(table.tHead, h('tr', {}, h('th', {}, 'model size'), h('th', { class: 'num' }, 'N'),
+    variants.map((v) => h('th', { class: 'num', dataset: { variant: v } }, v))));
+  fill(table.tBodies[0], sizes.map((row) => h('tr', { dataset: { preset: row.preset } },
+    h('th', {}, row.preset), h('td', { class: 'num' }, count(row.params)),
+    variants.map((v) => {
+      const c = row.cells.get(v);
+      if (!c) return h('td', { class: 'num' }, '–');
+      const better = c.delta < 0;
+      return h('td', { class: 'num', dataset: { variant: v, mean: c.mean, se: Number.isFinite(c.se) ? c.se : '', n: c.n, delta: Number.isFinite(c.delta) ? c.delta : '' } },
+        h('span', { class: 'mean' }, fmt(c.mean)), Number.isFinite(c.se) ? h('span', { class: 'se' }, ` ± ${fmt(c.se)}`) : null,
+        h('span', { class: 'n' }, ` (${c.n})`),
+        Number.isFinite(c.delta) ? h('div', { class: `delta ${better ? 'better' : 'worse'}` }, `${c.delta > 0 ? '+' : ''}${fmt(c.delta)} vs baseline`) : null);
+    }))));
+  const ms = multipliers(fits);
+  fill(multipliersEl, ms.map((m) => h('div', { class: 'multiplier', dataset: { variant: m.variant, value: m.value, lo: m.lo, hi: m.hi } },
+    h('span', { class: 'big' }, `${m.variant}: ×${m.value.toPrecision(4)}`),
+    ` compute of ${m.baseline}`,
+    h('span', { class: 'interval' }, ` [${Number.isFinite(m.lo) ? m.lo.toPrecision(3) : m.lo}, ${Number.isFinite(m.hi) ? m.hi.toPrecision(3) : 'unbounded'}]`),
+    m.range.length === 2 ? h('span', { class: 'note' }, ` for C from ${si(m.range[0])} to ${si(m.range[1])} FLOPs (law ${m.law})`) : null)));
+}
+
+// What the scaling chart draws: the main-stage runs' final losses per variant (`ordered`, in variant order), the fitted
+// curves of the laws that apply to the x axis `xKey` ("params" or "compute"), and the colour of each group.
+export function scalingView(allRuns, fits, { xKey, lossKey, unfinished }) {
+  const runs = studyRuns(allRuns);
+  const groups = scalingPoints(runs, 'variant', lossKey, xKey, unfinished);
+  const names = sortGroups([...groups.keys(), ...fits.flatMap((r) => r.groups.map((f) => f.group))], 'variant');
+  const colours = groupColours(names, false);
+  const colourOf = (g) => colours.get(g) || '#555';
+  const ordered = new Map(names.filter((n) => groups.has(n)).map((n) => [n, groups.get(n)]));
+
+  // Fitted curves over the plotted x range, for the laws that can be drawn on this axis.
+  const curves = [];
+  const xs = [...groups.values()].flat().map((p) => p.x);
+  if (xs.length) {
+    const grid = logSpace(Math.min(...xs) / 1.5, Math.max(...xs) * 1.5);
+    for (const [report, f] of fits.flatMap((r) => r.groups.map((g) => [r, g]))) {
+      const own = runs.filter((r) => r.variant === f.group && r.params > 0 && r.tokens > 0);
+      const ratio = median(own.map((r) => r.tokens / r.params));
+      const curve = fitCurve(report.law, f.parameters, xKey, ratio);
+      if (!curve) continue;
+      const ys = grid.map((x) => {
+        const y = curve(x);
+        return Number.isFinite(y) && y > 0 ? y : null;
+      });
+      if (ys.some((y) => y !== null)) curves.push({ group: f.group, law: report.law, xs: grid, ys });
+    }
+  }
+  return { groups: ordered, fits: curves, colourOf, xKey };
+}
+
+// The legend of the scaling chart: a dot per group with its number of runs, and what a dashed line is.
+export function scalingLegend(view) {
+  return [[...view.groups.keys()].map((g) => h('span', { class: 'key' },
+    h('span', { class: 'dot', style: { background: view.colourOf(g) } }), `${g} (${view.groups.get(g).length})`)),
+  view.fits.length ? h('span', { class: 'key note' }, 'dashed: fitted law') : null];
+}
+
+// One fit report: its law and bootstrap, each group's parameters with intervals, multipliers, warnings.
+export function fitTable(report, colourOf) {
+  const est = (e) => (e ? `${si(num(e.value), 4)}${Number.isFinite(num(e.lo)) ? ` [${si(num(e.lo), 3)}, ${si(num(e.hi), 3)}]` : ''}` : '–');
+  const names = [...new Set((report.groups || []).flatMap((g) => Object.keys(g.parameters || {})))];
+  return h('div', { class: 'fit', dataset: { law: report.law } },
+    h('div', {}, 'law ', h('code', {}, report.law), report.bootstrap ? `, ${report.bootstrap.used}/${report.bootstrap.requested} bootstrap resamples` : ''),
+    h('table', {}, (report.groups || []).map((g) => h('tr', {},
+      h('th', {}, h('span', { class: 'dot', style: { background: colourOf(g.group) } }), ` ${g.group}`),
+      names.map((n) => h('td', {}, `${n} = ${est(g.parameters?.[n])}`)), h('td', {}, `${g.runs ?? ''} runs`)))),
+    (report.multipliers || []).filter((m) => m.constant).map((m) =>
+      h('div', {}, `compute multiplier of ${m.variant} over ${m.baseline}: `, h('code', {}, est(m.constant)))),
+    (report.warnings || []).map((w) => h('div', {}, `⚠ ${w}`)));
+}
+
+// The tune stage's pick per group (tuneSeries), coloured as its curve, and why the main stage was not added.
+export function tunePicks(tune, colours, stageError) {
+  return [tune.groups.map((g) => h('div', { class: 'pick', dataset: { group: g.label, value: g.best?.x ?? '' } },
+    h('span', { class: 'dot', style: { background: colours.get(g.label), display: 'inline-block', width: '8px', height: '8px', borderRadius: '50%' } }),
+    ` ${g.label}: `, g.best ? `${tune.field} = ${g.best.x} (mean final loss ${g.best.y.toFixed(4)})` : 'no pick',
+    g.problem ? h('span', { class: 'err' }, ` — ${g.problem}`) : null)),
+  stageError ? h('div', { class: 'err' }, stageError) : null];
+}

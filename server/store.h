@@ -3,7 +3,8 @@
 // Every public method is one transaction and is safe to call from any thread (one mutex guards the connection).
 // Every write that changes a job's state checks the transition against core/job_state.h first.
 // The methods are defined by entity under server/store/: sweeps.cpp, jobs.cpp, leases.cpp, metrics.cpp,
-// fits.cpp, workers.cpp (rows.h: the row readers they share); server/store.cpp has the change notification.
+// fits.cpp, workers.cpp, job_events.cpp (a job's history, written by the others in each state change's
+// transaction; rows.h: the row readers they share); server/store.cpp has the change notification.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>

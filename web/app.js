@@ -606,7 +606,7 @@ function renderJobLog(log) {
     return;
   }
   $('job-log-meta').textContent = log.truncated
-    ? `the last ${bytesText(log.text.length)} of ${bytesText(log.size)}` : bytesText(log.size);
+    ? `the last ${bytesText(new TextEncoder().encode(log.text).length)} of ${bytesText(log.size)}` : bytesText(log.size);
   if (pre.textContent !== log.text) {
     pre.textContent = log.text;
     if (atEnd) pre.scrollTop = pre.scrollHeight;  // follow the end, unless the reader scrolled up

@@ -3,8 +3,13 @@
 // PVC, a local disk for one machine). Nobody else builds these paths. All are relative to the shared root.
 //   jobs/<job id>/config.json   the resolved job config the worker hands to gammalab-train
 //   jobs/<job id>/log.txt       the trainer's log, appended by every attempt
-//   jobs/<job id>/ckpt/         the job's checkpoints (atomic renames; newest wins on resume)
+//   jobs/<job id>/ckpt/         the job's checkpoints (atomic renames; newest wins on resume):
+//                               ckpt_<step, 9 digits or more>.safetensors, each with its .sum beside it
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace gammalab::shared_root {
@@ -24,5 +29,28 @@ inline std::filesystem::path job_dir(std::string_view job_id) { return std::file
 inline std::filesystem::path job_config_path(std::string_view job_id) { return job_dir(job_id) / "config.json"; }
 inline std::filesystem::path job_log_path(std::string_view job_id) { return job_dir(job_id) / "log.txt"; }
 inline std::filesystem::path job_ckpt_dir(std::string_view job_id) { return job_dir(job_id) / "ckpt"; }
+
+// The file name of the checkpoint at `step` (step >= 0), and the step a checkpoint's file name holds (nullopt
+// for any other name).
+inline std::string checkpoint_file_name(std::int64_t step) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "ckpt_%09lld.safetensors", static_cast<long long>(step));
+  return buf;
+}
+inline std::optional<std::int64_t> checkpoint_step(std::string_view file_name) {
+  constexpr std::string_view prefix = "ckpt_", suffix = ".safetensors";
+  if (file_name.size() <= prefix.size() + suffix.size() || !file_name.starts_with(prefix) ||
+      !file_name.ends_with(suffix)) {
+    return std::nullopt;
+  }
+  const std::string_view digits = file_name.substr(prefix.size(), file_name.size() - prefix.size() - suffix.size());
+  if (digits.size() > 18) return std::nullopt;  // beyond any step, and would overflow
+  std::int64_t step = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    step = step * 10 + (c - '0');
+  }
+  return step;
+}
 
 }  // namespace gammalab::shared_root

@@ -24,4 +24,8 @@ std::string utf8_head(std::string_view text, std::size_t max_bytes);
 // leading continuation bytes are the rest of a character cut off before it and are dropped, not replaced.
 std::string utf8_tail(std::string_view text, std::size_t max_bytes);
 
+// Valid UTF-8 `text` without its control characters (C0 but tab and newline, DEL, C1): what a page may show of
+// a log without a terminal's escape sequences or carriage returns rewriting what is around them. Never longer.
+std::string utf8_without_controls(std::string_view text);
+
 }  // namespace gammalab

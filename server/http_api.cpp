@@ -14,11 +14,13 @@
 
 #include "core/metric_downsample.h"
 #include "core/metric_names.h"
+#include "core/shared_root.h"
 #include "core/utf8_text.h"
 #include "core/scaling/job_points.h"
 #include "proto/dashboard_json.h"
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
+#include "server/job_files.h"
 #include "server/prometheus_metrics.h"
 #include "server/tls_files.h"
 
@@ -38,6 +40,11 @@ constexpr std::size_t kMaxEventStreamsPerClient = 4;
 constexpr time_t kReadTimeoutSeconds = 5;
 constexpr time_t kKeepAliveSeconds = 5;
 constexpr std::size_t kMaxRequestBodyBytes = 64 * 1024;
+// A job's history, log tail and checkpoint list are bounded whatever the job's past or its files.
+constexpr std::int64_t kDefaultJobEvents = 200;
+constexpr std::int64_t kMaxJobEvents = 1000;
+constexpr std::int64_t kMaxLogTailBytes = 64 * 1024;
+constexpr std::size_t kMaxCheckpointsListed = 100;
 
 // On every response. The dashboard is this origin's own modules and stylesheets only: no inline script or
 // style, no other origin to load from or send to, never framed (so no clickjacking of its buttons), and
@@ -254,6 +261,71 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     if (!job) return send_error(res, 404, "job not found");
     const std::vector<std::string> names = names_param(req);
     send_json(res, metric_columns(series(store_, job->id(), names, q)).dump());
+  });
+  s.Get(R"(/api/jobs/([^/]+)/events)", [this](const httplib::Request& req, httplib::Response& res) {
+    std::int64_t limit = 0;
+    try {
+      limit = int_param(req, "limit", 1, kMaxJobEvents, kDefaultJobEvents);
+    } catch (const std::invalid_argument& e) {
+      return send_error(res, 400, e.what());
+    }
+    auto job = store_.find_job(req.matches[1]);
+    if (!job) return send_error(res, 404, "job not found");
+    const Store::JobHistory history = store_.job_events(job->id(), static_cast<std::size_t>(limit));
+    json events = json::array();
+    for (const JobEvent& e : history.events) {
+      events.push_back({{"id", std::to_string(e.id)}, {"at_ms", e.at_ms}, {"kind", e.kind},
+                        {"state", std::string(job_state_name(e.state))}, {"attempt", e.attempt},
+                        {"worker_id", e.worker_id}, {"worker", e.worker_hostname}, {"detail", e.detail}});
+    }
+    send_json(res, json{{"events", std::move(events)}, {"earlier", history.earlier}}.dump());
+  });
+  s.Get(R"(/api/jobs/([^/]+)/log)", [this](const httplib::Request& req, httplib::Response& res) {
+    std::int64_t tail_bytes = 0;
+    try {
+      tail_bytes = int_param(req, "tail_bytes", 1, kMaxLogTailBytes, kMaxLogTailBytes);
+    } catch (const std::invalid_argument& e) {
+      return send_error(res, 400, e.what());
+    }
+    auto job = store_.find_job(req.matches[1]);
+    if (!job) return send_error(res, 404, "job not found");
+    const LogTail tail = read_log_tail(options_.shared_root, job->id(), static_cast<std::size_t>(tail_bytes));
+    send_json(res, json{{"exists", tail.exists}, {"size", tail.size}, {"truncated", tail.truncated},
+                        {"text", tail.text}}.dump());
+  });
+  s.Get(R"(/api/jobs/([^/]+)/checkpoints)", [this](const httplib::Request& req, httplib::Response& res) {
+    auto job = store_.find_job(req.matches[1]);
+    if (!job) return send_error(res, 404, "job not found");
+    const CheckpointList list = list_checkpoints(options_.shared_root, job->id(), kMaxCheckpointsListed);
+    json files = json::array();
+    for (const CheckpointFile& f : list.files) {
+      files.push_back({{"name", f.name}, {"step", f.step}, {"bytes", f.bytes}, {"modified_ms", f.modified_ms}});
+    }
+    send_json(res, json{{"dir", shared_root::job_ckpt_dir(job->id()).string()}, {"checkpoints", std::move(files)},
+                        {"truncated", list.truncated}}.dump());
+  });
+  // The user's two actions on a job, the same store operations as the Coordinator service's CancelSweep (with
+  // this one job) and RetryJob. 409 when the job's state does not allow it.
+  s.Post(R"(/api/jobs/([^/]+)/cancel)", [this](const httplib::Request& req, httplib::Response& res) {
+    auto job = store_.find_job(req.matches[1]);
+    if (!job) return send_error(res, 404, "job not found");
+    if (store_.cancel(job->sweep_id(), {job->id()}) == 0) {
+      job = store_.find_job(job->id());
+      return send_error(res, 409, "job " + job->id() + " is " + state_text(job->state()) +
+                                      "; only pending, leased or running jobs can be cancelled");
+    }
+    send_json(res, job_json(*store_.find_job(job->id())).dump());
+  });
+  s.Post(R"(/api/jobs/([^/]+)/retry)", [this](const httplib::Request& req, httplib::Response& res) {
+    auto job = store_.find_job(req.matches[1]);
+    if (!job) return send_error(res, 404, "job not found");
+    auto retried = store_.retry(job->id());
+    if (!retried) {
+      job = store_.find_job(job->id());
+      return send_error(res, 409, "job " + job->id() + " is " + state_text(job->state()) +
+                                      "; only failed or cancelled jobs can be retried");
+    }
+    send_json(res, job_json(*retried).dump());
   });
   s.Get(std::string(kMetricsPath), [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(CoordinatorMetrics::instance().scrape(store_, options_), std::string(kMetricsContentType));

@@ -18,6 +18,16 @@
 //     Both metrics routes also take from_step=A&to_step=B (only A <= step <= B: a zoomed chart) and
 //     max_points=M (4..400000): each series downsampled to at most M/4 buckets of steps, each keeping its first, last,
 //     lowest and highest point (core/metric_downsample.h); a series of at most M points comes back whole.
+//   GET /api/jobs/{id}/events?limit=N    its history (1 <= N <= 1000, default 200: the newest N, oldest first):
+//                                        {"events": [{id, at_ms, kind, state, attempt, worker_id, worker,
+//                                        detail}], "earlier": bool}
+//   GET /api/jobs/{id}/log?tail_bytes=N  the end of its log (1 <= N <= 65536, the default), valid UTF-8 without
+//                                        control characters: {"exists", "size", "truncated", "text"}
+//   GET /api/jobs/{id}/checkpoints       {"dir", "checkpoints": [{name, step, bytes, modified_ms}] (highest
+//                                        step first, at most 100), "truncated"}: names and sizes only
+//   POST /api/jobs/{id}/cancel           cancel it (pending: now; leased or running: by its worker), 409 when it
+//                                        has ended; POST /api/jobs/{id}/retry: a failed or cancelled job back to
+//                                        pending, 409 otherwise. Both answer the job.
 //   GET /api/workers                     workers and what they run
 //   GET /metrics                         Prometheus text format (server/prometheus_metrics.h)
 //   GET /api/events                      SSE: "hello" on connect, "change" whenever the store changes
@@ -28,7 +38,8 @@
 //                                        every other path outside /api/ is 404
 //   POST|GET|DELETE /api/session         a dashboard session (server/http_auth.h)
 // Every other /api/ route needs a user token or a session: 401 without, 403 with a worker token.
-// Errors are JSON {"error": "..."} with status 400 (bad parameter), 401, 403, 404 (no such sweep or job) or 500.
+// Errors are JSON {"error": "..."} with status 400 (bad parameter), 401, 403, 404 (no such sweep or job),
+// 409 (the job's state does not allow the action) or 500.
 // With --tls-cert and --tls-key the server speaks HTTPS only.
 #include <atomic>
 #include <memory>

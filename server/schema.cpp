@@ -160,6 +160,21 @@ CREATE TABLE metric_tiles (
   PRIMARY KEY (job_id, name_id, level, tile)
 ) WITHOUT ROWID;
 )sql", store_tiles::rebuild},
+    // 7: a job's history: one row per change of its state (or a cancel asked of its worker), written in the
+    // transaction of that change (server/store/job_events.h names the kinds).
+    R"sql(
+CREATE TABLE job_events (
+  id        INTEGER PRIMARY KEY,
+  job_id    INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  at_ms     INTEGER NOT NULL,
+  kind      TEXT    NOT NULL,
+  state     TEXT    NOT NULL,  -- the job's state after the event
+  attempt   INTEGER NOT NULL,  -- the attempt it concerns (0: none yet)
+  worker_id INTEGER,           -- the worker that held the attempt, if any
+  detail    TEXT    NOT NULL DEFAULT ''  -- why: the error of a failed attempt, who cancelled, ...
+);
+CREATE INDEX job_events_by_job ON job_events(job_id, id);
+)sql",
   };
   return all;
 }

@@ -3,7 +3,8 @@
 // Every public method is one transaction and is safe to call from any thread (one mutex guards the connection).
 // Every write that changes a job's state checks the transition against core/job_state.h first.
 // The methods are defined by entity under server/store/: sweeps.cpp, jobs.cpp, leases.cpp, metrics.cpp,
-// fits.cpp, workers.cpp (rows.h: the row readers they share); server/store.cpp has the change notification.
+// fits.cpp, workers.cpp, job_events.cpp (a job's history, written by the others in each state change's
+// transaction; rows.h: the row readers they share); server/store.cpp has the change notification.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -70,6 +72,33 @@ struct IngestFence {
   std::function<bool(std::size_t points)> admit;
 };
 
+// One entry of a job's history (table job_events): written in the transaction of the change it records.
+struct JobEvent {
+  std::int64_t id = 0;
+  std::int64_t at_ms = 0;
+  std::string kind;   // one of job_event_kind below
+  JobState state = JobState::kPending;  // the job's state after it
+  int attempt = 0;    // the attempt it concerns; 0 before the first lease and after a retry
+  std::string worker_id;        // the worker that held the attempt; empty: none
+  std::string worker_hostname;  // that worker's hostname, when it is still known
+  std::string detail;           // why: a failed attempt's error, who cancelled, which job's results were reused
+};
+
+namespace job_event_kind {
+inline constexpr std::string_view kSubmitted = "submitted";        // -> pending
+inline constexpr std::string_view kReused = "reused";              // -> succeeded: another job's results
+inline constexpr std::string_view kLeased = "leased";              // -> leased by a worker, a new attempt
+inline constexpr std::string_view kStarted = "started";            // -> running: the trainer started
+inline constexpr std::string_view kSucceeded = "succeeded";
+inline constexpr std::string_view kFailed = "failed";              // the last attempt failed: -> failed
+inline constexpr std::string_view kRequeued = "requeued";          // an attempt failed, others are left: -> pending
+inline constexpr std::string_view kHandedBack = "handed_back";     // a draining worker gave it back unused
+inline constexpr std::string_view kLeaseExpired = "lease_expired"; // its worker went silent: -> pending or failed
+inline constexpr std::string_view kCancelRequested = "cancel_requested";  // its worker is asked to stop it
+inline constexpr std::string_view kCancelled = "cancelled";
+inline constexpr std::string_view kRetried = "retried";            // failed or cancelled -> pending, by a user
+}  // namespace job_event_kind
+
 class Store {
  public:
   // Opens or creates the database and applies pending migrations.
@@ -116,6 +145,12 @@ class Store {
   int cancel(const std::string& sweep_id, const std::vector<std::string>& job_ids);
   // A failed or cancelled job goes back to pending with a fresh attempt budget.
   std::optional<v1::Job> retry(const std::string& job_id);
+  // The newest `limit` events of a job's history, oldest first; `earlier`: older ones were left out.
+  struct JobHistory {
+    std::vector<JobEvent> events;
+    bool earlier = false;
+  };
+  JobHistory job_events(const std::string& job_id, std::size_t limit);
 
   // ---- workers and leases
   // `token_id`: the worker token it registered with (server/tokens.h; nullopt without auth). Re-registering
@@ -194,6 +229,9 @@ class Store {
   std::vector<std::pair<std::int64_t, std::string>> metric_names_of(std::int64_t job_id,
                                                                     const std::vector<std::string>& names)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Appends to the job's history, in the caller's transaction. worker_id -1: none.
+  void record_event(std::int64_t job_id, std::string_view kind, JobState state, std::int64_t attempt,
+                    std::int64_t worker_id, std::string_view detail = {}) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void changed() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   std::mutex mutex_;

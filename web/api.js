@@ -20,6 +20,15 @@ export async function getJSON(path) {
   return body;
 }
 
+// A write (the job view's cancel and retry): same origin, so the browser's Origin header matches the
+// coordinator's and the session cookie goes along; the answer's JSON, or an HttpError.
+export async function postJSON(path) {
+  const res = await request(path, { method: 'POST' });
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new HttpError(path, res.status, body);
+  return body;
+}
+
 // For answers that may not exist yet (a sweep's fits): null on 404.
 export async function getOptional(path) {
   try {

@@ -1,5 +1,6 @@
 // gammalab dashboard: sweep list; per sweep the study (final losses per size and variant, multipliers), the
-// scaling law, charts of every stored metric and the jobs table; per job its config, metrics and error.
+// scaling law, charts of every stored metric and the jobs table; per job its config, metrics, error, state
+// history, log tail and checkpoints, with its cancel and retry buttons.
 // Live updates: the server sends an SSE "change" event whenever its store changes; we then refetch the
 // sweep list and the open sweep's jobs, and append only new points (metrics?after_step=N) of jobs that moved.
 // The view (sweep or job, chart settings, zoom) lives in the address: #/sweeps/ID?setting=value&...
@@ -8,10 +9,10 @@ import {
   LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, jobInfo, appendColumns,
   afterStepFor, groupColours, sortGroups, lossTables, si, count, fitReports,
   ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery,
-  tuneSeries,
+  tuneSeries, jobActions, bytesText,
 } from './series.js';
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
-import { HttpError, getJSON, getOptional, events as eventStream } from './api.js';
+import { HttpError, getJSON, getOptional, postJSON, events as eventStream } from './api.js';
 import { h, fill, download } from './dom.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks } from './study.js';
 import { ensureSession } from './session.js';
@@ -459,6 +460,10 @@ function renderJob() {
     /* shown as stored */
   }
   $('job-config').textContent = config;
+  renderJobActions(job);
+  renderJobHistory(state.job.events);
+  renderJobLog(state.job.log);
+  renderJobCheckpoints(state.job.checkpoints);
   $('job-sweep-link').href = sweep ? `#/sweeps/${encodeURIComponent(sweep.id)}` : '#/';
   const names = storedMetrics(new Map([[job.id, metrics]]));
   const container = $('job-charts');
@@ -476,6 +481,75 @@ function renderJob() {
     chart.update({ curves: [{ id: job.id, label: job.name, colour: '#0072b2', dash: isFailed(job), xs: col.step, ys: col.value, raw: col.value, band: null, jobs: [job] }],
       xLabel: 'step', yLabel: name, logX: false, logY: false });
   }
+}
+
+const localTime = (ms) => (ms ? new Date(Number(ms)).toLocaleString() : '');
+
+// Cancel and retry, shown as the job's state allows; the coordinator checks again (409 otherwise).
+function renderJobActions(job) {
+  const allowed = jobActions(job.state);
+  $('job-cancel').hidden = !allowed.cancel;
+  $('job-retry').hidden = !allowed.retry;
+  $('job-cancel').dataset.jobId = job.id;
+  $('job-retry').dataset.jobId = job.id;
+  // What the last action answered holds until the job moves on (or another job is shown).
+  const status = $('job-action-status');
+  if (status.dataset.jobId !== job.id || status.dataset.state !== job.state) status.textContent = '';
+}
+
+async function jobAction(action) {
+  const id = $(`job-${action}`).dataset.jobId;
+  const name = state.job?.job?.name || id;
+  if (!window.confirm(`${action === 'cancel' ? 'Cancel' : 'Retry'} job ${name}?`)) return;
+  const status = $('job-action-status');
+  status.textContent = `${action}…`;
+  try {
+    const job = await postJSON(`/api/jobs/${encodeURIComponent(id)}/${action}`);
+    Object.assign(status.dataset, { jobId: job.id, state: job.state });
+    status.textContent = action === 'cancel' && ACTIVE_STATES.has(job.state)
+      ? 'cancel requested: its worker stops it' : `${action === 'cancel' ? 'cancelled' : 'queued again'}`;
+  } catch (e) {
+    Object.assign(status.dataset, { jobId: id, state: state.job?.job?.state || '' });
+    status.textContent = `${action} refused: ${e.message}`;
+  }
+  refresh();
+}
+
+function renderJobHistory(history) {
+  const events = history?.events || [];
+  $('job-history-meta').textContent = `${events.length} event${events.length === 1 ? '' : 's'}${history?.earlier ? ' (the newest; earlier ones left out)' : ''}`;
+  fill($('job-history').tBodies[0], events.map((e) => h('tr', { dataset: { kind: e.kind, state: e.state } },
+    h('td', { class: 'when' }, localTime(e.at_ms)),
+    h('td', {}, e.kind.replace(/_/g, ' ')),
+    h('td', {}, h('span', { class: `badge ${stateClass(e.state)}` }, e.state)),
+    h('td', { class: 'num' }, e.attempt ? String(e.attempt) : ''),
+    h('td', {}, e.worker_id ? (e.worker || `worker ${e.worker_id}`) : ''),
+    h('td', { class: 'detail' }, e.detail))));
+}
+
+function renderJobLog(log) {
+  const pre = $('job-log');
+  const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+  if (!log?.exists) {
+    $('job-log-meta').textContent = 'no log yet (written once a worker runs the job)';
+    pre.textContent = '';
+    return;
+  }
+  $('job-log-meta').textContent = log.truncated
+    ? `the last ${bytesText(new TextEncoder().encode(log.text).length)} of ${bytesText(log.size)}` : bytesText(log.size);
+  if (pre.textContent !== log.text) {
+    pre.textContent = log.text;
+    if (atEnd) pre.scrollTop = pre.scrollHeight;  // follow the end, unless the reader scrolled up
+  }
+}
+
+function renderJobCheckpoints(list) {
+  const files = list?.checkpoints || [];
+  $('job-ckpt-meta').textContent = files.length
+    ? `${files.length} in ${list.dir}${list.truncated ? ' (the newest; more not listed)' : ''}` : `none in ${list?.dir || 'its checkpoint directory'}`;
+  fill($('job-checkpoints').tBodies[0], files.map((f) => h('tr', {},
+    h('td', {}, h('code', {}, f.name)), h('td', { class: 'num' }, int(f.step).toLocaleString()),
+    h('td', { class: 'num' }, bytesText(f.bytes)), h('td', { class: 'when' }, localTime(f.modified_ms)))));
 }
 
 // ---- render
@@ -602,11 +676,13 @@ async function updateSweep() {
 
 async function loadJob(id) {
   const job = await getJSON(`/api/jobs/${encodeURIComponent(id)}`);
-  const [metrics, sweep] = await Promise.all([getJSON(`/api/jobs/${job.id}/metrics?max_points=${MAX_POINTS}`),
-    getOptional(`/api/sweeps/${encodeURIComponent(job.sweep_id)}`)]);
+  const [metrics, sweep, events, log, checkpoints] = await Promise.all([
+    getJSON(`/api/jobs/${job.id}/metrics?max_points=${MAX_POINTS}`),
+    getOptional(`/api/sweeps/${encodeURIComponent(job.sweep_id)}`),
+    getJSON(`/api/jobs/${job.id}/events`), getJSON(`/api/jobs/${job.id}/log`), getJSON(`/api/jobs/${job.id}/checkpoints`)]);
   const store = {};
   appendColumns(store, metrics);
-  state.job = { job, metrics: store, sweep };
+  state.job = { job, metrics: store, sweep, events, log, checkpoints };
 }
 
 // Runs fn over items, at most `limit` at a time.
@@ -717,6 +793,8 @@ function bindControls() {
   }
   $('zoom-reset').addEventListener('click', () => zoomTo(null, null));
   $('csv').addEventListener('click', () => download(`${state.sweep?.name || 'sweep'}.csv`, new Blob([visibleCsv()], { type: 'text/csv' })));
+  $('job-cancel').addEventListener('click', () => jobAction('cancel'));
+  $('job-retry').addEventListener('click', () => jobAction('retry'));
 }
 
 async function main() {

@@ -195,7 +195,8 @@ export class LossChart extends Chart {
 
 // Final loss vs N (or C), log-log: points per group, and fitted curves when the API has fits.
 export class ScalingChart extends Chart {
-  // groups: Map group -> [{x, y, run}]; fits: [{group, xs, ys}]; colourOf(group).
+  // groups: Map group -> [{x, y, run}]; fits: [{group, xs, ys, band: {lo, hi} | null}] (band: filled between
+  // lo and hi at each x, series.js fitBand); colourOf(group).
   update({ groups, fits, colourOf, xKey }) {
     const tables = [];
     const series = [];
@@ -219,16 +220,27 @@ export class ScalingChart extends Chart {
         series.push({ label: group, stroke: c, fill: c, paths: () => null, points: { show: true, size: 8, width: 1, fill: c, stroke: '#fff' } });
       }
     }
+    const bands = [];
+    const runSeries = series.length;  // the runs' points; fits and bands follow
     for (const f of fits) {
       tables.push([f.xs, f.ys]);
       labels.push(new Map());
       series.push({ label: `${f.group} fit (${f.law})`, stroke: colourOf(f.group), width: 2, dash: [7, 5], spanGaps: true, points: { show: false } });
+      if (f.band) {  // [lo, hi] per x: filled between two invisible series
+        const line = series.length;  // uPlot index of the fitted curve (0 is x)
+        tables.push([f.xs, f.band.hi], [f.xs, f.band.lo]);
+        labels.push(new Map(), new Map());
+        series.push({ label: `${f.group} fit (${f.law}) hi`, stroke: 'transparent', width: 0, spanGaps: true, points: { show: false } },
+          { label: `${f.group} fit (${f.law}) lo`, stroke: 'transparent', width: 0, spanGaps: true, points: { show: false } });
+        bands.push({ series: [line + 1, line + 2], fill: `${colourOf(f.group)}26` });
+      }
     }
     const data = tables.length ? this.uPlot.join(tables) : [[]];
-    const key = JSON.stringify([series.map((s) => [s.label, s.stroke]), xKey]);
+    const key = JSON.stringify([series.map((s) => [s.label, s.stroke]), bands.length, xKey]);
     const hover = this.hover;
     const build = () => ({
       legend: { show: false },
+      bands,
       cursor: { focus: { prox: 16 }, drag: { x: false, y: false } },
       focus: { alpha: 0.4 },
       // Log scales padded around the data (uPlot would otherwise snap to whole decades).
@@ -253,7 +265,8 @@ export class ScalingChart extends Chart {
       },
     });
     this.figure.dataset.fits = String(fits.length);
-    this.show(key, build, data, groups.size ? series.length - fits.length : 0, points);
+    this.figure.dataset.bands = String(bands.length);
+    this.show(key, build, data, groups.size ? runSeries : 0, points);
   }
 }
 

@@ -490,3 +490,59 @@ export function tuneSeries(reportJson) {
     }),
   };
 }
+
+// ---- job view
+
+// Which of the user's actions a job in `state` allows (the coordinator decides; this only hides buttons that
+// would be refused): cancel while it has not ended, retry once it ended other than in the fits' state.
+export function jobActions(state) {
+  const ended = TERMINAL_STATES.has(state);
+  return { cancel: !ended, retry: ended && state !== FIT_STATE };
+}
+
+// 1536 -> "1.5 KiB"
+export function bytesText(n) {
+  const v = Number(n);
+  if (!Number.isFinite(v) || v < 0) return '–';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  let x = v;
+  while (x >= 1024 && i < units.length - 1) {
+    x /= 1024;
+    i++;
+  }
+  return i === 0 ? `${v} B` : `${+x.toPrecision(3)} ${units[i]}`;
+}
+
+// ---- interval bands of fitted laws
+
+// The band drawn around a fitted law at each x of `xs`: the lowest and highest value of the law over every
+// corner of its parameters' bootstrap intervals ([lo, hi] per parameter of the fit report). The stored report
+// keeps the intervals, not the bootstrap samples, so this is not the pointwise percentile band of the refits:
+// it ignores how the parameters vary together and is wider (conservative). null when a parameter the curve
+// uses has no bounded interval (no bootstrap, or "unbounded"), or the law does not apply to this axis.
+export function fitBand(law, parameters, xKey, tokensPerParam, xs) {
+  const names = { n: ['E', 'A', 'alpha'], c: ['E', 'A', 'alpha'], chinchilla: ['E', 'A', 'alpha', 'B', 'beta'] }[law];
+  if (!names || !fitCurve(law, parameters, xKey, tokensPerParam)) return null;
+  const ends = [];
+  for (const name of names) {
+    const e = parameters?.[name];
+    const lo = num(e?.lo);
+    const hi = num(e?.hi);
+    if (!Number.isFinite(lo) || !Number.isFinite(hi) || e?.bounded === false) return null;
+    ends.push([Math.min(lo, hi), Math.max(lo, hi)]);
+  }
+  const curves = [];
+  for (let corner = 0; corner < 1 << names.length; corner++) {
+    const p = Object.fromEntries(names.map((name, k) => [name, ends[k][(corner >> k) & 1]]));
+    curves.push(fitCurve(law, p, xKey, tokensPerParam));
+  }
+  const lo = [];
+  const hi = [];
+  for (const x of xs) {
+    const ys = curves.map((f) => f(x)).filter((y) => Number.isFinite(y) && y > 0);
+    lo.push(ys.length ? Math.min(...ys) : null);
+    hi.push(ys.length ? Math.max(...ys) : null);
+  }
+  return lo.some((y) => y !== null) ? { lo, hi } : null;
+}

@@ -4,7 +4,7 @@
 // (runs, fit reports, tune series) and the elements to fill; all text goes in through dom.js.
 import {
   scalingPoints, fitCurve, logSpace, median, si, count, studyTable, multipliers, sortGroups, groupColours, num,
-  studyRuns,
+  studyRuns, fitBand,
 } from './series.js';
 import { h, fill } from './dom.js';
 
@@ -64,17 +64,21 @@ export function scalingView(allRuns, fits, { xKey, lossKey, unfinished }) {
         const y = curve(x);
         return Number.isFinite(y) && y > 0 ? y : null;
       });
-      if (ys.some((y) => y !== null)) curves.push({ group: f.group, law: report.law, xs: grid, ys });
+      if (ys.some((y) => y !== null)) {
+        curves.push({ group: f.group, law: report.law, xs: grid, ys, band: fitBand(report.law, f.parameters, xKey, ratio, grid) });
+      }
     }
   }
-  return { groups: ordered, fits: curves, colourOf, xKey };
+  return { groups: ordered, fits: curves, colourOf, xKey, confidence: fits[0]?.confidence ?? 0.95 };
 }
 
 // The legend of the scaling chart: a dot per group with its number of runs, and what a dashed line is.
 export function scalingLegend(view) {
   return [[...view.groups.keys()].map((g) => h('span', { class: 'key' },
     h('span', { class: 'dot', style: { background: view.colourOf(g) } }), `${g} (${view.groups.get(g).length})`)),
-  view.fits.length ? h('span', { class: 'key note' }, 'dashed: fitted law') : null];
+  view.fits.length ? h('span', { class: 'key note' }, 'dashed: fitted law') : null,
+  view.fits.some((f) => f.band) ? h('span', { class: 'key note band-note' }, `band: the law's range over its parameters' ${Math.round(100 * view.confidence)}% bootstrap intervals (every corner; the fit stores no bootstrap samples, so this is wider than a pointwise band)`) : null,
+  view.fits.some((f) => !f.band) ? h('span', { class: 'key note' }, `no band: ${view.fits.filter((f) => !f.band).map((f) => f.group).join(', ')} (a parameter's interval is unbounded, or there was no bootstrap)`) : null];
 }
 
 // One fit report: its law and bootstrap, each group's parameters with intervals, multipliers, warnings.

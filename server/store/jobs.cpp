@@ -12,6 +12,7 @@ namespace gammalab {
 using store_rows::kJobColumns;
 using store_rows::parse_id;
 using store_rows::read_job;
+using store_rows::read_state;
 
 std::optional<v1::Job> Store::read_job_by_id(std::int64_t id) {
   sql::Statement& s = statements_.get(std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.id = ?");
@@ -84,21 +85,37 @@ int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& j
   check_transition(JobState::kPending, JobState::kCancelled);
   sql::Statement& pending = statements_.get(
       "UPDATE jobs SET state = ?, finished_ms = ?, error = 'cancelled by user' "
-      "WHERE sweep_id = ? AND state = ? AND (? = -1 OR id = ?)");
-  // Not a change of state: the worker stops the trainer and reports the job cancelled (finish).
+      "WHERE sweep_id = ? AND state = ? AND (? = -1 OR id = ?) RETURNING id, attempt");
+  // Not a change of state: the worker stops the trainer and reports the job cancelled (finish). Each request is
+  // recorded, a repeated one too (it is counted as before).
   sql::Statement& active = statements_.get(
       "UPDATE jobs SET cancel_requested = 1 "
-      "WHERE sweep_id = ? AND state IN (" + sql_active_states() + ") AND (? = -1 OR id = ?)");
+      "WHERE sweep_id = ? AND state IN (" + sql_active_states() + ") AND (? = -1 OR id = ?) "
+      "RETURNING id, state, attempt, worker_id");
   std::vector<std::int64_t> ids;
   for (const auto& id : job_ids) ids.push_back(parse_id(id));
   if (ids.empty()) ids.push_back(-1);
+  struct Cancelled {
+    std::int64_t id;
+    JobState state;
+    std::int64_t attempt, worker_id;
+  };
+  std::vector<Cancelled> done;  // recorded after each UPDATE has run to its end
   for (std::int64_t id : ids) {
     pending.bind(1, job_state_name(JobState::kCancelled)).bind(2, now).bind(3, parse_id(sweep_id));
-    pending.bind(4, job_state_name(JobState::kPending)).bind(5, id).bind(6, id).run();
-    cancelled += static_cast<int>(db_.changes());
-    active.bind(1, parse_id(sweep_id)).bind(2, id).bind(3, id).run();
-    cancelled += static_cast<int>(db_.changes());
+    pending.bind(4, job_state_name(JobState::kPending)).bind(5, id).bind(6, id);
+    while (pending.step()) done.push_back({pending.int64(0), JobState::kCancelled, pending.int64(1), -1});
+    active.bind(1, parse_id(sweep_id)).bind(2, id).bind(3, id);
+    while (active.step()) {
+      done.push_back({active.int64(0), read_state(active, 1), active.int64(2),
+                      active.is_null(3) ? -1 : active.int64(3)});
+    }
   }
+  for (const Cancelled& c : done) {
+    record_event(c.id, c.state == JobState::kCancelled ? job_event_kind::kCancelled : job_event_kind::kCancelRequested,
+                 c.state, c.attempt, c.worker_id, "cancelled by user");
+  }
+  cancelled = static_cast<int>(done.size());
   tx.commit();
   changed();
   return cancelled;
@@ -117,6 +134,9 @@ std::optional<v1::Job> Store::retry(const std::string& job_id) {
       "UPDATE jobs SET state = ?, attempt = 0, error = '', cancel_requested = 0, "
       "worker_id = NULL, lease_expires_ms = NULL, finished_ms = NULL WHERE id = ? AND state = ?");
   s.bind(1, job_state_name(JobState::kPending)).bind(2, id).bind(3, job_state_name(from)).run();
+  record_event(id, job_event_kind::kRetried, JobState::kPending, 0, -1,
+               "by user, after it was " + std::string(job_state_name(from)) + " on attempt " +
+                   std::to_string(job->attempt()));
   auto retried = read_job_by_id(id);
   tx.commit();
   changed();

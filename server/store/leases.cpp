@@ -19,6 +19,20 @@ JobState after_unsuccessful_attempt(bool cancel_requested, bool retries_left) {
   return retries_left ? JobState::kPending : JobState::kFailed;
 }
 
+// The history's name for how an attempt ended (Store::finish).
+std::string_view finish_event_kind(v1::JobOutcome outcome, JobState to) {
+  switch (to) {
+    case JobState::kSucceeded:
+      return job_event_kind::kSucceeded;
+    case JobState::kCancelled:
+      return job_event_kind::kCancelled;
+    case JobState::kFailed:
+      return job_event_kind::kFailed;
+    default:
+      return outcome == v1::JOB_OUTCOME_HANDED_BACK ? job_event_kind::kHandedBack : job_event_kind::kRequeued;
+  }
+}
+
 }  // namespace
 
 HeartbeatResult Store::heartbeat(const std::string& worker_id, const std::vector<std::pair<std::string, int>>& running,
@@ -86,6 +100,7 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   Lease lease;
   if (auto job = read_job_by_id(job_id)) lease.job = std::move(*job);
   lease.attempt = lease.job.attempt();
+  record_event(job_id, job_event_kind::kLeased, JobState::kLeased, lease.attempt, wid);
   tx.commit();
   changed();
   return lease;
@@ -104,6 +119,7 @@ bool Store::start(const std::string& worker_id, const std::string& job_id, int a
   check_transition(from, JobState::kRunning);
   sql::Statement& update = statements_.get("UPDATE jobs SET state = ? WHERE id = ? AND state = ?");
   update.bind(1, job_state_name(JobState::kRunning)).bind(2, id).bind(3, job_state_name(from)).run();
+  record_event(id, job_event_kind::kStarted, JobState::kRunning, attempt, parse_id(worker_id));
   tx.commit();
   changed();
   return true;
@@ -147,6 +163,8 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
       "finished_ms = CASE WHEN ? THEN ? ELSE NULL END WHERE id = ?");
   update.bind(1, job_state_name(to)).bind(2, attempt_change).bind(3, error).bind(4, done ? 1 : 0);
   update.bind(5, done ? 1 : 0).bind(6, now).bind(7, parse_id(job_id)).run();
+  record_event(parse_id(job_id), finish_event_kind(outcome, to), to, attempt, parse_id(worker_id),
+               to == JobState::kCancelled && error.empty() ? "cancelled by user" : error);
   tx.commit();
   changed();
   return true;
@@ -167,7 +185,7 @@ int Store::expire_leases() {
   const std::int64_t now = now_ms();
   sql::Transaction tx(db_);
   sql::Statement& expired = statements_.get(
-      "SELECT id, state, attempt, max_attempts, cancel_requested FROM jobs "
+      "SELECT id, state, attempt, max_attempts, cancel_requested, worker_id FROM jobs "
       "WHERE state IN (" + sql_active_states() + ") AND lease_expires_ms < ?");
   sql::Statement& update = statements_.get(
       "UPDATE jobs SET state = ?, error = COALESCE(?, error), finished_ms = ?, worker_id = NULL, "
@@ -177,22 +195,24 @@ int Store::expire_leases() {
     JobState from;
     std::int64_t attempt, max_attempts;
     bool cancel_requested;
+    std::int64_t worker_id;
   };
   std::vector<Expired> jobs;
   expired.bind(1, now);
   while (expired.step()) {
     jobs.push_back({expired.int64(0), read_state(expired, 1), expired.int64(2), expired.int64(3),
-                    expired.int64(4) != 0});
+                    expired.int64(4) != 0, expired.is_null(5) ? -1 : expired.int64(5)});
   }
   for (const Expired& job : jobs) {
     const JobState to = after_unsuccessful_attempt(job.cancel_requested, job.attempt < job.max_attempts);
     check_transition(job.from, to);
     update.bind(1, job_state_name(to));
+    const std::string why = "lease expired on attempt " + std::to_string(job.attempt) + " of " +
+                            std::to_string(job.max_attempts) + " (worker lost)";
     if (to == JobState::kCancelled) {
       update.bind(2, "cancelled by user (worker lost)");
     } else if (to == JobState::kFailed) {
-      update.bind(2, "lease expired on attempt " + std::to_string(job.attempt) + " of " +
-                         std::to_string(job.max_attempts) + " (worker lost)");
+      update.bind(2, why);
     } else {
       update.bind_null(2);
     }
@@ -202,6 +222,8 @@ int Store::expire_leases() {
       update.bind_null(3);
     }
     update.bind(4, job.id).run();
+    record_event(job.id, job_event_kind::kLeaseExpired, to, job.attempt, job.worker_id,
+                 to == JobState::kCancelled ? "cancelled by user (worker lost)" : why);
   }
   tx.commit();
   if (!jobs.empty()) changed();

@@ -80,12 +80,15 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
       insert_job.bind_null(13).bind_null(14).bind_null(15);
     }
     insert_job.run();
+    const std::int64_t job_id = db_.last_insert_id();
     if (reused >= 0) {
-      const std::int64_t copy = db_.last_insert_id();
-      copy_metrics.bind(1, copy).bind(2, reused).run();
-      copy_tiles.bind(1, copy).bind(2, reused).run();
+      copy_metrics.bind(1, job_id).bind(2, reused).run();
+      copy_tiles.bind(1, job_id).bind(2, reused).run();
+      record_event(job_id, job_event_kind::kReused, JobState::kSucceeded, 0, -1,
+                   "the results of job " + std::to_string(reused) + " (same config)");
       ++result.jobs_reused;
     } else {
+      record_event(job_id, job_event_kind::kSubmitted, JobState::kPending, 0, -1);
       ++result.jobs_created;
     }
   }

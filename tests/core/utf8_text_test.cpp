@@ -45,5 +45,13 @@ TEST(Utf8Text, TailNeverStartsInsideACharacter) {
   EXPECT_EQ(utf8_tail("cd\xE2\x82", 100), "cd" + kFffd + kFffd) << "a character cut at the end is invalid";
 }
 
+TEST(Utf8Text, WithoutControlsKeepsTextTabsAndNewlines) {
+  const std::string euro = "\xE2\x82\xAC";
+  EXPECT_EQ(utf8_without_controls("step 1\tloss " + euro + "\n"), "step 1\tloss " + euro + "\n");
+  EXPECT_EQ(utf8_without_controls("\x1B[31mred\x1B[0m\r\n"), "[31mred[0m\n") << "escapes and CR dropped";
+  EXPECT_EQ(utf8_without_controls(std::string("a\0b\x7F" "c", 5)), "abc") << "NUL and DEL";
+  EXPECT_EQ(utf8_without_controls("x\xC2\x9By\xC2\xA0z"), "xy\xC2\xA0z") << "C1 CSI dropped, NBSP kept";
+}
+
 }  // namespace
 }  // namespace gammalab

@@ -208,6 +208,30 @@ TEST(Auth, HttpApiNeedsAUserTokenOrASession) {
   EXPECT_EQ(get(bearer(c.worker_token())), 403);
   EXPECT_EQ(get(bearer(c.user_token())), 200);
   EXPECT_EQ(http.Get("/api/events")->status, 401);
+  // The job view's routes, and its two write actions, are behind the same check.
+  const std::string sweep = c.store().create_sweep(make_sweep("auth-http", 1), "", "", false).sweep.id();
+  const std::string job = c.store().list_jobs(sweep).at(0).id();
+  for (const std::string route : {"events", "log", "checkpoints"}) {
+    const std::string path = "/api/jobs/" + job + "/" + route;
+    EXPECT_EQ(http.Get(path)->status, 401) << path;
+    EXPECT_EQ(http.Get(path, bearer(c.worker_token()))->status, 403) << path;
+    EXPECT_EQ(http.Get(path, bearer(c.user_token()))->status, 200) << path;
+  }
+  for (const std::string action : {"cancel", "retry"}) {
+    const std::string path = "/api/jobs/" + job + "/" + action;
+    EXPECT_EQ(http.Post(path, "", "text/plain")->status, 401) << path;
+    EXPECT_EQ(http.Post(path, bearer(c.worker_token()), "", "text/plain")->status, 403) << path;
+  }
+  EXPECT_EQ(c.store().find_job(job)->state(), v1::JOB_STATE_PENDING) << "refused requests changed nothing";
+  auto foreign = http.Post("/api/jobs/" + job + "/cancel",
+                           httplib::Headers{{"Authorization", "Bearer " + c.user_token()}, {"Origin", "http://evil.example"}},
+                           "", "text/plain");
+  EXPECT_EQ(foreign->status, 403) << "a write from another origin's page, even with a token";
+  EXPECT_EQ(c.store().find_job(job)->state(), v1::JOB_STATE_PENDING);
+  EXPECT_EQ(http.Post("/api/jobs/" + job + "/cancel", bearer(c.user_token()), "", "text/plain")->status, 200);
+  EXPECT_EQ(c.store().find_job(job)->state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(http.Post("/api/jobs/" + job + "/retry", bearer(c.user_token()), "", "text/plain")->status, 200);
+  EXPECT_EQ(c.store().find_job(job)->state(), v1::JOB_STATE_PENDING);
 
   const std::string token = c.tokens().create(Role::kUser, "browser");
   auto refused = http.Post("/api/session", bearer(c.worker_token()), "", "text/plain");

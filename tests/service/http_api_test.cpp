@@ -17,6 +17,7 @@
 #include "core/job_state.h"
 #include "core/metric_names.h"
 #include "core/param_count.h"
+#include "proto/convert.h"
 #include "tests/service/test_sweeps.h"
 
 namespace gammalab::testing {
@@ -29,6 +30,7 @@ class HttpApiTest : public ::testing::Test {
   void SetUp() override {
     options_.http_address = "127.0.0.1:0";
     options_.web_root = path_.parent_path() / "web";
+    options_.shared_root = path_.parent_path() / "shared";
     std::filesystem::create_directories(options_.web_root / "node_modules" / "uplot" / "dist");
     std::ofstream(options_.web_root / "index.html") << "<!doctype html><title>gammalab</title>";
     std::ofstream(options_.web_root / "package.json") << "{}";
@@ -297,6 +299,123 @@ TEST_F(HttpApiTest, FitsAre404UntilStoredThenTheLatestOrAllVersions) {
   const json all = get("/api/sweeps/" + sweep.id() + "/fits?all=1");
   ASSERT_EQ(all["fits"].size(), 3u);
   EXPECT_EQ(all["fits"][2]["version"], 1);
+}
+
+// POST that must answer `status` with a JSON body.
+json post(httplib::Client& client, const std::string& path, int status) {
+  auto res = client.Post(path.c_str(), "", "text/plain");
+  EXPECT_TRUE(res) << path;
+  if (!res) return nullptr;
+  EXPECT_EQ(res->status, status) << path << ": " << res->body;
+  return json::parse(res->body);
+}
+
+TEST_F(HttpApiTest, JobHistoryWithAttemptsWorkersAndReasonsBounded) {
+  auto [sweep, job] = sweep_with_running_job({}, false);
+  ASSERT_TRUE(store_->finish(worker_, job.id(), 1, v1::JOB_OUTCOME_FAILED, "exit code 1: out of memory"));
+  const json history = get("/api/jobs/" + job.id() + "/events");
+  EXPECT_EQ(history["earlier"], false);
+  const json& events = history["events"];
+  ASSERT_EQ(events.size(), 4u) << events.dump();
+  std::vector<std::string> kinds;
+  for (const json& e : events) kinds.push_back(e["kind"]);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"submitted", "leased", "started", "requeued"}));
+  EXPECT_EQ(events[1]["state"], "leased");
+  EXPECT_EQ(events[1]["attempt"], 1);
+  EXPECT_EQ(events[1]["worker_id"], worker_);
+  EXPECT_EQ(events[1]["worker"], "host");
+  EXPECT_EQ(events[3]["state"], "pending");
+  EXPECT_EQ(events[3]["detail"], "exit code 1: out of memory");
+  EXPECT_TRUE(events[3]["at_ms"].is_number_integer());
+  const json last = get("/api/jobs/" + job.id() + "/events?limit=2");
+  ASSERT_EQ(last["events"].size(), 2u);
+  EXPECT_EQ(last["events"][1]["kind"], "requeued");
+  EXPECT_EQ(last["earlier"], true);
+  EXPECT_EQ(get("/api/jobs/" + job.id() + "/events?limit=0", 400)["error"],
+            "limit: expected an integer from 1 to 1000, got '0'");
+  get("/api/jobs/" + job.id() + "/events?limit=1001", 400);
+  get("/api/jobs/999/events", 404);
+}
+
+TEST_F(HttpApiTest, LogTailIsTheLast64KiBOfValidTextWithoutControlCharacters) {
+  auto [sweep, job] = sweep_with_running_job({}, false);
+  const json none = get("/api/jobs/" + job.id() + "/log");
+  EXPECT_EQ(none["exists"], false);
+  EXPECT_EQ(none["text"], "");
+  const auto log = options_.shared_root / "jobs" / job.id() / "log.txt";
+  std::filesystem::create_directories(log.parent_path());
+  const std::string euro = "\xE2\x82\xAC";  // 3 bytes
+  // 70,000 bytes of euro signs: the last 64 KiB starts inside one, which is dropped whole.
+  std::string body;
+  while (body.size() < 70000 - 16) body += euro;
+  const std::string end = "\x1B[1mdone\x1B[0m\r\nlast \xFF line\n";
+  std::ofstream(log, std::ios::binary) << body << end;
+  const json tail = get("/api/jobs/" + job.id() + "/log");
+  EXPECT_EQ(tail["exists"], true);
+  EXPECT_EQ(tail["size"], body.size() + end.size());
+  EXPECT_EQ(tail["truncated"], true);
+  const std::string text = tail["text"];
+  EXPECT_LE(text.size(), 65536u);
+  EXPECT_GT(text.size(), 65536u - 8);
+  EXPECT_EQ(text.substr(0, 3), euro) << "starts at a whole character";
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_TRUE(text.ends_with("[1mdone[0m\nlast " + fffd + " line\n")) << text.substr(text.size() - 40);
+  const json small = get("/api/jobs/" + job.id() + "/log?tail_bytes=10");
+  EXPECT_EQ(small["text"], " " + fffd + " line\n");
+  get("/api/jobs/" + job.id() + "/log?tail_bytes=65537", 400);
+  get("/api/jobs/999/log", 404);
+}
+
+TEST_F(HttpApiTest, CheckpointsAreListedByNameStepAndSizeNeverRead) {
+  auto [sweep, job] = sweep_with_running_job({}, false);
+  EXPECT_EQ(get("/api/jobs/" + job.id() + "/checkpoints")["checkpoints"], json::array());
+  const auto dir = options_.shared_root / "jobs" / job.id() / "ckpt";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "ckpt_000000010.safetensors") << std::string(100, 'x');
+  std::ofstream(dir / "ckpt_000000020.safetensors") << std::string(250, 'y');
+  std::ofstream(dir / "ckpt_000000020.safetensors.sum") << "{}";
+  std::ofstream(dir / "latest") << "ckpt_000000020.safetensors\n";
+  std::filesystem::create_directories(dir / "ckpt_000000030.safetensors");  // a directory: not a checkpoint
+  std::filesystem::create_symlink(dir / "ckpt_000000010.safetensors", dir / "ckpt_000000040.safetensors");
+  const json list = get("/api/jobs/" + job.id() + "/checkpoints");
+  EXPECT_EQ(list["dir"], "jobs/" + job.id() + "/ckpt");
+  EXPECT_EQ(list["truncated"], false);
+  ASSERT_EQ(list["checkpoints"].size(), 2u) << list.dump();
+  EXPECT_EQ(list["checkpoints"][0]["name"], "ckpt_000000020.safetensors");
+  EXPECT_EQ(list["checkpoints"][0]["step"], 20);
+  EXPECT_EQ(list["checkpoints"][0]["bytes"], 250);
+  EXPECT_GT(list["checkpoints"][0]["modified_ms"].get<std::int64_t>(), 0);
+  EXPECT_EQ(list["checkpoints"][1]["step"], 10);
+  EXPECT_EQ(list.dump().find("yyy"), std::string::npos);
+  get("/api/jobs/999/checkpoints", 404);
+}
+
+TEST_F(HttpApiTest, CancelAndRetryUseTheStoresOperations) {
+  auto [sweep, running] = sweep_with_running_job({}, false);
+  const v1::Job pending = store_->list_jobs(sweep.id()).at(1);
+  // A pending job is cancelled at once; a running one is flagged for its worker and stays running until then.
+  EXPECT_EQ(post(*client_, "/api/jobs/" + pending.id() + "/cancel", 200)["state"], "cancelled");
+  EXPECT_EQ(post(*client_, "/api/jobs/" + running.id() + "/cancel", 200)["state"], "running");
+  EXPECT_TRUE(store_->heartbeat(worker_, {{running.id(), 1}}, false, 10000).cancel_job_ids ==
+              std::vector<std::string>{running.id()});
+  ASSERT_TRUE(store_->finish(worker_, running.id(), 1, v1::JOB_OUTCOME_CANCELLED, ""));
+  EXPECT_EQ(post(*client_, "/api/jobs/" + running.id() + "/cancel", 409)["error"],
+            "job " + running.id() + " is cancelled; only pending, leased or running jobs can be cancelled");
+  const json retried = post(*client_, "/api/jobs/" + running.id() + "/retry", 200);
+  EXPECT_EQ(retried["state"], "pending");
+  EXPECT_EQ(retried["attempt"], 0);
+  EXPECT_EQ(post(*client_, "/api/jobs/" + running.id() + "/retry", 409)["error"],
+            "job " + running.id() + " is pending; only failed or cancelled jobs can be retried");
+  std::vector<std::string> kinds;
+  for (const JobEvent& e : store_->job_events(running.id(), 100).events) kinds.push_back(e.kind);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"submitted", "leased", "started", "cancel_requested", "cancelled",
+                                             "retried"}));
+  post(*client_, "/api/jobs/999/cancel", 404);
+  post(*client_, "/api/jobs/999/retry", 404);
+  auto get_cancel = client_->Get(("/api/jobs/" + pending.id() + "/cancel").c_str());
+  ASSERT_TRUE(get_cancel);
+  EXPECT_EQ(get_cancel->status, 404) << "a GET changes nothing";
+  EXPECT_EQ(from_proto(store_->find_job(pending.id())->state()).value(), JobState::kCancelled);
 }
 
 TEST_F(HttpApiTest, ServesDashboardAndUPlotButNotPackageFiles) {

@@ -103,6 +103,10 @@ TEST(JobTransitions, TheStoreMakesExactlyTheAllowedChanges) {
         ASSERT_NO_FATAL_FAILURE(enter(c, from));
         op(c);
         if (c.state() == to && to != from) reached = true;
+        // Whatever the operation did, the job's history ends in the state the job is in: no change is missed.
+        const auto history = c.store->job_events(c.job, 1000);
+        ASSERT_FALSE(history.events.empty());
+        EXPECT_EQ(history.events.back().state, c.state()) << job_state_name(from) << ", then " << name;
       }
       EXPECT_EQ(reached, transition_allowed(from, to))
           << job_state_name(from) << " -> " << job_state_name(to) << (reached ? ": the store made a change the "

@@ -14,6 +14,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createTokens, signIn } from './tokens.js';
+import { fitBand } from '../series.js';
 
 const run = promisify(execFile);
 const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,6 +27,9 @@ const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const resultsDir = join(webDir, 'test-results');
 const TIMEOUT = 60_000;      // generous: the machine may be busy; every wait below polls
 const RUN_TIMEOUT = 240_000; // for the training jobs to finish on two busy cores
+// GAMMALAB_SCREENSHOTS=DIR (relative to the repository root, e.g. docs/img): the study view and the job view
+// are also saved there, as the README's screenshots.
+const screenshotDir = process.env.GAMMALAB_SCREENSHOTS ? resolve(webDir, '..', process.env.GAMMALAB_SCREENSHOTS) : null;
 
 // The main sweep: 3 model sizes x 2 variants of real (tiny) training, enough sizes per variant for the
 // coordinator's automatic scaling-law refit (law n has 3 parameters).
@@ -146,6 +150,20 @@ async function poll(what, fn, timeout = TIMEOUT) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${logTails()}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+// A screenshot for the README, when GAMMALAB_SCREENSHOTS asks for them: of one part of the page (a locator),
+// or of the view at the top of the page.
+async function readmeScreenshot(name, part = null) {
+  if (!screenshotDir) return;
+  mkdirSync(screenshotDir, { recursive: true });
+  if (part) {
+    await part.scrollIntoViewIfNeeded();
+    await part.screenshot({ path: join(screenshotDir, name) });
+    return;
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(screenshotDir, name) });
 }
 
 const chartAttr = (id, attr) => page.$eval(id, (el, a) => el.dataset[a], attr);
@@ -381,6 +399,13 @@ test('scaling view draws the coordinator\'s fitted law on a fresh load', { timeo
   const multiplier = report.multipliers?.find((m) => m.constant);
   if (multiplier) assert.match(text, new RegExp(`compute multiplier of ${multiplier.variant} over ${multiplier.baseline}`));
   assert.match(await page.textContent('#scaling-legend'), /dashed: fitted law/);
+  // Interval bands: one per fitted curve whose parameters all have bounded bootstrap intervals in the stored
+  // report, and a note saying what the band is.
+  const banded = report.groups.filter((g) => fitBand(report.law, g.parameters, 'params', NaN, [1e5])).length;
+  assert.ok(banded > 0, `the stored fit has bounded intervals: ${fit.report_json}`);
+  assert.equal(await chartAttr('#chart-scaling', 'bands'), String(banded));
+  assert.match(await page.textContent('#scaling-legend'), /band: the law's range over its parameters' 95% bootstrap intervals/);
+  if (banded < report.groups.length) assert.match(await page.textContent('#scaling-legend'), /no band: /);
   await page.locator('#chart-scaling').scrollIntoViewIfNeeded();
   await page.locator('#chart-scaling').screenshot({ path: join(resultsDir, 'scaling-fits.png') });
   assert.deepEqual(pageErrors, []);
@@ -579,6 +604,8 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   for (const [i, m] of stored.entries()) assert.ok(shown[i].text.includes(`×${Number(m.constant.value).toPrecision(4)}`), shown[i].text);
   assert.equal(await page.locator('#study tbody tr').count(), 3, 'one row per model size');
   await page.locator('#study-card').screenshot({ path: join(resultsDir, 'study.png') });
+  await readmeScreenshot('study.png', page.locator('#study-card'));
+  await readmeScreenshot('scaling.png', page.locator('.card', { has: page.locator('#chart-scaling') }));
   assert.deepEqual(pageErrors, []);
 });
 
@@ -625,6 +652,93 @@ test('jobs table: clear column names, sorting, filtering, a failed job\'s error 
   await page.goto(`${base}/#/jobs/99999`);
   await waitInPage(() => !document.getElementById('error').hidden);
   assert.match(await page.textContent('#error'), /No job "99999"/);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('job view: state history with attempts and workers, the log tail, checkpoints; cancel and retry from its buttons', { timeout: RUN_TIMEOUT + 4 * TIMEOUT }, async () => {
+  const rows = () => page.$$eval('#job-history tbody tr', (trs) => trs.map((tr) => ({
+    kind: tr.dataset.kind, state: tr.dataset.state, cells: [...tr.cells].map((c) => c.textContent) })));
+  // A succeeded job of the main sweep: the history as the coordinator recorded it, and its log.
+  const job = (await api(`/api/sweeps/${sweepId}/jobs`)).body[0];
+  await page.goto(`${base}/#/jobs/${job.id}`);
+  await waitInPage(() => !document.getElementById('job').hidden && document.querySelectorAll('#job-history tbody tr').length > 0);
+  const events = (await api(`/api/jobs/${job.id}/events`)).body.events;
+  const kinds = events.map((e) => e.kind);
+  assert.equal(kinds[0], 'submitted');
+  assert.equal(kinds.at(-1), 'succeeded');
+  const leased = events.findLast((e) => e.kind === 'leased');
+  assert.match(leased.worker, /^web-worker-[01]$/);
+  assert.equal(leased.attempt, job.attempt);
+  const shown = await rows();
+  assert.deepEqual(shown.map((r) => r.kind), kinds);
+  const leasedRow = shown.findLast((r) => r.kind === 'leased');
+  assert.equal(leasedRow.cells[3], String(leased.attempt));
+  assert.equal(leasedRow.cells[4], leased.worker);
+  assert.equal(leasedRow.state, 'leased');
+  const log = (await api(`/api/jobs/${job.id}/log`)).body;
+  assert.equal(log.exists, true);
+  assert.ok(log.text.includes(`== ${job.name}: attempt ${job.attempt} on worker`), log.text.slice(0, 300));
+  assert.equal(await page.textContent('#job-log'), log.text);
+  assert.equal(await page.isVisible('#job-cancel'), false, 'a succeeded job cannot be cancelled');
+  assert.equal(await page.isVisible('#job-retry'), false, 'nor retried');
+
+  // A long job that checkpoints every 5 steps, cancelled from its button while it runs, retried, cancelled again.
+  await cli('submit', sweepFile('web-cancel', `name: web-cancel
+base:
+  model: {preset: tiny-0.03m}
+  data: {train: web/train.bin, val: web/val.bin}
+  batch_tokens: 1024
+  steps: 100000
+  log_every: 5
+  eval_every: 100000
+  ckpt_every: 5
+  threads: 1
+  device: cpu
+priority: 10
+max_attempts: 1
+`));
+  const cancelSweep = (await api('/api/sweeps')).body.find((s) => s.name === 'web-cancel');
+  const [long] = (await api(`/api/sweeps/${cancelSweep.id}/jobs`)).body;
+  await page.goto(`${base}/#/jobs/${long.id}`);
+  await waitInPage(() => document.querySelector('#job-state .badge')?.textContent === 'running'
+    && document.querySelectorAll('#job-checkpoints tbody tr').length >= 2, undefined, RUN_TIMEOUT);
+  const ckpts = await page.$$eval('#job-checkpoints tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  for (const [name, step, size] of ckpts) {
+    const m = /^ckpt_(\d{9})\.safetensors$/.exec(name);
+    assert.ok(m, name);
+    assert.equal(Number(step.replace(/\D/g, '')), Number(m[1]));
+    assert.equal(Number(m[1]) % 5, 0);
+    assert.match(size, /^[\d.]+ (B|KiB|MiB)$/);
+  }
+  const listed = (await api(`/api/jobs/${long.id}/checkpoints`)).body;
+  assert.equal(listed.dir, `jobs/${long.id}/ckpt`);
+  assert.ok(listed.checkpoints.length >= 2 && listed.checkpoints.every((c) => c.bytes > 1000), JSON.stringify(listed));
+  assert.equal(await page.isVisible('#job-retry'), false, 'a running job cannot be retried');
+
+  page.once('dialog', (d) => d.accept());
+  await page.click('#job-cancel');
+  await waitInPage(() => document.querySelector('#job-state .badge')?.textContent === 'cancelled', undefined, RUN_TIMEOUT);
+  assert.equal((await api(`/api/jobs/${long.id}`)).body.state, 'cancelled');
+  await waitInPage(() => [...document.querySelectorAll('#job-history tbody tr')].at(-1)?.dataset.kind === 'cancelled');
+  const afterCancel = (await rows()).map((r) => r.kind);
+  assert.deepEqual(afterCancel, ['submitted', 'leased', 'started', 'cancel_requested', 'cancelled']);
+  assert.match(await page.textContent('#job-history tbody tr:last-child'), /cancelled by user/);
+  assert.equal(await page.isVisible('#job-cancel'), false);
+  await readmeScreenshot('job.png');
+
+  // Retry: back to the queue (a worker takes it again at once); then cancel it again.
+  page.once('dialog', (d) => d.accept());
+  await page.click('#job-retry');
+  await waitInPage(() => [...document.querySelectorAll('#job-history tbody tr')].some((tr) => tr.dataset.kind === 'retried'));
+  const retried = (await api(`/api/jobs/${long.id}/events`)).body.events.find((e) => e.kind === 'retried');
+  assert.equal(retried.state, 'pending');
+  assert.equal(retried.detail, 'by user, after it was cancelled on attempt 1');
+  await waitInPage(() => !document.getElementById('job-cancel').hidden);
+  page.once('dialog', (d) => d.accept());
+  await page.click('#job-cancel');
+  await waitInPage(() => document.querySelector('#job-state .badge')?.textContent === 'cancelled', undefined, RUN_TIMEOUT);
+  assert.equal((await api(`/api/jobs/${long.id}`)).body.state, 'cancelled');
+  await page.screenshot({ path: join(resultsDir, 'job-cancelled.png'), fullPage: true });
   assert.deepEqual(pageErrors, []);
 });
 

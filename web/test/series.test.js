@@ -5,7 +5,7 @@ import {
   appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
   meanSe, studyTable, multipliers, ema, valueAt, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
-  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns,
+  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, fitBand, jobActions, bytesText,
 } from '../series.js';
 
 // What GET /api/meta answers (tests/service/http_api_test.cpp checks the server's side).
@@ -239,4 +239,37 @@ test('tuneSeries: mean final loss against the tuned value per group, the pick, f
 test('studyRuns leaves out the tune stage\'s runs, as the fits do', () => {
   const runs = [{ id: '1', stage: 'tune' }, { id: '2', stage: 'main' }, { id: '3' }];
   assert.deepEqual(studyRuns(runs).map((r) => r.id), ['2', '3']);
+});
+
+test('fitBand: the law\'s range over every corner of its parameters\' intervals, around the fitted curve', () => {
+  const est = (value, lo, hi) => ({ value, lo, hi, bounded: true });
+  const params = { E: est(1.5, 1.4, 1.6), A: est(100, 80, 120), alpha: est(0.5, 0.45, 0.55) };
+  const xs = [100, 1e4, 1e6];
+  const band = fitBand('n', params, 'params', undefined, xs);
+  const curve = fitCurve('n', params, 'params');
+  for (let i = 0; i < xs.length; i++) {
+    assert.ok(band.lo[i] < curve(xs[i]) && curve(xs[i]) < band.hi[i], `x ${xs[i]}`);
+  }
+  // At N = 100 the lowest corner is E lo, A lo, alpha hi; the highest E hi, A hi, alpha lo.
+  assert.equal(band.lo[0], 1.4 + 80 * 100 ** -0.55);
+  assert.equal(band.hi[0], 1.6 + 120 * 100 ** -0.45);
+  // No band without intervals (no bootstrap), with an unbounded one, or on an axis the law does not apply to.
+  assert.equal(fitBand('n', { E: est(1.5, 'nan', 'nan'), A: params.A, alpha: params.alpha }, 'params', undefined, xs), null);
+  assert.equal(fitBand('n', { ...params, alpha: { value: 0.5, lo: 0.4, hi: 'inf', bounded: false } }, 'params', undefined, xs), null);
+  assert.equal(fitBand('n', params, 'compute', undefined, xs), null);
+  const ch = fitBand('chinchilla', { ...params, B: est(20, 10, 30), beta: est(0.3, 0.2, 0.4) }, 'params', 20, xs);
+  assert.equal(ch.lo.length, 3);
+  assert.ok(ch.lo.every((y, i) => y < ch.hi[i]));
+});
+
+test('jobActions: cancel until a job ends, retry after it failed or was cancelled; bytesText', () => {
+  assert.deepEqual(jobActions('pending'), { cancel: true, retry: false });
+  assert.deepEqual(jobActions('running'), { cancel: true, retry: false });
+  assert.deepEqual(jobActions('succeeded'), { cancel: false, retry: false });
+  assert.deepEqual(jobActions('failed'), { cancel: false, retry: true });
+  assert.deepEqual(jobActions('cancelled'), { cancel: false, retry: true });
+  assert.equal(bytesText(512), '512 B');
+  assert.equal(bytesText(1536), '1.5 KiB');
+  assert.equal(bytesText(64 * 1024 * 1024), '64 MiB');
+  assert.equal(bytesText(undefined), '–');
 });

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
-#include <regex>
 #include <stdexcept>
 
 #include "core/file_util.h"
+#include "core/shared_root.h"
 #include "worker/trainer/checkpoint_checksum.h"
 #include "worker/trainer/safetensors.h"
 
@@ -16,20 +16,13 @@ namespace {
 
 constexpr const char* kMetaKey = "gammalab";
 
-std::string checkpoint_name(std::int64_t step) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "ckpt_%09lld.safetensors", static_cast<long long>(step));
-  return buf;
-}
+std::string checkpoint_name(std::int64_t step) { return shared_root::checkpoint_file_name(step); }
 
 std::vector<std::pair<std::int64_t, std::filesystem::path>> checkpoints_in(const std::filesystem::path& dir) {
-  static const std::regex name("ckpt_([0-9]+)\\.safetensors");
   std::vector<std::pair<std::int64_t, std::filesystem::path>> out;
   if (!std::filesystem::is_directory(dir)) return out;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    std::smatch m;
-    const std::string f = e.path().filename().string();
-    if (std::regex_match(f, m, name)) out.emplace_back(std::stoll(m[1].str()), e.path());
+    if (auto step = shared_root::checkpoint_step(e.path().filename().string())) out.emplace_back(*step, e.path());
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -25,13 +25,13 @@ using nlohmann::json;
 // A finite number, or null (JSON has no NaN).
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-std::string state_text(v1::JobState state) { return std::string(job_state_name(from_proto(state).value())); }
-
 }  // namespace
+
+std::string dashboard_state(v1::JobState state) { return std::string(job_state_name(from_proto(state).value())); }
 
 nlohmann::ordered_json dashboard_job(const v1::Job& job) {
   auto out = nlohmann::ordered_json::parse(proto_to_json(job));
-  out["state"] = state_text(job.state());
+  out["state"] = dashboard_state(job.state());
   return out;
 }
 
@@ -74,7 +74,7 @@ json metric_columns(const std::vector<MetricPoint>& points, std::size_t buckets)
 }
 
 json dashboard_run(const v1::Job& job, const JobLosses& losses) {
-  json row = {{"id", job.id()},          {"name", job.name()},  {"state", state_text(job.state())},
+  json row = {{"id", job.id()},          {"name", job.name()},  {"state", dashboard_state(job.state())},
               {"stage", job.stage()},
               {"step", job.step()},      {"total_steps", job.total_steps()}, {"tokens_seen", job.tokens()},
               {"variant", nullptr},      {"preset", nullptr},   {"params", nullptr},

@@ -15,6 +15,8 @@ namespace gammalab {
 
 // A job as its proto JSON, with the state in core's spelling ("running") like every other state the page reads.
 nlohmann::ordered_json dashboard_job(const v1::Job& job);
+// A job state as the dashboard names it (core/job_state.h's name: "running").
+std::string dashboard_state(v1::JobState state);
 
 // What the page would otherwise spell itself: the job states with their flags, in the order of a job's life,
 // the state whose jobs the fits read and the failed state, and the metric names (core/metric_names.h).

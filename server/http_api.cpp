@@ -311,10 +311,10 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     if (!job) return send_error(res, 404, "job not found");
     if (store_.cancel(job->sweep_id(), {job->id()}) == 0) {
       job = store_.find_job(job->id());
-      return send_error(res, 409, "job " + job->id() + " is " + state_text(job->state()) +
+      return send_error(res, 409, "job " + job->id() + " is " + dashboard_state(job->state()) +
                                       "; only pending, leased or running jobs can be cancelled");
     }
-    send_json(res, job_json(*store_.find_job(job->id())).dump());
+    send_json(res, dashboard_job(*store_.find_job(job->id())).dump());
   });
   s.Post(R"(/api/jobs/([^/]+)/retry)", [this](const httplib::Request& req, httplib::Response& res) {
     auto job = store_.find_job(req.matches[1]);
@@ -322,10 +322,10 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     auto retried = store_.retry(job->id());
     if (!retried) {
       job = store_.find_job(job->id());
-      return send_error(res, 409, "job " + job->id() + " is " + state_text(job->state()) +
+      return send_error(res, 409, "job " + job->id() + " is " + dashboard_state(job->state()) +
                                       "; only failed or cancelled jobs can be retried");
     }
-    send_json(res, job_json(*retried).dump());
+    send_json(res, dashboard_job(*retried).dump());
   });
   s.Get(std::string(kMetricsPath), [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(CoordinatorMetrics::instance().scrape(store_, options_), std::string(kMetricsContentType));

@@ -195,5 +195,32 @@ TEST(MultiSlot, AKilledRankStopsTheJobWhichResumesFromItsCheckpoint) {
   expect_same_curve(stored, reference, "resumed against uninterrupted");
 }
 
+// SIGTERM to the worker reaches every rank (the trainer's process group): the ranks agree on a step to stop
+// after, rank 0 checkpoints, and the job goes back to the queue without using an attempt, to resume elsewhere.
+TEST(MultiSlot, ADrainedWorkerHandsBackATwoRankJobWhichResumesOnAnotherWorker) {
+  constexpr int kSteps = 150;
+  Cluster cluster("drain-ranks");
+  cluster.prepare_data("d");
+  cluster.start_server();
+  const int first = cluster.start_worker(/*slots=*/2);
+  const std::int64_t job = submit(cluster, "two", sweep_yaml("two", kSteps, 2, /*ckpt_every=*/20));
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return job_int(db, job, "step") >= 30; }, 300)) << job_text(db, job, "state");
+  cluster.kill_worker(first, SIGTERM);
+  EXPECT_EQ(cluster.wait_worker(first), 0) << "a drained worker exits cleanly";
+  ASSERT_LT(job_int(db, job, "step"), kSteps) << "the job finished before the drain; make it longer";
+  EXPECT_EQ(job_text(db, job, "state"), "pending") << job_text(db, job, "error");
+  EXPECT_EQ(job_int(db, job, "attempt"), 0) << "the hand-back used no attempt";
+
+  cluster.start_worker(/*slots=*/2);
+  ASSERT_TRUE(wait_until([&] { return succeeded(db, job); }, 300)) << job_text(db, job, "state");
+  EXPECT_EQ(job_int(db, job, "attempt"), 1);
+  const auto loss = db.points(job, "train/loss");
+  ASSERT_EQ(loss.size(), static_cast<std::size_t>(kSteps / 5)) << "every logging step once";
+  const std::string log = cluster.cli({"logs", std::to_string(job)}).out;
+  EXPECT_NE(log.find("stopped at step"), std::string::npos) << log;
+  EXPECT_NE(log.find("resumed from"), std::string::npos) << log;
+}
+
 }  // namespace
 }  // namespace gammalab::testing

@@ -1,4 +1,5 @@
 // gammalab sweeps | jobs SWEEP | show JOB | workers: what the coordinator knows.
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -54,6 +55,7 @@ void add_show_command(CLI::App& app, CliContext& context) {
                           "/" + std::to_string(job.max_attempts()) + "  priority: " + std::to_string(job.priority()) +
                           "\n";
     if (!job.reused_from().empty()) details += "results reused from job " + job.reused_from() + "\n";
+    details += "slots: " + std::to_string(std::max(1, job.gpus())) + " of one worker (its world_size)\n";
     if (!job.error().empty()) details += "error: " + job.error() + "\n";
     details += "config:\n" + nlohmann::json::parse(job.config_json()).dump(2) + "\n";
     std::cout << terminal_text(details);

@@ -3,10 +3,12 @@
 
 #include <absl/strings/str_join.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "cli/table.h"
+#include "cli/terminal_text.h"
 #include "core/job_state.h"
 #include "proto/convert.h"
 
@@ -81,14 +83,18 @@ std::string sweeps_table(const std::vector<v1::Sweep>& sweeps) {
 
 std::string jobs_table(const std::vector<v1::Job>& jobs) {
   std::vector<std::vector<std::string>> rows;
+  std::string reasons;  // why pending jobs wait, under the table: a sentence does not fit a column
   for (const auto& j : jobs) {
-    rows.push_back({j.id(), j.name(), state_label(j.state()), std::to_string(j.attempt()),
-                    std::to_string(j.step()) + "/" + std::to_string(j.total_steps()), human_count(double(j.tokens())),
-                    loss_text(j), j.tokens_per_s() > 0 ? human_count(j.tokens_per_s()) : "-",
+    rows.push_back({j.id(), j.name(), state_label(j.state()), std::to_string(std::max(1, j.gpus())),
+                    std::to_string(j.attempt()), std::to_string(j.step()) + "/" + std::to_string(j.total_steps()),
+                    human_count(double(j.tokens())), loss_text(j),
+                    j.tokens_per_s() > 0 ? human_count(j.tokens_per_s()) : "-",
                     j.worker_id().empty() ? "-" : j.worker_id()});
+    if (!j.pending_reason().empty()) reasons += "job " + j.id() + " waits: " + j.pending_reason() + "\n";
   }
-  return render({"ID", "NAME", "STATE", "ATTEMPT", "STEP", "TOKENS", "LOSS", "TOK/S", "WORKER"}, rows,
-                {true, false, false, true, true, true, true, true, false});
+  return render({"ID", "NAME", "STATE", "GPUS", "ATTEMPT", "STEP", "TOKENS", "LOSS", "TOK/S", "WORKER"}, rows,
+                {true, false, false, true, true, true, true, true, true, false}) +
+         terminal_text(reasons);
 }
 
 std::string workers_table(const std::vector<v1::Worker>& workers) {

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/guarded.h"
+#include "server/pending_reason.h"
 
 #include <fstream>
 #include <map>
@@ -120,6 +121,9 @@ grpc::Status CoordinatorService::ListJobs(grpc::ServerContext*, const v1::ListJo
     std::vector<v1::JobState> states;
     for (int s : request->states()) states.push_back(static_cast<v1::JobState>(s));
     Store::JobPage page = store_.list_jobs_page(sweep->id(), states, after, size);
+    std::vector<v1::Job*> listed;
+    for (v1::Job& job : page.jobs) listed.push_back(&job);
+    explain_pending(store_, options_.lease_timeout_ms, listed);
     // The page also ends before the reply passes its byte budget (at least one job, however large).
     std::size_t bytes = 0;
     for (std::size_t i = 0; i < page.jobs.size(); ++i) {
@@ -139,6 +143,7 @@ grpc::Status CoordinatorService::GetJob(grpc::ServerContext*, const v1::GetJobRe
   return guarded([&] {
     auto job = store_.find_job(request->job_id());
     if (!job) return not_found("job '" + request->job_id() + "'");
+    explain_pending(store_, options_.lease_timeout_ms, {&*job});
     *response = *job;
     return grpc::Status::OK;
   });

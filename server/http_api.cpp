@@ -21,6 +21,7 @@
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
 #include "server/job_files.h"
+#include "server/pending_reason.h"
 #include "server/prometheus_metrics.h"
 #include "server/tls_files.h"
 
@@ -207,7 +208,11 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     auto sweep = store_.find_sweep(req.matches[1]);
     if (!sweep) return send_error(res, 404, "sweep not found");
     auto jobs = nlohmann::ordered_json::array();
-    for (const auto& job : store_.list_jobs(sweep->id())) jobs.push_back(dashboard_job(job));
+    std::vector<v1::Job> list = store_.list_jobs(sweep->id());
+    std::vector<v1::Job*> listed;
+    for (v1::Job& job : list) listed.push_back(&job);
+    explain_pending(store_, options_.lease_timeout_ms, listed);
+    for (const auto& job : list) jobs.push_back(dashboard_job(job));
     send_json(res, jobs.dump());
   });
   s.Get(R"(/api/sweeps/([^/]+)/runs)", [this](const httplib::Request& req, httplib::Response& res) {
@@ -248,6 +253,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
   s.Get(R"(/api/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto job = store_.find_job(req.matches[1]);
     if (!job) return send_error(res, 404, "job not found");
+    explain_pending(store_, options_.lease_timeout_ms, {&*job});
     send_json(res, dashboard_job(*job).dump());
   });
   s.Get(R"(/api/jobs/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {

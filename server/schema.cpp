@@ -175,6 +175,13 @@ CREATE TABLE job_events (
 );
 CREATE INDEX job_events_by_job ON job_events(job_id, id);
 )sql",
+    // 8: a job takes `gpus` slots of one worker (its config's world_size, docs/distributed.md); jobs stored
+    // before this read it from their config. The index finds a sweep's pending jobs that fit a worker.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN gpus INTEGER NOT NULL DEFAULT 1 CHECK (gpus >= 1);
+UPDATE jobs SET gpus = MAX(1, CAST(COALESCE(json_extract(config_json, '$.world_size'), 1) AS INTEGER));
+CREATE INDEX jobs_by_sweep_state_gpus ON jobs(sweep_id, state, gpus);
+)sql",
   };
   return all;
 }

@@ -163,7 +163,15 @@ class Store {
   HeartbeatResult heartbeat(const std::string& worker_id, const std::vector<std::pair<std::string, int>>& running,
                             bool draining, std::int64_t lease_timeout_ms);
   // Highest priority first; among equal priorities the sweep served longest ago. One transaction.
-  std::optional<Lease> lease(const std::string& worker_id, std::int64_t lease_timeout_ms);
+  // A job takes `gpus` slots of one worker (docs/distributed.md): the worker's first pending job in that order
+  // among those no larger than its registered slots is leased when it fits the worker's `free_slots` (the
+  // caller checks them against the registered slots). When it does not fit yet, nothing is leased: the
+  // worker's slots are kept for it as its running jobs end, rather than filled with smaller jobs behind it.
+  std::optional<Lease> lease(const std::string& worker_id, std::int64_t lease_timeout_ms, int free_slots = 1);
+  // The slots a worker registered with; nullopt for an unknown worker.
+  std::optional<int> worker_slots(const std::string& worker_id);
+  // The most slots of any live worker (a heartbeat within `worker_timeout_ms`) that is not draining; 0 if none.
+  int largest_live_worker_slots(std::int64_t worker_timeout_ms);
   // The worker's trainer for this attempt started: leased -> running (already running: nothing changes).
   // Returns false when the worker no longer holds this attempt of the job (the report is stale).
   bool start(const std::string& worker_id, const std::string& job_id, int attempt);

@@ -74,12 +74,24 @@ grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext* context, const 
                                             v1::LeaseJobResponse* response) {
   return guarded([&] {
     if (grpc::Status s = check_worker(context, request->worker_id()); !s.ok()) return s;
-    auto lease = store_.lease(request->worker_id(), options_.lease_timeout_ms);
+    int free_slots = 1;  // a worker that does not say leases one slot at a time
+    if (request->has_free_slots()) {
+      const std::optional<int> slots = store_.worker_slots(request->worker_id());
+      if (!slots) return grpc::Status::OK;  // unknown worker: no work (it registers again on its next heartbeat)
+      if (request->free_slots() < 1 || request->free_slots() > *slots) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            "free_slots: must be in [1, " + std::to_string(*slots) + "] (the slots worker " +
+                                utf8_head(request->worker_id(), 64) + " registered with), got " +
+                                std::to_string(request->free_slots()));
+      }
+      free_slots = request->free_slots();
+    }
+    auto lease = store_.lease(request->worker_id(), options_.lease_timeout_ms, free_slots);
     if (lease) {
       response->set_attempt(lease->attempt);
       response->set_ckpt_dir(shared_root::job_ckpt_dir(lease->job.id()).string());
-      spdlog::info("job {} ({}) leased to worker {}, attempt {}", lease->job.id(), lease->job.name(),
-                   request->worker_id(), lease->attempt);
+      spdlog::info("job {} ({}) leased to worker {}, attempt {}, {} slot(s)", lease->job.id(), lease->job.name(),
+                   request->worker_id(), lease->attempt, lease->job.gpus());
       *response->mutable_job() = std::move(lease->job);
     }
     return grpc::Status::OK;

@@ -110,30 +110,35 @@ WorkerHealth WorkerDaemon::health() {
   health.connected = connected_;
   health.draining = drain_;
   absl::MutexLock lock(&jobs_mutex_);
-  health.slots_busy = static_cast<int>(jobs_.size());
+  for (const auto& job : jobs_) health.slots_busy += static_cast<int>(job->slots.size());
   return health;
 }
 
-std::vector<std::string> WorkerDaemon::slot_env(int slot) const {
+std::vector<std::string> WorkerDaemon::device_env(const std::vector<int>& slots) const {
   if (options_.gpus.empty()) return {};
   // Share the devices out: with more devices than slots each slot gets a contiguous group.
   const std::size_t per_slot =
       std::max<std::size_t>(1, options_.gpus.size() / static_cast<std::size_t>(options_.slots));
   std::vector<std::string> devices;
-  for (std::size_t i = 0; i < per_slot; ++i) {
-    devices.push_back(options_.gpus[(static_cast<std::size_t>(slot) * per_slot + i) % options_.gpus.size()]);
+  for (const int slot : slots) {
+    for (std::size_t i = 0; i < per_slot; ++i) {
+      devices.push_back(options_.gpus[(static_cast<std::size_t>(slot) * per_slot + i) % options_.gpus.size()]);
+    }
   }
   return {"CUDA_VISIBLE_DEVICES=" + absl::StrJoin(devices, ",")};
 }
 
-int WorkerDaemon::free_slot() {
+std::vector<int> WorkerDaemon::free_slots() {
   absl::MutexLock lock(&jobs_mutex_);
   std::vector<bool> used(static_cast<std::size_t>(options_.slots), false);
-  for (const auto& job : jobs_) used[static_cast<std::size_t>(job->slot)] = true;
-  for (int s = 0; s < options_.slots; ++s) {
-    if (!used[static_cast<std::size_t>(s)]) return s;
+  for (const auto& job : jobs_) {
+    for (const int slot : job->slots) used[static_cast<std::size_t>(slot)] = true;
   }
-  return -1;
+  std::vector<int> free;
+  for (int s = 0; s < options_.slots; ++s) {
+    if (!used[static_cast<std::size_t>(s)]) free.push_back(s);
+  }
+  return free;
 }
 
 void WorkerDaemon::stop_child(RunningJob& job, bool hard, std::chrono::milliseconds grace) {
@@ -246,9 +251,10 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       config << lease.job().config_json() << "\n";
     }
     std::ofstream log(log_path, std::ios::app);
+    const std::vector<std::string> devices = device_env(job.slots);
     log << "== " << lease.job().name() << ": attempt " << job.attempt << " on worker " << worker_id() << " ("
-        << options_.hostname << ", slot " << job.slot;
-    for (const auto& variable : slot_env(job.slot)) log << ", " << variable;
+        << options_.hostname << ", " << (job.slots.size() == 1 ? "slot " : "slots ") << absl::StrJoin(job.slots, ",");
+    for (const auto& variable : devices) log << ", " << variable;
     log << ")" << std::endl;
 
     std::vector<std::string> argv = {options_.trainer.string(), "run",        "--config",
@@ -257,12 +263,23 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       argv.push_back("--data-dir");
       argv.push_back(options_.data_dir.string());
     }
+    if (job.slots.size() > 1) {
+      // The trainer starts this many local ranks; it refuses a config whose world_size says otherwise.
+      argv.push_back("--world-size");
+      argv.push_back(std::to_string(job.slots.size()));
+    }
+    // The job's ranks come from its config alone: a launcher's variables in the worker's own environment (the
+    // worker itself may run under one) must not make the trainer think it is one rank of another job.
+    std::vector<std::string> env = devices;
+    for (const char* variable : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT="}) {
+      env.emplace_back(variable);
+    }
     // Only this thread creates and resets the child, so it may use it through `child` without the lock;
     // the lock is for the other threads that signal it.
     ChildProcess* child = nullptr;
     {
       absl::MutexLock lock(&job.mutex);
-      job.child = std::make_unique<ChildProcess>(argv, slot_env(job.slot), log_path.string());
+      job.child = std::make_unique<ChildProcess>(argv, env, log_path.string());
       child = job.child.get();
     }
     report_started(*stub_, worker_id(), job.job_id, job.attempt);
@@ -342,13 +359,14 @@ int WorkerDaemon::run() {
       }
       if (drain_ && jobs_.empty()) break;
     }
-    const int slot = drain_ ? -1 : free_slot();
-    if (slot < 0) {
+    const std::vector<int> free = drain_ ? std::vector<int>{} : free_slots();
+    if (free.empty()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
     }
     v1::LeaseJobRequest request;
     request.set_worker_id(worker_id());
+    request.set_free_slots(static_cast<int>(free.size()));
     v1::LeaseJobResponse response;
     auto context = context_with_deadline(std::chrono::seconds(5));
     const grpc::Status status = stub_->LeaseJob(context.get(), request, &response);
@@ -368,8 +386,19 @@ int WorkerDaemon::run() {
       hand_back_unstarted(*job);  // leased as the drain began
       continue;
     }
-    job->slot = slot;
-    spdlog::info("job {} ({}): attempt {} in slot {}", job->job_id, response.job().name(), job->attempt, slot);
+    // A coordinator from before multi-slot jobs sends no size: one slot.
+    const std::size_t size = static_cast<std::size_t>(std::max(1, response.job().gpus()));
+    if (size > free.size()) {
+      // Never from a coordinator that honours free_slots; the job is not started on too few slots.
+      report_finish(*job, v1::JOB_OUTCOME_FAILED,
+                    "lease: the job needs " + std::to_string(size) + " slots but worker " + worker_id() + " offered " +
+                        std::to_string(free.size()) + " free",
+                    -1);
+      continue;
+    }
+    job->slots.assign(free.begin(), free.begin() + static_cast<std::ptrdiff_t>(size));
+    spdlog::info("job {} ({}): attempt {} in slot(s) {}", job->job_id, response.job().name(), job->attempt,
+                 absl::StrJoin(job->slots, ","));
     RunningJob& ref = *job;
     {
       absl::MutexLock lock(&jobs_mutex_);

@@ -1,6 +1,8 @@
 #pragma once
 // The worker daemon: registers with the coordinator, leases jobs for its slots, runs each as a gammalab-train
 // child process, relays its metric lines, heartbeats its leases, stops jobs on cancel, drains on SIGTERM.
+// A job of N ranks (its config's world_size) takes N slots; its trainer starts the ranks itself and ends when any
+// rank fails, so the worker treats it as one child (docs/distributed.md).
 //
 // Threads: run() (registration, leasing, reaping), heartbeat_loop() (heartbeats, cancel and lost-lease stops,
 // kill escalation) and one thread per running job (run_job: the child, its metric lines, the outcome). Locks are
@@ -14,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gammalab/v1/gammalab.grpc.pb.h"
 #include "worker/child_process.h"
@@ -45,7 +48,7 @@ class WorkerDaemon {
     // Set before the job's thread starts, then only read.
     std::string job_id;
     int attempt = 0;
-    int slot = 0;
+    std::vector<int> slots;  // the worker's slots it takes: one per rank (the job's gpus)
     std::thread thread;  // joined by run() once `done`
     absl::Mutex mutex;
     // The trainer: created and reset by run_job; signalled by stop_child from any thread.
@@ -69,8 +72,10 @@ class WorkerDaemon {
   void drain_starting_job(RunningJob& job);
   void hand_back_unstarted(RunningJob& job);
   static std::string drain_kill_note(int exit_code);
-  std::vector<std::string> slot_env(int slot) const;
-  int free_slot() ABSL_LOCKS_EXCLUDED(jobs_mutex_);
+  // CUDA_VISIBLE_DEVICES for a job on these slots: their devices, in order (rank r takes the r-th).
+  std::vector<std::string> device_env(const std::vector<int>& slots) const;
+  // The slots no running job takes, lowest first.
+  std::vector<int> free_slots() ABSL_LOCKS_EXCLUDED(jobs_mutex_);
   std::string worker_id() const ABSL_LOCKS_EXCLUDED(id_mutex_);
 
   // Set in the constructor, then only read.

@@ -64,28 +64,33 @@ HeartbeatResult Store::heartbeat(const std::string& worker_id, const std::vector
   return result;
 }
 
-std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lease_timeout_ms) {
+std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lease_timeout_ms, int free_slots) {
   std::lock_guard lock(mutex_);
   const std::int64_t now = now_ms(), wid = parse_id(worker_id);
   const std::string_view pending = job_state_name(JobState::kPending);
   sql::Transaction tx(db_);
-  sql::Statement& worker = statements_.get("SELECT draining FROM workers WHERE id = ?");
+  sql::Statement& worker = statements_.get("SELECT draining, slots FROM workers WHERE id = ?");
   worker.bind(1, wid);
-  if (!worker.step() || worker.int64(0) != 0) return std::nullopt;  // unknown or draining: no new work
+  if (!worker.step()) return std::nullopt;  // unknown: no work
+  const bool draining = worker.int64(0) != 0;
+  const std::int64_t slots = worker.int64(1);
   worker.reset();
-  // First the sweep (a small table): highest priority, then the one served longest ago (round robin).
-  // Then its first pending job by the (sweep_id, state, ordinal) index. No sort over all pending jobs.
+  if (draining || free_slots < 1) return std::nullopt;
+  // First the sweep (a small table): highest priority, then the one served longest ago (round robin), among
+  // sweeps with a pending job this worker could ever run. Then its first such job by the (sweep_id, state,
+  // ordinal) index. No sort over all pending jobs.
   sql::Statement& pick_sweep = statements_.get(
       "SELECT s.id FROM sweeps s WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id "
-      "AND j.state = ?) ORDER BY s.priority DESC, s.lease_turn, s.id LIMIT 1");
-  if (!pick_sweep.bind(1, pending).step()) return std::nullopt;
+      "AND j.state = ? AND j.gpus <= ?) ORDER BY s.priority DESC, s.lease_turn, s.id LIMIT 1");
+  if (!pick_sweep.bind(1, pending).bind(2, slots).step()) return std::nullopt;
   const std::int64_t sweep_id = pick_sweep.int64(0);
   pick_sweep.reset();
-  sql::Statement& pick =
-      statements_.get("SELECT id FROM jobs WHERE sweep_id = ? AND state = ? ORDER BY ordinal LIMIT 1");
-  if (!pick.bind(1, sweep_id).bind(2, pending).step()) return std::nullopt;
-  const std::int64_t job_id = pick.int64(0);
+  sql::Statement& pick = statements_.get(
+      "SELECT id, gpus FROM jobs WHERE sweep_id = ? AND state = ? AND gpus <= ? ORDER BY ordinal LIMIT 1");
+  if (!pick.bind(1, sweep_id).bind(2, pending).bind(3, slots).step()) return std::nullopt;
+  const std::int64_t job_id = pick.int64(0), gpus = pick.int64(1);
   pick.reset();
+  if (gpus > free_slots) return std::nullopt;  // its turn: wait for the worker's running jobs to free enough slots
   check_transition(JobState::kPending, JobState::kLeased);
   sql::Statement& take = statements_.get(
       "UPDATE jobs SET state = ?, attempt = attempt + 1, worker_id = ?, lease_expires_ms = ?, "

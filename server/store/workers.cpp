@@ -60,6 +60,25 @@ bool Store::worker_of_other_token(const std::string& worker_id, std::int64_t tok
   return other;
 }
 
+std::optional<int> Store::worker_slots(const std::string& worker_id) {
+  std::lock_guard lock(mutex_);
+  sql::Statement& s = statements_.get("SELECT slots FROM workers WHERE id = ?");
+  if (!s.bind(1, parse_id(worker_id)).step()) return std::nullopt;
+  const int slots = static_cast<int>(s.int64(0));
+  s.reset();
+  return slots;
+}
+
+int Store::largest_live_worker_slots(std::int64_t worker_timeout_ms) {
+  std::lock_guard lock(mutex_);
+  sql::Statement& s =
+      statements_.get("SELECT COALESCE(MAX(slots), 0) FROM workers WHERE heartbeat_ms >= ? AND draining = 0");
+  s.bind(1, now_ms() - worker_timeout_ms).step();
+  const int slots = static_cast<int>(s.int64(0));
+  s.reset();
+  return slots;
+}
+
 std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {
   std::lock_guard lock(mutex_);
   const std::int64_t now = now_ms();

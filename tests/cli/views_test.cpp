@@ -40,6 +40,26 @@ TEST(JobView, WorkersTableJoinsGpusAndJobs) {
   EXPECT_NE(text.find("alive"), std::string::npos) << text;
 }
 
+TEST(JobView, JobsTableShowsEachJobsSlotsAndWhyAPendingJobWaits) {
+  v1::Job waiting;
+  waiting.set_id("7");
+  waiting.set_name("s/two");
+  waiting.set_state(v1::JOB_STATE_PENDING);
+  waiting.set_gpus(2);
+  waiting.set_pending_reason("needs 2 slots of one worker\x1b[2J");
+  v1::Job old;  // from a coordinator that sends no size: one slot
+  old.set_id("8");
+  old.set_name("s/one");
+  old.set_state(v1::JOB_STATE_RUNNING);
+  const std::string text = jobs_table({waiting, old});
+  EXPECT_NE(text.find("GPUS"), std::string::npos) << text;
+  EXPECT_NE(text.find("pending     2"), std::string::npos) << text;
+  EXPECT_NE(text.find("running     1"), std::string::npos) << text;
+  EXPECT_NE(text.find("\njob 7 waits: needs 2 slots of one worker[2J\n"), std::string::npos)
+      << "under the table, without the server's control characters:\n" << text;
+  EXPECT_EQ(text.find("job 8 waits"), std::string::npos) << text;
+}
+
 TEST(FitView, ShowsEachGroupItsParametersAndTheMultiplier) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   FitReport report;

@@ -1,0 +1,22 @@
+#pragma once
+// Why a pending job is not being leased, for the people waiting on it (GetJob, ListJobs, the HTTP API): it
+// needs more slots of one worker than any live worker has, or no worker is alive. A job that only waits for a
+// slot to free up gets no reason. Computed on every read from the live workers, so it is never stale.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gammalab/v1/gammalab.pb.h"
+#include "server/store.h"
+
+namespace gammalab {
+
+// The reason for a job needing `gpus` slots when the largest live worker has `largest_live_slots` (0: none
+// alive); empty when such a worker exists.
+std::string pending_reason(int gpus, int largest_live_slots);
+
+// Sets pending_reason on each pending job of `jobs` (a worker is live when it heartbeat within
+// `worker_timeout_ms` and is not draining). One store query, whatever the number of jobs.
+void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<v1::Job*> jobs);
+
+}  // namespace gammalab

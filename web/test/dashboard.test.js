@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { corpus } from './corpus.js';
 import { createTokens, signIn } from './tokens.js';
 import { fitBand } from '../series.js';
 
@@ -73,26 +74,6 @@ function sweepFile(name, text) {
   const file = join(tmp, `${name}.yaml`);
   writeFileSync(file, text);
   return file;
-}
-
-// English-like sentences over a small vocabulary (as Cluster::prepare_data): learnable, so losses fall.
-function corpus(bytes) {
-  const subjects = ['the model', 'a researcher', 'the worker', 'our team', 'the loss'];
-  const verbs = ['trains', 'measures', 'reports', 'improves', 'scales'];
-  const objects = ['the scale vectors', 'every layer', 'the learning rate', 'a small sweep', 'the norms'];
-  let seed = 7;
-  const next = (n) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return Math.floor((seed / 2147483648) * n);
-  };
-  const parts = [];
-  let size = 0;
-  while (size < bytes) {
-    const s = `${subjects[next(5)]} ${verbs[next(5)]} ${objects[next(5)]}. `;
-    parts.push(s);
-    size += s.length;
-  }
-  return parts.join('');
 }
 
 async function startServer() {
@@ -177,7 +158,7 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'gammalab-web-'));
   mkdirSync(resultsDir, { recursive: true });
   mkdirSync(join(tmp, 'data'));
-  writeFileSync(join(tmp, 'corpus.txt'), corpus(200_000));
+  writeFileSync(join(tmp, 'corpus.txt'), corpus(200_000, 7));
   await run(trainBin, ['prepare', '--input', join(tmp, 'corpus.txt'), '--out', join(tmp, 'data', 'web'),
     '--tokenizer', 'byte', '--val-fraction', '0.05']);
   tokens = await createTokens(serverBin, join(tmp, 'x.db'), tmp);

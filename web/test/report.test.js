@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { corpus } from './corpus.js';
 import { createTokens } from './tokens.js';
 
 const run = promisify(execFile);
@@ -59,26 +60,6 @@ async function api(path) {
   return { status: res.status, body: await res.json() };
 }
 
-// English-like sentences over a small vocabulary (as test/dashboard.test.js): learnable, so losses fall.
-function corpus(bytes) {
-  const subjects = ['the model', 'a researcher', 'the worker', 'our team', 'the loss'];
-  const verbs = ['trains', 'measures', 'reports', 'improves', 'scales'];
-  const objects = ['the scale vectors', 'every layer', 'the learning rate', 'a small sweep', 'the norms'];
-  let seed = 11;
-  const next = (n) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return Math.floor((seed / 2147483648) * n);
-  };
-  const parts = [];
-  let size = 0;
-  while (size < bytes) {
-    const s = `${subjects[next(5)]} ${verbs[next(5)]} ${objects[next(5)]}. `;
-    parts.push(s);
-    size += s.length;
-  }
-  return parts.join('');
-}
-
 async function poll(what, fn, timeout = TIMEOUT) {
   const end = Date.now() + timeout;
   for (;;) {
@@ -106,7 +87,7 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'gammalab-report-'));
   mkdirSync(resultsDir, { recursive: true });
   mkdirSync(join(tmp, 'data'));
-  writeFileSync(join(tmp, 'corpus.txt'), corpus(200_000));
+  writeFileSync(join(tmp, 'corpus.txt'), corpus(200_000, 11));
   await run(trainBin, ['prepare', '--input', join(tmp, 'corpus.txt'), '--out', join(tmp, 'data', 'r'),
     '--tokenizer', 'byte', '--val-fraction', '0.05']);
   tokens = await createTokens(serverBin, join(tmp, 'x.db'), tmp);

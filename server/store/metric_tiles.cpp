@@ -29,7 +29,7 @@ double read_value(const sql::Statement& s, int column) {
 }
 
 // Extremes from a row whose columns from `first` on are points, first_step, last_step, low_step, low_value,
-// high_step, high_value (kReadTile's order).
+// high_step, high_value (kTileExtremes' order).
 Extremes read_extremes(const sql::Statement& s, int first) {
   Extremes e;
   e.points = s.int64(first);
@@ -43,6 +43,19 @@ Extremes read_extremes(const sql::Statement& s, int first) {
 }
 
 }  // namespace
+
+const std::string& read_tile_sql() {
+  static const std::string sql = "SELECT " + std::string(kTileExtremes) +
+                                 " FROM metric_tiles WHERE job_id = ? AND name_id = ? AND level = ? AND tile = ?";
+  return sql;
+}
+
+const std::string& read_tile_range_sql() {
+  static const std::string sql = "SELECT " + std::string(kTileExtremes) +
+                                 " FROM metric_tiles WHERE job_id = ? AND name_id = ? AND level = ? AND tile >= ? "
+                                 "AND tile < ? ORDER BY tile";
+  return sql;
+}
 
 void TileDelta::add(std::int64_t name_id, std::int64_t step, double value) {
   for (int level = 1; level <= kTileLevels; ++level) tiles_[{name_id, level, step / tile_steps(level)}].add(step, value);
@@ -67,7 +80,7 @@ void TileDelta::write(std::int64_t job_id, sql::Statement& read, sql::Statement&
 
 void rebuild(sql::Database& db) {
   sql::Statement points(db.handle(), "SELECT job_id, name_id, step, value FROM metrics ORDER BY job_id, name_id, step");
-  sql::Statement read(db.handle(), kReadTile), write(db.handle(), kWriteTile);
+  sql::Statement read(db.handle(), read_tile_sql()), write(db.handle(), kWriteTile);
   // One job's deltas at a time: memory bounded by one job's tiles, not by the table.
   std::int64_t job = -1;
   TileDelta delta;
@@ -100,9 +113,7 @@ std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, c
   sql::Statement& raw = statements_.get(
       "SELECT step, tokens, value FROM metrics WHERE job_id = ? AND name_id = ? AND step BETWEEN ? AND ? "
       "ORDER BY step");
-  sql::Statement& tiles = statements_.get(
-      "SELECT points, first_step, last_step, low_step, low_value, high_step, high_value FROM metric_tiles "
-      "WHERE job_id = ? AND name_id = ? AND level = ? AND tile >= ? AND tile < ? ORDER BY tile");
+  sql::Statement& tiles = statements_.get(store_tiles::read_tile_range_sql());
   sql::Statement& point = statements_.get(
       "SELECT tokens, value FROM metrics WHERE job_id = ? AND name_id = ? AND step = ?");
   for (const auto& [name_id, name] : metric_names_of(job, names)) {

@@ -4,6 +4,8 @@
 // to the store.
 #include <cstdint>
 #include <map>
+#include <string>
+#include <string_view>
 #include <tuple>
 
 #include "core/metric_tiles.h"
@@ -17,7 +19,8 @@ class TileDelta {
  public:
   // A point that was stored (not a resend: its extremes would be merged twice).
   void add(std::int64_t name_id, std::int64_t step, double value);
-  // Merges every collected tile into its row. `read` and `write` are kReadTile and kWriteTile prepared.
+  // Merges every collected tile into its row. `read` and `write` are read_tile_sql() and kWriteTile
+  // prepared.
   void write(std::int64_t job_id, sql::Statement& read, sql::Statement& write) const;
   bool empty() const { return tiles_.empty(); }
 
@@ -25,9 +28,14 @@ class TileDelta {
   std::map<std::tuple<std::int64_t, int, std::int64_t>, Extremes> tiles_;
 };
 
-inline constexpr const char* kReadTile =
-    "SELECT points, first_step, last_step, low_step, low_value, high_step, high_value FROM metric_tiles "
-    "WHERE job_id = ? AND name_id = ? AND level = ? AND tile = ?";
+// The statements on tile rows. Their Extremes columns are listed once, in the order read_extremes
+// (metric_tiles.cpp) reads them.
+inline constexpr std::string_view kTileExtremes =
+    "points, first_step, last_step, low_step, low_value, high_step, high_value";
+// One tile of one metric.
+const std::string& read_tile_sql();
+// A range [first, end) of one level's tiles of one metric, ascending.
+const std::string& read_tile_range_sql();
 inline constexpr const char* kWriteTile =
     "INSERT OR REPLACE INTO metric_tiles(job_id, name_id, level, tile, points, first_step, last_step, low_step, "
     "low_value, high_step, high_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";

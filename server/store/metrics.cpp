@@ -147,7 +147,7 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
     else
       progress.bind_null(5);
     progress.bind(6, id).bind(7, attempt).run();
-    tiles.write(id, statements_.get(store_tiles::kReadTile), statements_.get(store_tiles::kWriteTile));
+    tiles.write(id, statements_.get(store_tiles::read_tile_sql()), statements_.get(store_tiles::kWriteTile));
     tx.commit();
   }
   changed();

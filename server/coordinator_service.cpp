@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/guarded.h"
+#include "server/job_files.h"
 #include "server/pending_reason.h"
 
 #include <fstream>
@@ -256,15 +257,13 @@ grpc::Status CoordinatorService::GetJobLog(grpc::ServerContext*, const v1::GetJo
   return guarded([&] {
     auto job = store_.find_job(request->job_id());
     if (!job) return not_found("job '" + request->job_id() + "'");
-    std::ifstream in(options_.shared_root / shared_root::job_log_path(job->id()), std::ios::binary);
-    if (!in) return grpc::Status(grpc::StatusCode::NOT_FOUND, "job " + job->id() + " has no log yet");
-    std::ostringstream text;
-    text << in.rdbuf();
-    // The log holds whatever the trainer printed: valid UTF-8 only goes into the reply's string field, and a
-    // tail starts at a character.
-    const std::string all = text.str();
-    response->set_text(request->tail_bytes() > 0 ? utf8_tail(all, static_cast<std::size_t>(request->tail_bytes()))
-                                                 : utf8_valid(all));
+    // The end of the log, read from its end (server/job_files.h) and never more than a reply may carry:
+    // a log is as long as its trainer made it. Valid UTF-8 only goes into the reply's string field.
+    const std::size_t most = limits::kMaxReplyBytes;
+    const std::size_t asked = request->tail_bytes() > 0 ? static_cast<std::size_t>(request->tail_bytes()) : most;
+    const LogTail tail = read_log_tail(options_.shared_root, job->id(), std::min(asked, most));
+    if (!tail.exists) return grpc::Status(grpc::StatusCode::NOT_FOUND, "job " + job->id() + " has no log yet");
+    response->set_text(tail.text);
     return grpc::Status::OK;
   });
 }

@@ -20,6 +20,9 @@ namespace gammalab {
 // SplitMix64 of base and index: well-mixed, distinct seeds for neighbouring indices.
 std::uint64_t resample_seed(std::uint64_t base_seed, std::uint64_t index);
 
+// The fewest distinct model sizes a resample of sizes keeps per group: the laws' free parameters in size.
+inline constexpr int kMinResampledSizes = 3;
+
 // Indices into runs of one resample: unique model sizes drawn with replacement, all runs of each drawn size.
 // Redraws (up to 100 times) while some group has fewer than min(min_sizes, its own size count) distinct sizes,
 // since a law with k size-dependent parameters is not identified on fewer sizes.

@@ -1,5 +1,7 @@
 #include "core/scaling/fit_runs.h"
 
+#include <absl/strings/str_join.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -308,13 +310,28 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   if (!by_seed && resamples > 0 && cells.size() < runs.size()) {
     report.warnings.push_back("some configurations have a single run: the bootstrap resamples model sizes, not seeds");
   }
-  parallel_for(resamples, settings.threads, [&](int b) {
+  // Without seeds the bootstrap redraws model sizes and keeps at least kMinResampledSizes distinct ones per
+  // group, so that the law stays identified. A group with no more sizes than that can only be redrawn as
+  // itself: every resample would be the data, and their spread, zero, no interval at all.
+  std::vector<std::string> frozen;
+  for (std::size_t g = 0; g < names.size() && !by_seed && resamples > 0; ++g) {
+    if (report.groups[g].model_sizes <= kMinResampledSizes) {
+      frozen.push_back(names[g] + " (" + std::to_string(report.groups[g].model_sizes) + " sizes)");
+    }
+  }
+  if (!frozen.empty()) {
+    report.warnings.push_back(
+        "no bootstrap interval: one run per configuration, and " + absl::StrJoin(frozen, ", ") + " has no more than " +
+        std::to_string(kMinResampledSizes) + " model sizes, so every resample of sizes would be the data itself; "
+        "add sizes or seeds");
+  }
+  parallel_for(frozen.empty() ? resamples : 0, settings.threads, [&](int b) {
     std::mt19937_64 rng(resample_seed(options.seed, static_cast<std::uint64_t>(b)));
     std::vector<RunPoint> sample;
     if (by_seed) {
       sample = resample_within_cells(runs, cells, rng);
     } else {
-      for (auto i : resample_by_model_size(runs, rng, 3)) sample.push_back(runs[i]);
+      for (auto i : resample_by_model_size(runs, rng, kMinResampledSizes)) sample.push_back(runs[i]);
     }
     std::vector<LawFit> refits;
     std::vector<std::vector<RunPoint>> parts;
@@ -385,7 +402,7 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     }
     report.multipliers.push_back(std::move(m));
   }
-  if (resamples > 0 && report.bootstrap_used < resamples) {
+  if (resamples > 0 && frozen.empty() && report.bootstrap_used < resamples) {
     report.warnings.push_back(std::to_string(resamples - report.bootstrap_used) +
                               " bootstrap resamples gave non-finite fits and were left out");
   }

@@ -120,6 +120,32 @@ TEST(ScalingLimits, SummarisesSeedsPerSizeAndResamplesSizesWithoutThem) {
   EXPECT_TRUE(warned);
 }
 
+TEST(ScalingLimits, ThreeSizesWithoutSeedsGiveNoIntervalRatherThanAZeroWidthOne) {
+  quiet_solver_logging();
+  // One run per configuration and 3 sizes: every resample of sizes that keeps 3 distinct ones is the data.
+  const FitReport three = fit_runs(tied_study(3, 1, 1.3, 0.01, 21), small_grid(LawKind::c, 50));
+  EXPECT_EQ(three.bootstrap_unit, kResampleSizes);
+  EXPECT_EQ(three.bootstrap_used, 0);
+  ASSERT_EQ(three.multipliers.size(), 1u);
+  ASSERT_TRUE(three.multipliers[0].constant);
+  EXPECT_TRUE(std::isfinite(three.multipliers[0].constant->value)) << "the point estimate stays";
+  EXPECT_FALSE(three.multipliers[0].constant->bounded());
+  for (const auto& p : three.groups[0].parameters) EXPECT_FALSE(p.bounded()) << p.name;
+  bool said = false, blamed_fits = false;
+  for (const auto& w : three.warnings) {
+    said = said || w.find("no bootstrap interval") != std::string::npos;
+    blamed_fits = blamed_fits || w.find("non-finite") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  EXPECT_FALSE(blamed_fits) << "no resample was drawn, none failed";
+  // A fourth size, or a second seed, gives the bootstrap something to vary.
+  const FitReport four = fit_runs(tied_study(4, 1, 1.3, 0.01, 21), small_grid(LawKind::c, 50));
+  EXPECT_GT(four.bootstrap_used, 0);
+  const FitReport seeds = fit_runs(tied_study(3, 2, 1.3, 0.01, 21), small_grid(LawKind::c, 50));
+  EXPECT_EQ(seeds.bootstrap_unit, kResampleSeeds);
+  EXPECT_GT(seeds.bootstrap_used, 0);
+}
+
 TEST(ScalingLimits, BudgetsOutsideTheDataNeedTheExtrapolationFlagAndAreMarked) {
   quiet_solver_logging();
   const auto runs = tied_study(5, 1, 1.3, 0.0, 5);

@@ -38,6 +38,11 @@ const STEPS = 40;
 const LOG_EVERY = 5;
 const PRESETS = ['tiny-0.03m', 'tiny-0.05m', 'tiny-0.1m'];
 const VARIANTS = ['baseline', 'unified'];
+// Two seeds: with one run per size and only 3 sizes the bootstrap has nothing to resample (every resample of
+// sizes is the data), and the fit rightly gives no interval (core/scaling/bootstrap.h); with 2 it resamples the
+// runs within each size, and the scaling view draws bands.
+const SEEDS = 2;
+const JOBS = PRESETS.length * VARIANTS.length * SEEDS;  // of the main sweep
 
 let tmp;
 let tokens;   // real user and worker tokens (test/tokens.js)
@@ -220,22 +225,23 @@ axes:
   grid:
     model.preset: [${PRESETS.join(', ')}]
     scale.variant: [${VARIANTS.join(', ')}]
+seeds: ${SEEDS}
 max_attempts: 2
 `));
-  assert.match(submitted, /6 job\(s\) queued/);
+  assert.match(submitted, new RegExp(`${JOBS} job\\(s\\) queued`));
   await waitInPage(() => document.querySelectorAll('#sweeps li').length === 1);
   sweepId = await page.$eval('#sweeps a', (a) => a.dataset.sweepId);
   await page.click('#sweeps a');
-  await waitInPage(() => document.querySelectorAll('#jobs tbody tr').length === 6);
+  await waitInPage((jobs) => document.querySelectorAll('#jobs tbody tr').length === jobs, JOBS);
   assert.equal(await page.textContent('#sweep-name'), 'web-test');
   assert.equal(countRequests(`/api/sweeps/${sweepId}/metrics`), 1, 'the sweep was loaded once in bulk');
 
   // Live: jobs start and points arrive while they run, through the event stream (no reload of the page or the sweep).
-  await waitInPage(() => document.querySelector('#jobs tbody tr[data-state="running"]')
-    && /^6 jobs, [12] running$/.test(document.getElementById('jobs-summary').textContent), undefined, RUN_TIMEOUT);
+  await waitInPage((jobs) => document.querySelector('#jobs tbody tr[data-state="running"]')
+    && new RegExp(`^${jobs} jobs, [12] running$`).test(document.getElementById('jobs-summary').textContent), JOBS, RUN_TIMEOUT);
   await waitInPage(() => Number(document.getElementById('chart-train').dataset.points) > 0, undefined, RUN_TIMEOUT);
   const firstPoints = Number(await chartAttr('#chart-train', 'points'));
-  const totalTrainPoints = 6 * (STEPS / LOG_EVERY);
+  const totalTrainPoints = JOBS * (STEPS / LOG_EVERY);
   assert.ok(firstPoints < totalTrainPoints, `points arrive while jobs run (first seen: ${firstPoints})`);
   await waitInPage((n) => Number(document.getElementById('chart-train').dataset.points) > n, firstPoints, RUN_TIMEOUT);
 
@@ -255,23 +261,23 @@ max_attempts: 1
   assert.equal(await page.textContent('#sweep-name'), 'web-test', 'the open sweep stays open');
 
   // Every job of the main sweep runs to the end.
-  await waitInPage(() => document.querySelectorAll('#jobs tbody tr[data-state="succeeded"]').length === 6, undefined, RUN_TIMEOUT);
+  await waitInPage((jobs) => document.querySelectorAll('#jobs tbody tr[data-state="succeeded"]').length === jobs, JOBS, RUN_TIMEOUT);
   const jobs = (await api(`/api/sweeps/${sweepId}/jobs`)).body;
-  assert.equal(jobs.length, 6);
+  assert.equal(jobs.length, JOBS);
   const stored = (await api(`/api/sweeps/${sweepId}/metrics?names=train/loss,val/loss`)).body;
   const storedPoints = (name) => jobs.reduce((n, j) => n + (stored[j.id]?.[name]?.step.length || 0), 0);
   assert.equal(storedPoints('train/loss'), totalTrainPoints);
   await waitInPage((n) => document.getElementById('chart-train').dataset.points === String(n), totalTrainPoints);
   await waitInPage((n) => document.getElementById('chart-val').dataset.points === String(n), storedPoints('val/loss'));
-  assert.ok(storedPoints('val/loss') >= 6, 'every job evaluated at its last step');
-  assert.equal(await chartAttr('#chart-train', 'series'), '6');
-  assert.equal(await chartAttr('#chart-val', 'series'), '6');
+  assert.ok(storedPoints('val/loss') >= JOBS, 'every job evaluated at its last step');
+  assert.equal(await chartAttr('#chart-train', 'series'), String(JOBS));
+  assert.equal(await chartAttr('#chart-val', 'series'), String(JOBS));
   assert.equal(await page.locator('#chart-train canvas').count(), 1);
   assert.equal(await page.isVisible('#chart-train .empty'), false);
   assert.match(await page.textContent('#legend'), /baseline.*unified/);
 
   // The jobs table shows what the workers reported.
-  await waitInPage(() => document.getElementById('jobs-summary').textContent === '6 jobs');
+  await waitInPage((jobs) => document.getElementById('jobs-summary').textContent === `${jobs} jobs`, JOBS);
   for (const job of jobs) {
     const row = page.locator(`#jobs tbody tr[data-job-id="${job.id}"]`);
     const text = await row.textContent();
@@ -289,17 +295,17 @@ max_attempts: 1
   assert.ok(appends.some((n) => n >= 0), `incremental requests after points it has: ${appends.join(',')}`);
   assert.equal(countRequests(`/api/sweeps/${sweepId}/metrics`), 1, 'no whole-sweep reload on updates');
 
-  // Scaling view: one series per variant, three sizes each.
-  await waitInPage(() => document.getElementById('chart-scaling').dataset.series === '2');
-  await waitInPage(() => document.getElementById('chart-scaling').dataset.points === '6');
-  assert.match(await page.textContent('#scaling-legend'), /baseline \(3\).*unified \(3\)/);
+  // Scaling view: per variant one series per seed (uPlot needs one point per x in a series), every run drawn.
+  await waitInPage((n) => document.getElementById('chart-scaling').dataset.series === String(n), VARIANTS.length * SEEDS);
+  await waitInPage((jobs) => document.getElementById('chart-scaling').dataset.points === String(jobs), JOBS);
+  assert.match(await page.textContent('#scaling-legend'), new RegExp(`baseline \\(${PRESETS.length * SEEDS}\\).*unified \\(${PRESETS.length * SEEDS}\\)`));
 
   // The coordinator refits the scaling law by itself once the jobs succeeded; the page picks it up live.
   let lastFits;
   fit = await poll('the coordinator\'s fit', async () => {
     lastFits = await api(`/api/sweeps/${sweepId}/fits`);
     const first = lastFits.body?.fits?.[0];
-    return lastFits.status === 200 && first?.job_ids?.length === 6 ? lastFits.body : null;
+    return lastFits.status === 200 && first?.job_ids?.length === JOBS ? lastFits.body : null;
   }).catch((e) => {
     e.message = `last /fits answer: ${JSON.stringify(lastFits)}\n${e.message}`;
     throw e;
@@ -316,10 +322,10 @@ max_attempts: 1
   const report = JSON.parse(fit.report_json);
   assert.equal(report.law, fit.law);
   assert.deepEqual(report.groups.map((g) => g.group).sort(), VARIANTS);
-  for (const g of report.groups) assert.equal(g.runs, 3, g.group);
+  for (const g of report.groups) assert.equal(g.runs, PRESETS.length * SEEDS, g.group);
   await waitInPage((law) => document.getElementById('fits').textContent.includes(`law ${law}`), fit.law);
   await waitInPage((n) => document.getElementById('chart-scaling').dataset.fits === String(n), report.groups.length);
-  assert.equal(await chartAttr('#chart-scaling', 'series'), '2', 'the runs are still drawn');
+  assert.equal(await chartAttr('#chart-scaling', 'series'), String(VARIANTS.length * SEEDS), 'the runs are still drawn');
   assert.equal(countRequests(`/api/sweeps/${sweepId}/metrics`), 1, 'the fit arrived without a reload');
 
   // The failed job of the other sweep, with the trainer's error.
@@ -348,7 +354,7 @@ max_attempts: 1
   await page.selectOption('#group-by', 'preset');
   await waitInPage(() => document.querySelectorAll('#legend .swatch').length === 3);
   assert.match(await page.textContent('#legend'), /tiny-0\.03m.*tiny-0\.05m.*tiny-0\.1m/);
-  assert.equal(await chartAttr('#chart-train', 'series'), '6');
+  assert.equal(await chartAttr('#chart-train', 'series'), String(JOBS));
   await page.screenshot({ path: join(resultsDir, 'dashboard-by-size.png'), fullPage: true });
   await page.selectOption('#group-by', 'variant');
   await page.uncheck('#log-x');
@@ -371,8 +377,8 @@ test('scaling view draws the coordinator\'s fitted law on a fresh load', { timeo
   const report = JSON.parse(fit.report_json);
   await page.goto(`${base}/#/sweeps/${sweepId}`);
   await waitInPage((n) => document.getElementById('chart-scaling').dataset.fits === String(n), report.groups.length);
-  assert.equal(await chartAttr('#chart-scaling', 'series'), '2');
-  assert.equal(await chartAttr('#chart-scaling', 'points'), '6');
+  assert.equal(await chartAttr('#chart-scaling', 'series'), String(VARIANTS.length * SEEDS));
+  assert.equal(await chartAttr('#chart-scaling', 'points'), String(JOBS));
   const text = await page.textContent('#fits');
   assert.match(text, new RegExp(`law ${fit.law}`));
   for (const g of report.groups) assert.match(text, new RegExp(`${g.group}.*${g.runs} runs`, 's'));
@@ -592,7 +598,7 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
 
 test('jobs table: clear column names, sorting, filtering, a failed job\'s error in its row; job view', { timeout: 2 * TIMEOUT }, async () => {
   await page.goto(`${base}/#/sweeps/${sweepId}`);
-  await waitInPage(() => document.querySelectorAll('#jobs tbody tr').length === 6);
+  await waitInPage((jobs) => document.querySelectorAll('#jobs tbody tr').length === jobs, JOBS);
   const heads = await page.$$eval('#jobs thead th', (els) => els.map((e) => e.textContent));
   assert.ok(heads.includes('last train loss') && heads.includes('final val loss'), heads.join('|'));
   const runs = (await api(`/api/sweeps/${sweepId}/runs`)).body;
@@ -608,20 +614,23 @@ test('jobs table: clear column names, sorting, filtering, a failed job\'s error 
   assert.ok(row.includes(runs[0].final_val_loss.toFixed(4)), row);
 
   await page.fill('#jobs-filter', 'unified tiny-0.1m');
-  await waitInPage(() => document.querySelectorAll('#jobs tbody tr').length === 1);
-  assert.match(await names().then((n) => n[0]), /tiny-0\.1m.*unified|unified.*tiny-0\.1m/);
+  await waitInPage((seeds) => document.querySelectorAll('#jobs tbody tr').length === seeds, SEEDS);
+  for (const name of await names()) assert.match(name, /tiny-0\.1m.*unified|unified.*tiny-0\.1m/);
   await page.fill('#jobs-filter', '');
-  await waitInPage(() => document.querySelectorAll('#jobs tbody tr').length === 6);
+  await waitInPage((jobs) => document.querySelectorAll('#jobs tbody tr').length === jobs, JOBS);
 
   // A failed job's error in its row, found by filtering on it.
   await page.goto(`${base}/#/sweeps/${failedSweepId}`);
+  // (the filter is typed once the sweep is shown: opening a sweep applies the address's settings to the page)
+  await waitInPage(() => document.getElementById('sweep-name').textContent === 'web-test-missing-data'
+    && document.querySelectorAll('#jobs tbody tr').length === 1);
   await page.fill('#jobs-filter', 'token shard');
   await waitInPage(() => document.querySelectorAll('#jobs tbody tr[data-state="failed"] .err').length === 1);
 
   // The job view: config and every metric it logged.
   const job = (await api(`/api/sweeps/${sweepId}/jobs`)).body[0];
   await page.goto(`${base}/#/sweeps/${sweepId}`);
-  await waitInPage(() => document.querySelectorAll('#jobs tbody tr').length === 6);
+  await waitInPage((jobs) => document.querySelectorAll('#jobs tbody tr').length === jobs, JOBS);
   await page.click(`#jobs tbody tr[data-job-id="${job.id}"] .job-name a`);
   await waitInPage(() => !document.getElementById('job').hidden && document.querySelectorAll('#job-charts canvas').length > 0);
   assert.equal(await page.textContent('#job-name'), job.name);

@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps build test demo dashboard bench fuzz clean
+.PHONY: deps build test demo study dashboard bench fuzz clean
 
 deps:
 	@scripts/deps.sh
@@ -17,6 +17,10 @@ test: build
 
 demo: build
 	@scripts/demo.sh $(BUILD)
+
+# The full CPU reproduction (about an hour on 2 cores): writes docs/results.md and its figures from its run.
+study: build
+	@scripts/study.sh $(BUILD)
 
 # Serves the dashboard over the demo's database (after `make demo`).
 dashboard: build

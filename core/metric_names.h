@@ -15,13 +15,21 @@ inline constexpr std::string_view kTokensPerSecond = "tokens_per_s";  // through
 inline constexpr std::string_view kSharpness = "sharpness";           // top Hessian eigenvalue estimate
 inline constexpr std::string_view kScaleRmsInput = "scale_rms/input";    // RMS of the Input-Norm scale vectors
 inline constexpr std::string_view kScaleRmsOutput = "scale_rms/output";  // RMS of the Output-Norm scale vectors
+// Wall-clock seconds of training up to the step, summed over the attempts whose steps make up the curve (a
+// resumed run continues its checkpoint's count; the time of steps redone after a crash counts once).
+inline constexpr std::string_view kWallSeconds = "wall_s";
 
 // The two losses a run is judged by, val first (what a run's final loss is read from).
 inline constexpr std::array<std::string_view, 2> kLosses = {kValLoss, kTrainLoss};
 
+// The scale-vector norms per role: the quantity of the paper's Theorem 2.3 (bounded with weight decay on the
+// Input-Norm vectors, drifting up without it). A report keeps them beside the losses.
+inline constexpr std::array<std::string_view, 2> kScaleNorms = {kScaleRmsInput, kScaleRmsOutput};
+
 // Every metric the trainer can print, in the order the dashboard lists them.
-inline constexpr std::array<std::string_view, 9> kAll = {kTrainLoss,   kValLoss,        kLearningRate,
-                                                         kGradNorm,    kFlops,          kTokensPerSecond,
-                                                         kSharpness,   kScaleRmsInput,  kScaleRmsOutput};
+inline constexpr std::array<std::string_view, 10> kAll = {kTrainLoss,   kValLoss,        kLearningRate,
+                                                          kGradNorm,    kFlops,          kTokensPerSecond,
+                                                          kWallSeconds, kSharpness,      kScaleRmsInput,
+                                                          kScaleRmsOutput};
 
 }  // namespace gammalab::metric_names

@@ -46,6 +46,7 @@ json dashboard_meta() {
           {"fit_state", std::string(job_state_name(JobState::kSucceeded))},
           {"failed_state", std::string(job_state_name(JobState::kFailed))},
           {"metrics", metrics},
+          {"wall_clock", std::string(metric_names::kWallSeconds)},
           {"losses",
            {{"train", std::string(metric_names::kTrainLoss)}, {"val", std::string(metric_names::kValLoss)}}}};
 }

@@ -8,10 +8,17 @@ for bench in "$build"/bench/bench_*; do
   echo "== $(basename "$bench")"
   case "$(basename "$bench")" in
     bench_trainer_device) echo "(compares a GPU with the CPU: scripts/gpu_check.sh runs it)" ;;
+    bench_http_dashboard_fixture) echo "(the database of dashboard_draw, below)" ;;
     bench_trainer_*) OPENBLAS_NUM_THREADS=1 "$bench" ;;
     *) "$bench" ;;
   esac
 done
+
+# The dashboard in headless Chromium over 100 jobs x 100,000 points, against 100 x 1,000 (web/tools/dashboard-draw.js).
+if [ -x "$build/bench/bench_http_dashboard_fixture" ]; then
+  echo "== dashboard_draw"
+  node web/tools/dashboard-draw.js --build "$build"
+fi
 
 # Ours against PyTorch eager on the same shapes, batch and steps (bench/reference/llama_ref.py; Debian's
 # python3-torch is built from the same source as the libtorch-dev the trainer links).

@@ -9,7 +9,7 @@ import {
   LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, jobInfo, appendColumns,
   afterStepFor, groupColours, sortGroups, lossTables, si, count, fitReports,
   ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery,
-  tuneSeries, jobActions, bytesText,
+  tuneSeries, jobActions, bytesText, WALL_CLOCK, wallClock, meanSe,
 } from './series.js';
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
 import { HttpError, getJSON, getOptional, postJSON, events as eventStream } from './api.js';
@@ -216,24 +216,42 @@ function flopsPerToken() {
   return out;
 }
 
-const X_LABELS = { step: 'step', tokens: 'tokens', flops: 'compute (FLOPs)' };
+const X_LABELS = { step: 'step', tokens: 'tokens', flops: 'compute (FLOPs)', wall: 'training time (s)' };
+
+// The column a chart's x is read from (wall time is read at the points' steps), and the map from it to x for
+// one job: FLOPs from tokens by the run's compute per token, wall time from the run's training clock (series.js
+// wallClock). Null map: x is the column itself; undefined: the job has no x on this axis.
+const xColumn = () => (settings.xKey === 'tokens' || settings.xKey === 'flops' ? 'tokens' : 'step');
+function xMap(job, perToken) {
+  if (settings.xKey === 'flops') {
+    const f = perToken.get(job.id);
+    return f ? (x) => x * f : undefined;
+  }
+  if (settings.xKey === 'wall') return wallClock(state.metrics.get(job.id)?.[WALL_CLOCK]) || undefined;
+  return null;
+}
 
 // The curves of one chart: jobs of the panel, visible groups; per job or per seed group (mean with a band).
 function chartCurves(metric, panelJobs, g) {
   const hidden = new Set(settings.hidden);
   const jobs = panelJobs.filter((j) => !hidden.has(jobInfo(j)[g.by]));
-  const xKey = settings.xKey === 'tokens' || settings.xKey === 'flops' ? 'tokens' : 'step';
   const zoomed = state.zoom?.key === zoomKey() ? state.zoom.metrics : null;
   const source = zoomed ? new Map([...state.metrics].map(([id, m]) => [id, { ...m, ...zoomed.get(id) }])) : state.metrics;
-  const { tables, jobs: kept } = lossTables(jobs, source, metric, xKey, settings.logX);
+  const { tables, jobs: kept } = lossTables(jobs, source, metric, xColumn(), settings.logX);
   const perToken = flopsPerToken();
   const scaled = [];
   kept.forEach((job, i) => {
     let [xs, ys] = tables[i];
-    if (settings.xKey === 'flops') {
-      const f = perToken.get(job.id);
-      if (!f) return;
-      xs = xs.map((x) => x * f);
+    let base = xs;  // the column x is read from (steps or tokens), kept for averaging seeds at equal steps
+    const toX = xMap(job, perToken);
+    if (toX === undefined) return;
+    if (toX) {
+      const mapped = xs.map(toX);
+      const keep = mapped.map((x) => Number.isFinite(x) && (!settings.logX || x > 0));
+      xs = mapped.filter((_, k) => keep[k]);
+      ys = ys.filter((_, k) => keep[k]);
+      base = base.filter((_, k) => keep[k]);
+      if (!xs.length) return;
     }
     if (settings.x0 !== null && settings.x1 !== null) {
       // A zoomed x range: only the points inside it (and their neighbours, so lines reach the edges).
@@ -244,9 +262,10 @@ function chartCurves(metric, panelJobs, g) {
       const b = Math.min(xs.length - 1, hi + 1);
       xs = xs.slice(a, b + 1);
       ys = ys.slice(a, b + 1);
+      base = base.slice(a, b + 1);
       if (!xs.length) return;
     }
-    scaled.push({ job, xs, ys });
+    scaled.push({ job, xs, ys, base, toX });
   });
   const w = settings.smoothing;
   if (settings.seeds === 'mean') {
@@ -257,7 +276,15 @@ function chartCurves(metric, panelJobs, g) {
       bySeed.get(k).push(c);
     }
     return [...bySeed.values()].map((list) => {
-      const [xs, mean, lo, hi] = seedBand(list.map((c) => [c.xs, c.ys]));
+      // Seeds are averaged at equal steps (or tokens). On the wall-time axis their clocks differ: the mean line
+      // is drawn at the seeds' mean training time of each step.
+      const wall = settings.xKey === 'wall';
+      let [xs, mean, lo, hi] = seedBand(list.map((c) => [wall ? c.base : c.xs, c.ys]));
+      if (wall) {
+        xs = xs.map((s) => meanSe(list.map((c) => c.toX(s))).mean);  // (a seed that ended before s adds nothing)
+        const keep = xs.map(Number.isFinite);
+        [xs, mean, lo, hi] = [xs, mean, lo, hi].map((a) => a.filter((_, k) => keep[k]));
+      }
       const info = jobInfo(list[0].job);
       const label = `${info.variant} ${info.preset}${list.length > 1 ? ` (${list.length} seeds)` : ''}`;
       return {
@@ -332,7 +359,10 @@ async function loadZoom() {
     for (const metric of settings.metrics) {
       const col = state.metrics.get(job.id)?.[metric];
       if (!col?.step.length) continue;
-      const xOf = (i) => (settings.xKey === 'step' ? col.step[i] : col.tokens[i] * (settings.xKey === 'flops' ? perToken.get(job.id) || NaN : 1));
+      const toX = xMap(job, perToken);
+      if (toX === undefined) continue;
+      const base = col[xColumn()];
+      const xOf = (i) => (toX ? toX(base[i]) : base[i]);
       let a = col.step.findIndex((_, i) => xOf(i) >= settings.x0);
       let b = col.step.length - 1;
       while (b >= 0 && xOf(b) > settings.x1) b--;

@@ -61,6 +61,7 @@ class Chart {
   show(key, build, data, seriesCount, pointCount) {
     this.figure.dataset.series = String(seriesCount);
     this.figure.dataset.points = String(pointCount);
+    this.figure.dataset.draws = String(Number(this.figure.dataset.draws || 0) + 1);  // (timed by dashboard-draw.js)
     if (!seriesCount) {
       this.destroy();
       this.empty.hidden = false;
@@ -145,6 +146,8 @@ export class LossChart extends Chart {
       },
     });
     this.figure.dataset.bands = String(bands.length);
+    // The largest x drawn (the tests read it: the x axis's data, whichever unit it is in).
+    this.figure.dataset.xmax = String(curves.reduce((m, c) => (c.xs.length ? Math.max(m, c.xs[c.xs.length - 1]) : m), -Infinity));
     this.show(key, build, data, curves.length, points);
   }
 

@@ -28,8 +28,20 @@ function renderHead(sweep, generatedAt) {
   fill(byId('sweep-counts'), counts.map(([s, n]) => h('span', { class: `badge ${stateClass(s)}` }, `${n} ${s}`)));
 }
 
-// One chart per loss (train, val) against step, one line per job coloured by variant, failed jobs dashed.
-function renderCurves(jobs, metrics, paramsOf) {
+// The charts a report draws: the losses (train, val), then every other metric the data holds (the scale-vector
+// norms per role, cli/client/report_data.h), each as [figure id suffix, metric name].
+function curveMetrics(metrics) {
+  const losses = Object.entries(LOSSES);
+  const others = new Set();
+  for (const store of metrics.values()) for (const name of Object.keys(store)) others.add(name);
+  for (const [, name] of losses) others.delete(name);
+  return losses.concat([...others].sort().map((name) => [name.replace(/[^a-z0-9]+/gi, '-').toLowerCase(), name]));
+}
+
+// One chart per metric against step, one line per main-stage job (the tune stage has its own chart) coloured by
+// variant, failed jobs dashed. Each figure carries the colour key, so that a screenshot of one chart reads alone.
+function renderCurves(allJobs, metrics, paramsOf) {
+  const jobs = allJobs.filter((j) => j.stage !== 'tune');
   const variants = sortGroups(jobs.map((j) => jobInfo(j).variant), 'variant', paramsOf);
   const colours = groupColours(variants, false);
   const keys = variants.map((v) => h('span', { class: 'key', dataset: { group: v } },
@@ -37,9 +49,10 @@ function renderCurves(jobs, metrics, paramsOf) {
   if (jobs.some(isFailed)) keys.push(h('span', { class: 'key note' }, 'dashed: failed'));
   fill(byId('legend'), keys);
   const charts = [];
-  for (const [key, metric] of Object.entries(LOSSES)) {
+  for (const [key, metric] of curveMetrics(metrics)) {
     const figure = h('figure', { class: 'chart', id: `chart-${key}`, dataset: { metric } },
-      h('figcaption', {}, h('span', { class: 'metric' }, metric), h('div', { class: 'hover readout' })),
+      h('figcaption', {}, h('span', { class: 'metric' }, metric), h('div', { class: 'legend keys' }, keys.map((k) => k.cloneNode(true))),
+        h('div', { class: 'hover readout' })),
       h('div', { class: 'plot' }), h('p', { class: 'empty', hidden: true }, `No ${metric} points.`));
     byId('charts').append(figure);
     const { tables, jobs: kept } = lossTables(jobs, metrics, metric, 'step', false);
@@ -117,7 +130,7 @@ function main() {
   renderTune(sweep);
   if (!globalThis.uPlot) throw new Error('uPlot is missing from this report');
   renderCurves(jobs, metrics, paramsOf);
-  byId('curves-note').textContent = 'train and val loss per job against step (downsampled: each bucket keeps its first, last, lowest and highest point)';
+  byId('curves-note').textContent = 'train and val loss, and the scale-vector norms per role where logged, per main-stage job against step (downsampled: each bucket keeps its first, last, lowest and highest point)';
   renderScaling(runs, fits);
   const variants = groupColours(sortGroups(jobs.map((j) => jobInfo(j).variant), 'variant'), false);
   renderJobs(jobs, runs, (j) => variants.get(jobInfo(j).variant));

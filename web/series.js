@@ -5,6 +5,7 @@
 // spells no state or metric name of its own.
 export let LOSS_NAMES = [];           // [train, val]: the loss curves plotted and fetched
 export let LOSSES = {};               // {train, val}
+export let WALL_CLOCK = '';           // the metric of a run's training seconds so far, for x = wall time
 export let STATE_ORDER = [];          // counts and bars: active states furthest along first, then the rest in life order
 export let ACTIVE_STATES = new Set(); // a worker holds the job
 let FIT_STATE = null;                 // the runs a scaling-law fit reads
@@ -16,6 +17,7 @@ export function setMeta(meta) {
   const active = states.filter((s) => s.active).map((s) => s.name);
   LOSSES = { ...meta.losses };
   LOSS_NAMES = [LOSSES.train, LOSSES.val];
+  WALL_CLOCK = meta.wall_clock;
   STATE_ORDER = [...active].reverse().concat(states.filter((s) => !s.active).map((s) => s.name));
   ACTIVE_STATES = new Set(active);
   FIT_STATE = meta.fit_state;
@@ -151,6 +153,27 @@ export function lossTables(jobs, metricsByJob, metric, xKey, logX) {
     kept.push(job);
   }
   return { tables, jobs: kept };
+}
+
+// x = wall time: a run's training seconds at any step, from its WALL_CLOCK column (logged at its log steps),
+// linearly interpolated between them and from 0 s at step 0; NaN past its last logged step. Null without one.
+export function wallClock(col) {
+  if (!col?.step?.length) return null;
+  const steps = [0, ...col.step];
+  const secs = [0, ...col.value];
+  return (step) => {
+    let lo = 0;
+    let hi = steps.length - 1;
+    if (!(step >= 0 && step <= steps[hi])) return NaN;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (steps[mid] <= step) lo = mid;
+      else hi = mid;
+    }
+    if (steps[lo] === step) return secs[lo];
+    if (steps[hi] === step) return secs[hi];
+    return secs[lo] + ((secs[hi] - secs[lo]) * (step - steps[lo])) / (steps[hi] - steps[lo]);
+  };
 }
 
 // Points of the scaling plot: runs with a size and a finite positive loss, by group. `lossKey` is
@@ -515,6 +538,27 @@ export function bytesText(n) {
 }
 
 // ---- interval bands of fitted laws
+
+// The pointwise bootstrap band a fit report stores per group (core/scaling/fit_report.h: {axis, points:
+// [[x, lo, hi], ...]}, the refitted laws' loss interval at each x), read at each x of `xs`: interpolated linearly
+// in log x and log loss between its points, null outside them. null when the group has none on this axis.
+export function storedBand(group, xKey, xs) {
+  const band = group?.band;
+  if (!band || band.axis !== xKey || !Array.isArray(band.points) || band.points.length < 2) return null;
+  const pts = band.points.map((p) => p.map(num)).filter((p) => p.every((v) => Number.isFinite(v) && v > 0));
+  if (pts.length < 2) return null;
+  const at = (x, k) => {
+    if (!(x >= pts[0][0] && x <= pts[pts.length - 1][0])) return null;
+    let i = 1;
+    while (i < pts.length - 1 && pts[i][0] < x) i++;
+    const [x0, x1] = [Math.log(pts[i - 1][0]), Math.log(pts[i][0])];
+    const t = x1 > x0 ? (Math.log(x) - x0) / (x1 - x0) : 0;
+    return Math.exp(Math.log(pts[i - 1][k]) + t * (Math.log(pts[i][k]) - Math.log(pts[i - 1][k])));
+  };
+  const lo = xs.map((x) => at(x, 1));
+  const hi = xs.map((x) => at(x, 2));
+  return lo.some((y) => y !== null) ? { lo, hi, pointwise: true } : null;
+}
 
 // The band drawn around a fitted law at each x of `xs`: the lowest and highest value of the law over every
 // corner of its parameters' bootstrap intervals ([lo, hi] per parameter of the fit report). The stored report

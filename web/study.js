@@ -4,7 +4,7 @@
 // (runs, fit reports, tune series) and the elements to fill; all text goes in through dom.js.
 import {
   scalingPoints, fitCurve, logSpace, median, si, count, studyTable, multipliers, sortGroups, groupColours, num,
-  studyRuns, fitBand,
+  studyRuns, fitBand, storedBand,
 } from './series.js';
 import { h, fill } from './dom.js';
 
@@ -65,7 +65,9 @@ export function scalingView(allRuns, fits, { xKey, lossKey, unfinished }) {
         return Number.isFinite(y) && y > 0 ? y : null;
       });
       if (ys.some((y) => y !== null)) {
-        curves.push({ group: f.group, law: report.law, xs: grid, ys, band: fitBand(report.law, f.parameters, xKey, ratio, grid) });
+        // The stored pointwise band where the fit has one; for older fits, the range over the corners.
+        const band = storedBand(f, xKey, grid) ?? fitBand(report.law, f.parameters, xKey, ratio, grid);
+        curves.push({ group: f.group, law: report.law, xs: grid, ys, band });
       }
     }
   }
@@ -77,7 +79,8 @@ export function scalingLegend(view) {
   return [[...view.groups.keys()].map((g) => h('span', { class: 'key' },
     h('span', { class: 'dot', style: { background: view.colourOf(g) } }), `${g} (${view.groups.get(g).length})`)),
   view.fits.length ? h('span', { class: 'key note' }, 'dashed: fitted law') : null,
-  view.fits.some((f) => f.band) ? h('span', { class: 'key note band-note' }, `band: the law's range over its parameters' ${Math.round(100 * view.confidence)}% bootstrap intervals (every corner; the fit stores no bootstrap samples, so this is wider than a pointwise band)`) : null,
+  view.fits.some((f) => f.band?.pointwise) ? h('span', { class: 'key note band-note' }, `band: the law's pointwise ${Math.round(100 * view.confidence)}% bootstrap interval (at each x, the refitted laws' losses)`) : null,
+  view.fits.some((f) => f.band && !f.band.pointwise) ? h('span', { class: 'key note band-note' }, `band: the law's range over its parameters' ${Math.round(100 * view.confidence)}% bootstrap intervals (every corner: a fit stored before pointwise bands, wider than one)`) : null,
   view.fits.some((f) => !f.band) ? h('span', { class: 'key note' }, `no band: ${view.fits.filter((f) => !f.band).map((f) => f.group).join(', ')} (a parameter's interval is unbounded, or there was no bootstrap)`) : null];
 }
 

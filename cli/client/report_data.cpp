@@ -37,6 +37,7 @@ nlohmann::json fetch_report_data(const std::string& server, const std::string& s
     v1::GetMetricsRequest request;
     request.add_job_ids(job.id());
     for (std::string_view name : metric_names::kLosses) request.add_names(std::string(name));
+    for (std::string_view name : metric_names::kScaleNorms) request.add_names(std::string(name));
     request.set_after_step(-1);
     v1::GetMetricsResponse reply;
     check(stub->GetMetrics(rpc_context(120000).get(), request, &reply), "metrics of job " + job.id(), server);

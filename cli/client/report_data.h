@@ -4,7 +4,8 @@
 // web/report.js reads it with the dashboard's own code:
 //   {"format": 1, "generated_at": "...Z", "meta": /api/meta, "sweep": /api/sweeps/{id} (with the sweep file and
 //    the tune report), "jobs": /api/sweeps/{id}/jobs, "runs": /api/sweeps/{id}/runs,
-//    "metrics": {job_id: {"train/loss": columns, "val/loss": columns}}, each series downsampled to
+//    "metrics": {job_id: {"train/loss": columns, "val/loss": columns, and "scale_rms/input" and
+//    "scale_rms/output" where the job logged them (metric_names::kScaleNorms)}}, each series downsampled to
 //    max_points / 4 buckets (core/metric_downsample.h), "fits": /api/sweeps/{id}/fits or null}
 #include <cstdint>
 #include <string>

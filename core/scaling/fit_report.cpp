@@ -78,6 +78,11 @@ nlohmann::json to_json(const FitReport& r) {
                         {"starts_converged", g.fit.starts_converged},
                         {"parameters", estimates_json(g.parameters)},
                         {"derived", estimates_json(g.derived)}};
+    if (!g.band.empty()) {
+      nlohmann::json points = nlohmann::json::array();
+      for (const auto& b : g.band) points.push_back({number(b.x), number(b.lo), number(b.hi)});
+      j["band"] = {{"axis", g.band_axis}, {"points", points}};
+    }
     if (g.holdout) {
       nlohmann::json runs = nlohmann::json::array();
       for (const auto& h : g.holdout->runs) {
@@ -149,6 +154,12 @@ FitReport fit_report_from_json(const nlohmann::json& j) {
     group.derived = estimates_from(g.at("derived"));
     for (const auto& e : group.parameters) group.fit.parameters.push_back({e.name, e.value});
     for (const auto& e : group.derived) group.fit.derived.push_back({e.name, e.value});
+    if (g.contains("band")) {
+      group.band_axis = g.at("band").at("axis").get<std::string>();
+      for (const auto& b : g.at("band").at("points")) {
+        group.band.push_back({number_from(b.at(0)), number_from(b.at(1)), number_from(b.at(2))});
+      }
+    }
     if (g.contains("holdout")) {
       const auto& h = g.at("holdout");
       HoldoutCheck check;

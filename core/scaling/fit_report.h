@@ -38,6 +38,16 @@ struct HoldoutCheck {
   double max_abs_relative_error = 0.0;
 };
 
+// One x of a law's pointwise band: the percentile interval of the bootstrap refits' predicted loss there.
+struct BandPoint {
+  double x = 0.0;
+  double lo = 0.0;
+  double hi = 0.0;
+};
+
+// How many x a band has: log-spaced from a third below the group's smallest x to half again its largest.
+inline constexpr int kBandPoints = 24;
+
 struct GroupFit {
   std::string group;
   int runs = 0;
@@ -47,6 +57,12 @@ struct GroupFit {
   std::vector<Estimate> parameters;
   std::vector<Estimate> derived;
   std::optional<HoldoutCheck> holdout;
+  // The law's pointwise bootstrap band along its own x (`band_axis`: "params" for laws n and chinchilla, the
+  // latter at the group's median tokens per parameter; "compute" for law c): at each x the `confidence`
+  // interval of the refitted laws' losses. Unlike a band over the corners of the parameters' intervals it keeps
+  // how the parameters vary together. Empty without a bootstrap, and for the isoflop law.
+  std::string band_axis;
+  std::vector<BandPoint> band;
 };
 
 struct BudgetMultiplier {

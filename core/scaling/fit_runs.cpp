@@ -97,6 +97,37 @@ std::vector<double> collect(const Layout& layout, const std::vector<LawFit>& fit
   return flat;
 }
 
+// The x of a group's pointwise band (GroupFit::band), as runs to predict: kBandPoints log-spaced values from a
+// third below the group's smallest N (C for law c) to half again its largest, the range the dashboard draws a
+// law over; laws n and chinchilla at the group's median tokens per parameter, as the dashboard draws them.
+std::vector<RunPoint> band_grid(LawKind law, const std::vector<RunPoint>& runs) {
+  std::vector<double> xs, ratios;
+  for (const auto& r : runs) {
+    xs.push_back(law == LawKind::c ? run_compute(r) : r.params);
+    if (r.params > 0.0) ratios.push_back(r.tokens / r.params);
+  }
+  if (law == LawKind::isoflop || xs.empty() || ratios.empty()) return {};
+  const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+  if (!(*lo > 0.0) || !std::isfinite(*hi)) return {};
+  std::sort(ratios.begin(), ratios.end());
+  const std::size_t mid = ratios.size() / 2;
+  const double ratio = ratios.size() % 2 ? ratios[mid] : 0.5 * (ratios[mid - 1] + ratios[mid]);
+  const double a = std::log(*lo / 1.5), z = std::log(*hi * 1.5);
+  std::vector<RunPoint> grid;
+  for (int k = 0; k < kBandPoints; ++k) {
+    const double x = std::exp(a + (z - a) * k / (kBandPoints - 1));
+    RunPoint at;
+    if (law == LawKind::c) {
+      at.compute = x;
+    } else {
+      at.params = x;
+      at.tokens = ratio * x;
+    }
+    grid.push_back(at);
+  }
+  return grid;
+}
+
 std::vector<RunPoint> select(const std::vector<RunPoint>& runs, const std::string& group) {
   std::vector<RunPoint> out;
   for (const auto& r : runs) {
@@ -325,6 +356,11 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
         std::to_string(kMinResampledSizes) + " model sizes, so every resample of sizes would be the data itself; "
         "add sizes or seeds");
   }
+  // The pointwise band's x per group, and each resample's predicted loss at each of them.
+  std::vector<std::vector<RunPoint>> band_at(names.size());
+  for (std::size_t g = 0; g < names.size(); ++g) band_at[g] = band_grid(law, group_runs[g]);
+  std::vector<std::vector<std::vector<double>>> band_draws(
+      names.size(), std::vector<std::vector<double>>(static_cast<std::size_t>(resamples)));
   parallel_for(frozen.empty() ? resamples : 0, settings.threads, [&](int b) {
     std::mt19937_64 rng(resample_seed(options.seed, static_cast<std::uint64_t>(b)));
     std::vector<RunPoint> sample;
@@ -347,6 +383,9 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
       bool finite = !fit.parameters.empty();
       for (const auto& v : fit.parameters) finite = finite && std::isfinite(v.value);
       ok = ok && finite;
+      for (const RunPoint& at : band_at[g]) {
+        band_draws[g][static_cast<std::size_t>(b)].push_back(finite ? predict_loss(fit, at) : kNaN);
+      }
       refits.push_back(std::move(fit));
     }
     std::vector<LawFit> shared_refits;
@@ -377,6 +416,18 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     const std::size_t n_params = fits[g].parameters.size();
     for (std::size_t k = 0; k < layout.group_names[g].size(); ++k) {
       (k < n_params ? report.groups[g].parameters : report.groups[g].derived).push_back(estimate(layout.group_names[g][k]));
+    }
+  }
+  for (std::size_t g = 0; g < names.size() && report.bootstrap_used > 0 && !band_at[g].empty(); ++g) {
+    GroupFit& group = report.groups[g];
+    group.band_axis = law == LawKind::c ? "compute" : "params";
+    for (std::size_t k = 0; k < band_at[g].size(); ++k) {
+      std::vector<double> losses;
+      for (std::size_t b = 0; b < draws.size(); ++b) {
+        if (usable[b]) losses.push_back(band_draws[g][b][k]);
+      }
+      const Interval interval = percentile_interval(std::move(losses), options.confidence);
+      group.band.push_back({law == LawKind::c ? band_at[g][k].compute : band_at[g][k].params, interval.lo, interval.hi});
     }
   }
   for (std::size_t v = 0; v < layout.variants.size(); ++v) {

@@ -1,5 +1,6 @@
 // Fits that know their limits: sizes counted as sizes, seeds summarised and resampled, multipliers only inside
 // the data unless asked, the largest size predicted from the others, and the final-loss rule.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -184,6 +185,56 @@ TEST(ScalingLimits, PredictsTheLargestSizeFromTheOthersWithFiveSizes) {
   }
   const FitReport four = fit_runs(tied_study(4, 1, 1.0, 0.002, 2), options);
   for (const auto& g : four.groups) EXPECT_FALSE(g.holdout) << "four sizes: three left to fit, none to check";
+}
+
+// The band is pointwise: at each x the interval of the refits' losses, around the full fit's law, and narrower
+// than the range over the corners of the parameters' intervals (which ignores how E, A and alpha move together).
+TEST(ScalingLimits, BandIsThePointwiseIntervalOfTheRefitsAroundTheFittedLaw) {
+  quiet_solver_logging();
+  const auto runs = tied_study(6, 2, 1.3, 0.003, 11);
+  for (LawKind law : {LawKind::c, LawKind::n}) {
+    const FitReport r = fit_runs(runs, small_grid(law, 100));
+    ASSERT_GT(r.bootstrap_used, 50);
+    for (const auto& g : r.groups) {
+      EXPECT_EQ(g.band_axis, law == LawKind::c ? "compute" : "params") << g.group;
+      ASSERT_EQ(g.band.size(), std::size_t(kBandPoints)) << g.group;
+      double lo_x = INFINITY, hi_x = 0;
+      for (const auto& run : runs) {
+        const double x = law == LawKind::c ? run_compute(run) : run.params;
+        lo_x = std::min(lo_x, x);
+        hi_x = std::max(hi_x, x);
+      }
+      EXPECT_NEAR(g.band.front().x, lo_x / 1.5, 1e-6 * lo_x);
+      EXPECT_NEAR(g.band.back().x, hi_x * 1.5, 1e-6 * hi_x);
+      const auto value = [&](const char* name) {
+        for (const auto& e : g.parameters) {
+          if (e.name == name) return e;
+        }
+        return Estimate{};
+      };
+      const Estimate E = value("E"), A = value("A"), alpha = value("alpha");
+      for (std::size_t k = 0; k < g.band.size(); ++k) {
+        const BandPoint& b = g.band[k];
+        if (k > 0) {
+          EXPECT_GT(b.x, g.band[k - 1].x);
+        }
+        const double fitted = E.value + A.value * std::pow(b.x, -alpha.value);
+        EXPECT_LT(b.lo, b.hi) << g.group << " at " << b.x;
+        EXPECT_LE(b.lo, fitted * (1 + 1e-9)) << g.group << " at " << b.x;
+        EXPECT_GE(b.hi, fitted * (1 - 1e-9)) << g.group << " at " << b.x;
+        double corner_lo = INFINITY, corner_hi = 0;
+        for (double e : {E.lo, E.hi}) {
+          for (double a : {A.lo, A.hi}) {
+            for (double p : {alpha.lo, alpha.hi}) {
+              corner_lo = std::min(corner_lo, e + a * std::pow(b.x, -p));
+              corner_hi = std::max(corner_hi, e + a * std::pow(b.x, -p));
+            }
+          }
+        }
+        EXPECT_LT(b.hi - b.lo, corner_hi - corner_lo) << g.group << " at " << b.x;
+      }
+    }
+  }
 }
 
 TEST(ScalingLimits, ReportSurvivesItsJsonForm) {

@@ -71,7 +71,7 @@ TEST_P(Training, TinyModelLossFalls) {
   const auto& val = r.series.at("val/loss");
   EXPECT_EQ(val.size(), 3u);  // steps 100, 200, 300
   EXPECT_LT(val.rbegin()->second, 0.5 * first);
-  for (const char* m : {"lr", "grad_norm", "flops", "tokens_per_s"}) EXPECT_EQ(r.series.at(m).size(), loss.size()) << m;
+  for (const char* m : {"lr", "grad_norm", "flops", "tokens_per_s", "wall_s"}) EXPECT_EQ(r.series.at(m).size(), loss.size()) << m;
   EXPECT_EQ(r.series.contains("scale_rms/input"), GetParam() != "none");
   EXPECT_EQ(r.series.contains("scale_rms/output"), GetParam() == "unified");
 }
@@ -137,6 +137,15 @@ TEST(Resume, KillAndResumeFromCheckpointMatchesExactly) {
   for (std::int64_t step = 1; step <= 60; ++step) EXPECT_EQ(loss.at(step), ref_loss.at(step)) << "step " << step;
   EXPECT_EQ(resumed.series.at("val/loss").at(60), reference.series.at("val/loss").at(60));
   EXPECT_EQ(resumed.series.at("grad_norm").at(60), reference.series.at("grad_norm").at(60));
+  // Training seconds continue the checkpoint's count: the replayed points keep theirs, the first trained step
+  // after the resume comes later, and the count never goes back (wall_s is a clock, not a per-attempt timer).
+  const auto& wall = resumed.series.at("wall_s");
+  ASSERT_EQ(wall.size(), loss.size());
+  EXPECT_EQ(wall.at(30), first.series.at("wall_s").at(30));
+  EXPECT_GE(read_checkpoint_meta(*latest_checkpoint(dir.path)).train_seconds, wall.at(60));
+  for (auto it = std::next(wall.begin()); it != wall.end(); ++it) EXPECT_GE(it->second, std::prev(it)->second) << it->first;
+  EXPECT_GT(wall.at(31), wall.at(30));
+  EXPECT_GT(wall.at(1), 0.0);
 }
 
 TEST(Resume, KeepsTheLastTwoCheckpointsAndLatestPointer) {

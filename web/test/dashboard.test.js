@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { corpus } from './corpus.js';
 import { createTokens, signIn } from './tokens.js';
-import { fitBand } from '../series.js';
+import { storedBand } from '../series.js';
 
 const run = promisify(execFile);
 const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -358,7 +358,18 @@ max_attempts: 1
   await page.screenshot({ path: join(resultsDir, 'dashboard-by-size.png'), fullPage: true });
   await page.selectOption('#group-by', 'variant');
   await page.uncheck('#log-x');
+
+  // x = training time: each run's points at its logged training seconds (the trainer's wall_s), so the right
+  // end of the chart is the slowest run's last one.
+  const clocks = (await api(`/api/sweeps/${sweepId}/metrics?names=wall_s`)).body;
+  const slowest = Math.max(...jobs.map((j) => clocks[j.id].wall_s.value.at(-1)));
+  assert.ok(slowest > 0, JSON.stringify(clocks[jobs[0].id]));
+  await page.selectOption('#x-axis', 'wall');
+  await waitInPage((x) => Number(document.getElementById('chart-train').dataset.xmax) === x, slowest);
+  assert.equal(await chartAttr('#chart-train', 'series'), String(JOBS));
+  assert.equal(await chartAttr('#chart-train', 'points'), String(totalTrainPoints));
   await page.selectOption('#x-axis', 'step');
+  await waitInPage((x) => Number(document.getElementById('chart-train').dataset.xmax) === x, STEPS);
 
   await page.screenshot({ path: join(resultsDir, 'dashboard.png'), fullPage: true });
   assert.deepEqual(pageErrors, []);
@@ -386,12 +397,13 @@ test('scaling view draws the coordinator\'s fitted law on a fresh load', { timeo
   const multiplier = report.multipliers?.find((m) => m.constant);
   if (multiplier) assert.match(text, new RegExp(`compute multiplier of ${multiplier.variant} over ${multiplier.baseline}`));
   assert.match(await page.textContent('#scaling-legend'), /dashed: fitted law/);
-  // Interval bands: one per fitted curve whose parameters all have bounded bootstrap intervals in the stored
-  // report, and a note saying what the band is.
-  const banded = report.groups.filter((g) => fitBand(report.law, g.parameters, 'params', NaN, [1e5])).length;
-  assert.ok(banded > 0, `the stored fit has bounded intervals: ${fit.report_json}`);
+  // Interval bands: the stored pointwise band of every fitted curve (the coordinator's fit keeps one per group
+  // along its law's x), and a note saying what the band is.
+  const banded = report.groups.filter((g) => storedBand(g, 'params', [g.band?.points?.[1]?.[0]])).length;
+  assert.ok(banded > 0, `the stored fit has pointwise bands: ${fit.report_json}`);
+  assert.ok(report.groups.every((g) => g.band.axis === 'params' && g.band.points.length === 24), 'law n: 24 points along N');
   assert.equal(await chartAttr('#chart-scaling', 'bands'), String(banded));
-  assert.match(await page.textContent('#scaling-legend'), /band: the law's range over its parameters' 95% bootstrap intervals/);
+  assert.match(await page.textContent('#scaling-legend'), /band: the law's pointwise 95% bootstrap interval/);
   if (banded < report.groups.length) assert.match(await page.textContent('#scaling-legend'), /no band: /);
   await page.locator('#chart-scaling').scrollIntoViewIfNeeded();
   await page.locator('#chart-scaling').screenshot({ path: join(resultsDir, 'scaling-fits.png') });

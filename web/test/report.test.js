@@ -191,6 +191,13 @@ axes:
   });
   assert.ok(inked[0] > 100 && inked[1] > 100, `line pixels per variant: ${inked}`);
 
+  // The scale-vector norms per role (the paper's Theorem 2.3): Input-Norm vectors in every job of these two
+  // variants, Output-Norm vectors (unified's γ_a after each Norm) only in unified's.
+  assert.equal(await figure('#chart-scale-rms-input', 'series'), '6');
+  assert.equal(await figure('#chart-scale-rms-input', 'points'), String(6 * (STEPS / 5)));
+  assert.equal(await figure('#chart-scale-rms-output', 'series'), String(PRESETS.length));
+  assert.equal(await page.locator('#chart-scale-rms-input canvas').count(), 1);
+
   // The scaling law: the runs per variant and the stored fit's curves, against N and against C (law c).
   for (const id of ['#chart-scaling-params', '#chart-scaling-compute']) {
     assert.equal(await page.locator(`${id} canvas`).count(), 1, id);

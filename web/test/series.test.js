@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import {
   appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
-  meanSe, studyTable, multipliers, ema, valueAt, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
-  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, fitBand, jobActions, bytesText,
+  meanSe, wallClock, studyTable, multipliers, ema, valueAt, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
+  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, fitBand, storedBand, jobActions, bytesText,
 } from '../series.js';
 
 // What GET /api/meta answers (tests/service/http_api_test.cpp checks the server's side).
@@ -262,6 +262,17 @@ test('fitBand: the law\'s range over every corner of its parameters\' intervals,
   assert.ok(ch.lo.every((y, i) => y < ch.hi[i]));
 });
 
+test('storedBand: the fit\'s pointwise band read in log-log between its points, null outside them or on another axis', () => {
+  const group = { band: { axis: 'compute', points: [[1e10, 2, 4], [1e12, 1, 2], [1e14, 'nan', 1]] } };
+  const b = storedBand(group, 'compute', [1e9, 1e10, 1e11, 1e12]);
+  assert.equal(b.pointwise, true);
+  assert.deepEqual(b.lo.map((y) => y && +y.toFixed(9)), [null, 2, +Math.SQRT2.toFixed(9), 1]);
+  assert.deepEqual(b.hi.map((y) => y && +y.toFixed(9)), [null, 4, +(2 * Math.SQRT2).toFixed(9), 2]);
+  assert.equal(storedBand(group, 'params', [1e11]), null, 'a band along C is not drawn over N');
+  assert.equal(storedBand({}, 'compute', [1e11]), null);
+  assert.equal(storedBand({ band: { axis: 'compute', points: [[1e10, 2, 4]] } }, 'compute', [1e10]), null);
+});
+
 test('jobActions: cancel until a job ends, retry after it failed or was cancelled; bytesText', () => {
   assert.deepEqual(jobActions('pending'), { cancel: true, retry: false });
   assert.deepEqual(jobActions('running'), { cancel: true, retry: false });
@@ -272,4 +283,17 @@ test('jobActions: cancel until a job ends, retry after it failed or was cancelle
   assert.equal(bytesText(1536), '1.5 KiB');
   assert.equal(bytesText(64 * 1024 * 1024), '64 MiB');
   assert.equal(bytesText(undefined), '–');
+});
+
+test('wallClock: training seconds at any step, interpolated between logged steps, from 0 s at step 0', () => {
+  const clock = wallClock({ step: [10, 20, 30], value: [2, 6, 7] });
+  assert.equal(clock(0), 0);
+  assert.equal(clock(5), 1);
+  assert.equal(clock(10), 2);
+  assert.equal(clock(15), 4);
+  assert.equal(clock(30), 7);
+  assert.ok(Number.isNaN(clock(31)), 'nothing past the last logged step');
+  assert.ok(Number.isNaN(clock(-1)));
+  assert.equal(wallClock({ step: [], value: [] }), null);
+  assert.equal(wallClock(undefined), null);
 });

@@ -31,7 +31,7 @@ std::vector<std::pair<std::int64_t, std::filesystem::path>> checkpoints_in(const
 nlohmann::json meta_to_json(const CheckpointMeta& m) {
   return {{"step", m.step}, {"tokens", m.tokens}, {"data", {{"epoch", m.data.epoch}, {"cursor", m.data.cursor}}},
           {"rng", {{"seed", m.seed}, {"data_epoch", m.data.epoch}}}, {"config", m.config},
-          {"metric_lines", m.metric_lines}};
+          {"train_seconds", m.train_seconds}, {"metric_lines", m.metric_lines}};
 }
 
 CheckpointMeta meta_from(const SafeTensors& st) {
@@ -45,6 +45,7 @@ CheckpointMeta meta_from(const SafeTensors& st) {
   m.data.cursor = j.at("data").at("cursor").get<std::int64_t>();
   m.seed = j.at("rng").at("seed").get<std::uint64_t>();
   m.config = j.at("config");
+  m.train_seconds = j.value("train_seconds", 0.0);  // (absent from checkpoints older than the field: 0)
   if (j.contains("metric_lines")) m.metric_lines = j.at("metric_lines").get<std::vector<std::string>>();
   return m;
 }

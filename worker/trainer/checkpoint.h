@@ -24,6 +24,7 @@ struct CheckpointMeta {
   DataPosition data;
   std::uint64_t seed = 0;
   nlohmann::json config;  // the job config, for `export`
+  double train_seconds = 0;  // wall-clock seconds of training up to `step`, summed over attempts (metric wall_s)
   // Every metric line printed up to `step`. A resumed run prints them again first: a line the previous run
   // printed but nobody relayed (its worker was killed) is not lost with it. The coordinator ignores repeats.
   std::vector<std::string> metric_lines;

@@ -123,6 +123,7 @@ void Trainer::checkpoint(std::int64_t step) {
   meta.data = sampler_->position();
   meta.seed = config_.seed;
   meta.config = to_json(config_);
+  meta.train_seconds = train_seconds();
   meta.metric_lines = metrics_.history();
   const auto file = save_checkpoint(options_.ckpt_dir, *model_, optimizer_.get(), meta);
   log_ << "checkpoint " << file.string() << "\n";
@@ -137,6 +138,7 @@ std::int64_t Trainer::resume() {
       const CheckpointMeta& meta = loaded->meta;
       sampler_->seek(meta.data);
       metrics_.replay(meta.metric_lines);
+      seconds_before_ = meta.train_seconds;
       log_ << "resumed from " << loaded->file.string() << " at step " << meta.step << "\n";
       step = meta.step;
     }
@@ -205,6 +207,7 @@ void Trainer::log_train(std::int64_t step, const StepResult& result, double lr_m
   values[std::string(names::kGradNorm)] = result.grad_norm.item<double>();
   values[std::string(names::kFlops)] = flops_per_token_ * double(tokens);
   values[std::string(names::kTokensPerSecond)] = tokens_per_s;
+  values[std::string(names::kWallSeconds)] = train_seconds();
   for (const auto& [k, v] : scale_rms()) values[k] = v;
   log_ << "step " << step << "/" << config_.steps << " loss " << loss << " lr " << lr << " tok/s " << tokens_per_s
        << "\n";
@@ -263,6 +266,10 @@ std::optional<int> Trainer::stop_if_diverged(std::int64_t step, std::map<std::st
   return std::nullopt;
 }
 
+double Trainer::train_seconds() const {
+  return seconds_before_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count();
+}
+
 int Trainer::run() {
   const std::int64_t steps = config_.steps;
   const std::int64_t start_step = resume();
@@ -272,7 +279,8 @@ int Trainer::run() {
                   {"step", start_step}, {"steps", steps}});
   if (device_.is_cuda() && config_.dtype == DType::BFloat16) set_cuda_autocast(true);
 
-  last_log_ = {std::chrono::steady_clock::now(), start_step * config_.batch_tokens};
+  run_start_ = std::chrono::steady_clock::now();
+  last_log_ = {run_start_, start_step * config_.batch_tokens};
   for (std::int64_t step = start_step + 1; step <= steps; ++step) {
     const double lr_mult = lr_multiplier(config_.schedule, step, steps);
     const StepResult result = train_step(lr_mult);

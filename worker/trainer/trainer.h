@@ -65,7 +65,7 @@ class Trainer {
   // One optimizer step: forward and backward over the micro-batches, gradient clipping, the update at
   // the LR multiplier `lr_mult`.
   StepResult train_step(double lr_mult);
-  // The train loss, LR, gradient norm, FLOPs, throughput and scale RMS of `step` into `values`.
+  // The train loss, LR, gradient norm, FLOPs, throughput, training seconds and scale RMS of `step` into `values`.
   void log_train(std::int64_t step, const StepResult& result, double lr_mult, std::map<std::string, double>& values);
   // The val loss and sharpness of `step` into `values`, when they are due.
   void evaluate_due(std::int64_t step, std::map<std::string, double>& values);
@@ -102,6 +102,10 @@ class Trainer {
   double allreduce_wait_s_ = 0;
   double flops_per_token_ = 0;
   LogMark last_log_;
+  // Training seconds of the steps before this process resumed (the checkpoint's), and when it started training.
+  double seconds_before_ = 0;
+  std::chrono::steady_clock::time_point run_start_;
+  double train_seconds() const;
 };
 
 }  // namespace gammalab::trainer

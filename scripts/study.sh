@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `make study`: the full CPU reproduction (docs/results.md). Starts a coordinator and two workers and runs
+#   (a) configs/sweeps/study-ablation.yaml: every named variant at one size, tuned LR per variant, 3 seeds;
+#   (b) configs/sweeps/study-ladder.yaml: baseline / none / unified on 6 sizes, tuned LRs, 3 seeds;
+# waits for the coordinator's stored fits, writes a `gammalab report` of each sweep, takes the figures from
+# those reports with headless Chromium (docs/img/results/) and rewrites the study part of docs/results.md from
+# the reports' data (web/tools/study-results.js).
+# The database is kept in BUILD/study: running it again reuses every finished job (by config hash) and only
+# redoes the reports and the page. STUDY_FRESH=1 starts from an empty database.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+bin="$build"
+study="$build/study"
+started=$(date +%s)
+source scripts/lib/cluster.sh
+
+cluster_prepare_corpus
+[ "${STUDY_FRESH:-0}" = 1 ] && rm -rf "$study"
+cluster_start "$study" 2
+cli="$bin/cli/gammalab"
+
+submit() { "$cli" --json submit "$1" | sed -n 's/.*"id": *"\([0-9]*\)".*/\1/p' | head -1; }
+ablation=$(submit configs/sweeps/study-ablation.yaml)
+ladder=$(submit configs/sweeps/study-ladder.yaml)
+echo "== submitted sweeps $ablation (ablation) and $ladder (ladder); following them"
+status=0
+"$cli" watch "$ablation" || status=$?
+"$cli" watch "$ladder" || status=$?
+ran=$(( $(date +%s) - started ))
+echo "== both sweeps finished after $((ran / 60)) min $((ran % 60)) s"
+"$cli" tune "$ablation" || status=$?
+"$cli" tune "$ladder" || status=$?
+
+# The coordinator refits a sweep's laws by itself after its jobs end; wait until its latest stored fit covers
+# every succeeded main job of the ladder, so the report holds the final one.
+succeeded_main=$("$cli" --json jobs "$ladder" | node -e '
+  const jobs = JSON.parse(require("fs").readFileSync(0, "utf8"));
+  console.log(jobs.filter((j) => j.stage !== "tune" && /SUCCEEDED/i.test(j.state)).length);')
+for _ in $(seq 120); do
+  fitted=$("$cli" --json fit "$ladder" 2>/dev/null | sed -n 's/^ *"jobs": *\([0-9]*\).*/\1/p' | head -1)
+  [ -n "$fitted" ] && [ "$fitted" -ge "$succeeded_main" ] && break
+  sleep 1
+done
+"$cli" fit "$ladder" || status=$?
+
+out="$study/reports"
+rm -rf "$out"
+"$cli" report "$ablation" --out "$out/ablation"
+"$cli" report "$ladder" --out "$out/ladder"
+node web/tools/report-figures.js "$out/ablation/index.html" docs/img/results/ablation
+node web/tools/report-figures.js "$out/ladder/index.html" docs/img/results/ladder
+node web/tools/study-results.js --ablation "$out/ablation/index.html" --ladder "$out/ladder/index.html" \
+  --figures docs/img/results --minutes "$((ran / 60))" --page docs/results.md
+echo "== done: docs/results.md and docs/img/results/ written from this run; the reports are in $out"
+exit $status

@@ -18,7 +18,7 @@ test: build
 demo: build
 	@scripts/demo.sh $(BUILD)
 
-# The full CPU reproduction (about an hour on 2 cores): writes docs/results.md and its figures from its run.
+# The full CPU reproduction (about half an hour on 2 cores): writes docs/results.md and its figures from its run.
 study: build
 	@scripts/study.sh $(BUILD)
 

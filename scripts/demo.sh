@@ -18,7 +18,7 @@ cluster_start "$demo" 2
 
 # 3. The study: plan, submit, follow it live, then the jobs table.
 "$bin/cli/gammalab" plan configs/sweeps/demo-cpu.yaml
-sweep=$("$bin/cli/gammalab" --json submit configs/sweeps/demo-cpu.yaml | sed -n 's/.*"id": *"\([0-9]*\)".*/\1/p' | head -1)
+sweep=$(cluster_submit configs/sweeps/demo-cpu.yaml)
 echo "== submitted sweep $sweep; following it (gammalab watch $sweep)"
 status=0
 "$bin/cli/gammalab" watch "$sweep" || status=$?

@@ -20,9 +20,8 @@ cluster_prepare_corpus
 cluster_start "$study" 2
 cli="$bin/cli/gammalab"
 
-submit() { "$cli" --json submit "$1" | sed -n 's/.*"id": *"\([0-9]*\)".*/\1/p' | head -1; }
-ablation=$(submit configs/sweeps/study-ablation.yaml)
-ladder=$(submit configs/sweeps/study-ladder.yaml)
+ablation=$(cluster_submit configs/sweeps/study-ablation.yaml)
+ladder=$(cluster_submit configs/sweeps/study-ladder.yaml)
 echo "== submitted sweeps $ablation (ablation) and $ladder (ladder); following them"
 status=0
 "$cli" watch "$ablation" || status=$?

@@ -81,7 +81,7 @@ nlohmann::json to_json(const FitReport& r) {
     if (!g.band.empty()) {
       nlohmann::json points = nlohmann::json::array();
       for (const auto& b : g.band) points.push_back({number(b.x), number(b.lo), number(b.hi)});
-      j["band"] = {{"axis", g.band_axis}, {"points", points}};
+      j["band"] = {{"axis", band_axis(r.law)}, {"points", points}};
     }
     if (g.holdout) {
       nlohmann::json runs = nlohmann::json::array();
@@ -155,7 +155,6 @@ FitReport fit_report_from_json(const nlohmann::json& j) {
     for (const auto& e : group.parameters) group.fit.parameters.push_back({e.name, e.value});
     for (const auto& e : group.derived) group.fit.derived.push_back({e.name, e.value});
     if (g.contains("band")) {
-      group.band_axis = g.at("band").at("axis").get<std::string>();
       for (const auto& b : g.at("band").at("points")) {
         group.band.push_back({number_from(b.at(0)), number_from(b.at(1)), number_from(b.at(2))});
       }

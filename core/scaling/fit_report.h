@@ -45,6 +45,9 @@ struct BandPoint {
   double hi = 0.0;
 };
 
+// The x of a law's band, as the JSON names it: "compute" (C) for law c, else "params" (N).
+inline const char* band_axis(LawKind law) { return law == LawKind::c ? "compute" : "params"; }
+
 // How many x a band has: log-spaced from a third below the group's smallest x to half again its largest.
 inline constexpr int kBandPoints = 24;
 
@@ -57,11 +60,10 @@ struct GroupFit {
   std::vector<Estimate> parameters;
   std::vector<Estimate> derived;
   std::optional<HoldoutCheck> holdout;
-  // The law's pointwise bootstrap band along its own x (`band_axis`: "params" for laws n and chinchilla, the
-  // latter at the group's median tokens per parameter; "compute" for law c): at each x the `confidence`
-  // interval of the refitted laws' losses. Unlike a band over the corners of the parameters' intervals it keeps
-  // how the parameters vary together. Empty without a bootstrap, and for the isoflop law.
-  std::string band_axis;
+  // The law's pointwise bootstrap band along its own x (band_axis(law)), laws n and chinchilla at the group's
+  // median tokens per parameter: at each x the `confidence` interval of the refitted laws' losses. Unlike a band
+  // over the corners of the parameters' intervals it keeps how the parameters vary together. Empty without a
+  // bootstrap, and for the isoflop law.
   std::vector<BandPoint> band;
 };
 

@@ -420,7 +420,6 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   }
   for (std::size_t g = 0; g < names.size() && report.bootstrap_used > 0 && !band_at[g].empty(); ++g) {
     GroupFit& group = report.groups[g];
-    group.band_axis = law == LawKind::c ? "compute" : "params";
     for (std::size_t k = 0; k < band_at[g].size(); ++k) {
       std::vector<double> losses;
       for (std::size_t b = 0; b < draws.size(); ++b) {

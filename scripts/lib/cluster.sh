@@ -56,3 +56,8 @@ cluster_start() {
   GAMMALAB_TOKEN=$(cat "$dir/user.token")
   export GAMMALAB_TOKEN
 }
+
+# cluster_submit FILE: submits a sweep file through the CLI and prints the new sweep's id.
+cluster_submit() {
+  "$bin/cli/gammalab" --json submit "$1" | sed -n 's/.*"id": *"\([0-9]*\)".*/\1/p' | head -1
+}

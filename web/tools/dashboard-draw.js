@@ -16,6 +16,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs, promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { createTokens, signIn } from '../test/tokens.js';
+import { median } from '../series.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -94,7 +95,6 @@ try {
     return { first, redraw, full };
   }
 
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const results = {};
   for (const sweep of [long, short]) {
     const all = [];

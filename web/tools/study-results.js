@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { relative, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { setMeta, studyTable, meanSe, fitReports, multipliers, studyRuns } from '../series.js';
+import { setMeta, studyTable, meanSe, fitReports, multipliers, studyRuns, count } from '../series.js';
 
 const BEGIN = '<!-- study:begin (written by web/tools/study-results.js from a `make study` run; edits here are lost) -->';
 const END = '<!-- study:end -->';
@@ -43,7 +43,6 @@ function reportData(file) {
 const f4 = (x) => (Number.isFinite(x) ? x.toFixed(4) : '–');
 const signed = (x, d = 4) => (Number.isFinite(x) ? `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(d)}` : '–');
 const pm = (c) => (c && c.n ? `${f4(c.mean)} ± ${Number.isFinite(c.se) ? c.se.toFixed(4) : '–'} (${c.n})` : '–');
-const count = (n) => (n >= 1e6 ? `${(n / 1e6).toPrecision(3)}M` : n >= 1e3 ? `${(n / 1e3).toPrecision(3)}k` : String(n));
 const sci = (x) => (Number.isFinite(x) ? x.toExponential(2).replace('e+', 'e') : '–');
 
 // The difference of two cells (mean ± s.e.) with the s.e. of the difference, and whether it is resolved.

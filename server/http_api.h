@@ -29,7 +29,8 @@
 //                                        has ended; POST /api/jobs/{id}/retry: a failed or cancelled job back to
 //                                        pending, 409 otherwise. Both answer the job.
 //   GET /api/workers                     workers and what they run
-//   GET /metrics                         Prometheus text format (server/prometheus_metrics.h)
+//   GET /metrics                         Prometheus text format (server/prometheus_metrics.h); a metrics or a
+//                                        user token
 //   GET /api/events                      SSE: "hello" on connect, "change" whenever the store changes
 //                                        (data: {"version": N}), a ": ping" comment every 15 s otherwise;
 //                                        at most 4 open per client address and 16 in all (503 beyond)
@@ -37,7 +38,7 @@
 //   GET /NAME.html|js|css                the dashboard's own files at web/'s top level (server/dashboard_files.h);
 //                                        every other path outside /api/ is 404
 //   POST|GET|DELETE /api/session         a dashboard session (server/http_auth.h)
-// Every other /api/ route needs a user token or a session: 401 without, 403 with a worker token.
+// Every other /api/ route needs a user token or a session: 401 without, 403 with a worker or metrics token.
 // Errors are JSON {"error": "..."} with status 400 (bad parameter), 401, 403, 404 (no such sweep or job),
 // 409 (the job's state does not allow the action) or 500.
 // With --tls-cert and --tls-key the server speaks HTTPS only.

@@ -74,12 +74,14 @@ std::optional<std::int64_t> HttpAuth::session_token(const httplib::Request& req)
   return token_id;
 }
 
-int HttpAuth::check(const httplib::Request& req, std::string& reason) {
+int HttpAuth::check(const httplib::Request& req, std::string& reason, bool scrape) {
   if (tokens_ == nullptr) return 0;
   bool present = false;
   if (const std::optional<Caller> caller = bearer_caller(req, present)) {
-    if (caller->role == Role::kUser) return 0;
-    reason = "a " + std::string(role_name(caller->role)) + " token cannot use the HTTP API (it needs a user token)";
+    if (caller->role == Role::kUser || (scrape && caller->role == Role::kMetrics)) return 0;
+    reason = "a " + std::string(role_name(caller->role)) + " token cannot " +
+             (scrape ? "read /metrics (it needs a metrics or a user token)"
+                     : "use the HTTP API (it needs a user token)");
     return 403;
   }
   if (present) {

@@ -1,12 +1,15 @@
 #pragma once
-// Who may use the HTTP API, checked in one place (the server's pre-routing handler) for every /api/ request.
+// Who may use the HTTP API, checked in one place (the server's pre-routing handler) for every /api/ request
+// and for GET /metrics.
 // A request is let in with a user token, sent as "Authorization: Bearer <token>", or with the cookie of a
 // dashboard session. The dashboard's page and scripts are served to anyone (they hold no data) so that it can
 // ask for a token: POST /api/session with the token in the Authorization header opens a session and sets an
 // HttpOnly, SameSite=Strict cookie (EventSource cannot send headers; the token never goes in a URL and script
 // never sees the session id). Sessions live in memory: a restart asks for the token again. A session ends
 // with its token's revocation, after kSessionIdle without a request, or with DELETE /api/session.
-//   no or wrong token, no or unknown session: 401; a worker token: 403.
+// GET /metrics also lets in a metrics token (a Prometheus server's: scrape_config `authorization`), which
+// nothing else does.
+//   no or wrong token, no or unknown session: 401; a worker token, or a metrics token outside /metrics: 403.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -34,8 +37,9 @@ class HttpAuth {
   HttpAuth(Tokens* tokens, bool secure_cookie) : tokens_(tokens), secure_cookie_(secure_cookie) {}
 
   bool enabled() const { return tokens_ != nullptr; }
-  // 0 when the request may go on, else the status it gets (401 or 403) with `reason` set.
-  int check(const httplib::Request& req, std::string& reason);
+  // 0 when the request may go on, else the status it gets (401 or 403) with `reason` set. `scrape`: the request
+  // is GET /metrics, which a metrics token may read as well as a user.
+  int check(const httplib::Request& req, std::string& reason, bool scrape = false);
   // The /api/session routes: POST opens a session for the request's user token, GET says whether the request
   // is let in (200 {"auth": true|false}) and DELETE ends its session.
   void open_session(const httplib::Request& req, httplib::Response& res);

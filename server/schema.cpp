@@ -16,11 +16,21 @@ namespace {
 // The migrations in order. A migration, once released, never changes: a database records how far it got.
 // (jobs.state's CHECK spells core's names: renaming a state needs a migration of its own.)
 // A migration: its SQL, then (for data the SQL cannot compute) a step in C++ in the same transaction.
+// A migration that rebuilds a table others refer to (SQLite cannot change a column's CHECK in place) runs
+// with foreign keys off, as SQLite's own procedure for it says: dropping the old table would otherwise count
+// every reference to it as a violation, and renaming would point the references at the old name. The
+// references are checked before it commits.
 struct Migration {
   Migration(std::string text, void (*step)(sql::Database&) = nullptr) : sql(std::move(text)), then(step) {}
   Migration(const char* text, void (*step)(sql::Database&) = nullptr) : Migration(std::string(text), step) {}
+  static Migration rebuilding(const char* text) {
+    Migration m(text);
+    m.rebuilds_tables = true;
+    return m;
+  }
   std::string sql;
   void (*then)(sql::Database&);
+  bool rebuilds_tables = false;
 };
 
 const std::vector<Migration>& migrations() {
@@ -182,6 +192,23 @@ ALTER TABLE jobs ADD COLUMN gpus INTEGER NOT NULL DEFAULT 1 CHECK (gpus >= 1);
 UPDATE jobs SET gpus = MAX(1, CAST(COALESCE(json_extract(config_json, '$.world_size'), 1) AS INTEGER));
 CREATE INDEX jobs_by_sweep_state_gpus ON jobs(sweep_id, state, gpus);
 )sql",
+    // 9: a third token role, `metrics` (GET /metrics only), in the tokens table's CHECK: the table is rebuilt
+    // with its rows; workers.token_id goes on naming `tokens`, the new table.
+    Migration::rebuilding(R"sql(
+CREATE TABLE tokens_9 (
+  id         INTEGER PRIMARY KEY,
+  name       TEXT    NOT NULL,
+  role       TEXT    NOT NULL CHECK (role IN ('user', 'worker', 'metrics')),
+  salt       TEXT    NOT NULL,  -- hex, the per-token key of the hash
+  hash       TEXT    NOT NULL,  -- hex, keyed BLAKE2b of the token's secret part
+  created_ms INTEGER NOT NULL,
+  revoked_ms INTEGER
+);
+INSERT INTO tokens_9(id, name, role, salt, hash, created_ms, revoked_ms)
+  SELECT id, name, role, salt, hash, created_ms, revoked_ms FROM tokens;
+DROP TABLE tokens;
+ALTER TABLE tokens_9 RENAME TO tokens;
+)sql"),
   };
   return all;
 }
@@ -214,12 +241,29 @@ int migrate(sql::Database& db, int target) {
     read.reset();
   }
   for (std::size_t i = static_cast<std::size_t>(version); i < last; ++i) {
-    sql::Transaction tx(db);
-    db.exec(steps[i].sql);
-    if (steps[i].then) steps[i].then(db);
-    sql::Statement bump(db.handle(), "INSERT INTO schema_version(version) VALUES (?)");
-    bump.bind(1, static_cast<std::int64_t>(i + 1)).run();
-    tx.commit();
+    const bool rebuild = steps[i].rebuilds_tables;
+    if (rebuild) db.exec("PRAGMA foreign_keys=OFF");  // (a no-op inside a transaction: before it)
+    try {
+      sql::Transaction tx(db);
+      db.exec(steps[i].sql);
+      if (steps[i].then) steps[i].then(db);
+      if (rebuild) {
+        sql::Statement check(db.handle(), "SELECT COUNT(*) FROM pragma_foreign_key_check");
+        const std::int64_t broken = check.step() ? check.int64(0) : 0;
+        check.reset();
+        if (broken != 0) {
+          throw sql::Error("schema migration " + std::to_string(i + 1) + " would leave " + std::to_string(broken) +
+                           " broken references; nothing was changed");
+        }
+      }
+      sql::Statement bump(db.handle(), "INSERT INTO schema_version(version) VALUES (?)");
+      bump.bind(1, static_cast<std::int64_t>(i + 1)).run();
+      tx.commit();
+    } catch (...) {
+      if (rebuild) db.exec("PRAGMA foreign_keys=ON");
+      throw;
+    }
+    if (rebuild) db.exec("PRAGMA foreign_keys=ON");
     version = static_cast<int>(i + 1);
   }
   return version;

@@ -72,8 +72,11 @@ std::string Statement::text(int column) const {
 bool Statement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
 Database::Database(const std::string& path) {
+  // NOMUTEX: every owner of a Database serializes its use under its own lock (Store, Tokens), so SQLite's
+  // per-call mutex only added a lock and an unlock to each bind, step and column read (16% of the time of a
+  // sweep's downsampled metrics read, measured with perf).
   int rc =
-      sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+      sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
@@ -105,6 +108,18 @@ Statement& StatementCache::get(const std::string& sql) {
   if (it == statements_.end()) it = statements_.emplace(sql, std::make_unique<Statement>(db_.handle(), sql)).first;
   it->second->reset();
   return *it->second;
+}
+
+ReadTransaction::ReadTransaction(Database& db) : db_(db) { db_.exec("BEGIN DEFERRED"); }
+ReadTransaction::~ReadTransaction() {
+  try {
+    db_.exec("COMMIT");
+  } catch (...) {
+    try {
+      db_.exec("ROLLBACK");  // never leave the connection inside a transaction: the next write would fail
+    } catch (...) {
+    }
+  }
 }
 
 Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }

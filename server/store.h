@@ -199,10 +199,14 @@ class Store {
   // rather than from every point.
   std::vector<MetricPoint> downsampled_metrics(const std::string& job_id, const std::vector<std::string>& names,
                                                std::int64_t after_step, std::int64_t to_step, std::size_t buckets);
+  // The end of the job's train and val loss curves, the last kLossTail points of each: all that a final loss
+  // (core/scaling/run_point.h: the last evaluation; the mean of the last train points) is computed from.
+  static constexpr std::int64_t kLossTail = 16;
+  JobLosses loss_tails(const std::string& job_id) ABSL_LOCKS_EXCLUDED(mutex_);
 
   // ---- scaling-law fits
   using FitInput = JobLosses;
-  // Succeeded main-stage jobs of a sweep with their loss curves: what a fit reads.
+  // Succeeded main-stage jobs of a sweep with the ends of their loss curves (loss_tails): what a fit reads.
   std::vector<FitInput> fit_inputs(const std::string& sweep_id);
   // Ids of the succeeded main-stage jobs of every sweep that has any.
   std::map<std::string, std::vector<std::string>> succeeded_jobs_by_sweep();
@@ -237,6 +241,8 @@ class Store {
   std::vector<std::pair<std::int64_t, std::string>> metric_names_of(std::int64_t job_id,
                                                                     const std::vector<std::string>& names)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // loss_tails' points, appended to `out` (job_id, job_name and config_json are the caller's).
+  void read_loss_tails(std::int64_t job_id, JobLosses& out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Appends to the job's history, in the caller's transaction. worker_id -1: none.
   void record_event(std::int64_t job_id, std::string_view kind, JobState state, std::int64_t attempt,
                     std::int64_t worker_id, std::string_view detail = {}) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

@@ -29,9 +29,11 @@ void add_token_commands(CLI::App& app, TokenCommand& command) {
   token->fallthrough();  // --db after the subcommand, as in `token list --db FILE`
   token->parse_complete_callback([&command] { command.requested = true; });
   CLI::App* create = token->add_subcommand("create", "make a token and print it (the only time it is shown)");
-  create->add_option("--role", command.role, "user (CLI, dashboard, HTTP API) or worker (gammalab-worker)")
+  create->add_option("--role", command.role,
+                     "user (CLI, dashboard, HTTP API), worker (gammalab-worker) or metrics (a Prometheus scraping "
+                     "GET /metrics)")
       ->required()
-      ->check(CLI::IsMember({"user", "worker"}));
+      ->check(CLI::IsMember({"user", "worker", "metrics"}));
   create->add_option("--name", command.name, "what the token is for (shown by `token list`)");
   create->callback([&command] { command.action = "create"; });
   create->fallthrough();

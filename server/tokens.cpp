@@ -57,11 +57,22 @@ void init_sodium() {
 
 }  // namespace
 
-std::string_view role_name(Role role) { return role == Role::kWorker ? "worker" : "user"; }
+std::string_view role_name(Role role) {
+  switch (role) {
+    case Role::kUser:
+      return "user";
+    case Role::kWorker:
+      return "worker";
+    case Role::kMetrics:
+      return "metrics";
+  }
+  return "unknown";
+}
 
 std::optional<Role> parse_role(std::string_view name) {
-  if (name == "user") return Role::kUser;
-  if (name == "worker") return Role::kWorker;
+  for (Role role : {Role::kUser, Role::kWorker, Role::kMetrics}) {
+    if (name == role_name(role)) return role;
+  }
   return std::nullopt;
 }
 

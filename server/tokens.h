@@ -1,6 +1,7 @@
 #pragma once
-// Access tokens: who may call the coordinator. A token has a role, `user` (the Coordinator service, the HTTP API
-// and the dashboard) or `worker` (the WorkerGateway service only). Its text is "gl_<id>_<secret>": the id finds
+// Access tokens: who may call the coordinator. A token has a role: `user` (the Coordinator service, the HTTP API
+// and the dashboard), `worker` (the WorkerGateway service only) or `metrics` (GET /metrics only: what a
+// Prometheus server is given, so that its credential cannot read a sweep or drive a job). Its text is "gl_<id>_<secret>": the id finds
 // the row, the secret (32 random bytes, hex) proves it. The database keeps only a salted hash of the secret, so
 // a copy of the file (a backup) lets nobody in. Revoked tokens stay listed and are refused from the next call.
 // The class has its own SQLite connection, so `gammalab-server token ...` works on the file of a running server.
@@ -16,9 +17,9 @@
 
 namespace gammalab {
 
-enum class Role { kUser, kWorker };
+enum class Role { kUser, kWorker, kMetrics };
 std::string_view role_name(Role role);
-std::optional<Role> parse_role(std::string_view name);  // "user" | "worker"
+std::optional<Role> parse_role(std::string_view name);  // "user" | "worker" | "metrics"
 
 struct TokenInfo {
   std::int64_t id = 0;

@@ -17,9 +17,6 @@ std::vector<Store::StageJob> Store::stage_jobs(const std::string& sweep_id, cons
   std::vector<StageJob> out;
   sql::Statement& jobs = statements_.get(
       "SELECT id, name, config_json, state FROM jobs WHERE sweep_id = ? AND stage = ? ORDER BY ordinal");
-  sql::Statement& points = statements_.get(
-      "SELECT n.name, m.step, m.tokens, m.value FROM metrics m JOIN metric_names n ON n.id = m.name_id "
-      "WHERE m.job_id = ? AND n.name IN (?, ?) ORDER BY m.step");
   jobs.bind(1, parse_id(sweep_id)).bind(2, stage);
   while (jobs.step()) {
     StageJob job{FitInput{std::to_string(jobs.int64(0)), jobs.text(1), jobs.text(2), {}, {}},
@@ -28,11 +25,7 @@ std::vector<Store::StageJob> Store::stage_jobs(const std::string& sweep_id, cons
       out.push_back(std::move(job));
       continue;
     }
-    points.bind(1, jobs.int64(0)).bind(2, metric_names::kLosses[0]).bind(3, metric_names::kLosses[1]);
-    while (points.step()) {
-      job.losses.add({points.int64(1), points.int64(2), points.text(0),
-                      points.optional_real(3).value_or(std::numeric_limits<double>::quiet_NaN())});
-    }
+    read_loss_tails(jobs.int64(0), job.losses);
     out.push_back(std::move(job));
   }
   return out;

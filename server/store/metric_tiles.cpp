@@ -105,6 +105,7 @@ std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, c
   const std::int64_t job = store_rows::parse_id(job_id);
   const std::int64_t from = std::max<std::int64_t>(0, after_step + 1);
   std::vector<MetricPoint> out;
+  sql::ReadTransaction snapshot(db_);  // up to 4 point lookups per bucket
   sql::Statement& edge_first = statements_.get(
       "SELECT step FROM metrics WHERE job_id = ? AND name_id = ? AND step BETWEEN ? AND ? ORDER BY step LIMIT 1");
   sql::Statement& edge_last = statements_.get(

@@ -177,6 +177,29 @@ std::vector<std::pair<std::int64_t, std::string>> Store::metric_names_of(std::in
   return out;
 }
 
+JobLosses Store::loss_tails(const std::string& job_id) {
+  std::lock_guard lock(mutex_);
+  JobLosses out;
+  out.job_id = job_id;
+  read_loss_tails(parse_id(job_id), out);
+  return out;
+}
+
+void Store::read_loss_tails(std::int64_t job_id, JobLosses& out) {
+  // Newest first by the (job, name, step) key, so a curve of any length costs kLossTail rows.
+  sql::Statement& s = statements_.get(
+      "SELECT step, tokens, value FROM metrics WHERE job_id = ? AND name_id = ? ORDER BY step DESC LIMIT ?");
+  const std::vector<std::string> losses(metric_names::kLosses.begin(), metric_names::kLosses.end());
+  for (const auto& [name_id, name] : metric_names_of(job_id, losses)) {
+    std::vector<MetricPoint> tail;
+    s.bind(1, job_id).bind(2, name_id).bind(3, kLossTail);
+    while (s.step()) {
+      tail.push_back({s.int64(0), s.int64(1), name, s.optional_real(2).value_or(std::numeric_limits<double>::quiet_NaN())});
+    }
+    for (auto it = tail.rbegin(); it != tail.rend(); ++it) out.add(std::move(*it));
+  }
+}
+
 std::vector<MetricPoint> Store::metrics(const std::string& job_id, const std::vector<std::string>& names,
                                         std::int64_t after_step, std::int64_t to_step) {
   std::lock_guard lock(mutex_);

@@ -56,7 +56,7 @@ class Cluster {
   int http_port() const { return http_port_; }
   std::filesystem::path user_token_file() const { return dir_ / "user.token"; }
   std::filesystem::path worker_token_file() const { return dir_ / "worker.token"; }
-  // A new token of `role` ("user" | "worker") made with `gammalab-server token create`.
+  // A new token of `role` ("user" | "worker" | "metrics") made with `gammalab-server token create`.
   std::string create_token(const std::string& role);
 
   // Writes a byte-level train/val shard pair under data_dir()/NAME from generated English-like text,

@@ -44,9 +44,10 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
-std::string metrics_text(const Cluster& cluster) {
+// GET /metrics with `token` (a metrics token, what Prometheus is given).
+std::string metrics_text(const Cluster& cluster, const std::string& token) {
   httplib::Client client("127.0.0.1", cluster.http_port());
-  auto res = client.Get("/metrics");
+  auto res = client.Get("/metrics", httplib::Headers{{"Authorization", "Bearer " + token}});
   if (!res || res->status != 200) return "";
   EXPECT_EQ(res->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
   return res->body;
@@ -73,6 +74,28 @@ TEST(Observability, PromtoolAndARealPrometheusReadTheCoordinatorsMetrics) {
   cluster.prepare_data("d");
   cluster.start_server(/*heartbeat_ms=*/200, /*lease_timeout_ms=*/2000);
   int worker = cluster.start_worker();
+  const std::string scraper = cluster.create_token("metrics");
+
+  // /metrics needs a token like the rest (a metrics or a user token); a metrics token reads nothing else.
+  {
+    httplib::Client client("127.0.0.1", cluster.http_port());
+    auto anonymous = client.Get("/metrics");
+    ASSERT_TRUE(anonymous);
+    EXPECT_EQ(anonymous->status, 401) << anonymous->body;
+    const httplib::Headers as_scraper{{"Authorization", "Bearer " + scraper}};
+    auto api = client.Get("/api/sweeps", as_scraper);
+    ASSERT_TRUE(api);
+    EXPECT_EQ(api->status, 403) << api->body;
+    EXPECT_NE(api->body.find("a metrics token cannot use the HTTP API"), std::string::npos) << api->body;
+    const std::string worker_token = cluster.create_token("worker");
+    auto as_worker = client.Get("/metrics", httplib::Headers{{"Authorization", "Bearer " + worker_token}});
+    ASSERT_TRUE(as_worker);
+    EXPECT_EQ(as_worker->status, 403) << as_worker->body;
+    const std::string user_token = cluster.create_token("user");
+    auto as_user = client.Get("/metrics", httplib::Headers{{"Authorization", "Bearer " + user_token}});
+    ASSERT_TRUE(as_user);
+    EXPECT_EQ(as_user->status, 200) << as_user->body;
+  }
   ASSERT_EQ(
       cluster.cli({"submit", cluster.write_file("a.yaml", tiny_sweep_yaml("a", 40, "[baseline, none]", 20)).string()}).exit_code,
       0);
@@ -89,7 +112,7 @@ TEST(Observability, PromtoolAndARealPrometheusReadTheCoordinatorsMetrics) {
   std::string text;
   ASSERT_TRUE(wait_until(
       [&] {
-        text = metrics_text(cluster);
+        text = metrics_text(cluster, scraper);
         return sample(text, "gammalab_leases_expired_total").value_or(0) >= 1 &&
                sample(text, "gammalab_jobs{state=\"pending\"}").value_or(0) == 1;
       },
@@ -97,7 +120,7 @@ TEST(Observability, PromtoolAndARealPrometheusReadTheCoordinatorsMetrics) {
       << text;
 
   // Nothing writes any more: the counts are exact.
-  text = metrics_text(cluster);
+  text = metrics_text(cluster, scraper);
   const double stored = static_cast<double>(db.count("SELECT COUNT(*) FROM metrics"));
   ASSERT_GT(stored, 0);
   EXPECT_EQ(sample(text, "gammalab_metric_points_ingested_total"), stored) << text;
@@ -129,6 +152,8 @@ TEST(Observability, PromtoolAndARealPrometheusReadTheCoordinatorsMetrics) {
   const auto config = cluster.write_file("prometheus.yml",
                                          "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
                                          "scrape_configs:\n  - job_name: gammalab\n"
+                                         "    authorization:\n      type: Bearer\n      credentials_file: " +
+                                             cluster.write_file("scraper.token", scraper).string() + "\n" +
                                          "    static_configs:\n      - targets: ['127.0.0.1:" +
                                              std::to_string(cluster.http_port()) + "']\n");
   ChildProcess prom(

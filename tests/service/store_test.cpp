@@ -1,6 +1,7 @@
 // The coordinator's store on a real SQLite file: job state machine, leases, idempotent metrics, reuse.
 #include "server/schema.h"
 #include "server/store.h"
+#include "server/tokens.h"
 
 #include <chrono>
 #include <thread>
@@ -72,6 +73,33 @@ TEST_F(StoreTest, MetricsAreIdempotentPerJobNameStep) {
   EXPECT_DOUBLE_EQ(loss[2].value, 1.5);
   EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, {{4, 40, "x", NAN}}).stored, 1);
   EXPECT_TRUE(std::isnan(store_->metrics(lease->job.id(), {"x"}).at(0).value)) << "NaN is stored and read back";
+}
+
+// A final loss reads the end of each loss curve, never the whole of it (a long run has 100,000 points).
+TEST_F(StoreTest, LossTailsAreTheLastPointsOfEachLossCurveInStepOrder) {
+  Sweep sweep = make_sweep("a", 1);
+  sweep.jobs[0].config.steps = 100;
+  sweep.jobs[0].config_hash = config_hash(sweep.jobs[0].config);
+  store_->create_sweep(sweep, "", "", false);
+  auto lease = store_->lease(worker(), 10000);
+  std::vector<MetricPoint> points;
+  for (std::int64_t step = 1; step <= 100; ++step) {
+    points.push_back({step, step * 10, "train/loss", 5.0 - 0.01 * static_cast<double>(step)});
+    if (step % 20 == 0) points.push_back({step, step * 10, "val/loss", 6.0 - 0.01 * static_cast<double>(step)});
+    points.push_back({step, step * 10, "lr", 0.1});
+  }
+  ASSERT_EQ(store_->add_metrics(lease->job.id(), 1, points).stored, 205);
+  const JobLosses tails = store_->loss_tails(lease->job.id());
+  EXPECT_EQ(tails.job_id, lease->job.id());
+  ASSERT_EQ(tails.train_loss.size(), static_cast<std::size_t>(Store::kLossTail));
+  EXPECT_EQ(tails.train_loss.front().step, 100 - Store::kLossTail + 1);
+  EXPECT_EQ(tails.train_loss.back().step, 100);
+  EXPECT_EQ(tails.train_loss.back().tokens, 1000);
+  EXPECT_DOUBLE_EQ(tails.train_loss.back().value, 4.0);
+  ASSERT_EQ(tails.val_loss.size(), 5u) << "a curve shorter than the tail comes whole";
+  EXPECT_EQ(tails.val_loss.front().step, 20);
+  EXPECT_EQ(tails.val_loss.back().step, 100);
+  EXPECT_DOUBLE_EQ(tails.val_loss.back().value, 5.0);
 }
 
 TEST_F(StoreTest, ExpiredLeaseRequeuesThenFailsAfterMaxAttempts) {
@@ -218,6 +246,42 @@ TEST_F(StoreTest, SurvivesReopenAtTheLatestSchemaVersion) {
   sql::Statement s(db.handle(), "SELECT MAX(version) FROM schema_version");
   ASSERT_TRUE(s.step());
   EXPECT_EQ(s.int64(0), latest_schema_version());
+}
+
+// Migration 9 rebuilds the tokens table (a third role): its rows survive, a worker's reference to its token
+// still points at the tokens table, and the new role can be stored.
+TEST(SchemaMigration, TheTokensTableIsRebuiltForTheMetricsRoleKeepingTokensAndTheirWorkers) {
+  const auto path = temp_db("migration-9");
+  {
+    sql::Database db(path.string());
+    ASSERT_EQ(migrate(db, 8), 8);
+    db.exec("INSERT INTO tokens(id, name, role, salt, hash, created_ms) VALUES (7, 'rack', 'worker', 'aa', 'bb', 1)");
+    db.exec("INSERT INTO workers(id, hostname, slots, gpus, registered_ms, heartbeat_ms, token_id) "
+            "VALUES (3, 'host', 1, '', 1, 1, 7)");
+  }
+  Tokens tokens(path.string());  // migrates to the latest version
+  const std::string scraper = tokens.create(Role::kMetrics, "prometheus");
+  ASSERT_TRUE(tokens.verify(scraper));
+  EXPECT_EQ(tokens.verify(scraper)->role, Role::kMetrics);
+  const std::vector<TokenInfo> listed = tokens.list();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].id, 7);
+  EXPECT_EQ(listed[0].name, "rack");
+  EXPECT_EQ(listed[0].role, Role::kWorker);
+  sql::Database db(path.string());
+  sql::Statement target(db.handle(), "SELECT \"table\" FROM pragma_foreign_key_list('workers') WHERE \"from\" = 'token_id'");
+  ASSERT_TRUE(target.step());
+  EXPECT_EQ(target.text(0), "tokens");
+  target.reset();
+  sql::Statement violations(db.handle(), "SELECT COUNT(*) FROM pragma_foreign_key_check");
+  ASSERT_TRUE(violations.step());
+  EXPECT_EQ(violations.int64(0), 0);
+  violations.reset();
+  sql::Statement left(db.handle(), "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'tokens_9'");
+  ASSERT_TRUE(left.step());
+  EXPECT_EQ(left.int64(0), 0);
+  left.reset();
+  std::filesystem::remove_all(path.parent_path());
 }
 
 TEST(SchemaMigration, OldDatabaseIsMigratedForwardKeepingItsData) {

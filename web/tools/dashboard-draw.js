@@ -58,6 +58,7 @@ try {
   // Every draw of a chart bumps its data-draws (charts.js); the page notes the time of the frame after each.
   await context.addInitScript(() => {
     window.__draws = [];
+    performance.setResourceTimingBufferSize(100_000);  // the zoom's answer is looked up by its resource timing
     new MutationObserver((records) => {
       for (const r of records) {
         if (r.target.id !== 'chart-train') continue;
@@ -87,9 +88,16 @@ try {
     });
     const fetched = page.waitForResponse((r) => r.url().includes('from_step='), { timeout: 120_000 });
     await page.mouse.up();
-    await fetched;
-    await page.waitForFunction((n) => window.__draws.length >= n + 2, before, { timeout: 120_000, polling: 50 });
-    const [redraw, full] = await page.evaluate((n) => window.__draws.slice(n, n + 2).map((d) => d.t - window.__up), before);
+    const answer = (await fetched).url();
+    // The full-resolution redraw is the first draw after the zoomed range's answer arrived (the page's own
+    // resource timing of that request); the zoom may draw more than once before it.
+    const timings = await page.waitForFunction(([n, url]) => {
+      const answered = performance.getEntriesByType('resource').find((e) => e.name === url);
+      const after = window.__draws.slice(n);
+      const full = answered && after.find((d) => d.t >= answered.responseEnd);
+      return full ? [after[0].t - window.__up, full.t - window.__up] : null;
+    }, [before, answer], { timeout: 120_000, polling: 50 });
+    const [redraw, full] = await timings.jsonValue();
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
     await page.close();
     return { first, redraw, full };

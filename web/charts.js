@@ -1,6 +1,7 @@
 // uPlot wrappers: one chart object per <figure>, rebuilt when its series change and updated in place when
 // only the data does. uPlot itself is passed in (app.js loads it from /vendor/uplot/).
 import { si, count, valueAt, tightLogRange } from './series.js';
+import { onColumns } from './columns.js';
 
 const HEIGHT = 300;
 
@@ -107,8 +108,12 @@ export class LossChart extends Chart {
     const series = [];
     const bands = [];
     let points = 0;
-    for (const c of curves) {
-      tables.push([c.xs, c.ys]);
+    // Drawn on the chart's pixel columns (web/columns.js) once there are more points than it has pixels for.
+    const drawn = onColumns(curves.map((c) => ({ xs: c.xs, ys: c.band ? [c.ys, c.band[1], c.band[0]] : [c.ys] })),
+      this.u ? this.u.width : plotWidth(this.plot), logX);  // (the chart's own width: no forced layout)
+    for (const [i, c] of curves.entries()) {
+      const { xs, ys } = drawn[i];
+      tables.push([xs, ys[0]]);
       points += c.xs.length;
       series.push({
         label: c.label, stroke: c.colour, width: 1.5, dash: c.dash ? [6, 4] : undefined, spanGaps: false,
@@ -116,7 +121,7 @@ export class LossChart extends Chart {
       });
       if (c.band) {
         const line = series.length;  // uPlot index of the curve (0 is x)
-        tables.push([c.xs, c.band[1]], [c.xs, c.band[0]]);
+        tables.push([xs, ys[1]], [xs, ys[2]]);
         series.push({ label: `${c.label} max`, stroke: 'transparent', width: 0, points: { show: false } },
           { label: `${c.label} min`, stroke: 'transparent', width: 0, points: { show: false } });
         bands.push({ series: [line + 1, line + 2], fill: `${c.colour}33` });

@@ -19,7 +19,7 @@ std::vector<std::size_t> downsample_indices(std::span<const MetricPoint> points,
   const DownsamplePlan plan = plan_downsample(points.front().step, points.back().step, buckets);
   const std::int64_t first_bucket = plan.bucket(points.front().step);
   std::vector<Extremes> kept(static_cast<std::size_t>(plan.bucket(points.back().step) - first_bucket + 1));
-  for (const MetricPoint& p : points) kept[static_cast<std::size_t>(plan.bucket(p.step) - first_bucket)].add(p.step, p.value);
+  for (const MetricPoint& p : points) kept[static_cast<std::size_t>(plan.bucket(p.step) - first_bucket)].add(p.step, p.tokens, p.value);
   // Steps to indices: both ascending, so one walk.
   out.reserve(4 * kept.size());
   std::size_t i = 0;

@@ -15,11 +15,10 @@ bool value_below(double a, double b) {
   return fa && !fb;
 }
 
-void Extremes::add(std::int64_t step, double value) {
+void Extremes::add(std::int64_t step, std::int64_t tokens, double value) {
   Extremes one;
   one.points = 1;
-  one.first_step = one.last_step = one.low_step = one.high_step = step;
-  one.low_value = one.high_value = value;
+  one.first = one.last = one.low = one.high = KeptPoint{step, tokens, value};
   merge(one);
 }
 
@@ -30,24 +29,35 @@ void Extremes::merge(const Extremes& o) {
     return;
   }
   points += o.points;
-  first_step = std::min(first_step, o.first_step);
-  last_step = std::max(last_step, o.last_step);
+  if (o.first.step < first.step) first = o.first;
+  if (o.last.step > last.step) last = o.last;
   // Neither below the other: equal (or both non-finite); the earlier step is the extreme.
-  if (value_below(o.low_value, low_value) || (!value_below(low_value, o.low_value) && o.low_step < low_step)) {
-    low_step = o.low_step;
-    low_value = o.low_value;
-  }
-  if (value_below(high_value, o.high_value) || (!value_below(o.high_value, high_value) && o.high_step < high_step)) {
-    high_step = o.high_step;
-    high_value = o.high_value;
+  if (value_below(o.low.value, low.value) || (!value_below(low.value, o.low.value) && o.low.step < low.step)) low = o.low;
+  if (value_below(high.value, o.high.value) || (!value_below(o.high.value, high.value) && o.high.step < high.step)) {
+    high = o.high;
   }
 }
 
+std::vector<KeptPoint> Extremes::kept() const {
+  std::vector<KeptPoint> out = {first, low, high, last};
+  std::sort(out.begin(), out.end(), [](const KeptPoint& a, const KeptPoint& b) { return a.step < b.step; });
+  out.erase(std::unique(out.begin(), out.end(), [](const KeptPoint& a, const KeptPoint& b) { return a.step == b.step; }),
+            out.end());
+  return out;
+}
+
 std::vector<std::int64_t> Extremes::kept_steps() const {
-  std::vector<std::int64_t> steps = {first_step, low_step, high_step, last_step};
-  std::sort(steps.begin(), steps.end());
-  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  std::vector<std::int64_t> steps;
+  for (const KeptPoint& p : kept()) steps.push_back(p.step);
   return steps;
+}
+
+bool Extremes::operator==(const Extremes& o) const {
+  auto same = [](const KeptPoint& a, const KeptPoint& b) {
+    return a.step == b.step && a.tokens == b.tokens &&
+           (a.value == b.value || (std::isnan(a.value) && std::isnan(b.value)));
+  };
+  return points == o.points && same(first, o.first) && same(last, o.last) && same(low, o.low) && same(high, o.high);
 }
 
 DownsamplePlan plan_downsample(std::int64_t first_step, std::int64_t last_step, std::size_t buckets) {

@@ -3,8 +3,8 @@
 // curve be read from them instead of from every point.
 //
 // A tile of level l (1..kTileLevels) covers the steps [t * tile_steps(l), (t + 1) * tile_steps(l)) of one
-// metric of one job and holds the Extremes of its points: their count, first and last step, and lowest and
-// highest value with their steps. Tiles of one level merge into the Extremes of any union of them, so a chart
+// metric of one job and holds the Extremes of its points: their count and its first, last, lowest and highest
+// point, each whole (step, tokens, value), so that a downsampled curve is answered from tiles alone. Tiles of one level merge into the Extremes of any union of them, so a chart
 // bucket made of whole tiles is summarised from a few hundred rows however many points it holds. Buckets
 // are aligned to absolute multiples of their width, and the width to a tile level, so that every tile lies
 // inside one bucket (core/metric_downsample.h reads the same buckets from the points themselves).
@@ -24,18 +24,25 @@ constexpr std::int64_t tile_steps(int level) { return std::int64_t{1} << (3 * le
 // one, so a divergence is a bucket's highest and never its lowest, whichever way it went.
 bool value_below(double a, double b);
 
+// One point of a curve as a tile keeps it.
+struct KeptPoint {
+  std::int64_t step = 0, tokens = 0;
+  double value = 0;
+  bool operator==(const KeptPoint&) const = default;
+};
+
 // What a bucket keeps of its points: the first, the last, the lowest and the highest, by step. Equal values
 // keep the earlier step, so the result does not depend on the order in which points or tiles are added.
 struct Extremes {
   std::int64_t points = 0;  // 0: empty; the other fields are then meaningless
-  std::int64_t first_step = 0, last_step = 0, low_step = 0, high_step = 0;
-  double low_value = 0, high_value = 0;
+  KeptPoint first, last, low, high;
 
-  void add(std::int64_t step, double value);
+  void add(std::int64_t step, std::int64_t tokens, double value);
   void merge(const Extremes& other);
-  // The distinct steps among first, lowest, highest and last, ascending (1 to 4 of them).
-  std::vector<std::int64_t> kept_steps() const;
-  bool operator==(const Extremes&) const = default;
+  // The distinct points among first, lowest, highest and last, by ascending step (1 to 4 of them).
+  std::vector<KeptPoint> kept() const;
+  std::vector<std::int64_t> kept_steps() const;  // their steps
+  bool operator==(const Extremes&) const;  // NaN values equal to NaN: a tile read back is the tile written
 };
 
 // How the points with steps in [first_step, last_step] are cut into at most `buckets` buckets (at least 1): widths of

@@ -153,7 +153,8 @@ CREATE TABLE tokens (
 ALTER TABLE workers ADD COLUMN token_id INTEGER REFERENCES tokens(id);  -- NULL: registered without auth
 )sql",
     // 6: metric tiles (server/store/metric_tiles.h): each metric's extremes per 8, 64, ..., 262,144 steps, from
-    // which a chart's downsampled curve is read; built here from the points already stored.
+    // which a chart's downsampled curve is read. It once built them here too; migration 10 replaces the table
+    // and builds it, so a database older than 6 builds its tiles once, in the layout of today's code.
     {R"sql(
 CREATE TABLE metric_tiles (
   job_id     INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
@@ -169,7 +170,7 @@ CREATE TABLE metric_tiles (
   high_value REAL,
   PRIMARY KEY (job_id, name_id, level, tile)
 ) WITHOUT ROWID;
-)sql", store_tiles::rebuild},
+)sql"},  // (built from the points by migration 10, which replaces the table)
     // 7: a job's history: one row per change of its state (or a cancel asked of its worker), written in the
     // transaction of that change (server/store/job_events.h names the kinds).
     R"sql(
@@ -209,6 +210,31 @@ INSERT INTO tokens_9(id, name, role, salt, hash, created_ms, revoked_ms)
 DROP TABLE tokens;
 ALTER TABLE tokens_9 RENAME TO tokens;
 )sql"),
+    // 10: tiles keep their four points whole (tokens and value with each step), so that a downsampled curve is
+    // read from tiles alone, without a lookup per kept point; rebuilt from the points.
+    {R"sql(
+DROP TABLE metric_tiles;
+CREATE TABLE metric_tiles (
+  job_id       INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  name_id      INTEGER NOT NULL REFERENCES metric_names(id),
+  level        INTEGER NOT NULL,  -- 1..6: tile_steps(level) steps per tile
+  tile         INTEGER NOT NULL,  -- step / tile_steps(level)
+  points       INTEGER NOT NULL,
+  first_step   INTEGER NOT NULL,
+  first_tokens INTEGER NOT NULL,
+  first_value  REAL,              -- NULL stands for NaN
+  last_step    INTEGER NOT NULL,
+  last_tokens  INTEGER NOT NULL,
+  last_value   REAL,
+  low_step     INTEGER NOT NULL,
+  low_tokens   INTEGER NOT NULL,
+  low_value    REAL,
+  high_step    INTEGER NOT NULL,
+  high_tokens  INTEGER NOT NULL,
+  high_value   REAL,
+  PRIMARY KEY (job_id, name_id, level, tile)
+) WITHOUT ROWID;
+)sql", store_tiles::rebuild},
   };
   return all;
 }

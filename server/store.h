@@ -29,8 +29,6 @@
 
 namespace gammalab {
 
-namespace v1 = ::gammalab::v1;
-
 std::int64_t now_ms();
 
 struct SubmitResult {

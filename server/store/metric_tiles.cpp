@@ -28,17 +28,18 @@ double read_value(const sql::Statement& s, int column) {
   return s.optional_real(column).value_or(std::numeric_limits<double>::quiet_NaN());
 }
 
-// Extremes from a row whose columns from `first` on are points, first_step, last_step, low_step, low_value,
-// high_step, high_value (kTileExtremes' order).
+// Extremes from a row whose columns from `first` on are points, then step, tokens and value of the first,
+// last, lowest and highest point (kTileExtremes' order).
 Extremes read_extremes(const sql::Statement& s, int first) {
   Extremes e;
   e.points = s.int64(first);
-  e.first_step = s.int64(first + 1);
-  e.last_step = s.int64(first + 2);
-  e.low_step = s.int64(first + 3);
-  e.low_value = read_value(s, first + 4);
-  e.high_step = s.int64(first + 5);
-  e.high_value = read_value(s, first + 6);
+  int column = first + 1;
+  for (KeptPoint* p : {&e.first, &e.last, &e.low, &e.high}) {
+    p->step = s.int64(column);
+    p->tokens = s.int64(column + 1);
+    p->value = read_value(s, column + 2);
+    column += 3;
+  }
   return e;
 }
 
@@ -57,8 +58,10 @@ const std::string& read_tile_range_sql() {
   return sql;
 }
 
-void TileDelta::add(std::int64_t name_id, std::int64_t step, double value) {
-  for (int level = 1; level <= kTileLevels; ++level) tiles_[{name_id, level, step / tile_steps(level)}].add(step, value);
+void TileDelta::add(std::int64_t name_id, std::int64_t step, std::int64_t tokens, double value) {
+  for (int level = 1; level <= kTileLevels; ++level) {
+    tiles_[{name_id, level, step / tile_steps(level)}].add(step, tokens, value);
+  }
 }
 
 void TileDelta::write(std::int64_t job_id, sql::Statement& read, sql::Statement& write) const {
@@ -70,16 +73,19 @@ void TileDelta::write(std::int64_t job_id, sql::Statement& read, sql::Statement&
     read.reset();
     e.merge(delta);
     write.bind(1, job_id).bind(2, name_id).bind(3, level).bind(4, tile).bind(5, e.points);
-    write.bind(6, e.first_step).bind(7, e.last_step).bind(8, e.low_step);
-    bind_value(write, 9, e.low_value);
-    write.bind(10, e.high_step);
-    bind_value(write, 11, e.high_value);
+    int column = 6;
+    for (const KeptPoint* p : {&e.first, &e.last, &e.low, &e.high}) {
+      write.bind(column, p->step).bind(column + 1, p->tokens);
+      bind_value(write, column + 2, p->value);
+      column += 3;
+    }
     write.run();
   }
 }
 
 void rebuild(sql::Database& db) {
-  sql::Statement points(db.handle(), "SELECT job_id, name_id, step, value FROM metrics ORDER BY job_id, name_id, step");
+  sql::Statement points(db.handle(),
+                        "SELECT job_id, name_id, step, tokens, value FROM metrics ORDER BY job_id, name_id, step");
   sql::Statement read(db.handle(), read_tile_sql()), write(db.handle(), kWriteTile);
   // One job's deltas at a time: memory bounded by one job's tiles, not by the table.
   std::int64_t job = -1;
@@ -90,7 +96,7 @@ void rebuild(sql::Database& db) {
       delta = TileDelta();
       job = points.int64(0);
     }
-    delta.add(points.int64(1), points.int64(2), read_value(points, 3));
+    delta.add(points.int64(1), points.int64(2), points.int64(3), read_value(points, 4));
   }
   if (!delta.empty()) delta.write(job, read, write);
 }
@@ -105,7 +111,7 @@ std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, c
   const std::int64_t job = store_rows::parse_id(job_id);
   const std::int64_t from = std::max<std::int64_t>(0, after_step + 1);
   std::vector<MetricPoint> out;
-  sql::ReadTransaction snapshot(db_);  // up to 4 point lookups per bucket
+  sql::ReadTransaction snapshot(db_);  // one snapshot for the edges, the tiles and the ragged ends
   sql::Statement& edge_first = statements_.get(
       "SELECT step FROM metrics WHERE job_id = ? AND name_id = ? AND step BETWEEN ? AND ? ORDER BY step LIMIT 1");
   sql::Statement& edge_last = statements_.get(
@@ -115,8 +121,6 @@ std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, c
       "SELECT step, tokens, value FROM metrics WHERE job_id = ? AND name_id = ? AND step BETWEEN ? AND ? "
       "ORDER BY step");
   sql::Statement& tiles = statements_.get(store_tiles::read_tile_range_sql());
-  sql::Statement& point = statements_.get(
-      "SELECT tokens, value FROM metrics WHERE job_id = ? AND name_id = ? AND step = ?");
   for (const auto& [name_id, name] : metric_names_of(job, names)) {
     auto bound = [&](sql::Statement& s) -> std::optional<std::int64_t> {
       s.bind(1, job).bind(2, name_id).bind(3, from).bind(4, to_step);
@@ -138,8 +142,8 @@ std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, c
     std::int64_t count = 0;
     for (const TileRange& piece : tile_cover(*first, last + 1, plan.level)) {
       if (piece.level == 0) {
-        read_raw(piece.first, piece.end - 1, [&](std::int64_t step, std::int64_t, double value) {
-          kept[static_cast<std::size_t>(plan.bucket(step) - first_bucket)].add(step, value);
+        read_raw(piece.first, piece.end - 1, [&](std::int64_t step, std::int64_t tokens, double value) {
+          kept[static_cast<std::size_t>(plan.bucket(step) - first_bucket)].add(step, tokens, value);
           ++count;
         });
         continue;
@@ -147,7 +151,7 @@ std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, c
       tiles.bind(1, job).bind(2, name_id).bind(3, piece.level).bind(4, piece.first).bind(5, piece.end);
       while (tiles.step()) {
         const Extremes e = store_tiles::read_extremes(tiles, 0);
-        kept[static_cast<std::size_t>(plan.bucket(e.first_step) - first_bucket)].merge(e);
+        kept[static_cast<std::size_t>(plan.bucket(e.first.step) - first_bucket)].merge(e);
         count += e.points;
       }
     }
@@ -159,11 +163,7 @@ std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, c
     }
     for (const Extremes& bucket : kept) {
       if (bucket.points == 0) continue;
-      for (std::int64_t step : bucket.kept_steps()) {
-        point.bind(1, job).bind(2, name_id).bind(3, step);
-        if (point.step()) out.push_back({step, point.int64(0), name, store_tiles::read_value(point, 1)});
-        point.reset();
-      }
+      for (const KeptPoint& p : bucket.kept()) out.push_back({p.step, p.tokens, name, p.value});
     }
   }
   return out;

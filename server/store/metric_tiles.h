@@ -18,7 +18,7 @@ namespace gammalab::store_tiles {
 class TileDelta {
  public:
   // A point that was stored (not a resend: its extremes would be merged twice).
-  void add(std::int64_t name_id, std::int64_t step, double value);
+  void add(std::int64_t name_id, std::int64_t step, std::int64_t tokens, double value);
   // Merges every collected tile into its row. `read` and `write` are read_tile_sql() and kWriteTile
   // prepared.
   void write(std::int64_t job_id, sql::Statement& read, sql::Statement& write) const;
@@ -31,14 +31,16 @@ class TileDelta {
 // The statements on tile rows. Their Extremes columns are listed once, in the order read_extremes
 // (metric_tiles.cpp) reads them.
 inline constexpr std::string_view kTileExtremes =
-    "points, first_step, last_step, low_step, low_value, high_step, high_value";
+    "points, first_step, first_tokens, first_value, last_step, last_tokens, last_value, low_step, low_tokens, "
+    "low_value, high_step, high_tokens, high_value";
 // One tile of one metric.
 const std::string& read_tile_sql();
 // A range [first, end) of one level's tiles of one metric, ascending.
 const std::string& read_tile_range_sql();
 inline constexpr const char* kWriteTile =
-    "INSERT OR REPLACE INTO metric_tiles(job_id, name_id, level, tile, points, first_step, last_step, low_step, "
-    "low_value, high_step, high_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "INSERT OR REPLACE INTO metric_tiles(job_id, name_id, level, tile, points, first_step, first_tokens, "
+    "first_value, last_step, last_tokens, last_value, low_step, low_tokens, low_value, high_step, high_tokens, "
+    "high_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 // The tiles of every point in the metrics table, from nothing (the migration's step; the table is empty).
 void rebuild(sql::Database& db);

@@ -122,7 +122,7 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
       insert.run();
       if (db_.changes() == 1) {
         ++result.stored;
-        tiles.add(name_ids[i], p.step, p.value);
+        tiles.add(name_ids[i], p.step, p.tokens, p.value);
       }
       if (p.step >= max_step) {
         max_step = p.step;

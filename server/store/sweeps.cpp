@@ -3,6 +3,7 @@
 
 #include "server/schema.h"
 #include "server/store.h"
+#include "server/store/metric_tiles.h"
 #include "server/store/rows.h"
 
 namespace gammalab {
@@ -56,10 +57,10 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
   sql::Statement& copy_metrics = statements_.get(
       "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
       "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
-  sql::Statement& copy_tiles = statements_.get(
-      "INSERT INTO metric_tiles(job_id, name_id, level, tile, points, first_step, last_step, low_step, low_value, "
-      "high_step, high_value) SELECT ?, name_id, level, tile, points, first_step, last_step, low_step, low_value, "
-      "high_step, high_value FROM metric_tiles WHERE job_id = ?");
+  const std::string tile_columns(store_tiles::kTileExtremes);
+  sql::Statement& copy_tiles = statements_.get("INSERT INTO metric_tiles(job_id, name_id, level, tile, " + tile_columns +
+                                               ") SELECT ?, name_id, level, tile, " + tile_columns +
+                                               " FROM metric_tiles WHERE job_id = ?");
   for (const SweepJob& job : sweep.jobs) {
     insert_job.bind(1, sweep_id).bind(2, ordinal++).bind(3, job.name).bind(4, job.config_hash);
     insert_job.bind(5, to_json(job.config).dump()).bind(7, sweep.max_attempts).bind(8, sweep.priority);

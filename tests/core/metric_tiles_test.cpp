@@ -76,7 +76,7 @@ TEST(MetricTiles, ExtremesMergeToTheSameAnswerInAnyOrder) {
       points.push_back({s * 3 + trial, v == 5 ? (s % 2 ? nan : -inf) : double(v)});
     }
     Extremes sequential;
-    for (auto [s, v] : points) sequential.add(s, v);
+    for (auto [s, v] : points) sequential.add(s, 10 * s, v);
     // The reference, on its own terms: the earliest lowest finite value, the earliest non-finite or highest.
     std::int64_t low = -1, high = -1;
     for (auto [s, v] : points) {
@@ -87,21 +87,26 @@ TEST(MetricTiles, ExtremesMergeToTheSameAnswerInAnyOrder) {
       if ((!vf && std::isfinite(h)) || (vf && std::isfinite(h) && v > h)) high = s;
     }
     if (low < 0) low = points.front().first;  // every value non-finite
-    EXPECT_EQ(sequential.low_step, low);
-    EXPECT_EQ(sequential.high_step, high);
-    EXPECT_EQ(sequential.first_step, points.front().first);
-    EXPECT_EQ(sequential.last_step, points.back().first);
+    EXPECT_EQ(sequential.low.step, low);
+    EXPECT_EQ(sequential.high.step, high);
+    EXPECT_EQ(sequential.first.step, points.front().first);
+    EXPECT_EQ(sequential.last.step, points.back().first);
+    // Each kept point whole: its tokens and value are those of its step.
+    for (const KeptPoint& p : sequential.kept()) {
+      EXPECT_EQ(p.tokens, 10 * p.step);
+      const double v = points[std::size_t(p.step - trial) / 3].second;
+      EXPECT_TRUE(p.value == v || (std::isnan(p.value) && std::isnan(v))) << p.step;
+    }
     EXPECT_EQ(sequential.points, 200);
     // Cut into groups, merged in a shuffled order.
     std::vector<Extremes> groups(1 + trial % 17);
-    for (std::size_t i = 0; i < points.size(); ++i) groups[(i * 7 + std::size_t(trial)) % groups.size()].add(points[i].first, points[i].second);
+    for (std::size_t i = 0; i < points.size(); ++i) groups[(i * 7 + std::size_t(trial)) % groups.size()].add(points[i].first, 10 * points[i].first, points[i].second);
     std::shuffle(groups.begin(), groups.end(), rng);
     Extremes merged;
     for (const Extremes& g : groups) merged.merge(g);
     EXPECT_EQ(merged.points, sequential.points);
     EXPECT_EQ(merged.kept_steps(), sequential.kept_steps());
-    EXPECT_EQ(merged.low_step, sequential.low_step);
-    EXPECT_EQ(merged.high_step, sequential.high_step);
+    EXPECT_TRUE(merged == sequential) << "the same four points, tokens and values included";
   }
 }
 

@@ -55,6 +55,15 @@ std::string utf8_valid(std::string_view text) {
   return out;
 }
 
+std::optional<std::size_t> utf8_first_invalid(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = sequence_length(text, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::nullopt;
+}
+
 std::string utf8_head(std::string_view text, std::size_t max_bytes) {
   std::string out;
   for (std::size_t i = 0; i < text.size();) {

@@ -5,6 +5,7 @@
 // place that shortens text for a message (the worker's error tail, the coordinator's log tail and stored
 // errors) calls them.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,10 @@ namespace gammalab {
 // byte without its continuation, an overlong form, a surrogate, a code point above U+10FFFF) replaced by
 // U+FFFD. Valid text comes back unchanged.
 std::string utf8_valid(std::string_view text);
+
+// The offset of the first byte of `text` that is not part of a well-formed UTF-8 sequence (what utf8_valid
+// would replace); nullopt when `text` is valid UTF-8.
+std::optional<std::size_t> utf8_first_invalid(std::string_view text);
 
 // Valid UTF-8 of at most `max_bytes` bytes: the start of utf8_valid(text), cut before the first character
 // that does not fit whole.

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -14,6 +17,7 @@
 #include "core/limits.h"
 #include "core/sweep/expression.h"
 #include "core/sweep/schema.h"
+#include "core/utf8_text.h"
 #include "core/yaml_json.h"
 
 namespace gammalab {
@@ -82,6 +86,20 @@ bool within_file_limits(const std::string& yaml_text, DiagnosticList& diagnostic
     diagnostics.add(SourceRef{}, "the file is " + std::to_string(yaml_text.size()) +
                                      " bytes, more than the limit of " +
                                      std::to_string(limits::kMaxSweepFileBytes) + " bytes for a sweep");
+    return false;
+  }
+  // YAML is Unicode text, and every string of a sweep ends up in JSON (the config hash) and in protobuf
+  // messages, which refuse malformed UTF-8: a file that is not valid UTF-8 is refused here, as a whole,
+  // before any of its strings is read.
+  if (const std::optional<std::size_t> bad = utf8_first_invalid(yaml_text)) {
+    const std::string_view before(yaml_text.data(), *bad);
+    const std::size_t newline = before.rfind('\n');
+    const auto line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    const auto column = 1 + static_cast<int>(newline == std::string_view::npos ? *bad : *bad - newline - 1);
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(yaml_text[*bad])));
+    diagnostics.add(SourceRef{"", line, column}, "the file is not valid UTF-8: byte " + std::to_string(*bad) + " (" +
+                                                     byte + ") does not start or continue a character; save it as UTF-8");
     return false;
   }
   std::istringstream in(yaml_text);

@@ -121,7 +121,10 @@ std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, c
       "SELECT step, tokens, value FROM metrics WHERE job_id = ? AND name_id = ? AND step BETWEEN ? AND ? "
       "ORDER BY step");
   sql::Statement& tiles = statements_.get(store_tiles::read_tile_range_sql());
-  for (const auto& [name_id, name] : metric_names_of(job, names)) {
+  for (const auto& metric : metric_names_of(job, names)) {
+    // (Named copies, not a structured binding: clang before 16 cannot capture one in the lambdas below.)
+    const std::int64_t name_id = metric.first;
+    const std::string& name = metric.second;
     auto bound = [&](sql::Statement& s) -> std::optional<std::int64_t> {
       s.bind(1, job).bind(2, name_id).bind(3, from).bind(4, to_step);
       std::optional<std::int64_t> step;

@@ -61,6 +61,22 @@ TEST(InputLimits, FileSize) {
                                " bytes, more than the limit of 1048576 bytes");
 }
 
+// Every string of a sweep goes into JSON (its config hash) and protobuf, both of which refuse malformed UTF-8:
+// a data path with a surrogate's bytes once ended `validate` in an uncaught JSON type_error (found by
+// make fuzz, tests/fuzz/corpus/sweep_file/crash-4533...). The file is refused whole, naming where.
+TEST(InputLimits, AFileThatIsNotValidUtf8IsRefusedWithItsPlace) {
+  for (const std::string& bad : {std::string("\xED\xA0\x80"), std::string("\xC0\xAF"), std::string("\xFF"),
+                                std::string("\xE2\x82")}) {
+    const std::string yaml = "base:\n  model: {preset: tiny-0.03m}\n  data: {train: a" + bad + "b.bin}\n";
+    const auto all = expect_problem(yaml, "", "the file is not valid UTF-8: byte 53");
+    ASSERT_FALSE(all.empty());
+    EXPECT_EQ(all[0].line, 3);
+    EXPECT_EQ(all[0].column, 18);
+  }
+  // Valid text beyond ASCII is a sweep like any other.
+  EXPECT_TRUE(problems("base:\n  model: {preset: tiny-0.03m}\n  data: {train: d\xC3\xA9j\xC3\xA0.bin}\n").empty());
+}
+
 TEST(InputLimits, YamlNestingFlowSequencesInAnAxisList) {
   const std::size_t n = 100000;
   const auto all = expect_problem("axes:\n  grid:\n    optim.lr: " + repeat("[", n) + "1" + repeat("]", n) + "\n",

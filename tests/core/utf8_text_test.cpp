@@ -24,6 +24,14 @@ TEST(Utf8Text, InvalidBytesBecomeReplacementCharacters) {
   EXPECT_EQ(utf8_valid("x\xE2\x82"), "x" + kFffd + kFffd) << "a character cut at the end";
 }
 
+TEST(Utf8Text, FirstInvalidByteIsFound) {
+  EXPECT_EQ(utf8_first_invalid("plain d\xC3\xA9j\xC3\xA0 \xF0\x9F\x98\x80"), std::nullopt);
+  EXPECT_EQ(utf8_first_invalid("ab\xED\xA0\x80"), 2u);  // a surrogate
+  EXPECT_EQ(utf8_first_invalid("\xC0\xAF"), 0u);          // overlong
+  EXPECT_EQ(utf8_first_invalid("abc\xE2\x82"), 3u);       // cut short
+  EXPECT_EQ(utf8_first_invalid(""), std::nullopt);
+}
+
 TEST(Utf8Text, HeadNeverSplitsACharacter) {
   const std::string euro = "\xE2\x82\xAC";
   const std::string text = "ab" + euro + "cd";

@@ -159,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   replace_all(request, "USER_TOKEN", f.user_token);
   replace_all(request, "JOB_ID", f.job_id);
   replace_all(request, "SWEEP_ID", f.sweep_id);
-  const std::string reply = exchange(f.api->port(), request, 300);
+  const std::string reply = exchange(f.api->port(), request, 100);
   static const bool verbose = std::getenv("GAMMALAB_FUZZ_VERBOSE") != nullptr;  // what each input got back
   if (verbose) std::fprintf(stderr, "  -> %.*s\n", static_cast<int>(reply.find('\r')), reply.c_str());
   check_reply(reply);

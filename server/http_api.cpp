@@ -77,7 +77,7 @@ bool cross_origin_write(const httplib::Request& req) {
 // 0.46 s as it is (20 jobs x 4,000 points, measured on loopback), and a dashboard's first draw waited on it.
 // httplib has no switch for it, so the request's Accept-Encoding is dropped before httplib reads it. The
 // request is httplib's own non-const object, handed to this handler as const: the cast is well defined.
-void send_uncompressed(const httplib::Request& req) {
+void answer_uncompressed(const httplib::Request& req) {
   auto& headers = const_cast<httplib::Request&>(req).headers;
   headers.erase("Accept-Encoding");
 }
@@ -160,7 +160,7 @@ std::vector<MetricPoint> series(Store& store, const std::string& job_id, const s
   return store.downsampled_metrics(job_id, names, q.after_step, q.to_step, q.buckets);
 }
 
-// One row of /api/sweeps/{id}/runs (proto/dashboard_json.h), from the job's stored loss curves.
+// One row of /api/sweeps/{id}/runs (proto/dashboard_json.h), from the ends of the job's loss curves.
 json run_row(Store& store, const v1::Job& job) { return dashboard_run(job, store.loss_tails(job.id())); }
 
 }  // namespace
@@ -397,7 +397,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     }
   }
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    send_uncompressed(req);
+    answer_uncompressed(req);
     if (cross_origin_write(req)) {
       send_error(res, 403, "cross-origin request refused: Origin " + utf8_head(req.get_header_value("Origin"), 200) +
                                " is not this dashboard's");

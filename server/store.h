@@ -112,7 +112,8 @@ class Store {
   // ---- tune stages (core/sweep/tune.h)
   // Sweeps whose tune stage has not been resolved yet.
   std::vector<std::string> sweeps_awaiting_main();
-  // Every job of the stage ("tune" or "main") with its state; the loss curves of the succeeded ones.
+  // Every job of the stage ("tune" or "main") with its state; the ends of the succeeded ones' loss curves
+  // (loss_tails).
   struct StageJob {
     JobLosses losses;
     JobState state = JobState::kPending;

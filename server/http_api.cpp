@@ -32,6 +32,9 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kHttpThreads = 48;
+// A container's or a load balancer's health check: 200 {"ok": true} once the store answered a read, 503 if it
+// failed. No token (the checker has none) and nothing in it but that.
+constexpr std::string_view kHealthPath = "/healthz";
 // Event streams each hold a thread (server/event_stream_slots.h): at most these, so that 32 threads always
 // serve the other requests.
 constexpr std::size_t kMaxEventStreams = 16;
@@ -341,6 +344,10 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     res.set_content(CoordinatorMetrics::instance().scrape(store_, options_), std::string(kMetricsContentType));
   });
   s.Get("/api/meta", [](const httplib::Request&, httplib::Response& res) { send_json(res, dashboard_meta().dump()); });
+  s.Get(std::string(kHealthPath), [this](const httplib::Request&, httplib::Response& res) {
+    if (!store_.readable()) return send_error(res, 503, "the database does not answer");
+    send_json(res, json{{"ok", true}}.dump());
+  });
   s.Get("/api/workers", [this](const httplib::Request&, httplib::Response& res) {
     send_json(res, proto_json_array(store_.list_workers(options_.lease_timeout_ms)));
   });
@@ -405,6 +412,7 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     }
     const bool api = req.path.rfind("/api/", 0) == 0;
     const bool scrape = req.path == kMetricsPath;
+    if (req.path == kHealthPath) return httplib::Server::HandlerResponse::Unhandled;  // no token: it tells nothing
     if (!api && !scrape && !is_dashboard_file(req.path)) {
       res.status = 404;
       res.set_content("not found\n", "text/plain");

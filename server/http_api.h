@@ -29,6 +29,8 @@
 //                                        has ended; POST /api/jobs/{id}/retry: a failed or cancelled job back to
 //                                        pending, 409 otherwise. Both answer the job.
 //   GET /api/workers                     workers and what they run
+//   GET /healthz                         200 {"ok": true} when the store answers a read, 503 otherwise; no
+//                                        token needed (a container's health check)
 //   GET /metrics                         Prometheus text format (server/prometheus_metrics.h); a metrics or a
 //                                        user token
 //   GET /api/events                      SSE: "hello" on connect, "change" whenever the store changes

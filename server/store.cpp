@@ -18,6 +18,18 @@ void Store::changed() {
   change_cv_.notify_all();
 }
 
+bool Store::readable() {
+  std::lock_guard lock(mutex_);
+  try {
+    sql::Statement& s = statements_.get("SELECT MAX(version) FROM schema_version");
+    const bool answered = s.step();
+    s.reset();
+    return answered;
+  } catch (const sql::Error&) {
+    return false;
+  }
+}
+
 std::uint64_t Store::version() {
   std::lock_guard lock(mutex_);
   return version_;

@@ -220,6 +220,10 @@ class Store {
   // of the newest version.
   std::vector<v1::Fit> fits(const std::string& sweep_id, bool latest_only);
 
+  // Reads the database (its schema version) under the store's lock: true when it answered. What a health
+  // check asks: a store whose lock is held for good, or whose file cannot be read, never answers or says false.
+  bool readable();
+
   // ---- change notification (for watch streams): a counter bumped by every write.
   std::uint64_t version();
   // Waits until version() != seen or the timeout passes; returns the current version.

@@ -208,6 +208,11 @@ TEST(Auth, HttpApiNeedsAUserTokenOrASession) {
   EXPECT_EQ(get(bearer(c.worker_token())), 403);
   EXPECT_EQ(get(bearer(c.user_token())), 200);
   EXPECT_EQ(http.Get("/api/events")->status, 401);
+  // The health check needs no token and says nothing but that the store answered.
+  auto health = http.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(health->body, R"({"ok":true})");
   // The job view's routes, and its two write actions, are behind the same check.
   const std::string sweep = c.store().create_sweep(make_sweep("auth-http", 1), "", "", false).sweep.id();
   const std::string job = c.store().list_jobs(sweep).at(0).id();

@@ -16,6 +16,13 @@ namespace gammalab::cli {
 
 namespace {
 
+// The GPUS column: the slots the job takes, or for a job that spans workers the slots of each times the workers
+// ("2x4": 2 slots on each of 4 workers).
+std::string slots_text(const v1::Job& j) {
+  const std::string each = std::to_string(std::max(1, j.gpus()));
+  return j.nodes() > 1 ? each + "x" + std::to_string(j.nodes()) : each;
+}
+
 std::string fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
@@ -85,7 +92,7 @@ std::string jobs_table(const std::vector<v1::Job>& jobs) {
   std::vector<std::vector<std::string>> rows;
   std::string reasons;  // why pending jobs wait, under the table: a sentence does not fit a column
   for (const auto& j : jobs) {
-    rows.push_back({j.id(), j.name(), state_label(j.state()), std::to_string(std::max(1, j.gpus())),
+    rows.push_back({j.id(), j.name(), state_label(j.state()), slots_text(j),
                     std::to_string(j.attempt()), std::to_string(j.step()) + "/" + std::to_string(j.total_steps()),
                     human_count(double(j.tokens())), loss_text(j),
                     j.tokens_per_s() > 0 ? human_count(j.tokens_per_s()) : "-",

@@ -98,6 +98,7 @@ void fields(JobConfig& s, F&& f) {
   f("device", s.device);
   f("dtype", s.dtype);
   f("world_size", s.world_size);
+  f("nodes", s.nodes);
 }
 
 template <typename T>
@@ -313,6 +314,14 @@ void validate(const JobConfig& c) {
                   std::to_string(c.sequences_per_step() / *world_size) + " sequences per step of each of " +
                   std::to_string(*world_size) + " ranks");
     }
+  }
+  if (const std::optional<int>& nodes = c.nodes) {
+    const int world_size = c.world_size.value_or(1);
+    require(*nodes >= 1 && *nodes <= limits::kMaxNodes, "nodes",
+            "must be in [1, " + std::to_string(limits::kMaxNodes) + "], got " + std::to_string(*nodes));
+    require(world_size % *nodes == 0, "nodes",
+            std::to_string(*nodes) + " nodes do not divide the world_size of " + std::to_string(world_size) +
+                " ranks (each node runs world_size / nodes of them)");
   }
 }
 

@@ -178,6 +178,11 @@ struct JobConfig {
   // Data-parallel ranks (docs/distributed.md). Unset: one process, unless a launcher's environment (RANK,
   // WORLD_SIZE, ...) says otherwise. It never changes the curve: the global batch is batch_tokens at any size.
   std::optional<int> world_size{};
+  // The machines (workers) the ranks span: world_size / nodes ranks on each (docs/distributed.md). Unset: one.
+  std::optional<int> nodes{};
+
+  // Ranks on each machine: the slots the job takes of each worker it runs on.
+  int ranks_per_node() const { return world_size.value_or(1) / nodes.value_or(1); }
 
   std::int64_t sequences_per_step() const { return batch_tokens / model.seq_len; }
 };

@@ -61,6 +61,7 @@ inline constexpr int kMaxInterval = 1'000'000'000;                 // log/eval/c
 inline constexpr int kMaxEvalBatches = 1'000'000;                  // data.eval_batches
 inline constexpr int kMaxThreads = 4096;
 inline constexpr int kMaxWorldSize = 65536;                        // data-parallel ranks of one job
+inline constexpr int kMaxNodes = 1024;                             // workers one job spans
 inline constexpr int kMaxMuonNsSteps = 100;                        // Newton-Schulz iterations per step
 
 // --- Replies -----------------------------------------------------------------------------------------------

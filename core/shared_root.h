@@ -3,6 +3,7 @@
 // PVC, a local disk for one machine). Nobody else builds these paths. All are relative to the shared root.
 //   jobs/<job id>/config.json   the resolved job config the worker hands to gammalab-train
 //   jobs/<job id>/log.txt       the trainer's log, appended by every attempt
+//   jobs/<job id>/log.node<k>.txt, config.node<k>.json   of a job that spans workers: node k's (k >= 1)
 //   jobs/<job id>/ckpt/         the job's checkpoints (atomic renames; newest wins on resume):
 //                               ckpt_<step, 9 digits or more>.safetensors, each with its .sum beside it
 #include <cstdint>
@@ -29,6 +30,15 @@ inline std::filesystem::path job_dir(std::string_view job_id) { return std::file
 inline std::filesystem::path job_config_path(std::string_view job_id) { return job_dir(job_id) / "config.json"; }
 inline std::filesystem::path job_log_path(std::string_view job_id) { return job_dir(job_id) / "log.txt"; }
 inline std::filesystem::path job_ckpt_dir(std::string_view job_id) { return job_dir(job_id) / "ckpt"; }
+// The log and the config of node `node` > 0 of a job that spans workers (node 0 writes log.txt and
+// config.json): one file per writer, as workers on different machines must neither append to one file nor
+// rewrite a config another node's ranks are reading.
+inline std::filesystem::path job_node_log_path(std::string_view job_id, int node) {
+  return job_dir(job_id) / ("log.node" + std::to_string(node) + ".txt");
+}
+inline std::filesystem::path job_node_config_path(std::string_view job_id, int node) {
+  return job_dir(job_id) / ("config.node" + std::to_string(node) + ".json");
+}
 
 // The file name of the checkpoint at `step` (step >= 0), and the step a checkpoint's file name holds (nullopt
 // for any other name).

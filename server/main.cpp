@@ -43,6 +43,11 @@ int main(int argc, char** argv) {
                  "heartbeat")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--gang-wait-ms", options.gang_wait_ms,
+                 "how long the workers of a job that spans workers hold their slots for it while it gathers "
+                 "them, before they are let go (docs/distributed.md)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   gammalab::RefitOptions refit;
   bool no_refit = false;
   app.add_flag("--no-refit", no_refit, "do not refit scaling laws when jobs finish");

@@ -10,24 +10,35 @@ std::string slots_text(int n) { return std::to_string(n) + (n == 1 ? " slot" : "
 
 }  // namespace
 
-std::string pending_reason(int gpus, int largest_live_slots) {
+std::string pending_reason(int gpus, int nodes, const std::vector<int>& live_worker_slots) {
   gpus = std::max(1, gpus);
-  if (largest_live_slots <= 0) {
-    return "needs " + slots_text(gpus) + " of one worker; no worker is alive (or every one is draining)";
+  nodes = std::max(1, nodes);
+  const std::string needs = nodes == 1 ? "needs " + slots_text(gpus) + " of one worker"
+                                       : "needs " + std::to_string(nodes) + " workers with " + slots_text(gpus) +
+                                             " each";
+  if (live_worker_slots.empty()) return needs + "; no worker is alive (or every one is draining)";
+  const auto fitting = std::count_if(live_worker_slots.begin(), live_worker_slots.end(),
+                                     [gpus](int slots) { return slots >= gpus; });
+  if (fitting >= nodes) return "";
+  const int largest = *std::max_element(live_worker_slots.begin(), live_worker_slots.end());
+  if (nodes == 1) {
+    return needs + " (its world_size); the largest live worker has " + slots_text(largest) +
+           ": start a worker with --slots " + std::to_string(gpus) + " or more, or lower world_size";
   }
-  if (gpus <= largest_live_slots) return "";
-  return "needs " + slots_text(gpus) + " of one worker (its world_size); the largest live worker has " +
-         slots_text(largest_live_slots) + ": start a worker with --slots " + std::to_string(gpus) +
-         " or more, or lower world_size";
+  return needs + " (world_size / nodes); " + std::to_string(fitting) + " live " +
+         (fitting == 1 ? "worker has" : "workers have") + " " + slots_text(gpus) + " or more: start " +
+         std::to_string(nodes - fitting) + " more with --slots " + std::to_string(gpus) + " or more, or lower nodes";
 }
 
 void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<v1::Job*> jobs) {
   const bool any_pending =
       std::any_of(jobs.begin(), jobs.end(), [](const v1::Job* j) { return j->state() == v1::JOB_STATE_PENDING; });
   if (!any_pending) return;
-  const int largest = store.largest_live_worker_slots(worker_timeout_ms);
+  const std::vector<int> live = store.live_worker_slots(worker_timeout_ms);
   for (v1::Job* job : jobs) {
-    if (job->state() == v1::JOB_STATE_PENDING) job->set_pending_reason(pending_reason(job->gpus(), largest));
+    if (job->state() == v1::JOB_STATE_PENDING) {
+      job->set_pending_reason(pending_reason(job->gpus(), job->nodes(), live));
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Why a pending job is not being leased, for the people waiting on it (GetJob, ListJobs, the HTTP API): it
-// needs more slots of one worker than any live worker has, or no worker is alive. A job that only waits for a
+// needs more slots of one worker than any live worker has, or more workers with its share of slots than are
+// alive, or no worker is alive. A job that only waits for a
 // slot to free up gets no reason. Computed on every read from the live workers, so it is never stale.
 #include <cstdint>
 #include <string>
@@ -11,9 +12,9 @@
 
 namespace gammalab {
 
-// The reason for a job needing `gpus` slots when the largest live worker has `largest_live_slots` (0: none
-// alive); empty when such a worker exists.
-std::string pending_reason(int gpus, int largest_live_slots);
+// The reason for a job needing `gpus` slots of each of `nodes` workers, given the slots of each live worker;
+// empty when enough such workers are alive.
+std::string pending_reason(int gpus, int nodes, const std::vector<int>& live_worker_slots);
 
 // Sets pending_reason on each pending job of `jobs` (a worker is live when it heartbeat within
 // `worker_timeout_ms` and is not draining). One store query, whatever the number of jobs.

@@ -235,6 +235,26 @@ CREATE TABLE metric_tiles (
   PRIMARY KEY (job_id, name_id, level, tile)
 ) WITHOUT ROWID;
 )sql", store_tiles::rebuild},
+    // 11: a job may span several workers (`nodes`, docs/distributed.md): `gpus` becomes the slots it takes of each
+    // (world_size / nodes), and gang_members holds the workers of a gang, while it forms (the job still pending,
+    // `attempt` its next one) and while that attempt runs.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN nodes INTEGER NOT NULL DEFAULT 1 CHECK (nodes >= 1);
+UPDATE jobs SET nodes = MAX(1, CAST(COALESCE(json_extract(config_json, '$.nodes'), 1) AS INTEGER));
+UPDATE jobs SET gpus = MAX(1, gpus / nodes);
+CREATE TABLE gang_members (
+  job_id     INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  node       INTEGER NOT NULL CHECK (node >= 0),  -- its index among the gang's workers; node 0 hosts the rendezvous
+  worker_id  INTEGER NOT NULL,
+  attempt    INTEGER NOT NULL,  -- the attempt the gang runs (while it forms: the job's next)
+  joined_ms  INTEGER NOT NULL,
+  expires_ms INTEGER NOT NULL,  -- its hold (renewed by the worker's lease requests) or lease (by its heartbeats)
+  delivered  INTEGER NOT NULL DEFAULT 0,  -- the worker has been sent its lease
+  rendezvous TEXT,              -- node 0: host:port of its trainer's store, once reported
+  PRIMARY KEY (job_id, node)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX gang_members_by_worker ON gang_members(worker_id, job_id);
+)sql",
   };
   return all;
 }

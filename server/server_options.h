@@ -14,6 +14,9 @@ struct ServerOptions {
   std::filesystem::path web_root;                         // dashboard files; empty = the source tree's web/
   std::int64_t heartbeat_interval_ms = 5000;
   std::int64_t lease_timeout_ms = 30000;
+  // How long the workers of a gang (a job spanning workers) may hold their slots for it while it forms before
+  // the gang is dissolved, so that two half-formed gangs never wait on each other for ever.
+  std::int64_t gang_wait_ms = 120000;
   // Security (README "Security"): TLS files for gRPC and HTTP; the client CA asks workers for certificates.
   std::string tls_cert;
   std::string tls_key;

@@ -40,6 +40,10 @@ struct SubmitResult {
 struct Lease {
   v1::Job job;
   int attempt = 0;
+  // A job that spans workers (job.nodes() > 1): this worker is node `node` of them; node > 0 gets node 0's
+  // rendezvous address, "host:port".
+  int node = 0;
+  std::string rendezvous;
 };
 
 struct HeartbeatResult {
@@ -166,15 +170,26 @@ class Store {
   // among those no larger than its registered slots is leased when it fits the worker's `free_slots` (the
   // caller checks them against the registered slots). When it does not fit yet, nothing is leased: the
   // worker's slots are kept for it as its running jobs end, rather than filled with smaller jobs behind it.
-  std::optional<Lease> lease(const std::string& worker_id, std::int64_t lease_timeout_ms, int free_slots = 1);
+  // A job of `nodes` > 1 is leased as a gang (server/store/gangs.cpp, docs/distributed.md): the first worker
+  // it fits holds a place as node 0 and each next one that it fits joins, in preference to any other work; a
+  // worker holding a place is leased nothing else. Once `nodes` workers hold places the job is leased (one
+  // attempt for all); node 0 gets its lease on its next request, the others once node 0 reported the
+  // rendezvous. A gang starts only when enough live workers have the slots, and dissolves when it has formed
+  // for longer than `gang_wait_ms` or one of its workers stopped asking.
+  std::optional<Lease> lease(const std::string& worker_id, std::int64_t lease_timeout_ms, int free_slots = 1,
+                             std::int64_t gang_wait_ms = 120000);
   // The slots a worker registered with; nullopt for an unknown worker.
   std::optional<int> worker_slots(const std::string& worker_id);
-  // The most slots of any live worker (a heartbeat within `worker_timeout_ms`) that is not draining; 0 if none.
-  int largest_live_worker_slots(std::int64_t worker_timeout_ms);
+  // The slots of each live worker (a heartbeat within `worker_timeout_ms`) that is not draining, largest first.
+  std::vector<int> live_worker_slots(std::int64_t worker_timeout_ms);
   // The worker's trainer for this attempt started: leased -> running (already running: nothing changes).
   // Returns false when the worker no longer holds this attempt of the job (the report is stale).
-  bool start(const std::string& worker_id, const std::string& job_id, int attempt);
-  // Returns false when the worker no longer holds this attempt of the job (the report is stale).
+  // `rendezvous`: node 0 of a gang says where its trainer's store is, for the gang's other workers. A gang's
+  // other members report their start too; it changes nothing.
+  bool start(const std::string& worker_id, const std::string& job_id, int attempt, const std::string& rendezvous = {});
+  // Returns false when the worker no longer holds this attempt of the job (the report is stale). Of a gang,
+  // any member's failure, cancel or hand-back ends the whole attempt; a member other than node 0 that
+  // succeeded only leaves the gang (node 0's report ends the attempt).
   bool finish(const std::string& worker_id, const std::string& job_id, int attempt, v1::JobOutcome outcome,
               const std::string& error);
   // Jobs whose lease ran out go back to pending (or fail after max_attempts). Returns how many.
@@ -250,6 +265,30 @@ class Store {
   void record_event(std::int64_t job_id, std::string_view kind, JobState state, std::int64_t attempt,
                     std::int64_t worker_id, std::string_view detail = {}) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void changed() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Round robin among sweeps: this one goes to the back of the queue among sweeps of its priority.
+  void advance_lease_turn(std::int64_t sweep_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Gang leases (server/store/gangs.cpp), in lease()'s transaction.
+  struct GangTurn {
+    bool held = false;           // the worker holds a place in a gang: it is leased nothing else now
+    std::optional<Lease> lease;  // its lease, once its gang is whole (node > 0: and the rendezvous known)
+  };
+  // Drops places of gangs whose attempt ended or that will not form: one that gathered for longer than
+  // `gang_wait_ms`, or one of whose workers stopped asking.
+  void prune_gangs(std::int64_t now, std::int64_t gang_wait_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  GangTurn gang_turn(std::int64_t worker, std::int64_t now, std::int64_t lease_timeout_ms)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Takes a place in the gang that has gathered longest among those whose share fits `free_slots`; the last
+  // place leases the job. False when there is none to join.
+  bool join_gang(std::int64_t worker, std::int64_t now, std::int64_t lease_timeout_ms, int free_slots)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The worker becomes node 0 of a new gang for the pending job.
+  void start_gang(std::int64_t job_id, std::int64_t worker, std::int64_t now, std::int64_t lease_timeout_ms)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The attempt ended: its gang's places go.
+  void end_gang(std::int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The node of `worker` in the running gang of the job's `attempt`, if it is a member.
+  std::optional<int> gang_node(std::int64_t job_id, std::int64_t worker, std::int64_t attempt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   std::mutex mutex_;
   std::condition_variable change_cv_;

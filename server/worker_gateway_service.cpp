@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/host_port.h"
 #include "core/limits.h"
 #include "core/metric_check.h"
 #include "core/shared_root.h"
@@ -86,12 +87,18 @@ grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext* context, const 
       }
       free_slots = request->free_slots();
     }
-    auto lease = store_.lease(request->worker_id(), options_.lease_timeout_ms, free_slots);
+    auto lease = store_.lease(request->worker_id(), options_.lease_timeout_ms, free_slots, options_.gang_wait_ms);
     if (lease) {
       response->set_attempt(lease->attempt);
       response->set_ckpt_dir(shared_root::job_ckpt_dir(lease->job.id()).string());
-      spdlog::info("job {} ({}) leased to worker {}, attempt {}, {} slot(s)", lease->job.id(), lease->job.name(),
-                   request->worker_id(), lease->attempt, lease->job.gpus());
+      response->set_node(lease->node);
+      response->set_nodes(std::max(1, lease->job.nodes()));
+      response->set_rendezvous(lease->rendezvous);
+      spdlog::info("job {} ({}) leased to worker {}, attempt {}, {} slot(s){}", lease->job.id(), lease->job.name(),
+                   request->worker_id(), lease->attempt, lease->job.gpus(),
+                   lease->job.nodes() > 1 ? ", node " + std::to_string(lease->node) + " of " +
+                                                std::to_string(lease->job.nodes())
+                                          : std::string());
       *response->mutable_job() = std::move(lease->job);
     }
     return grpc::Status::OK;
@@ -102,7 +109,15 @@ grpc::Status WorkerGatewayService::StartJob(grpc::ServerContext* context, const 
                                             v1::StartJobResponse* response) {
   return guarded([&] {
     if (grpc::Status s = check_worker(context, request->worker_id()); !s.ok()) return s;
-    const bool accepted = store_.start(request->worker_id(), request->job_id(), request->attempt());
+    if (!request->rendezvous().empty()) {
+      // Handed to the gang's other workers, which make a trainer flag of it: checked here first.
+      const auto endpoint = parse_host_port(request->rendezvous(), "rendezvous");
+      if (const auto* why = std::get_if<std::string>(&endpoint)) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, *why);
+      }
+    }
+    const bool accepted =
+        store_.start(request->worker_id(), request->job_id(), request->attempt(), request->rendezvous());
     response->set_accepted(accepted);
     if (!accepted) {
       spdlog::info("job {} attempt {}: start on worker {} ignored (stale report)", request->job_id(),

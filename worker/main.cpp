@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--data-dir", options.data_dir, "the directory every job's data paths are under (default: $GAMMALAB_DATA_DIR, else the current directory)");
   app.add_option("--hostname", options.hostname, "name shown for this worker");
+  app.add_option("--advertise-address", options.advertise_address,
+                 "host or address where the other workers of a job spanning workers reach this one's rendezvous "
+                 "store (default: this machine's host name)");
   app.add_option("--cancel-grace-ms", options.cancel_grace_ms, "SIGTERM, then SIGKILL after this long")
       ->capture_default_str();
   app.add_option("--drain-grace-ms", options.drain_grace_ms,

@@ -11,6 +11,7 @@
 #include "core/exit_codes.h"
 #include "core/limits.h"
 #include "core/metric.h"
+#include "core/rendezvous_line.h"
 #include "core/shared_root.h"
 #include "core/utf8_text.h"
 
@@ -47,22 +48,45 @@ std::string log_tail(const std::filesystem::path& path, std::size_t bytes) {
 
 // Tells the coordinator that this attempt's trainer has started (the job goes from leased to running). One
 // try: should it be lost, the job shows as leased until its outcome is reported, and nothing else changes.
-void report_started(v1::WorkerGateway::Stub& stub, const std::string& worker_id, const std::string& job_id,
-                    int attempt) {
+// `rendezvous`: node 0 of a job that spans workers says where its store is. Returns false when the coordinator
+// could not be reached (worth another try), true when it answered, whatever it said.
+bool report_started(v1::WorkerGateway::Stub& stub, const std::string& worker_id, const std::string& job_id,
+                    int attempt, const std::string& rendezvous = {}) {
   v1::StartJobRequest request;
   request.set_worker_id(worker_id);
   request.set_job_id(job_id);
   request.set_attempt(attempt);
+  request.set_rendezvous(rendezvous);
   v1::StartJobResponse response;
   auto context = context_with_deadline(std::chrono::seconds(5));
   const grpc::Status status = stub.StartJob(context.get(), request, &response);
   if (!status.ok()) spdlog::warn("job {}: start not reported ({})", job_id, status.error_message());
+  return status.error_code() != grpc::StatusCode::UNAVAILABLE &&
+         status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED;
+}
+
+// What is wrong with a lease's gang fields (nodes, node, rendezvous), or empty: they become trainer flags.
+std::string gang_problem(const v1::LeaseJobResponse& lease, HostPort& rendezvous) {
+  const int nodes = std::max(1, lease.nodes());
+  if (nodes > limits::kMaxNodes) {
+    return "lease: nodes must be in [1, " + std::to_string(limits::kMaxNodes) + "], got " + std::to_string(nodes);
+  }
+  if (lease.node() < 0 || lease.node() >= nodes) {
+    return "lease: node must be in [0, " + std::to_string(nodes - 1) + "], got " + std::to_string(lease.node());
+  }
+  if (lease.node() == 0) return "";
+  auto endpoint = parse_host_port(lease.rendezvous(), "lease: rendezvous");
+  if (auto* why = std::get_if<std::string>(&endpoint)) return *why;
+  rendezvous = std::get<HostPort>(std::move(endpoint));
+  return "";
 }
 
 }  // namespace
 
 WorkerDaemon::WorkerDaemon(WorkerOptions options) : options_(std::move(options)) {
   if (options_.hostname.empty()) options_.hostname = this_hostname();
+  // The machine's own name, not --hostname (a display name such as "node7:slurm-123" that need not resolve).
+  if (options_.advertise_address.empty()) options_.advertise_address = this_hostname();
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
@@ -229,9 +253,39 @@ void WorkerDaemon::report_finish(RunningJob& job, v1::JobOutcome outcome, const 
   }
 }
 
+std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const std::filesystem::path& config_path,
+                                                    const std::filesystem::path& ckpt_dir) const {
+  std::vector<std::string> argv = {options_.trainer.string(), "run",        "--config",
+                                   config_path.string(),      "--ckpt-dir", ckpt_dir.string()};
+  if (!options_.data_dir.empty()) {
+    argv.push_back("--data-dir");
+    argv.push_back(options_.data_dir.string());
+  }
+  const std::size_t world_size = job.slots.size() * static_cast<std::size_t>(job.nodes);
+  if (world_size > 1) {
+    // The trainer starts this node's ranks; it refuses a config whose world_size says otherwise.
+    argv.push_back("--world-size");
+    argv.push_back(std::to_string(world_size));
+  }
+  if (job.nodes > 1) {
+    argv.insert(argv.end(), {"--nodes", std::to_string(job.nodes), "--node-rank", std::to_string(job.node)});
+    if (job.node == 0) {
+      // Its ranks meet at this address too (it picks Gloo's interface); the port is the kernel's choice.
+      argv.insert(argv.end(), {"--master-addr", options_.advertise_address});
+    } else {
+      argv.insert(argv.end(), {"--master-addr", job.rendezvous.host, "--master-port",
+                               std::to_string(job.rendezvous.port)});
+    }
+  }
+  return argv;
+}
+
 void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
-  const auto log_path = options_.shared_root / shared_root::job_log_path(job.job_id);
-  const auto config_path = options_.shared_root / shared_root::job_config_path(job.job_id);
+  // Node 0 (or the only one) writes the job's log; another node of a job that spans workers its own.
+  const auto log_path = options_.shared_root / (job.node == 0 ? shared_root::job_log_path(job.job_id)
+                                                              : shared_root::job_node_log_path(job.job_id, job.node));
+  const auto config_path = options_.shared_root / (job.node == 0 ? shared_root::job_config_path(job.job_id)
+                                                                 : shared_root::job_node_config_path(job.job_id, job.node));
   // Our own layout, never a path the coordinator sends: the lease's directory must be the one we would use.
   const auto ckpt_dir = options_.shared_root / shared_root::job_ckpt_dir(job.job_id);
   int exit_code = -1;
@@ -255,19 +309,10 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     log << "== " << lease.job().name() << ": attempt " << job.attempt << " on worker " << worker_id() << " ("
         << options_.hostname << ", " << (job.slots.size() == 1 ? "slot " : "slots ") << absl::StrJoin(job.slots, ",");
     for (const auto& variable : devices) log << ", " << variable;
+    if (job.nodes > 1) log << ", node " << job.node << " of " << job.nodes;
     log << ")" << std::endl;
 
-    std::vector<std::string> argv = {options_.trainer.string(), "run",        "--config",
-                                     config_path.string(),      "--ckpt-dir", ckpt_dir.string()};
-    if (!options_.data_dir.empty()) {
-      argv.push_back("--data-dir");
-      argv.push_back(options_.data_dir.string());
-    }
-    if (job.slots.size() > 1) {
-      // The trainer starts this many local ranks; it refuses a config whose world_size says otherwise.
-      argv.push_back("--world-size");
-      argv.push_back(std::to_string(job.slots.size()));
-    }
+    const std::vector<std::string> argv = trainer_argv(job, config_path, ckpt_dir);
     // The job's ranks come from its config alone: a launcher's variables in the worker's own environment (the
     // worker itself may run under one) must not make the trainer think it is one rank of another job.
     std::vector<std::string> env = devices;
@@ -282,10 +327,27 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       job.child = std::make_unique<ChildProcess>(argv, env, log_path.string());
       child = job.child.get();
     }
-    report_started(*stub_, worker_id(), job.job_id, job.attempt);
+    // Node 0 of a gang reports its start once its store is up and it knows the port (the rendezvous line).
+    const bool hosts_gang = job.nodes > 1 && job.node == 0;
+    bool start_reported = !hosts_gang && report_started(*stub_, worker_id(), job.job_id, job.attempt);
     drain_starting_job(job);
+    std::string rendezvous;
     while (auto line = child->read_line()) {
       log << *line << '\n';
+      if (hosts_gang && rendezvous.empty()) {
+        if (const auto port = parse_rendezvous_line(*line)) {
+          rendezvous = host_port_text({options_.advertise_address, *port});
+          log << "gammalab-worker: rendezvous at " << rendezvous << " for the other nodes" << std::endl;
+        }
+      }
+      // The other nodes wait for this report: it is retried while the coordinator is away.
+      for (auto backoff = std::chrono::milliseconds(200); hosts_gang && !rendezvous.empty() && !start_reported &&
+                                                          !job.lost && !job.cancel;
+           backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
+        start_reported = report_started(*stub_, worker_id(), job.job_id, job.attempt, rendezvous);
+        if (!start_reported) std::this_thread::sleep_for(backoff);
+      }
+      if (job.node > 0) continue;  // node 0 relays the job's metrics (its other ranks print none)
       try {
         if (auto points = parse_metric_line(*line)) relay_->add(job.job_id, job.attempt, std::move(*points));
       } catch (const std::exception& e) {
@@ -310,7 +372,8 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       outcome = v1::JOB_OUTCOME_CANCELLED;
     } else if (exit_code == 0) {
       outcome = v1::JOB_OUTCOME_SUCCEEDED;
-    } else if (drain_ && exit_code == exit_codes::kStopped) {
+    } else if (exit_code == exit_codes::kStopped && (drain_ || job.nodes > 1)) {
+      // Stopped after a checkpoint because this worker drains, or (a job spanning workers) another one does.
       outcome = v1::JOB_OUTCOME_HANDED_BACK;
     } else {
       outcome = v1::JOB_OUTCOME_FAILED;
@@ -396,9 +459,16 @@ int WorkerDaemon::run() {
                     -1);
       continue;
     }
+    if (const std::string problem = gang_problem(response, job->rendezvous); !problem.empty()) {
+      report_finish(*job, v1::JOB_OUTCOME_FAILED, problem, -1);  // nothing is started from a bad lease
+      continue;
+    }
+    job->nodes = std::max(1, response.nodes());
+    job->node = response.node();
     job->slots.assign(free.begin(), free.begin() + static_cast<std::ptrdiff_t>(size));
-    spdlog::info("job {} ({}): attempt {} in slot(s) {}", job->job_id, response.job().name(), job->attempt,
-                 absl::StrJoin(job->slots, ","));
+    spdlog::info("job {} ({}): attempt {} in slot(s) {}{}", job->job_id, response.job().name(), job->attempt,
+                 absl::StrJoin(job->slots, ","),
+                 job->nodes > 1 ? ", node " + std::to_string(job->node) + " of " + std::to_string(job->nodes) : "");
     RunningJob& ref = *job;
     {
       absl::MutexLock lock(&jobs_mutex_);

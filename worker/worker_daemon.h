@@ -2,7 +2,9 @@
 // The worker daemon: registers with the coordinator, leases jobs for its slots, runs each as a gammalab-train
 // child process, relays its metric lines, heartbeats its leases, stops jobs on cancel, drains on SIGTERM.
 // A job of N ranks (its config's world_size) takes N slots; its trainer starts the ranks itself and ends when any
-// rank fails, so the worker treats it as one child (docs/distributed.md).
+// rank fails, so the worker treats it as one child (docs/distributed.md). A job that spans M workers takes
+// N / M slots of each: this worker runs its node's share of the ranks; node 0 hosts their rendezvous and
+// reports where, and alone relays metrics.
 //
 // Threads: run() (registration, leasing, reaping), heartbeat_loop() (heartbeats, cancel and lost-lease stops,
 // kill escalation) and one thread per running job (run_job: the child, its metric lines, the outcome). Locks are
@@ -18,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/host_port.h"
 #include "gammalab/v1/gammalab.grpc.pb.h"
 #include "worker/child_process.h"
 #include "worker/metric_relay.h"
@@ -49,6 +52,9 @@ class WorkerDaemon {
     std::string job_id;
     int attempt = 0;
     std::vector<int> slots;  // the worker's slots it takes: one per rank (the job's gpus)
+    // Of a job that spans workers: this worker's node of `nodes`, and (node > 0) node 0's rendezvous.
+    int node = 0, nodes = 1;
+    HostPort rendezvous;
     std::thread thread;  // joined by run() once `done`
     absl::Mutex mutex;
     // The trainer: created and reset by run_job; signalled by stop_child from any thread.
@@ -63,6 +69,9 @@ class WorkerDaemon {
   bool register_once();
   void heartbeat_loop();
   void run_job(RunningJob& job, v1::LeaseJobResponse lease);
+  // The trainer's command line for the job.
+  std::vector<std::string> trainer_argv(const RunningJob& job, const std::filesystem::path& config_path,
+                                        const std::filesystem::path& ckpt_dir) const;
   void report_finish(RunningJob& job, v1::JobOutcome outcome, const std::string& error, int exit_code);
   // SIGTERM (then SIGKILL after `grace`) or, if `hard`, SIGKILL now to the job's trainer.
   void stop_child(RunningJob& job, bool hard, std::chrono::milliseconds grace) ABSL_LOCKS_EXCLUDED(job.mutex);

@@ -16,6 +16,9 @@ struct WorkerOptions {
   std::filesystem::path shared_root = "gammalab-shared";  // the coordinator's --shared-root (cluster FS)
   std::filesystem::path data_dir;                         // base of relative data paths; default $GAMMALAB_DATA_DIR
   std::string hostname;                                   // default: this machine's name
+  // Where the other machines of a job that spans workers reach this one's rendezvous store, when this worker
+  // is its node 0: a name or address they resolve. Default: the machine's host name (not --hostname).
+  std::string advertise_address;
   int cancel_grace_ms = 5000;                             // SIGTERM, then SIGKILL after this long
   // A drain (SIGTERM to the worker) gives each trainer this long to checkpoint and exit before SIGKILL. Long
   // enough for a large model's checkpoint; shorter than the warning a scheduler gives (Slurm's --signal lead).

@@ -48,23 +48,51 @@ HeartbeatResult Store::heartbeat(const std::string& worker_id, const std::vector
     return result;  // unknown worker: it must register again
   }
   result.known = true;
+  if (draining) {
+    // A draining worker lets go of the gangs it is gathering with: they dissolve, their other workers go free.
+    sql::Statement& leave = statements_.get(
+        "DELETE FROM gang_members WHERE job_id IN (SELECT g.job_id FROM gang_members g JOIN jobs j ON "
+        "j.id = g.job_id WHERE g.worker_id = ? AND j.state = ?)");
+    leave.bind(1, wid).bind(2, job_state_name(JobState::kPending)).run();
+  }
   sql::Statement& renew = statements_.get(
       "UPDATE jobs SET lease_expires_ms = ? WHERE id = ? AND worker_id = ? AND attempt = ? "
       "AND state IN (" + sql_active_states() + ") RETURNING cancel_requested");
+  // A gang's members (node 0 included) renew their places; the job's own lease is node 0's.
+  sql::Statement& renew_place = statements_.get(
+      "UPDATE gang_members SET expires_ms = ? WHERE job_id = ? AND worker_id = ? AND attempt = ? AND EXISTS "
+      "(SELECT 1 FROM jobs j WHERE j.id = gang_members.job_id AND j.attempt = gang_members.attempt AND j.state IN (" +
+      sql_active_states() + "))");
+  sql::Statement& cancel_asked = statements_.get("SELECT cancel_requested FROM jobs WHERE id = ?");
   for (const auto& [job_id, attempt] : running) {
-    renew.bind(1, now + lease_timeout_ms).bind(2, parse_id(job_id)).bind(3, wid).bind(4, attempt);
+    const std::int64_t id = parse_id(job_id);
+    bool held = false, cancel = false;
+    renew.bind(1, now + lease_timeout_ms).bind(2, id).bind(3, wid).bind(4, attempt);
     if (renew.step()) {
-      if (renew.int64(0) != 0) result.cancel_job_ids.push_back(job_id);
+      held = true;
+      cancel = renew.int64(0) != 0;
       renew.reset();
-    } else {
+    }
+    renew_place.bind(1, now + lease_timeout_ms).bind(2, id).bind(3, wid).bind(4, attempt).run();
+    if (!held && db_.changes() > 0) {
+      held = true;  // a member of the attempt's gang other than node 0
+      if (cancel_asked.bind(1, id).step()) {
+        cancel = cancel_asked.int64(0) != 0;
+        cancel_asked.reset();
+      }
+    }
+    if (!held) {
       result.lost_job_ids.push_back(job_id);
+    } else if (cancel) {
+      result.cancel_job_ids.push_back(job_id);
     }
   }
   tx.commit();
   return result;
 }
 
-std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lease_timeout_ms, int free_slots) {
+std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lease_timeout_ms, int free_slots,
+                                  std::int64_t gang_wait_ms) {
   std::lock_guard lock(mutex_);
   const std::int64_t now = now_ms(), wid = parse_id(worker_id);
   const std::string_view pending = job_state_name(JobState::kPending);
@@ -76,32 +104,52 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   const std::int64_t slots = worker.int64(1);
   worker.reset();
   if (draining || free_slots < 1) return std::nullopt;
+  // A gang this worker holds a place in comes first, then one it can join (server/store/gangs.cpp).
+  prune_gangs(now, gang_wait_ms);
+  if (GangTurn turn = gang_turn(wid, now, lease_timeout_ms); turn.held) {
+    tx.commit();
+    if (turn.lease) changed();
+    return std::move(turn.lease);
+  }
+  if (join_gang(wid, now, lease_timeout_ms, free_slots)) {
+    tx.commit();
+    return std::nullopt;
+  }
   // First the sweep (a small table): highest priority, then the one served longest ago (round robin), among
   // sweeps with a pending job this worker could ever run. Then its first such job by the (sweep_id, state,
   // ordinal) index. No sort over all pending jobs.
+  // A job that spans workers is a candidate only while enough live workers have its share of slots.
+  const std::string can_gather =
+      "(j.nodes = 1 OR j.nodes <= (SELECT COUNT(*) FROM workers w WHERE w.draining = 0 AND w.heartbeat_ms >= ?3 "
+      "AND w.slots >= j.gpus))";
   sql::Statement& pick_sweep = statements_.get(
       "SELECT s.id FROM sweeps s WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id "
-      "AND j.state = ? AND j.gpus <= ?) ORDER BY s.priority DESC, s.lease_turn, s.id LIMIT 1");
-  if (!pick_sweep.bind(1, pending).bind(2, slots).step()) return std::nullopt;
+      "AND j.state = ?1 AND j.gpus <= ?2 AND " + can_gather + ") ORDER BY s.priority DESC, s.lease_turn, s.id LIMIT 1");
+  const std::int64_t live_since = now - lease_timeout_ms;
+  if (!pick_sweep.bind(1, pending).bind(2, slots).bind(3, live_since).step()) return std::nullopt;
   const std::int64_t sweep_id = pick_sweep.int64(0);
   pick_sweep.reset();
   sql::Statement& pick = statements_.get(
-      "SELECT id, gpus FROM jobs WHERE sweep_id = ? AND state = ? AND gpus <= ? ORDER BY ordinal LIMIT 1");
-  if (!pick.bind(1, sweep_id).bind(2, pending).bind(3, slots).step()) return std::nullopt;
-  const std::int64_t job_id = pick.int64(0), gpus = pick.int64(1);
+      "SELECT j.id, j.gpus, j.nodes FROM jobs j WHERE j.sweep_id = ?4 AND j.state = ?1 AND j.gpus <= ?2 AND " +
+      can_gather + " ORDER BY j.ordinal LIMIT 1");
+  if (!pick.bind(1, pending).bind(2, slots).bind(3, live_since).bind(4, sweep_id).step()) return std::nullopt;
+  const std::int64_t job_id = pick.int64(0), gpus = pick.int64(1), nodes = pick.int64(2);
   pick.reset();
   if (gpus > free_slots) return std::nullopt;  // its turn: wait for the worker's running jobs to free enough slots
+  if (nodes > 1) {
+    // This worker gathers a gang for it as node 0; the job is leased once `nodes` workers hold places.
+    start_gang(job_id, wid, now, lease_timeout_ms);
+    advance_lease_turn(sweep_id);
+    tx.commit();
+    return std::nullopt;
+  }
   check_transition(JobState::kPending, JobState::kLeased);
   sql::Statement& take = statements_.get(
       "UPDATE jobs SET state = ?, attempt = attempt + 1, worker_id = ?, lease_expires_ms = ?, "
       "started_ms = COALESCE(started_ms, ?) WHERE id = ? AND state = ?");
   take.bind(1, job_state_name(JobState::kLeased)).bind(2, wid).bind(3, now + lease_timeout_ms).bind(4, now);
   take.bind(5, job_id).bind(6, pending).run();
-  // Round robin: this sweep goes to the back of the queue among sweeps of its priority.
-  sql::Statement& turn = statements_.get(
-      "UPDATE sweeps SET lease_turn = (SELECT COALESCE(MAX(lease_turn), 0) + 1 FROM sweeps) "
-      "WHERE id = ?");
-  turn.bind(1, sweep_id).run();
+  advance_lease_turn(sweep_id);
   Lease lease;
   if (auto job = read_job_by_id(job_id)) lease.job = std::move(*job);
   lease.attempt = lease.job.attempt();
@@ -111,16 +159,35 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   return lease;
 }
 
-bool Store::start(const std::string& worker_id, const std::string& job_id, int attempt) {
+void Store::advance_lease_turn(std::int64_t sweep_id) {
+  sql::Statement& turn = statements_.get(
+      "UPDATE sweeps SET lease_turn = (SELECT COALESCE(MAX(lease_turn), 0) + 1 FROM sweeps) "
+      "WHERE id = ?");
+  turn.bind(1, sweep_id).run();
+}
+
+bool Store::start(const std::string& worker_id, const std::string& job_id, int attempt,
+                  const std::string& rendezvous) {
   std::lock_guard lock(mutex_);
-  const std::int64_t id = parse_id(job_id);
+  const std::int64_t id = parse_id(job_id), wid = parse_id(worker_id);
   sql::Transaction tx(db_);
   sql::Statement& held = statements_.get("SELECT state FROM jobs WHERE id = ? AND worker_id = ? AND attempt = ? "
                                          "AND state IN (" + sql_active_states() + ")");
-  if (!held.bind(1, id).bind(2, parse_id(worker_id)).bind(3, attempt).step()) return false;
+  if (!held.bind(1, id).bind(2, wid).bind(3, attempt).step()) {
+    // A gang's other member: its ranks started; the job's state is node 0's to change.
+    return gang_node(id, wid, attempt).has_value();
+  }
   const JobState from = read_state(held, 0);
   held.reset();
-  if (from == JobState::kRunning) return true;  // a repeated report: already running
+  if (!rendezvous.empty()) {
+    sql::Statement& host = statements_.get(
+        "UPDATE gang_members SET rendezvous = ? WHERE job_id = ? AND node = 0 AND worker_id = ? AND attempt = ?");
+    host.bind(1, rendezvous).bind(2, id).bind(3, wid).bind(4, attempt).run();  // the others' leases can go out
+  }
+  if (from == JobState::kRunning) {
+    tx.commit();  // a repeated report: already running
+    return true;
+  }
   check_transition(from, JobState::kRunning);
   sql::Statement& update = statements_.get("UPDATE jobs SET state = ? WHERE id = ? AND state = ?");
   update.bind(1, job_state_name(JobState::kRunning)).bind(2, id).bind(3, job_state_name(from)).run();
@@ -133,16 +200,31 @@ bool Store::start(const std::string& worker_id, const std::string& job_id, int a
 bool Store::finish(const std::string& worker_id, const std::string& job_id, int attempt, v1::JobOutcome outcome,
                    const std::string& error) {
   std::lock_guard lock(mutex_);
-  const std::int64_t now = now_ms();
+  const std::int64_t now = now_ms(), id = parse_id(job_id), wid = parse_id(worker_id);
   sql::Transaction tx(db_);
   sql::Statement& held = statements_.get(
-      "SELECT state, attempt, max_attempts, cancel_requested FROM jobs WHERE id = ? AND worker_id = ? "
+      "SELECT state, attempt, max_attempts, cancel_requested, worker_id FROM jobs WHERE id = ? "
       "AND attempt = ? AND state IN (" + sql_active_states() + ")");
-  held.bind(1, parse_id(job_id)).bind(2, parse_id(worker_id)).bind(3, attempt);
+  held.bind(1, id).bind(2, attempt);
   if (!held.step()) return false;
   const JobState from = read_state(held, 0);
   const bool retries_left = held.int64(1) < held.int64(2), cancel_requested = held.int64(3) != 0;
+  const std::int64_t holder = held.is_null(4) ? -1 : held.int64(4);
   held.reset();
+  std::string why = error;
+  if (holder != wid) {
+    // Not the attempt's holder: a member of its gang, or a stale report.
+    const std::optional<int> node = gang_node(id, wid, attempt);
+    if (!node) return false;
+    if (outcome == v1::JOB_OUTCOME_SUCCEEDED) {
+      // Its ranks ended with the others'; node 0's report ends the attempt.
+      sql::Statement& leave = statements_.get("DELETE FROM gang_members WHERE job_id = ? AND worker_id = ?");
+      leave.bind(1, id).bind(2, wid).run();
+      tx.commit();
+      return true;
+    }
+    why = "node " + std::to_string(*node) + " (worker " + worker_id + "): " + error;
+  }
   JobState to = JobState::kFailed;
   std::int64_t attempt_change = 0;
   switch (outcome) {
@@ -166,10 +248,11 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
       "UPDATE jobs SET state = ?, attempt = attempt + ?, error = ?, "
       "worker_id = CASE WHEN ? THEN worker_id ELSE NULL END, lease_expires_ms = NULL, "
       "finished_ms = CASE WHEN ? THEN ? ELSE NULL END WHERE id = ?");
-  update.bind(1, job_state_name(to)).bind(2, attempt_change).bind(3, error).bind(4, done ? 1 : 0);
-  update.bind(5, done ? 1 : 0).bind(6, now).bind(7, parse_id(job_id)).run();
-  record_event(parse_id(job_id), finish_event_kind(outcome, to), to, attempt, parse_id(worker_id),
-               to == JobState::kCancelled && error.empty() ? "cancelled by user" : error);
+  update.bind(1, job_state_name(to)).bind(2, attempt_change).bind(3, why).bind(4, done ? 1 : 0);
+  update.bind(5, done ? 1 : 0).bind(6, now).bind(7, id).run();
+  end_gang(id);
+  record_event(id, finish_event_kind(outcome, to), to, attempt, wid,
+               to == JobState::kCancelled && error.empty() ? "cancelled by user" : why);
   tx.commit();
   changed();
   return true;
@@ -177,10 +260,14 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
 
 int Store::grant_lease_grace(std::int64_t grace_ms) {
   std::lock_guard lock(mutex_);
+  sql::Transaction tx(db_);
   sql::Statement& s = statements_.get("UPDATE jobs SET lease_expires_ms = MAX(lease_expires_ms, ?) WHERE state IN (" +
                                       sql_active_states() + ") AND lease_expires_ms IS NOT NULL");
   s.bind(1, now_ms() + grace_ms).run();
   const int extended = static_cast<int>(db_.changes());
+  sql::Statement& places = statements_.get("UPDATE gang_members SET expires_ms = MAX(expires_ms, ?)");
+  places.bind(1, now_ms() + grace_ms).run();
+  tx.commit();
   if (extended > 0) changed();
   return extended;
 }
@@ -191,7 +278,8 @@ int Store::expire_leases() {
   sql::Transaction tx(db_);
   sql::Statement& expired = statements_.get(
       "SELECT id, state, attempt, max_attempts, cancel_requested, worker_id FROM jobs "
-      "WHERE state IN (" + sql_active_states() + ") AND lease_expires_ms < ?");
+      "WHERE state IN (" + sql_active_states() + ") AND (lease_expires_ms < ?1 OR EXISTS (SELECT 1 FROM gang_members g "
+      "WHERE g.job_id = jobs.id AND g.attempt = jobs.attempt AND g.expires_ms < ?1))");
   sql::Statement& update = statements_.get(
       "UPDATE jobs SET state = ?, error = COALESCE(?, error), finished_ms = ?, worker_id = NULL, "
       "lease_expires_ms = NULL WHERE id = ?");
@@ -227,6 +315,7 @@ int Store::expire_leases() {
       update.bind_null(3);
     }
     update.bind(4, job.id).run();
+    end_gang(job.id);
     record_event(job.id, job_event_kind::kLeaseExpired, to, job.attempt, job.worker_id,
                  to == JobState::kCancelled ? "cancelled by user (worker lost)" : why);
   }

@@ -23,8 +23,8 @@ JobState read_state(const sql::Statement& s, int column);
 inline constexpr const char* kJobColumns =
     "j.id, j.sweep_id, j.name, j.config_hash, j.config_json, j.state, j.attempt, j.max_attempts, j.worker_id, "
     "j.step, j.total_steps, j.tokens, j.last_loss, j.tokens_per_s, j.created_ms, j.started_ms, j.finished_ms, "
-    "j.error, j.priority, j.reused_from, j.stage, j.gpus";
-inline constexpr int kJobColumnCount = 22;  // the columns of kJobColumns; a query may select more after them
+    "j.error, j.priority, j.reused_from, j.stage, j.gpus, j.nodes";
+inline constexpr int kJobColumnCount = 23;  // the columns of kJobColumns; a query may select more after them
 inline constexpr const char* kSweepColumns =
     "s.id, s.name, s.priority, s.max_attempts, s.created_ms, s.source_yaml, s.file_name, s.awaiting_main, "
     "s.tune_report, s.stage_error";

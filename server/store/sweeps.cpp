@@ -52,8 +52,8 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
       "WHERE config_hash = ? AND state = ? ORDER BY id LIMIT 1");
   sql::Statement& insert_job = statements_.get(
       "INSERT INTO jobs(sweep_id, ordinal, name, config_hash, config_json, state, max_attempts, priority, "
-      "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from, stage, gpus) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from, stage, gpus, nodes) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   sql::Statement& copy_metrics = statements_.get(
       "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
       "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
@@ -65,7 +65,9 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
     insert_job.bind(1, sweep_id).bind(2, ordinal++).bind(3, job.name).bind(4, job.config_hash);
     insert_job.bind(5, to_json(job.config).dump()).bind(7, sweep.max_attempts).bind(8, sweep.priority);
     insert_job.bind(9, job.config.steps).bind(10, now).bind(16, stage);
-    insert_job.bind(17, std::int64_t{job.config.world_size.value_or(1)});  // the ranks its trainer starts
+    // The slots it takes of each worker it runs on (the ranks its trainer starts there), and how many workers.
+    insert_job.bind(17, std::int64_t{job.config.ranks_per_node()});
+    insert_job.bind(18, std::int64_t{job.config.nodes.value_or(1)});
     std::int64_t reused = -1;
     if (!rerun && find_done.bind(1, job.config_hash).bind(2, job_state_name(JobState::kSucceeded)).step()) {
       check_transition(std::nullopt, JobState::kSucceeded);

@@ -69,13 +69,13 @@ std::optional<int> Store::worker_slots(const std::string& worker_id) {
   return slots;
 }
 
-int Store::largest_live_worker_slots(std::int64_t worker_timeout_ms) {
+std::vector<int> Store::live_worker_slots(std::int64_t worker_timeout_ms) {
   std::lock_guard lock(mutex_);
   sql::Statement& s =
-      statements_.get("SELECT COALESCE(MAX(slots), 0) FROM workers WHERE heartbeat_ms >= ? AND draining = 0");
-  s.bind(1, now_ms() - worker_timeout_ms).step();
-  const int slots = static_cast<int>(s.int64(0));
-  s.reset();
+      statements_.get("SELECT slots FROM workers WHERE heartbeat_ms >= ? AND draining = 0 ORDER BY slots DESC");
+  s.bind(1, now_ms() - worker_timeout_ms);
+  std::vector<int> slots;
+  while (s.step()) slots.push_back(static_cast<int>(s.int64(0)));
   return slots;
 }
 

@@ -96,7 +96,17 @@ TEST(JobConfig, MuonLrIsAnOptionalOverrideOfLr) {
   }
   // The schema's view: every field, the optional one included.
   EXPECT_TRUE(job_config_every_field()["optim"].contains("muon_lr"));
-  EXPECT_EQ(job_config_optional_fields(), (std::vector<std::string>{"optim.muon_lr", "world_size"}));
+  EXPECT_EQ(job_config_optional_fields(), (std::vector<std::string>{"optim.muon_lr", "world_size", "nodes"}));
+}
+
+// What validate() says of `config`, or "no error".
+std::string validation_error(const JobConfig& config) {
+  try {
+    validate(config);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 // world_size is optional (absent: one process, or what a launcher says); set, it must be in range and split the
@@ -109,22 +119,14 @@ TEST(JobConfig, WorldSizeIsOptionalAndChecked) {
   c.world_size = 2;
   EXPECT_EQ(job_config_from_json(to_json(c)).world_size, 2);
   validate(c);
-  auto error_of = [&](const JobConfig& bad) -> std::string {
-    try {
-      validate(bad);
-    } catch (const ConfigError& e) {
-      return e.what();
-    }
-    return "no error";
-  };
   JobConfig bad = c;
   bad.world_size = 0;
-  EXPECT_EQ(error_of(bad), "world_size: must be in [1, 65536], got 0");
+  EXPECT_EQ(validation_error(bad), "world_size: must be in [1, 65536], got 0");
   bad.world_size = 3;
-  EXPECT_EQ(error_of(bad), "world_size: 3 ranks do not divide the 8 sequences per step");
+  EXPECT_EQ(validation_error(bad), "world_size: 3 ranks do not divide the 8 sequences per step");
   bad.world_size = 2;
   bad.micro_batch = 8;
-  EXPECT_EQ(error_of(bad), "micro_batch: 8 does not divide the 4 sequences per step of each of 2 ranks");
+  EXPECT_EQ(validation_error(bad), "micro_batch: 8 does not divide the 4 sequences per step of each of 2 ranks");
   nlohmann::json huge = to_json(c);
   huge["world_size"] = 1ll << 40;  // would wrap silently in an int
   try {
@@ -133,6 +135,29 @@ TEST(JobConfig, WorldSizeIsOptionalAndChecked) {
   } catch (const ConfigError& e) {
     EXPECT_EQ(std::string(e.what()), "world_size: 1099511627776 is outside the range of the field [-2147483648, 2147483647]");
   }
+}
+
+// nodes is optional too (absent: one machine); set, it must be in range and split world_size into equal shares,
+// which are the slots the job takes of each worker.
+TEST(JobConfig, NodesAreOptionalAndSplitTheWorld) {
+  JobConfig c;
+  c.model.seq_len = 64;
+  c.batch_tokens = 64 * 8;
+  EXPECT_FALSE(to_json(c).contains("nodes"));
+  EXPECT_EQ(c.ranks_per_node(), 1);
+  c.world_size = 4;
+  c.nodes = 2;
+  EXPECT_EQ(job_config_from_json(to_json(c)).nodes, 2);
+  EXPECT_EQ(c.ranks_per_node(), 2);
+  validate(c);
+  JobConfig bad = c;
+  bad.nodes = 0;
+  EXPECT_EQ(validation_error(bad), "nodes: must be in [1, 1024], got 0");
+  bad.nodes = 3;
+  EXPECT_EQ(validation_error(bad), "nodes: 3 nodes do not divide the world_size of 4 ranks (each node runs world_size / nodes of them)");
+  bad.world_size.reset();
+  bad.nodes = 2;
+  EXPECT_EQ(validation_error(bad), "nodes: 2 nodes do not divide the world_size of 1 ranks (each node runs world_size / nodes of them)");
 }
 
 TEST(JobConfig, MuonLrWhenSetMustBeFiniteAndPositive) {

@@ -1,6 +1,7 @@
 // Jobs of several ranks on real workers (docs/distributed.md): a job with world_size N takes N slots of one
 // worker, its trainer runs N Gloo ranks on the CPU, and the coordinator leases it only to a worker with N
-// slots free. Real coordinator, real worker daemons, real trainer children.
+// slots free; a job with nodes M runs N / M ranks on each of M workers, as one gang. Real coordinator, real
+// worker daemons, real trainer children.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -16,11 +17,13 @@
 namespace gammalab::testing {
 namespace {
 
-// The small sweep of tiny_sweep_yaml with `world_size` ranks (unset when 0).
-std::string sweep_yaml(const std::string& name, int steps, int world_size, std::optional<int> ckpt_every = {}) {
+// The small sweep of tiny_sweep_yaml with `world_size` ranks (unset when 0) over `nodes` workers (unset when 0).
+std::string sweep_yaml(const std::string& name, int steps, int world_size, std::optional<int> ckpt_every = {},
+                       int nodes = 0) {
   std::string yaml = tiny_sweep_yaml(name, steps, "[baseline]", ckpt_every);
+  const std::string anchor = "\nbase:\n";
+  if (nodes > 0) yaml.insert(yaml.find(anchor) + anchor.size(), "  nodes: " + std::to_string(nodes) + "\n");
   if (world_size > 0) {
-    const std::string anchor = "\nbase:\n";
     yaml.insert(yaml.find(anchor) + anchor.size(), "  world_size: " + std::to_string(world_size) + "\n");
   }
   return yaml;
@@ -75,6 +78,24 @@ void expect_same_curve(const std::vector<StoredPoint>& a, const std::vector<Stor
   }
 }
 
+// The train loss of `config` run by gammalab-train from start to end, outside the cluster: the curve a run never
+// interrupted gives.
+std::vector<StoredPoint> uninterrupted_train_loss(Cluster& cluster, const std::filesystem::path& config) {
+  ChildProcess trainer({binary("worker/trainer/gammalab-train").string(), "run", "--config", config.string(),
+                        "--data-dir", cluster.data_dir().string()},
+                       {}, (cluster.dir() / "reference.log").string());
+  std::vector<StoredPoint> losses;
+  while (auto line = trainer.read_line()) {
+    if (auto points = parse_metric_line(*line)) {
+      for (const auto& p : *points) {
+        if (p.name == "train/loss") losses.push_back({p.step, p.tokens, p.value, false});
+      }
+    }
+  }
+  EXPECT_EQ(trainer.wait(), 0) << "the reference run failed";
+  return losses;
+}
+
 TEST(MultiSlot, TwoRankJobOnATwoSlotWorkerEndsAtTheOneRankLoss) {
   constexpr int kSteps = 30;
   Cluster cluster("two-ranks");
@@ -95,7 +116,7 @@ TEST(MultiSlot, TwoRankJobOnATwoSlotWorkerEndsAtTheOneRankLoss) {
   const std::string log = cluster.cli({"logs", std::to_string(two)}).out;
   EXPECT_NE(log.find("slots 0,1, CUDA_VISIBLE_DEVICES=4,7"), std::string::npos)
       << "both slots and their devices went to the job: " << log;
-  EXPECT_NE(log.find("started 2 ranks"), std::string::npos) << log;
+  EXPECT_NE(log.find("started ranks 0 to 1 of 2"), std::string::npos) << log;
   const std::string table = cluster.cli({"jobs", "two"}).out;
   EXPECT_NE(table.find("GPUS"), std::string::npos) << table;
 }
@@ -153,6 +174,89 @@ TEST(MultiSlot, ATwoSlotWorkerBusyWithAOneSlotJobLeasesTheTwoRankJobOnlyAfterItE
   EXPECT_EQ(job_int(db, two, "attempt"), 1);
 }
 
+// Two worker daemons of one slot each run one job of 2 ranks as a gang: node 0's worker hosts the rendezvous
+// and relays the metrics, node 1's runs rank 1, and the curve is the 1-rank run's.
+TEST(MultiNode, ATwoNodeJobOnTwoOneSlotWorkersEndsAtTheOneRankLoss) {
+  constexpr int kSteps = 30;
+  Cluster cluster("two-nodes");
+  cluster.prepare_data("d");
+  cluster.worker_flags = {"--advertise-address", "127.0.0.1"};
+  cluster.start_server();
+  const std::int64_t one = submit(cluster, "one", sweep_yaml("one", kSteps, 0));
+  const std::int64_t gang = submit(cluster, "gang", sweep_yaml("gang", kSteps, 2, {}, /*nodes=*/2));
+  {
+    const CliResult r = cluster.cli({"jobs", "gang"});
+    EXPECT_NE(r.out.find("job " + std::to_string(gang) + " waits: needs 2 workers with 1 slot each; no worker is alive"),
+              std::string::npos)
+        << r.out;
+  }
+  cluster.start_worker(1);
+  cluster.start_worker(1);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return succeeded(db, one) && succeeded(db, gang); }, 300))
+      << job_text(db, one, "state") << " " << job_text(db, gang, "state") << ": " << job_text(db, gang, "error");
+  EXPECT_EQ(job_int(db, gang, "gpus"), 1) << "one slot of each worker";
+  EXPECT_EQ(job_int(db, gang, "nodes"), 2);
+  EXPECT_EQ(job_int(db, gang, "attempt"), 1);
+  expect_same_curve(db.points(gang, "train/loss"), db.points(one, "train/loss"), "train/loss");
+  expect_same_curve(db.points(gang, "val/loss"), db.points(one, "val/loss"), "val/loss");
+
+  const std::string log = cluster.cli({"logs", std::to_string(gang)}).out;
+  EXPECT_NE(log.find("node 0 of 2"), std::string::npos) << log;
+  EXPECT_NE(log.find("started ranks 0 to 0 of 2 (rendezvous on 127.0.0.1:"), std::string::npos) << log;
+  EXPECT_NE(log.find("gammalab-worker: rendezvous at 127.0.0.1:"), std::string::npos) << log;
+  std::ifstream node1_file(cluster.shared_root() / "jobs" / std::to_string(gang) / "log.node1.txt");
+  const std::string node1((std::istreambuf_iterator<char>(node1_file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(node1.find("node 1 of 2"), std::string::npos) << node1;
+  EXPECT_NE(node1.find("started ranks 1 to 1 of 2"), std::string::npos) << node1;
+  EXPECT_EQ(db.count("SELECT COUNT(*) FROM gang_members"), 0) << "the gang's places went with its attempt";
+  EXPECT_EQ(db.count("SELECT COUNT(*) FROM job_events WHERE kind = 'leased' AND detail LIKE 'gang of 2 workers%' "
+                     "AND job_id = " + std::to_string(gang)),
+            1)
+      << "leased once, to both workers";
+}
+
+// kill -9 of the rank on node 1: its worker reports the attempt failed, which ends it for node 0 too (its lease
+// is lost); the gang gathers again and the job resumes from rank 0's checkpoint to the uninterrupted curve.
+TEST(MultiNode, AKilledRankOnAnotherNodeEndsTheAttemptAndTheJobResumes) {
+  constexpr int kSteps = 150;
+  Cluster cluster("kill-node");
+  cluster.prepare_data("d");
+  cluster.worker_flags = {"--advertise-address", "127.0.0.1"};
+  cluster.start_server();
+  cluster.start_worker(1);
+  cluster.start_worker(1);
+  const std::int64_t job = submit(cluster, "gang", sweep_yaml("gang", kSteps, 2, /*ckpt_every=*/20, /*nodes=*/2));
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return job_int(db, job, "step") >= 45; }, 300)) << job_text(db, job, "state");
+  const auto config_needle = (std::filesystem::path("jobs") / std::to_string(job) / "config.node1.json").string();
+  const int rank1 = find_process(config_needle, "RANK=1");
+  ASSERT_GT(rank1, 0) << "rank 1 of the job is not running on node 1";
+  ASSERT_EQ(::kill(rank1, SIGKILL), 0);
+  ASSERT_LT(job_int(db, job, "step"), kSteps) << "the job finished before its rank was killed; make it longer";
+
+  ASSERT_TRUE(wait_until([&] { return succeeded(db, job); }, 300)) << job_text(db, job, "state");
+  EXPECT_EQ(job_int(db, job, "attempt"), 2) << "the killed attempt failed and the gang ran once more";
+  EXPECT_EQ(db.count("SELECT COUNT(*) FROM job_events WHERE job_id = " + std::to_string(job) +
+                     " AND kind = 'requeued' AND detail LIKE 'node 1 (worker %'"),
+            1)
+      << "the failure was node 1's";
+  const std::string log = cluster.cli({"logs", std::to_string(job)}).out;
+  EXPECT_NE(log.find("resumed from"), std::string::npos) << "the second attempt resumed from the checkpoint: " << log;
+
+  const auto stored = db.points(job, "train/loss");
+  ASSERT_EQ(stored.size(), static_cast<std::size_t>(kSteps / 5));
+  const auto config = cluster.shared_root() / "jobs" / std::to_string(job) / "config.json";
+  std::ifstream config_file(config);
+  auto one_rank = nlohmann::json::parse(config_file);
+  one_rank.erase("world_size");
+  one_rank.erase("nodes");
+  const auto reference_config = cluster.dir() / "reference.json";
+  std::ofstream(reference_config) << one_rank.dump();
+  expect_same_curve(stored, uninterrupted_train_loss(cluster, reference_config),
+                    "resumed against an uninterrupted 1-rank run");
+}
+
 // kill -9 of one rank: the trainer stops the other, the worker reports the attempt failed, the job is leased
 // again and resumes from its last checkpoint to the same curve as a run never interrupted.
 TEST(MultiSlot, AKilledRankStopsTheJobWhichResumesFromItsCheckpoint) {
@@ -180,19 +284,7 @@ TEST(MultiSlot, AKilledRankStopsTheJobWhichResumesFromItsCheckpoint) {
   const auto stored = db.points(job, "train/loss");
   ASSERT_EQ(stored.size(), static_cast<std::size_t>(kSteps / 5));
   const auto config = cluster.shared_root() / "jobs" / std::to_string(job) / "config.json";
-  ChildProcess trainer({binary("worker/trainer/gammalab-train").string(), "run", "--config", config.string(),
-                        "--data-dir", cluster.data_dir().string()},
-                       {}, (cluster.dir() / "reference.log").string());
-  std::vector<StoredPoint> reference;
-  while (auto line = trainer.read_line()) {
-    if (auto points = parse_metric_line(*line)) {
-      for (const auto& p : *points) {
-        if (p.name == "train/loss") reference.push_back({p.step, p.tokens, p.value, false});
-      }
-    }
-  }
-  ASSERT_EQ(trainer.wait(), 0);
-  expect_same_curve(stored, reference, "resumed against uninterrupted");
+  expect_same_curve(stored, uninterrupted_train_loss(cluster, config), "resumed against uninterrupted");
 }
 
 // SIGTERM to the worker reaches every rank (the trainer's process group): the ranks agree on a step to stop

@@ -19,9 +19,11 @@
 #include "core/config_error.h"
 #include "core/exit_codes.h"
 #include "core/metric.h"
+#include "core/rendezvous_line.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/checkpoint.h"
 #include "worker/trainer/dist/collectives.h"
+#include "worker/trainer/dist/rank_env.h"
 #include "worker/trainer/trainer.h"
 
 extern char** environ;
@@ -184,7 +186,7 @@ TEST_P(DataParallel, TwoRanksGiveTheCurveOfOne) {
   c.world_size = 2;
   const BinaryRun two = run_binary(dir.path, c);
   ASSERT_EQ(two.code, exit_codes::kSucceeded) << two.err;
-  EXPECT_NE(two.err.find("started 2 ranks"), std::string::npos) << two.err;
+  EXPECT_NE(two.err.find("started ranks 0 to 1 of 2"), std::string::npos) << two.err;
   expect_same_curve(two.series.at("train/loss"), one.at("train/loss"));
   expect_same_curve(two.series.at("val/loss"), one.at("val/loss"));
   expect_same_curve(two.series.at("grad_norm"), one.at("grad_norm"));
@@ -218,6 +220,85 @@ TEST(DataParallelResume, CheckpointOfTwoRanksResumesOnOne) {
   const Series resumed = train_in_process(c, ckpt);
   expect_same_curve(resumed.at("train/loss"), uninterrupted.at("train/loss"), 7);
   expect_same_curve(resumed.at("val/loss"), uninterrupted.at("val/loss"), 7);
+}
+
+// A job over 2 nodes, started as gammalab-worker starts it on each: node 0's launcher hosts the store at a port
+// the kernel picks and prints the rendezvous line; node 1's joins at that port. Rank 0 (on node 0) logs the
+// 1-rank run's curve; node 1 prints nothing.
+TEST(DataParallelNodes, TwoNodesOfOneRankGiveTheCurveOfOne) {
+  TempDir data, dir;
+  write_byte_corpus(data.path, 800);
+  JobConfig c = small_job(data.path, "unified", OptimizerKind::AdamW);
+  const Series one = train_in_process(c);
+  c.world_size = 2;
+  c.nodes = 2;
+  const auto config_file = dir.path / "job.json";
+  std::ofstream(config_file) << to_json(c).dump();
+  const std::vector<std::string> common{"run", "--config", config_file.string(), "--world-size", "2", "--nodes", "2"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  Child node0 = spawn_train(with({"--node-rank", "0", "--master-addr", "127.0.0.1"}), {}, dir.path / "node0.txt");
+  char line[4096];
+  ASSERT_NE(std::fgets(line, sizeof line, node0.out), nullptr) << file_text(node0.err);
+  std::string first(line);
+  if (!first.empty() && first.back() == '\n') first.pop_back();
+  const std::optional<std::uint16_t> port = parse_rendezvous_line(first);
+  ASSERT_TRUE(port) << "node 0's first line is its rendezvous: " << first;
+  Child node1 = spawn_train(with({"--node-rank", "1", "--master-addr", "127.0.0.1", "--master-port",
+                                  std::to_string(*port)}),
+                            {}, dir.path / "node1.txt");
+  const std::string out0 = read_all(node0.out), out1 = read_all(node1.out);
+  ASSERT_EQ(wait_bounded(node0.pid, std::chrono::seconds(600)), exit_codes::kSucceeded) << file_text(node0.err);
+  ASSERT_EQ(wait_bounded(node1.pid, std::chrono::seconds(600)), exit_codes::kSucceeded) << file_text(node1.err);
+  EXPECT_NE(file_text(node1.err).find("started ranks 1 to 1 of 2"), std::string::npos) << file_text(node1.err);
+  EXPECT_EQ(out1, "") << "only rank 0 prints metric lines";
+  const Series two = parse_series(out0);
+  expect_same_curve(two.at("train/loss"), one.at("train/loss"));
+  expect_same_curve(two.at("val/loss"), one.at("val/loss"));
+}
+
+// The flags of a job over several nodes are checked before anything starts.
+TEST(DataParallelNodes, BadNodeFlagsAreRefused) {
+  JobConfig c;
+  c.world_size = 4;
+  auto error_of = [&](RankFlags f, const JobConfig& config) -> std::string {
+    try {
+      plan_ranks(f, config);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  RankFlags f;
+  f.world_size = 4;
+  f.nodes = 2;
+  EXPECT_EQ(error_of(f, c), "--node-rank: is required with 2 nodes");
+  f.node_rank = 2;
+  EXPECT_EQ(error_of(f, c), "--node-rank: must be in [0, 1], got 2");
+  f.node_rank = 1;
+  EXPECT_EQ(error_of(f, c), "--master-addr: is required on node 1: where node 0 hosts the store");
+  f.master_addr = "10.0.0.1";
+  EXPECT_EQ(error_of(f, c), "--master-port: is required on node 1: where node 0 hosts the store");
+  f.master_port = 29500;
+  const RankPlan plan = plan_ranks(f, c);
+  EXPECT_EQ(plan.kind, RankPlan::Kind::Launcher);
+  EXPECT_EQ(plan.spec.nodes, 2);
+  EXPECT_EQ(plan.spec.node_rank, 1);
+  f.nodes = 3;
+  EXPECT_EQ(error_of(f, c), "--nodes: 3 nodes do not divide the world size of 4 ranks");
+  JobConfig two_nodes = c;
+  two_nodes.nodes = 2;
+  f.nodes = 4;
+  EXPECT_EQ(error_of(f, two_nodes), "nodes: the job config asks for 2 nodes but --nodes is 4");
+  EXPECT_EQ(error_of(RankFlags{}, two_nodes),
+            "nodes: a job of 2 nodes is started on each node with --world-size, --nodes and --node-rank "
+            "(gammalab-worker does so), or by a launcher");
+  RankFlags single;
+  single.node_rank = 0;
+  EXPECT_EQ(error_of(single, c), "--node-rank: is for a job of several nodes (--nodes)");
 }
 
 // A port nobody listens on now (the kernel's pick for a socket we close at once).

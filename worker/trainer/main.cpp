@@ -59,7 +59,7 @@ int cmd_run(const RunArgs& a, int argc, char** argv) {
   const JobConfig c = load_job(a.config);
   std::signal(SIGTERM, on_sigterm);
   const RankPlan plan = plan_ranks(a.ranks, c);
-  if (plan.kind == RankPlan::Kind::Launcher) return launch_local_ranks(plan.spec, argc, argv, g_stop, std::cerr);
+  if (plan.kind == RankPlan::Kind::Launcher) return launch_local_ranks(plan.spec, argc, argv, g_stop, std::cerr, std::cout);
   TrainerOptions o;
   o.ckpt_dir = a.ckpt_dir;
   o.data_dir = a.data_dir;
@@ -127,6 +127,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--local-rank", run.ranks.local_rank, "its index on this machine, its GPU ($LOCAL_RANK)");
   run_cmd->add_option("--master-addr", run.ranks.master_addr, "rendezvous host, rank 0's ($MASTER_ADDR)");
   run_cmd->add_option("--master-port", run.ranks.master_port, "rendezvous port ($MASTER_PORT)");
+  run_cmd->add_option("--nodes", run.ranks.nodes, "machines the ranks span (the config's nodes); each starts its share");
+  run_cmd->add_option("--node-rank", run.ranks.node_rank,
+                      "this machine's index among them; node 0 hosts the store and prints its port");
   run_cmd->add_option("--dist-timeout", run.ranks.timeout_s,
                       "seconds a rank waits for its peers before failing ($GAMMALAB_DIST_TIMEOUT_S, default 1800)");
   run_cmd->add_option("--bucket-mb", run.bucket_mb, "gradient all-reduce bucket size in MiB")

@@ -88,6 +88,9 @@ for (const overlay of overlays) {
     assert.match(c.lifecycle.preStop.exec.command.join(" "), /kill -TERM 1/);
     assert.ok(pod.terminationGracePeriodSeconds >= 120, "time for a checkpoint");
     assert.ok(c.args.some((a) => a.startsWith("--token-file=/etc/gammalab/token/")));
+    // A job spanning workers: the other pods reach this one's rendezvous store at its IP.
+    assert.ok(c.args.includes("--advertise-address=$(POD_IP)"));
+    assert.equal(c.env.find((e) => e.name === "POD_IP").valueFrom.fieldRef.fieldPath, "status.podIP");
     for (const p of [coordinator.spec.template.spec, pod]) {
       assert.equal(p.securityContext.runAsNonRoot, true);
       assert.equal(p.containers[0].securityContext.allowPrivilegeEscalation, false);

@@ -124,9 +124,9 @@ struct HostedStore::Impl {
   c10::intrusive_ptr<c10d::TCPStore> store;
 };
 
-HostedStore::HostedStore(std::chrono::seconds timeout) : impl_(std::make_unique<Impl>()) {
+HostedStore::HostedStore(std::chrono::seconds timeout, std::uint16_t port) : impl_(std::make_unique<Impl>()) {
   c10d::TCPStoreOptions so;
-  so.port = 0;  // the kernel picks a free port: no race with other jobs on the machine
+  so.port = port;  // 0: the kernel picks a free port, so no race with other jobs on the machine
   so.isServer = true;
   so.waitWorkers = false;
   so.timeout = timeout;
@@ -148,7 +148,7 @@ PendingCollective Collectives::sum_async(at::Tensor&) { return PendingCollective
 void Collectives::broadcast_from_rank0(std::vector<at::Tensor>&) {}
 bool collectives_available() { return false; }
 struct HostedStore::Impl {};
-HostedStore::HostedStore(std::chrono::seconds) {
+HostedStore::HostedStore(std::chrono::seconds, std::uint16_t) {
   throw std::runtime_error("this build of gammalab-train has no c10d backend: world sizes above 1 need Gloo");
 }
 std::uint16_t HostedStore::port() const { return 0; }

@@ -48,11 +48,11 @@ class Collectives {
 // Whether this build can run more than one rank (c10d's Gloo backend was found at configure time).
 bool collectives_available();
 
-// A rendezvous store on 127.0.0.1 at a port the kernel picks, for the ranks a launcher starts on this machine;
-// it lives as long as the object.
+// The rendezvous store a launcher hosts for the ranks it starts (and, of a job of several nodes, the other
+// nodes' ranks), at `port`, or a port the kernel picks when it is 0; it lives as long as the object.
 class HostedStore {
  public:
-  explicit HostedStore(std::chrono::seconds timeout);
+  HostedStore(std::chrono::seconds timeout, std::uint16_t port);
   ~HostedStore();
   std::uint16_t port() const;
 

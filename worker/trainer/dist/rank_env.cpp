@@ -59,17 +59,39 @@ RankPlan plan_ranks(const RankFlags& flags, const JobConfig& config) {
     throw ConfigError("world_size", "the job config asks for " + std::to_string(*config.world_size) +
                                         " ranks but the launcher started " + std::to_string(*world));
   }
+  if (flags.nodes) check_range("--nodes", *flags.nodes, 1, limits::kMaxNodes);
+  if (flags.nodes && config.nodes && *flags.nodes != *config.nodes) {
+    throw ConfigError("nodes", "the job config asks for " + std::to_string(*config.nodes) + " nodes but --nodes is " +
+                                   std::to_string(*flags.nodes));
+  }
+  const int nodes = flags.nodes.value_or(config.nodes.value_or(1));
+  if (flags.node_rank && nodes == 1) throw ConfigError("--node-rank", "is for a job of several nodes (--nodes)");
   if (world && *world > 1 && !rank) {
     if (!flags.world_size) {
       throw ConfigError("$RANK", "is required with $WORLD_SIZE = " + std::to_string(*world));
     }
-    if (flags.master_addr) {
-      throw ConfigError("--master-addr", "is for ranks started by a launcher (with --rank or $RANK); without one "
-                                         "this process starts the ranks itself, on 127.0.0.1");
+    if (flags.master_addr && nodes == 1) {
+      throw ConfigError("--master-addr", "is for ranks started by a launcher (with --rank or $RANK) or for a job of "
+                                         "several nodes (--nodes); without either this process starts the ranks "
+                                         "itself, on 127.0.0.1");
     }
-    // --world-size without a rank: this process starts the ranks.
+    // --world-size without a rank: this process starts the ranks (of its node).
     s.world_size = *world;
     if (port) s.master_port = static_cast<std::uint16_t>(*port);
+    if (nodes > 1) {
+      if (*world % nodes != 0) {
+        throw ConfigError("--nodes", std::to_string(nodes) + " nodes do not divide the world size of " +
+                                         std::to_string(*world) + " ranks");
+      }
+      if (!flags.node_rank) throw ConfigError("--node-rank", "is required with " + std::to_string(nodes) + " nodes");
+      check_range("--node-rank", *flags.node_rank, 0, nodes - 1);
+      s.nodes = nodes;
+      s.node_rank = *flags.node_rank;
+      if (s.node_rank > 0 && (!flags.master_addr || !port)) {
+        throw ConfigError(flags.master_addr ? "--master-port" : "--master-addr",
+                          "is required on node " + std::to_string(s.node_rank) + ": where node 0 hosts the store");
+      }
+    }
     plan.kind = RankPlan::Kind::Launcher;
     return plan;
   }
@@ -90,6 +112,10 @@ RankPlan plan_ranks(const RankFlags& flags, const JobConfig& config) {
   }
   if (rank) throw ConfigError("$RANK", "is set but no world size is given ($WORLD_SIZE or --world-size)");
   if (config.world_size && *config.world_size > 1) {
+    if (nodes > 1) {
+      throw ConfigError("nodes", "a job of " + std::to_string(nodes) + " nodes is started on each node with "
+                                 "--world-size, --nodes and --node-rank (gammalab-worker does so), or by a launcher");
+    }
     s.world_size = *config.world_size;
     if (port) s.master_port = static_cast<std::uint16_t>(*port);
     plan.kind = RankPlan::Kind::Launcher;

@@ -21,13 +21,18 @@ struct RankSpec {
   bool store_hosted = false;
   // How long a collective or the rendezvous may wait for a peer before the rank fails with an error.
   std::chrono::seconds timeout{1800};
+  // A job that spans machines (a launcher's view): `nodes` launchers, one per machine, each starting
+  // world_size / nodes ranks; this one is node `node_rank` and starts ranks node_rank * that ... . Node 0's
+  // launcher hosts the store (at master_port, or a port the kernel picks, which it announces on stdout).
+  int nodes = 1;
+  int node_rank = 0;
 
   bool distributed() const { return world_size > 1; }
 };
 
 // What the command line gave (unset: not given).
 struct RankFlags {
-  std::optional<int> rank, world_size, local_rank, master_port;
+  std::optional<int> rank, world_size, local_rank, master_port, nodes, node_rank;
   std::optional<std::string> master_addr;
   std::optional<int> timeout_s;
 };

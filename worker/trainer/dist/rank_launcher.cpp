@@ -8,12 +8,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/exit_codes.h"
+#include "core/rendezvous_line.h"
 #include "worker/trainer/dist/collectives.h"
 
 extern char** environ;
@@ -27,7 +29,7 @@ constexpr auto kGrace = std::chrono::seconds(10);
 constexpr auto kPoll = std::chrono::milliseconds(50);
 
 // The environment of rank `rank`: ours, minus the variables we set.
-std::vector<std::string> rank_environment(const RankSpec& world, int rank, std::uint16_t port) {
+std::vector<std::string> rank_environment(const RankSpec& world, int rank, int local_rank, std::uint16_t port) {
   static const char* const kOwn[] = {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT=",
                                      "GAMMALAB_STORE_HOSTED=", "GAMMALAB_DIST_TIMEOUT_S="};
   std::vector<std::string> env;
@@ -38,8 +40,10 @@ std::vector<std::string> rank_environment(const RankSpec& world, int rank, std::
   }
   env.push_back("RANK=" + std::to_string(rank));
   env.push_back("WORLD_SIZE=" + std::to_string(world.world_size));
-  env.push_back("LOCAL_RANK=" + std::to_string(rank));
-  env.push_back("MASTER_ADDR=127.0.0.1");
+  env.push_back("LOCAL_RANK=" + std::to_string(local_rank));
+  // On one machine its ranks meet on loopback; across machines at node 0's address, which also tells Gloo
+  // which interface to use (collectives.cpp).
+  env.push_back("MASTER_ADDR=" + (world.nodes > 1 ? world.master_addr : std::string("127.0.0.1")));
   env.push_back("MASTER_PORT=" + std::to_string(port));
   env.push_back("GAMMALAB_STORE_HOSTED=1");
   env.push_back("GAMMALAB_DIST_TIMEOUT_S=" + std::to_string(world.timeout.count()));
@@ -53,13 +57,20 @@ int status_code(int status) {
 
 }  // namespace
 
-int launch_local_ranks(const RankSpec& world, int argc, char** argv, const std::atomic<bool>& stop, std::ostream& log) {
-  HostedStore store(world.timeout);
-  const std::uint16_t port = store.port();
-  const int n = world.world_size;
+int launch_local_ranks(const RankSpec& world, int argc, char** argv, const std::atomic<bool>& stop, std::ostream& log,
+                       std::ostream& out) {
+  // Node 0 (or the only node) hosts the store; the other nodes' ranks join node 0's.
+  std::optional<HostedStore> store;
+  std::uint16_t port = world.master_port;
+  if (world.node_rank == 0) {
+    store.emplace(world.timeout, world.nodes > 1 ? world.master_port : std::uint16_t{0});
+    port = store->port();
+    if (world.nodes > 1) out << format_rendezvous_line(port) << std::endl;  // for this node's worker
+  }
+  const int n = world.world_size / world.nodes, first = world.node_rank * n;
   // Everything exec needs is built before fork: the child may only make async-signal-safe calls.
   std::vector<std::vector<std::string>> envs;
-  for (int r = 0; r < n; ++r) envs.push_back(rank_environment(world, r, port));
+  for (int r = 0; r < n; ++r) envs.push_back(rank_environment(world, first + r, r, port));
   std::vector<char*> args(argv, argv + argc);
   args.push_back(nullptr);
   std::vector<pid_t> pids(static_cast<std::size_t>(n), -1);
@@ -82,7 +93,8 @@ int launch_local_ranks(const RankSpec& world, int argc, char** argv, const std::
     }
     pids[static_cast<std::size_t>(r)] = pid;
   }
-  log << "started " << n << " ranks (rendezvous on 127.0.0.1:" << port << ")\n";
+  log << "started ranks " << first << " to " << first + n - 1 << " of " << world.world_size << " (rendezvous on "
+      << (world.nodes > 1 ? world.master_addr : std::string("127.0.0.1")) << ":" << port << ")\n";
 
   std::vector<int> codes(static_cast<std::size_t>(n), -1);
   int live = n, first_failure = -1;
@@ -101,7 +113,7 @@ int launch_local_ranks(const RankSpec& world, int argc, char** argv, const std::
         if (code != exit_codes::kSucceeded && code != exit_codes::kStopped && first_failure < 0) {
           first_failure = r;
           failed_at = std::chrono::steady_clock::now();
-          log << "rank " << r << " ended with status " << code << (WIFSIGNALED(status) ? " (killed by a signal)" : "")
+          log << "rank " << first + r << " ended with status " << code << (WIFSIGNALED(status) ? " (killed by a signal)" : "")
               << ": stopping the other ranks\n";
           for (pid_t p : pids) if (p > 0) ::kill(p, SIGTERM);
         }

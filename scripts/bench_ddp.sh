@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Data-parallel step time with Gloo on this machine's CPU: 1 rank against 2 ranks on the same global batch, for a
-# few model sizes. Prints ms/step (wall, over the run after its first step) and the share of it spent waiting for
-# gradient all-reduces after backward (the part not overlapped). Usage: scripts/bench_ddp.sh [build] [steps]
+# Data-parallel step time: 1 rank against 2 ranks on the same global batch, for a few model sizes, with Gloo on
+# this machine's CPU or (device cuda) NCCL on its first two GPUs in bf16. Prints ms/step (wall, over the run after
+# its first step), the share of it spent waiting for gradient all-reduces after backward (the part not
+# overlapped), and the last train loss (the same for 1 and 2 ranks, to float32 or bf16 tolerance).
+# Usage: scripts/bench_ddp.sh [build] [steps] [cpu|cuda] [presets...]
 set -euo pipefail
 build="${1:-build}"
 steps="${2:-12}"
+device="${3:-cpu}"
+shift $(( $# < 3 ? $# : 3 ))
+presets=("$@")
+[ ${#presets[@]} -gt 0 ] || presets=(tiny-0.5m tiny-2m tiny-8m)
 train="$build/worker/trainer/gammalab-train"
 [ -x "$train" ] || { echo "bench_ddp: no $train (build gammalab-train first)"; exit 1; }
 tmp=$(mktemp -d)
@@ -14,9 +20,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 run() {  # preset ranks threads -> "ms_per_step wait_share"
   local preset=$1 ranks=$2 threads=$3
-  python3 - "$preset" "$ranks" "$threads" "$steps" "$tmp" <<'PY'
+  python3 - "$preset" "$ranks" "$threads" "$steps" "$tmp" "$device" <<'PY'
 import json, sys
-preset, ranks, threads, steps, tmp = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+preset, ranks, threads, steps, tmp, device = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]),
+                                              sys.argv[5], sys.argv[6])
 spec = {}
 for line in open(f"configs/models/{preset}.yaml"):
     k, _, v = line.partition(":")
@@ -26,6 +33,8 @@ job = {"model": spec, "batch_tokens": 32 * spec["seq_len"], "steps": steps, "log
        "data": {"train": f"{tmp}/data/train.bin"}, "schedule": {"kind": "constant"}}
 if ranks > 1:
     job["world_size"] = ranks
+if device == "cuda":
+    job.update(device="cuda", dtype="bfloat16")
 json.dump(job, open(f"{tmp}/job.json", "w"))
 PY
   OPENBLAS_NUM_THREADS=$threads "$train" run --config "$tmp/job.json" >"$tmp/out.jsonl" 2>"$tmp/err.txt" || {
@@ -40,13 +49,20 @@ rates = [float(m) for m in re.findall(r"^step \d+/\d+ .* tok/s ([0-9.e+]+)$", er
 ms = [1000.0 * job["batch_tokens"] / r for r in rates if r > 0]
 wait = re.search(r"all-reduce wait after backward: ([0-9.e+-]+) s", err)
 share = 100.0 * float(wait.group(1)) / (sum(ms) / 1000.0 * (len(ms) + 1) / len(ms)) if wait else 0.0
-print(f"{statistics.median(ms):.1f} {share:.0f}%")
+loss = "-"
+for line in open(f"{sys.argv[1]}/out.jsonl"):
+    point = __import__("json").loads(line) if line.startswith("{") else {}
+    if "train/loss" in point.get("metrics", {}):
+        loss = f"{float(point['metrics']['train/loss']):.5f}"
+print(f"{statistics.median(ms):.1f} {share:.0f}% {loss}")
 PY
 }
 
-echo "preset     ranks x threads   ms/step   all-reduce wait share"
-for preset in tiny-0.5m tiny-2m tiny-8m; do
-  for shape in "1 1" "1 2" "2 1"; do
+echo "preset     ranks x threads   ms/step   all-reduce wait share   last train loss ($device)"
+shapes=("1 1" "1 2" "2 1")
+[ "$device" = cuda ] && shapes=("1 1" "2 1")  # a GPU per rank; the thread count is the CPU's side only
+for preset in "${presets[@]}"; do
+  for shape in "${shapes[@]}"; do
     set -- $shape
     printf "%-10s %5s x %-7s %s\n" "$preset" "$1" "$2" "$(run "$preset" "$1" "$2")"
   done

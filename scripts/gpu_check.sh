@@ -4,7 +4,9 @@
 #   1. the trainer test suite (CPU) against this LibTorch: the PyTorch 2.x version guards;
 #   2. bench_trainer_device: every named variant trained on the GPU (bf16 autocast) and on the CPU (float32) from
 #      the same shards, losses side by side;
-#   3. bench_trainer_step on the GPU: step time and the unified/baseline ratio for the paper's dense presets.
+#   3. bench_trainer_step on the GPU: step time and the unified/baseline ratio for the paper's dense presets;
+#   4. data parallelism, 1 rank against 2 (scripts/bench_ddp.sh): NCCL on two GPUs when the machine has them (with
+#      one it says so and skips), Gloo on the CPU in the dry run.
 # Needs the packages that scripts/gpu_bundle.sh downloads into .gpu-deps/ (headers and small libraries such a
 # machine lacks); unpacks them under /tmp. Logs and results go to $OUT (default build-gpu/check).
 #   GAMMALAB_CHECK_DEVICE=cpu   a dry run of the whole script without a GPU (steps 2 and 3 on the CPU, smaller)
@@ -67,3 +69,57 @@ note "bench_trainer_device rc=$?"; tee -a "$summary" < "$out/device.txt"
 # 3. Step time on the device.
 build-gpu/bench/bench_trainer_step "${step_args[@]}" > "$out/step.txt" 2>&1
 note "bench_trainer_step rc=$?"; tee -a "$summary" < "$out/step.txt"
+
+# 4. Data parallelism: 1 rank against 2 on the same global batch (step time, all-reduce wait, last loss).
+if [ "$device" = cuda ]; then
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  if [ "${gpus:-0}" -ge 2 ]; then
+    scripts/bench_ddp.sh build-gpu 20 cuda llama-0.12b > "$out/ddp.txt" 2>&1
+    note "bench_ddp (NCCL, 2 GPUs) rc=$?"; tee -a "$summary" < "$out/ddp.txt"
+  else
+    note "bench_ddp: skipped, ${gpus:-0} GPU(s) here; the 2-rank NCCL check needs 2"
+  fi
+else
+  scripts/bench_ddp.sh build-gpu 6 cpu tiny-0.5m > "$out/ddp.txt" 2>&1
+  note "bench_ddp (Gloo, CPU dry run) rc=$?"; tee -a "$summary" < "$out/ddp.txt"
+fi
+
+# 5. Export: a trained model written as LlamaForCausalLM and read by Hugging Face transformers gives the trainer's
+#    val loss (CPU, float32 on both sides, so the tolerance is tight), for the baseline and DP (both of its
+#    scale vectors folded into the matrices).
+have_hf=1
+python3 -c 'import transformers, safetensors, torch' 2>/dev/null || have_hf=0
+[ $have_hf = 1 ] || note "export check: this python3 has no transformers, safetensors and torch: trains and exports only"
+for variant in baseline dp; do
+  dir=build-gpu/check-export/$variant
+  rm -rf "$dir" && mkdir -p "$dir"
+  python3 - "$dir" "$variant" <<'PY'
+import json, sys
+dir, variant = sys.argv[1], sys.argv[2]
+spec = {}
+for line in open("configs/models/tiny-0.5m.yaml"):
+    k, _, v = line.partition("#")[0].partition(":")
+    if k.strip() in ("vocab_size", "n_layers", "d_model", "n_heads", "seq_len"):
+        spec[k.strip()] = int(v)
+# The axes of the variant as its preset sets them (core/model_preset.cpp): DP is the baseline's, placed dual.
+scale = {"variant": variant, "placement": "dual"} if variant == "dp" else {"variant": variant}
+job = {"model": spec, "scale": scale, "batch_tokens": 8 * spec["seq_len"], "steps": 40,
+       "log_every": 10, "ckpt_every": 40, "threads": 4,
+       "data": {"train": "build-gpu/check-data/train.bin", "val": "build-gpu/check-data/val.bin", "eval_batches": 4}}
+json.dump(job, open(f"{dir}/job.json", "w"))
+PY
+  seq_len=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["model"]["seq_len"])' "$dir/job.json")
+  if ! build-gpu/worker/trainer/gammalab-train run --config "$dir/job.json" --ckpt-dir "$dir/ckpt" \
+      > "$dir/metrics.jsonl" 2> "$dir/train.log" ||
+     ! build-gpu/worker/trainer/gammalab-train export --config "$dir/job.json" --ckpt-dir "$dir/ckpt" \
+      --out "$dir/hf" >> "$dir/train.log" 2>&1; then
+    note "export check $variant: training or export failed ($dir/train.log)"; tail -5 "$dir/train.log"; continue
+  fi
+  if [ $have_hf = 0 ]; then note "export check $variant: trained and exported ($(ls "$dir/hf" | tr '\n' ' '))"; continue; fi
+  expect=$(python3 -c 'import json,sys
+loss = [json.loads(l)["metrics"]["val/loss"] for l in open(sys.argv[1]) if "val/loss" in l]
+print(loss[-1])' "$dir/metrics.jsonl")
+  python3 scripts/lib/hf_loss_check.py --export "$dir/hf" --val build-gpu/check-data/val.bin \
+    --seq-len "$seq_len" --batches 4 --micro 8 --expect "$expect" > "$dir/hf_check.txt" 2>&1
+  note "export check $variant rc=$?: $(tail -1 "$dir/hf_check.txt")"
+done

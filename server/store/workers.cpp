@@ -86,7 +86,9 @@ std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {
   sql::Statement& s = statements_.get(
       "SELECT id, hostname, slots, gpus, registered_ms, heartbeat_ms, draining FROM workers ORDER BY id");
   sql::Statement& jobs =
-      statements_.get("SELECT id FROM jobs WHERE worker_id = ? AND state IN (" + sql_active_states() + ")");
+      statements_.get("SELECT id FROM jobs WHERE state IN (" + sql_active_states() + ") AND (worker_id = ?1 OR id IN "
+                      "(SELECT g.job_id FROM gang_members g WHERE g.worker_id = ?1 AND g.attempt = jobs.attempt)) "
+                      "ORDER BY id");
   while (s.step()) {
     v1::Worker w;
     w.set_id(std::to_string(s.int64(0)));

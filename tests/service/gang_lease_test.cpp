@@ -84,6 +84,11 @@ TEST_F(GangLease, AGangGathersThenEveryNodeIsLeasedTheOneAttempt) {
 
   const HeartbeatResult beat = store_->heartbeat(w2, {{id, 1}}, false, kTimeout);
   EXPECT_TRUE(beat.lost_job_ids.empty()) << "a member holds the attempt too";
+  for (const v1::Worker& w : store_->list_workers(kTimeout)) {
+    EXPECT_EQ(std::vector<std::string>(w.running_job_ids().begin(), w.running_job_ids().end()),
+              std::vector<std::string>{id})
+        << "worker " << w.id() << " runs its node of the job, and `gammalab workers` says so";
+  }
   EXPECT_TRUE(store_->finish(w2, id, 1, v1::JOB_OUTCOME_SUCCEEDED, ""));
   EXPECT_EQ(job(id).state(), v1::JOB_STATE_RUNNING) << "node 0's report ends the attempt";
   EXPECT_TRUE(store_->finish(w1, id, 1, v1::JOB_OUTCOME_SUCCEEDED, ""));

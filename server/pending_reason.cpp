@@ -20,7 +20,7 @@ std::string pending_reason(int gpus, int nodes, const std::vector<int>& live_wor
   const auto fitting = std::count_if(live_worker_slots.begin(), live_worker_slots.end(),
                                      [gpus](int slots) { return slots >= gpus; });
   if (fitting >= nodes) return "";
-  const int largest = *std::max_element(live_worker_slots.begin(), live_worker_slots.end());
+  const int largest = live_worker_slots.front();  // largest first (Store::live_worker_slots)
   if (nodes == 1) {
     return needs + " (its world_size); the largest live worker has " + slots_text(largest) +
            ": start a worker with --slots " + std::to_string(gpus) + " or more, or lower world_size";

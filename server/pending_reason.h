@@ -12,8 +12,8 @@
 
 namespace gammalab {
 
-// The reason for a job needing `gpus` slots of each of `nodes` workers, given the slots of each live worker;
-// empty when enough such workers are alive.
+// The reason for a job needing `gpus` slots of each of `nodes` workers, given the slots of each live worker,
+// largest first; empty when enough such workers are alive.
 std::string pending_reason(int gpus, int nodes, const std::vector<int>& live_worker_slots);
 
 // Sets pending_reason on each pending job of `jobs` (a worker is live when it heartbeat within

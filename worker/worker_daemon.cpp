@@ -46,10 +46,11 @@ std::string log_tail(const std::filesystem::path& path, std::size_t bytes) {
   return utf8_tail(text, bytes);
 }
 
-// Tells the coordinator that this attempt's trainer has started (the job goes from leased to running). One
-// try: should it be lost, the job shows as leased until its outcome is reported, and nothing else changes.
-// `rendezvous`: node 0 of a job that spans workers says where its store is. Returns false when the coordinator
-// could not be reached (worth another try), true when it answered, whatever it said.
+// Tells the coordinator that this attempt's trainer has started (the job goes from leased to running). For a
+// job on one worker one try is enough: should it be lost, the job shows as leased until its outcome is
+// reported, and nothing else changes. Node 0 of a job that spans workers also says where its store is
+// (`rendezvous`); the other nodes wait for that, so run_job retries it. Returns false when the coordinator could
+// not be reached (worth another try), true when it answered, whatever it said.
 bool report_started(v1::WorkerGateway::Stub& stub, const std::string& worker_id, const std::string& job_id,
                     int attempt, const std::string& rendezvous = {}) {
   v1::StartJobRequest request;
@@ -329,7 +330,8 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     }
     // Node 0 of a gang reports its start once its store is up and it knows the port (the rendezvous line).
     const bool hosts_gang = job.nodes > 1 && job.node == 0;
-    bool start_reported = !hosts_gang && report_started(*stub_, worker_id(), job.job_id, job.attempt);
+    if (!hosts_gang) report_started(*stub_, worker_id(), job.job_id, job.attempt);
+    bool start_reported = false;  // node 0 of a gang: with its rendezvous
     drain_starting_job(job);
     std::string rendezvous;
     while (auto line = child->read_line()) {

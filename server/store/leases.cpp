@@ -260,13 +260,15 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
 
 int Store::grant_lease_grace(std::int64_t grace_ms) {
   std::lock_guard lock(mutex_);
+  const std::int64_t until = now_ms() + grace_ms;
   sql::Transaction tx(db_);
   sql::Statement& s = statements_.get("UPDATE jobs SET lease_expires_ms = MAX(lease_expires_ms, ?) WHERE state IN (" +
                                       sql_active_states() + ") AND lease_expires_ms IS NOT NULL");
-  s.bind(1, now_ms() + grace_ms).run();
+  s.bind(1, until).run();
   const int extended = static_cast<int>(db_.changes());
+  // A gang's places too: its members reconnect with the same grace (gangs.cpp).
   sql::Statement& places = statements_.get("UPDATE gang_members SET expires_ms = MAX(expires_ms, ?)");
-  places.bind(1, now_ms() + grace_ms).run();
+  places.bind(1, until).run();
   tx.commit();
   if (extended > 0) changed();
   return extended;

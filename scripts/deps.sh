@@ -10,7 +10,7 @@ packages=(
   cmake g++ make pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libtorch-dev libgloo-dev python3-torch libopenblas0-pthread libsleef-dev libsentencepiece-dev
-  libsqlite3-dev zlib1g-dev libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libspdlog-dev
+  libsqlite3-dev zlib1g-dev libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libmicrohttpd-dev libcli11-dev libspdlog-dev
   libsodium-dev libssl-dev openssl
   libceres-dev libgtest-dev libgmock-dev libbenchmark-dev prometheus-cpp-dev
   chromium

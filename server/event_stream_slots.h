@@ -1,8 +1,8 @@
 #pragma once
-// Open dashboard event streams (GET /api/events), counted in all and per client address. Each stream holds one
-// of the HTTP server's threads for as long as it is open (cpp-httplib serves a connection per thread), so
-// without a bound 48 idle streams from one browser-facing client would leave no thread for any other
-// request. A stream beyond either bound is refused with 503 and Retry-After; the rest of the pool stays free.
+// Open dashboard event streams (GET /api/events), counted in all and per client address. A waiting stream holds
+// no thread (http/http_server.h) but does hold a connection and a place in the wake-up list: without a bound,
+// one browser-facing client could hold every connection slot with streams. A stream beyond either bound is
+// refused with 503 and Retry-After.
 #include <cstddef>
 #include <map>
 #include <memory>

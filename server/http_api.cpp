@@ -2,7 +2,9 @@
 #include "server/http_api.h"
 
 #include <absl/strings/str_split.h>
-#include <httplib.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -12,12 +14,15 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "core/host_port.h"
 #include "core/metric_downsample.h"
 #include "core/metric_names.h"
 #include "core/shared_root.h"
 #include "core/utf8_text.h"
 #include "core/scaling/job_points.h"
 #include "proto/dashboard_json.h"
+#include "http/http_router.h"
+#include "http/http_server.h"
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
 #include "server/job_files.h"
@@ -31,19 +36,30 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kHttpThreads = 48;
+// The event threads that read requests and run the handlers (http/http_server.h): slow clients and open
+// event streams hold none of them, a long handler (a sweep's metrics) holds one.
+constexpr unsigned kHttpThreads = 4;
 // A container's or a load balancer's health check: 200 {"ok": true} once the store answered a read, 503 if it
 // failed. No token (the checker has none) and nothing in it but that.
 constexpr std::string_view kHealthPath = "/healthz";
-// Event streams each hold a thread (server/event_stream_slots.h): at most these, so that 32 threads always
-// serve the other requests.
-constexpr std::size_t kMaxEventStreams = 16;
-constexpr std::size_t kMaxEventStreamsPerClient = 4;
-// A client that sends nothing, or sends a request byte by byte, is cut off after this long per read, and
-// an idle keep-alive connection after this long; nothing the dashboard sends is larger than the payload limit.
-constexpr time_t kReadTimeoutSeconds = 5;
-constexpr time_t kKeepAliveSeconds = 5;
+// Event streams hold no thread (they wait suspended), only a connection and a few bytes: the bounds keep one
+// client address, or all of them, from holding every connection slot.
+constexpr std::size_t kMaxEventStreams = 256;
+constexpr std::size_t kMaxEventStreamsPerClient = 8;
+// Every open stream gets a ": ping" comment this often, so that proxies keep it open and a client that went
+// away is noticed at the write.
+constexpr auto kPingInterval = std::chrono::seconds(15);
+// A burst of metric writes is one "change" event: the notifier waits this long after the first change.
+constexpr auto kCoalesceChanges = std::chrono::milliseconds(300);
+// A connection that sends nothing for this long is closed: a request sent byte by byte, a client that never
+// ends its headers, an idle keep-alive. Nothing the dashboard sends is larger than the body limit; its
+// headers fit in the header limit with room to spare.
+constexpr unsigned kIdleTimeoutSeconds = 5;
 constexpr std::size_t kMaxRequestBodyBytes = 64 * 1024;
+constexpr std::size_t kMaxRequestHeaderBytes = 32 * 1024;
+// Connections in all and per client address (a browser opens about six; a NAT shares an address).
+constexpr unsigned kMaxConnections = 4096;
+constexpr unsigned kMaxConnectionsPerClient = 512;
 // A job's history, log tail and checkpoint list are bounded whatever the job's past or its files.
 constexpr std::int64_t kDefaultJobEvents = 200;
 constexpr std::int64_t kMaxJobEvents = 1000;
@@ -53,7 +69,7 @@ constexpr std::size_t kMaxCheckpointsListed = 100;
 // On every response. The dashboard is this origin's own modules and stylesheets only: no inline script or
 // style, no other origin to load from or send to, never framed (so no clickjacking of its buttons), and
 // nothing sniffed into a type it was not served as.
-httplib::Headers security_headers() {
+HttpFields security_headers() {
   return {
       {"Content-Security-Policy",
        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
@@ -67,51 +83,35 @@ httplib::Headers security_headers() {
 
 // A request that may change something (any method but GET and HEAD) from a page of another origin is refused:
 // a browser sends Origin with such requests, and a page elsewhere must not drive this dashboard's buttons.
-bool cross_origin_write(const httplib::Request& req) {
+bool cross_origin_write(const HttpRequest& req) {
   if (req.method == "GET" || req.method == "HEAD") return false;
   if (!req.has_header("Origin")) return false;  // not from a browser page (curl, the CLI)
-  const std::string origin = req.get_header_value("Origin");
-  const std::string host = req.get_header_value("Host");
+  const std::string origin = req.header("Origin");
+  const std::string host = req.header("Host");
   return host.empty() || (origin != "http://" + host && origin != "https://" + host);
 }
 
-// Every answer goes out uncompressed. Debian's cpp-httplib compresses whatever the client accepts, brotli first,
-// at brotli's highest quality: a sweep's 2.4 MB metrics answer took 6.9 s with brotli, 0.95 s with gzip and
-// 0.46 s as it is (20 jobs x 4,000 points, measured on loopback), and a dashboard's first draw waited on it.
-// httplib has no switch for it, so the request's Accept-Encoding is dropped before httplib reads it. The
-// request is httplib's own non-const object, handed to this handler as const: the cast is well defined.
-void answer_uncompressed(const httplib::Request& req) {
-  auto& headers = const_cast<httplib::Request&>(req).headers;
-  headers.erase("Accept-Encoding");
-}
-
-void send_json(httplib::Response& res, const std::string& body) {
+void send_json(HttpResponse& res, const std::string& body) {
   res.set_header("Cache-Control", "no-store");
   res.set_content(body, "application/json");
 }
 
-void send_error(httplib::Response& res, int status, const std::string& message) {
+void send_error(HttpResponse& res, int status, const std::string& message) {
   res.status = status;
   send_json(res, json{{"error", message}}.dump());
 }
 
 // ?names=a,b as a list; empty parts are dropped, no names = every metric.
-std::vector<std::string> names_param(const httplib::Request& req) {
-  return absl::StrSplit(req.get_param_value("names"), ',', absl::SkipEmpty());
-}
-
-std::pair<std::string, int> host_port(const std::string& address) {
-  const auto colon = address.rfind(':');
-  if (colon == std::string::npos) throw std::invalid_argument("--http: expected HOST:PORT, got '" + address + "'");
-  return {address.substr(0, colon), std::stoi(address.substr(colon + 1))};
+std::vector<std::string> names_param(const HttpRequest& req) {
+  return absl::StrSplit(req.param("names"), ',', absl::SkipEmpty());
 }
 
 // An integer query parameter in [lo, hi], or `fallback` when absent. Throws std::invalid_argument naming the
 // parameter, the limits and the value.
-std::int64_t int_param(const httplib::Request& req, const char* name, std::int64_t lo, std::int64_t hi,
+std::int64_t int_param(const HttpRequest& req, const char* name, std::int64_t lo, std::int64_t hi,
                        std::int64_t fallback) {
   if (!req.has_param(name)) return fallback;
-  const std::string text = req.get_param_value(name);
+  const std::string text = req.param(name);
   std::size_t used = 0;
   std::int64_t value = 0;
   try {
@@ -138,7 +138,7 @@ struct SeriesQuery {
   std::size_t buckets = 0;  // 0: every point
 };
 
-SeriesQuery series_query(const httplib::Request& req) {
+SeriesQuery series_query(const HttpRequest& req) {
   constexpr auto kNoLimit = std::numeric_limits<std::int64_t>::max();
   SeriesQuery q;
   q.after_step = int_param(req, "after_step", -1, kNoLimit, -1);
@@ -170,15 +170,59 @@ json run_row(Store& store, const v1::Job& job) { return dashboard_run(job, store
 
 namespace {
 
-// HTTPS with --tls-cert/--tls-key (checked by read_tls_files first, so a bad file is a clear error), else HTTP.
-std::unique_ptr<httplib::Server> make_server(const ServerOptions& options) {
-  if (!read_tls_files(options)) return std::make_unique<httplib::Server>();
-  auto server = std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(), options.tls_key.c_str());
-  if (!server->is_valid()) {
-    throw std::runtime_error("--tls-cert " + options.tls_cert + " / --tls-key " + options.tls_key +
-                             ": the HTTP server cannot use them (not a certificate and its key?)");
+// A dashboard file's content type, by its extension (server/dashboard_files.h allows no others).
+std::string_view content_type(std::string_view path) {
+  if (path.ends_with(".js")) return "text/javascript; charset=utf-8";
+  if (path.ends_with(".css")) return "text/css; charset=utf-8";
+  return "text/html; charset=utf-8";
+}
+
+// Where a dashboard path's file is: "/" is index.html, /vendor/uplot/NAME the uPlot package's dist/NAME, /NAME
+// web/NAME. `path` has passed is_dashboard_file, so NAME is one plain file name.
+std::filesystem::path dashboard_file(const std::filesystem::path& web_root, std::string_view path) {
+  constexpr std::string_view kUPlot = "/vendor/uplot/";
+  if (path == "/") return web_root / "index.html";
+  if (path.starts_with(kUPlot)) return web_root / "node_modules" / "uplot" / "dist" / path.substr(kUPlot.size());
+  return web_root / path.substr(1);
+}
+
+void send_file(const std::filesystem::path& web_root, const HttpRequest& req, HttpResponse& res) {
+  const std::filesystem::path file = dashboard_file(web_root, req.path);
+  const int fd = web_root.empty() ? -1 : ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    res.status = 404;
+    return res.set_content("not found\n", "text/plain");
   }
-  return server;
+  res.set_header("Cache-Control", "no-cache");  // a new build's files are picked up at the next load
+  res.set_file(fd, static_cast<std::uint64_t>(st.st_size), content_type(req.path));
+}
+
+// HTTPS with --tls-cert/--tls-key (checked by read_tls_files first, so a bad file is a clear error), else HTTP.
+HttpServerOptions server_options(const ServerOptions& options) {
+  // Port 0 (any free port, as tests use) is no port to parse_host_port: checked as port 1, then bound as 0.
+  std::string address = options.http_address;
+  const bool any_port = address.ends_with(":0");
+  if (any_port) address.back() = '1';
+  const auto parsed = parse_host_port(address, "--http");
+  if (const auto* reason = std::get_if<std::string>(&parsed)) throw std::invalid_argument(*reason);
+  HttpServerOptions o;
+  o.host = std::get<HostPort>(parsed).host;
+  o.port = any_port ? 0 : std::get<HostPort>(parsed).port;
+  if (const std::optional<TlsFiles> tls = read_tls_files(options)) {
+    o.tls_cert_pem = tls->cert_pem;
+    o.tls_key_pem = tls->key_pem;
+  }
+  o.threads = kHttpThreads;
+  o.idle_timeout_s = kIdleTimeoutSeconds;
+  o.max_connections = kMaxConnections;
+  o.max_connections_per_client = kMaxConnectionsPerClient;
+  o.max_header_bytes = kMaxRequestHeaderBytes;
+  o.max_body_bytes = kMaxRequestBodyBytes;
+  o.default_headers = security_headers();
+  o.flag = "--http";
+  return o;
 }
 
 }  // namespace
@@ -188,31 +232,96 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
       options_(options),
       auth_(tokens, !options.tls_cert.empty()),
       event_streams_(kMaxEventStreams, kMaxEventStreamsPerClient),
-      server_(make_server(options)) {
-  auto& s = *server_;
-  s.set_default_headers(security_headers());
-  s.set_read_timeout(kReadTimeoutSeconds);
-  s.set_write_timeout(kReadTimeoutSeconds);
-  s.set_keep_alive_timeout(kKeepAliveSeconds);
-  s.set_payload_max_length(kMaxRequestBodyBytes);
-  s.Post("/api/session", [this](const httplib::Request& req, httplib::Response& res) { auth_.open_session(req, res); });
-  s.Delete("/api/session",
-           [this](const httplib::Request& req, httplib::Response& res) { auth_.close_session(req, res); });
-  s.Get("/api/session", [this](const httplib::Request&, httplib::Response& res) {
-    send_json(res, json{{"auth", auth_.enabled()}}.dump());  // only reached past the pre-routing check
+      router_(std::make_unique<HttpRouter>()) {
+  add_routes();
+  published_version_ = store_.version();
+  server_ = std::make_unique<HttpServer>(server_options(options_),
+                                         [this](const HttpRequest& req, HttpResponse& res) { handle(req, res); });
+  notifier_ = std::thread([this] { notify_streams(); });
+}
+
+HttpApi::~HttpApi() {
+  stopping_ = true;
+  if (notifier_.joinable()) notifier_.join();
+  server_.reset();  // ends the open streams before event_streams_ and router_ go
+}
+
+int HttpApi::port() const { return server_->port(); }
+
+std::size_t HttpApi::open_event_streams() const { return server_->open_streams(); }
+
+// Publishes the store's version to the streams (their sources read published_version_, never the store, as
+// they run under the HTTP server's lock) and wakes them: after a change, once the burst is over, and every
+// kPingInterval for the ping.
+void HttpApi::notify_streams() {
+  std::uint64_t seen = published_version_;
+  auto next_ping = std::chrono::steady_clock::now() + kPingInterval;
+  while (!stopping_) {
+    if (store_.wait_for_change(seen, std::chrono::milliseconds(250)) != seen) {
+      std::this_thread::sleep_for(kCoalesceChanges);
+      seen = store_.version();
+      published_version_ = seen;
+      server_->wake_streams();
+    }
+    if (std::chrono::steady_clock::now() >= next_ping) {
+      next_ping += kPingInterval;
+      ++ping_round_;
+      server_->wake_streams();
+    }
+  }
+}
+
+// The one entry of every request: cross-origin writes refused, the static-file filter, the auth check, then
+// the routes.
+void HttpApi::handle(const HttpRequest& req, HttpResponse& res) {
+  if (cross_origin_write(req)) {
+    return send_error(res, 403,
+                      "cross-origin request refused: Origin " + utf8_head(req.header("Origin"), 200) +
+                          " is not this dashboard's");
+  }
+  const bool api = req.path.starts_with("/api/");
+  const bool scrape = req.path == kMetricsPath;
+  const bool health = req.path == kHealthPath;  // no token: it tells nothing
+  if (!api && !scrape && !health) {
+    if ((req.method != "GET" && req.method != "HEAD") || !is_dashboard_file(req.path)) {
+      res.status = 404;
+      return res.set_content("not found\n", "text/plain");
+    }
+    return send_file(options_.web_root, req, res);
+  }
+  // The one auth check of the HTTP API (server/http_auth.h); opening or closing a session checks its own.
+  if (scrape || (api && !(req.path == "/api/session" && req.method != "GET"))) {
+    std::string reason;
+    if (const int status = auth_.check(req, reason, scrape); status != 0) return send_error(res, status, reason);
+  }
+  switch (router_->dispatch(req, res)) {
+    case HttpRouter::Outcome::kHandled:
+      return;
+    case HttpRouter::Outcome::kWrongMethod:
+      return send_error(res, 405, "method " + utf8_head(req.method, 16) + " not allowed on " + utf8_head(req.path, 200));
+    case HttpRouter::Outcome::kNoRoute:
+      return send_error(res, 404, "no such route");
+  }
+}
+
+void HttpApi::add_routes() {
+  using Args = HttpRouter::PathArgs;
+  HttpRouter& r = *router_;
+  r.post("/api/session", [this](const HttpRequest& req, HttpResponse& res, const Args&) { auth_.open_session(req, res); });
+  r.del("/api/session", [this](const HttpRequest& req, HttpResponse& res, const Args&) { auth_.close_session(req, res); });
+  r.get("/api/session", [this](const HttpRequest&, HttpResponse& res, const Args&) {
+    send_json(res, json{{"auth", auth_.enabled()}}.dump());  // only reached past the auth check
   });
-  // Every open dashboard holds one thread in its event stream: more threads than httplib's default (8).
-  s.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
-  s.Get("/api/sweeps", [this](const httplib::Request&, httplib::Response& res) {
+  r.get("/api/sweeps", [this](const HttpRequest&, HttpResponse& res, const Args&) {
     send_json(res, proto_json_array(store_.list_sweeps()));
   });
-  s.Get(R"(/api/sweeps/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-    auto sweep = store_.find_sweep(req.matches[1]);
+  r.get("/api/sweeps/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
+    auto sweep = store_.find_sweep(args[0]);
     if (!sweep) return send_error(res, 404, "sweep not found");
     send_json(res, proto_to_json(*sweep));
   });
-  s.Get(R"(/api/sweeps/([^/]+)/jobs)", [this](const httplib::Request& req, httplib::Response& res) {
-    auto sweep = store_.find_sweep(req.matches[1]);
+  r.get("/api/sweeps/{}/jobs", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
+    auto sweep = store_.find_sweep(args[0]);
     if (!sweep) return send_error(res, 404, "sweep not found");
     auto jobs = nlohmann::ordered_json::array();
     std::vector<v1::Job> list = store_.list_jobs(sweep->id());
@@ -222,15 +331,15 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     for (const auto& job : list) jobs.push_back(dashboard_job(job));
     send_json(res, jobs.dump());
   });
-  s.Get(R"(/api/sweeps/([^/]+)/runs)", [this](const httplib::Request& req, httplib::Response& res) {
-    auto sweep = store_.find_sweep(req.matches[1]);
+  r.get("/api/sweeps/{}/runs", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
+    auto sweep = store_.find_sweep(args[0]);
     if (!sweep) return send_error(res, 404, "sweep not found");
     json out = json::array();
     for (const auto& job : store_.list_jobs(sweep->id())) out.push_back(run_row(store_, job));
     send_json(res, out.dump());
   });
-  s.Get(R"(/api/sweeps/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {
-    auto sweep = store_.find_sweep(req.matches[1]);
+  r.get("/api/sweeps/{}/metrics", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
+    auto sweep = store_.find_sweep(args[0]);
     if (!sweep) return send_error(res, 404, "sweep not found");
     SeriesQuery q;
     try {
@@ -248,41 +357,41 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
   // The latest scaling-law fit version of a sweep, {"version": V, "fits": [Fit, ...]} with one Fit message per
   // law (report_json holds the report; law n comes with law c when tokens are tied to parameters), or every
   // version's with ?all=1 ({"fits": [...]}, newest first). 404 while the sweep has no fit.
-  s.Get(R"(/api/sweeps/([^/]+)/fits)", [this](const httplib::Request& req, httplib::Response& res) {
-    auto sweep = store_.find_sweep(req.matches[1]);
+  r.get("/api/sweeps/{}/fits", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
+    auto sweep = store_.find_sweep(args[0]);
     if (!sweep) return send_error(res, 404, "sweep not found");
-    const bool all = req.get_param_value("all") == "1";
+    const bool all = req.param("all") == "1";
     const auto fits = store_.fits(sweep->id(), !all);
     if (fits.empty()) return send_error(res, 404, "no scaling-law fit for this sweep yet");
     const std::string version = all ? "" : "\"version\":" + std::to_string(fits.front().version()) + ",";
     send_json(res, "{" + version + "\"fits\":" + proto_json_array(fits) + "}");
   });
-  s.Get(R"(/api/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-    auto job = store_.find_job(req.matches[1]);
+  r.get("/api/jobs/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
+    auto job = store_.find_job(args[0]);
     if (!job) return send_error(res, 404, "job not found");
     explain_pending(store_, options_.lease_timeout_ms, {&*job});
     send_json(res, dashboard_job(*job).dump());
   });
-  s.Get(R"(/api/jobs/([^/]+)/metrics)", [this](const httplib::Request& req, httplib::Response& res) {
+  r.get("/api/jobs/{}/metrics", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
     SeriesQuery q;
     try {
       q = series_query(req);
     } catch (const std::invalid_argument& e) {
       return send_error(res, 400, e.what());
     }
-    auto job = store_.find_job(req.matches[1]);
+    auto job = store_.find_job(args[0]);
     if (!job) return send_error(res, 404, "job not found");
     const std::vector<std::string> names = names_param(req);
     send_json(res, metric_columns(series(store_, job->id(), names, q)).dump());
   });
-  s.Get(R"(/api/jobs/([^/]+)/events)", [this](const httplib::Request& req, httplib::Response& res) {
+  r.get("/api/jobs/{}/events", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
     std::int64_t limit = 0;
     try {
       limit = int_param(req, "limit", 1, kMaxJobEvents, kDefaultJobEvents);
     } catch (const std::invalid_argument& e) {
       return send_error(res, 400, e.what());
     }
-    auto job = store_.find_job(req.matches[1]);
+    auto job = store_.find_job(args[0]);
     if (!job) return send_error(res, 404, "job not found");
     const Store::JobHistory history = store_.job_events(job->id(), static_cast<std::size_t>(limit));
     json events = json::array();
@@ -293,21 +402,21 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     }
     send_json(res, json{{"events", std::move(events)}, {"earlier", history.earlier}}.dump());
   });
-  s.Get(R"(/api/jobs/([^/]+)/log)", [this](const httplib::Request& req, httplib::Response& res) {
+  r.get("/api/jobs/{}/log", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
     std::int64_t tail_bytes = 0;
     try {
       tail_bytes = int_param(req, "tail_bytes", 1, kMaxLogTailBytes, kMaxLogTailBytes);
     } catch (const std::invalid_argument& e) {
       return send_error(res, 400, e.what());
     }
-    auto job = store_.find_job(req.matches[1]);
+    auto job = store_.find_job(args[0]);
     if (!job) return send_error(res, 404, "job not found");
     const LogTail tail = read_log_tail(options_.shared_root, job->id(), static_cast<std::size_t>(tail_bytes));
     send_json(res, json{{"exists", tail.exists}, {"size", tail.size}, {"truncated", tail.truncated},
                         {"text", tail.text}}.dump());
   });
-  s.Get(R"(/api/jobs/([^/]+)/checkpoints)", [this](const httplib::Request& req, httplib::Response& res) {
-    auto job = store_.find_job(req.matches[1]);
+  r.get("/api/jobs/{}/checkpoints", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
+    auto job = store_.find_job(args[0]);
     if (!job) return send_error(res, 404, "job not found");
     const CheckpointList list = list_checkpoints(options_.shared_root, job->id(), kMaxCheckpointsListed);
     json files = json::array();
@@ -319,8 +428,8 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
   });
   // The user's two actions on a job, the same store operations as the Coordinator service's CancelSweep (with
   // this one job) and RetryJob. 409 when the job's state does not allow it.
-  s.Post(R"(/api/jobs/([^/]+)/cancel)", [this](const httplib::Request& req, httplib::Response& res) {
-    auto job = store_.find_job(req.matches[1]);
+  r.post("/api/jobs/{}/cancel", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
+    auto job = store_.find_job(args[0]);
     if (!job) return send_error(res, 404, "job not found");
     if (store_.cancel(job->sweep_id(), {job->id()}) == 0) {
       job = store_.find_job(job->id());
@@ -329,8 +438,8 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     }
     send_json(res, dashboard_job(*store_.find_job(job->id())).dump());
   });
-  s.Post(R"(/api/jobs/([^/]+)/retry)", [this](const httplib::Request& req, httplib::Response& res) {
-    auto job = store_.find_job(req.matches[1]);
+  r.post("/api/jobs/{}/retry", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
+    auto job = store_.find_job(args[0]);
     if (!job) return send_error(res, 404, "job not found");
     auto retried = store_.retry(job->id());
     if (!retried) {
@@ -340,136 +449,61 @@ HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     }
     send_json(res, dashboard_job(*retried).dump());
   });
-  s.Get(std::string(kMetricsPath), [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(CoordinatorMetrics::instance().scrape(store_, options_), std::string(kMetricsContentType));
+  r.get(kMetricsPath, [this](const HttpRequest&, HttpResponse& res, const Args&) {
+    res.set_content(CoordinatorMetrics::instance().scrape(store_, options_), kMetricsContentType);
   });
-  s.Get("/api/meta", [](const httplib::Request&, httplib::Response& res) { send_json(res, dashboard_meta().dump()); });
-  s.Get(std::string(kHealthPath), [this](const httplib::Request&, httplib::Response& res) {
+  r.get("/api/meta", [](const HttpRequest&, HttpResponse& res, const Args&) { send_json(res, dashboard_meta().dump()); });
+  r.get(kHealthPath, [this](const HttpRequest&, HttpResponse& res, const Args&) {
     if (!store_.readable()) return send_error(res, 503, "the database does not answer");
     send_json(res, json{{"ok", true}}.dump());
   });
-  s.Get("/api/workers", [this](const httplib::Request&, httplib::Response& res) {
+  r.get("/api/workers", [this](const HttpRequest&, HttpResponse& res, const Args&) {
     send_json(res, proto_json_array(store_.list_workers(options_.lease_timeout_ms)));
   });
-  s.Get("/api/events", [this](const httplib::Request& req, httplib::Response& res) {
-    std::shared_ptr<void> slot = event_streams_.acquire(req.remote_addr);
-    if (!slot) {
-      res.set_header("Retry-After", "10");
-      return send_error(res, 503,
-                        "too many open event streams: at most " + std::to_string(event_streams_.per_client()) +
-                            " per client and " + std::to_string(event_streams_.total()) +
-                            " in all; close other dashboard tabs or retry later");
-    }
-    res.set_header("Cache-Control", "no-cache");
-    res.set_header("X-Accel-Buffering", "no");
-    struct Stream {
-      std::uint64_t seen = 0;
-      bool greeted = false;
-    };
-    auto stream = std::make_shared<Stream>();
-    stream->seen = store_.version();
-    // The provider owns the slot: it is given back when the stream ends, however it ends.
-    res.set_chunked_content_provider("text/event-stream", [this, stream, slot](size_t, httplib::DataSink& sink) {
-      auto send = [&sink](const std::string& text) { return sink.write(text.data(), text.size()); };
-      if (!stream->greeted) {  // lets the client know the stream is live (and that it may have missed changes)
-        stream->greeted = true;
-        return send("retry: 2000\nevent: hello\ndata: {\"version\":" + std::to_string(stream->seen) + "}\n\n");
-      }
-      // Wait in short slices so that shutting down does not wait for a quiet stream's ping.
-      const auto ping_at = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-      while (!stopping_ && std::chrono::steady_clock::now() < ping_at) {
-        std::uint64_t now = store_.wait_for_change(stream->seen, std::chrono::milliseconds(250));
-        if (now == stream->seen) continue;
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // coalesce bursts of metric writes
-        now = store_.version();
-        stream->seen = now;
-        return send("event: change\ndata: {\"version\":" + std::to_string(now) + "}\n\n");
-      }
-      if (stopping_) {
-        sink.done();
-        return false;
-      }
-      return send(": ping\n\n");
-    });
-  });
-
-  // Static files: the uPlot package and the dashboard itself (the first matching mount point wins).
-  if (!options_.web_root.empty()) {
-    const auto uplot = options_.web_root / "node_modules" / "uplot" / "dist";
-    if (!s.set_mount_point("/vendor/uplot", uplot.string())) {
-      spdlog::warn("dashboard: {} not found (run `npm ci` in web/); the plots will not load", uplot.string());
-    }
-    if (!s.set_mount_point("/", options_.web_root.string())) {
-      spdlog::warn("dashboard: web root {} not found", options_.web_root.string());
-    }
-  }
-  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    answer_uncompressed(req);
-    if (cross_origin_write(req)) {
-      send_error(res, 403, "cross-origin request refused: Origin " + utf8_head(req.get_header_value("Origin"), 200) +
-                               " is not this dashboard's");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    const bool api = req.path.rfind("/api/", 0) == 0;
-    const bool scrape = req.path == kMetricsPath;
-    if (req.path == kHealthPath) return httplib::Server::HandlerResponse::Unhandled;  // no token: it tells nothing
-    if (!api && !scrape && !is_dashboard_file(req.path)) {
-      res.status = 404;
-      res.set_content("not found\n", "text/plain");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    // The one auth check of the HTTP API (server/http_auth.h); opening or closing a session checks its own.
-    if (scrape || (api && !(req.path == "/api/session" && req.method != "GET"))) {
-      std::string reason;
-      if (const int status = auth_.check(req, reason, scrape); status != 0) {
-        send_error(res, status, reason);
-        return httplib::Server::HandlerResponse::Handled;
-      }
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    // Unknown API routes answer JSON like the others; handlers that set a body keep it.
-    if (req.path.rfind("/api/", 0) == 0 && res.body.empty()) {
-      send_json(res, json{{"error", res.status == 404 ? "no such route" : "request failed"}}.dump());
-    }
-  });
-  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    res.status = 500;
-    try {
-      std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      send_json(res, json{{"error", e.what()}}.dump());
-    } catch (...) {
-      send_json(res, json{{"error", "unknown error"}}.dump());
-    }
-  });
-
-  // httplib sets SO_REUSEPORT, with which a second server binds a port in use and the two share its
-  // connections; SO_REUSEADDR alone still allows a restart while old connections linger in TIME_WAIT.
-  s.set_socket_options([](socket_t sock) {
-    const int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  auto [host, port] = host_port(options_.http_address);
-  port_ = port == 0 ? s.bind_to_any_port(host) : (s.bind_to_port(host, port) ? port : -1);
-  if (port_ < 0) {
-    throw std::runtime_error("--http " + options_.http_address +
-                             ": cannot listen there (the port is in use, or the host is not an address of this "
-                             "machine)");
-  }
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  // httplib's stop() does nothing until the accept loop runs: without this wait, a server destroyed right
-  // after it was made (a failed start next to it) would never stop and its destructor would hang on join.
-  for (int waited_ms = 0; waited_ms < 10000 && !server_->is_running(); ++waited_ms) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  r.get("/api/events", [this](const HttpRequest& req, HttpResponse& res, const Args&) { open_event_stream(req, res); });
 }
 
-HttpApi::~HttpApi() {
-  stopping_ = true;
-  server_->stop();
-  if (thread_.joinable()) thread_.join();
+// GET /api/events: "hello" first, then "change" whenever published_version_ moves past what the stream last
+// sent, and ": ping" at each ping round with no change. The source owns the stream's slot: it is given back
+// when the server frees the stream, however the stream ends.
+void HttpApi::open_event_stream(const HttpRequest& req, HttpResponse& res) {
+  std::shared_ptr<void> slot = event_streams_.acquire(req.remote_addr);
+  if (!slot) {
+    res.set_header("Retry-After", "10");
+    return send_error(res, 503,
+                      "too many open event streams: at most " + std::to_string(event_streams_.per_client()) +
+                          " per client and " + std::to_string(event_streams_.total()) +
+                          " in all; close other dashboard tabs or retry later");
+  }
+  res.set_header("Cache-Control", "no-cache");
+  res.set_header("X-Accel-Buffering", "no");
+  struct Stream {
+    std::uint64_t sent_version = 0;
+    std::uint64_t ping_round = 0;
+    bool greeted = false;
+  };
+  auto stream = std::make_shared<Stream>();
+  stream->sent_version = store_.version();
+  stream->ping_round = ping_round_;
+  res.set_stream(
+      [this, stream, slot]() -> StreamStep {
+        if (stopping_) return {StreamStep::kEnd, {}};
+        if (!stream->greeted) {  // lets the client know the stream is live (and that it may have missed changes)
+          stream->greeted = true;
+          return {StreamStep::kSend,
+                  "retry: 2000\nevent: hello\ndata: {\"version\":" + std::to_string(stream->sent_version) + "}\n\n"};
+        }
+        if (const std::uint64_t now = published_version_; now > stream->sent_version) {
+          stream->sent_version = now;
+          return {StreamStep::kSend, "event: change\ndata: {\"version\":" + std::to_string(now) + "}\n\n"};
+        }
+        if (const std::uint64_t round = ping_round_; round != stream->ping_round) {
+          stream->ping_round = round;
+          return {StreamStep::kSend, ": ping\n\n"};
+        }
+        return {StreamStep::kWait, {}};
+      },
+      "text/event-stream");
 }
 
 }  // namespace gammalab

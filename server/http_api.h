@@ -35,48 +35,61 @@
 //                                        user token
 //   GET /api/events                      SSE: "hello" on connect, "change" whenever the store changes
 //                                        (data: {"version": N}), a ": ping" comment every 15 s otherwise;
-//                                        at most 4 open per client address and 16 in all (503 beyond)
+//                                        at most 8 open per client address and 256 in all (503 beyond);
+//                                        a waiting stream holds no thread (http/http_server.h)
 //   GET /vendor/uplot/...                the uPlot package's dist/ (web/node_modules/uplot/dist)
 //   GET /NAME.html|js|css                the dashboard's own files at web/'s top level (server/dashboard_files.h);
 //                                        every other path outside /api/ is 404
 //   POST|GET|DELETE /api/session         a dashboard session (server/http_auth.h)
 // Every other /api/ route needs a user token or a session: 401 without, 403 with a worker or metrics token.
-// Errors are JSON {"error": "..."} with status 400 (bad parameter), 401, 403, 404 (no such sweep or job),
-// 409 (the job's state does not allow the action) or 500.
+// Errors are JSON {"error": "..."} with status 400 (bad parameter), 401, 403, 404 (no such sweep, job or
+// route), 405 (a route of other methods), 409 (the job's state does not allow the action), 413 (a body over
+// 64 KiB) or 500.
 // With --tls-cert and --tls-key the server speaks HTTPS only.
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <thread>
 
-#include "server/http_auth.h"
+#include "http/http_server.h"
 #include "server/event_stream_slots.h"
+#include "server/http_auth.h"
 #include "server/server_options.h"
 #include "server/store.h"
 #include "server/tokens.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace gammalab {
+
+class HttpRouter;
 
 class HttpApi {
  public:
-  // tokens null: no auth (--insecure-no-auth).
+  // tokens null: no auth (--insecure-no-auth). Throws std::invalid_argument for a malformed --http and
+  // std::runtime_error when it cannot listen there.
   HttpApi(Store& store, const ServerOptions& options, Tokens* tokens = nullptr);
   ~HttpApi();  // ends open event streams, stops and joins
-  int port() const { return port_; }
+  int port() const;
+  std::size_t open_event_streams() const;
 
  private:
+  void add_routes();
+  void handle(const HttpRequest& req, HttpResponse& res);
+  void open_event_stream(const HttpRequest& req, HttpResponse& res);
+  void notify_streams();
+
   Store& store_;
   const ServerOptions& options_;
   HttpAuth auth_;
   // Before server_: a stream's slot is given back when the server, which owns the stream, is destroyed.
   EventStreamSlots event_streams_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  std::unique_ptr<HttpRouter> router_;
+  // What the event streams read (they must not wait on the store): the store's version once a burst of
+  // changes is over, and how many ping rounds have passed.
+  std::atomic<std::uint64_t> published_version_{0};
+  std::atomic<std::uint64_t> ping_round_{0};
   std::atomic<bool> stopping_{false};
-  int port_ = 0;
+  std::unique_ptr<HttpServer> server_;
+  std::thread notifier_;  // notify_streams()
 };
 
 }  // namespace gammalab

@@ -1,7 +1,6 @@
 // The HTTP API's token and session check (server/http_auth.h).
 #include "server/http_auth.h"
 
-#include <httplib.h>
 #include <sodium.h>
 
 #include <algorithm>
@@ -14,15 +13,15 @@ namespace {
 
 constexpr std::size_t kSessionIdBytes = 32;
 
-void send(httplib::Response& res, int status, const nlohmann::json& body) {
+void send(HttpResponse& res, int status, const nlohmann::json& body) {
   res.status = status;
   res.set_header("Cache-Control", "no-store");
   res.set_content(body.dump(), "application/json");
 }
 
 // The value of cookie `name` in the request's Cookie header; empty when absent.
-std::string cookie_value(const httplib::Request& req, std::string_view name) {
-  const std::string header = req.get_header_value("Cookie");
+std::string cookie_value(const HttpRequest& req, std::string_view name) {
+  const std::string header = req.header("Cookie");
   std::string_view rest = header;
   while (!rest.empty()) {
     const std::size_t end = std::min(rest.find(';'), rest.size());
@@ -45,15 +44,15 @@ std::string HttpAuth::session_key(std::string_view session_id) {
   return std::string(reinterpret_cast<const char*>(hash), sizeof hash);
 }
 
-std::optional<Caller> HttpAuth::bearer_caller(const httplib::Request& req, bool& present) {
+std::optional<Caller> HttpAuth::bearer_caller(const HttpRequest& req, bool& present) {
   present = req.has_header("Authorization");
   if (!present) return std::nullopt;
-  const std::string header = req.get_header_value("Authorization");  // (bearer_token views into it)
+  const std::string header = req.header("Authorization");  // (bearer_token views into it)
   const std::optional<std::string_view> token = bearer_token(header);
   return token ? tokens_->verify(*token) : std::nullopt;
 }
 
-std::optional<std::int64_t> HttpAuth::session_token(const httplib::Request& req) {
+std::optional<std::int64_t> HttpAuth::session_token(const HttpRequest& req) {
   const std::string id = cookie_value(req, kCookie);
   if (id.size() != kSessionIdBytes * 2) return std::nullopt;
   std::int64_t token_id = 0;
@@ -74,7 +73,7 @@ std::optional<std::int64_t> HttpAuth::session_token(const httplib::Request& req)
   return token_id;
 }
 
-int HttpAuth::check(const httplib::Request& req, std::string& reason, bool scrape) {
+int HttpAuth::check(const HttpRequest& req, std::string& reason, bool scrape) {
   if (tokens_ == nullptr) return 0;
   bool present = false;
   if (const std::optional<Caller> caller = bearer_caller(req, present)) {
@@ -93,7 +92,7 @@ int HttpAuth::check(const httplib::Request& req, std::string& reason, bool scrap
   return 401;
 }
 
-void HttpAuth::open_session(const httplib::Request& req, httplib::Response& res) {
+void HttpAuth::open_session(const HttpRequest& req, HttpResponse& res) {
   if (tokens_ == nullptr) return send(res, 200, {{"auth", false}});
   bool present = false;
   const std::optional<Caller> caller = bearer_caller(req, present);
@@ -120,7 +119,7 @@ void HttpAuth::open_session(const httplib::Request& req, httplib::Response& res)
   send(res, 200, {{"auth", true}});
 }
 
-void HttpAuth::close_session(const httplib::Request& req, httplib::Response& res) {
+void HttpAuth::close_session(const HttpRequest& req, HttpResponse& res) {
   const std::string id = cookie_value(req, kCookie);
   if (!id.empty()) {
     std::lock_guard lock(mutex_);

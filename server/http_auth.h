@@ -18,12 +18,8 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "http/http_server.h"
 #include "server/tokens.h"
-
-namespace httplib {
-struct Request;
-struct Response;
-}  // namespace httplib
 
 namespace gammalab {
 
@@ -39,17 +35,17 @@ class HttpAuth {
   bool enabled() const { return tokens_ != nullptr; }
   // 0 when the request may go on, else the status it gets (401 or 403) with `reason` set. `scrape`: the request
   // is GET /metrics, which a metrics token may read as well as a user.
-  int check(const httplib::Request& req, std::string& reason, bool scrape = false);
+  int check(const HttpRequest& req, std::string& reason, bool scrape = false);
   // The /api/session routes: POST opens a session for the request's user token, GET says whether the request
   // is let in (200 {"auth": true|false}) and DELETE ends its session.
-  void open_session(const httplib::Request& req, httplib::Response& res);
-  void close_session(const httplib::Request& req, httplib::Response& res);
+  void open_session(const HttpRequest& req, HttpResponse& res);
+  void close_session(const HttpRequest& req, HttpResponse& res);
 
  private:
   // A bearer token's caller; nullopt when the header is absent (`present` false) or the token is not valid.
-  std::optional<Caller> bearer_caller(const httplib::Request& req, bool& present);
+  std::optional<Caller> bearer_caller(const HttpRequest& req, bool& present);
   // The session's token id from the request's cookie, refreshing its idle time.
-  std::optional<std::int64_t> session_token(const httplib::Request& req);
+  std::optional<std::int64_t> session_token(const HttpRequest& req);
   static std::string session_key(std::string_view session_id);
 
   struct Session {

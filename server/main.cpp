@@ -2,6 +2,8 @@
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
+
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <filesystem>
@@ -24,6 +26,17 @@
 namespace {
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
+
+// Every HTTP connection, gRPC stream and the database take a file descriptor, and the usual soft limit (1,024)
+// is below the HTTP server's own bound on connections (server/http_api.cpp): raised to the hard limit, which
+// the administrator sets (systemd's LimitNOFILE=).
+void raise_open_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  const rlim_t was = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) spdlog::warn("open-file limit stays at {}", was);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,6 +114,7 @@ int main(int argc, char** argv) {
       spdlog::warn("*** --insecure-no-auth: NO AUTHENTICATION. Anyone on this machine can submit, cancel and "
                    "act as any worker. For local experiments only. ***");
     }
+    raise_open_file_limit();
     std::filesystem::create_directories(options.shared_root);
     gammalab::Store store(options.database);
     gammalab::observe_sqlite_writes(store);

@@ -1,7 +1,5 @@
 #include "worker/health_server.h"
 
-#include <httplib.h>
-
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -26,39 +24,35 @@ std::pair<std::string, int> parse_health_address(const std::string& address) {
 }  // namespace
 
 HealthServer::HealthServer(const std::string& address, std::function<WorkerHealth()> state)
-    : state_(std::move(state)), server_(std::make_unique<httplib::Server>()) {
+    : state_(std::move(state)) {
   const auto [host, port] = parse_health_address(address);
-  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content(R"({"status":"alive"})", "application/json");
-  });
-  server_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+  HttpServerOptions options;
+  options.host = host;
+  options.port = port;
+  options.threads = 1;  // probes are rare and answered from memory
+  options.max_connections = 64;
+  options.max_connections_per_client = 16;
+  options.max_body_bytes = 0;
+  options.flag = "--health";
+  server_ = std::make_unique<HttpServer>(std::move(options),
+                                         [this](const HttpRequest& req, HttpResponse& res) { handle(req, res); });
+}
+
+HealthServer::~HealthServer() = default;
+
+void HealthServer::handle(const HttpRequest& req, HttpResponse& res) const {
+  const bool read = req.method == "GET" || req.method == "HEAD";
+  if (read && req.path == "/healthz") return res.set_content(R"({"status":"alive"})", "application/json");
+  if (read && req.path == "/readyz") {
     const WorkerHealth h = state_();
     res.status = h.ready() ? 200 : 503;
     const nlohmann::json body = {{"ready", h.ready()},           {"connected", h.connected},
                                  {"draining", h.draining},       {"slots_total", h.slots_total},
                                  {"slots_busy", h.slots_busy}};
-    res.set_content(body.dump(), "application/json");
-  });
-  server_->set_socket_options([](socket_t sock) {
-    const int yes = 1;  // restartable while old connections linger; no SO_REUSEPORT (a second worker must fail)
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  port_ = port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
-  if (port_ < 0) {
-    throw std::runtime_error("--health " + address +
-                             ": cannot listen there (the port is in use, or the host is not an address of this "
-                             "machine)");
+    return res.set_content(body.dump(), "application/json");
   }
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  // httplib's stop() does nothing until the accept loop runs: wait for it, so that the destructor cannot hang.
-  for (int waited_ms = 0; waited_ms < 10000 && !server_->is_running(); ++waited_ms) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
-
-HealthServer::~HealthServer() {
-  server_->stop();
-  if (thread_.joinable()) thread_.join();
+  res.status = 404;
+  res.set_content("not found\n", "text/plain");
 }
 
 }  // namespace gammalab

@@ -3,17 +3,13 @@
 //   GET /healthz  200 {"status":"alive"} while the process runs
 //   GET /readyz   200 when connected to the coordinator and not draining, else 503; the body either way:
 //                 {"ready": bool, "connected": bool, "draining": bool, "slots_total": N, "slots_busy": N}
-// Any other path is 404. The server answers from its own thread; `state` must be thread-safe.
+// Any other path is 404. The server answers from its own threads; `state` must be thread-safe.
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
+#include "http/http_server.h"
 #include "worker/worker_health.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace gammalab {
 
@@ -25,13 +21,13 @@ class HealthServer {
   ~HealthServer();  // stops and joins
   HealthServer(const HealthServer&) = delete;
   HealthServer& operator=(const HealthServer&) = delete;
-  int port() const { return port_; }
+  int port() const { return server_->port(); }
 
  private:
+  void handle(const HttpRequest& req, HttpResponse& res) const;
+
   std::function<WorkerHealth()> state_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  std::unique_ptr<HttpServer> server_;
 };
 
 }  // namespace gammalab

@@ -414,7 +414,7 @@ TEST_F(HttpApiTest, CancelAndRetryUseTheStoresOperations) {
   post(*client_, "/api/jobs/999/retry", 404);
   auto get_cancel = client_->Get(("/api/jobs/" + pending.id() + "/cancel").c_str());
   ASSERT_TRUE(get_cancel);
-  EXPECT_EQ(get_cancel->status, 404) << "a GET changes nothing";
+  EXPECT_EQ(get_cancel->status, 405) << "a GET changes nothing";
   EXPECT_EQ(from_proto(store_->find_job(pending.id())->state()).value(), JobState::kCancelled);
 }
 

@@ -1,7 +1,8 @@
 // The dashboard's HTTP server against clients that hold on: event streams are bounded per client and in all
-// (503 with Retry-After beyond, the slot given back when a stream ends), a request sent byte by byte or not
-// at all is cut off, every response carries the dashboard's security headers, and a page of another origin
-// cannot send it anything but reads.
+// (503 with Retry-After beyond, the slot given back when a stream ends), neither open streams nor clients that
+// never end their requests hold the server's threads, a request sent byte by byte or not at all is cut off,
+// every response carries the dashboard's security headers, and a page of another origin cannot send it
+// anything but reads.
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -12,6 +13,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
@@ -21,10 +23,17 @@
 namespace gammalab::testing {
 namespace {
 
-// A raw TCP connection to the server, so that the test controls exactly what is sent and when.
+// A raw TCP connection to the server, so that the test controls exactly what is sent and when. `from`: the
+// loopback address it comes from (127.0.0.0/8 is all loopback), so that one test can be several clients.
 class RawConnection {
  public:
-  explicit RawConnection(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+  explicit RawConnection(int port, const char* from = nullptr) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    if (from != nullptr) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      ::inet_pton(AF_INET, from, &local.sin_addr);
+      bound_ = ::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) == 0;
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -34,8 +43,9 @@ class RawConnection {
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   }
   ~RawConnection() { close(); }
-  bool connected() const { return connected_; }
-  void send(const std::string& text) { (void)!::write(fd_, text.data(), text.size()); }
+  bool connected() const { return connected_ && bound_; }
+  // (MSG_NOSIGNAL: a server that closed the connection is an answer, not a SIGPIPE.)
+  void send(const std::string& text) { (void)!::send(fd_, text.data(), text.size(), MSG_NOSIGNAL); }
   // Reads until `needle` has arrived or the peer closes; what arrived.
   std::string read_until(const std::string& needle) {
     std::string got;
@@ -65,6 +75,7 @@ class RawConnection {
  private:
   int fd_;
   bool connected_ = false;
+  bool bound_ = true;
 };
 
 std::string open_event_stream(RawConnection& c) {
@@ -94,7 +105,7 @@ class HttpAvailability : public ::testing::Test {
 
 TEST_F(HttpAvailability, EventStreamsAreBoundedPerClientAndTheSlotComesBack) {
   std::vector<std::unique_ptr<RawConnection>> streams;
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 8; ++i) {
     streams.push_back(std::make_unique<RawConnection>(api_->port()));
     ASSERT_TRUE(streams.back()->connected());
     EXPECT_NE(open_event_stream(*streams.back()).find("HTTP/1.1 200"), std::string::npos) << i;
@@ -104,7 +115,7 @@ TEST_F(HttpAvailability, EventStreamsAreBoundedPerClientAndTheSlotComesBack) {
   const std::string answer = fifth.read_until("}");
   EXPECT_NE(answer.find("HTTP/1.1 503"), std::string::npos) << answer;
   EXPECT_NE(answer.find("Retry-After: 10"), std::string::npos) << answer;
-  EXPECT_NE(answer.find("at most 4 per client and 16 in all"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("at most 8 per client and 256 in all"), std::string::npos) << answer;
 
   // Other requests are still served while the client's streams are open.
   httplib::Client client("127.0.0.1", api_->port());
@@ -124,6 +135,44 @@ TEST_F(HttpAvailability, EventStreamsAreBoundedPerClientAndTheSlotComesBack) {
   EXPECT_TRUE(reopened) << "the closed stream's slot never came back";
 }
 
+// The server has 4 threads. 40 open event streams from five client addresses and 300 connections that never
+// end their request line or headers hold none of them: every other request is still answered, and a change
+// reaches every stream.
+TEST_F(HttpAvailability, OpenStreamsAndUnfinishedRequestsHoldNoThread) {
+  std::vector<std::unique_ptr<RawConnection>> streams;
+  for (const char* from : {"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"}) {
+    for (int i = 0; i < 8; ++i) {
+      streams.push_back(std::make_unique<RawConnection>(api_->port(), from));
+      ASSERT_TRUE(streams.back()->connected()) << from;
+      streams.back()->send("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      const std::string head = streams.back()->read_until("event: hello");
+      ASSERT_NE(head.find("HTTP/1.1 200"), std::string::npos) << from << " " << i << ": " << head;
+      ASSERT_NE(head.find("event: hello"), std::string::npos) << head;
+    }
+  }
+  EXPECT_EQ(api_->open_event_streams(), 40u);
+  std::vector<std::unique_ptr<RawConnection>> unfinished;
+  for (int i = 0; i < 300; ++i) {
+    unfinished.push_back(std::make_unique<RawConnection>(api_->port()));
+    ASSERT_TRUE(unfinished.back()->connected()) << i;
+    unfinished.back()->send(i % 2 == 0 ? "GET /api/swe" : "GET /api/sweeps HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: ");
+  }
+  httplib::Client client("127.0.0.1", api_->port());
+  client.set_connection_timeout(10);
+  client.set_read_timeout(10);
+  for (int i = 0; i < 20; ++i) {
+    auto res = client.Get("/api/sweeps");
+    ASSERT_TRUE(res) << "request " << i << " was not answered: " << httplib::to_string(res.error());
+    EXPECT_EQ(res->status, 200);
+  }
+  store_->create_sweep(make_sweep("wakes-every-stream", 1), "", "", false);
+  const std::string version = std::to_string(store_->version());
+  for (auto& stream : streams) {
+    const std::string got = stream->read_until("\"version\":" + version + "}");
+    EXPECT_NE(got.find("event: change"), std::string::npos) << got;
+  }
+}
+
 TEST_F(HttpAvailability, ARequestThatNeverEndsItsHeadersIsCutOff) {
   RawConnection slow(api_->port());
   ASSERT_TRUE(slow.connected());
@@ -132,6 +181,42 @@ TEST_F(HttpAvailability, ARequestThatNeverEndsItsHeadersIsCutOff) {
   EXPECT_TRUE(slow.closed_by_server());
   // Cut off by the server's read timeout (5 s), not by this test's own 30 s one.
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(29));
+}
+
+// A body over the limit is refused before it is read: 413 naming the limit and the declared size when
+// Content-Length says so; a chunked body that grows past it has its connection closed.
+TEST_F(HttpAvailability, ABodyOverTheLimitIsRefusedBeforeItIsRead) {
+  RawConnection declared(api_->port());
+  declared.send("POST /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000\r\n\r\n");
+  const std::string answer = declared.read_until("}");
+  EXPECT_NE(answer.find("HTTP/1.1 413"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("at most 65536 bytes, got 10000000"), std::string::npos) << answer;
+
+  RawConnection chunked(api_->port());
+  chunked.send("POST /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n");
+  const std::string chunk(16 * 1024, 'x');
+  char size_line[32];
+  std::snprintf(size_line, sizeof size_line, "%zx\r\n", chunk.size());
+  for (int i = 0; i < 8; ++i) chunked.send(size_line + chunk + "\r\n");  // 128 KiB
+  EXPECT_TRUE(chunked.closed_by_server());
+
+  httplib::Client client("127.0.0.1", api_->port());
+  auto after = client.Get("/api/sweeps");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
+}
+
+// A path that one route serves for other methods answers 405, naming the method; a GET never cancels.
+TEST_F(HttpAvailability, AKnownPathWithAnotherMethodIs405) {
+  httplib::Client client("127.0.0.1", api_->port());
+  auto res = client.Delete("/api/sweeps");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 405);
+  EXPECT_NE(res->body.find("method DELETE not allowed on /api/sweeps"), std::string::npos) << res->body;
+  auto head = client.Head("/api/sweeps");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200) << "HEAD is answered as GET, without the body";
+  EXPECT_TRUE(head->body.empty());
 }
 
 TEST_F(HttpAvailability, EveryResponseCarriesTheSecurityHeaders) {
@@ -148,8 +233,8 @@ TEST_F(HttpAvailability, EveryResponseCarriesTheSecurityHeaders) {
   }
 }
 
-// Compression at brotli's highest quality made a large metrics answer 15 times slower than sending it as it is
-// (server/http_api.cpp): whatever the client accepts, answers come back uncompressed.
+// Compression at brotli's highest quality made a large metrics answer 15 times slower than sending it as it is:
+// whatever the client accepts, answers come back uncompressed.
 TEST_F(HttpAvailability, AnswersAreUncompressedWhateverTheClientAccepts) {
   for (const char* path : {"/", "/api/sweeps"}) {
     RawConnection c(api_->port());

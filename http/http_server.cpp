@@ -1,0 +1,394 @@
+// The HTTP server over libmicrohttpd (http/http_server.h).
+#include "http/http_server.h"
+
+#include <microhttpd.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include <absl/strings/match.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gammalab {
+
+namespace {
+
+// Debian's Abseil has its own string_view, not std::string_view.
+bool same_name(std::string_view a, std::string_view b) {
+  return absl::EqualsIgnoreCase(absl::string_view(a.data(), a.size()), absl::string_view(b.data(), b.size()));
+}
+
+const std::string* find_field(const HttpFields& fields, std::string_view name, bool any_case) {
+  for (const auto& [key, value] : fields) {
+    if (any_case ? same_name(key, name) : key == name) return &value;
+  }
+  return nullptr;
+}
+
+// The client's numeric address ("127.0.0.1", "::1"), the key of per-client bounds.
+std::string client_address(MHD_Connection* connection) {
+  const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == nullptr || info->client_addr == nullptr) return "";
+  char host[NI_MAXHOST] = "";
+  const socklen_t length =
+      info->client_addr->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  if (::getnameinfo(info->client_addr, length, host, sizeof host, nullptr, 0, NI_NUMERICHOST) != 0) return "";
+  return host;
+}
+
+MHD_Result collect_field(void* cls, MHD_ValueKind, const char* key, std::size_t key_size, const char* value,
+                         std::size_t value_size) {
+  static_cast<HttpFields*>(cls)->emplace_back(std::string(key, key_size),
+                                              value == nullptr ? std::string() : std::string(value, value_size));
+  return MHD_YES;
+}
+
+// A listening socket on host:port, made here rather than by libmicrohttpd so that a host name resolves like
+// everywhere else, SO_REUSEADDR is set (a restart while old connections linger in TIME_WAIT) and SO_REUSEPORT
+// is not (a second server on the same port fails instead of sharing its connections).
+int listen_socket(const HttpServerOptions& options) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(options.port);
+  const std::string where = options.flag + " " + options.host + ":" + port;
+  if (const int rc = ::getaddrinfo(options.host.empty() ? nullptr : options.host.c_str(), port.c_str(), &hints,
+                                   &found);
+      rc != 0) {
+    throw std::runtime_error(where + ": cannot listen there (" + ::gai_strerror(rc) + ")");
+  }
+  std::string error = "no address";
+  int fd = -1;
+  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    const int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, 256) != 0) {
+      error = std::strerror(errno);
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  ::freeaddrinfo(found);
+  if (fd < 0) {
+    throw std::runtime_error(where + ": cannot listen there (" + error +
+                             "; the port is in use, or the host is not an address of this machine)");
+  }
+  return fd;
+}
+
+int bound_port(int fd) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return -1;
+  if (address.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port);
+  return ntohs(reinterpret_cast<sockaddr_in*>(&address)->sin_port);
+}
+
+void log_library_message(void*, const char* format, va_list args) {
+  char text[512];
+  std::vsnprintf(text, sizeof text, format, args);
+  std::string_view line = text;
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  // Clients that go away, send garbage or speak plaintext to TLS are routine on a browser-facing port.
+  spdlog::debug("http: {}", line);
+}
+
+std::string error_body(std::string_view message) { return nlohmann::json{{"error", message}}.dump(); }
+
+}  // namespace
+
+bool HttpRequest::has_header(std::string_view name) const { return find_field(headers, name, true) != nullptr; }
+
+std::string HttpRequest::header(std::string_view name) const {
+  const std::string* value = find_field(headers, name, true);
+  return value == nullptr ? "" : *value;
+}
+
+bool HttpRequest::has_param(std::string_view name) const { return find_field(params, name, false) != nullptr; }
+
+std::string HttpRequest::param(std::string_view name) const {
+  const std::string* value = find_field(params, name, false);
+  return value == nullptr ? "" : *value;
+}
+
+void HttpResponse::set_header(std::string name, std::string value) {
+  for (auto& [key, existing] : headers) {
+    if (same_name(key, name)) {
+      existing = std::move(value);
+      return;
+    }
+  }
+  headers.emplace_back(std::move(name), std::move(value));
+}
+
+void HttpResponse::set_content(std::string content, std::string_view content_type) {
+  body = std::move(content);
+  set_header("Content-Type", std::string(content_type));
+}
+
+void HttpResponse::set_file(int fd, std::uint64_t size, std::string_view content_type) {
+  file_fd = fd;
+  file_size = size;
+  set_header("Content-Type", std::string(content_type));
+}
+
+void HttpResponse::set_stream(StreamSource source, std::string_view content_type) {
+  stream = std::move(source);
+  set_header("Content-Type", std::string(content_type));
+}
+
+// An open streamed response: the text its source gave that is not yet written, and whether it waits
+// (suspended: out of libmicrohttpd's event loop until wake_streams()).
+struct HttpServer::Stream {
+  HttpServer* server = nullptr;
+  MHD_Connection* connection = nullptr;
+  StreamSource source;
+  std::string out;
+  std::size_t written = 0;
+  bool suspended = false;
+};
+
+// A request being read: its request target as sent (from the URI log callback, before any decoding), whether
+// the handler was reached with its headers, and its body so far.
+struct HttpServer::Pending {
+  std::string target;
+  bool headers_seen = false;
+  std::string body;
+};
+
+// libmicrohttpd's callbacks, with access to the server's state.
+struct HttpServerCallbacks {
+  static ssize_t read_stream(void* cls, std::uint64_t, char* buf, std::size_t max) {
+    auto* stream = static_cast<HttpServer::Stream*>(cls);
+    if (stream->written == stream->out.size()) {
+      HttpServer& server = *stream->server;
+      absl::MutexLock lock(&server.mutex_);
+      if (server.stopping_) return MHD_CONTENT_READER_END_OF_STREAM;
+      StreamStep step = stream->source();
+      if (step.kind == StreamStep::kEnd) return MHD_CONTENT_READER_END_OF_STREAM;
+      if (step.kind == StreamStep::kWait || step.text.empty()) {
+        // Under the lock, so that wake_streams() either sees this stream suspended or ran before the source
+        // was asked (and then the source saw what it was woken for): no wake is lost.
+        stream->suspended = true;
+        MHD_suspend_connection(stream->connection);
+        return 0;
+      }
+      stream->out = std::move(step.text);
+      stream->written = 0;
+    }
+    const std::size_t n = std::min(max, stream->out.size() - stream->written);
+    std::memcpy(buf, stream->out.data() + stream->written, n);
+    stream->written += n;
+    return static_cast<ssize_t>(n);
+  }
+
+  static void free_stream(void* cls) {
+    auto* stream = static_cast<HttpServer::Stream*>(cls);
+    {
+      absl::MutexLock lock(&stream->server->mutex_);
+      stream->server->streams_.erase(stream);
+    }
+    delete stream;  // with its source, and what the source holds (an event-stream slot)
+  }
+
+  static void free_string(void* cls) { delete static_cast<std::string*>(cls); }
+
+  static MHD_Response* make_response(HttpServer& server, MHD_Connection* connection, HttpResponse& res) {
+    if (res.stream) {
+      auto* stream = new HttpServer::Stream;
+      stream->server = &server;
+      stream->connection = connection;
+      stream->source = std::move(res.stream);
+      MHD_Response* response =
+          MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, &read_stream, stream, &free_stream);
+      if (response == nullptr) {
+        delete stream;
+        return nullptr;
+      }
+      absl::MutexLock lock(&server.mutex_);
+      server.streams_.insert(stream);
+      return response;
+    }
+    if (res.file_fd >= 0) {
+      MHD_Response* response = MHD_create_response_from_fd(static_cast<std::size_t>(res.file_size), res.file_fd);
+      if (response == nullptr) ::close(res.file_fd);
+      return response;
+    }
+    auto* body = new std::string(std::move(res.body));
+    MHD_Response* response =
+        MHD_create_response_from_buffer_with_free_callback_cls(body->size(), body->data(), &free_string, body);
+    if (response == nullptr) delete body;
+    return response;
+  }
+
+  static MHD_Result queue(HttpServer& server, MHD_Connection* connection, HttpResponse& res) {
+    MHD_Response* response = make_response(server, connection, res);
+    if (response == nullptr) return MHD_NO;
+    for (const auto& [name, value] : server.options_.default_headers) {
+      MHD_add_response_header(response, name.c_str(), value.c_str());
+    }
+    for (const auto& [name, value] : res.headers) {
+      // A value that cannot be a header (a line break in it) is refused by libmicrohttpd: left out.
+      MHD_add_response_header(response, name.c_str(), value.c_str());
+    }
+    const MHD_Result queued = MHD_queue_response(connection, static_cast<unsigned>(res.status), response);
+    MHD_destroy_response(response);  // the connection holds it now
+    return queued;
+  }
+
+  static MHD_Result queue_error(HttpServer& server, MHD_Connection* connection, int status,
+                                std::string_view message) {
+    HttpResponse res;
+    res.status = status;
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(error_body(message), "application/json");
+    return queue(server, connection, res);
+  }
+
+  static void* start_request(void*, const char* target, MHD_Connection*) {
+    auto* pending = new HttpServer::Pending;
+    pending->target = target;
+    return pending;
+  }
+
+  // The request target's path, percent-decoded whole: libmicrohttpd hands the handler a decoded path as a C
+  // string, which ends at a decoded %00 ("/app.js%00.html" would read as "/app.js"); here a NUL stays in the
+  // path, where no route and no file name matches it.
+  static std::string decoded_path(const std::string& target) {
+    std::string path = target.substr(0, target.find('?'));
+    path.resize(MHD_http_unescape(path.data()));
+    return path;
+  }
+
+  static MHD_Result access(void* cls, MHD_Connection* connection, const char*, const char* method, const char*,
+                           const char* upload_data, std::size_t* upload_data_size, void** req_cls) {
+    HttpServer& server = *static_cast<HttpServer*>(cls);
+    auto* pending = static_cast<HttpServer::Pending*>(*req_cls);
+    if (pending == nullptr) return MHD_NO;  // start_request runs first for every request
+    if (!pending->headers_seen) {  // the headers are in; the body, if any, comes in the next calls
+      pending->headers_seen = true;
+      const char* length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+      std::uint64_t declared = 0;
+      if (length != nullptr) {
+        const std::string_view text = length;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), declared);
+        if (error != std::errc() || end != text.data() + text.size()) declared = UINT64_MAX;
+      }
+      if (declared > server.options_.max_body_bytes) {
+        return queue_error(server, connection, 413,
+                           "request body: at most " + std::to_string(server.options_.max_body_bytes) +
+                               " bytes, got " + (length == nullptr ? std::string("?") : std::string(length)));
+      }
+      return MHD_YES;
+    }
+    if (*upload_data_size != 0) {
+      if (pending->body.size() + *upload_data_size > server.options_.max_body_bytes) return MHD_NO;  // closed
+      pending->body.append(upload_data, *upload_data_size);
+      *upload_data_size = 0;
+      return MHD_YES;
+    }
+    HttpRequest req;
+    req.method = method;
+    req.path = decoded_path(pending->target);
+    req.remote_addr = client_address(connection);
+    req.body = std::move(pending->body);
+    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, &collect_field, &req.headers);
+    MHD_get_connection_values_n(connection, MHD_GET_ARGUMENT_KIND, &collect_field, &req.params);
+    HttpResponse res;
+    try {
+      server.handler_(req, res);
+    } catch (const std::exception& e) {
+      res = HttpResponse{};
+      res.status = 500;
+      res.set_content(error_body(e.what()), "application/json");
+    } catch (...) {
+      res = HttpResponse{};
+      res.status = 500;
+      res.set_content(error_body("unknown error"), "application/json");
+    }
+    return queue(server, connection, res);
+  }
+
+  static void completed(void*, MHD_Connection*, void** req_cls, MHD_RequestTerminationCode) {
+    delete static_cast<HttpServer::Pending*>(*req_cls);
+    *req_cls = nullptr;
+  }
+};
+
+HttpServer::HttpServer(HttpServerOptions options, Handler handler)
+    : options_(std::move(options)), handler_(std::move(handler)) {
+  const bool tls = !options_.tls_cert_pem.empty();
+  if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+    throw std::runtime_error(options_.flag + ": this libmicrohttpd has no TLS support");
+  }
+  const int fd = listen_socket(options_);
+  port_ = bound_port(fd);
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+  if (tls) flags |= MHD_USE_TLS;
+  // The key and certificate are only read while the daemon starts; options_ keeps them alive regardless.
+  // Without TLS the option list ends where the key would be: what follows that MHD_OPTION_END is not read.
+  daemon_ = MHD_start_daemon(
+      flags, 0, nullptr, nullptr, &HttpServerCallbacks::access, this,
+      MHD_OPTION_LISTEN_SOCKET, fd,
+      MHD_OPTION_THREAD_POOL_SIZE, options_.threads,
+      MHD_OPTION_CONNECTION_TIMEOUT, options_.idle_timeout_s,
+      MHD_OPTION_CONNECTION_LIMIT, options_.max_connections,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, options_.max_connections_per_client,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, options_.max_header_bytes,
+      MHD_OPTION_URI_LOG_CALLBACK, &HttpServerCallbacks::start_request, this,
+      MHD_OPTION_NOTIFY_COMPLETED, &HttpServerCallbacks::completed, this,
+      MHD_OPTION_EXTERNAL_LOGGER, &log_library_message, this,
+      tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, options_.tls_key_pem.c_str(),
+      MHD_OPTION_HTTPS_MEM_CERT, options_.tls_cert_pem.c_str(),
+      MHD_OPTION_END);
+  if (daemon_ == nullptr) {
+    ::close(fd);
+    throw std::runtime_error(options_.flag + " " + options_.host + ":" + std::to_string(options_.port) +
+                             (tls ? ": cannot serve HTTPS there (are --tls-cert and --tls-key a certificate and "
+                                    "its key?)"
+                                  : ": cannot serve there"));
+  }
+}
+
+HttpServer::~HttpServer() {
+  {
+    // Waiting streams must be resumed before the daemon stops; resumed, each reads stopping_ and ends.
+    absl::MutexLock lock(&mutex_);
+    stopping_ = true;
+    for (Stream* stream : streams_) {
+      if (stream->suspended) {
+        stream->suspended = false;
+        MHD_resume_connection(stream->connection);
+      }
+    }
+  }
+  MHD_stop_daemon(daemon_);  // closes the listening socket it was given, too
+}
+
+void HttpServer::wake_streams() {
+  absl::MutexLock lock(&mutex_);
+  for (Stream* stream : streams_) {
+    if (stream->suspended) {
+      stream->suspended = false;
+      MHD_resume_connection(stream->connection);
+    }
+  }
+}
+
+std::size_t HttpServer::open_streams() const {
+  absl::MutexLock lock(&mutex_);
+  return streams_.size();
+}
+
+}  // namespace gammalab

@@ -3,9 +3,11 @@
 
 #include <microhttpd.h>
 #include <netdb.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdarg>
@@ -105,6 +107,20 @@ void log_library_message(void*, const char* format, va_list args) {
 }
 
 std::string error_body(std::string_view message) { return nlohmann::json{{"error", message}}.dump(); }
+
+// Connections past the process's open-file limit would fail at accept, after the bound said yes: the bound is
+// kept below it, with room for everything else the process opens (gRPC, the database, logs, child pipes).
+unsigned connections_within_file_limit(unsigned wanted, const std::string& flag) {
+  constexpr rlim_t kKeptForTheRest = 256;
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return wanted;
+  const rlim_t room = limit.rlim_cur > 2 * kKeptForTheRest ? limit.rlim_cur - kKeptForTheRest : limit.rlim_cur / 2;
+  if (room >= wanted) return wanted;
+  spdlog::warn("{}: at most {} connections, not {}: the open-file limit is {} (raise it: ulimit -n, systemd's "
+               "LimitNOFILE=)",
+               flag, room, wanted, limit.rlim_cur);
+  return static_cast<unsigned>(room);
+}
 
 }  // namespace
 
@@ -332,6 +348,8 @@ HttpServer::HttpServer(HttpServerOptions options, Handler handler)
   if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
     throw std::runtime_error(options_.flag + ": this libmicrohttpd has no TLS support");
   }
+  options_.max_connections = connections_within_file_limit(options_.max_connections, options_.flag);
+  options_.max_connections_per_client = std::min(options_.max_connections_per_client, options_.max_connections);
   const int fd = listen_socket(options_);
   port_ = bound_port(fd);
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;

@@ -6,8 +6,8 @@
 // events) waits suspended, outside the event loop, until wake_streams(): a thousand open dashboards hold no
 // thread either.
 //
-// Bounds, each a libmicrohttpd option: connections in all and per client address (beyond, the connection is
-// refused at accept), a request's line and headers (`max_header_bytes`: 431 beyond) and its body
+// Bounds, each a libmicrohttpd option: connections in all (kept below the open-file limit) and per client
+// address (beyond, the connection is refused at accept), a request's line and headers (`max_header_bytes`: 431 beyond) and its body
 // (`max_body_bytes`: 413 when Content-Length says so, the connection closed when a chunked body grows past it).
 // The handler runs on the event thread that read the request: it must not block for long.
 #include <cstdint>
@@ -76,8 +76,8 @@ struct HttpServerOptions {
   std::string tls_key_pem;
   unsigned threads = 4;
   unsigned idle_timeout_s = 5;
-  unsigned max_connections = 4096;
-  unsigned max_connections_per_client = 512;
+  unsigned max_connections = 8192;
+  unsigned max_connections_per_client = 2048;
   std::size_t max_header_bytes = 32 * 1024;
   std::size_t max_body_bytes = 64 * 1024;
   HttpFields default_headers;  // on every response the handler makes

@@ -37,8 +37,9 @@ namespace {
 using nlohmann::json;
 
 // The event threads that read requests and run the handlers (http/http_server.h): slow clients and open
-// event streams hold none of them, a long handler (a sweep's metrics) holds one.
-constexpr unsigned kHttpThreads = 4;
+// event streams hold none of them, a long handler (a sweep's metrics) holds one while it runs. The handlers
+// take turns at the store anyway; more threads would only wait there.
+constexpr unsigned kHttpThreads = 8;
 // A container's or a load balancer's health check: 200 {"ok": true} once the store answered a read, 503 if it
 // failed. No token (the checker has none) and nothing in it but that.
 constexpr std::string_view kHealthPath = "/healthz";
@@ -57,9 +58,10 @@ constexpr auto kCoalesceChanges = std::chrono::milliseconds(300);
 constexpr unsigned kIdleTimeoutSeconds = 5;
 constexpr std::size_t kMaxRequestBodyBytes = 64 * 1024;
 constexpr std::size_t kMaxRequestHeaderBytes = 32 * 1024;
-// Connections in all and per client address (a browser opens about six; a NAT shares an address).
-constexpr unsigned kMaxConnections = 4096;
-constexpr unsigned kMaxConnectionsPerClient = 512;
+// Connections in all and per client address: one address (an attacker's) can hold a quarter of the slots,
+// never all; a browser opens about six, a NAT or a reverse proxy shares one address among many.
+constexpr unsigned kMaxConnections = 8192;
+constexpr unsigned kMaxConnectionsPerClient = 2048;
 // A job's history, log tail and checkpoint list are bounded whatever the job's past or its files.
 constexpr std::int64_t kDefaultJobEvents = 200;
 constexpr std::int64_t kMaxJobEvents = 1000;

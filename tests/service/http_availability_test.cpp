@@ -135,7 +135,7 @@ TEST_F(HttpAvailability, EventStreamsAreBoundedPerClientAndTheSlotComesBack) {
   EXPECT_TRUE(reopened) << "the closed stream's slot never came back";
 }
 
-// The server has 4 threads. 40 open event streams from five client addresses and 300 connections that never
+// The server has 8 threads. 40 open event streams from five client addresses and 300 connections that never
 // end their request line or headers hold none of them: every other request is still answered, and a change
 // reaches every stream.
 TEST_F(HttpAvailability, OpenStreamsAndUnfinishedRequestsHoldNoThread) {

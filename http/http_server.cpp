@@ -106,7 +106,10 @@ void log_library_message(void*, const char* format, va_list args) {
   spdlog::debug("http: {}", line);
 }
 
-std::string error_body(std::string_view message) { return nlohmann::json{{"error", message}}.dump(); }
+// (An exception's message may quote the request: bytes that are not UTF-8 become U+FFFD.)
+std::string error_body(std::string_view message) {
+  return nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 // Connections past the process's open-file limit would fail at accept, after the bound said yes: the bound is
 // kept below it, with room for everything else the process opens (gRPC, the database, logs, child pipes).

@@ -98,9 +98,11 @@ void send_json(HttpResponse& res, const std::string& body) {
   res.set_content(body, "application/json");
 }
 
+// A message may quote what the client sent (a parameter's value, a path): bytes that are not UTF-8 become
+// U+FFFD rather than an exception from the JSON writer (which would turn a 400 into a 500).
 void send_error(HttpResponse& res, int status, const std::string& message) {
   res.status = status;
-  send_json(res, json{{"error", message}}.dump());
+  send_json(res, json{{"error", message}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 // ?names=a,b as a list; empty parts are dropped, no names = every metric.
@@ -125,8 +127,8 @@ std::int64_t int_param(const HttpRequest& req, const char* name, std::int64_t lo
     const std::string range = hi == std::numeric_limits<std::int64_t>::max()
                                   ? ">= " + std::to_string(lo)
                                   : "from " + std::to_string(lo) + " to " + std::to_string(hi);
-    throw std::invalid_argument(std::string(name) + ": expected an integer " + range + ", got '" + text.substr(0, 64) +
-                                "'");
+    throw std::invalid_argument(std::string(name) + ": expected an integer " + range + ", got '" +
+                                utf8_head(text, 64) + "'");
   }
   return value;
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -186,6 +187,14 @@ struct HttpServer::Pending {
   std::string body;
 };
 
+// An open connection: its socket, and since when its current request has been arriving (receiving: the
+// handler has not yet had it whole).
+struct HttpServer::Tracked {
+  int fd = -1;
+  std::chrono::steady_clock::time_point since;
+  bool receiving = true;
+};
+
 // libmicrohttpd's callbacks, with access to the server's state.
 struct HttpServerCallbacks {
   static ssize_t read_stream(void* cls, std::uint64_t, char* buf, std::size_t max) {
@@ -317,6 +326,7 @@ struct HttpServerCallbacks {
       *upload_data_size = 0;
       return MHD_YES;
     }
+    received(server, connection);
     HttpRequest req;
     req.method = method;
     req.path = decoded_path(pending->target);
@@ -339,9 +349,46 @@ struct HttpServerCallbacks {
     return queue(server, connection, res);
   }
 
-  static void completed(void*, MHD_Connection*, void** req_cls, MHD_RequestTerminationCode) {
+  static HttpServer::Tracked* tracked(MHD_Connection* connection) {
+    const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == nullptr ? nullptr : static_cast<HttpServer::Tracked*>(info->socket_context);
+  }
+
+  // The request is whole: no deadline while the handler answers it (an event stream may stay open for hours).
+  static void received(HttpServer& server, MHD_Connection* connection) {
+    absl::MutexLock lock(&server.mutex_);
+    if (HttpServer::Tracked* t = tracked(connection)) t->receiving = false;
+  }
+
+  static void completed(void* cls, MHD_Connection* connection, void** req_cls, MHD_RequestTerminationCode) {
     delete static_cast<HttpServer::Pending*>(*req_cls);
     *req_cls = nullptr;
+    // The next request on a kept-alive connection has a deadline of its own from now.
+    HttpServer& server = *static_cast<HttpServer*>(cls);
+    absl::MutexLock lock(&server.mutex_);
+    if (HttpServer::Tracked* t = tracked(connection)) {
+      t->receiving = true;
+      t->since = std::chrono::steady_clock::now();
+    }
+  }
+
+  // libmicrohttpd reports a connection closed before it closes the socket, and under the same lock as the
+  // deadline thread's shutdown(): that thread never touches a socket number that was closed and reused.
+  static void connection_changed(void* cls, MHD_Connection* connection, void** socket_context,
+                                 MHD_ConnectionNotificationCode code) {
+    HttpServer& server = *static_cast<HttpServer*>(cls);
+    absl::MutexLock lock(&server.mutex_);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+      const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+      auto* t = new HttpServer::Tracked{info == nullptr ? -1 : info->connect_fd, std::chrono::steady_clock::now(),
+                                        true};
+      *socket_context = t;
+      server.connections_.insert(t);
+    } else if (auto* t = static_cast<HttpServer::Tracked*>(*socket_context)) {
+      server.connections_.erase(t);
+      delete t;
+      *socket_context = nullptr;
+    }
   }
 };
 
@@ -369,6 +416,7 @@ HttpServer::HttpServer(HttpServerOptions options, Handler handler)
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, options_.max_header_bytes,
       MHD_OPTION_URI_LOG_CALLBACK, &HttpServerCallbacks::start_request, this,
       MHD_OPTION_NOTIFY_COMPLETED, &HttpServerCallbacks::completed, this,
+      MHD_OPTION_NOTIFY_CONNECTION, &HttpServerCallbacks::connection_changed, this,
       MHD_OPTION_EXTERNAL_LOGGER, &log_library_message, this,
       tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, options_.tls_key_pem.c_str(),
       MHD_OPTION_HTTPS_MEM_CERT, options_.tls_cert_pem.c_str(),
@@ -380,13 +428,29 @@ HttpServer::HttpServer(HttpServerOptions options, Handler handler)
                                     "its key?)"
                                   : ": cannot serve there"));
   }
+  if (options_.request_deadline_s > 0) deadlines_ = std::thread([this] { enforce_request_deadlines(); });
+}
+
+void HttpServer::enforce_request_deadlines() {
+  const auto deadline = std::chrono::seconds(options_.request_deadline_s);
+  absl::MutexLock lock(&mutex_);
+  while (!mutex_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Milliseconds(250))) {
+    const auto now = std::chrono::steady_clock::now();
+    for (Tracked* t : connections_) {
+      if (t->receiving && t->fd >= 0 && now - t->since > deadline) {
+        // Not close(): libmicrohttpd owns the socket. Shut down, it reads an end and closes the connection.
+        ::shutdown(t->fd, SHUT_RDWR);
+        t->receiving = false;
+      }
+    }
+  }
 }
 
 HttpServer::~HttpServer() {
   {
     // Waiting streams must be resumed before the daemon stops; resumed, each reads stopping_ and ends.
     absl::MutexLock lock(&mutex_);
-    stopping_ = true;
+    stopping_ = true;  // also ends enforce_request_deadlines()
     for (Stream* stream : streams_) {
       if (stream->suspended) {
         stream->suspended = false;
@@ -394,6 +458,7 @@ HttpServer::~HttpServer() {
       }
     }
   }
+  if (deadlines_.joinable()) deadlines_.join();
   MHD_stop_daemon(daemon_);  // closes the listening socket it was given, too
 }
 

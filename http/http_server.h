@@ -4,7 +4,8 @@
 // threads: a client that sends its request slowly, or not at all, holds a connection slot and some memory,
 // never a thread, and is cut off after `idle_timeout_s` without a byte. A streamed response (server-sent
 // events) waits suspended, outside the event loop, until wake_streams(): a thousand open dashboards hold no
-// thread either.
+// thread either. A request that is not whole `request_deadline_s` after its first byte (its line, headers and
+// body; a client that sends a byte every few seconds) has its connection shut down.
 //
 // Bounds, each a libmicrohttpd option: connections in all (kept below the open-file limit) and per client
 // address (beyond, the connection is refused at accept), a request's line and headers (`max_header_bytes`: 431 beyond) and its body
@@ -17,6 +18,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -76,6 +78,7 @@ struct HttpServerOptions {
   std::string tls_key_pem;
   unsigned threads = 4;
   unsigned idle_timeout_s = 5;
+  unsigned request_deadline_s = 10;  // 0: none
   unsigned max_connections = 8192;
   unsigned max_connections_per_client = 2048;
   std::size_t max_header_bytes = 32 * 1024;
@@ -105,7 +108,11 @@ class HttpServer {
  private:
   struct Stream;
   struct Pending;
+  struct Tracked;
   friend struct HttpServerCallbacks;
+
+  // Shuts down the connections whose request is past its deadline, until stopping_.
+  void enforce_request_deadlines() ABSL_LOCKS_EXCLUDED(mutex_);
 
   HttpServerOptions options_;
   Handler handler_;
@@ -114,6 +121,8 @@ class HttpServer {
   mutable absl::Mutex mutex_;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   std::set<Stream*> streams_ ABSL_GUARDED_BY(mutex_);
+  std::set<Tracked*> connections_ ABSL_GUARDED_BY(mutex_);
+  std::thread deadlines_;  // enforce_request_deadlines()
 };
 
 }  // namespace gammalab

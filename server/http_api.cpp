@@ -56,6 +56,8 @@ constexpr auto kCoalesceChanges = std::chrono::milliseconds(300);
 // ends its headers, an idle keep-alive. Nothing the dashboard sends is larger than the body limit; its
 // headers fit in the header limit with room to spare.
 constexpr unsigned kIdleTimeoutSeconds = 5;
+// ... and one that sends a byte every few seconds is cut off when its request is not whole after this long.
+constexpr unsigned kRequestDeadlineSeconds = 10;
 constexpr std::size_t kMaxRequestBodyBytes = 64 * 1024;
 constexpr std::size_t kMaxRequestHeaderBytes = 32 * 1024;
 // Connections in all and per client address: one address (an attacker's) can hold a quarter of the slots,
@@ -220,6 +222,7 @@ HttpServerOptions server_options(const ServerOptions& options) {
   }
   o.threads = kHttpThreads;
   o.idle_timeout_s = kIdleTimeoutSeconds;
+  o.request_deadline_s = kRequestDeadlineSeconds;
   o.max_connections = kMaxConnections;
   o.max_connections_per_client = kMaxConnectionsPerClient;
   o.max_header_bytes = kMaxRequestHeaderBytes;

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -65,6 +66,19 @@ class RawConnection {
       const ssize_t n = ::read(fd_, buf, sizeof buf);
       if (n == 0) return true;
       if (n < 0) return errno != EAGAIN && errno != EWOULDBLOCK;
+    }
+  }
+  // Whether the server closes the connection within `wait` (whatever it sends first is read and dropped).
+  bool closed_within(std::chrono::milliseconds wait) {
+    const auto until = std::chrono::steady_clock::now() + wait;
+    char buf[4096];
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+      const ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return true;
     }
   }
   void close() {
@@ -181,6 +195,30 @@ TEST_F(HttpAvailability, ARequestThatNeverEndsItsHeadersIsCutOff) {
   EXPECT_TRUE(slow.closed_by_server());
   // Cut off by the server's read timeout (5 s), not by this test's own 30 s one.
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(29));
+}
+
+// A client that sends its request a byte a second is never idle for the 5 s timeout, but its request is not
+// whole at the 10 s deadline: the connection is shut down then, well before the 40 bytes are sent.
+TEST_F(HttpAvailability, ARequestSentByteByByteIsCutOffAtItsDeadline) {
+  RawConnection slow(api_->port());
+  ASSERT_TRUE(slow.connected());
+  const std::string request = "GET /api/sweeps HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaa";
+  const auto start = std::chrono::steady_clock::now();
+  bool cut_off = false;
+  for (char c : request) {
+    slow.send(std::string(1, c));
+    if (slow.closed_within(std::chrono::seconds(1))) {
+      cut_off = true;
+      break;
+    }
+  }
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(cut_off) << "the whole dribble was accepted";
+  EXPECT_GE(elapsed, std::chrono::seconds(9)) << "cut off before the deadline";
+  httplib::Client client("127.0.0.1", api_->port());
+  auto after = client.Get("/api/sweeps");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
 }
 
 // A body over the limit is refused before it is read: 413 naming the limit and the declared size when

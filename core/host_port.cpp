@@ -15,7 +15,8 @@ bool host_char(char c, bool bracketed) {
 
 }  // namespace
 
-std::variant<HostPort, std::string> parse_host_port(std::string_view text, std::string_view field) {
+std::variant<HostPort, std::string> parse_host_port(std::string_view text, std::string_view field,
+                                                    std::uint16_t min_port) {
   const std::string shown = "'" + utf8_head(text, 80) + (text.size() > 80 ? "...'" : "'");
   const std::string prefix = std::string(field) + ": ";
   const std::size_t colon = text.rfind(':');
@@ -35,9 +36,9 @@ std::variant<HostPort, std::string> parse_host_port(std::string_view text, std::
   }
   unsigned port = 0;
   const auto [end, error] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (port_text.empty() || error != std::errc() || end != port_text.data() + port_text.size() || port < 1 ||
-      port > 65535) {
-    return prefix + "the port must be an integer in [1, 65535], got " + shown;
+  if (port_text.empty() || error != std::errc() || end != port_text.data() + port_text.size() ||
+      port < min_port || port > 65535) {
+    return prefix + "the port must be an integer in [" + std::to_string(min_port) + ", 65535], got " + shown;
   }
   return HostPort{std::string(host), static_cast<std::uint16_t>(port)};
 }

@@ -39,7 +39,7 @@ void HttpRouter::add(std::string method, std::string_view pattern, Handler handl
 
 HttpRouter::Outcome HttpRouter::dispatch(const HttpRequest& req, HttpResponse& res) const {
   const std::vector<std::string> path = split_path(req.path);
-  const std::string& method = req.method == "HEAD" ? std::string("GET") : req.method;
+  const std::string_view method = req.method == "HEAD" ? std::string_view("GET") : std::string_view(req.method);
   bool other_method = false;
   PathArgs args;
   for (const Route& route : routes_) {

@@ -107,11 +107,6 @@ void log_library_message(void*, const char* format, va_list args) {
   spdlog::debug("http: {}", line);
 }
 
-// (An exception's message may quote the request: bytes that are not UTF-8 become U+FFFD.)
-std::string error_body(std::string_view message) {
-  return nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 // Connections past the process's open-file limit would fail at accept, after the bound said yes: the bound is
 // kept below it, with room for everything else the process opens (gRPC, the database, logs, child pipes).
 unsigned connections_within_file_limit(unsigned wanted, const std::string& flag) {
@@ -166,6 +161,13 @@ void HttpResponse::set_file(int fd, std::uint64_t size, std::string_view content
 void HttpResponse::set_stream(StreamSource source, std::string_view content_type) {
   stream = std::move(source);
   set_header("Content-Type", std::string(content_type));
+}
+
+void HttpResponse::set_error(int code, std::string_view message) {
+  status = code;
+  set_header("Cache-Control", "no-store");
+  set_content(nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+              "application/json");
 }
 
 // An open streamed response: the text its source gave that is not yet written, and whether it waits
@@ -278,9 +280,7 @@ struct HttpServerCallbacks {
   static MHD_Result queue_error(HttpServer& server, MHD_Connection* connection, int status,
                                 std::string_view message) {
     HttpResponse res;
-    res.status = status;
-    res.set_header("Cache-Control", "no-store");
-    res.set_content(error_body(message), "application/json");
+    res.set_error(status, message);
     return queue(server, connection, res);
   }
 
@@ -316,7 +316,8 @@ struct HttpServerCallbacks {
       if (declared > server.options_.max_body_bytes) {
         return queue_error(server, connection, 413,
                            "request body: at most " + std::to_string(server.options_.max_body_bytes) +
-                               " bytes, got " + (length == nullptr ? std::string("?") : std::string(length)));
+                               " bytes, got " +
+                               (length == nullptr ? std::string("?") : std::string(length).substr(0, 32)));
       }
       return MHD_YES;
     }
@@ -339,12 +340,10 @@ struct HttpServerCallbacks {
       server.handler_(req, res);
     } catch (const std::exception& e) {
       res = HttpResponse{};
-      res.status = 500;
-      res.set_content(error_body(e.what()), "application/json");
+      res.set_error(500, e.what());
     } catch (...) {
       res = HttpResponse{};
-      res.status = 500;
-      res.set_content(error_body("unknown error"), "application/json");
+      res.set_error(500, "unknown error");
     }
     return queue(server, connection, res);
   }

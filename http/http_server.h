@@ -8,8 +8,9 @@
 // body; a client that sends a byte every few seconds) has its connection shut down.
 //
 // Bounds, each a libmicrohttpd option: connections in all (kept below the open-file limit) and per client
-// address (beyond, the connection is refused at accept), a request's line and headers (`max_header_bytes`: 431 beyond) and its body
-// (`max_body_bytes`: 413 when Content-Length says so, the connection closed when a chunked body grows past it).
+// address (beyond, the connection is refused at accept), a request's line and headers (`max_header_bytes`:
+// 431 beyond) and its body (`max_body_bytes`: 413 when Content-Length says so, the connection closed when a
+// chunked body grows past it).
 // The handler runs on the event thread that read the request: it must not block for long.
 #include <cstdint>
 #include <functional>
@@ -69,6 +70,9 @@ struct HttpResponse {
   void set_content(std::string content, std::string_view content_type);
   void set_file(int fd, std::uint64_t size, std::string_view content_type);
   void set_stream(StreamSource source, std::string_view content_type);
+  // The one shape of an error: `status`, {"error": message} as JSON, not cached. The message may quote the
+  // request: bytes in it that are not UTF-8 become U+FFFD (the JSON writer would throw on them).
+  void set_error(int status, std::string_view message);
 };
 
 struct HttpServerOptions {
@@ -102,7 +106,7 @@ class HttpServer {
   int port() const { return port_; }
   // Every waiting stream's source is asked again.
   void wake_streams() ABSL_LOCKS_EXCLUDED(mutex_);
-  // Open streams, waiting or not (tests and /metrics).
+  // Open streams, waiting or not (tests).
   std::size_t open_streams() const ABSL_LOCKS_EXCLUDED(mutex_);
 
  private:

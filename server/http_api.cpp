@@ -95,17 +95,13 @@ bool cross_origin_write(const HttpRequest& req) {
   return host.empty() || (origin != "http://" + host && origin != "https://" + host);
 }
 
-void send_json(HttpResponse& res, const std::string& body) {
+// (By value: a sweep's metrics answer is megabytes, moved into the response rather than copied.)
+void send_json(HttpResponse& res, std::string body) {
   res.set_header("Cache-Control", "no-store");
-  res.set_content(body, "application/json");
+  res.set_content(std::move(body), "application/json");
 }
 
-// A message may quote what the client sent (a parameter's value, a path): bytes that are not UTF-8 become
-// U+FFFD rather than an exception from the JSON writer (which would turn a 400 into a 500).
-void send_error(HttpResponse& res, int status, const std::string& message) {
-  res.status = status;
-  send_json(res, json{{"error", message}}.dump(-1, ' ', false, json::error_handler_t::replace));
-}
+void send_error(HttpResponse& res, int status, std::string_view message) { res.set_error(status, message); }
 
 // ?names=a,b as a list; empty parts are dropped, no names = every metric.
 std::vector<std::string> names_param(const HttpRequest& req) {
@@ -172,10 +168,6 @@ std::vector<MetricPoint> series(Store& store, const std::string& job_id, const s
 // One row of /api/sweeps/{id}/runs (proto/dashboard_json.h), from the ends of the job's loss curves.
 json run_row(Store& store, const v1::Job& job) { return dashboard_run(job, store.loss_tails(job.id())); }
 
-}  // namespace
-
-namespace {
-
 // A dashboard file's content type, by its extension (server/dashboard_files.h allows no others).
 std::string_view content_type(std::string_view path) {
   if (path.ends_with(".js")) return "text/javascript; charset=utf-8";
@@ -207,15 +199,11 @@ void send_file(const std::filesystem::path& web_root, const HttpRequest& req, Ht
 
 // HTTPS with --tls-cert/--tls-key (checked by read_tls_files first, so a bad file is a clear error), else HTTP.
 HttpServerOptions server_options(const ServerOptions& options) {
-  // Port 0 (any free port, as tests use) is no port to parse_host_port: checked as port 1, then bound as 0.
-  std::string address = options.http_address;
-  const bool any_port = address.ends_with(":0");
-  if (any_port) address.back() = '1';
-  const auto parsed = parse_host_port(address, "--http");
-  if (const auto* reason = std::get_if<std::string>(&parsed)) throw std::invalid_argument(*reason);
+  const auto address = parse_host_port(options.http_address, "--http", /*min_port=*/0);  // 0: any free port
+  if (const auto* reason = std::get_if<std::string>(&address)) throw std::invalid_argument(*reason);
   HttpServerOptions o;
-  o.host = std::get<HostPort>(parsed).host;
-  o.port = any_port ? 0 : std::get<HostPort>(parsed).port;
+  o.host = std::get<HostPort>(address).host;
+  o.port = std::get<HostPort>(address).port;
   if (const std::optional<TlsFiles> tls = read_tls_files(options)) {
     o.tls_cert_pem = tls->cert_pem;
     o.tls_key_pem = tls->key_pem;

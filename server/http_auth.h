@@ -1,5 +1,5 @@
 #pragma once
-// Who may use the HTTP API, checked in one place (the server's pre-routing handler) for every /api/ request
+// Who may use the HTTP API, checked in one place (HttpApi::handle, server/http_api.cpp) for every /api/ request
 // and for GET /metrics.
 // A request is let in with a user token, sent as "Authorization: Bearer <token>", or with the cookie of a
 // dashboard session. The dashboard's page and scripts are served to anyone (they hold no data) so that it can

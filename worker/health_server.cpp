@@ -1,34 +1,19 @@
 #include "worker/health_server.h"
 
-#include <charconv>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/host_port.h"
+
 namespace gammalab {
-
-namespace {
-
-// HOST:PORT with a port in 0..65535; the host is checked by the bind itself.
-std::pair<std::string, int> parse_health_address(const std::string& address) {
-  const auto colon = address.rfind(':');
-  const std::string port_text = colon == std::string::npos ? "" : address.substr(colon + 1);
-  int port = -1;
-  const auto [end, error] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (colon == std::string::npos || colon == 0 || error != std::errc() || end != port_text.data() + port_text.size() ||
-      port < 0 || port > 65535) {
-    throw std::invalid_argument("--health: expected HOST:PORT with a port from 0 to 65535, got '" + address + "'");
-  }
-  return {address.substr(0, colon), port};
-}
-
-}  // namespace
 
 HealthServer::HealthServer(const std::string& address, std::function<WorkerHealth()> state)
     : state_(std::move(state)) {
-  const auto [host, port] = parse_health_address(address);
+  const auto parsed = parse_host_port(address, "--health", /*min_port=*/0);  // 0: any free port
+  if (const auto* reason = std::get_if<std::string>(&parsed)) throw std::invalid_argument(*reason);
   HttpServerOptions options;
-  options.host = host;
-  options.port = port;
+  options.host = std::get<HostPort>(parsed).host;
+  options.port = std::get<HostPort>(parsed).port;
   options.threads = 1;  // probes are rare and answered from memory
   options.max_connections = 64;
   options.max_connections_per_client = 16;

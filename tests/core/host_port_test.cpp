@@ -23,6 +23,17 @@ TEST(HostPort, NamesAndAddressesRoundTrip) {
   EXPECT_EQ(std::get<HostPort>(parse_host_port("[::1]:7", "f")).host, "::1");
 }
 
+// A listen address (--http, --health) may ask for any free port with 0; a rendezvous may not.
+TEST(HostPort, PortZeroOnlyWhereTheCallerAllowsIt) {
+  const auto listen = parse_host_port("127.0.0.1:0", "--http", /*min_port=*/0);
+  ASSERT_TRUE(std::holds_alternative<HostPort>(listen));
+  EXPECT_EQ(std::get<HostPort>(listen).port, 0);
+  EXPECT_EQ(reason("127.0.0.1:0"), "field: the port must be an integer in [1, 65535], got '127.0.0.1:0'");
+  const auto too_big = parse_host_port("127.0.0.1:70000", "--health", 0);
+  ASSERT_TRUE(std::holds_alternative<std::string>(too_big));
+  EXPECT_EQ(std::get<std::string>(too_big), "--health: the port must be an integer in [0, 65535], got '127.0.0.1:70000'");
+}
+
 TEST(HostPort, EverythingElseIsRefusedWithTheReason) {
   EXPECT_EQ(reason("host"), "field: must be host:port, got 'host'");
   EXPECT_EQ(reason("host:"), "field: the port must be an integer in [1, 65535], got 'host:'");

@@ -12,14 +12,18 @@
 //   - afterwards the server still answers GET /api/meta with 200 (no thread lost, no lock held).
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -102,6 +106,26 @@ bool first_response_complete(const std::string& reply) {
   return reply.size() >= head_end + 4 + length;
 }
 
+// Whether `fd` becomes ready for `events` within `wait_ms`. libFuzzer's -timeout is a periodic SIGALRM: a
+// blocking socket call it interrupts fails with EINTR (one with a socket timeout is never restarted), which
+// must not read as a server that stopped answering. So waits are poll() calls, resumed for the time left.
+bool wait_ready(int fd, short events, int wait_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    pollfd p{fd, events, 0};
+    const int n = ::poll(&p, 1, static_cast<int>(std::max<long long>(left, 0)));
+    if (n > 0) return true;
+    if (n == 0 || errno != EINTR) return false;
+  }
+}
+
+[[noreturn]] void fail_connect(int error) {
+  std::fprintf(stderr, "fuzz_http_request: the server no longer accepts connections (%s)\n", std::strerror(error));
+  std::abort();
+}
+
 // Sends `request` on a new connection and returns the server's first response, read until it is whole, the
 // server closed the connection, or `wait_ms` passed without a byte (a request never ended is never answered).
 // Then this side closes, so that the next input starts on a connection of its own.
@@ -113,20 +137,25 @@ std::string exchange(int port, const std::string& request, int wait_ms) {
   addr.sin_port = htons(static_cast<std::uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    std::fprintf(stderr, "fuzz_http_request: the server no longer accepts connections\n");
-    std::abort();
+    if (errno != EINTR) fail_connect(errno);
+    // Interrupted, the connection goes on being made: its outcome is the socket's error once it is writable.
+    if (!wait_ready(fd, POLLOUT, 5000)) fail_connect(ETIMEDOUT);
+    int error = 0;
+    socklen_t length = sizeof error;
+    ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length);
+    if (error != 0) fail_connect(error);
   }
-  timeval timeout{wait_ms / 1000, (wait_ms % 1000) * 1000};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   for (std::size_t sent = 0; sent < request.size();) {
     const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // the server may close early (a request it refused): what it answered still counts
     sent += static_cast<std::size_t>(n);
   }
   std::string reply;
   char buf[8192];
-  while (!first_response_complete(reply)) {
+  while (!first_response_complete(reply) && wait_ready(fd, POLLIN, wait_ms)) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     reply.append(buf, static_cast<std::size_t>(n));
   }

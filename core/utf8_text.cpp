@@ -87,15 +87,21 @@ std::string utf8_tail(std::string_view text, std::size_t max_bytes) {
 }
 
 std::string utf8_without_controls(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return i < text.size() ? static_cast<unsigned char>(text[i]) : 0; };
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
+    const unsigned char c = byte(i);
     if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) continue;
     // C1 controls U+0080..U+009F are C2 80..C2 9F in UTF-8.
-    if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F &&
-        static_cast<unsigned char>(text[i + 1]) >= 0x80) {
+    if (c == 0xC2 && byte(i + 1) >= 0x80 && byte(i + 1) <= 0x9F) {
       ++i;
+      continue;
+    }
+    // U+202A..U+202E are E2 80 AA..AE; U+2066..U+2069 are E2 81 A6..A9.
+    if (c == 0xE2 && ((byte(i + 1) == 0x80 && byte(i + 2) >= 0xAA && byte(i + 2) <= 0xAE) ||
+                      (byte(i + 1) == 0x81 && byte(i + 2) >= 0xA6 && byte(i + 2) <= 0xA9))) {
+      i += 2;
       continue;
     }
     out.push_back(text[i]);

@@ -29,8 +29,10 @@ std::string utf8_head(std::string_view text, std::size_t max_bytes);
 // leading continuation bytes are the rest of a character cut off before it and are dropped, not replaced.
 std::string utf8_tail(std::string_view text, std::size_t max_bytes);
 
-// Valid UTF-8 `text` without its control characters (C0 but tab and newline, DEL, C1): what a page may show of
-// a log without a terminal's escape sequences or carriage returns rewriting what is around them. Never longer.
+// Valid UTF-8 `text` without its control characters (C0 but tab and newline, DEL, C1) and without the
+// bidirectional embeddings, overrides and isolates (U+202A..U+202E, U+2066..U+2069): what a page or a
+// terminal may show of a log or a name without escape sequences or carriage returns rewriting what is around
+// it, and without text that displays in another order than it reads ("Trojan Source"). Never longer.
 std::string utf8_without_controls(std::string_view text);
 
 }  // namespace gammalab

@@ -29,6 +29,9 @@ TEST(TerminalText, StripsC0DelAndC1ButKeepsTabsNewlinesAndText) {
   EXPECT_EQ(terminal_text("γ-unified € \xF0\x9F\x98\x80"), "γ-unified € \xF0\x9F\x98\x80");
   EXPECT_EQ(terminal_text("\xc2\xa0"), "\xc2\xa0") << "U+00A0 is not C1";
   EXPECT_EQ(terminal_text("x\x9b" "y"), "x\xEF\xBF\xBDy") << "a raw 8-bit CSI byte is not UTF-8: replaced";
+  EXPECT_EQ(terminal_text("lr-\u202E1e-3\u2066x"), "lr-1e-3x") << "a bidirectional override or isolate is dropped";
+  EXPECT_EQ(terminal_text("a\xE2\x80"), "a\xEF\xBF\xBD\xEF\xBF\xBD")
+      << "a character cut off at the end: each byte replaced, nothing read past it";
 }
 
 TEST(TerminalText, TablesPrintNamesAndErrorsFromTheServerWithoutControlCharacters) {

@@ -59,6 +59,12 @@ TEST(Utf8Text, WithoutControlsKeepsTextTabsAndNewlines) {
   EXPECT_EQ(utf8_without_controls("\x1B[31mred\x1B[0m\r\n"), "[31mred[0m\n") << "escapes and CR dropped";
   EXPECT_EQ(utf8_without_controls(std::string("a\0b\x7F" "c", 5)), "abc") << "NUL and DEL";
   EXPECT_EQ(utf8_without_controls("x\xC2\x9By\xC2\xA0z"), "xy\xC2\xA0z") << "C1 CSI dropped, NBSP kept";
+  // "Trojan Source": an override shows "exe.txt" for what reads "txt.exe"; embeddings and isolates reorder too.
+  EXPECT_EQ(utf8_without_controls("run\u202Etxt.exe\u202C"), "runtxt.exe") << "RLO and PDF dropped";
+  EXPECT_EQ(utf8_without_controls("\u202A\u202B\u202D\u2066a\u2067b\u2068c\u2069"), "abc")
+      << "LRE, RLE, LRO and the isolates dropped";
+  EXPECT_EQ(utf8_without_controls("a\u2029b\u202Fc\u206Ad\u200Ee"), "a\u2029b\u202Fc\u206Ad\u200Ee")
+      << "the neighbours of both ranges, and the marks (LRM), are kept";
 }
 
 }  // namespace

@@ -59,22 +59,15 @@ void add_export_command(CLI::App& app, CliContext& context) {
     for (const v1::Job& job : jobs) {
       const JobConfig config = job_config_from_json(nlohmann::json::parse(job.config_json()));
       const auto params = count_params(config.model, config.scale).total;
-      // One job per request: a reply holds one job's curves, not the whole sweep's.
-      v1::GetMetricsRequest request;
-      request.add_job_ids(job.id());
-      for (const auto& m : args->metrics) request.add_names(m);
-      request.set_after_step(-1);
-      v1::GetMetricsResponse metrics;
-      check(stub->GetMetrics(rpc_context(120000).get(), request, &metrics), "metrics of job " + job.id(), context.server);
-      for (const auto& p : metrics.jobs(0).points()) {
+      for (const MetricPoint& p : fetch_job_metrics(*stub, job.id(), args->metrics, context.server)) {
         if (args->format == "csv") {
           out << job.id() << ',' << csv_field(job.name()) << ',' << csv_field(config.model.preset) << ','
-              << csv_field(config.scale.variant) << ',' << params << ',' << csv_field(p.name()) << ',' << p.step()
-              << ',' << p.tokens() << ',' << number_text(p.value()) << '\n';
+              << csv_field(config.scale.variant) << ',' << params << ',' << csv_field(p.name) << ',' << p.step
+              << ',' << p.tokens << ',' << number_text(p.value) << '\n';
         } else {
           out << nlohmann::json{{"job_id", job.id()}, {"job", job.name()},       {"preset", config.model.preset},
-                                {"variant", config.scale.variant}, {"params", params}, {"metric", p.name()},
-                                {"step", p.step()},                {"tokens", p.tokens()}, {"value", p.value()}}
+                                {"variant", config.scale.variant}, {"params", params}, {"metric", p.name},
+                                {"step", p.step},                  {"tokens", p.tokens}, {"value", p.value}}
                      .dump()
               << '\n';
         }

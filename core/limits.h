@@ -72,6 +72,16 @@ inline constexpr int kMaxMuonNsSteps = 100;                        // Newton-Sch
 inline constexpr int kDefaultPageSize = 500;
 inline constexpr int kMaxPageSize = 5000;
 inline constexpr std::size_t kMaxReplyBytes = 2 << 20;
+// GetMetrics pages, in points (a page also ends before kMaxReplyBytes), and what one request may name.
+inline constexpr int kDefaultMetricPageSize = 50'000;
+inline constexpr int kMaxMetricPageSize = 200'000;
+inline constexpr std::size_t kMaxMetricJobIds = 10'000;
+inline constexpr std::size_t kMaxMetricNames = 1'000;
+// GetFits pages and the HTTP API's ?all=1, in fit versions.
+inline constexpr int kDefaultFitPageSize = 10;
+inline constexpr int kMaxFitPageSize = 100;
+// The HTTP API's metrics answers without max_points (every point): at most this many points in all.
+inline constexpr std::size_t kMaxFullSeriesPoints = 1'000'000;
 
 // Metric reports: points in one ReportMetrics request, and per job a sustained rate with a burst
 // (server/metric_rate_limit.h). A trainer logging 8 metrics every step at 100 steps/s reports 800 points/s.

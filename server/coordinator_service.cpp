@@ -1,23 +1,23 @@
 #include "server/coordinator_service.h"
 
 #include <absl/strings/numbers.h>
+#include <absl/strings/str_split.h>
 #include <spdlog/spdlog.h>
 
-#include "server/guarded.h"
-#include "server/job_files.h"
-#include "server/pending_reason.h"
-
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include "core/config_paths.h"
 #include "core/limits.h"
-#include "core/utf8_text.h"
 #include "core/shared_root.h"
 #include "core/sweep/sweep.h"
 #include "core/utf8_text.h"
 #include "proto/convert.h"
+#include "server/guarded.h"
+#include "server/job_files.h"
+#include "server/pending_reason.h"
 
 namespace gammalab {
 
@@ -38,6 +38,33 @@ grpc::Status page_arguments(int page_size, const std::string& page_token, std::s
   if (!page_token.empty() && (!absl::SimpleAtoi(page_token, &after) || after < 0)) {
     return invalid_argument("page_token: '" + utf8_head(page_token, 64) + "' is not a token from a previous page");
   }
+  return grpc::Status::OK;
+}
+
+// Where a GetMetrics page starts: the index of a job in the request's job_ids, and within it where the page
+// before ended (none: from its first point). The token is "JOB:STEP:NAME"; NAME last, as it may hold ':'.
+struct MetricsPagePosition {
+  int job = 0;
+  std::optional<Store::MetricsResume> resume;
+};
+
+std::string metrics_page_token(int job, const std::optional<Store::MetricsResume>& resume) {
+  if (!resume) return std::to_string(job) + ":-1:";
+  return std::to_string(job) + ":" + std::to_string(resume->step) + ":" + resume->name;
+}
+
+// The position a token names, or INVALID_ARGUMENT: the token is the client's, and only a token this service
+// made, for a request with as many jobs, is one.
+grpc::Status metrics_page_position(const std::string& token, int jobs, MetricsPagePosition& at) {
+  at = {};
+  if (token.empty()) return grpc::Status::OK;
+  const std::vector<absl::string_view> parts = absl::StrSplit(token, absl::MaxSplits(':', 2));
+  std::int64_t step = 0;
+  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &at.job) || at.job < 0 || at.job >= jobs ||
+      !absl::SimpleAtoi(parts[1], &step) || step < -1 || parts[2].size() > limits::kMaxKeyBytes) {
+    return invalid_argument("page_token: '" + utf8_head(token, 64) + "' is not a token from a previous page");
+  }
+  if (step >= 0 || !parts[2].empty()) at.resume = Store::MetricsResume{std::string(parts[2]), step};
   return grpc::Status::OK;
 }
 
@@ -232,13 +259,65 @@ grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const 
 grpc::Status CoordinatorService::GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest* request,
                                             v1::GetMetricsResponse* response) {
   return guarded([&] {
-    std::vector<std::string> names(request->names().begin(), request->names().end());
-    for (const auto& job_id : request->job_ids()) {
-      auto job = store_.find_job(job_id);
-      if (!job) return not_found("job '" + job_id + "'");
-      auto* out = response->add_jobs();
+    if (static_cast<std::size_t>(request->job_ids_size()) > limits::kMaxMetricJobIds) {
+      return invalid_argument("job_ids: at most " + std::to_string(limits::kMaxMetricJobIds) + " jobs, got " +
+                              std::to_string(request->job_ids_size()));
+    }
+    if (static_cast<std::size_t>(request->names_size()) > limits::kMaxMetricNames) {
+      return invalid_argument("names: at most " + std::to_string(limits::kMaxMetricNames) + " metric names, got " +
+                              std::to_string(request->names_size()));
+    }
+    if (request->page_size() < 0 || request->page_size() > limits::kMaxMetricPageSize) {
+      return invalid_argument("page_size: " + std::to_string(request->page_size()) + " is outside 0.." +
+                              std::to_string(limits::kMaxMetricPageSize));
+    }
+    MetricsPagePosition at;
+    if (grpc::Status bad = metrics_page_position(request->page_token(), request->job_ids_size(), at); !bad.ok()) {
+      return bad;
+    }
+    const std::vector<std::string> names(request->names().begin(), request->names().end());
+    std::size_t room = static_cast<std::size_t>(request->page_size() == 0 ? limits::kDefaultMetricPageSize
+                                                                          : request->page_size());
+    // The page ends at `room` points or before its encoded size passes kMaxReplyBytes (at least one point),
+    // whichever comes first; the token says where it ended.
+    std::size_t bytes = 0, points = 0;
+    for (int i = at.job; i < request->job_ids_size(); ++i) {
+      auto job = store_.find_job(request->job_ids(i));
+      if (!job) return not_found("job '" + request->job_ids(i) + "'");
+      const std::optional<Store::MetricsResume> from = i == at.job ? at.resume : std::nullopt;
+      Store::MetricsPage page = store_.metrics_page(job->id(), names, request->after_step(),
+                                                    std::numeric_limits<std::int64_t>::max(), from, room);
+      v1::JobMetrics* out = response->add_jobs();
       out->set_job_id(job->id());
-      to_proto(store_.metrics(job->id(), names, request->after_step()), out->mutable_points());
+      std::size_t kept = 0;
+      for (; kept < page.points.size(); ++kept) {
+        v1::MetricPoint* point = out->add_points();
+        to_proto(page.points[kept], point);
+        const std::size_t size = point->ByteSizeLong() + 8;
+        if (points > 0 && bytes + size > limits::kMaxReplyBytes) {
+          out->mutable_points()->RemoveLast();
+          break;
+        }
+        bytes += size;
+        ++points;
+      }
+      if (kept < page.points.size()) {  // out of bytes inside this job
+        response->set_next_page_token(
+            metrics_page_token(i, kept > 0 ? std::optional(Store::MetricsResume{page.points[kept - 1].name,
+                                                                                page.points[kept - 1].step})
+                                           : from));
+        if (kept == 0) response->mutable_jobs()->RemoveLast();
+        break;
+      }
+      if (page.next) {  // out of points inside this job
+        response->set_next_page_token(metrics_page_token(i, page.next));
+        break;
+      }
+      room -= kept;
+      if (room == 0 && i + 1 < request->job_ids_size()) {
+        response->set_next_page_token(metrics_page_token(i + 1, std::nullopt));
+        break;
+      }
     }
     return grpc::Status::OK;
   });
@@ -271,9 +350,36 @@ grpc::Status CoordinatorService::GetJobLog(grpc::ServerContext*, const v1::GetJo
 grpc::Status CoordinatorService::GetFits(grpc::ServerContext*, const v1::GetFitsRequest* request,
                                          v1::GetFitsResponse* response) {
   return guarded([&] {
+    if (request->page_size() < 0 || request->page_size() > limits::kMaxFitPageSize) {
+      return invalid_argument("page_size: " + std::to_string(request->page_size()) + " is outside 0.." +
+                              std::to_string(limits::kMaxFitPageSize));
+    }
+    int below = 0;
+    if (!request->page_token().empty() && (!absl::SimpleAtoi(request->page_token(), &below) || below < 1)) {
+      return invalid_argument("page_token: '" + utf8_head(request->page_token(), 64) +
+                              "' is not a token from a previous page");
+    }
     auto sweep = store_.find_sweep(request->sweep_id());
     if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
-    for (auto& fit : store_.fits(sweep->id(), request->latest_only())) *response->add_fits() = std::move(fit);
+    const std::size_t versions = request->latest_only()     ? 1
+                                 : request->page_size() == 0 ? limits::kDefaultFitPageSize
+                                                             : static_cast<std::size_t>(request->page_size());
+    Store::FitPage page = store_.fits_page(sweep->id(), below > 0 ? std::optional(below) : std::nullopt, versions);
+    // Whole versions up to the byte budget (at least one): the next page starts below the last one kept.
+    std::size_t bytes = 0;
+    int kept = 0;  // the version of the last fit kept
+    for (v1::Fit& fit : page.fits) {
+      bytes += fit.ByteSizeLong() + 8;
+      if (bytes > limits::kMaxReplyBytes && kept != 0 && fit.version() != kept) {  // a version after the first
+        page.next_below = kept;
+        break;
+      }
+      kept = fit.version();
+      *response->add_fits() = std::move(fit);
+    }
+    if (!request->latest_only() && page.next_below > 0) {
+      response->set_next_page_token(std::to_string(page.next_below));
+    }
     return grpc::Status::OK;
   });
 }

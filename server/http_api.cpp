@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <limits>
@@ -15,14 +16,15 @@
 #include <spdlog/spdlog.h>
 
 #include "core/host_port.h"
+#include "core/limits.h"
 #include "core/metric_downsample.h"
 #include "core/metric_names.h"
+#include "core/scaling/job_points.h"
 #include "core/shared_root.h"
 #include "core/utf8_text.h"
-#include "core/scaling/job_points.h"
-#include "proto/dashboard_json.h"
 #include "http/http_router.h"
 #include "http/http_server.h"
+#include "proto/dashboard_json.h"
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
 #include "server/job_files.h"
@@ -114,14 +116,10 @@ std::int64_t int_param(const HttpRequest& req, const char* name, std::int64_t lo
                        std::int64_t fallback) {
   if (!req.has_param(name)) return fallback;
   const std::string text = req.param(name);
-  std::size_t used = 0;
   std::int64_t value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || value < lo || value > hi) {
+  // Digits with an optional '-', nothing else: no space, no '+', no exponent, nothing after.
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < lo || value > hi) {
     const std::string range = hi == std::numeric_limits<std::int64_t>::max()
                                   ? ">= " + std::to_string(lo)
                                   : "from " + std::to_string(lo) + " to " + std::to_string(hi);
@@ -158,11 +156,27 @@ SeriesQuery series_query(const HttpRequest& req) {
   return q;
 }
 
-// The points a SeriesQuery asks for: downsampled by the store from its tiles, or every one.
+// How many points an answer without max_points may still hold, over all its series: every point of a long
+// curve, or of a whole sweep, would be a reply (and a buffer) as large as the database.
+struct FullSeriesBudget {
+  std::size_t limit;
+  std::size_t left = limit;
+};
+
+// The points a SeriesQuery asks for: downsampled by the store from its tiles, or every one, taken from
+// `budget`. Throws std::invalid_argument, with a message for the client, when every one is more than is left.
 std::vector<MetricPoint> series(Store& store, const std::string& job_id, const std::vector<std::string>& names,
-                                const SeriesQuery& q) {
-  if (q.buckets == 0) return store.metrics(job_id, names, q.after_step, q.to_step);
-  return store.downsampled_metrics(job_id, names, q.after_step, q.to_step, q.buckets);
+                                const SeriesQuery& q, FullSeriesBudget& budget) {
+  if (q.buckets != 0) return store.downsampled_metrics(job_id, names, q.after_step, q.to_step, q.buckets);
+  Store::MetricsPage page =
+      store.metrics_page(job_id, names, q.after_step, q.to_step, std::nullopt, std::max<std::size_t>(budget.left, 1));
+  if (page.next || page.points.size() > budget.left) {
+    throw std::invalid_argument("the answer would hold more than " + std::to_string(budget.limit) +
+                                " points, the limit without max_points: ask with max_points, or for fewer steps "
+                                "(after_step, from_step and to_step) or metrics (names)");
+  }
+  budget.left -= page.points.size();
+  return std::move(page.points);
 }
 
 // One row of /api/sweeps/{id}/runs (proto/dashboard_json.h), from the ends of the job's loss curves.
@@ -344,22 +358,44 @@ void HttpApi::add_routes() {
     }
     const std::vector<std::string> names = names_param(req);
     json out = json::object();
-    for (const auto& job : store_.list_jobs(sweep->id())) {
-      out[job.id()] = metric_columns(series(store_, job.id(), names, q));
+    FullSeriesBudget budget{options_.http_max_full_series_points};
+    try {
+      for (const auto& job : store_.list_jobs(sweep->id())) {
+        out[job.id()] = metric_columns(series(store_, job.id(), names, q, budget));
+      }
+    } catch (const std::invalid_argument& e) {
+      return send_error(res, 400, e.what());
     }
     send_json(res, out.dump());
   });
   // The latest scaling-law fit version of a sweep, {"version": V, "fits": [Fit, ...]} with one Fit message per
-  // law (report_json holds the report; law n comes with law c when tokens are tied to parameters), or every
-  // version's with ?all=1 ({"fits": [...]}, newest first). 404 while the sweep has no fit.
+  // law (report_json holds the report; law n comes with law c when tokens are tied to parameters), or with
+  // ?all=1 the history a page at a time: {"fits": [...], "next_before_version": V} of at most `limit` versions
+  // (1..100, default 10) below ?before_version (default: from the newest), newest first; next_before_version
+  // only while older versions remain. 404 while the sweep has no fit.
   r.get("/api/sweeps/{}/fits", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
+    const bool all = req.param("all") == "1";
+    std::int64_t limit = 1, before = 0;
+    try {
+      if (all) {
+        limit = int_param(req, "limit", 1, limits::kMaxFitPageSize, limits::kDefaultFitPageSize);
+        before = int_param(req, "before_version", 1, std::numeric_limits<int>::max(), 0);
+      }
+    } catch (const std::invalid_argument& e) {
+      return send_error(res, 400, e.what());
+    }
     auto sweep = store_.find_sweep(args[0]);
     if (!sweep) return send_error(res, 404, "sweep not found");
-    const bool all = req.param("all") == "1";
-    const auto fits = store_.fits(sweep->id(), !all);
-    if (fits.empty()) return send_error(res, 404, "no scaling-law fit for this sweep yet");
-    const std::string version = all ? "" : "\"version\":" + std::to_string(fits.front().version()) + ",";
-    send_json(res, "{" + version + "\"fits\":" + proto_json_array(fits) + "}");
+    const Store::FitPage page =
+        store_.fits_page(sweep->id(), before > 0 ? std::optional(static_cast<int>(before)) : std::nullopt,
+                         static_cast<std::size_t>(limit));
+    if (page.fits.empty() && before == 0) return send_error(res, 404, "no scaling-law fit for this sweep yet");
+    const std::string version =
+        all ? "" : "\"version\":" + std::to_string(page.fits.front().version()) + ",";
+    const std::string next = all && page.next_below > 0
+                                 ? ",\"next_before_version\":" + std::to_string(page.next_below)
+                                 : "";
+    send_json(res, "{" + version + "\"fits\":" + proto_json_array(page.fits) + next + "}");
   });
   r.get("/api/jobs/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
     auto job = store_.find_job(args[0]);
@@ -377,7 +413,14 @@ void HttpApi::add_routes() {
     auto job = store_.find_job(args[0]);
     if (!job) return send_error(res, 404, "job not found");
     const std::vector<std::string> names = names_param(req);
-    send_json(res, metric_columns(series(store_, job->id(), names, q)).dump());
+    FullSeriesBudget budget{options_.http_max_full_series_points};
+    std::vector<MetricPoint> points;
+    try {
+      points = series(store_, job->id(), names, q, budget);
+    } catch (const std::invalid_argument& e) {
+      return send_error(res, 400, e.what());
+    }
+    send_json(res, metric_columns(points).dump());
   });
   r.get("/api/jobs/{}/events", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
     std::int64_t limit = 0;

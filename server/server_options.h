@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <string>
 
+#include "core/limits.h"
+
 namespace gammalab {
 
 struct ServerOptions {
@@ -22,6 +24,8 @@ struct ServerOptions {
   std::string tls_key;
   std::string tls_client_ca;
   bool insecure_no_auth = false;  // no tokens: allowed only when every listen address is loopback
+  // Points in an HTTP metrics answer without max_points, over all its series (not a flag; tests lower it).
+  std::size_t http_max_full_series_points = limits::kMaxFullSeriesPoints;
 };
 
 }  // namespace gammalab

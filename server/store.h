@@ -208,6 +208,18 @@ class Store {
   std::vector<MetricPoint> metrics(const std::string& job_id, const std::vector<std::string>& names,
                                    std::int64_t after_step = -1,
                                    std::int64_t to_step = std::numeric_limits<std::int64_t>::max());
+  // The same points a page at a time, so that no reply and no buffer grows with a curve: at most `limit`
+  // points, from where `from` says the previous page ended. `next` is set when points remain after these.
+  struct MetricsResume {
+    std::string name;         // the metric the previous page ended in (names before it are done)
+    std::int64_t step = -1;   // the last step of it that page held
+  };
+  struct MetricsPage {
+    std::vector<MetricPoint> points;
+    std::optional<MetricsResume> next;
+  };
+  MetricsPage metrics_page(const std::string& job_id, const std::vector<std::string>& names, std::int64_t after_step,
+                           std::int64_t to_step, const std::optional<MetricsResume>& from, std::size_t limit);
   // The same points downsampled per metric to at most `buckets` (>= 1) buckets: exactly what
   // core/metric_downsample.h's downsample() keeps of metrics(...), read from the tiles (server/store/metric_tiles.h)
   // rather than from every point.
@@ -234,6 +246,14 @@ class Store {
   // Newest version first, the reports of one version in the order they were stored; latest_only: the reports
   // of the newest version.
   std::vector<v1::Fit> fits(const std::string& sweep_id, bool latest_only);
+  // A page of fits(sweep_id, false), so that no reply grows with a sweep's refits: every report of at most
+  // `versions` (>= 1) versions below `below_version` (none: from the newest). `next_below` is where the next
+  // page starts (the last version of this one), -1 when no older version remains.
+  struct FitPage {
+    std::vector<v1::Fit> fits;
+    int next_below = -1;
+  };
+  FitPage fits_page(const std::string& sweep_id, std::optional<int> below_version, std::size_t versions);
 
   // Reads the database (its schema version) under the store's lock: true when it answered. What a health
   // check asks: a store whose lock is held for good, or whose file cannot be read, never answers or says false.

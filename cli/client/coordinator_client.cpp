@@ -1,5 +1,7 @@
 #include "cli/client/coordinator_client.h"
 
+#include "proto/convert.h"
+
 namespace gammalab {
 
 RpcError::RpcError(const std::string& what, const grpc::Status& status)
@@ -46,6 +48,24 @@ std::vector<v1::Job> list_all_jobs(v1::Coordinator::Stub& stub, const std::strin
     request.set_page_token(page.next_page_token());
   } while (!request.page_token().empty());
   return jobs;
+}
+
+std::vector<MetricPoint> fetch_job_metrics(v1::Coordinator::Stub& stub, const std::string& job_id,
+                                           const std::vector<std::string>& names, const std::string& address) {
+  std::vector<MetricPoint> points;
+  v1::GetMetricsRequest request;
+  request.add_job_ids(job_id);
+  for (const std::string& name : names) request.add_names(name);
+  request.set_after_step(-1);
+  do {
+    v1::GetMetricsResponse page;
+    check(stub.GetMetrics(rpc_context().get(), request, &page), "metrics of job " + job_id, address);
+    for (const v1::JobMetrics& job : page.jobs()) {
+      for (const v1::MetricPoint& p : job.points()) points.push_back(from_proto(p));
+    }
+    request.set_page_token(page.next_page_token());
+  } while (!request.page_token().empty());
+  return points;
 }
 
 }  // namespace gammalab

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/metric.h"
 #include "gammalab/v1/gammalab.grpc.pb.h"
 #include "rpc/client_channel.h"
 
@@ -33,5 +34,10 @@ std::unique_ptr<grpc::ClientContext> rpc_context(int timeout_ms = 30000);
 // Every job of a sweep (of `states`, or all), page by page (ListJobs replies are bounded); throws RpcError.
 std::vector<v1::Job> list_all_jobs(v1::Coordinator::Stub& stub, const std::string& sweep_id,
                                    const std::vector<v1::JobState>& states, const std::string& address);
+
+// Every point of one job (of `names`, or all), ordered by (name, step), page by page (GetMetrics replies are
+// bounded: a long curve takes several); throws RpcError.
+std::vector<MetricPoint> fetch_job_metrics(v1::Coordinator::Stub& stub, const std::string& job_id,
+                                           const std::vector<std::string>& names, const std::string& address);
 
 }  // namespace gammalab

@@ -32,17 +32,10 @@ nlohmann::json fetch_report_data(const std::string& server, const std::string& s
   check(stub->GetSweep(rpc_context().get(), sweep_request, &sweep), "sweep " + sweep_id, server);
 
   nlohmann::json jobs = nlohmann::json::array(), runs = nlohmann::json::array(), metrics = nlohmann::json::object();
+  std::vector<std::string> shown_names(metric_names::kLosses.begin(), metric_names::kLosses.end());
+  shown_names.insert(shown_names.end(), metric_names::kScaleNorms.begin(), metric_names::kScaleNorms.end());
   for (const v1::Job& job : list_all_jobs(*stub, sweep.id(), {}, server)) {
-    // One job per request: a reply holds one job's curves, not the whole sweep's.
-    v1::GetMetricsRequest request;
-    request.add_job_ids(job.id());
-    for (std::string_view name : metric_names::kLosses) request.add_names(std::string(name));
-    for (std::string_view name : metric_names::kScaleNorms) request.add_names(std::string(name));
-    request.set_after_step(-1);
-    v1::GetMetricsResponse reply;
-    check(stub->GetMetrics(rpc_context(120000).get(), request, &reply), "metrics of job " + job.id(), server);
-    const std::vector<MetricPoint> points = reply.jobs_size() > 0 ? from_proto(reply.jobs(0).points())
-                                                                   : std::vector<MetricPoint>{};
+    const std::vector<MetricPoint> points = fetch_job_metrics(*stub, job.id(), shown_names, server);
     JobLosses losses{job.id(), job.name(), job.config_json(), {}, {}};
     for (const MetricPoint& p : points) losses.add(p);
     jobs.push_back(nlohmann::json(dashboard_job(job)));  // (key order is the page's least concern)

@@ -16,18 +16,12 @@ std::vector<gammalab::RunPoint> fetch_sweep_runs(const std::string& server, cons
   auto stub = connect_coordinator(server);
   const std::vector<v1::Job> jobs = list_all_jobs(*stub, sweep_id, {to_proto(JobState::kSucceeded)}, server);
 
+  const std::vector<std::string> loss_names(metric_names::kLosses.begin(), metric_names::kLosses.end());
   std::vector<JobLosses> losses;
   for (const v1::Job& job : jobs) {
     if (job.stage() == "tune") continue;  // tune runs measure LRs, not the study's sizes
-    // One job per request: a reply holds one job's losses, not the whole sweep's.
-    v1::GetMetricsRequest request;
-    request.add_job_ids(job.id());
-    for (std::string_view name : metric_names::kLosses) request.add_names(std::string(name));
-    request.set_after_step(-1);
-    v1::GetMetricsResponse metrics;
-    check(stub->GetMetrics(rpc_context().get(), request, &metrics), "metrics of job " + job.id(), server);
     JobLosses& one = losses.emplace_back(JobLosses{job.id(), job.name(), job.config_json(), {}, {}});
-    for (MetricPoint& p : from_proto(metrics.jobs(0).points())) one.add(std::move(p));
+    for (MetricPoint& p : fetch_job_metrics(*stub, job.id(), loss_names, server)) one.add(std::move(p));
   }
   return job_points(losses, group_by.empty() ? "scale.variant" : group_by).runs;
 }

@@ -1,4 +1,6 @@
 // Store: what a scaling-law fit reads (succeeded jobs with their loss curves) and the versioned fits.
+#include <algorithm>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 
@@ -73,12 +75,37 @@ int Store::add_fit(const std::string& sweep_id, const std::string& group_by, con
 }
 
 std::vector<v1::Fit> Store::fits(const std::string& sweep_id, bool latest_only) {
-  std::lock_guard lock(mutex_);
   std::vector<v1::Fit> out;
+  std::optional<int> below;
+  for (;;) {
+    FitPage page = fits_page(sweep_id, below, latest_only ? 1 : 100);
+    std::move(page.fits.begin(), page.fits.end(), std::back_inserter(out));
+    if (latest_only || page.next_below < 0) return out;
+    below = page.next_below;
+  }
+}
+
+Store::FitPage Store::fits_page(const std::string& sweep_id, std::optional<int> below_version, std::size_t versions) {
+  if (versions < 1) throw std::invalid_argument("fits_page: versions must be at least 1");
+  std::lock_guard lock(mutex_);
+  const std::int64_t sweep = parse_id(sweep_id);
+  const std::int64_t below = below_version.value_or(std::numeric_limits<int>::max());
+  // The page's versions first (one more tells whether an older one remains), then their reports.
+  sql::Statement& listed = statements_.get(
+      "SELECT DISTINCT version FROM fits WHERE sweep_id = ? AND version < ? ORDER BY version DESC LIMIT ?");
+  listed.bind(1, sweep).bind(2, below).bind(3, static_cast<std::int64_t>(std::min<std::size_t>(versions, 1 << 20)) + 1);
+  std::vector<std::int64_t> found;
+  while (listed.step()) found.push_back(listed.int64(0));
+  FitPage page;
+  if (found.empty()) return page;
+  if (found.size() > versions) {
+    found.resize(versions);
+    page.next_below = static_cast<int>(found.back());
+  }
   sql::Statement& s = statements_.get(
-      "SELECT version, created_ms, law, group_by, job_ids, report FROM fits WHERE sweep_id = ?1 "
-      "AND (?2 = 0 OR version = (SELECT MAX(version) FROM fits WHERE sweep_id = ?1)) ORDER BY version DESC, id");
-  s.bind(1, parse_id(sweep_id)).bind(2, std::int64_t{latest_only ? 1 : 0});
+      "SELECT version, created_ms, law, group_by, job_ids, report FROM fits WHERE sweep_id = ? AND version <= ? "
+      "AND version >= ? ORDER BY version DESC, id");
+  s.bind(1, sweep).bind(2, found.front()).bind(3, found.back());
   while (s.step()) {
     v1::Fit fit;
     fit.set_version(static_cast<int>(s.int64(0)));
@@ -87,9 +114,9 @@ std::vector<v1::Fit> Store::fits(const std::string& sweep_id, bool latest_only) 
     fit.set_group_by(s.text(3));
     for (const auto& id : nlohmann::json::parse(s.text(4))) fit.add_job_ids(id.get<std::string>());
     fit.set_report_json(s.text(5));
-    out.push_back(std::move(fit));
+    page.fits.push_back(std::move(fit));
   }
-  return out;
+  return page;
 }
 
 }  // namespace gammalab

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "core/limits.h"
 #include "core/metric_names.h"
@@ -202,21 +203,44 @@ void Store::read_loss_tails(std::int64_t job_id, JobLosses& out) {
 
 std::vector<MetricPoint> Store::metrics(const std::string& job_id, const std::vector<std::string>& names,
                                         std::int64_t after_step, std::int64_t to_step) {
+  return metrics_page(job_id, names, after_step, to_step, std::nullopt, std::numeric_limits<std::size_t>::max())
+      .points;
+}
+
+Store::MetricsPage Store::metrics_page(const std::string& job_id, const std::vector<std::string>& names,
+                                       std::int64_t after_step, std::int64_t to_step,
+                                       const std::optional<MetricsResume>& from, std::size_t limit) {
+  if (limit < 1) throw std::invalid_argument("metrics_page: limit must be at least 1");
   std::lock_guard lock(mutex_);
   const std::int64_t job = parse_id(job_id);
-  std::vector<MetricPoint> out;
-  // One range of the (job, name, step) key per metric: no join, no sort.
+  MetricsPage page;
+  // One range of the (job, name, step) key per metric: no join, no sort. One point past the limit tells
+  // whether another page follows.
   sql::Statement& s = statements_.get(
       "SELECT step, tokens, value FROM metrics WHERE job_id = ? AND name_id = ? AND step > ? AND step <= ? "
-      "ORDER BY step");
+      "ORDER BY step LIMIT ?");
   for (const auto& [name_id, name] : metric_names_of(job, names)) {
-    s.bind(1, job).bind(2, name_id).bind(3, after_step).bind(4, to_step);
+    if (from && name < from->name) continue;  // metric_names_of orders by name, as pages do
+    const std::int64_t after = from && name == from->name ? std::max(after_step, from->step) : after_step;
+    const std::size_t room = limit - page.points.size();
+    const std::int64_t ask = room >= static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())
+                                 ? -1  // no LIMIT
+                                 : static_cast<std::int64_t>(room) + 1;
+    s.bind(1, job).bind(2, name_id).bind(3, after).bind(4, to_step).bind(5, ask);
     while (s.step()) {
-      out.push_back({s.int64(0), s.int64(1), name,
-                     s.optional_real(2).value_or(std::numeric_limits<double>::quiet_NaN())});
+      if (page.points.size() == limit) {
+        const MetricPoint& last = page.points.back();
+        page.next = MetricsResume{last.name, last.step};
+        s.reset();
+        return page;
+      }
+      page.points.push_back({s.int64(0), s.int64(1), name,
+                             s.optional_real(2).value_or(std::numeric_limits<double>::quiet_NaN())});
     }
+    // Full at the end of this metric: the next metrics are each asked for one point (LIMIT 1), and the first
+    // one found says another page follows, resuming after this metric's last point.
   }
-  return out;
+  return page;
 }
 
 }  // namespace gammalab

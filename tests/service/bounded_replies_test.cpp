@@ -1,10 +1,16 @@
-// Replies do not grow with the sweep: ListJobs pages (every job once, in order, states filtered across pages,
-// bad page arguments refused naming the field), and WatchSweep sends each round's changed jobs only.
+// Replies do not grow with the sweep, its curves or its refits: ListJobs pages (every job once, in order, states
+// filtered across pages, bad page arguments refused naming the field), GetMetrics pages (every point once, by
+// points and by bytes, across metrics and jobs), GetFits pages (whole versions, by versions and by bytes), and
+// WatchSweep sends each round's changed jobs only.
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "cli/client/coordinator_client.h"
+#include "core/limits.h"
 #include "tests/service/in_process_coordinator.h"
 
 namespace gammalab::testing {
@@ -105,6 +111,183 @@ TEST(BoundedReplies, BadPageArgumentsAreRefusedNamingTheField) {
   status = stub->ListJobs(rpc_context().get(), request, &page);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(status.error_message().find("page_token: 'x9'"), std::string::npos) << status.error_message();
+}
+
+// Two jobs with points: the first 60,000 steps of train/loss and 600 of val/loss, the second 100 steps; a
+// third has none. Returns their ids.
+std::vector<std::string> jobs_with_curves(InProcessCoordinator& coordinator) {
+  Sweep spec = make_sweep("curves", 3);
+  for (SweepJob& job : spec.jobs) {
+    job.config.steps = 60000;
+    job.config_hash = config_hash(job.config);
+  }
+  Store& store = coordinator.store();
+  const std::string sweep = store.create_sweep(spec, "", "", false).sweep.id();
+  const std::string worker = store.register_worker("host", 3, {"gpu0", "gpu1", "gpu2"}, "");
+  std::vector<std::string> ids;
+  for (const std::int64_t steps : {60000, 100, 0}) {
+    auto lease = store.lease(worker, 60000);
+    EXPECT_TRUE(lease);
+    store.start(worker, lease->job.id(), lease->attempt);
+    std::vector<MetricPoint> points;
+    for (std::int64_t s = 1; s <= steps; ++s) {
+      points.push_back({s, s * 4096, "train/loss", 3.0 + 1.0 / double(s)});
+      if (s % 100 == 0) points.push_back({s, s * 4096, "val/loss", 3.1});
+      if (points.size() == 10000 || s == steps) {
+        store.add_metrics(lease->job.id(), lease->attempt, points);
+        points.clear();
+      }
+    }
+    ids.push_back(lease->job.id());
+  }
+  return ids;
+}
+
+// (job, name, step) of every point, in the order the reply gives them.
+using PointKey = std::tuple<std::string, std::string, std::int64_t>;
+
+TEST(BoundedReplies, GetMetricsPagesEveryPointOnceAcrossMetricsAndJobs) {
+  InProcessCoordinator coordinator("metric-pages");
+  const std::vector<std::string> jobs = jobs_with_curves(coordinator);
+  std::vector<PointKey> expected;
+  for (const std::string& job : jobs) {
+    for (const MetricPoint& p : coordinator.store().metrics(job, {})) expected.emplace_back(job, p.name, p.step);
+  }
+  ASSERT_EQ(expected.size(), 60000u + 600u + 100u + 1u);
+  auto stub = connect_coordinator(coordinator.address());
+
+  // By points: pages of at most 1,000, ending inside a metric, between metrics and between jobs.
+  for (const int page_size : {1000, 601, limits::kMaxMetricPageSize}) {
+    v1::GetMetricsRequest request;
+    for (const std::string& job : jobs) request.add_job_ids(job);
+    request.set_after_step(-1);
+    request.set_page_size(page_size);
+    std::vector<PointKey> got;
+    int pages = 0;
+    do {
+      v1::GetMetricsResponse page;
+      ASSERT_TRUE(stub->GetMetrics(rpc_context().get(), request, &page).ok()) << page_size;
+      ASSERT_LE(page.ByteSizeLong(), limits::kMaxReplyBytes) << "page " << pages;
+      std::size_t points = 0;
+      for (const auto& job : page.jobs()) {
+        for (const auto& p : job.points()) got.emplace_back(job.job_id(), p.name(), p.step());
+        points += static_cast<std::size_t>(job.points_size());
+      }
+      EXPECT_LE(points, static_cast<std::size_t>(page_size));
+      request.set_page_token(page.next_page_token());
+      ASSERT_LT(++pages, 200) << "the pages never end";
+    } while (!request.page_token().empty());
+    EXPECT_EQ(got, expected) << "page_size " << page_size;
+    if (page_size == 1000) {
+      EXPECT_EQ(pages, 61);
+    }
+    if (page_size == limits::kMaxMetricPageSize) {  // cut by bytes: 60,701 points are over 2 MiB by the count
+      EXPECT_GE(pages, 2);
+    }
+  }
+
+  // The CLI's loop: one job's every point, in order; and a job without points.
+  const std::vector<MetricPoint> first = fetch_job_metrics(*stub, jobs[0], {}, coordinator.address());
+  const std::vector<MetricPoint> stored = coordinator.store().metrics(jobs[0], {});
+  ASSERT_EQ(first.size(), stored.size());
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    ASSERT_EQ(first[i].name, stored[i].name);
+    ASSERT_EQ(first[i].step, stored[i].step);
+    ASSERT_EQ(first[i].tokens, stored[i].tokens);
+    ASSERT_EQ(first[i].value, stored[i].value);
+  }
+  EXPECT_EQ(fetch_job_metrics(*stub, jobs[0], {"val/loss"}, coordinator.address()).size(), 600u);
+  EXPECT_TRUE(fetch_job_metrics(*stub, jobs[2], {}, coordinator.address()).empty());
+}
+
+TEST(BoundedReplies, BadMetricsRequestsAreRefusedNamingTheField) {
+  InProcessCoordinator coordinator("metric-bad-page");
+  const std::string sweep = coordinator.store().create_sweep(make_sweep("bad", 1), "", "", false).sweep.id();
+  const std::string job = coordinator.store().list_jobs(sweep)[0].id();
+  auto stub = connect_coordinator(coordinator.address());
+  auto refused = [&](const v1::GetMetricsRequest& request) {
+    v1::GetMetricsResponse page;
+    const grpc::Status status = stub->GetMetrics(rpc_context().get(), request, &page);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+    return status.error_message();
+  };
+  v1::GetMetricsRequest request;
+  request.add_job_ids(job);
+  request.set_page_size(limits::kMaxMetricPageSize + 1);
+  EXPECT_EQ(refused(request), "page_size: 200001 is outside 0..200000");
+  request.set_page_size(-1);
+  EXPECT_EQ(refused(request), "page_size: -1 is outside 0..200000");
+  request.set_page_size(0);
+  for (const std::string& token : std::vector<std::string>{"x", "1:-1:", "-1:-1:", "0:-2:", "0:1", "0:9223372036854775808:train/loss",
+                                  "0:1:" + std::string(200, 'n')}) {
+    request.set_page_token(token);
+    EXPECT_EQ(refused(request).rfind("page_token: '", 0), 0u) << token;
+  }
+  request.set_page_token("");
+  v1::GetMetricsRequest many = request;
+  for (std::size_t i = 0; i < limits::kMaxMetricJobIds; ++i) many.add_job_ids(job);
+  EXPECT_EQ(refused(many), "job_ids: at most 10000 jobs, got 10001");
+  many = request;
+  for (std::size_t i = 0; i <= limits::kMaxMetricNames; ++i) many.add_names("train/loss");
+  EXPECT_EQ(refused(many), "names: at most 1000 metric names, got 1001");
+  // A token of a previous page is only a position: a job's first page from one is well-formed and empty.
+  request.set_page_token("0:5:train/loss");
+  v1::GetMetricsResponse page;
+  ASSERT_TRUE(stub->GetMetrics(rpc_context().get(), request, &page).ok());
+  EXPECT_TRUE(page.next_page_token().empty());
+}
+
+TEST(BoundedReplies, GetFitsPagesTheHistoryByVersionsAndBytes) {
+  InProcessCoordinator coordinator("fit-pages");
+  Store& store = coordinator.store();
+  const std::string sweep = store.create_sweep(make_sweep("fits", 1), "", "", false).sweep.id();
+  // 30 versions of two laws each; reports of 300 KB, so that 2 MiB holds 6 versions and a page of 10 is cut.
+  const std::string report = "{\"pad\":\"" + std::string(300'000, 'x') + "\"}";
+  for (int v = 1; v <= 30; ++v) store.add_fit(sweep, "scale.variant", {"1"}, {{"n", report}, {"c", "{}"}});
+  auto stub = connect_coordinator(coordinator.address());
+  v1::GetFitsRequest request;
+  request.set_sweep_id(sweep);
+  std::vector<int> versions;
+  int pages = 0;
+  do {
+    v1::GetFitsResponse page;
+    ASSERT_TRUE(stub->GetFits(rpc_context().get(), request, &page).ok());
+    EXPECT_LE(page.ByteSizeLong(), limits::kMaxReplyBytes);
+    ASSERT_GT(page.fits_size(), 0);
+    ASSERT_EQ(page.fits_size() % 2, 0) << "a version's laws stay together";
+    for (int i = 0; i < page.fits_size(); i += 2) {
+      EXPECT_EQ(page.fits(i).version(), page.fits(i + 1).version());
+      EXPECT_EQ(page.fits(i).law(), "n");
+      versions.push_back(page.fits(i).version());
+    }
+    request.set_page_token(page.next_page_token());
+    ASSERT_LT(++pages, 40);
+  } while (!request.page_token().empty());
+  std::vector<int> expected;
+  for (int v = 30; v >= 1; --v) expected.push_back(v);
+  EXPECT_EQ(versions, expected);
+  EXPECT_EQ(pages, 5) << "cut by bytes at 6 versions, not at the 10 versions a page";
+
+  request.set_latest_only(true);
+  request.set_page_token("");
+  v1::GetFitsResponse latest;
+  ASSERT_TRUE(stub->GetFits(rpc_context().get(), request, &latest).ok());
+  ASSERT_EQ(latest.fits_size(), 2);
+  EXPECT_EQ(latest.fits(0).version(), 30);
+  EXPECT_TRUE(latest.next_page_token().empty());
+
+  request.set_latest_only(false);
+  for (const std::string& token : std::vector<std::string>{"x", "0", "-3", "99999999999"}) {
+    request.set_page_token(token);
+    v1::GetFitsResponse page;
+    const grpc::Status status = stub->GetFits(rpc_context().get(), request, &page);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << token;
+    EXPECT_EQ(status.error_message().rfind("page_token: '", 0), 0u) << status.error_message();
+  }
+  request.set_page_token("");
+  request.set_page_size(101);
+  v1::GetFitsResponse page;
+  EXPECT_EQ(stub->GetFits(rpc_context().get(), request, &page).error_message(), "page_size: 101 is outside 0..100");
 }
 
 TEST(BoundedReplies, WatchSweepSendsEveryJobOnceThenOnlyChanges) {

@@ -247,6 +247,54 @@ TEST_F(HttpApiTest, MetricsDownsampleToMaxPointsKeepingExtremesAndZoomAtFullReso
     EXPECT_EQ(error.rfind(std::string(field) + ": ", 0), 0u) << bad << ": " << error;
   }
   EXPECT_EQ(get(base + "&max_points=3", 400)["error"], "max_points: expected an integer from 4 to 400000, got '3'");
+  for (const char* lenient : {"&to_step=+5", "&to_step=%205", "&to_step=5%20", "&to_step=0x10", "&to_step="}) {
+    EXPECT_EQ(get(base + lenient, 400)["error"].get<std::string>().rfind("to_step: ", 0), 0u)
+        << lenient << ": only digits (and a leading '-') are an integer";
+  }
+}
+
+TEST_F(HttpApiTest, MetricsWithoutMaxPointsAreBoundedInAllTheAnswersSeries) {
+  // A limit of 3,000 points (the server's is 1,000,000): every point of a 2,000-step job fits, the sweep's two
+  // jobs together do not, and neither does one job's two metrics.
+  options_.http_max_full_series_points = 3000;
+  client_.reset();
+  api_ = std::make_unique<HttpApi>(*store_, options_);
+  client_ = std::make_unique<httplib::Client>("127.0.0.1", api_->port());
+  Sweep spec = make_sweep("bounded", 2);
+  for (SweepJob& job : spec.jobs) {
+    job.config.steps = 2000;
+    job.config_hash = config_hash(job.config);
+  }
+  auto sweep = store_->create_sweep(spec, "name: bounded", "bounded.yaml", false).sweep;
+  worker_ = store_->register_worker("host", 2, {"gpu0", "gpu1"}, "");
+  std::vector<std::string> jobs;
+  for (int i = 0; i < 2; ++i) {
+    auto lease = store_->lease(worker_, 10000);
+    ASSERT_TRUE(lease);
+    store_->start(worker_, lease->job.id(), lease->attempt);
+    std::vector<MetricPoint> points;
+    for (std::int64_t s = 1; s <= 2000; ++s) points.push_back({s, s * 64, "train/loss", 3.0});
+    for (std::int64_t s = 1; s <= 1500; ++s) points.push_back({s, s * 64, "val/loss", 3.0});
+    ASSERT_EQ(store_->add_metrics(lease->job.id(), lease->attempt, points).stored, 3500);
+    jobs.push_back(lease->job.id());
+  }
+  const std::string job = "/api/jobs/" + jobs[0] + "/metrics";
+  EXPECT_EQ(get(job + "?names=train/loss")["train/loss"]["step"].size(), 2000u);
+  EXPECT_EQ(get(job + "?from_step=501")["train/loss"]["step"].size(), 1500u) << "3,000 points exactly: allowed";
+  const std::string error = get(job, 400)["error"];
+  EXPECT_EQ(error, "the answer would hold more than 3000 points, the limit without max_points: ask with "
+                   "max_points, or for fewer steps (after_step, from_step and to_step) or metrics (names)");
+  get("/api/sweeps/" + sweep.id() + "/metrics?names=train/loss", 400);
+  EXPECT_EQ(get("/api/sweeps/" + sweep.id() + "/metrics?names=train/loss&after_step=1000").size(), 2u)
+      << "1,000 steps of each job: 2,000 points";
+  const json downsampled = get("/api/sweeps/" + sweep.id() + "/metrics?max_points=400");
+  for (const std::string& id : jobs) {
+    for (const char* name : {"train/loss", "val/loss"}) {
+      const std::size_t n = downsampled[id][name]["step"].size();
+      EXPECT_TRUE(n > 100 && n <= 400) << id << " " << name << ": " << n
+                                       << " (downsampled answers are bounded by max_points, not by this limit)";
+    }
+  }
 }
 
 TEST_F(HttpApiTest, RunsCarryParamsTokensAndFinalLosses) {
@@ -299,6 +347,27 @@ TEST_F(HttpApiTest, FitsAre404UntilStoredThenTheLatestOrAllVersions) {
   const json all = get("/api/sweeps/" + sweep.id() + "/fits?all=1");
   ASSERT_EQ(all["fits"].size(), 3u);
   EXPECT_EQ(all["fits"][2]["version"], 1);
+  EXPECT_FALSE(all.contains("next_before_version")) << "no older version";
+
+  // The history a page of versions at a time, a version's laws together.
+  for (int v = 3; v <= 12; ++v) store_->add_fit(sweep.id(), "scale.variant", {"1"}, {{"n", "{}"}});
+  const std::string history = "/api/sweeps/" + sweep.id() + "/fits?all=1";
+  const json newest = get(history);
+  EXPECT_EQ(newest["fits"].size(), 10u) << "10 versions by default";
+  EXPECT_EQ(newest["fits"][0]["version"], 12);
+  EXPECT_EQ(newest["next_before_version"], 3);
+  std::vector<int> versions;
+  std::string next = history + "&limit=4";
+  for (int pages = 0; pages < 10; ++pages) {
+    const json page = get(next);
+    for (const json& fit : page["fits"]) versions.push_back(fit["version"]);
+    if (!page.contains("next_before_version")) break;
+    next = history + "&limit=4&before_version=" + std::to_string(page["next_before_version"].get<int>());
+  }
+  EXPECT_EQ(versions, (std::vector<int>{12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 2, 1})) << "every fit once";
+  EXPECT_TRUE(get(history + "&before_version=1")["fits"].empty()) << "nothing older than the first";
+  EXPECT_EQ(get(history + "&limit=101", 400)["error"], "limit: expected an integer from 1 to 100, got '101'");
+  EXPECT_EQ(get(history + "&before_version=0", 400)["error"].get<std::string>().rfind("before_version: ", 0), 0u);
 }
 
 // POST that must answer `status` with a JSON body.

@@ -65,10 +65,7 @@ void add_show_command(CLI::App& app, CliContext& context) {
 void add_workers_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("workers", "list workers, their slots and running jobs");
   cmd->callback([&context] {
-    v1::ListWorkersResponse response;
-    check(connect_coordinator(context.server)->ListWorkers(rpc_context().get(), {}, &response), "workers",
-          context.server);
-    std::vector<v1::Worker> list(response.workers().begin(), response.workers().end());
+    const std::vector<v1::Worker> list = list_all_workers(*connect_coordinator(context.server), context.server);
     std::cout << (context.json ? to_json_array(list) + "\n" : workers_table(list));
   });
 }

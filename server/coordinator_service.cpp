@@ -323,10 +323,19 @@ grpc::Status CoordinatorService::GetMetrics(grpc::ServerContext*, const v1::GetM
   });
 }
 
-grpc::Status CoordinatorService::ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*,
+grpc::Status CoordinatorService::ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest* request,
                                              v1::ListWorkersResponse* response) {
   return guarded([&] {
-    for (auto& w : store_.list_workers(options_.lease_timeout_ms)) *response->add_workers() = std::move(w);
+    std::int64_t after = -1;
+    std::size_t size = 0;
+    if (grpc::Status bad = page_arguments(request->page_size(), request->page_token(), size, after); !bad.ok()) {
+      return bad;
+    }
+    bool more = false;
+    for (auto& w : store_.list_workers_page(options_.lease_timeout_ms, after, size, more)) {
+      *response->add_workers() = std::move(w);
+    }
+    if (more) response->set_next_page_token(response->workers(response->workers_size() - 1).id());
     return grpc::Status::OK;
   });
 }

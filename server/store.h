@@ -198,6 +198,10 @@ class Store {
   // the lease timeout gives workers that kept training the time to reconnect and heartbeat. Returns how many.
   int grant_lease_grace(std::int64_t grace_ms);
   std::vector<v1::Worker> list_workers(std::int64_t worker_timeout_ms);
+  // One page of list_workers, by id: up to `limit` workers with an id above `after_id` (-1: from the first).
+  // Every worker process that ever registered has a row, so that a cluster's history never outgrows a reply.
+  std::vector<v1::Worker> list_workers_page(std::int64_t worker_timeout_ms, std::int64_t after_id, std::size_t limit,
+                                            bool& more);
 
   // ---- metrics
   // Stores the points and the job's progress (step, tokens, last loss, speed) when `attempt` holds the job.

@@ -50,6 +50,18 @@ std::vector<v1::Job> list_all_jobs(v1::Coordinator::Stub& stub, const std::strin
   return jobs;
 }
 
+std::vector<v1::Worker> list_all_workers(v1::Coordinator::Stub& stub, const std::string& address) {
+  std::vector<v1::Worker> workers;
+  v1::ListWorkersRequest request;
+  do {
+    v1::ListWorkersResponse page;
+    check(stub.ListWorkers(rpc_context().get(), request, &page), "workers", address);
+    for (auto& worker : *page.mutable_workers()) workers.push_back(std::move(worker));
+    request.set_page_token(page.next_page_token());
+  } while (!request.page_token().empty());
+  return workers;
+}
+
 std::vector<MetricPoint> fetch_job_metrics(v1::Coordinator::Stub& stub, const std::string& job_id,
                                            const std::vector<std::string>& names, const std::string& address) {
   std::vector<MetricPoint> points;

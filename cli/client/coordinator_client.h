@@ -35,6 +35,9 @@ std::unique_ptr<grpc::ClientContext> rpc_context(int timeout_ms = 30000);
 std::vector<v1::Job> list_all_jobs(v1::Coordinator::Stub& stub, const std::string& sweep_id,
                                    const std::vector<v1::JobState>& states, const std::string& address);
 
+// Every worker that registered, page by page (ListWorkers replies are bounded); throws RpcError.
+std::vector<v1::Worker> list_all_workers(v1::Coordinator::Stub& stub, const std::string& address);
+
 // Every point of one job (of `names`, or all), ordered by (name, step), page by page (GetMetrics replies are
 // bounded: a long curve takes several); throws RpcError.
 std::vector<MetricPoint> fetch_job_metrics(v1::Coordinator::Stub& stub, const std::string& job_id,

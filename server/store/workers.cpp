@@ -2,6 +2,8 @@
 #include <absl/strings/str_join.h>
 #include <absl/strings/str_split.h>
 
+#include <limits>
+
 #include "server/schema.h"
 #include "server/store.h"
 #include "server/store/rows.h"
@@ -80,16 +82,33 @@ std::vector<int> Store::live_worker_slots(std::int64_t worker_timeout_ms) {
 }
 
 std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {
+  bool more = false;
+  return list_workers_page(worker_timeout_ms, -1, std::numeric_limits<std::size_t>::max(), more);
+}
+
+std::vector<v1::Worker> Store::list_workers_page(std::int64_t worker_timeout_ms, std::int64_t after_id,
+                                                 std::size_t limit, bool& more) {
   std::lock_guard lock(mutex_);
   const std::int64_t now = now_ms();
   std::vector<v1::Worker> out;
+  more = false;
   sql::Statement& s = statements_.get(
-      "SELECT id, hostname, slots, gpus, registered_ms, heartbeat_ms, draining FROM workers ORDER BY id");
+      "SELECT id, hostname, slots, gpus, registered_ms, heartbeat_ms, draining FROM workers WHERE id > ? "
+      "ORDER BY id LIMIT ?");
+  // One more than the page tells whether another follows.
+  s.bind(1, after_id).bind(2, limit >= static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())
+                                    ? std::int64_t{-1}
+                                    : static_cast<std::int64_t>(limit) + 1);
   sql::Statement& jobs =
       statements_.get("SELECT id FROM jobs WHERE state IN (" + sql_active_states() + ") AND (worker_id = ?1 OR id IN "
                       "(SELECT g.job_id FROM gang_members g WHERE g.worker_id = ?1 AND g.attempt = jobs.attempt)) "
                       "ORDER BY id");
   while (s.step()) {
+    if (out.size() == limit) {
+      more = true;
+      s.reset();
+      break;
+    }
     v1::Worker w;
     w.set_id(std::to_string(s.int64(0)));
     w.set_hostname(s.text(1));

@@ -1,7 +1,7 @@
-// Replies do not grow with the sweep, its curves or its refits: ListJobs pages (every job once, in order, states
-// filtered across pages, bad page arguments refused naming the field), GetMetrics pages (every point once, by
-// points and by bytes, across metrics and jobs), GetFits pages (whole versions, by versions and by bytes), and
-// WatchSweep sends each round's changed jobs only.
+// Replies do not grow with the sweep, its curves, its refits or the cluster's history: ListJobs and ListWorkers
+// pages (every job and worker once, in order, states filtered across pages, bad page arguments refused naming
+// the field), GetMetrics pages (every point once, by points and by bytes, across metrics and jobs), GetFits
+// pages (whole versions, by versions and by bytes), and WatchSweep sends each round's changed jobs only.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -288,6 +288,37 @@ TEST(BoundedReplies, GetFitsPagesTheHistoryByVersionsAndBytes) {
   request.set_page_size(101);
   v1::GetFitsResponse page;
   EXPECT_EQ(stub->GetFits(rpc_context().get(), request, &page).error_message(), "page_size: 101 is outside 0..100");
+}
+
+TEST(BoundedReplies, ListWorkersPagesEveryWorkerThatRegistered) {
+  // A cluster where worker processes come and go (Slurm jobs, pods): each start registers a new worker.
+  InProcessCoordinator coordinator("worker-pages");
+  std::vector<std::string> registered;
+  for (int i = 0; i < 1234; ++i) {
+    registered.push_back(coordinator.store().register_worker("node" + std::to_string(i % 40), 8, {}, ""));
+  }
+  auto stub = connect_coordinator(coordinator.address());
+  v1::ListWorkersRequest request;
+  std::vector<std::string> ids;
+  int pages = 0;
+  do {
+    v1::ListWorkersResponse page;
+    ASSERT_TRUE(stub->ListWorkers(rpc_context().get(), request, &page).ok());
+    EXPECT_LE(page.workers_size(), limits::kDefaultPageSize);
+    for (const auto& worker : page.workers()) ids.push_back(worker.id());
+    request.set_page_token(page.next_page_token());
+    ASSERT_LT(++pages, 10);
+  } while (!request.page_token().empty());
+  EXPECT_EQ(pages, 3) << "500 a page by default";
+  EXPECT_EQ(ids, registered) << "every worker once, oldest first";
+  const std::vector<v1::Worker> listed = list_all_workers(*stub, coordinator.address());
+  ASSERT_EQ(listed.size(), registered.size());
+  EXPECT_EQ(listed.back().hostname(), "node33");
+  request.set_page_token("");
+  request.set_page_size(limits::kMaxPageSize + 1);
+  v1::ListWorkersResponse page;
+  EXPECT_EQ(stub->ListWorkers(rpc_context().get(), request, &page).error_message(),
+            "page_size: 5001 is outside 0..5000");
 }
 
 TEST(BoundedReplies, WatchSweepSendsEveryJobOnceThenOnlyChanges) {

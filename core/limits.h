@@ -77,6 +77,10 @@ inline constexpr int kDefaultMetricPageSize = 50'000;
 inline constexpr int kMaxMetricPageSize = 200'000;
 inline constexpr std::size_t kMaxMetricJobIds = 10'000;
 inline constexpr std::size_t kMaxMetricNames = 1'000;
+// Open WatchSweep calls (each holds a thread of the gRPC server and reads its sweep every round), per client
+// address and in all: `gammalab watch` opens one.
+inline constexpr std::size_t kMaxWatchesPerClient = 16;
+inline constexpr std::size_t kMaxWatches = 256;
 // GetFits pages and the HTTP API's ?all=1, in fit versions.
 inline constexpr int kDefaultFitPageSize = 10;
 inline constexpr int kMaxFitPageSize = 100;

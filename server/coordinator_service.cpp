@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include "core/config_paths.h"
@@ -39,6 +40,15 @@ grpc::Status page_arguments(int page_size, const std::string& page_token, std::s
     return invalid_argument("page_token: '" + utf8_head(page_token, 64) + "' is not a token from a previous page");
   }
   return grpc::Status::OK;
+}
+
+// The address of a gRPC peer without its port: "ipv4:10.0.0.5:41234" -> "ipv4:10.0.0.5", "ipv6:[::1]:5" ->
+// "ipv6:[::1]"; a peer without a port ("unix:/path") is itself.
+std::string peer_address(const std::string& peer) {
+  const std::size_t colon = peer.rfind(':');
+  const std::size_t scheme = peer.find(':');
+  if (colon == std::string::npos || colon == scheme || peer.back() == ']') return peer;
+  return peer.substr(0, colon);
 }
 
 // Where a GetMetrics page starts: the index of a job in the request's job_ids, and within it where the page
@@ -217,6 +227,13 @@ grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const 
   return guarded([&] {
     auto sweep = store_.find_sweep(request->sweep_id());
     if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
+    const std::shared_ptr<void> slot = watches_.acquire(peer_address(context->peer()));
+    if (!slot) {
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          "too many open watches: at most " + std::to_string(watches_.per_client()) +
+                              " per client and " + std::to_string(watches_.total()) +
+                              " in all; end another `gammalab watch` or retry later");
+    }
     const std::string id = sweep->id();
     std::uint64_t seen = store_.version();
     // What this watcher was last sent of each job, encoded: an update carries only the jobs whose encoding

@@ -1,14 +1,17 @@
 #pragma once
 // The Coordinator gRPC service: what people and tools call (submit, list, watch, cancel, metrics).
+#include "core/limits.h"
 #include "gammalab/v1/gammalab.grpc.pb.h"
 #include "server/server_options.h"
 #include "server/store.h"
+#include "server/stream_slots.h"
 
 namespace gammalab {
 
 class CoordinatorService final : public v1::Coordinator::Service {
  public:
-  CoordinatorService(Store& store, const ServerOptions& options) : store_(store), options_(options) {}
+  CoordinatorService(Store& store, const ServerOptions& options)
+      : store_(store), options_(options), watches_(limits::kMaxWatches, limits::kMaxWatchesPerClient) {}
 
   grpc::Status SubmitSweep(grpc::ServerContext*, const v1::SubmitSweepRequest*, v1::SubmitSweepResponse*) override;
   grpc::Status ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest*, v1::ListSweepsResponse*) override;
@@ -27,6 +30,7 @@ class CoordinatorService final : public v1::Coordinator::Service {
  private:
   Store& store_;
   const ServerOptions& options_;
+  StreamSlots watches_;  // open WatchSweep calls: each holds a thread of the server while it lasts
 };
 
 }  // namespace gammalab

@@ -52,7 +52,7 @@
 #include <thread>
 
 #include "http/http_server.h"
-#include "server/event_stream_slots.h"
+#include "server/stream_slots.h"
 #include "server/http_auth.h"
 #include "server/server_options.h"
 #include "server/store.h"
@@ -81,7 +81,7 @@ class HttpApi {
   const ServerOptions& options_;
   HttpAuth auth_;
   // Before server_: a stream's slot is given back when the server, which owns the stream, is destroyed.
-  EventStreamSlots event_streams_;
+  StreamSlots event_streams_;
   std::unique_ptr<HttpRouter> router_;
   // What the event streams read (they must not wait on the store): the store's version once a burst of
   // changes is over, and how many ping rounds have passed.

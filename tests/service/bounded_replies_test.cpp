@@ -1,12 +1,16 @@
 // Replies do not grow with the sweep, its curves, its refits or the cluster's history: ListJobs and ListWorkers
 // pages (every job and worker once, in order, states filtered across pages, bad page arguments refused naming
 // the field), GetMetrics pages (every point once, by points and by bytes, across metrics and jobs), GetFits
-// pages (whole versions, by versions and by bytes), and WatchSweep sends each round's changed jobs only.
+// pages (whole versions, by versions and by bytes), WatchSweep sends each round's changed jobs only, and watches
+// are bounded per client.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
+#include <thread>
 #include <vector>
 
 #include "cli/client/coordinator_client.h"
@@ -345,6 +349,53 @@ TEST(BoundedReplies, WatchSweepSendsEveryJobOnceThenOnlyChanges) {
   EXPECT_EQ(update.jobs(0).id(), all[7].id());
   EXPECT_EQ(update.jobs(0).state(), v1::JOB_STATE_CANCELLED);
   context.TryCancel();
+}
+
+TEST(BoundedReplies, WatchesAreBoundedPerClientAndGiveTheirSlotBackWhenTheyEnd) {
+  InProcessCoordinator coordinator("watch-bound");
+  const std::string sweep = coordinator.store().create_sweep(make_sweep("watched", 2), "", "", false).sweep.id();
+  auto stub = connect_coordinator(coordinator.address());
+  v1::WatchSweepRequest request;
+  request.set_sweep_id(sweep);
+  struct Watch {
+    std::unique_ptr<grpc::ClientContext> context = std::make_unique<grpc::ClientContext>();
+    std::unique_ptr<grpc::ClientReader<v1::SweepUpdate>> reader;
+  };
+  // Opens a watch and reads its first update: true when the coordinator took it.
+  auto open = [&](Watch& watch) {
+    watch.context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    watch.reader = stub->WatchSweep(watch.context.get(), request);
+    v1::SweepUpdate update;
+    return watch.reader->Read(&update);
+  };
+  std::vector<Watch> watches(limits::kMaxWatchesPerClient);
+  for (Watch& watch : watches) ASSERT_TRUE(open(watch));
+  Watch refused;
+  EXPECT_FALSE(open(refused));
+  const grpc::Status status = refused.reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(status.error_message(), "too many open watches: at most 16 per client and 256 in all; end another "
+                                    "`gammalab watch` or retry later");
+  // A watch that ends gives its slot back (the coordinator notices the cancellation at its next round).
+  watches[0].context->TryCancel();
+  watches[0].reader->Finish();
+  bool reopened = false;
+  for (int tries = 0; tries < 100 && !reopened; ++tries) {
+    Watch again;
+    reopened = open(again);
+    if (!reopened) {
+      again.reader->Finish();
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    } else {
+      again.context->TryCancel();
+      again.reader->Finish();
+    }
+  }
+  EXPECT_TRUE(reopened) << "the slot of the cancelled watch came back";
+  for (std::size_t i = 1; i < watches.size(); ++i) {
+    watches[i].context->TryCancel();
+    watches[i].reader->Finish();
+  }
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
-#include "server/event_stream_slots.h"
+#include "server/stream_slots.h"
 
 namespace gammalab {
 
-std::shared_ptr<void> EventStreamSlots::acquire(const std::string& client) {
+std::shared_ptr<void> StreamSlots::acquire(const std::string& client) {
   {
     absl::MutexLock lock(&mutex_);
     std::size_t& mine = by_client_[client];
@@ -14,17 +14,17 @@ std::shared_ptr<void> EventStreamSlots::acquire(const std::string& client) {
     ++open_;
   }
   // The handle's deleter gives the slot back; it owns nothing else (the pointer is a non-null marker).
-  return std::shared_ptr<void>(this, [client](EventStreamSlots* slots) { slots->release(client); });
+  return std::shared_ptr<void>(this, [client](StreamSlots* slots) { slots->release(client); });
 }
 
-void EventStreamSlots::release(const std::string& client) {
+void StreamSlots::release(const std::string& client) {
   absl::MutexLock lock(&mutex_);
   --open_;
   auto it = by_client_.find(client);
   if (it != by_client_.end() && --it->second == 0) by_client_.erase(it);
 }
 
-std::size_t EventStreamSlots::open() const {
+std::size_t StreamSlots::open() const {
   absl::MutexLock lock(&mutex_);
   return open_;
 }

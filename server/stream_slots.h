@@ -1,8 +1,9 @@
 #pragma once
-// Open dashboard event streams (GET /api/events), counted in all and per client address. A waiting stream holds
-// no thread (http/http_server.h) but does hold a connection and a place in the wake-up list: without a bound,
-// one browser-facing client could hold every connection slot with streams. A stream beyond either bound is
-// refused with 503 and Retry-After.
+// Open long-lived streams, counted in all and per client address: the dashboard's event streams (GET
+// /api/events) and the Coordinator's WatchSweep calls. A waiting event stream holds no thread
+// (http/http_server.h) but holds a connection and a place in the wake-up list; a watch holds a gRPC thread and
+// reads its sweep every round. Without a bound, one client could hold every connection, or start threads
+// without end. A stream beyond either bound is refused (503 and Retry-After, RESOURCE_EXHAUSTED).
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -13,9 +14,9 @@
 
 namespace gammalab {
 
-class EventStreamSlots {
+class StreamSlots {
  public:
-  EventStreamSlots(std::size_t total, std::size_t per_client) : total_(total), per_client_(per_client) {}
+  StreamSlots(std::size_t total, std::size_t per_client) : total_(total), per_client_(per_client) {}
 
   // A slot for `client`'s new stream, held until the returned handle is destroyed (with the stream); null
   // when `client` has per_client streams open or there are total in all.

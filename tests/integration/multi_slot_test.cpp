@@ -216,8 +216,9 @@ TEST(MultiNode, ATwoNodeJobOnTwoOneSlotWorkersEndsAtTheOneRankLoss) {
       << "leased once, to both workers";
 }
 
-// kill -9 of the rank on node 1: its worker reports the attempt failed, which ends it for node 0 too (its lease
-// is lost); the gang gathers again and the job resumes from rank 0's checkpoint to the uninterrupted curve.
+// kill -9 of the rank on node 1: the attempt fails (reported by node 1's worker, or by node 0's when its rank
+// notices the lost peer first), which ends it for both nodes; the gang gathers again and the job resumes from
+// rank 0's checkpoint to the uninterrupted curve.
 TEST(MultiNode, AKilledRankOnAnotherNodeEndsTheAttemptAndTheJobResumes) {
   constexpr int kSteps = 150;
   Cluster cluster("kill-node");
@@ -237,10 +238,12 @@ TEST(MultiNode, AKilledRankOnAnotherNodeEndsTheAttemptAndTheJobResumes) {
 
   ASSERT_TRUE(wait_until([&] { return succeeded(db, job); }, 300)) << job_text(db, job, "state");
   EXPECT_EQ(job_int(db, job, "attempt"), 2) << "the killed attempt failed and the gang ran once more";
+  // Which worker reports the failed attempt first is a race: node 1's (its rank was killed) or node 0's (its
+  // rank lost its peer in a collective). Either way the attempt ends once, and is requeued once.
   EXPECT_EQ(db.count("SELECT COUNT(*) FROM job_events WHERE job_id = " + std::to_string(job) +
-                     " AND kind = 'requeued' AND detail LIKE 'node 1 (worker %'"),
+                     " AND kind = 'requeued' AND attempt = 1"),
             1)
-      << "the failure was node 1's";
+      << "the killed attempt was requeued once";
   const std::string log = cluster.cli({"logs", std::to_string(job)}).out;
   EXPECT_NE(log.find("resumed from"), std::string::npos) << "the second attempt resumed from the checkpoint: " << log;
 

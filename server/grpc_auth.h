@@ -20,7 +20,10 @@ namespace gammalab {
 // with the token check unless `tokens` is null (--insecure-no-auth).
 std::shared_ptr<grpc::ServerCredentials> grpc_server_credentials(const ServerOptions& options, Tokens* tokens);
 
-// The id of the token the call came with; nullopt when the server runs without tokens.
+// The id of the token in the call's authorization header; nullopt when it has none. Trust it only on a server
+// that checks tokens (the processor above refused the call otherwise): without tokens the header is unchecked.
+// A read of the call's own metadata: the connection's shared AuthContext is never written (it is not safe to
+// write from concurrent calls).
 std::optional<std::int64_t> caller_token_id(const grpc::ServerContext& context);
 
 }  // namespace gammalab

@@ -78,9 +78,22 @@ inline constexpr int kMaxMetricPageSize = 200'000;
 inline constexpr std::size_t kMaxMetricJobIds = 10'000;
 inline constexpr std::size_t kMaxMetricNames = 1'000;
 // Open WatchSweep calls (each holds a thread of the gRPC server and reads its sweep every round), per client
-// address and in all: `gammalab watch` opens one.
+// address, per token and in all: `gammalab watch` opens one.
 inline constexpr std::size_t kMaxWatchesPerClient = 16;
+inline constexpr std::size_t kMaxWatchesPerToken = 64;
 inline constexpr std::size_t kMaxWatches = 256;
+// Open ReportMetrics streams (each holds a thread while open). A worker sends one at a time, writes its
+// batches at once and closes it within its 30 s deadline; a cluster's workers may share one token, each from
+// its own address. A stream that sends nothing for kMetricStreamIdleMs is ended.
+inline constexpr std::size_t kMaxMetricStreamsPerClient = 16;
+inline constexpr std::size_t kMaxMetricStreamsPerToken = 512;
+inline constexpr std::size_t kMaxMetricStreams = 1024;
+inline constexpr std::int64_t kMetricStreamIdleMs = 30'000;
+// Threads of the gRPC server in all (its resource quota): the long calls above, and unary calls beside them.
+// A call that finds none free is refused with RESOURCE_EXHAUSTED instead of starting a thread without end.
+inline constexpr int kMaxGrpcServerThreads = 1600;
+// gRPC's own memory (connection and message buffers) in all, its resource quota's size.
+inline constexpr std::size_t kMaxGrpcServerMemoryBytes = std::size_t{2} << 30;  // 2 GiB
 // GetFits pages and the HTTP API's ?all=1, in fit versions.
 inline constexpr int kDefaultFitPageSize = 10;
 inline constexpr int kMaxFitPageSize = 100;

@@ -16,6 +16,7 @@
 #include "core/sweep/sweep.h"
 #include "core/utf8_text.h"
 #include "proto/convert.h"
+#include "server/grpc_auth.h"
 #include "server/guarded.h"
 #include "server/job_files.h"
 #include "server/pending_reason.h"
@@ -42,13 +43,19 @@ grpc::Status page_arguments(int page_size, const std::string& page_token, std::s
   return grpc::Status::OK;
 }
 
-// The address of a gRPC peer without its port: "ipv4:10.0.0.5:41234" -> "ipv4:10.0.0.5", "ipv6:[::1]:5" ->
-// "ipv6:[::1]"; a peer without a port ("unix:/path") is itself.
-std::string peer_address(const std::string& peer) {
-  const std::size_t colon = peer.rfind(':');
-  const std::size_t scheme = peer.find(':');
-  if (colon == std::string::npos || colon == scheme || peer.back() == ']') return peer;
-  return peer.substr(0, colon);
+// Moves `rows` into `out` while the reply stays within limits::kMaxReplyBytes (the first row always goes in):
+// a page is bounded in bytes as well as in rows, whatever a stored row weighs. True when rows were left over
+// for the next page.
+template <typename Row>
+bool add_within_reply_budget(std::vector<Row> rows, google::protobuf::RepeatedPtrField<Row>& out) {
+  std::size_t bytes = 0;
+  for (Row& row : rows) {
+    const std::size_t size = row.ByteSizeLong() + 8;  // the row and its tag and length
+    if (!out.empty() && bytes + size > limits::kMaxReplyBytes) return true;
+    bytes += size;
+    *out.Add() = std::move(row);
+  }
+  return false;
 }
 
 // Where a GetMetrics page starts: the index of a job in the request's job_ids, and within it where the page
@@ -97,7 +104,7 @@ void add_problems(const std::vector<SweepDiagnostic>& problems, v1::SubmitSweepR
 
 grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::SubmitSweepRequest* request,
                                              v1::SubmitSweepResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     SweepStages stages;
     try {
       SweepOptions options;
@@ -123,14 +130,14 @@ grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::Sub
 
 grpc::Status CoordinatorService::ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest* request,
                                             v1::ListSweepsResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     std::int64_t after = -1;
     std::size_t size = 0;
     if (grpc::Status bad = page_arguments(request->page_size(), request->page_token(), size, after); !bad.ok()) {
       return bad;
     }
     bool more = false;
-    for (auto& s : store_.list_sweeps_page(after, size, more)) *response->add_sweeps() = std::move(s);
+    more = add_within_reply_budget(store_.list_sweeps_page(after, size, more), *response->mutable_sweeps()) || more;
     if (more) response->set_next_page_token(response->sweeps(response->sweeps_size() - 1).id());
     return grpc::Status::OK;
   });
@@ -138,7 +145,7 @@ grpc::Status CoordinatorService::ListSweeps(grpc::ServerContext*, const v1::List
 
 grpc::Status CoordinatorService::GetSweep(grpc::ServerContext*, const v1::GetSweepRequest* request,
                                           v1::Sweep* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     auto sweep = store_.find_sweep(request->sweep_id());
     if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
     *response = *sweep;
@@ -148,7 +155,7 @@ grpc::Status CoordinatorService::GetSweep(grpc::ServerContext*, const v1::GetSwe
 
 grpc::Status CoordinatorService::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
                                           v1::ListJobsResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     std::int64_t after = -1;
     std::size_t size = 0;
     if (grpc::Status bad = page_arguments(request->page_size(), request->page_token(), size, after); !bad.ok()) {
@@ -178,7 +185,7 @@ grpc::Status CoordinatorService::ListJobs(grpc::ServerContext*, const v1::ListJo
 }
 
 grpc::Status CoordinatorService::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request, v1::Job* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     auto job = store_.find_job(request->job_id());
     if (!job) return not_found("job '" + request->job_id() + "'");
     explain_pending(store_, options_.lease_timeout_ms, {&*job});
@@ -189,7 +196,7 @@ grpc::Status CoordinatorService::GetJob(grpc::ServerContext*, const v1::GetJobRe
 
 grpc::Status CoordinatorService::CancelSweep(grpc::ServerContext*, const v1::CancelSweepRequest* request,
                                              v1::CancelSweepResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     auto sweep = store_.find_sweep(request->sweep_id());
     if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
     std::vector<std::string> ids;
@@ -207,7 +214,7 @@ grpc::Status CoordinatorService::CancelSweep(grpc::ServerContext*, const v1::Can
 }
 
 grpc::Status CoordinatorService::RetryJob(grpc::ServerContext*, const v1::RetryJobRequest* request, v1::Job* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     auto job = store_.find_job(request->job_id());
     if (!job) return not_found("job '" + request->job_id() + "'");
     auto retried = store_.retry(job->id());
@@ -224,16 +231,14 @@ grpc::Status CoordinatorService::RetryJob(grpc::ServerContext*, const v1::RetryJ
 
 grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const v1::WatchSweepRequest* request,
                                             grpc::ServerWriter<v1::SweepUpdate>* writer) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     auto sweep = store_.find_sweep(request->sweep_id());
     if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
-    const std::shared_ptr<void> slot = watches_.acquire(peer_address(context->peer()));
-    if (!slot) {
-      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                          "too many open watches: at most " + std::to_string(watches_.per_client()) +
-                              " per client and " + std::to_string(watches_.total()) +
-                              " in all; end another `gammalab watch` or retry later");
-    }
+    grpc::Status refusal;
+    // Ended by the registry's watchdog (IsCancelled below) when its token is revoked.
+    const std::unique_ptr<LongCalls::Call> call =
+        watches_.enter(context, options_.insecure_no_auth ? std::nullopt : caller_token_id(*context), refusal);
+    if (!call) return refusal;
     const std::string id = sweep->id();
     std::uint64_t seen = store_.version();
     // What this watcher was last sent of each job, encoded: an update carries only the jobs whose encoding
@@ -275,15 +280,7 @@ grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const 
 
 grpc::Status CoordinatorService::GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest* request,
                                             v1::GetMetricsResponse* response) {
-  return guarded([&] {
-    if (static_cast<std::size_t>(request->job_ids_size()) > limits::kMaxMetricJobIds) {
-      return invalid_argument("job_ids: at most " + std::to_string(limits::kMaxMetricJobIds) + " jobs, got " +
-                              std::to_string(request->job_ids_size()));
-    }
-    if (static_cast<std::size_t>(request->names_size()) > limits::kMaxMetricNames) {
-      return invalid_argument("names: at most " + std::to_string(limits::kMaxMetricNames) + " metric names, got " +
-                              std::to_string(request->names_size()));
-    }
+  return guarded(*request, [&] {
     if (request->page_size() < 0 || request->page_size() > limits::kMaxMetricPageSize) {
       return invalid_argument("page_size: " + std::to_string(request->page_size()) + " is outside 0.." +
                               std::to_string(limits::kMaxMetricPageSize));
@@ -342,16 +339,16 @@ grpc::Status CoordinatorService::GetMetrics(grpc::ServerContext*, const v1::GetM
 
 grpc::Status CoordinatorService::ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest* request,
                                              v1::ListWorkersResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     std::int64_t after = -1;
     std::size_t size = 0;
     if (grpc::Status bad = page_arguments(request->page_size(), request->page_token(), size, after); !bad.ok()) {
       return bad;
     }
     bool more = false;
-    for (auto& w : store_.list_workers_page(options_.lease_timeout_ms, after, size, more)) {
-      *response->add_workers() = std::move(w);
-    }
+    more = add_within_reply_budget(store_.list_workers_page(options_.lease_timeout_ms, after, size, more),
+                                   *response->mutable_workers()) ||
+           more;
     if (more) response->set_next_page_token(response->workers(response->workers_size() - 1).id());
     return grpc::Status::OK;
   });
@@ -359,7 +356,7 @@ grpc::Status CoordinatorService::ListWorkers(grpc::ServerContext*, const v1::Lis
 
 grpc::Status CoordinatorService::GetJobLog(grpc::ServerContext*, const v1::GetJobLogRequest* request,
                                            v1::GetJobLogResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     auto job = store_.find_job(request->job_id());
     if (!job) return not_found("job '" + request->job_id() + "'");
     // The end of the log, read from its end (server/job_files.h) and never more than a reply may carry:
@@ -375,7 +372,7 @@ grpc::Status CoordinatorService::GetJobLog(grpc::ServerContext*, const v1::GetJo
 
 grpc::Status CoordinatorService::GetFits(grpc::ServerContext*, const v1::GetFitsRequest* request,
                                          v1::GetFitsResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     if (request->page_size() < 0 || request->page_size() > limits::kMaxFitPageSize) {
       return invalid_argument("page_size: " + std::to_string(request->page_size()) + " is outside 0.." +
                               std::to_string(limits::kMaxFitPageSize));

@@ -4,14 +4,20 @@
 #include "gammalab/v1/gammalab.grpc.pb.h"
 #include "server/server_options.h"
 #include "server/store.h"
-#include "server/stream_slots.h"
+#include "server/long_calls.h"
 
 namespace gammalab {
 
 class CoordinatorService final : public v1::Coordinator::Service {
  public:
   CoordinatorService(Store& store, const ServerOptions& options)
-      : store_(store), options_(options), watches_(limits::kMaxWatches, limits::kMaxWatchesPerClient) {}
+      : store_(store),
+        options_(options),
+        watches_({.kind = "watch",
+                  .total = limits::kMaxWatches,
+                  .per_address = limits::kMaxWatchesPerClient,
+                  .per_token = limits::kMaxWatchesPerToken},
+                 options.insecure_no_auth ? std::string() : options.database) {}
 
   grpc::Status SubmitSweep(grpc::ServerContext*, const v1::SubmitSweepRequest*, v1::SubmitSweepResponse*) override;
   grpc::Status ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest*, v1::ListSweepsResponse*) override;
@@ -27,10 +33,13 @@ class CoordinatorService final : public v1::Coordinator::Service {
   grpc::Status GetJobLog(grpc::ServerContext*, const v1::GetJobLogRequest*, v1::GetJobLogResponse*) override;
   grpc::Status GetFits(grpc::ServerContext*, const v1::GetFitsRequest*, v1::GetFitsResponse*) override;
 
+  // Open WatchSweep calls: bounded, ended when their token is revoked.
+  const LongCalls& watches() const { return watches_; }
+
  private:
   Store& store_;
   const ServerOptions& options_;
-  StreamSlots watches_;  // open WatchSweep calls: each holds a thread of the server while it lasts
+  LongCalls watches_;  // open WatchSweep calls: each holds a thread of the server while it lasts
 };
 
 }  // namespace gammalab

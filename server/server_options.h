@@ -26,6 +26,8 @@ struct ServerOptions {
   bool insecure_no_auth = false;  // no tokens: allowed only when every listen address is loopback
   // Points in an HTTP metrics answer without max_points, over all its series (not a flag; tests lower it).
   std::size_t http_max_full_series_points = limits::kMaxFullSeriesPoints;
+  // A ReportMetrics stream that sends nothing for this long is ended (not a flag; tests lower it).
+  std::int64_t metric_stream_idle_ms = limits::kMetricStreamIdleMs;
 };
 
 }  // namespace gammalab

@@ -11,6 +11,7 @@
 #include "server/grpc_auth.h"
 #include "server/guarded.h"
 #include "server/prometheus_metrics.h"
+#include "server/request_limits.h"
 
 namespace gammalab {
 
@@ -26,7 +27,8 @@ grpc::Status not_your_worker(const std::string& worker_id) {
 // A worker's calls act only for the workers that registered with the caller's token (server/grpc_auth.h puts
 // its id in the call). Without auth (--insecure-no-auth, loopback only) any caller acts for any worker.
 grpc::Status WorkerGatewayService::caller(grpc::ServerContext* context, std::optional<std::int64_t>& token_id) const {
-  token_id = caller_token_id(*context);
+  // Without auth the header is not checked: a caller could name any token's id, so none is used.
+  token_id = options_.insecure_no_auth ? std::nullopt : caller_token_id(*context);
   if (!token_id && !options_.insecure_no_auth) return {grpc::StatusCode::UNAUTHENTICATED, "no token"};
   return grpc::Status::OK;
 }
@@ -40,7 +42,7 @@ grpc::Status WorkerGatewayService::check_worker(grpc::ServerContext* context, co
 
 grpc::Status WorkerGatewayService::RegisterWorker(grpc::ServerContext* context, const v1::RegisterWorkerRequest* request,
                                                   v1::RegisterWorkerResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     std::optional<std::int64_t> token_id;
     if (grpc::Status s = caller(context, token_id); !s.ok()) return s;
     if (request->slots() < 1) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "slots: must be at least 1");
@@ -58,7 +60,7 @@ grpc::Status WorkerGatewayService::RegisterWorker(grpc::ServerContext* context, 
 
 grpc::Status WorkerGatewayService::Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
                                              v1::HeartbeatResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     if (grpc::Status s = check_worker(context, request->worker_id()); !s.ok()) return s;
     std::vector<std::pair<std::string, int>> running;
     for (const auto& r : request->running()) running.emplace_back(r.job_id(), r.attempt());
@@ -73,7 +75,7 @@ grpc::Status WorkerGatewayService::Heartbeat(grpc::ServerContext* context, const
 
 grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext* context, const v1::LeaseJobRequest* request,
                                             v1::LeaseJobResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     if (grpc::Status s = check_worker(context, request->worker_id()); !s.ok()) return s;
     int free_slots = 1;  // a worker that does not say leases one slot at a time
     if (request->has_free_slots()) {
@@ -107,7 +109,7 @@ grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext* context, const 
 
 grpc::Status WorkerGatewayService::StartJob(grpc::ServerContext* context, const v1::StartJobRequest* request,
                                             v1::StartJobResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     if (grpc::Status s = check_worker(context, request->worker_id()); !s.ok()) return s;
     if (!request->rendezvous().empty()) {
       // Handed to the gang's other workers, which make a trainer flag of it: checked here first.
@@ -149,13 +151,16 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext* context,
   return guarded([&] {
     std::optional<std::int64_t> token_id;
     if (grpc::Status s = caller(context, token_id); !s.ok()) return s;
+    grpc::Status refusal;
+    const std::unique_ptr<LongCalls::Call> call = metric_streams_.enter(context, token_id, refusal);
+    if (!call) return refusal;
     v1::ReportMetricsRequest request;
     while (reader->Read(&request)) {
+      call->touch();
       const std::string who = "job " + utf8_head(request.job_id(), 64) + " attempt " + std::to_string(request.attempt());
-      if (static_cast<std::size_t>(request.points_size()) > limits::kMaxPointsPerReport) {
-        return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT,
-                              who + ": points: " + std::to_string(request.points_size()) +
-                                  " in one report, over the limit of " + std::to_string(limits::kMaxPointsPerReport));
+      // Every field bounded (points: limits::kMaxPointsPerReport), the job id canonical.
+      if (grpc::Status bad = check_request_limits(request); !bad.ok()) {
+        return refuse_metrics(bad.error_code(), who + ": " + bad.error_message());
       }
       const std::vector<MetricPoint> points = from_proto(request.points());
       for (const MetricPoint& p : points) {
@@ -188,7 +193,7 @@ grpc::Status WorkerGatewayService::refuse_metrics(grpc::StatusCode code, const s
 
 grpc::Status WorkerGatewayService::FinishJob(grpc::ServerContext* context, const v1::FinishJobRequest* request,
                                              v1::FinishJobResponse* response) {
-  return guarded([&] {
+  return guarded(*request, [&] {
     if (grpc::Status s = check_worker(context, request->worker_id()); !s.ok()) return s;
     const bool accepted = store_.finish(request->worker_id(), request->job_id(), request->attempt(), request->outcome(),
                                         utf8_head(request->error(), limits::kMaxJobErrorBytes));

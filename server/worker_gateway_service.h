@@ -8,6 +8,7 @@
 
 #include "core/limits.h"
 #include "gammalab/v1/gammalab.grpc.pb.h"
+#include "server/long_calls.h"
 #include "server/metric_rate_limit.h"
 #include "server/server_options.h"
 #include "server/store.h"
@@ -16,7 +17,15 @@ namespace gammalab {
 
 class WorkerGatewayService final : public v1::WorkerGateway::Service {
  public:
-  WorkerGatewayService(Store& store, const ServerOptions& options) : store_(store), options_(options) {}
+  WorkerGatewayService(Store& store, const ServerOptions& options)
+      : store_(store),
+        options_(options),
+        metric_streams_({.kind = "metric stream",
+                         .total = limits::kMaxMetricStreams,
+                         .per_address = limits::kMaxMetricStreamsPerClient,
+                         .per_token = limits::kMaxMetricStreamsPerToken,
+                         .idle = std::chrono::milliseconds(options.metric_stream_idle_ms)},
+                        options.insecure_no_auth ? std::string() : options.database) {}
 
   grpc::Status RegisterWorker(grpc::ServerContext*, const v1::RegisterWorkerRequest*,
                               v1::RegisterWorkerResponse*) override;
@@ -33,6 +42,8 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
   // (RESOURCE_EXHAUSTED: the worker resends it later).
   // Each request is stored whole or not at all; the stream ends at the first refused one.
   std::int64_t refused_metric_reports() const { return refused_metric_reports_; }
+  // Open ReportMetrics streams: bounded, ended when idle or when their token is revoked.
+  const LongCalls& metric_streams() const { return metric_streams_; }
 
  private:
   grpc::Status refuse_metrics(grpc::StatusCode code, const std::string& reason);
@@ -44,6 +55,7 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
   Store& store_;
   const ServerOptions& options_;
   std::atomic<std::int64_t> refused_metric_reports_{0};
+  LongCalls metric_streams_;
   MetricRateLimit metric_rate_{limits::kMetricPointsPerSecondPerJob, limits::kMetricPointBurstPerJob};
 };
 

@@ -230,10 +230,10 @@ TEST(BoundedReplies, BadMetricsRequestsAreRefusedNamingTheField) {
   request.set_page_token("");
   v1::GetMetricsRequest many = request;
   for (std::size_t i = 0; i < limits::kMaxMetricJobIds; ++i) many.add_job_ids(job);
-  EXPECT_EQ(refused(many), "job_ids: at most 10000 jobs, got 10001");
+  EXPECT_EQ(refused(many), "job_ids: 10001 entries, over the limit of 10000");
   many = request;
   for (std::size_t i = 0; i <= limits::kMaxMetricNames; ++i) many.add_names("train/loss");
-  EXPECT_EQ(refused(many), "names: at most 1000 metric names, got 1001");
+  EXPECT_EQ(refused(many), "names: 1001 entries, over the limit of 1000");
   // A token of a previous page is only a position: a job's first page from one is well-formed and empty.
   request.set_page_token("0:5:train/loss");
   v1::GetMetricsResponse page;

@@ -7,6 +7,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -22,9 +23,9 @@ namespace gammalab::testing {
 
 class InProcessCoordinator {
  public:
-  explicit InProcessCoordinator(const std::string& name) : db_path_(temp_db(name)), store_(db_path_.string()) {
-    options_.database = db_path_.string();
-    options_.shared_root = db_path_.parent_path() / "shared";
+  // `configure` may change the options (a lower limit, say) before the services are made from them.
+  explicit InProcessCoordinator(const std::string& name, const std::function<void(ServerOptions&)>& configure = {})
+      : db_path_(temp_db(name)), store_(db_path_.string()), options_(options_for(db_path_, configure)) {
     security_.token = tokens_.create(Role::kUser, "test user");
     security_.gateway_token = tokens_.create(Role::kWorker, "test worker");
     worker_token_id_ = tokens_.list().back().id;
@@ -52,6 +53,7 @@ class InProcessCoordinator {
     return worker;
   }
   const WorkerGatewayService& gateway() const { return gateway_; }
+  const CoordinatorService& coordinator() const { return coordinator_; }
   const std::filesystem::path& db_path() const { return db_path_; }
 
   // A channel of its own (not shared with other stubs), as a separate worker process would have.
@@ -62,6 +64,15 @@ class InProcessCoordinator {
   }
 
  private:
+  static ServerOptions options_for(const std::filesystem::path& db_path,
+                                   const std::function<void(ServerOptions&)>& configure) {
+    ServerOptions options;
+    options.database = db_path.string();
+    options.shared_root = db_path.parent_path() / "shared";
+    if (configure) configure(options);
+    return options;
+  }
+
   std::filesystem::path db_path_;
   Store store_;
   Tokens tokens_{db_path_.string()};

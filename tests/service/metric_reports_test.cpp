@@ -111,7 +111,7 @@ TEST_F(MetricReports, AReportOfMorePointsThanTheLimitIsRefused) {
   std::vector<v1::MetricPoint> points;
   for (std::size_t i = 0; i <= limits::kMaxPointsPerReport; ++i) points.push_back(point(6, "train/loss", 2.0));
   expect_refused(job_, points, grpc::StatusCode::INVALID_ARGUMENT,
-                 {"points: 10001 in one report, over the limit of 10000"});
+                 {"points: 10001 entries, over the limit of 10000"});
 }
 
 TEST_F(MetricReports, NonFiniteValuesAreRefused) {

@@ -28,6 +28,7 @@
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
 #include "server/job_files.h"
+#include "server/loopback.h"
 #include "server/pending_reason.h"
 #include "server/prometheus_metrics.h"
 #include "server/tls_files.h"
@@ -52,6 +53,8 @@ constexpr std::size_t kMaxEventStreamsPerClient = 8;
 // Every open stream gets a ": ping" comment this often, so that proxies keep it open and a client that went
 // away is noticed at the write.
 constexpr auto kPingInterval = std::chrono::seconds(15);
+// How often revocations are read: a revoked token's sessions and event streams end within about this long.
+constexpr auto kRevocationCheckInterval = std::chrono::seconds(1);
 // A burst of metric writes is one "change" event: the notifier waits this long after the first change.
 constexpr auto kCoalesceChanges = std::chrono::milliseconds(300);
 // A connection that sends nothing for this long is closed: a request sent byte by byte, a client that never
@@ -265,7 +268,13 @@ std::size_t HttpApi::open_event_streams() const { return server_->open_streams()
 void HttpApi::notify_streams() {
   std::uint64_t seen = published_version_;
   auto next_ping = std::chrono::steady_clock::now() + kPingInterval;
+  auto next_revocation_check = std::chrono::steady_clock::now();
   while (!stopping_) {
+    // A revoked token's sessions end, and its open streams end at the wake that follows.
+    if (std::chrono::steady_clock::now() >= next_revocation_check) {
+      next_revocation_check += kRevocationCheckInterval;
+      if (auth_.refresh_revocations()) server_->wake_streams();
+    }
     if (store_.wait_for_change(seen, std::chrono::milliseconds(250)) != seen) {
       std::this_thread::sleep_for(kCoalesceChanges);
       seen = store_.version();
@@ -283,6 +292,12 @@ void HttpApi::notify_streams() {
 // The one entry of every request: cross-origin writes refused, the static-file filter, the auth check, then
 // the routes.
 void HttpApi::handle(const HttpRequest& req, HttpResponse& res) {
+  if (!auth_.enabled() && !is_loopback_host_header(req.header("Host"))) {
+    return send_error(res, 403,
+                      "Host " + utf8_head(req.header("Host"), 200) +
+                          " refused: without tokens (--insecure-no-auth) this server answers only requests "
+                          "addressed to localhost or a loopback address");
+  }
   if (cross_origin_write(req)) {
     return send_error(res, 403,
                       "cross-origin request refused: Origin " + utf8_head(req.header("Origin"), 200) +
@@ -523,9 +538,11 @@ void HttpApi::open_event_stream(const HttpRequest& req, HttpResponse& res) {
   auto stream = std::make_shared<Stream>();
   stream->sent_version = store_.version();
   stream->ping_round = ping_round_;
+  const std::optional<std::int64_t> token_id = auth_.caller_token_id(req);
   res.set_stream(
-      [this, stream, slot]() -> StreamStep {
+      [this, stream, slot, token_id]() -> StreamStep {
         if (stopping_) return {StreamStep::kEnd, {}};
+        if (token_id && auth_.revoked(*token_id)) return {StreamStep::kEnd, {}};
         if (!stream->greeted) {  // lets the client know the stream is live (and that it may have missed changes)
           stream->greeted = true;
           return {StreamStep::kSend,

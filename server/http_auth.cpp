@@ -57,7 +57,7 @@ std::optional<std::int64_t> HttpAuth::session_token(const HttpRequest& req) {
   if (id.size() != kSessionIdBytes * 2) return std::nullopt;
   std::int64_t token_id = 0;
   {
-    std::lock_guard lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     auto it = sessions_.find(session_key(id));
     if (it == sessions_.end()) return std::nullopt;
     const auto now = std::chrono::steady_clock::now();
@@ -104,14 +104,8 @@ void HttpAuth::open_session(const HttpRequest& req, HttpResponse& res) {
   sodium_bin2hex(id.data(), id.size(), bytes, sizeof bytes);
   id.pop_back();
   {
-    std::lock_guard lock(mutex_);
-    if (sessions_.size() >= kMaxSessions) {
-      auto oldest = sessions_.begin();
-      for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
-        if (it->second.last_used < oldest->second.last_used) oldest = it;
-      }
-      sessions_.erase(oldest);
-    }
+    absl::MutexLock lock(&mutex_);
+    make_room_for(caller->token_id);
     sessions_[session_key(id)] = {caller->token_id, std::chrono::steady_clock::now()};
   }
   res.set_header("Set-Cookie", std::string(kCookie) + "=" + id + "; Path=/; HttpOnly; SameSite=Strict" +
@@ -122,11 +116,63 @@ void HttpAuth::open_session(const HttpRequest& req, HttpResponse& res) {
 void HttpAuth::close_session(const HttpRequest& req, HttpResponse& res) {
   const std::string id = cookie_value(req, kCookie);
   if (!id.empty()) {
-    std::lock_guard lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     sessions_.erase(session_key(id));
   }
   res.set_header("Set-Cookie", std::string(kCookie) + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
   send(res, 200, {{"auth", tokens_ != nullptr}});
+}
+
+void HttpAuth::make_room_for(std::int64_t token_id) {
+  using It = std::map<std::string, Session>::iterator;
+  auto oldest_of = [&](auto&& keep) {
+    It oldest = sessions_.end();
+    for (It it = sessions_.begin(); it != sessions_.end(); ++it) {
+      if (keep(it->second) && (oldest == sessions_.end() || it->second.last_used < oldest->second.last_used)) {
+        oldest = it;
+      }
+    }
+    return oldest;
+  };
+  std::map<std::int64_t, std::size_t> per_token;
+  for (const auto& [key, session] : sessions_) ++per_token[session.token_id];
+  if (per_token[token_id] >= kMaxSessionsPerToken) {
+    sessions_.erase(oldest_of([&](const Session& s) { return s.token_id == token_id; }));
+    return;
+  }
+  if (sessions_.size() < kMaxSessions) return;
+  const auto now = std::chrono::steady_clock::now();
+  std::erase_if(sessions_, [&](const auto& entry) { return now - entry.second.last_used > kSessionIdle; });
+  if (sessions_.size() < kMaxSessions) return;
+  // Full of live sessions (at least 32 tokens' worth): the heaviest token gives one up.
+  const auto heaviest = std::max_element(per_token.begin(), per_token.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+  sessions_.erase(oldest_of([&](const Session& s) { return s.token_id == heaviest->first; }));
+}
+
+std::optional<std::int64_t> HttpAuth::caller_token_id(const HttpRequest& req) {
+  if (tokens_ == nullptr) return std::nullopt;
+  bool present = false;
+  if (const std::optional<Caller> caller = bearer_caller(req, present)) return caller->token_id;
+  return present ? std::nullopt : session_token(req);
+}
+
+bool HttpAuth::refresh_revocations() {
+  if (tokens_ == nullptr) return false;
+  std::set<std::int64_t> now;
+  for (const TokenInfo& t : tokens_->list()) {
+    if (t.revoked_ms) now.insert(t.id);
+  }
+  absl::MutexLock lock(&mutex_);
+  const bool newly = std::any_of(now.begin(), now.end(), [&](std::int64_t id) { return !revoked_.contains(id); });
+  if (newly) std::erase_if(sessions_, [&](const auto& entry) { return now.contains(entry.second.token_id); });
+  revoked_ = std::move(now);
+  return newly;
+}
+
+bool HttpAuth::revoked(std::int64_t token_id) const {
+  absl::MutexLock lock(&mutex_);
+  return revoked_.contains(token_id);
 }
 
 }  // namespace gammalab

@@ -13,11 +13,12 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
-#include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "http/http_server.h"
 #include "server/tokens.h"
 
@@ -26,7 +27,11 @@ namespace gammalab {
 class HttpAuth {
  public:
   static constexpr auto kSessionIdle = std::chrono::hours(12);
-  static constexpr std::size_t kMaxSessions = 1024;  // beyond, the least recently used session ends
+  // Beyond kMaxSessionsPerToken, that token's least recently used session ends: one token (a script opening
+  // sessions in a loop) evicts only its own. Beyond kMaxSessions in all, expired sessions go first, then the
+  // oldest of the token holding the most.
+  static constexpr std::size_t kMaxSessionsPerToken = 32;
+  static constexpr std::size_t kMaxSessions = 1024;
   static constexpr char kCookie[] = "gammalab_session";
 
   // tokens null: no auth (--insecure-no-auth); secure_cookie: the server speaks TLS (the cookie's Secure flag).
@@ -40,6 +45,14 @@ class HttpAuth {
   // is let in (200 {"auth": true|false}) and DELETE ends its session.
   void open_session(const HttpRequest& req, HttpResponse& res);
   void close_session(const HttpRequest& req, HttpResponse& res);
+  // The token id a let-in request came with (its bearer token or its session); nullopt without auth.
+  std::optional<std::int64_t> caller_token_id(const HttpRequest& req);
+
+  // Revocations, read from the database by the caller's thread (the HTTP API's notifier) every second or so:
+  // sessions of revoked tokens end at once, and open event streams ask revoked() (which reads no database, as
+  // stream sources run under the HTTP server's lock). True when a token was newly revoked.
+  bool refresh_revocations();
+  bool revoked(std::int64_t token_id) const;
 
  private:
   // A bearer token's caller; nullopt when the header is absent (`present` false) or the token is not valid.
@@ -47,6 +60,8 @@ class HttpAuth {
   // The session's token id from the request's cookie, refreshing its idle time.
   std::optional<std::int64_t> session_token(const HttpRequest& req);
   static std::string session_key(std::string_view session_id);
+  // Makes room for one more session of `token_id` (see kMaxSessionsPerToken).
+  void make_room_for(std::int64_t token_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   struct Session {
     std::int64_t token_id = 0;
@@ -54,9 +69,10 @@ class HttpAuth {
   };
   Tokens* tokens_;
   bool secure_cookie_;
-  std::mutex mutex_;
+  mutable absl::Mutex mutex_;
   // Keyed by a hash of the session id, so that looking one up tells nothing about the ids of others.
   std::map<std::string, Session> sessions_ ABSL_GUARDED_BY(mutex_);
+  std::set<std::int64_t> revoked_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace gammalab

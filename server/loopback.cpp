@@ -17,4 +17,11 @@ bool is_loopback_listen_address(const std::string& address) {
   return false;
 }
 
+bool is_loopback_host_header(const std::string& host) {
+  if (host.empty()) return false;
+  // "[::1]" and "localhost" have no port; "[::1]:8080" and "localhost:8080" do.
+  const bool has_port = host.front() == '[' ? host.back() != ']' : host.find(':') != std::string::npos;
+  return is_loopback_listen_address(has_port ? host : host + ":0");
+}
+
 }  // namespace gammalab

@@ -1,6 +1,8 @@
 // Online backup of the coordinator's database (see server/backup.h).
 #include "server/backup.h"
 
+#include "server/private_files.h"
+
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
@@ -108,6 +110,7 @@ BackupResult backup_database(const BackupOptions& options) {
 
   BackupResult result;
   {
+    create_private_file(partial);  // a copy of everyone's data: owner-only, whatever the umask
     DbHandle dest = open_database(partial, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, "DEST");
     // One read transaction over the whole copy: every step reads the same snapshot. Without it each step takes a
     // fresh read lock, and a write by the server between steps restarts the backup from page 1 (under a steady

@@ -12,6 +12,7 @@
 #include "log/log_format.h"
 #include "server/backup.h"
 #include "server/coordinator_service.h"
+#include "server/database_lock.h"
 #include "server/grpc_auth.h"
 #include "server/grpc_listener.h"
 #include "server/http_api.h"
@@ -36,6 +37,20 @@ void raise_open_file_limit() {
   const rlim_t was = limit.rlim_cur;
   limit.rlim_cur = limit.rlim_max;
   if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) spdlog::warn("open-file limit stays at {}", was);
+}
+
+// Tokens are bearer credentials: on a plaintext listener that others can reach, anyone on the path reads them.
+void warn_if_tokens_travel_in_plaintext(const gammalab::ServerOptions& options) {
+  if (options.insecure_no_auth || !options.tls_cert.empty()) return;
+  const std::pair<const char*, std::string> addresses[] = {{"--listen", options.grpc_address},
+                                                           {"--http", options.http_address}};
+  for (const auto& [flag, address] : addresses) {
+    if (!address.empty() && !gammalab::is_loopback_listen_address(address)) {
+      spdlog::warn("{} {}: tokens and data travel unencrypted on an address others can reach; give --tls-cert and "
+                   "--tls-key (docs/security.md), or listen on a loopback address behind a TLS proxy",
+                   flag, address);
+    }
+  }
 }
 }  // namespace
 
@@ -115,6 +130,8 @@ int main(int argc, char** argv) {
                    "act as any worker. For local experiments only. ***");
     }
     raise_open_file_limit();
+    warn_if_tokens_travel_in_plaintext(options);
+    const gammalab::DatabaseLock database_lock(options.database);
     std::filesystem::create_directories(options.shared_root);
     gammalab::Store store(options.database);
     gammalab::observe_sqlite_writes(store);

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include "server/private_files.h"
+
 namespace gammalab::sql {
 
 namespace {
@@ -72,6 +74,8 @@ std::string Statement::text(int column) const {
 bool Statement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
 Database::Database(const std::string& path) {
+  // Owner-only from its creation, and so its WAL and shared memory too (server/private_files.h).
+  if (!path.empty() && path.front() != ':' && !path.starts_with("file:")) create_private_file(path);
   // NOMUTEX: every owner of a Database serializes its use under its own lock (Store, Tokens), so SQLite's
   // per-call mutex only added a lock and an unlock to each bind, step and column read (16% of the time of a
   // sweep's downsampled metrics read, measured with perf).

@@ -2,10 +2,12 @@
 
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
+#include "server/private_files.h"
 #include "server/tokens.h"
 
 namespace gammalab {
@@ -35,6 +37,8 @@ void add_token_commands(CLI::App& app, TokenCommand& command) {
       ->required()
       ->check(CLI::IsMember({"user", "worker", "metrics"}));
   create->add_option("--name", command.name, "what the token is for (shown by `token list`)");
+  create->add_option("--out", command.out,
+                     "write the token to this new file, readable by its owner only (0600), instead of printing it");
   create->callback([&command] { command.action = "create"; });
   create->fallthrough();
   CLI::App* list = token->add_subcommand("list", "list tokens: id, name, role, created, revoked (never secrets)");
@@ -51,6 +55,15 @@ int run_token_command(const TokenCommand& command, const std::string& db_path) {
   try {
     Tokens tokens(db_path);
     if (command.action == "create") {
+      if (!command.out.empty()) {
+        // Checked before the token exists: a refused file leaves no token behind.
+        if (std::filesystem::symlink_status(command.out).type() != std::filesystem::file_type::not_found) {
+          std::cerr << "token create: --out " << command.out << ": exists already (choose a new file)\n";
+          return 1;
+        }
+        write_new_private_file(command.out, tokens.create(parse_role(command.role).value(), command.name) + "\n");
+        return 0;
+      }
       std::cout << tokens.create(parse_role(command.role).value(), command.name) << "\n";
       return 0;
     }

@@ -13,6 +13,7 @@ struct TokenCommand {
   std::string action;  // create | list | revoke
   std::string role;
   std::string name;
+  std::string out;  // create: a new 0600 file for the token instead of stdout
   std::int64_t id = 0;
   bool json = false;
 };

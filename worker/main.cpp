@@ -73,6 +73,9 @@ int main(int argc, char** argv) {
     spdlog::critical("{}", e.what());
     return 2;
   }
+  // Read once, kept in memory: trainers (every job's code and data loaders) inherit this environment, and none
+  // of them needs the worker's credential.
+  ::unsetenv(gammalab::kTokenEnv);
   if (options.security.token.empty()) {
     spdlog::warn("no token (--token-file or ${}): only a coordinator started with --insecure-no-auth accepts this "
                  "worker",

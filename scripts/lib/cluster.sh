@@ -28,9 +28,9 @@ cluster_start() {
   name="$(basename "$dir")"
   mkdir -p "$dir"
   if [ ! -s "$dir/worker.token" ] || [ ! -s "$dir/user.token" ]; then
-    "$bin/server/gammalab-server" token create --role worker --name "$name-workers" --db "$dir/gammalab.db" >"$dir/worker.token"
-    "$bin/server/gammalab-server" token create --role user --name "$name" --db "$dir/gammalab.db" >"$dir/user.token"
-    chmod 600 "$dir/worker.token" "$dir/user.token"
+    rm -f "$dir/worker.token" "$dir/user.token"  # --out writes new files only
+    "$bin/server/gammalab-server" token create --role worker --name "$name-workers" --db "$dir/gammalab.db" --out "$dir/worker.token"
+    "$bin/server/gammalab-server" token create --role user --name "$name" --db "$dir/gammalab.db" --out "$dir/user.token"
   fi
   rm -f "$dir/server.out"
   "$bin/server/gammalab-server" --listen 127.0.0.1:0 --http 127.0.0.1:0 --db "$dir/gammalab.db" \

@@ -168,3 +168,34 @@ TEST(WorkerDrain, TrainerThatOutlivesTheDrainGraceIsKilled) {
 
 }  // namespace
 }  // namespace gammalab::testing
+
+namespace gammalab::testing {
+namespace {
+
+// Trainers run each job's code and data loaders: none of them needs, or gets, the worker's credential, even
+// when the worker was given it in $GAMMALAB_TOKEN.
+TEST(WorkerSecrets, ATrainerDoesNotInheritTheWorkersToken) {
+  Cluster cluster("worker-secrets");
+  cluster.start_server();
+  const auto trainer = cluster.write_file("env-trainer.sh", "#!/bin/sh\necho \"trainer env:\" >&2\nenv >&2\nexit 3\n");
+  std::filesystem::permissions(trainer, std::filesystem::perms::owner_all);
+  std::ifstream token_file(cluster.worker_token_file());
+  std::string token;
+  std::getline(token_file, token);
+  ASSERT_FALSE(token.empty());
+  ::setenv("GAMMALAB_TOKEN", token.c_str(), 1);  // inherited by the worker the cluster starts next
+  cluster.start_worker(spec(trainer, {}));
+  ::unsetenv("GAMMALAB_TOKEN");
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", kOneJobSweep).string()}).exit_code, 0);
+  const auto log = cluster.shared_root() / "jobs" / "1" / "log.txt";
+  auto text = [&] {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  ASSERT_TRUE(wait_until([&] { return text().find("PATH=") != std::string::npos; }, 60)) << text();
+  EXPECT_EQ(text().find("GAMMALAB_TOKEN"), std::string::npos) << "the trainer's environment holds the token";
+  EXPECT_EQ(text().find(token), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gammalab::testing

@@ -13,7 +13,7 @@ import {
 } from './series.js';
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
 import { HttpError, getJSON, getOptional, postJSON, events as eventStream } from './api.js';
-import { h, fill, download } from './dom.js';
+import { h, fill, download, shown } from './dom.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks } from './study.js';
 import { ensureSession } from './session.js';
 
@@ -79,7 +79,7 @@ function defaultMetrics() {
 
 function showError(message) {
   $('error').hidden = !message;
-  $('error').textContent = message || '';
+  $('error').textContent = shown(message || '');
 }
 
 // ---- sweep list
@@ -112,10 +112,10 @@ function renderSweeps() {
 
 function renderSweepHead() {
   const s = state.sweep;
-  $('sweep-name').textContent = s.name;
+  $('sweep-name').textContent = shown(s.name);
   const created = s.created_at ? new Date(s.created_at).toLocaleString() : '';
-  $('sweep-meta').textContent = [`#${s.id}`, s.file_name, created && `submitted ${created}`, `priority ${s.priority}`,
-    `max attempts ${s.max_attempts}`].filter(Boolean).join(' · ');
+  $('sweep-meta').textContent = shown([`#${s.id}`, s.file_name, created && `submitted ${created}`, `priority ${s.priority}`,
+    `max attempts ${s.max_attempts}`].filter(Boolean).join(' · '));
   fill($('sweep-counts'), countsOf(s).map(([k, n]) => h('span', { class: `badge ${stateClass(k)}` }, `${n} ${k}`)));
 }
 
@@ -474,22 +474,22 @@ function renderJobs({ colourOf }) {
 
 function renderJob() {
   const { job, metrics, sweep } = state.job;
-  $('job-name').textContent = job.name;
+  $('job-name').textContent = shown(job.name);
   const when = (t, what) => (t ? `${what} ${new Date(t).toLocaleString()}` : '');
-  $('job-meta').textContent = [`#${job.id}`, sweep ? `sweep ${sweep.name}` : '', job.stage ? `${job.stage} stage` : '',
+  $('job-meta').textContent = shown([`#${job.id}`, sweep ? `sweep ${sweep.name}` : '', job.stage ? `${job.stage} stage` : '',
     `attempt ${job.attempt} of ${job.max_attempts}`, job.worker_id ? `worker ${workerName(job.worker_id)}` : '',
     when(job.created_at, 'queued'), when(job.started_at, 'started'), when(job.finished_at, 'finished'),
-    job.reused_from ? `reuses the results of job ${job.reused_from}` : ''].filter(Boolean).join(' · ');
+    job.reused_from ? `reuses the results of job ${job.reused_from}` : ''].filter(Boolean).join(' · '));
   fill($('job-state'), h('span', { class: `badge ${stateClass(job.state)}` }, job.state), ` step ${int(job.step)} / ${int(job.total_steps)}`);
   $('job-error').hidden = !job.error;
-  $('job-error').textContent = job.error || '';
+  $('job-error').textContent = shown(job.error || '');
   let config = job.config_json;
   try {
     config = JSON.stringify(JSON.parse(job.config_json), null, 2);
   } catch {
     /* shown as stored */
   }
-  $('job-config').textContent = config;
+  $('job-config').textContent = shown(config);
   renderJobActions(job);
   renderJobHistory(state.job.events);
   renderJobLog(state.job.log);
@@ -540,14 +540,14 @@ async function jobAction(action) {
       ? 'cancel requested: its worker stops it' : `${action === 'cancel' ? 'cancelled' : 'queued again'}`;
   } catch (e) {
     Object.assign(status.dataset, { jobId: id, state: state.job?.job?.state || '' });
-    status.textContent = `${action} refused: ${e.message}`;
+    status.textContent = shown(`${action} refused: ${e.message}`);
   }
   refresh();
 }
 
 function renderJobHistory(history) {
   const events = history?.events || [];
-  $('job-history-meta').textContent = `${events.length} event${events.length === 1 ? '' : 's'}${history?.earlier ? ' (the newest; earlier ones left out)' : ''}`;
+  $('job-history-meta').textContent = shown(`${events.length} event${events.length === 1 ? '' : 's'}${history?.earlier ? ' (the newest; earlier ones left out)' : ''}`);
   fill($('job-history').tBodies[0], events.map((e) => h('tr', { dataset: { kind: e.kind, state: e.state } },
     h('td', { class: 'when' }, localTime(e.at_ms)),
     h('td', {}, e.kind.replace(/_/g, ' ')),
@@ -568,7 +568,7 @@ function renderJobLog(log) {
   $('job-log-meta').textContent = log.truncated
     ? `the last ${bytesText(new TextEncoder().encode(log.text).length)} of ${bytesText(log.size)}` : bytesText(log.size);
   if (pre.textContent !== log.text) {
-    pre.textContent = log.text;
+    pre.textContent = shown(log.text);
     if (atEnd) pre.scrollTop = pre.scrollHeight;  // follow the end, unless the reader scrolled up
   }
 }
@@ -784,7 +784,7 @@ function connectEvents() {
   const events = eventStream();
   const set = (s, text) => {
     live.dataset.state = s;
-    live.textContent = text;
+    live.textContent = shown(text);
   };
   events.addEventListener('hello', () => {
     set('live', 'live');

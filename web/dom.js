@@ -17,11 +17,20 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// Text as it may be shown: without control characters (ESC and the rest of C0 and C1, but for tab and newline)
+// and without the bidirectional overrides, embeddings and isolates (U+202A..U+202E, U+2066..U+2069) that make
+// a name display in another order than it reads. The CLI drops the same (core/utf8_text.h); every text this
+// page shows goes through here, by append() or by setting textContent.
+const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
+export function shown(text) {
+  return String(text ?? '').replace(HIDDEN, '');
+}
+
 function append(el, children) {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
     if (Array.isArray(c)) append(el, c);
-    else el.append(c instanceof Node ? c : String(c));
+    else el.append(c instanceof Node ? c : shown(c));
   }
 }
 

@@ -7,7 +7,7 @@ import {
   lossTables, count, fitReports, tuneSeries,
 } from './series.js';
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
-import { h, fill } from './dom.js';
+import { h, fill, shown } from './dom.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks } from './study.js';
 
 const byId = (id) => document.getElementById(id);
@@ -124,7 +124,7 @@ function main() {
     metrics.set(job.id, store);
   }
   const paramsOf = new Map(runs.filter((r) => r.preset && r.params != null).map((r) => [r.preset, r.params]));
-  document.title = `${sweep.name} · gammalab report`;
+  document.title = shown(`${sweep.name} · gammalab report`);
   renderHead(sweep, data.generated_at);
   renderStudyTable({ table: byId('study'), empty: byId('study-empty'), multipliersEl: byId('multipliers') }, runs, fits, 'loss');
   renderTune(sweep);

@@ -9,6 +9,7 @@
 
 #include "core/decimal_text.h"
 #include "core/scaling/bootstrap.h"
+#include "core/scaling/comparison.h"
 #include "core/scaling/compute_multiplier.h"
 #include "core/scaling/fit_parallel.h"
 #include "core/scaling/fit.h"
@@ -77,10 +78,19 @@ struct Layout {
   std::size_t baseline = 0;
   std::vector<double> budgets;
   bool shared = false;  // law c: joint fits with common E and alpha per variant
+  std::vector<ComparisonPlan> comparisons;  // law-free, per variant
 };
 
-std::vector<double> collect(const Layout& layout, const std::vector<LawFit>& fits, const std::vector<LawFit>& shared) {
+// `design_kept`: the runs keep every cell (all data, or a resample of seeds), so the comparisons' cell means
+// exist; a resample of model sizes does not, and gives them no values.
+std::vector<double> collect(const Layout& layout, const std::vector<LawFit>& fits, const std::vector<LawFit>& shared,
+                            const std::vector<RunPoint>& runs, bool design_kept) {
   std::vector<double> flat;
+  for (const auto& plan : layout.comparisons) {
+    const std::vector<double> values =
+        design_kept ? comparison_values(plan, runs) : std::vector<double>(comparison_value_count(plan), kNaN);
+    flat.insert(flat.end(), values.begin(), values.end());
+  }
   for (std::size_t g = 0; g < fits.size(); ++g) {
     for (const auto& name : layout.group_names[g]) flat.push_back(fit_value(fits[g], name));
   }
@@ -328,16 +338,25 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     if (!layout.shared) break;
     shared.push_back(fit_shared(group_runs[0], group_runs[v], settings, start_grid(settings, 1, 2), settings.threads));
   }
-  const std::vector<double> point = collect(layout, fits, shared);
+  const std::vector<ReplicateCell> cells = replicate_cells(runs);
+  const Pairing pairing = pair_cells(runs, cells, names);
+  if (has_baseline) {
+    for (std::size_t g = 1; g < names.size(); ++g) layout.comparisons.push_back(plan_comparison(runs, cells, pairing, names, g));
+  }
+  const std::vector<double> point = collect(layout, fits, shared, runs, true);
 
-  // Bootstrap: one resample = one draw of model sizes shared by all groups (paired), every law refitted from
-  // the best optima of its full fit.
+  // Bootstrap: one resample = one draw of seeds within each size (the same seeds for every group when the runs
+  // pair up), or of model sizes shared by all groups; every law refitted from the best optima of its full fit.
   const int resamples = report.bootstrap_requested;
   std::vector<std::vector<double>> draws(static_cast<std::size_t>(resamples));
   std::vector<char> usable(static_cast<std::size_t>(resamples), 0);
-  const std::vector<ReplicateCell> cells = replicate_cells(runs);
   const bool by_seed = every_cell_replicated(cells);
-  report.bootstrap_unit = by_seed ? kResampleSeeds : kResampleSizes;
+  const bool paired = by_seed && pairing.complete && names.size() > 1;
+  report.bootstrap_unit = paired ? kResamplePairedSeeds : by_seed ? kResampleSeeds : kResampleSizes;
+  if (by_seed && !paired && names.size() > 1) {
+    report.warnings.push_back("pairs incomplete (runs without a seed, or seeds a group did not run at a size): the "
+                              "bootstrap resamples each group's seeds on its own, and the gaps are unpaired");
+  }
   if (!by_seed && resamples > 0 && cells.size() < runs.size()) {
     report.warnings.push_back("some configurations have a single run: the bootstrap resamples model sizes, not seeds");
   }
@@ -364,7 +383,9 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   parallel_for(frozen.empty() ? resamples : 0, settings.threads, [&](int b) {
     std::mt19937_64 rng(resample_seed(options.seed, static_cast<std::uint64_t>(b)));
     std::vector<RunPoint> sample;
-    if (by_seed) {
+    if (paired) {
+      sample = resample_paired(runs, cells, pairing, rng);
+    } else if (by_seed) {
       sample = resample_within_cells(runs, cells, rng);
     } else {
       for (auto i : resample_by_model_size(runs, rng, kMinResampledSizes)) sample.push_back(runs[i]);
@@ -392,7 +413,7 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     for (std::size_t v = 0; v < layout.variants.size() && layout.shared; ++v) {
       shared_refits.push_back(fit_shared(parts[0], parts[layout.variants[v]], settings, shared[v].best_optima, 1));
     }
-    draws[static_cast<std::size_t>(b)] = collect(layout, refits, shared_refits);
+    draws[static_cast<std::size_t>(b)] = collect(layout, refits, shared_refits, sample, by_seed);
     usable[static_cast<std::size_t>(b)] = ok ? 1 : 0;
   });
   report.bootstrap_used = static_cast<int>(std::count(usable.begin(), usable.end(), 1));
@@ -412,6 +433,11 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     ++cursor;
     return e;
   };
+  for (const auto& plan : layout.comparisons) {
+    std::vector<Estimate> tracked;
+    for (std::size_t k = 0; k < comparison_value_count(plan); ++k) tracked.push_back(estimate("comparison"));
+    report.comparisons.push_back(describe_comparison(plan, runs, std::move(tracked), paired, options.confidence));
+  }
   for (std::size_t g = 0; g < names.size(); ++g) {
     const std::size_t n_params = fits[g].parameters.size();
     for (std::size_t k = 0; k < layout.group_names[g].size(); ++k) {

@@ -142,6 +142,7 @@ nlohmann::json to_json(const FitReport& r) {
                         {"sizes", sizes},
                         {"points_fitted", g.fit.points},
                         {"objective", number(g.fit.objective)},
+                        {"huber_delta", number(g.fit.huber_delta)},
                         {"converged", g.fit.converged},
                         {"termination", g.fit.termination},
                         {"starts", g.fit.starts},
@@ -218,6 +219,7 @@ FitReport fit_report_from_json(const nlohmann::json& j) {
     group.fit.kind = r.law;
     group.fit.points = g.at("points_fitted").get<int>();
     group.fit.objective = number_from(g.at("objective"));
+    group.fit.huber_delta = number_from(g.value("huber_delta", nlohmann::json(0.0)));
     group.fit.converged = g.at("converged").get<bool>();
     group.fit.termination = g.at("termination").get<std::string>();
     group.fit.starts = g.at("starts").get<int>();

@@ -146,7 +146,8 @@ std::vector<RunPoint> select(const std::vector<RunPoint>& runs, const std::strin
   return out;
 }
 
-// Frontiers of the baseline and a variant, stacked, with the group index of each point (0 = baseline).
+// Frontiers of the baseline and a variant, stacked, with the group index of each point (0 = baseline). Delta
+// scaled to the noise as settings say (the full fit), or as it is (bootstrap refits at the full fit's delta).
 LawFit fit_shared(const std::vector<RunPoint>& base, const std::vector<RunPoint>& variant, const FitSettings& settings,
                   const std::vector<std::vector<double>>& starts, int threads) {
   std::vector<RunPoint> points = compute_frontier(base);
@@ -156,9 +157,17 @@ LawFit fit_shared(const std::vector<RunPoint>& base, const std::vector<RunPoint>
     group_of.push_back(1);
   }
   const LseDesign design = shared_frontier_design(points, group_of, 2);
-  LawFit fit = minimise_from_starts(design, starts, settings, threads);
+  LawFit fit = minimise_noise_scaled(design, starts, settings, threads);
   fit.kind = LawKind::c;
   return fit;
+}
+
+// The settings of a bootstrap refit: the full fit's delta, not rescaled to each resample's residuals.
+FitSettings at_delta_of(const FitSettings& settings, const LawFit& full) {
+  FitSettings fixed = settings;
+  fixed.huber_delta = full.huber_delta > 0.0 ? full.huber_delta : settings.huber_delta;
+  fixed.scale_delta = false;
+  return fixed;
 }
 
 HoldoutCheck holdout_check(LawKind law, const std::vector<RunPoint>& runs, double largest, const FitSettings& settings) {
@@ -397,7 +406,7 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
       parts.push_back(select(sample, names[g]));
       LawFit fit;
       if (static_cast<int>(parts.back().size()) >= parameters_of(law)) {
-        fit = fit_law_from(law, parts.back(), settings, fits[g].best_optima, 1);
+        fit = fit_law_from(law, parts.back(), at_delta_of(settings, fits[g]), fits[g].best_optima, 1);
       } else {
         fit.kind = law;
       }
@@ -411,7 +420,8 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     }
     std::vector<LawFit> shared_refits;
     for (std::size_t v = 0; v < layout.variants.size() && layout.shared; ++v) {
-      shared_refits.push_back(fit_shared(parts[0], parts[layout.variants[v]], settings, shared[v].best_optima, 1));
+      shared_refits.push_back(
+          fit_shared(parts[0], parts[layout.variants[v]], at_delta_of(settings, shared[v]), shared[v].best_optima, 1));
     }
     draws[static_cast<std::size_t>(b)] = collect(layout, refits, shared_refits, sample, by_seed);
     usable[static_cast<std::size_t>(b)] = ok ? 1 : 0;

@@ -49,6 +49,7 @@ struct LawFit {
   bool converged = false;             // Ceres reported CONVERGENCE for the kept start
   std::string termination;            // Ceres termination message of the kept start
   double objective = 0.0;             // Huber objective at the kept start (isoflop: residual sum of squares)
+  double huber_delta = 0.0;           // the Huber delta of that objective
   int starts = 0;                     // starts tried
   int starts_converged = 0;           // of which Ceres reported CONVERGENCE
   int points = 0;                     // points the objective saw (frontier points for law c)

@@ -192,6 +192,11 @@ nlohmann::json to_json(const FitReport& r) {
                         {"at_budgets", budgets}};
     j["constant"] = m.constant ? estimate_json(*m.constant) : nlohmann::json(nullptr);
     if (!m.shared_fit.empty()) j["shared_fit"] = estimates_json(m.shared_fit);
+    if (m.profile) {
+      j["profile"] = {{"lo", number(m.profile->lo)},         {"hi", number(m.profile->hi)},
+                      {"open_lo", m.profile->open_lo},       {"open_hi", m.profile->open_hi},
+                      {"tolerance", number(m.profile->tolerance)}};
+    }
     out["multipliers"].push_back(std::move(j));
   }
   out["warnings"] = r.warnings;
@@ -272,6 +277,11 @@ FitReport fit_report_from_json(const nlohmann::json& j) {
     }
     if (!m.at("constant").is_null()) mult.constant = estimate_from("m", m.at("constant"));
     if (m.contains("shared_fit")) mult.shared_fit = estimates_from(m.at("shared_fit"));
+    if (m.contains("profile")) {
+      const auto& p = m.at("profile");
+      mult.profile = ProfileRange{number_from(p.at("lo")), number_from(p.at("hi")), p.at("open_lo").get<bool>(),
+                                  p.at("open_hi").get<bool>(), number_from(p.at("tolerance"))};
+    }
     r.multipliers.push_back(std::move(mult));
   }
   r.warnings = j.at("warnings").get<std::vector<std::string>>();

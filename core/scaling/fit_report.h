@@ -11,6 +11,7 @@
 #include "core/scaling/comparison.h"
 #include "core/scaling/estimate.h"
 #include "core/scaling/law.h"
+#include "core/scaling/profile.h"
 #include "core/scaling/replicates.h"
 
 namespace gammalab {
@@ -75,6 +76,9 @@ struct Multiplier {
   // Law c only: joint fit of both frontiers with common E and alpha, where the multiplier is a constant.
   std::optional<Estimate> constant;
   std::vector<Estimate> shared_fit;  // E, alpha, A_baseline, A_variant of that joint fit
+  // The range of constant multipliers that joint fit cannot tell apart (core/scaling/profile.h); open at an
+  // end where the objective is flat up to the profile's edge.
+  std::optional<ProfileRange> profile;
 };
 
 struct FitReport {

@@ -13,6 +13,8 @@
 #include "core/scaling/compute_multiplier.h"
 #include "core/scaling/fit_parallel.h"
 #include "core/scaling/fit.h"
+#include "core/scaling/identification.h"
+#include "core/scaling/profile.h"
 #include "core/scaling/replicates.h"
 
 namespace gammalab {
@@ -136,6 +138,21 @@ std::vector<RunPoint> band_grid(LawKind law, const std::vector<RunPoint>& runs) 
     grid.push_back(at);
   }
   return grid;
+}
+
+double smallest_loss(const std::vector<RunPoint>& runs) {
+  double smallest = std::numeric_limits<double>::infinity();
+  for (const auto& r : runs) smallest = std::min(smallest, r.loss);
+  return smallest;
+}
+
+// Estimates at the edge of their domain lose their interval (core/scaling/identification.h), and say so.
+void mark_unidentified(std::vector<Estimate>& list, double smallest, const std::string& where,
+                       std::vector<std::string>& warnings) {
+  for (std::string_view name : mark_at_bound(list, smallest)) {
+    warnings.push_back(where + ": " + std::string(name) + " not identified (at bound): the data put no limit on it "
+                       "from that side, and no interval is given");
+  }
 }
 
 std::vector<RunPoint> select(const std::vector<RunPoint>& runs, const std::string& group) {
@@ -453,6 +470,9 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     for (std::size_t k = 0; k < layout.group_names[g].size(); ++k) {
       (k < n_params ? report.groups[g].parameters : report.groups[g].derived).push_back(estimate(layout.group_names[g][k]));
     }
+    const double smallest = smallest_loss(group_runs[g]);
+    mark_unidentified(report.groups[g].parameters, smallest, "group '" + names[g] + "'", report.warnings);
+    mark_unidentified(report.groups[g].derived, smallest, "group '" + names[g] + "'", report.warnings);
   }
   for (std::size_t g = 0; g < names.size() && report.bootstrap_used > 0 && !band_at[g].empty(); ++g) {
     GroupFit& group = report.groups[g];
@@ -481,6 +501,17 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     if (layout.shared) {
       for (const char* key : {"E", "alpha", "A_baseline", "A_variant"}) m.shared_fit.push_back(estimate(key));
       m.constant = estimate("m");
+      const std::string pair = "shared fit " + m.variant + "/" + m.baseline;
+      mark_unidentified(m.shared_fit, std::min(smallest_loss(group_runs[0]), smallest_loss(group_runs[layout.variants[v]])),
+                        pair, report.warnings);
+      m.profile = profile_multiplier(compute_frontier(group_runs[0]), compute_frontier(group_runs[layout.variants[v]]),
+                                     shared[v], settings, options.confidence);
+      if (m.profile && m.profile->open()) {
+        report.warnings.push_back(pair + ": the objective is flat along the multiplier (within " +
+                                  number_text(m.profile->tolerance) + " of its best from m = " +
+                                  number_text(m.profile->lo) + " to " + number_text(m.profile->hi) +
+                                  ", the profile's edge): the law does not identify the multiplier");
+      }
       if (!shared[v].converged) {
         report.warnings.push_back("shared fit " + m.variant + "/" + m.baseline + " did not converge (" +
                                   shared[v].termination + ")");

@@ -106,6 +106,7 @@ SizeComparison size_comparison(const std::vector<RunPoint>& runs, const Replicat
   s.tokens = base.tokens;
   s.compute = base.compute;
   s.variant_compute = variant.compute;
+  s.baseline_mean = base.mean_loss;
   s.baseline_runs = static_cast<int>(base.runs.size());
   s.variant_runs = static_cast<int>(variant.runs.size());
   const std::vector<double> d = pair_differences(runs, base, variant);
@@ -218,6 +219,8 @@ Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<Run
     c.sizes.push_back(std::move(s));
   }
   c.local = exp_of(expanded(tracked[2 * n], pooled_df, confidence));
+  for (const auto& s : c.sizes) c.relative_effect += std::abs(s.gap.value) / s.baseline_mean / static_cast<double>(n);
+  c.holdout_error = kNaN;
   c.local.name = "m_local";
   const std::map<CellKey, double> means = cell_means(runs);
   c.jackknife = jackknife(plan, means_of(plan.base_cells, means), means_of(plan.variant_cells, means));

@@ -19,6 +19,7 @@ namespace gammalab {
 struct SizeComparison {
   double params = 0.0, tokens = 0.0, compute = 0.0;  // the baseline's configuration
   double variant_compute = 0.0;
+  double baseline_mean = 0.0;          // the baseline's mean final loss here
   int baseline_runs = 0, variant_runs = 0;
   int pairs = 0;                       // seeds run in both groups at this size
   double paired_mean = 0.0;            // mean over pairs of variant - baseline; NaN without pairs
@@ -45,6 +46,12 @@ struct Comparison {
   Estimate local;  // "m_local": geometric mean of m_local over the sizes inside the data
   int sizes_inside = 0;
   std::optional<Jackknife> jackknife;
+  // The effect in the law's own currency: mean over sizes of |gap| / the baseline's mean loss.
+  double relative_effect = 0.0;
+  // The largest relative error of either group's law predicting its largest size from the others (NaN when
+  // neither was checked). Above relative_effect, the laws cannot carry a difference this small.
+  double holdout_error = 0.0;
+  bool holdout_exceeds_effect() const { return holdout_error > relative_effect; }
 };
 
 // What a comparison tracks, fixed on all data so that the values of every resample line up with it.

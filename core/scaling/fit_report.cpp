@@ -61,6 +61,7 @@ nlohmann::json size_comparison_json(const SizeComparison& s) {
           {"tokens", s.tokens},
           {"compute", s.compute},
           {"variant_compute", s.variant_compute},
+          {"baseline_mean", number(s.baseline_mean)},
           {"baseline_runs", s.baseline_runs},
           {"variant_runs", s.variant_runs},
           {"pairs", s.pairs},
@@ -79,6 +80,7 @@ SizeComparison size_comparison_from(const nlohmann::json& j) {
   s.tokens = j.at("tokens").get<double>();
   s.compute = j.at("compute").get<double>();
   s.variant_compute = j.at("variant_compute").get<double>();
+  s.baseline_mean = number_from(j.at("baseline_mean"));
   s.baseline_runs = j.at("baseline_runs").get<int>();
   s.variant_runs = j.at("variant_runs").get<int>();
   s.pairs = j.at("pairs").get<int>();
@@ -98,7 +100,9 @@ nlohmann::json comparison_json(const Comparison& c) {
   nlohmann::json j = {{"variant", c.variant},     {"baseline", c.baseline},
                       {"paired", c.paired},       {"ladder", c.ladder},
                       {"sizes", sizes},           {"local_multiplier", estimate_json(c.local)},
-                      {"sizes_inside", c.sizes_inside}};
+                      {"sizes_inside", c.sizes_inside},
+                      {"relative_effect", number(c.relative_effect)},
+                      {"holdout_error", number(c.holdout_error)}};
   j["jackknife"] = c.jackknife ? nlohmann::json{{"sizes", c.jackknife->sizes},
                                                 {"lo", number(c.jackknife->lo)},
                                                 {"hi", number(c.jackknife->hi)},
@@ -116,6 +120,8 @@ Comparison comparison_from(const nlohmann::json& j) {
   for (const auto& s : j.at("sizes")) c.sizes.push_back(size_comparison_from(s));
   c.local = estimate_from("m_local", j.at("local_multiplier"));
   c.sizes_inside = j.at("sizes_inside").get<int>();
+  c.relative_effect = number_from(j.at("relative_effect"));
+  c.holdout_error = number_from(j.at("holdout_error"));
   if (const auto& k = j.at("jackknife"); !k.is_null()) {
     c.jackknife = Jackknife{k.at("sizes").get<int>(), number_from(k.at("lo")), number_from(k.at("hi")),
                             number_from(k.at("log_standard_error"))};

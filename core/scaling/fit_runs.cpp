@@ -3,6 +3,7 @@
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -237,6 +238,37 @@ std::vector<std::string> group_names(const std::vector<RunPoint>& runs, const st
   const auto base_it = std::find(names.begin(), names.end(), baseline);
   if (base_it != names.end()) std::rotate(names.begin(), base_it, base_it + 1);
   return names;
+}
+
+// A figure in a warning, to the digits it supports: "11.4", "1.26".
+std::string rounded(double v, int significant) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.*g", significant, v);
+  return buffer;
+}
+
+const GroupFit* group_named(const FitReport& report, const std::string& name) {
+  for (const auto& g : report.groups) {
+    if (g.group == name) return &g;
+  }
+  return nullptr;
+}
+
+// A law that misses the largest size by more than the effect cannot carry that effect: said as a warning here
+// and in the verdict.
+void check_holdout_against_effect(FitReport& report, Comparison& c) {
+  for (const std::string& name : {c.baseline, c.variant}) {
+    const GroupFit* g = group_named(report, name);
+    if (!g || !g->holdout || std::isnan(g->holdout->max_abs_relative_error)) continue;
+    c.holdout_error = std::isnan(c.holdout_error) ? g->holdout->max_abs_relative_error
+                                                  : std::max(c.holdout_error, g->holdout->max_abs_relative_error);
+  }
+  if (!c.holdout_exceeds_effect()) return;
+  report.warnings.push_back(c.variant + " over " + c.baseline + ": the laws miss the largest size by up to " +
+                            rounded(100.0 * c.holdout_error, 3) + "% predicting it from the others, more than the " +
+                            rounded(100.0 * c.relative_effect, 3) +
+                            "% difference being measured: a law-based multiplier rests on extrapolation the data do "
+                            "not support; the paired gaps and the local multiplier do not");
 }
 
 }  // namespace
@@ -508,8 +540,8 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
                                      shared[v], settings, options.confidence);
       if (m.profile && m.profile->open()) {
         report.warnings.push_back(pair + ": the objective is flat along the multiplier (within " +
-                                  number_text(m.profile->tolerance) + " of its best from m = " +
-                                  number_text(m.profile->lo) + " to " + number_text(m.profile->hi) +
+                                  rounded(m.profile->tolerance, 3) + " of its best from m = " +
+                                  rounded(m.profile->lo, 3) + " to " + rounded(m.profile->hi, 3) +
                                   ", the profile's edge): the law does not identify the multiplier");
       }
       if (!shared[v].converged) {
@@ -545,6 +577,7 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     }
     report.groups[g].holdout = holdout_check(law, group_runs[g], largest, settings);
   }
+  for (auto& c : report.comparisons) check_holdout_against_effect(report, c);
   return report;
 }
 

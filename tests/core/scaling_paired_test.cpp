@@ -130,6 +130,29 @@ TEST(ScalingPaired, IncompletePairsAreSaidAndTheUnpairedFigureIsKept) {
   EXPECT_EQ(to_json(fit_report_from_json(to_json(report))), to_json(report));
 }
 
+// Straight in ln C, but the largest size (1e15) falls 0.15 below the line: no law through the others predicts it.
+double kinked_loss(double c) { return straight_loss(c) - (c > 5e14 ? 0.15 : 0.0); }
+
+TEST(ScalingPaired, AHoldoutErrorAboveTheEffectIsSaid) {
+  quiet_solver_logging();
+  test::PairedLadder design;
+  design.compute = {1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  design.seeds = 2;
+  design.own_sigma = 0.002;
+  design.baseline_loss = kinked_loss;
+  const FitReport report = fit_runs(test::paired_ladder(design, 6), law_free_focus(0, 0));
+  const Comparison& c = report.comparisons.at(0);
+  EXPECT_NEAR(c.relative_effect, 0.08 * std::log(1.22) / 2.8, 0.002) << "a gap of 0.016 at losses near 2.8";
+  EXPECT_GT(c.holdout_error, 0.03);
+  EXPECT_TRUE(c.holdout_exceeds_effect());
+  bool said = false;
+  for (const auto& w : report.warnings) said = said || w.find("more than the") != std::string::npos;
+  EXPECT_TRUE(said);
+  design.baseline_loss = power_loss;  // the law's own form: fitted on five sizes, it predicts the sixth
+  const Comparison& fine = fit_runs(test::paired_ladder(design, 6), law_free_focus(0, 0)).comparisons.at(0);
+  EXPECT_FALSE(fine.holdout_exceeds_effect()) << fine.holdout_error << " vs " << fine.relative_effect;
+}
+
 // Coverage of a demo-like design: 5 sizes x 3 seeds, noise 0.01 in loss (0.007 shared by the pair, 0.007 the
 // run's own), a 1.22x multiplier on a power-law baseline. The estimand of m_local is its definition applied to
 // the true means (on a convex curve it exceeds the law's 1.22: see local_multiplier.h); both are printed.

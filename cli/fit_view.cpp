@@ -15,6 +15,7 @@ namespace gammalab::cli {
 namespace {
 
 constexpr const char* kUnbounded = "unbounded: add sizes or seeds";
+constexpr const char* kAtBound = "not identified (at bound)";
 
 // Five significant digits: what a bootstrap interval over a handful of runs can support.
 std::string fmt(double v) {
@@ -40,6 +41,7 @@ std::string value_text(const Estimate& e) {
 
 // "-" without a bootstrap (nothing was resampled); unbounded when the resamples did not bound it.
 std::string interval_text(const Estimate& e, bool bootstrapped) {
+  if (e.at_bound) return kAtBound;
   if (!bootstrapped) return "-";
   return e.bounded() ? "[" + fmt(e.lo) + ", " + fmt(e.hi) + "]" : kUnbounded;
 }
@@ -83,6 +85,46 @@ std::string design_text(const GroupFit& g) {
   return std::to_string(g.model_sizes) + " sizes × " + seeds + (hi == 1 ? " seed" : " seeds");
 }
 
+// "−0.0228 ± 0.0035": a gap with its standard error ("± -" with fewer than two pairs).
+std::string gap_text(double mean, double standard_error) {
+  if (std::isnan(mean)) return "-";
+  return fmt(mean) + " ± " + (std::isnan(standard_error) ? std::string("-") : fmt(standard_error));
+}
+
+// Per size: the paired gap with its interval, the unpaired figure where pairs are incomplete, the local
+// multiplier with its interval; then the pooled multiplier and the jackknife over sizes.
+std::string comparison_text(const Comparison& c, bool bootstrapped) {
+  std::ostringstream out;
+  out << "\n" << c.variant << " − " << c.baseline << " by size ("
+      << (c.paired ? "paired: runs sharing a seed" : "pairs incomplete: unpaired intervals") << ")\n";
+  TextTable table({{"N", TextTable::Align::kRight},
+                   {"D", TextTable::Align::kRight},
+                   {"pairs", TextTable::Align::kRight},
+                   {"paired gap", TextTable::Align::kRight},
+                   {"unpaired gap", TextTable::Align::kRight},
+                   {"gap interval"},
+                   {"m_local", TextTable::Align::kRight},
+                   {"interval"},
+                   {"note"}});
+  for (const auto& s : c.sizes) {
+    const bool local = c.ladder && !std::isnan(s.local.value);
+    table.add_row({fmt(s.params), fmt(s.tokens), std::to_string(s.pairs), gap_text(s.paired_mean, s.paired_standard_error),
+                   s.complete ? "" : gap_text(s.gap.value, s.unpaired_standard_error), interval_text(s.gap, bootstrapped),
+                   local ? fmt(s.local.value) : "-", local ? interval_text(s.local, bootstrapped) : "",
+                   std::string(s.complete ? "" : "pairs incomplete") + (local && !s.inside ? " outside the baseline's range" : "")});
+  }
+  out << indented(table.render(), "  ");
+  if (!c.ladder) {
+    out << "  no local multiplier: the baseline has several token counts per size, no single curve in compute\n";
+  } else if (c.sizes_inside > 0) {
+    out << "  local multiplier over the " << c.sizes_inside << " sizes inside the data: " << value_text(c.local) << " "
+        << interval_text(c.local, bootstrapped);
+    if (c.jackknife) out << "; leaving one size out: " << fmt(c.jackknife->lo) << " to " << fmt(c.jackknife->hi);
+    out << "\n";
+  }
+  return out.str();
+}
+
 const GroupFit* find_group(const FitReport& r, const std::string& name) {
   for (const auto& g : r.groups) {
     if (g.group == name) return &g;
@@ -104,10 +146,43 @@ std::optional<std::pair<Estimate, std::string>> headline(const Multiplier& m) {
   return std::pair{mid->multiplier, "at C=" + fmt(mid->compute)};
 }
 
+// The law-free sentence: the pooled local multiplier, its interval and the jackknife over sizes.
+std::string local_verdict(const FitReport& r, const Comparison& c) {
+  if (!c.ladder || c.sizes_inside == 0 || !std::isfinite(c.local.value)) {
+    return c.variant + ": no local multiplier over " + c.baseline + " (the baseline's sizes never reach its loss)\n";
+  }
+  const Estimate& e = c.local;
+  const bool better = e.value >= 1.0;
+  std::string interval = "(no interval: one run per configuration; add seeds)";
+  if (e.bounded()) {
+    interval = "[" + fixed(better ? e.lo : 1.0 / e.hi, 2) + ", " + fixed(better ? e.hi : 1.0 / e.lo, 2) + "]";
+  }
+  std::ostringstream out;
+  out << c.variant << (better ? " reaches " + c.baseline + "'s loss with " + fixed(e.value, 2) + "× less compute"
+                              : " needs " + fixed(1.0 / e.value, 2) + "× more compute than " + c.baseline)
+      << " at the sizes measured " << interval << " (local multiplier, no law: " << fmt(100.0 * r.confidence) << "% "
+      << (c.paired ? "paired bootstrap over seeds" : "bootstrap over each group's seeds, pairs incomplete")
+      << "; geometric mean over " << c.sizes_inside << " size" << (c.sizes_inside == 1 ? "" : "s")
+      << " inside the data";
+  if (c.jackknife) out << "; " << fixed(c.jackknife->lo, 2) << "–" << fixed(c.jackknife->hi, 2) << " leaving one size out";
+  out << ")";
+  if (e.bounded() && e.lo <= 1.0 && e.hi >= 1.0) out << "; the interval includes 1×: no clear difference";
+  out << "\n";
+  return out.str();
+}
+
+const Comparison* find_comparison(const FitReport& r, const std::string& variant) {
+  for (const auto& c : r.comparisons) {
+    if (c.variant == variant) return &c;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string fit_verdict_text(const FitReport& r) {
   std::ostringstream out;
+  for (const auto& c : r.comparisons) out << local_verdict(r, c);
   for (const auto& m : r.multipliers) {
     const auto quoted = headline(m);
     if (!quoted) {
@@ -130,7 +205,20 @@ std::string fit_verdict_text(const FitReport& r) {
     if (const GroupFit* g = find_group(r, m.variant)) out << "; " << design_text(*g);
     out << "; " << quoted->second << ")";
     if (e.bounded() && e.lo <= 1.0 && e.hi >= 1.0) out << "; the interval includes 1×: no clear difference";
+    if (m.profile && m.profile->open()) {
+      out << "; the fit cannot tell multipliers from " << fixed(m.profile->lo, 2) << " to " << fixed(m.profile->hi, 2)
+          << " apart, and beyond: the law does not identify it";
+    } else if (m.profile) {
+      out << "; the fit's objective allows " << fixed(m.profile->lo, 2) << " to " << fixed(m.profile->hi, 2);
+    }
     out << "\n";
+    const Comparison* c = find_comparison(r, m.variant);
+    if (c && c->holdout_exceeds_effect()) {
+      out << "  but the laws miss the largest size by up to " << fixed(100.0 * c->holdout_error, 1)
+          << "% predicting it from the others, more than the " << fixed(100.0 * c->relative_effect, 1)
+          << "% difference being measured: the law-based figure is not supported by the data; the local "
+             "multiplier above is\n";
+    }
   }
   return terminal_text(out.str());
 }
@@ -141,6 +229,7 @@ std::string fit_report_text(const FitReport& r) {
   out << "law " << law_name(r.law) << ", " << r.bootstrap_used << "/" << r.bootstrap_requested
       << " bootstrap resamples" << (r.bootstrap_unit.empty() ? "" : " of " + r.bootstrap_unit) << " (seed " << r.seed
       << "), " << fmt(100.0 * r.confidence) << "% percentile intervals\n";
+  for (const auto& c : r.comparisons) out << comparison_text(c, bootstrapped);
   for (const auto& g : r.groups) {
     out << "\ngroup " << g.group << ": " << g.runs << " runs, " << g.model_sizes << " model sizes, " << g.fit.points
         << " points fitted, objective " << fmt(g.fit.objective) << ", " << g.fit.termination << " ("
@@ -174,13 +263,18 @@ std::string fit_report_text(const FitReport& r) {
       shared.push_back({"constant", m.constant->value, m.constant->lo, m.constant->hi});
       out << estimates_table(shared, bootstrapped, "    ");
     }
+    if (m.profile) {
+      out << "  profile of the constant: objective within " << fmt(m.profile->tolerance) << " of its best for m from "
+          << (m.profile->open_lo ? "below " : "") << fmt(m.profile->lo) << " to " << fmt(m.profile->hi)
+          << (m.profile->open_hi ? " and beyond" : "") << "\n";
+    }
   }
   if (!r.warnings.empty()) {
     out << "\nwarnings:\n";
     for (const auto& w : r.warnings) out << "  " << w << "\n";
   }
   // Last, so that it is what a reader sees at the end of the output.
-  if (!r.multipliers.empty()) out << "\nverdict:\n" << indented(fit_verdict_text(r), "  ");
+  if (!r.multipliers.empty() || !r.comparisons.empty()) out << "\nverdict:\n" << indented(fit_verdict_text(r), "  ");
   // Group names and run labels are config values and job names, written by whoever submitted the sweep.
   return terminal_text(out.str());
 }

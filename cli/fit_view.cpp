@@ -125,11 +125,18 @@ std::string comparison_text(const Comparison& c, bool bootstrapped) {
   return out.str();
 }
 
-const GroupFit* find_group(const FitReport& r, const std::string& name) {
-  for (const auto& g : r.groups) {
-    if (g.group == name) return &g;
+// The element of `list` whose `field` is `name` (a group, a variant's comparison); nullptr if none.
+template <typename T>
+const T* find_named(const std::vector<T>& list, std::string T::*field, const std::string& name) {
+  for (const auto& item : list) {
+    if (item.*field == name) return &item;
   }
   return nullptr;
+}
+
+// The clause a verdict adds when an interval holds no difference.
+std::string includes_one(const Estimate& e) {
+  return e.bounded() && e.lo <= 1.0 && e.hi >= 1.0 ? "; the interval includes 1×: no clear difference" : "";
 }
 
 // The multiplier a verdict quotes: the shared-exponent constant (law c), which holds across the common compute
@@ -165,17 +172,8 @@ std::string local_verdict(const FitReport& r, const Comparison& c) {
       << "; geometric mean over " << c.sizes_inside << " size" << (c.sizes_inside == 1 ? "" : "s")
       << " inside the data";
   if (c.jackknife) out << "; " << fixed(c.jackknife->lo, 2) << "–" << fixed(c.jackknife->hi, 2) << " leaving one size out";
-  out << ")";
-  if (e.bounded() && e.lo <= 1.0 && e.hi >= 1.0) out << "; the interval includes 1×: no clear difference";
-  out << "\n";
+  out << ")" << includes_one(e) << "\n";
   return out.str();
-}
-
-const Comparison* find_comparison(const FitReport& r, const std::string& variant) {
-  for (const auto& c : r.comparisons) {
-    if (c.variant == variant) return &c;
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -202,9 +200,9 @@ std::string fit_verdict_text(const FitReport& r) {
                                 : " needs " + fixed(factor, 2) + "× more compute than " + m.baseline + " for the same loss ")
         << interval << " (" << fmt(100.0 * r.confidence) << "% bootstrap interval over "
         << (r.bootstrap_unit.empty() ? std::string(kResampleSizes) : r.bootstrap_unit);
-    if (const GroupFit* g = find_group(r, m.variant)) out << "; " << design_text(*g);
+    if (const GroupFit* g = find_named(r.groups, &GroupFit::group, m.variant)) out << "; " << design_text(*g);
     out << "; " << quoted->second << ")";
-    if (e.bounded() && e.lo <= 1.0 && e.hi >= 1.0) out << "; the interval includes 1×: no clear difference";
+    out << includes_one(e);
     if (m.profile && m.profile->open()) {
       out << "; the fit cannot tell multipliers from " << fixed(m.profile->lo, 2) << " to " << fixed(m.profile->hi, 2)
           << " apart, and beyond: the law does not identify it";
@@ -212,9 +210,9 @@ std::string fit_verdict_text(const FitReport& r) {
       out << "; the fit's objective allows " << fixed(m.profile->lo, 2) << " to " << fixed(m.profile->hi, 2);
     }
     out << "\n";
-    const Comparison* c = find_comparison(r, m.variant);
+    const Comparison* c = find_named(r.comparisons, &Comparison::variant, m.variant);
     if (c && c->holdout_exceeds_effect()) {
-      out << "  but the laws miss the largest size by up to " << fixed(100.0 * c->holdout_error, 1)
+      out << "  but the laws miss the largest size's mean loss by up to " << fixed(100.0 * c->holdout_error, 1)
           << "% predicting it from the others, more than the " << fixed(100.0 * c->relative_effect, 1)
           << "% difference being measured: the law-based figure is not supported by the data; the local "
              "multiplier above is\n";

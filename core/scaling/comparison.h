@@ -48,8 +48,8 @@ struct Comparison {
   std::optional<Jackknife> jackknife;
   // The effect in the law's own currency: mean over sizes of |gap| / the baseline's mean loss.
   double relative_effect = 0.0;
-  // The largest relative error of either group's law predicting its largest size from the others (NaN when
-  // neither was checked). Above relative_effect, the laws cannot carry a difference this small.
+  // The larger relative error of the two groups' laws predicting their largest size's mean loss from the other
+  // sizes (NaN when neither was checked). Above relative_effect, the laws cannot carry a difference this small.
   double holdout_error = 0.0;
   bool holdout_exceeds_effect() const { return holdout_error > relative_effect; }
 };

@@ -46,10 +46,7 @@ TEST(ScalingIdentification, AtBoundRule) {
 // Losses that do not change with compute: shifting the variant's compute changes nothing, for any multiplier.
 TEST(ScalingIdentification, FlatObjectiveAlongTheMultiplierIsARangeNotAPoint) {
   quiet_solver_logging();
-  test::PairedLadder design;
-  design.seeds = 2;
-  design.own_sigma = 0.0;
-  design.baseline_loss = flat_loss;
+  test::PairedLadder design = test::paired_design(flat_loss, 2, 0.0);
   const FitReport report = fit_runs(test::paired_ladder(design, 8), law_c(0));
   ASSERT_EQ(report.multipliers.size(), 1u);
   const Multiplier& m = report.multipliers[0];
@@ -74,10 +71,7 @@ TEST(ScalingIdentification, FlatObjectiveAlongTheMultiplierIsARangeNotAPoint) {
 // A pure power law: the best E is 0, which ln E reaches only at minus infinity; the fit stops near 1e-10.
 TEST(ScalingIdentification, IrreducibleLossAtItsBoundIsNotIdentifiedAndHasNoInterval) {
   quiet_solver_logging();
-  test::PairedLadder design;
-  design.seeds = 2;
-  design.own_sigma = 0.004;
-  design.baseline_loss = pure_power_loss;
+  const auto design = test::paired_design(pure_power_loss, 2, 0.004);
   const FitReport report = fit_runs(test::paired_ladder(design, 3), law_c(60));
   ASSERT_GT(report.bootstrap_used, 0);
   for (const auto& g : report.groups) {

@@ -72,11 +72,7 @@ TEST(ScalingPaired, LocalMultiplierInterpolatesTheBaselineInLnC) {
 // A strong seed effect shared by the pair and a small gap: pairing removes the seed effect from the gap.
 TEST(ScalingPaired, PairedIntervalHoldsTheTruthAndShufflingTheSeedsWidensIt) {
   quiet_solver_logging();
-  test::PairedLadder design;
-  design.seeds = 4;
-  design.shared_sigma = 0.03;
-  design.own_sigma = 0.002;
-  design.baseline_loss = straight_loss;
+  const auto design = test::paired_design(straight_loss, 4, 0.002, 0.03);
   const auto runs = test::paired_ladder(design, 17);
   const FitReport paired = fit_runs(runs, law_free_focus(300, 3));
   EXPECT_EQ(paired.bootstrap_unit, kResamplePairedSeeds);
@@ -113,9 +109,7 @@ TEST(ScalingPaired, PairedIntervalHoldsTheTruthAndShufflingTheSeedsWidensIt) {
 
 TEST(ScalingPaired, IncompletePairsAreSaidAndTheUnpairedFigureIsKept) {
   quiet_solver_logging();
-  test::PairedLadder design;
-  design.baseline_loss = straight_loss;
-  auto runs = test::paired_ladder(design, 4);
+  auto runs = test::paired_ladder(test::paired_design(straight_loss, 3, 0.01), 4);
   runs.pop_back();  // the variant's last seed at the largest size did not finish
   const FitReport report = fit_runs(runs, law_free_focus(50, 1));
   EXPECT_EQ(report.bootstrap_unit, kResampleSeeds);
@@ -135,11 +129,8 @@ double kinked_loss(double c) { return straight_loss(c) - (c > 5e14 ? 0.15 : 0.0)
 
 TEST(ScalingPaired, AHoldoutErrorAboveTheEffectIsSaid) {
   quiet_solver_logging();
-  test::PairedLadder design;
+  test::PairedLadder design = test::paired_design(kinked_loss, 2, 0.002);
   design.compute = {1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-  design.seeds = 2;
-  design.own_sigma = 0.002;
-  design.baseline_loss = kinked_loss;
   const FitReport report = fit_runs(test::paired_ladder(design, 6), law_free_focus(0, 0));
   const Comparison& c = report.comparisons.at(0);
   EXPECT_NEAR(c.relative_effect, 0.08 * std::log(1.22) / 2.8, 0.002) << "a gap of 0.016 at losses near 2.8";
@@ -158,13 +149,8 @@ TEST(ScalingPaired, AHoldoutErrorAboveTheEffectIsSaid) {
 // the true means (on a convex curve it exceeds the law's 1.22: see local_multiplier.h); both are printed.
 TEST(ScalingPaired, PairedIntervalsCoverTheEstimandInRepeatedDraws) {
   quiet_solver_logging();
-  test::PairedLadder design;
-  design.shared_sigma = 0.007;
-  design.own_sigma = 0.007;
-  design.baseline_loss = power_loss;
-  test::PairedLadder exact = design;
-  exact.shared_sigma = exact.own_sigma = 0.0;
-  exact.seeds = 2;
+  const auto design = test::paired_design(power_loss, 3, 0.007, 0.007);
+  const auto exact = test::paired_design(power_loss, 2, 0.0);
   const double estimand = fit_runs(test::paired_ladder(exact, 0), law_free_focus(0, 0)).comparisons.at(0).local.value;
   const int draws = 60;
   int covers = 0, covers_law = 0, excludes_one = 0;

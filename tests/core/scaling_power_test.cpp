@@ -97,14 +97,20 @@ double independent_power(const PowerDesign& d, int studies, int resamples, std::
   return double(excluded) / studies;
 }
 
-TEST(ScalingPower, SimulatedPowerAgreesWithAnIndependentSimulation) {
+// Five sizes a decade of compute apart, noise 0.02 in loss.
+PowerDesign five_decades(int seeds, int studies, int resamples) {
   PowerDesign design;
   design.compute = {1e10, 1e11, 1e12, 1e13, 1e14};
-  design.seeds = 3;
+  design.seeds = seeds;
   design.noise = 0.02;
+  design.studies = studies;
+  design.resamples = resamples;
+  return design;
+}
+
+TEST(ScalingPower, SimulatedPowerAgreesWithAnIndependentSimulation) {
+  PowerDesign design = five_decades(3, 300, 200);
   design.seed_correlation = 0.3;
-  design.studies = 300;
-  design.resamples = 200;
   const PowerEstimate power = simulate_power(design);
   const double independent = independent_power(design, 300, 200, 99);
   std::printf("power of 5 sizes x 3 paired seeds, noise 0.02, 1.22x: plan %.1f%%, independent %.1f%%; median "
@@ -119,12 +125,7 @@ TEST(ScalingPower, SimulatedPowerAgreesWithAnIndependentSimulation) {
 }
 
 TEST(ScalingPower, MoreSeedsMorePowerAndOneSeedHasNoInterval) {
-  PowerDesign design;
-  design.compute = {1e10, 1e11, 1e12, 1e13, 1e14};
-  design.noise = 0.02;
-  design.studies = 100;
-  design.resamples = 100;
-  design.seeds = 1;
+  PowerDesign design = five_decades(1, 100, 100);
   EXPECT_EQ(simulate_power(design).power, 0.0) << "one seed: no seed noise to resample, no interval";
   design.seeds = 2;
   const double two = simulate_power(design).power;

@@ -60,6 +60,16 @@ struct PairedLadder {
   double (*baseline_loss)(double compute) = nullptr;  // the baseline's mean loss at C
 };
 
+inline PairedLadder paired_design(double (*baseline_loss)(double), int seeds, double own_sigma,
+                                  double shared_sigma = 0.0) {
+  PairedLadder design;
+  design.baseline_loss = baseline_loss;
+  design.seeds = seeds;
+  design.own_sigma = own_sigma;
+  design.shared_sigma = shared_sigma;
+  return design;
+}
+
 inline std::vector<RunPoint> paired_ladder(const PairedLadder& design, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> z(0.0, 1.0);

@@ -12,6 +12,7 @@
 #include "core/scaling/fit_runs.h"
 #include "core/scaling/local_multiplier.h"
 #include "core/scaling/quantiles.h"
+#include "core/scaling/run_point.h"
 #include "tests/core/scaling_synthetic.h"
 
 namespace gammalab {
@@ -45,6 +46,14 @@ std::vector<RunPoint> shuffle_seeds(std::vector<RunPoint> runs, std::uint64_t se
     for (std::size_t k = 0; k < cell.runs.size(); ++k) runs[cell.runs[k]].seed = seeds[k];
   }
   return runs;
+}
+
+TEST(ScalingPaired, AJobsRunPointCarriesItsSeed) {
+  JobConfig config;
+  config.seed = 7;
+  const RunPoint run = job_run_point(config, 2.5, "scale.variant", "job");
+  ASSERT_TRUE(run.seed);
+  EXPECT_EQ(*run.seed, 7u);
 }
 
 TEST(ScalingPaired, QuantilesMatchTables) {

@@ -20,6 +20,8 @@
 #include "core/config_paths.h"
 #include "core/sweep/sweep.h"
 #include "core/sweep/plan.h"
+#include "core/scaling/csv_points.h"
+#include "core/scaling/noise_estimate.h"
 #include "core/scaling/power.h"
 
 namespace gammalab::cli {
@@ -32,6 +34,9 @@ struct PlanArgs {
   std::string presets;
   PowerDesign power;  // compute and seeds from the sweep; the effect and noise from flags
   bool no_power = false;
+  std::string noise_from;      // a previous sweep's runs (CSV as `gammalab fit --points` reads it)
+  std::string noise_baseline = "baseline";
+  std::vector<CLI::Option*> noise_flags;  // --noise, --seed-correlation, --loss-slope: given, they win
 };
 
 // 123456789 -> "123.5M": counts people read at a glance.
@@ -101,6 +106,12 @@ PowerDesign power_design(const Sweep& sweep, PowerDesign design) {
   return design;
 }
 
+std::string significant(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
 std::string percent(double p) { return std::to_string(static_cast<int>(std::lround(100.0 * p))) + "%"; }
 
 struct PowerReport {
@@ -108,10 +119,11 @@ struct PowerReport {
   PowerEstimate estimate;
   std::optional<int> seeds_for_80;  // only when the power is below 50%
   bool searched = false;
+  std::string measured;  // where the noise came from, when measured
 };
 
 PowerReport power_report(const PowerDesign& design) {
-  PowerReport report{design, simulate_power(design), std::nullopt, false};
+  PowerReport report{design, simulate_power(design), std::nullopt, false, ""};
   if (report.estimate.power < 0.5) {
     report.searched = true;
     report.seeds_for_80 = seeds_for_power(design, 0.8, 64);
@@ -124,8 +136,10 @@ std::string render_power(const PowerReport& p) {
   std::ostringstream out;
   out << "\npower (simulated, " << d.studies << " studies; the local multiplier's " << fixed(100 * d.confidence, 0)
       << "% paired interval): " << d.compute.size() << " sizes × " << d.seeds
-      << (d.seeds == 1 ? " paired seed" : " paired seeds") << ", effect " << fixed(d.multiplier, 2) << "×, noise " << d.noise << " in loss (seed correlation "
-      << d.seed_correlation << "), baseline falling " << d.loss_slope << " per e-fold of compute\n";
+      << (d.seeds == 1 ? " paired seed" : " paired seeds") << ", effect " << fixed(d.multiplier, 2) << "×, noise "
+      << significant(d.noise) << " in loss (seed correlation " << significant(d.seed_correlation)
+      << "), baseline falling " << significant(d.loss_slope) << " per e-fold of compute\n";
+  if (!p.measured.empty()) out << "  (" << p.measured << ")\n";
   out << "  power to exclude 1×: " << percent(p.estimate.power) << "; median interval "
       << (std::isnan(p.estimate.median_ratio) ? std::string("none (one seed: no interval)")
                                               : fixed(p.estimate.median_ratio, 2) + "× wide (hi/lo)")
@@ -152,8 +166,31 @@ nlohmann::json power_json(const PowerReport& p) {
                       {"sizes_inside", p.estimate.sizes_inside}};
   j["median_interval_ratio"] = std::isnan(p.estimate.median_ratio) ? nlohmann::json(nullptr)
                                                                    : nlohmann::json(p.estimate.median_ratio);
+  if (!p.measured.empty()) j["measured"] = p.measured;
   if (p.searched) j["seeds_for_80"] = p.seeds_for_80 ? nlohmann::json(*p.seeds_for_80) : nlohmann::json(nullptr);
   return j;
+}
+
+// Sets the noise, seed correlation and slope of `design` from --noise-from's runs, except those given as flags;
+// returns what was measured, in words.
+std::string measured_noise(const PlanArgs& args, PowerDesign& design) {
+  const auto measured = measure_noise(read_points_csv(args.noise_from), args.noise_baseline);
+  if (!measured) {
+    throw std::invalid_argument("plan: " + args.noise_from + " has no replicated configuration of '" +
+                                args.noise_baseline + "' at two or more sizes: no noise to measure");
+  }
+  const bool given[] = {args.noise_flags[0]->count() > 0, args.noise_flags[1]->count() > 0,
+                        args.noise_flags[2]->count() > 0};
+  if (!given[0]) design.noise = measured->noise;
+  if (!given[1]) design.seed_correlation = measured->seed_correlation;
+  if (!given[2]) design.loss_slope = measured->loss_slope;
+  std::ostringstream out;
+  out << "measured on " << args.noise_from << ": noise " << fixed(measured->noise, 4) << " ("
+      << measured->degrees_of_freedom << " degrees of freedom), seed correlation "
+      << fixed(measured->seed_correlation, 2) << " from "
+      << measured->pairs << " pairs, slope " << fixed(measured->loss_slope, 4) << " per e-fold"
+      << (given[0] || given[1] || given[2] ? "; flags given override" : "");
+  return out.str();
 }
 
 }  // namespace
@@ -170,13 +207,20 @@ void add_plan_command(CLI::App& app, CliContext& context) {
   cmd->add_option("--presets", args->presets, "model preset directory (default: configs/models)");
   cmd->add_option("--effect", args->power.multiplier, "compute multiplier to detect (power section)")
       ->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--noise", args->power.noise, "s.d. of a run's final loss over seeds (power section)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--seed-correlation", args->power.seed_correlation,
+  args->noise_flags.push_back(
+      cmd->add_option("--noise", args->power.noise, "s.d. of a run's final loss over seeds (power section)")
+      ->capture_default_str()->check(CLI::PositiveNumber));
+  args->noise_flags.push_back(cmd->add_option("--seed-correlation", args->power.seed_correlation,
                   "share of that variance common to two variants' runs of one seed and size")
-      ->capture_default_str()->check(CLI::Range(0.0, 0.99));
-  cmd->add_option("--loss-slope", args->power.loss_slope, "the baseline's loss decrease per e-fold of compute")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(CLI::Range(0.0, 0.99)));
+  args->noise_flags.push_back(
+      cmd->add_option("--loss-slope", args->power.loss_slope, "the baseline's loss decrease per e-fold of compute")
+          ->capture_default_str()->check(CLI::PositiveNumber));
+  cmd->add_option("--noise-from", args->noise_from,
+                  "measure noise, seed correlation and slope on a previous sweep's runs (CSV with seed column)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--noise-baseline", args->noise_baseline, "the baseline group of --noise-from")
+      ->capture_default_str();
   cmd->add_flag("--no-power", args->no_power, "skip the power simulation");
   cmd->callback([args, &context] {
     SweepOptions options;
@@ -191,8 +235,12 @@ void add_plan_command(CLI::App& app, CliContext& context) {
       return;
     }
     std::optional<PowerReport> power;
-    const PowerDesign design = power_design(stages.main, args->power);
+    PowerDesign assumed = args->power;
+    std::string measured;
+    if (!args->noise_from.empty()) measured = measured_noise(*args, assumed);
+    const PowerDesign design = power_design(stages.main, assumed);
     if (!args->no_power && design.compute.size() >= 2) power = power_report(design);
+    if (power) power->measured = measured;
     Sweep all = stages.main;
     if (stages.tune) all.jobs.insert(all.jobs.begin(), stages.tune->jobs.begin(), stages.tune->jobs.end());
     const SweepPlan plan = plan_sweep(all, args->assumptions);

@@ -108,10 +108,13 @@ std::string comparison_text(const Comparison& c, bool bootstrapped) {
                    {"note"}});
   for (const auto& s : c.sizes) {
     const bool local = c.ladder && !std::isnan(s.local.value);
-    table.add_row({fmt(s.params), fmt(s.tokens), std::to_string(s.pairs), gap_text(s.paired_mean, s.paired_standard_error),
-                   s.complete ? "" : gap_text(s.gap.value, s.unpaired_standard_error), interval_text(s.gap, bootstrapped),
-                   local ? fmt(s.local.value) : "-", local ? interval_text(s.local, bootstrapped) : "",
-                   std::string(s.complete ? "" : "pairs incomplete") + (local && !s.inside ? " outside the baseline's range" : "")});
+    const std::string note = std::string(s.complete ? "" : "pairs incomplete") +
+                             (local && !s.inside ? " outside the baseline's range" : "");
+    table.add_row({fmt(s.params), fmt(s.tokens), std::to_string(s.pairs),
+                   gap_text(s.paired_mean, s.paired_standard_error),
+                   s.complete ? "" : gap_text(s.gap.value, s.unpaired_standard_error),
+                   interval_text(s.gap, bootstrapped), local ? fmt(s.local.value) : "-",
+                   local ? interval_text(s.local, bootstrapped) : "", note});
   }
   out << indented(table.render(), "  ");
   if (!c.ladder) {
@@ -171,7 +174,9 @@ std::string local_verdict(const FitReport& r, const Comparison& c) {
       << (c.paired ? "paired bootstrap over seeds" : "bootstrap over each group's seeds, pairs incomplete")
       << "; geometric mean over " << c.sizes_inside << " size" << (c.sizes_inside == 1 ? "" : "s")
       << " inside the data";
-  if (c.jackknife) out << "; " << fixed(c.jackknife->lo, 2) << "–" << fixed(c.jackknife->hi, 2) << " leaving one size out";
+  if (c.jackknife) {
+    out << "; " << fixed(c.jackknife->lo, 2) << "–" << fixed(c.jackknife->hi, 2) << " leaving one size out";
+  }
   out << ")" << includes_one(e) << "\n";
   return out.str();
 }

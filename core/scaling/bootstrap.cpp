@@ -73,7 +73,9 @@ std::vector<RunPoint> resample_within_cells(const std::vector<RunPoint>& runs, c
   sample.reserve(runs.size());
   for (const auto& cell : cells) {
     std::uniform_int_distribution<std::size_t> pick(0, cell.runs.size() - 1);
-    for (std::size_t k = 0; k < cell.runs.size(); ++k) sample.push_back(spread_from_mean(runs[cell.runs[pick(rng)]], cell));
+    for (std::size_t k = 0; k < cell.runs.size(); ++k) {
+      sample.push_back(spread_from_mean(runs[cell.runs[pick(rng)]], cell));
+    }
   }
   return sample;
 }
@@ -87,7 +89,9 @@ std::vector<RunPoint> resample_paired(const std::vector<RunPoint>& runs, const s
     std::vector<std::uint64_t> drawn(block.seeds.size());
     for (auto& seed : drawn) seed = block.seeds[pick(rng)];
     for (std::size_t c : block.cells) {
-      for (std::uint64_t seed : drawn) sample.push_back(spread_from_mean(runs[run_with_seed(runs, cells[c], seed)], cells[c]));
+      for (std::uint64_t seed : drawn) {
+        sample.push_back(spread_from_mean(runs[run_with_seed(runs, cells[c], seed)], cells[c]));
+      }
     }
   }
   return sample;

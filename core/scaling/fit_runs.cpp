@@ -402,7 +402,9 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   const std::vector<ReplicateCell> cells = replicate_cells(runs);
   const Pairing pairing = pair_cells(runs, cells, names);
   if (has_baseline) {
-    for (std::size_t g = 1; g < names.size(); ++g) layout.comparisons.push_back(plan_comparison(runs, cells, pairing, names, g));
+    for (std::size_t g = 1; g < names.size(); ++g) {
+      layout.comparisons.push_back(plan_comparison(runs, cells, pairing, names, g));
+    }
   }
   const std::vector<double> point = collect(layout, fits, shared, runs, true);
 
@@ -537,8 +539,8 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
       for (const char* key : {"E", "alpha", "A_baseline", "A_variant"}) m.shared_fit.push_back(estimate(key));
       m.constant = estimate("m");
       const std::string pair = "shared fit " + m.variant + "/" + m.baseline;
-      mark_unidentified(m.shared_fit, std::min(smallest_loss(group_runs[0]), smallest_loss(group_runs[layout.variants[v]])),
-                        pair, report.warnings);
+      const double smallest = std::min(smallest_loss(group_runs[0]), smallest_loss(group_runs[layout.variants[v]]));
+      mark_unidentified(m.shared_fit, smallest, pair, report.warnings);
       m.profile = profile_multiplier(compute_frontier(group_runs[0]), compute_frontier(group_runs[layout.variants[v]]),
                                      shared[v], settings, options.confidence);
       if (m.profile && m.profile->open()) {

@@ -18,8 +18,9 @@ namespace gammalab {
 // law-based multipliers over the baseline at budgets inside the compute range both groups cover, with the
 // profile of the shared fit's constant (core/scaling/profile.h); marks parameters at bound
 // (core/scaling/identification.h); with 5 or more sizes (or options.holdout_largest) checks the prediction of
-// the largest size, and warns when it misses by more than the effect. Throws std::invalid_argument for unusable input (no runs, non-positive values, too few distinct sizes
-// for the law, a budget outside the data without options.extrapolate).
+// the largest size, and warns when it misses by more than the effect. Throws std::invalid_argument for
+// unusable input (no runs, non-positive values, too few distinct sizes for the law, a budget outside the data
+// without options.extrapolate).
 FitReport fit_runs(const std::vector<RunPoint>& runs, const FitOptions& options);
 
 // Why `runs` cannot identify the law of `options` yet, counted in distinct levels, not runs: law n needs 3

@@ -1,5 +1,6 @@
 // What a law fit does not identify is said in words: a parameter at the edge of its domain has no interval,
 // and a multiplier along which the shared fit's objective is flat is given as the range it is flat over.
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -75,7 +76,8 @@ TEST(ScalingIdentification, IrreducibleLossAtItsBoundIsNotIdentifiedAndHasNoInte
   const FitReport report = fit_runs(test::paired_ladder(design, 3), law_c(60));
   ASSERT_GT(report.bootstrap_used, 0);
   for (const auto& g : report.groups) {
-    const auto e = std::find_if(g.parameters.begin(), g.parameters.end(), [](const Estimate& p) { return p.name == "E"; });
+    const auto e =
+        std::find_if(g.parameters.begin(), g.parameters.end(), [](const Estimate& p) { return p.name == "E"; });
     ASSERT_NE(e, g.parameters.end());
     EXPECT_LT(e->value, 1e-5) << g.group;
     EXPECT_TRUE(e->at_bound) << g.group;

@@ -10,8 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include "core/scaling/noise_estimate.h"
 #include "core/scaling/power.h"
 #include "core/scaling/quantiles.h"
+#include "tests/core/scaling_synthetic.h"
 
 namespace gammalab {
 namespace {
@@ -139,6 +141,27 @@ TEST(ScalingPower, MoreSeedsMorePowerAndOneSeedHasNoInterval) {
   EXPECT_GE(simulate_power(design).power, 0.8);
   design.seeds = *needed - 1;
   EXPECT_LT(simulate_power(design).power, 0.8);
+}
+
+double straight_loss(double c) { return 3.0 - 0.08 * std::log(c / 1e10); }
+
+// A previous sweep with known noise (s.d. 0.01, half its variance shared by the pair) and slope (0.08): what
+// plan --noise-from reads back.
+TEST(ScalingPower, MeasuresTheNoiseOfAPreviousSweep) {
+  const auto runs = test::paired_ladder(test::paired_design(straight_loss, 40, 0.01 * std::sqrt(0.5),
+                                                            0.01 * std::sqrt(0.5)), 21);
+  const auto noise = measure_noise(runs, "baseline");
+  ASSERT_TRUE(noise);
+  EXPECT_NEAR(noise->noise, 0.01, 0.001);
+  EXPECT_NEAR(noise->seed_correlation, 0.5, 0.1);
+  EXPECT_NEAR(noise->loss_slope, 0.08, 0.002);
+  EXPECT_EQ(noise->pairs, 200);
+  EXPECT_EQ(noise->degrees_of_freedom, 2 * 5 * 39);
+  std::vector<RunPoint> one_seed;
+  for (const auto& r : runs) {
+    if (r.seed == 0u) one_seed.push_back(r);
+  }
+  EXPECT_FALSE(measure_noise(one_seed, "baseline")) << "one run per configuration: no noise to measure";
 }
 
 }  // namespace

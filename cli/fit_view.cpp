@@ -93,10 +93,24 @@ std::string gap_text(double mean, double standard_error) {
 
 // Per size: the paired gap with its interval, the unpaired figure where pairs are incomplete, the local
 // multiplier with its interval; then the pooled multiplier and the jackknife over sizes.
-std::string comparison_text(const Comparison& c, bool bootstrapped) {
+// Comparisons have intervals only from resampled seeds: resampling model sizes redraws a ladder's nodes.
+bool seeds_resampled(const FitReport& r) { return r.bootstrap_used > 0 && r.bootstrap_unit != kResampleSizes; }
+
+bool any_pairs(const Comparison& c) {
+  return std::any_of(c.sizes.begin(), c.sizes.end(), [](const SizeComparison& s) { return s.pairs > 0; });
+}
+
+std::string comparison_text(const FitReport& r, const Comparison& c) {
+  const bool seeded = seeds_resampled(r);
+  auto interval = [&](const Estimate& e) {
+    return seeded ? interval_text(e, true) : r.bootstrap_used > 0 ? "none: one run per configuration" : "-";
+  };
   std::ostringstream out;
   out << "\n" << c.variant << " − " << c.baseline << " by size ("
-      << (c.paired ? "paired: runs sharing a seed" : "pairs incomplete: unpaired intervals") << ")\n";
+      << (c.paired         ? "paired: runs sharing a seed"
+          : any_pairs(c) ? "pairs incomplete: unpaired intervals"
+                         : "unpaired: no runs share a seed")
+      << ")\n";
   TextTable table({{"N", TextTable::Align::kRight},
                    {"D", TextTable::Align::kRight},
                    {"pairs", TextTable::Align::kRight},
@@ -108,20 +122,19 @@ std::string comparison_text(const Comparison& c, bool bootstrapped) {
                    {"note"}});
   for (const auto& s : c.sizes) {
     const bool local = c.ladder && !std::isnan(s.local.value);
-    const std::string note = std::string(s.complete ? "" : "pairs incomplete") +
-                             (local && !s.inside ? " outside the baseline's range" : "");
+    std::string note = s.complete ? "" : s.pairs == 0 ? "no pairs" : "pairs incomplete";
+    if (local && !s.inside) note += (note.empty() ? "" : "; ") + std::string("outside the baseline's range");
     table.add_row({fmt(s.params), fmt(s.tokens), std::to_string(s.pairs),
                    gap_text(s.paired_mean, s.paired_standard_error),
                    s.complete ? "" : gap_text(s.gap.value, s.unpaired_standard_error),
-                   interval_text(s.gap, bootstrapped), local ? fmt(s.local.value) : "-",
-                   local ? interval_text(s.local, bootstrapped) : "", note});
+                   interval(s.gap), local ? fmt(s.local.value) : "-", local ? interval(s.local) : "", note});
   }
   out << indented(table.render(), "  ");
   if (!c.ladder) {
     out << "  no local multiplier: the baseline has several token counts per size, no single curve in compute\n";
   } else if (c.sizes_inside > 0) {
     out << "  local multiplier over the " << c.sizes_inside << " sizes inside the data: " << value_text(c.local) << " "
-        << interval_text(c.local, bootstrapped);
+        << interval(c.local);
     if (c.jackknife) out << "; leaving one size out: " << fmt(c.jackknife->lo) << " to " << fmt(c.jackknife->hi);
     out << "\n";
   }
@@ -163,16 +176,16 @@ std::string local_verdict(const FitReport& r, const Comparison& c) {
   }
   const Estimate& e = c.local;
   const bool better = e.value >= 1.0;
-  std::string interval = "(no interval: one run per configuration; add seeds)";
-  if (e.bounded()) {
-    interval = "[" + fixed(better ? e.lo : 1.0 / e.hi, 2) + ", " + fixed(better ? e.hi : 1.0 / e.lo, 2) + "]";
-  }
+  const bool seeded = seeds_resampled(r) && e.bounded();
+  const std::string interval =
+      seeded ? "[" + fixed(better ? e.lo : 1.0 / e.hi, 2) + ", " + fixed(better ? e.hi : 1.0 / e.lo, 2) + "] " : "";
+  const std::string how = !seeded   ? "no interval: add seeds"
+                          : c.paired ? fmt(100.0 * r.confidence) + "% paired bootstrap over seeds"
+                                     : fmt(100.0 * r.confidence) + "% bootstrap over each group's seeds, pairs incomplete";
   std::ostringstream out;
   out << c.variant << (better ? " reaches " + c.baseline + "'s loss with " + fixed(e.value, 2) + "× less compute"
                               : " needs " + fixed(1.0 / e.value, 2) + "× more compute than " + c.baseline)
-      << " at the sizes measured " << interval << " (local multiplier, no law: " << fmt(100.0 * r.confidence) << "% "
-      << (c.paired ? "paired bootstrap over seeds" : "bootstrap over each group's seeds, pairs incomplete")
-      << "; geometric mean over " << c.sizes_inside << " size" << (c.sizes_inside == 1 ? "" : "s")
+      << " at the sizes measured " << interval << "(local multiplier, no law: " << how << "; geometric mean over " << c.sizes_inside << " size" << (c.sizes_inside == 1 ? "" : "s")
       << " inside the data";
   if (c.jackknife) {
     out << "; " << fixed(c.jackknife->lo, 2) << "–" << fixed(c.jackknife->hi, 2) << " leaving one size out";
@@ -232,7 +245,7 @@ std::string fit_report_text(const FitReport& r) {
   out << "law " << law_name(r.law) << ", " << r.bootstrap_used << "/" << r.bootstrap_requested
       << " bootstrap resamples" << (r.bootstrap_unit.empty() ? "" : " of " + r.bootstrap_unit) << " (seed " << r.seed
       << "), " << fmt(100.0 * r.confidence) << "% percentile intervals\n";
-  for (const auto& c : r.comparisons) out << comparison_text(c, bootstrapped);
+  for (const auto& c : r.comparisons) out << comparison_text(r, c);
   for (const auto& g : r.groups) {
     out << "\ngroup " << g.group << ": " << g.runs << " runs, " << g.model_sizes << " model sizes, " << g.fit.points
         << " points fitted, objective " << fmt(g.fit.objective) << ", " << g.fit.termination << " ("

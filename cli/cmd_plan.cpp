@@ -1,9 +1,16 @@
 // gammalab plan FILE: the jobs a sweep expands to and what they cost (no server needed): per job its
 // parameters, token budget, steps and training FLOPs; in total PF-days and GPU-hours at --mfu of --peak-tflops.
 // A sweep with a tune stage lists the tune jobs first and costs each stage (the main stage at its base
-// values: the picks change values such as the LR, not the cost).
+// values: the picks change values such as the LR, not the cost). With two or more sizes it also says what the
+// sweep can detect: the simulated power of its paired seeds to exclude 1× for a stated effect (--effect,
+// default the paper's 1.22×) at a stated noise (--noise), and how many seeds would reach 80% when it has less
+// than 50% (core/scaling/power.h).
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <optional>
+#include <set>
 #include <iostream>
 #include <sstream>
 
@@ -13,6 +20,9 @@
 #include "core/config_paths.h"
 #include "core/sweep/sweep.h"
 #include "core/sweep/plan.h"
+#include "core/scaling/csv_points.h"
+#include "core/scaling/noise_estimate.h"
+#include "core/scaling/power.h"
 
 namespace gammalab::cli {
 namespace {
@@ -22,6 +32,11 @@ struct PlanArgs {
   PlanAssumptions assumptions;
   std::size_t max_jobs = SweepOptions{}.max_jobs;
   std::string presets;
+  PowerDesign power;  // compute and seeds from the sweep; the effect and noise from flags
+  bool no_power = false;
+  std::string noise_from;      // a previous sweep's runs (CSV as `gammalab fit --points` reads it)
+  std::string noise_baseline = "baseline";
+  std::vector<CLI::Option*> noise_flags;  // --noise, --seed-correlation, --loss-slope: given, they win
 };
 
 // 123456789 -> "123.5M": counts people read at a glance.
@@ -71,6 +86,113 @@ std::string render(const SweepPlan& plan) {
   return out.str();
 }
 
+// The sizes of the main stage (distinct params and token budget) with the compute of each, and the seeds every
+// size has (the fewest over sizes): the design a paired comparison of two variants of this sweep would have.
+PowerDesign power_design(const Sweep& sweep, PowerDesign design) {
+  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, std::set<std::uint64_t>>> sizes;
+  for (const auto& job : sweep.jobs) {
+    auto& [compute, seeds] = sizes[{job.params, job.tokens}];
+    compute = 6.0 * double(job.params) * double(job.tokens);
+    seeds.insert(job.config.seed);
+  }
+  design.compute.clear();
+  design.seeds = 0;
+  for (const auto& [size, entry] : sizes) {
+    design.compute.push_back(entry.first);
+    const int seeds = static_cast<int>(entry.second.size());
+    design.seeds = design.seeds == 0 ? seeds : std::min(design.seeds, seeds);
+  }
+  std::sort(design.compute.begin(), design.compute.end());
+  return design;
+}
+
+std::string significant(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string percent(double p) { return std::to_string(static_cast<int>(std::lround(100.0 * p))) + "%"; }
+
+struct PowerReport {
+  PowerDesign design;
+  PowerEstimate estimate;
+  std::optional<int> seeds_for_80;  // only when the power is below 50%
+  bool searched = false;
+  std::string measured;  // where the noise came from, when measured
+};
+
+PowerReport power_report(const PowerDesign& design) {
+  PowerReport report{design, simulate_power(design), std::nullopt, false, ""};
+  if (report.estimate.power < 0.5) {
+    report.searched = true;
+    report.seeds_for_80 = seeds_for_power(design, 0.8, 64);
+  }
+  return report;
+}
+
+std::string render_power(const PowerReport& p) {
+  const PowerDesign& d = p.design;
+  std::ostringstream out;
+  out << "\npower (simulated, " << d.studies << " studies; the local multiplier's " << fixed(100 * d.confidence, 0)
+      << "% paired interval): " << d.compute.size() << " sizes × " << d.seeds
+      << (d.seeds == 1 ? " paired seed" : " paired seeds") << ", effect " << fixed(d.multiplier, 2) << "×, noise "
+      << significant(d.noise) << " in loss (seed correlation " << significant(d.seed_correlation)
+      << "), baseline falling " << significant(d.loss_slope) << " per e-fold of compute\n";
+  if (!p.measured.empty()) out << "  (" << p.measured << ")\n";
+  out << "  power to exclude 1×: " << percent(p.estimate.power) << "; median interval "
+      << (std::isnan(p.estimate.median_ratio) ? std::string("none (one seed: no interval)")
+                                              : fixed(p.estimate.median_ratio, 2) + "× wide (hi/lo)")
+      << " over " << p.estimate.sizes_inside << " sizes inside the data\n";
+  if (p.searched) {
+    out << "  warning: below 50% power; "
+        << (p.seeds_for_80 ? std::to_string(*p.seeds_for_80) + " paired seeds per size would reach 80%"
+                           : std::string("even 64 paired seeds per size would not reach 80%: add sizes between the "
+                                         "ones planned, or expect a larger effect"))
+        << "\n";
+  }
+  return out.str();
+}
+
+nlohmann::json power_json(const PowerReport& p) {
+  nlohmann::json j = {{"sizes", p.design.compute.size()},
+                      {"seeds", p.design.seeds},
+                      {"effect", p.design.multiplier},
+                      {"noise", p.design.noise},
+                      {"seed_correlation", p.design.seed_correlation},
+                      {"loss_slope", p.design.loss_slope},
+                      {"studies", p.design.studies},
+                      {"power", p.estimate.power},
+                      {"sizes_inside", p.estimate.sizes_inside}};
+  j["median_interval_ratio"] = std::isnan(p.estimate.median_ratio) ? nlohmann::json(nullptr)
+                                                                   : nlohmann::json(p.estimate.median_ratio);
+  if (!p.measured.empty()) j["measured"] = p.measured;
+  if (p.searched) j["seeds_for_80"] = p.seeds_for_80 ? nlohmann::json(*p.seeds_for_80) : nlohmann::json(nullptr);
+  return j;
+}
+
+// Sets the noise, seed correlation and slope of `design` from --noise-from's runs, except those given as flags;
+// returns what was measured, in words.
+std::string measured_noise(const PlanArgs& args, PowerDesign& design) {
+  const auto measured = measure_noise(read_points_csv(args.noise_from), args.noise_baseline);
+  if (!measured) {
+    throw std::invalid_argument("plan: " + args.noise_from + " has no replicated configuration of '" +
+                                args.noise_baseline + "' at two or more sizes: no noise to measure");
+  }
+  const bool given[] = {args.noise_flags[0]->count() > 0, args.noise_flags[1]->count() > 0,
+                        args.noise_flags[2]->count() > 0};
+  if (!given[0]) design.noise = measured->noise;
+  if (!given[1]) design.seed_correlation = measured->seed_correlation;
+  if (!given[2]) design.loss_slope = measured->loss_slope;
+  std::ostringstream out;
+  out << "measured on " << args.noise_from << ": noise " << fixed(measured->noise, 4) << " ("
+      << measured->degrees_of_freedom << " degrees of freedom), seed correlation "
+      << fixed(measured->seed_correlation, 2) << " from "
+      << measured->pairs << " pairs, slope " << fixed(measured->loss_slope, 4) << " per e-fold"
+      << (given[0] || given[1] || given[2] ? "; flags given override" : "");
+  return out.str();
+}
+
 }  // namespace
 
 void add_plan_command(CLI::App& app, CliContext& context) {
@@ -83,6 +205,23 @@ void add_plan_command(CLI::App& app, CliContext& context) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--max-jobs", args->max_jobs, "refuse sweeps that expand to more jobs")->capture_default_str();
   cmd->add_option("--presets", args->presets, "model preset directory (default: configs/models)");
+  cmd->add_option("--effect", args->power.multiplier, "compute multiplier to detect (power section)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  args->noise_flags.push_back(
+      cmd->add_option("--noise", args->power.noise, "s.d. of a run's final loss over seeds (power section)")
+      ->capture_default_str()->check(CLI::PositiveNumber));
+  args->noise_flags.push_back(cmd->add_option("--seed-correlation", args->power.seed_correlation,
+                  "share of that variance common to two variants' runs of one seed and size")
+      ->capture_default_str()->check(CLI::Range(0.0, 0.99)));
+  args->noise_flags.push_back(
+      cmd->add_option("--loss-slope", args->power.loss_slope, "the baseline's loss decrease per e-fold of compute")
+          ->capture_default_str()->check(CLI::PositiveNumber));
+  cmd->add_option("--noise-from", args->noise_from,
+                  "measure noise, seed correlation and slope on a previous sweep's runs (CSV with seed column)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--noise-baseline", args->noise_baseline, "the baseline group of --noise-from")
+      ->capture_default_str();
+  cmd->add_flag("--no-power", args->no_power, "skip the power simulation");
   cmd->callback([args, &context] {
     SweepOptions options;
     options.max_jobs = args->max_jobs;
@@ -95,11 +234,20 @@ void add_plan_command(CLI::App& app, CliContext& context) {
       context.exit_code = 1;
       return;
     }
+    std::optional<PowerReport> power;
+    PowerDesign assumed = args->power;
+    std::string measured;
+    if (!args->noise_from.empty()) measured = measured_noise(*args, assumed);
+    const PowerDesign design = power_design(stages.main, assumed);
+    if (!args->no_power && design.compute.size() >= 2) power = power_report(design);
+    if (power) power->measured = measured;
     Sweep all = stages.main;
     if (stages.tune) all.jobs.insert(all.jobs.begin(), stages.tune->jobs.begin(), stages.tune->jobs.end());
     const SweepPlan plan = plan_sweep(all, args->assumptions);
     if (!stages.tune) {
-      std::cout << (context.json ? to_json(plan).dump(2) + "\n" : render(plan));
+      nlohmann::json out = to_json(plan);
+      if (power) out["power"] = power_json(*power);
+      std::cout << (context.json ? out.dump(2) + "\n" : render(plan) + (power ? render_power(*power) : ""));
       return;
     }
     const SweepPlan tune = plan_sweep(*stages.tune, args->assumptions);
@@ -107,6 +255,7 @@ void add_plan_command(CLI::App& app, CliContext& context) {
     if (context.json) {
       nlohmann::json out = to_json(plan);
       out["stages"] = {{"tune", to_json(tune)}, {"main", to_json(main)}};
+      if (power) out["power"] = power_json(*power);
       std::cout << out.dump(2) << "\n";
       return;
     }
@@ -115,6 +264,7 @@ void add_plan_command(CLI::App& app, CliContext& context) {
       std::cout << name << " stage: " << stage->rows.size() << " job(s), " << scientific(stage->total_flops)
                 << " FLOPs (" << fixed(100.0 * stage->total_flops / plan.total_flops, 1) << "%)\n";
     }
+    if (power) std::cout << render_power(*power);
   });
 }
 

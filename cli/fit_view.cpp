@@ -15,6 +15,7 @@ namespace gammalab::cli {
 namespace {
 
 constexpr const char* kUnbounded = "unbounded: add sizes or seeds";
+constexpr const char* kAtBound = "not identified (at bound)";
 
 // Five significant digits: what a bootstrap interval over a handful of runs can support.
 std::string fmt(double v) {
@@ -40,6 +41,7 @@ std::string value_text(const Estimate& e) {
 
 // "-" without a bootstrap (nothing was resampled); unbounded when the resamples did not bound it.
 std::string interval_text(const Estimate& e, bool bootstrapped) {
+  if (e.at_bound) return kAtBound;
   if (!bootstrapped) return "-";
   return e.bounded() ? "[" + fmt(e.lo) + ", " + fmt(e.hi) + "]" : kUnbounded;
 }
@@ -83,11 +85,74 @@ std::string design_text(const GroupFit& g) {
   return std::to_string(g.model_sizes) + " sizes × " + seeds + (hi == 1 ? " seed" : " seeds");
 }
 
-const GroupFit* find_group(const FitReport& r, const std::string& name) {
-  for (const auto& g : r.groups) {
-    if (g.group == name) return &g;
+// "−0.0228 ± 0.0035": a gap with its standard error ("± -" with fewer than two pairs).
+std::string gap_text(double mean, double standard_error) {
+  if (std::isnan(mean)) return "-";
+  return fmt(mean) + " ± " + (std::isnan(standard_error) ? std::string("-") : fmt(standard_error));
+}
+
+// Per size: the paired gap with its interval, the unpaired figure where pairs are incomplete, the local
+// multiplier with its interval; then the pooled multiplier and the jackknife over sizes.
+// Comparisons have intervals only from resampled seeds: resampling model sizes redraws a ladder's nodes.
+bool seeds_resampled(const FitReport& r) { return r.bootstrap_used > 0 && r.bootstrap_unit != kResampleSizes; }
+
+bool any_pairs(const Comparison& c) {
+  return std::any_of(c.sizes.begin(), c.sizes.end(), [](const SizeComparison& s) { return s.pairs > 0; });
+}
+
+std::string comparison_text(const FitReport& r, const Comparison& c) {
+  const bool seeded = seeds_resampled(r);
+  auto interval = [&](const Estimate& e) {
+    return seeded ? interval_text(e, true) : r.bootstrap_used > 0 ? "none: one run per configuration" : "-";
+  };
+  std::ostringstream out;
+  out << "\n" << c.variant << " − " << c.baseline << " by size ("
+      << (c.paired         ? "paired: runs sharing a seed"
+          : any_pairs(c) ? "pairs incomplete: unpaired intervals"
+                         : "unpaired: no runs share a seed")
+      << ")\n";
+  TextTable table({{"N", TextTable::Align::kRight},
+                   {"D", TextTable::Align::kRight},
+                   {"pairs", TextTable::Align::kRight},
+                   {"paired gap", TextTable::Align::kRight},
+                   {"unpaired gap", TextTable::Align::kRight},
+                   {"gap interval"},
+                   {"m_local", TextTable::Align::kRight},
+                   {"interval"},
+                   {"note"}});
+  for (const auto& s : c.sizes) {
+    const bool local = c.ladder && !std::isnan(s.local.value);
+    std::string note = s.complete ? "" : s.pairs == 0 ? "no pairs" : "pairs incomplete";
+    if (local && !s.inside) note += (note.empty() ? "" : "; ") + std::string("outside the baseline's range");
+    table.add_row({fmt(s.params), fmt(s.tokens), std::to_string(s.pairs),
+                   gap_text(s.paired_mean, s.paired_standard_error),
+                   s.complete ? "" : gap_text(s.gap.value, s.unpaired_standard_error),
+                   interval(s.gap), local ? fmt(s.local.value) : "-", local ? interval(s.local) : "", note});
+  }
+  out << indented(table.render(), "  ");
+  if (!c.ladder) {
+    out << "  no local multiplier: the baseline has several token counts per size, no single curve in compute\n";
+  } else if (c.sizes_inside > 0) {
+    out << "  local multiplier over the " << c.sizes_inside << " sizes inside the data: " << value_text(c.local) << " "
+        << interval(c.local);
+    if (c.jackknife) out << "; leaving one size out: " << fmt(c.jackknife->lo) << " to " << fmt(c.jackknife->hi);
+    out << "\n";
+  }
+  return out.str();
+}
+
+// The element of `list` whose `field` is `name` (a group, a variant's comparison); nullptr if none.
+template <typename T>
+const T* find_named(const std::vector<T>& list, std::string T::*field, const std::string& name) {
+  for (const auto& item : list) {
+    if (item.*field == name) return &item;
   }
   return nullptr;
+}
+
+// The clause a verdict adds when an interval holds no difference.
+std::string includes_one(const Estimate& e) {
+  return e.bounded() && e.lo <= 1.0 && e.hi >= 1.0 ? "; the interval includes 1×: no clear difference" : "";
 }
 
 // The multiplier a verdict quotes: the shared-exponent constant (law c), which holds across the common compute
@@ -104,10 +169,36 @@ std::optional<std::pair<Estimate, std::string>> headline(const Multiplier& m) {
   return std::pair{mid->multiplier, "at C=" + fmt(mid->compute)};
 }
 
+// The law-free sentence: the pooled local multiplier, its interval and the jackknife over sizes.
+std::string local_verdict(const FitReport& r, const Comparison& c) {
+  if (!c.ladder || c.sizes_inside == 0 || !std::isfinite(c.local.value)) {
+    return c.variant + ": no local multiplier over " + c.baseline + " (the baseline's sizes never reach its loss)\n";
+  }
+  const Estimate& e = c.local;
+  const bool better = e.value >= 1.0;
+  const bool seeded = seeds_resampled(r) && e.bounded();
+  const std::string interval =
+      seeded ? "[" + fixed(better ? e.lo : 1.0 / e.hi, 2) + ", " + fixed(better ? e.hi : 1.0 / e.lo, 2) + "] " : "";
+  const std::string how = !seeded   ? "no interval: add seeds"
+                          : c.paired ? fmt(100.0 * r.confidence) + "% paired bootstrap over seeds"
+                                     : fmt(100.0 * r.confidence) + "% bootstrap over each group's seeds, pairs incomplete";
+  std::ostringstream out;
+  out << c.variant << (better ? " reaches " + c.baseline + "'s loss with " + fixed(e.value, 2) + "× less compute"
+                              : " needs " + fixed(1.0 / e.value, 2) + "× more compute than " + c.baseline)
+      << " at the sizes measured " << interval << "(local multiplier, no law: " << how << "; geometric mean over " << c.sizes_inside << " size" << (c.sizes_inside == 1 ? "" : "s")
+      << " inside the data";
+  if (c.jackknife) {
+    out << "; " << fixed(c.jackknife->lo, 2) << "–" << fixed(c.jackknife->hi, 2) << " leaving one size out";
+  }
+  out << ")" << includes_one(e) << "\n";
+  return out.str();
+}
+
 }  // namespace
 
 std::string fit_verdict_text(const FitReport& r) {
   std::ostringstream out;
+  for (const auto& c : r.comparisons) out << local_verdict(r, c);
   for (const auto& m : r.multipliers) {
     const auto quoted = headline(m);
     if (!quoted) {
@@ -127,10 +218,23 @@ std::string fit_verdict_text(const FitReport& r) {
                                 : " needs " + fixed(factor, 2) + "× more compute than " + m.baseline + " for the same loss ")
         << interval << " (" << fmt(100.0 * r.confidence) << "% bootstrap interval over "
         << (r.bootstrap_unit.empty() ? std::string(kResampleSizes) : r.bootstrap_unit);
-    if (const GroupFit* g = find_group(r, m.variant)) out << "; " << design_text(*g);
+    if (const GroupFit* g = find_named(r.groups, &GroupFit::group, m.variant)) out << "; " << design_text(*g);
     out << "; " << quoted->second << ")";
-    if (e.bounded() && e.lo <= 1.0 && e.hi >= 1.0) out << "; the interval includes 1×: no clear difference";
+    out << includes_one(e);
+    if (m.profile && m.profile->open()) {
+      out << "; the fit cannot tell multipliers from " << fixed(m.profile->lo, 2) << " to " << fixed(m.profile->hi, 2)
+          << " apart, and beyond: the law does not identify it";
+    } else if (m.profile) {
+      out << "; the fit's objective allows " << fixed(m.profile->lo, 2) << " to " << fixed(m.profile->hi, 2);
+    }
     out << "\n";
+    const Comparison* c = find_named(r.comparisons, &Comparison::variant, m.variant);
+    if (c && c->holdout_exceeds_effect()) {
+      out << "  but the laws miss the largest size's mean loss by up to " << fixed(100.0 * c->holdout_error, 1)
+          << "% predicting it from the others, more than the " << fixed(100.0 * c->relative_effect, 1)
+          << "% difference being measured: the law-based figure is not supported by the data; the local "
+             "multiplier above is\n";
+    }
   }
   return terminal_text(out.str());
 }
@@ -141,6 +245,7 @@ std::string fit_report_text(const FitReport& r) {
   out << "law " << law_name(r.law) << ", " << r.bootstrap_used << "/" << r.bootstrap_requested
       << " bootstrap resamples" << (r.bootstrap_unit.empty() ? "" : " of " + r.bootstrap_unit) << " (seed " << r.seed
       << "), " << fmt(100.0 * r.confidence) << "% percentile intervals\n";
+  for (const auto& c : r.comparisons) out << comparison_text(r, c);
   for (const auto& g : r.groups) {
     out << "\ngroup " << g.group << ": " << g.runs << " runs, " << g.model_sizes << " model sizes, " << g.fit.points
         << " points fitted, objective " << fmt(g.fit.objective) << ", " << g.fit.termination << " ("
@@ -174,13 +279,18 @@ std::string fit_report_text(const FitReport& r) {
       shared.push_back({"constant", m.constant->value, m.constant->lo, m.constant->hi});
       out << estimates_table(shared, bootstrapped, "    ");
     }
+    if (m.profile) {
+      out << "  profile of the constant: objective within " << fmt(m.profile->tolerance) << " of its best for m from "
+          << (m.profile->open_lo ? "below " : "") << fmt(m.profile->lo) << " to " << fmt(m.profile->hi)
+          << (m.profile->open_hi ? " and beyond" : "") << "\n";
+    }
   }
   if (!r.warnings.empty()) {
     out << "\nwarnings:\n";
     for (const auto& w : r.warnings) out << "  " << w << "\n";
   }
   // Last, so that it is what a reader sees at the end of the output.
-  if (!r.multipliers.empty()) out << "\nverdict:\n" << indented(fit_verdict_text(r), "  ");
+  if (!r.multipliers.empty() || !r.comparisons.empty()) out << "\nverdict:\n" << indented(fit_verdict_text(r), "  ");
   // Group names and run labels are config values and job names, written by whoever submitted the sweep.
   return terminal_text(out.str());
 }

@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "core/scaling/quantiles.h"
+
 namespace gammalab {
 
 std::uint64_t resample_seed(std::uint64_t base_seed, std::uint64_t index) {
@@ -52,20 +54,44 @@ std::vector<std::size_t> resample_by_model_size(const std::vector<RunPoint>& run
   return indices;
 }
 
+namespace {
+
+// A drawn run of `cell`, its loss moved away from the cell's mean by sqrt(n/(n-1)) (see bootstrap.h).
+RunPoint spread_from_mean(RunPoint drawn, const ReplicateCell& cell) {
+  const auto n = static_cast<double>(cell.runs.size());
+  const double inflation = cell.runs.size() > 1 ? std::sqrt(n / (n - 1.0)) : 1.0;
+  const double adjusted = cell.mean_loss + inflation * (drawn.loss - cell.mean_loss);
+  if (adjusted > 0.0) drawn.loss = adjusted;  // a loss stays positive (the laws are fitted in log space)
+  return drawn;
+}
+
+}  // namespace
+
 std::vector<RunPoint> resample_within_cells(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
                                             std::mt19937_64& rng) {
   std::vector<RunPoint> sample;
   sample.reserve(runs.size());
   for (const auto& cell : cells) {
-    const auto n = static_cast<double>(cell.runs.size());
-    const double mean = cell.mean_loss;
-    const double inflation = cell.runs.size() > 1 ? std::sqrt(n / (n - 1.0)) : 1.0;
     std::uniform_int_distribution<std::size_t> pick(0, cell.runs.size() - 1);
     for (std::size_t k = 0; k < cell.runs.size(); ++k) {
-      RunPoint drawn = runs[cell.runs[pick(rng)]];
-      const double adjusted = mean + inflation * (drawn.loss - mean);
-      if (adjusted > 0.0) drawn.loss = adjusted;  // a loss stays positive (the laws are fitted in log space)
-      sample.push_back(std::move(drawn));
+      sample.push_back(spread_from_mean(runs[cell.runs[pick(rng)]], cell));
+    }
+  }
+  return sample;
+}
+
+std::vector<RunPoint> resample_paired(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
+                                      const Pairing& pairing, std::mt19937_64& rng) {
+  std::vector<RunPoint> sample;
+  sample.reserve(runs.size());
+  for (const auto& block : pairing.blocks) {
+    std::uniform_int_distribution<std::size_t> pick(0, block.seeds.size() - 1);
+    std::vector<std::uint64_t> drawn(block.seeds.size());
+    for (auto& seed : drawn) seed = block.seeds[pick(rng)];
+    for (std::size_t c : block.cells) {
+      for (std::uint64_t seed : drawn) {
+        sample.push_back(spread_from_mean(runs[run_with_seed(runs, cells[c], seed)], cells[c]));
+      }
     }
   }
   return sample;
@@ -87,6 +113,16 @@ Interval percentile_interval(std::vector<double> values, double confidence) {
   std::sort(values.begin(), values.end());
   const double tail = (1.0 - confidence) / 2.0;
   return {quantile_sorted(values, tail), quantile_sorted(values, 1.0 - tail)};
+}
+
+double small_sample_expansion(int degrees_of_freedom, double confidence) {
+  if (degrees_of_freedom < 1) return std::numeric_limits<double>::quiet_NaN();
+  const double p = 0.5 * (1.0 + confidence);
+  return student_t_quantile(p, degrees_of_freedom) / normal_quantile(p);
+}
+
+Interval expand_interval(double value, Interval interval, double factor) {
+  return {value - factor * (value - interval.lo), value + factor * (interval.hi - value)};
 }
 
 }  // namespace gammalab

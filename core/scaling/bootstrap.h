@@ -4,6 +4,9 @@
 //   (core/scaling/replicates.h): the sizes and budgets are the experimenter's design, not a sample, and
 //   the seed is where a run's randomness lives. Every size stays in every resample, so the law stays
 //   identified and the interval measures seed noise.
+//   When every run has a seed and the groups ran the same seeds at every size (core/scaling/pairing.h), the
+//   draw is of seeds within each size, and every group gets the same draw: a variant's difference to the
+//   baseline keeps what the pair shares (data order, initial weights) out of its spread.
 // - With one run per configuration there is no seed noise to resample, and the unit is the model size: draw
 //   sizes with replacement and take all runs of each drawn size (a cluster / paired bootstrap), since runs of
 //   one size (several token budgets, or baseline and variant) are not independent.
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "core/scaling/law.h"
+#include "core/scaling/pairing.h"
 #include "core/scaling/replicates.h"
 
 namespace gammalab {
@@ -36,6 +40,12 @@ std::vector<std::size_t> resample_by_model_size(const std::vector<RunPoint>& run
 std::vector<RunPoint> resample_within_cells(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
                                             std::mt19937_64& rng);
 
+// The paired form of resample_within_cells: per block, as many seeds as the block has are drawn with
+// replacement, and every group's cell takes its run of each drawn seed (moved from the cell's mean by the same
+// sqrt(n/(n-1))). Needs pairing.complete.
+std::vector<RunPoint> resample_paired(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
+                                      const Pairing& pairing, std::mt19937_64& rng);
+
 struct Interval {
   double lo = 0.0;
   double hi = 0.0;
@@ -46,5 +56,14 @@ double quantile_sorted(const std::vector<double>& sorted, double q);
 // Central percentile interval at `confidence` (e.g. 0.95 -> 2.5% and 97.5%). NaNs are dropped; infinities are
 // kept (an unreachable loss gives an infinite multiplier). Both ends NaN if no value is left.
 Interval percentile_interval(std::vector<double> values, double confidence);
+
+// The factor that widens a percentile interval around its estimate when the noise was estimated from few
+// seeds: t_{df}((1+confidence)/2) / z((1+confidence)/2), the expanded percentile interval (Hesterberg 2015).
+// Resampling n seeds draws means from a distribution with the spread of the n values, but not with the
+// uncertainty of that spread, which with 2 or 3 seeds is most of it; df is the seeds' degrees of freedom
+// (seeds - 1, summed over the sizes a quantity pools). NaN for df < 1: no interval.
+double small_sample_expansion(int degrees_of_freedom, double confidence);
+// lo and hi moved away from `value` by `factor` (on the scale the caller passes: a multiplier's on ln m).
+Interval expand_interval(double value, Interval interval, double factor);
 
 }  // namespace gammalab

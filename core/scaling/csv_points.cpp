@@ -48,6 +48,18 @@ std::vector<std::string> split(std::string_view line) {
   return fields;
 }
 
+// A seed is a non-negative integer, as in a sweep file's `seeds:`.
+template <typename Fail>
+std::uint64_t seed_number(const std::string& s, const std::string& where, Fail fail) {
+  if (s.find_first_not_of("0123456789") != std::string::npos) {
+    fail(where + "a seed must be a non-negative integer, got '" + s + "'");
+  }
+  errno = 0;
+  const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
+  if (errno == ERANGE) fail(where + "seed out of range: '" + s + "'");
+  return static_cast<std::uint64_t>(v);
+}
+
 }  // namespace
 
 std::vector<RunPoint> parse_points_csv(std::string_view text, const std::string& source,
@@ -75,6 +87,7 @@ std::vector<RunPoint> parse_points_csv(std::string_view text, const std::string&
   const auto compute = column("compute");
   auto group = column(group_column.empty() ? "group" : group_column);
   if (!group_column.empty() && !group) fail("header has no group column '" + group_column + "'");
+  const auto seed = column("seed");
   auto label = column("label");
   if (!label) label = column("run");
 
@@ -110,6 +123,9 @@ std::vector<RunPoint> parse_points_csv(std::string_view text, const std::string&
       if (run.group.empty()) fail("column '" + header[*group] + "' (" + std::to_string(*group + 1) + "): empty group");
     }
     if (label) run.label = fields[*label];
+    if (seed && !fields[*seed].empty()) {
+      run.seed = seed_number(fields[*seed], "column 'seed' (" + std::to_string(*seed + 1) + "): ", fail);
+    }
     runs.push_back(std::move(run));
   }
   if (runs.empty()) throw std::invalid_argument(source + ": no data rows after the header");

@@ -1,7 +1,8 @@
 #pragma once
 // Runs for `gammalab fit --points FILE.csv`: a header row naming the columns params, tokens, loss (required),
-// compute (optional; 6·N·D when absent or empty), a group column and label/run (optional); other columns
-// are ignored. Bad rows are errors naming the file, line and column, never silently skipped.
+// compute (optional; 6·N·D when absent or empty), a group column, label/run and seed (optional: a non-negative
+// integer; runs of different groups with the same size, tokens and seed are a pair); other columns are
+// ignored. Bad rows are errors naming the file, line and column, never silently skipped.
 #include <string>
 #include <string_view>
 #include <vector>

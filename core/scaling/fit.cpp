@@ -149,6 +149,7 @@ LawFit minimise_from_starts(const LseDesign& design, const std::vector<std::vect
     return fit;
   }
   const auto& best = results[order.front()];
+  fit.huber_delta = settings.huber_delta;
   fit.theta = best.theta;
   fit.objective = best.cost;
   fit.converged = best.converged;
@@ -160,6 +161,27 @@ LawFit minimise_from_starts(const LseDesign& design, const std::vector<std::vect
     for (const auto& kept : fit.best_optima) seen = seen || same_optimum(kept, results[i].theta);
     if (!seen) fit.best_optima.push_back(results[i].theta);
   }
+  return fit;
+}
+
+LawFit minimise_noise_scaled(const LseDesign& design, const std::vector<std::vector<double>>& starts,
+                             const FitSettings& settings, int threads) {
+  LawFit grid = minimise_from_starts(design, starts, settings, threads);
+  if (!settings.scale_delta || grid.theta.empty() || !std::isfinite(grid.objective)) return grid;
+  const HuberLseObjective objective(design, settings.huber_delta);
+  std::vector<double> residuals;
+  for (int i = 0; i < design.points(); ++i) {
+    residuals.push_back(std::abs(objective.predict_log(grid.theta.data(), i) - design.y[static_cast<std::size_t>(i)]));
+  }
+  std::nth_element(residuals.begin(), residuals.begin() + static_cast<std::ptrdiff_t>(residuals.size() / 2),
+                   residuals.end());
+  const double scale = 1.4826 * residuals[residuals.size() / 2];  // the normal's s.d. from its median |r|
+  FitSettings scaled = settings;
+  scaled.huber_delta = std::max(settings.huber_delta, settings.huber_k * scale);
+  if (!(scaled.huber_delta > settings.huber_delta)) return grid;
+  LawFit fit = minimise_from_starts(design, grid.best_optima, scaled, threads);
+  fit.starts = grid.starts;  // what was tried: the grid, then its best optima again
+  fit.starts_converged = grid.starts_converged;
   return fit;
 }
 
@@ -208,7 +230,11 @@ LawFit fit_law_from(LawKind kind, const std::vector<RunPoint>& runs, const FitSe
 LawFit fit_law(LawKind kind, const std::vector<RunPoint>& runs, const FitSettings& settings) {
   if (kind == LawKind::isoflop) return fit_isoflop(runs);
   const int exponents = kind == LawKind::chinchilla ? 2 : 1;
-  return fit_law_from(kind, runs, settings, start_grid(settings, exponents, exponents), settings.threads);
+  const LseDesign design = law_design(kind, kind == LawKind::c ? compute_frontier(runs) : runs);
+  LawFit fit = minimise_noise_scaled(design, start_grid(settings, exponents, exponents), settings, settings.threads);
+  fit.kind = kind;
+  describe_fit(fit);
+  return fit;
 }
 
 void quiet_solver_logging() { FLAGS_minloglevel = std::max(FLAGS_minloglevel, static_cast<int>(google::GLOG_ERROR)); }

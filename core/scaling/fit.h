@@ -16,7 +16,14 @@
 namespace gammalab {
 
 struct FitSettings {
+  // The Huber loss's delta (in ln L) for the grid of starts. With scale_delta, the kept fit is then refitted with
+  // delta = huber_k · (the residuals' robust s.d.), at least huber_delta: quadratic for residuals of the runs'
+  // own noise, linear for outliers (Huber 1964; k = 1.345 keeps 95% of least squares' efficiency under normal
+  // noise). A fixed delta far below the noise makes the fit an L1 regression, whose objective is piecewise
+  // linear and can be exactly flat along a parameter. Bootstrap refits keep the full fit's delta.
   double huber_delta = 1e-3;
+  bool scale_delta = true;
+  double huber_k = 1.345;
   // Start grid axes (Hoffmann et al. 2022): exponents, e = ln E, and log-coefficients a, b.
   std::vector<double> grid_exponent = {0.0, 0.5, 1.0, 1.5, 2.0};
   std::vector<double> grid_e = {-1.0, -0.5, 0.0, 0.5, 1.0};
@@ -43,9 +50,15 @@ LawFit minimise_from_starts(const LseDesign& design, const std::vector<std::vect
 // Names the parameters and derived quantities of fit.theta (E = e^e, A = e^a, ...).
 void describe_fit(LawFit& fit);
 
-// Fits a law to runs from the full start grid (law c: on the compute frontier of runs).
+// minimise_from_starts, then (settings.scale_delta) a refit from the best optima with delta scaled to the
+// residuals' robust s.d. (1.4826 · their median absolute value), never below settings.huber_delta.
+LawFit minimise_noise_scaled(const LseDesign& design, const std::vector<std::vector<double>>& starts,
+                             const FitSettings& settings, int threads);
+
+// Fits a law to runs from the full start grid (law c: on the compute frontier of runs), delta scaled to the noise.
 LawFit fit_law(LawKind kind, const std::vector<RunPoint>& runs, const FitSettings& settings);
-// Same, starting only from `starts` (bootstrap refits warm-started from a full fit's best optima).
+// Same, starting only from `starts` at settings.huber_delta as it is (bootstrap refits warm-started from a full
+// fit's best optima, with its delta).
 LawFit fit_law_from(LawKind kind, const std::vector<RunPoint>& runs, const FitSettings& settings,
                     const std::vector<std::vector<double>>& starts, int threads);
 

@@ -22,11 +22,16 @@ double number_from(const nlohmann::json& j) {
 }
 
 nlohmann::json estimate_json(const Estimate& e) {
-  return {{"value", number(e.value)}, {"lo", number(e.lo)}, {"hi", number(e.hi)}, {"bounded", e.bounded()}};
+  return {{"value", number(e.value)},
+          {"lo", number(e.lo)},
+          {"hi", number(e.hi)},
+          {"bounded", e.bounded()},
+          {"at_bound", e.at_bound}};
 }
 
 Estimate estimate_from(const std::string& name, const nlohmann::json& j) {
-  return {name, number_from(j.at("value")), number_from(j.at("lo")), number_from(j.at("hi"))};
+  return {name, number_from(j.at("value")), number_from(j.at("lo")), number_from(j.at("hi")),
+          j.value("at_bound", false)};
 }
 
 nlohmann::json estimates_json(const std::vector<Estimate>& list) {
@@ -51,9 +56,80 @@ CellSummary size_from(const nlohmann::json& j) {
           j.at("runs").get<int>(),      number_from(j.at("mean")),     number_from(j.at("standard_error"))};
 }
 
-}  // namespace
+nlohmann::json size_comparison_json(const SizeComparison& s) {
+  return {{"params", s.params},
+          {"tokens", s.tokens},
+          {"compute", s.compute},
+          {"variant_compute", s.variant_compute},
+          {"baseline_mean", number(s.baseline_mean)},
+          {"baseline_runs", s.baseline_runs},
+          {"variant_runs", s.variant_runs},
+          {"pairs", s.pairs},
+          {"paired_mean", number(s.paired_mean)},
+          {"paired_standard_error", number(s.paired_standard_error)},
+          {"unpaired_standard_error", number(s.unpaired_standard_error)},
+          {"complete", s.complete},
+          {"gap", estimate_json(s.gap)},
+          {"local_multiplier", estimate_json(s.local)},
+          {"inside", s.inside}};
+}
 
-bool Estimate::bounded() const { return std::isfinite(lo) && std::isfinite(hi); }
+SizeComparison size_comparison_from(const nlohmann::json& j) {
+  SizeComparison s;
+  s.params = j.at("params").get<double>();
+  s.tokens = j.at("tokens").get<double>();
+  s.compute = j.at("compute").get<double>();
+  s.variant_compute = j.at("variant_compute").get<double>();
+  s.baseline_mean = number_from(j.at("baseline_mean"));
+  s.baseline_runs = j.at("baseline_runs").get<int>();
+  s.variant_runs = j.at("variant_runs").get<int>();
+  s.pairs = j.at("pairs").get<int>();
+  s.paired_mean = number_from(j.at("paired_mean"));
+  s.paired_standard_error = number_from(j.at("paired_standard_error"));
+  s.unpaired_standard_error = number_from(j.at("unpaired_standard_error"));
+  s.complete = j.at("complete").get<bool>();
+  s.gap = estimate_from("gap", j.at("gap"));
+  s.local = estimate_from("m_local", j.at("local_multiplier"));
+  s.inside = j.at("inside").get<bool>();
+  return s;
+}
+
+nlohmann::json comparison_json(const Comparison& c) {
+  nlohmann::json sizes = nlohmann::json::array();
+  for (const auto& s : c.sizes) sizes.push_back(size_comparison_json(s));
+  nlohmann::json j = {{"variant", c.variant},     {"baseline", c.baseline},
+                      {"paired", c.paired},       {"ladder", c.ladder},
+                      {"sizes", sizes},           {"local_multiplier", estimate_json(c.local)},
+                      {"sizes_inside", c.sizes_inside},
+                      {"relative_effect", number(c.relative_effect)},
+                      {"holdout_error", number(c.holdout_error)}};
+  j["jackknife"] = c.jackknife ? nlohmann::json{{"sizes", c.jackknife->sizes},
+                                                {"lo", number(c.jackknife->lo)},
+                                                {"hi", number(c.jackknife->hi)},
+                                                {"log_standard_error", number(c.jackknife->log_standard_error)}}
+                               : nlohmann::json(nullptr);
+  return j;
+}
+
+Comparison comparison_from(const nlohmann::json& j) {
+  Comparison c;
+  c.variant = j.at("variant").get<std::string>();
+  c.baseline = j.at("baseline").get<std::string>();
+  c.paired = j.at("paired").get<bool>();
+  c.ladder = j.at("ladder").get<bool>();
+  for (const auto& s : j.at("sizes")) c.sizes.push_back(size_comparison_from(s));
+  c.local = estimate_from("m_local", j.at("local_multiplier"));
+  c.sizes_inside = j.at("sizes_inside").get<int>();
+  c.relative_effect = number_from(j.at("relative_effect"));
+  c.holdout_error = number_from(j.at("holdout_error"));
+  if (const auto& k = j.at("jackknife"); !k.is_null()) {
+    c.jackknife = Jackknife{k.at("sizes").get<int>(), number_from(k.at("lo")), number_from(k.at("hi")),
+                            number_from(k.at("log_standard_error"))};
+  }
+  return c;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const FitReport& r) {
   nlohmann::json out;
@@ -72,6 +148,7 @@ nlohmann::json to_json(const FitReport& r) {
                         {"sizes", sizes},
                         {"points_fitted", g.fit.points},
                         {"objective", number(g.fit.objective)},
+                        {"huber_delta", number(g.fit.huber_delta)},
                         {"converged", g.fit.converged},
                         {"termination", g.fit.termination},
                         {"starts", g.fit.starts},
@@ -104,6 +181,8 @@ nlohmann::json to_json(const FitReport& r) {
     }
     out["groups"].push_back(std::move(j));
   }
+  out["comparisons"] = nlohmann::json::array();
+  for (const auto& c : r.comparisons) out["comparisons"].push_back(comparison_json(c));
   out["multipliers"] = nlohmann::json::array();
   for (const auto& m : r.multipliers) {
     nlohmann::json budgets = nlohmann::json::array();
@@ -119,6 +198,11 @@ nlohmann::json to_json(const FitReport& r) {
                         {"at_budgets", budgets}};
     j["constant"] = m.constant ? estimate_json(*m.constant) : nlohmann::json(nullptr);
     if (!m.shared_fit.empty()) j["shared_fit"] = estimates_json(m.shared_fit);
+    if (m.profile) {
+      j["profile"] = {{"lo", number(m.profile->lo)},         {"hi", number(m.profile->hi)},
+                      {"open_lo", m.profile->open_lo},       {"open_hi", m.profile->open_hi},
+                      {"tolerance", number(m.profile->tolerance)}};
+    }
     out["multipliers"].push_back(std::move(j));
   }
   out["warnings"] = r.warnings;
@@ -146,6 +230,7 @@ FitReport fit_report_from_json(const nlohmann::json& j) {
     group.fit.kind = r.law;
     group.fit.points = g.at("points_fitted").get<int>();
     group.fit.objective = number_from(g.at("objective"));
+    group.fit.huber_delta = number_from(g.value("huber_delta", nlohmann::json(0.0)));
     group.fit.converged = g.at("converged").get<bool>();
     group.fit.termination = g.at("termination").get<std::string>();
     group.fit.starts = g.at("starts").get<int>();
@@ -183,6 +268,8 @@ FitReport fit_report_from_json(const nlohmann::json& j) {
     }
     r.groups.push_back(std::move(group));
   }
+  // A report stored before comparisons existed has none.
+  for (const auto& c : j.value("comparisons", nlohmann::json::array())) r.comparisons.push_back(comparison_from(c));
   for (const auto& m : j.at("multipliers")) {
     Multiplier mult;
     mult.variant = m.at("variant").get<std::string>();
@@ -196,6 +283,11 @@ FitReport fit_report_from_json(const nlohmann::json& j) {
     }
     if (!m.at("constant").is_null()) mult.constant = estimate_from("m", m.at("constant"));
     if (m.contains("shared_fit")) mult.shared_fit = estimates_from(m.at("shared_fit"));
+    if (m.contains("profile")) {
+      const auto& p = m.at("profile");
+      mult.profile = ProfileRange{number_from(p.at("lo")), number_from(p.at("hi")), p.at("open_lo").get<bool>(),
+                                  p.at("open_hi").get<bool>(), number_from(p.at("tolerance"))};
+    }
     r.multipliers.push_back(std::move(mult));
   }
   r.warnings = j.at("warnings").get<std::vector<std::string>>();

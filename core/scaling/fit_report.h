@@ -8,20 +8,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/scaling/comparison.h"
+#include "core/scaling/estimate.h"
 #include "core/scaling/law.h"
+#include "core/scaling/profile.h"
 #include "core/scaling/replicates.h"
 
 namespace gammalab {
-
-struct Estimate {
-  std::string name;
-  double value = 0.0;  // from the fit on all data
-  double lo = 0.0;     // percentile interval over bootstrap refits; NaN without bootstrap
-  double hi = 0.0;
-
-  // Both ends finite: the bootstrap bounded it. Otherwise the report says "unbounded", never a number.
-  bool bounded() const;
-};
 
 struct HoldoutRun {
   RunPoint run;
@@ -83,6 +76,9 @@ struct Multiplier {
   // Law c only: joint fit of both frontiers with common E and alpha, where the multiplier is a constant.
   std::optional<Estimate> constant;
   std::vector<Estimate> shared_fit;  // E, alpha, A_baseline, A_variant of that joint fit
+  // The range of constant multipliers that joint fit cannot tell apart (core/scaling/profile.h); open at an
+  // end where the objective is flat up to the profile's edge.
+  std::optional<ProfileRange> profile;
 };
 
 struct FitReport {
@@ -94,12 +90,16 @@ struct FitReport {
   std::uint64_t seed = 0;
   std::string baseline;
   std::vector<GroupFit> groups;
+  // Law-free, per variant over the baseline: the gap at every size (within pairs of runs sharing a seed) and the
+  // local multiplier. What the runs say before any law; the verdict quotes it first.
+  std::vector<Comparison> comparisons;
   std::vector<Multiplier> multipliers;
   std::vector<std::string> warnings;
 };
 
 inline constexpr const char* kResampleSeeds = "runs within each size";
 inline constexpr const char* kResampleSizes = "model sizes";
+inline constexpr const char* kResamplePairedSeeds = "seeds within each size, paired across groups";
 
 // Non-finite numbers become the strings "nan", "inf", "-inf" (as in metric lines); every estimate also has
 // "bounded".

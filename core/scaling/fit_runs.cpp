@@ -3,15 +3,19 @@
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
 #include "core/decimal_text.h"
 #include "core/scaling/bootstrap.h"
+#include "core/scaling/comparison.h"
 #include "core/scaling/compute_multiplier.h"
 #include "core/scaling/fit_parallel.h"
 #include "core/scaling/fit.h"
+#include "core/scaling/identification.h"
+#include "core/scaling/profile.h"
 #include "core/scaling/replicates.h"
 
 namespace gammalab {
@@ -77,10 +81,19 @@ struct Layout {
   std::size_t baseline = 0;
   std::vector<double> budgets;
   bool shared = false;  // law c: joint fits with common E and alpha per variant
+  std::vector<ComparisonPlan> comparisons;  // law-free, per variant
 };
 
-std::vector<double> collect(const Layout& layout, const std::vector<LawFit>& fits, const std::vector<LawFit>& shared) {
+// `design_kept`: the runs keep every cell (all data, or a resample of seeds), so the comparisons' cell means
+// exist; a resample of model sizes does not, and gives them no values.
+std::vector<double> collect(const Layout& layout, const std::vector<LawFit>& fits, const std::vector<LawFit>& shared,
+                            const std::vector<RunPoint>& runs, bool design_kept) {
   std::vector<double> flat;
+  for (const auto& plan : layout.comparisons) {
+    const std::vector<double> values =
+        design_kept ? comparison_values(plan, runs) : std::vector<double>(comparison_value_count(plan), kNaN);
+    flat.insert(flat.end(), values.begin(), values.end());
+  }
   for (std::size_t g = 0; g < fits.size(); ++g) {
     for (const auto& name : layout.group_names[g]) flat.push_back(fit_value(fits[g], name));
   }
@@ -128,6 +141,21 @@ std::vector<RunPoint> band_grid(LawKind law, const std::vector<RunPoint>& runs) 
   return grid;
 }
 
+double smallest_loss(const std::vector<RunPoint>& runs) {
+  double smallest = std::numeric_limits<double>::infinity();
+  for (const auto& r : runs) smallest = std::min(smallest, r.loss);
+  return smallest;
+}
+
+// Estimates at the edge of their domain lose their interval (core/scaling/identification.h), and say so.
+void mark_unidentified(std::vector<Estimate>& list, double smallest, const std::string& where,
+                       std::vector<std::string>& warnings) {
+  for (std::string_view name : mark_at_bound(list, smallest)) {
+    warnings.push_back(where + ": " + std::string(name) + " not identified (at bound): the data put no limit on it "
+                       "from that side, and no interval is given");
+  }
+}
+
 std::vector<RunPoint> select(const std::vector<RunPoint>& runs, const std::string& group) {
   std::vector<RunPoint> out;
   for (const auto& r : runs) {
@@ -136,7 +164,8 @@ std::vector<RunPoint> select(const std::vector<RunPoint>& runs, const std::strin
   return out;
 }
 
-// Frontiers of the baseline and a variant, stacked, with the group index of each point (0 = baseline).
+// Frontiers of the baseline and a variant, stacked, with the group index of each point (0 = baseline). Delta
+// scaled to the noise as settings say (the full fit), or as it is (bootstrap refits at the full fit's delta).
 LawFit fit_shared(const std::vector<RunPoint>& base, const std::vector<RunPoint>& variant, const FitSettings& settings,
                   const std::vector<std::vector<double>>& starts, int threads) {
   std::vector<RunPoint> points = compute_frontier(base);
@@ -146,9 +175,17 @@ LawFit fit_shared(const std::vector<RunPoint>& base, const std::vector<RunPoint>
     group_of.push_back(1);
   }
   const LseDesign design = shared_frontier_design(points, group_of, 2);
-  LawFit fit = minimise_from_starts(design, starts, settings, threads);
+  LawFit fit = minimise_noise_scaled(design, starts, settings, threads);
   fit.kind = LawKind::c;
   return fit;
+}
+
+// The settings of a bootstrap refit: the full fit's delta, not rescaled to each resample's residuals.
+FitSettings at_delta_of(const FitSettings& settings, const LawFit& full) {
+  FitSettings fixed = settings;
+  fixed.huber_delta = full.huber_delta > 0.0 ? full.huber_delta : settings.huber_delta;
+  fixed.scale_delta = false;
+  return fixed;
 }
 
 HoldoutCheck holdout_check(LawKind law, const std::vector<RunPoint>& runs, double largest, const FitSettings& settings) {
@@ -201,6 +238,40 @@ std::vector<std::string> group_names(const std::vector<RunPoint>& runs, const st
   const auto base_it = std::find(names.begin(), names.end(), baseline);
   if (base_it != names.end()) std::rotate(names.begin(), base_it, base_it + 1);
   return names;
+}
+
+// A figure in a warning, to the digits it supports: "11.4", "1.26".
+std::string rounded(double v, int significant) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.*g", significant, v);
+  return buffer;
+}
+
+const GroupFit* group_named(const FitReport& report, const std::string& name) {
+  for (const auto& g : report.groups) {
+    if (g.group == name) return &g;
+  }
+  return nullptr;
+}
+
+// A law that misses the largest size by more than the effect cannot carry that effect: said as a warning here
+// and in the verdict.
+void check_holdout_against_effect(FitReport& report, Comparison& c) {
+  for (const std::string& name : {c.baseline, c.variant}) {
+    const GroupFit* g = group_named(report, name);
+    if (!g || !g->holdout || g->holdout->runs.empty()) continue;
+    // The error of the size's mean, not of single runs: a run's own seed noise is no failure of the law.
+    double mean = 0.0;
+    for (const auto& run : g->holdout->runs) mean += run.relative_error / static_cast<double>(g->holdout->runs.size());
+    c.holdout_error = std::isnan(c.holdout_error) ? std::abs(mean) : std::max(c.holdout_error, std::abs(mean));
+  }
+  if (!c.holdout_exceeds_effect()) return;
+  report.warnings.push_back(c.variant + " over " + c.baseline + ": the laws miss the largest size's mean loss by up " +
+                            "to " + rounded(100.0 * c.holdout_error, 3) +
+                            "% predicting it from the others, more than the " +
+                            rounded(100.0 * c.relative_effect, 3) +
+                            "% difference being measured: a law-based multiplier rests on extrapolation the data do "
+                            "not support; the paired gaps and the local multiplier do not");
 }
 
 }  // namespace
@@ -328,16 +399,27 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     if (!layout.shared) break;
     shared.push_back(fit_shared(group_runs[0], group_runs[v], settings, start_grid(settings, 1, 2), settings.threads));
   }
-  const std::vector<double> point = collect(layout, fits, shared);
+  const std::vector<ReplicateCell> cells = replicate_cells(runs);
+  const Pairing pairing = pair_cells(runs, cells, names);
+  if (has_baseline) {
+    for (std::size_t g = 1; g < names.size(); ++g) {
+      layout.comparisons.push_back(plan_comparison(runs, cells, pairing, names, g));
+    }
+  }
+  const std::vector<double> point = collect(layout, fits, shared, runs, true);
 
-  // Bootstrap: one resample = one draw of model sizes shared by all groups (paired), every law refitted from
-  // the best optima of its full fit.
+  // Bootstrap: one resample = one draw of seeds within each size (the same seeds for every group when the runs
+  // pair up), or of model sizes shared by all groups; every law refitted from the best optima of its full fit.
   const int resamples = report.bootstrap_requested;
   std::vector<std::vector<double>> draws(static_cast<std::size_t>(resamples));
   std::vector<char> usable(static_cast<std::size_t>(resamples), 0);
-  const std::vector<ReplicateCell> cells = replicate_cells(runs);
   const bool by_seed = every_cell_replicated(cells);
-  report.bootstrap_unit = by_seed ? kResampleSeeds : kResampleSizes;
+  const bool paired = by_seed && pairing.complete && names.size() > 1;
+  report.bootstrap_unit = paired ? kResamplePairedSeeds : by_seed ? kResampleSeeds : kResampleSizes;
+  if (by_seed && !paired && names.size() > 1) {
+    report.warnings.push_back("pairs incomplete (runs without a seed, or seeds a group did not run at a size): the "
+                              "bootstrap resamples each group's seeds on its own, and the gaps are unpaired");
+  }
   if (!by_seed && resamples > 0 && cells.size() < runs.size()) {
     report.warnings.push_back("some configurations have a single run: the bootstrap resamples model sizes, not seeds");
   }
@@ -364,7 +446,9 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   parallel_for(frozen.empty() ? resamples : 0, settings.threads, [&](int b) {
     std::mt19937_64 rng(resample_seed(options.seed, static_cast<std::uint64_t>(b)));
     std::vector<RunPoint> sample;
-    if (by_seed) {
+    if (paired) {
+      sample = resample_paired(runs, cells, pairing, rng);
+    } else if (by_seed) {
       sample = resample_within_cells(runs, cells, rng);
     } else {
       for (auto i : resample_by_model_size(runs, rng, kMinResampledSizes)) sample.push_back(runs[i]);
@@ -376,7 +460,7 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
       parts.push_back(select(sample, names[g]));
       LawFit fit;
       if (static_cast<int>(parts.back().size()) >= parameters_of(law)) {
-        fit = fit_law_from(law, parts.back(), settings, fits[g].best_optima, 1);
+        fit = fit_law_from(law, parts.back(), at_delta_of(settings, fits[g]), fits[g].best_optima, 1);
       } else {
         fit.kind = law;
       }
@@ -390,9 +474,10 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     }
     std::vector<LawFit> shared_refits;
     for (std::size_t v = 0; v < layout.variants.size() && layout.shared; ++v) {
-      shared_refits.push_back(fit_shared(parts[0], parts[layout.variants[v]], settings, shared[v].best_optima, 1));
+      shared_refits.push_back(
+          fit_shared(parts[0], parts[layout.variants[v]], at_delta_of(settings, shared[v]), shared[v].best_optima, 1));
     }
-    draws[static_cast<std::size_t>(b)] = collect(layout, refits, shared_refits);
+    draws[static_cast<std::size_t>(b)] = collect(layout, refits, shared_refits, sample, by_seed);
     usable[static_cast<std::size_t>(b)] = ok ? 1 : 0;
   });
   report.bootstrap_used = static_cast<int>(std::count(usable.begin(), usable.end(), 1));
@@ -412,11 +497,19 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     ++cursor;
     return e;
   };
+  for (const auto& plan : layout.comparisons) {
+    std::vector<Estimate> tracked;
+    for (std::size_t k = 0; k < comparison_value_count(plan); ++k) tracked.push_back(estimate("comparison"));
+    report.comparisons.push_back(describe_comparison(plan, runs, std::move(tracked), paired, options.confidence));
+  }
   for (std::size_t g = 0; g < names.size(); ++g) {
     const std::size_t n_params = fits[g].parameters.size();
     for (std::size_t k = 0; k < layout.group_names[g].size(); ++k) {
       (k < n_params ? report.groups[g].parameters : report.groups[g].derived).push_back(estimate(layout.group_names[g][k]));
     }
+    const double smallest = smallest_loss(group_runs[g]);
+    mark_unidentified(report.groups[g].parameters, smallest, "group '" + names[g] + "'", report.warnings);
+    mark_unidentified(report.groups[g].derived, smallest, "group '" + names[g] + "'", report.warnings);
   }
   for (std::size_t g = 0; g < names.size() && report.bootstrap_used > 0 && !band_at[g].empty(); ++g) {
     GroupFit& group = report.groups[g];
@@ -445,6 +538,17 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     if (layout.shared) {
       for (const char* key : {"E", "alpha", "A_baseline", "A_variant"}) m.shared_fit.push_back(estimate(key));
       m.constant = estimate("m");
+      const std::string pair = "shared fit " + m.variant + "/" + m.baseline;
+      const double smallest = std::min(smallest_loss(group_runs[0]), smallest_loss(group_runs[layout.variants[v]]));
+      mark_unidentified(m.shared_fit, smallest, pair, report.warnings);
+      m.profile = profile_multiplier(compute_frontier(group_runs[0]), compute_frontier(group_runs[layout.variants[v]]),
+                                     shared[v], settings, options.confidence);
+      if (m.profile && m.profile->open()) {
+        report.warnings.push_back(pair + ": the objective is flat along the multiplier (within " +
+                                  rounded(m.profile->tolerance, 3) + " of its best from m = " +
+                                  rounded(m.profile->lo, 3) + " to " + rounded(m.profile->hi, 3) +
+                                  ", the profile's edge): the law does not identify the multiplier");
+      }
       if (!shared[v].converged) {
         report.warnings.push_back("shared fit " + m.variant + "/" + m.baseline + " did not converge (" +
                                   shared[v].termination + ")");
@@ -478,6 +582,7 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     }
     report.groups[g].holdout = holdout_check(law, group_runs[g], largest, settings);
   }
+  for (auto& c : report.comparisons) check_holdout_against_effect(report, c);
   return report;
 }
 

@@ -11,12 +11,16 @@
 
 namespace gammalab {
 
-// Fits options.law (or default_law) per group of runs; bootstraps intervals (by seeds within each size when
-// every configuration is replicated, else by model size: core/scaling/bootstrap.h); summarises each size's
-// seeds; computes multipliers of every other group over options.baseline at budgets inside the compute range
-// both groups cover; with 5 or more sizes (or options.holdout_largest) checks the prediction of the largest
-// size. Throws std::invalid_argument for unusable input (no runs, non-positive values, too few distinct sizes
-// for the law, a budget outside the data without options.extrapolate).
+// Compares every other group with options.baseline size by size without a law (paired gaps and the local
+// multiplier: core/scaling/comparison.h); fits options.law (or default_law) per group of runs; bootstraps
+// intervals (by seeds within each size when every configuration is replicated, the same seeds for every group
+// when the runs pair up, else by model size: core/scaling/bootstrap.h); summarises each size's seeds; computes
+// law-based multipliers over the baseline at budgets inside the compute range both groups cover, with the
+// profile of the shared fit's constant (core/scaling/profile.h); marks parameters at bound
+// (core/scaling/identification.h); with 5 or more sizes (or options.holdout_largest) checks the prediction of
+// the largest size, and warns when it misses by more than the effect. Throws std::invalid_argument for
+// unusable input (no runs, non-positive values, too few distinct sizes for the law, a budget outside the data
+// without options.extrapolate).
 FitReport fit_runs(const std::vector<RunPoint>& runs, const FitOptions& options);
 
 // Why `runs` cannot identify the law of `options` yet, counted in distinct levels, not runs: law n needs 3

@@ -2,6 +2,7 @@
 // Scaling-law data types: the runs a fit consumes, the law families, and a fitted law's parameters.
 // Every law is fitted in log space (Hoffmann et al. 2022, Approach 3): ln L is modelled as a log-sum-exp of
 // log-linear terms, so the parameters the optimiser sees are a = ln A, b = ln B, e = ln E, alpha, beta.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,9 @@ struct RunPoint {
   double loss = 0.0;     // final loss L
   std::string group;     // e.g. "baseline", "unified"
   std::string label;     // optional run id, only echoed in reports
+  // The run's seed: runs of different groups at the same size, tokens and seed share the data order and the
+  // initial weights, so they are a pair (core/scaling/pairing.h). Unknown (no pairs) when absent.
+  std::optional<std::uint64_t> seed = std::nullopt;
 };
 
 // C of a run: the given compute, else the 6·N·D approximation (Kaplan et al. 2020).
@@ -45,6 +49,7 @@ struct LawFit {
   bool converged = false;             // Ceres reported CONVERGENCE for the kept start
   std::string termination;            // Ceres termination message of the kept start
   double objective = 0.0;             // Huber objective at the kept start (isoflop: residual sum of squares)
+  double huber_delta = 0.0;           // the Huber delta of that objective
   int starts = 0;                     // starts tried
   int starts_converged = 0;           // of which Ceres reported CONVERGENCE
   int points = 0;                     // points the objective saw (frontier points for law c)

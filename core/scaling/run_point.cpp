@@ -35,6 +35,7 @@ RunPoint job_run_point(const JobConfig& config, double loss, const std::string& 
   run.loss = loss;
   run.group = config_field_text(config, group_by);
   run.label = label;
+  run.seed = config.seed;
   return run;
 }
 

@@ -91,6 +91,61 @@ TEST(FitView, ShowsEachGroupItsParametersAndTheMultiplier) {
       << text;
 }
 
+// The law-free comparison comes first and is what the verdict quotes first; what the law fit does not
+// identify is said in words: a parameter at bound, the profile's range, a holdout miss above the effect.
+TEST(FitView, ShowsPairedGapsLocalMultiplierAndWhatTheLawDoesNotIdentify) {
+  FitReport report;
+  report.law = LawKind::c;
+  report.bootstrap_requested = report.bootstrap_used = 100;
+  report.bootstrap_unit = kResamplePairedSeeds;
+  GroupFit group;
+  group.group = "baseline";
+  group.model_sizes = 5;
+  Estimate e{"E", 4.6e-11, NAN, NAN};
+  e.at_bound = true;
+  group.parameters = {e};
+  report.groups.push_back(group);
+  Comparison c;
+  c.variant = "unified";
+  c.baseline = "baseline";
+  c.paired = c.ladder = true;
+  SizeComparison s;
+  s.params = 1e6;
+  s.tokens = 2e7;
+  s.pairs = 3;
+  s.paired_mean = -0.0228;
+  s.paired_standard_error = 0.0035;
+  s.complete = s.inside = true;
+  s.gap = {"gap", -0.0228, -0.03, -0.015};
+  s.local = {"m_local", 1.31, 1.2, 1.45};
+  c.sizes = {s};
+  c.sizes_inside = 1;
+  c.local = {"m_local", 1.31, 1.2, 1.45};
+  c.jackknife = Jackknife{5, 1.25, 1.38, 0.03};
+  c.relative_effect = 0.01;
+  c.holdout_error = 0.114;
+  report.comparisons.push_back(c);
+  Multiplier m;
+  m.variant = "unified";
+  m.baseline = "baseline";
+  m.constant = Estimate{"m", 1.39, 1.1, 1.9};
+  m.profile = ProfileRange{1.26, 1.68, false, false, 1e-4};
+  report.multipliers.push_back(m);
+  const std::string text = fit_report_text(report);
+  EXPECT_NE(text.find("unified − baseline by size (paired: runs sharing a seed)"), std::string::npos) << text;
+  EXPECT_NE(text.find("-0.0228 ± 0.0035"), std::string::npos) << text;
+  EXPECT_NE(text.find("not identified (at bound)"), std::string::npos) << text;
+  EXPECT_NE(text.find("unified reaches baseline's loss with 1.31× less compute at the sizes measured [1.20, 1.45]"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("1.25–1.38 leaving one size out"), std::string::npos) << text;
+  EXPECT_NE(text.find("the fit's objective allows 1.26 to 1.68"), std::string::npos) << text;
+  EXPECT_NE(text.find("miss the largest size's mean loss by up to 11.4%"), std::string::npos) << text;
+  EXPECT_LT(text.find("at the sizes measured"), text.find("final loss with 1.39×")) << "the law-free figure first";
+  m.profile->open_hi = true;
+  report.multipliers[0] = m;
+  EXPECT_NE(fit_report_text(report).find("the law does not identify it"), std::string::npos);
+}
+
 TEST(FitView, KeepsEscapeSequencesInGroupNamesOffTheTerminal) {
   FitReport report;
   GroupFit group;

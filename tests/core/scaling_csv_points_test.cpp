@@ -42,6 +42,19 @@ TEST(ScalingCsvPoints, GroupColumnIsOptionalUnlessNamed) {
   EXPECT_NE(error_of("params,tokens,loss\n1e8,2e9,3\n", "arch").find("no group column 'arch'"), std::string::npos);
 }
 
+// The seed column marks pairs: runs of different groups at one size, tokens and seed.
+TEST(ScalingCsvPoints, SeedColumnIsOptionalAndMarksPairs) {
+  const auto runs = parse_points_csv("params,tokens,loss,group,seed\n1e8,2e9,3,baseline,7\n1e8,2e9,2.9,unified,\n",
+                                     "p.csv");
+  ASSERT_EQ(runs.size(), 2u);
+  ASSERT_TRUE(runs[0].seed);
+  EXPECT_EQ(*runs[0].seed, 7u);
+  EXPECT_FALSE(runs[1].seed) << "an empty seed is unknown";
+  EXPECT_FALSE(parse_points_csv("params,tokens,loss\n1e8,2e9,3\n", "p.csv").at(0).seed);
+  EXPECT_EQ(error_of("params,tokens,loss,seed\n1e8,2e9,3,s1\n"),
+            "points.csv:2: column 'seed' (4): a seed must be a non-negative integer, got 's1'");
+}
+
 TEST(ScalingCsvPoints, ErrorsNameLineAndColumn) {
   EXPECT_EQ(error_of("params,tokens,loss\n1e8,2e9,3\n1e8,2e9,abc\n"),
             "points.csv:3: column 'loss' (3): not a number: 'abc'");

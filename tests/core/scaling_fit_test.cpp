@@ -53,6 +53,8 @@ TEST(ScalingFit, WarmStartFromBestOptimaEqualsFullGrid) {
   const LawFit full = fit_law(LawKind::chinchilla, runs, settings);
   ASSERT_FALSE(full.best_optima.empty());
   ASSERT_LE(static_cast<int>(full.best_optima.size()), settings.warm_starts);
+  // Bootstrap refits keep the full fit's delta (scaled to the residuals' noise), as here.
+  settings.huber_delta = full.huber_delta;
   const LawFit warm = fit_law_from(LawKind::chinchilla, runs, settings, full.best_optima, 1);
   EXPECT_LE(warm.objective, full.objective * (1 + 1e-9));
   for (std::size_t i = 0; i < full.theta.size(); ++i) EXPECT_NEAR(warm.theta[i], full.theta[i], 1e-6) << i;

@@ -48,4 +48,47 @@ inline std::vector<RunPoint> power_runs(double E, double A, double alpha, int si
   return runs;
 }
 
+// A ladder of baseline and variant runs with seeds, tokens tied to parameters (D = 20·N, C = 6·N·D), where the
+// variant's mean loss at C is the baseline's at multiplier·C. Run (size, seed) of either group adds the same
+// seed effect (s.d. shared_sigma: data order and initial weights) and its own noise (s.d. own_sigma). The
+// variant's N is 0.01% larger, as its scale vectors would make it.
+struct PairedLadder {
+  std::vector<double> compute = {1e10, 1e11, 1e12, 1e13, 1e14};
+  int seeds = 3;
+  double multiplier = 1.22;
+  double shared_sigma = 0.0, own_sigma = 0.01;
+  double (*baseline_loss)(double compute) = nullptr;  // the baseline's mean loss at C
+};
+
+inline PairedLadder paired_design(double (*baseline_loss)(double), int seeds, double own_sigma,
+                                  double shared_sigma = 0.0) {
+  PairedLadder design;
+  design.baseline_loss = baseline_loss;
+  design.seeds = seeds;
+  design.own_sigma = own_sigma;
+  design.shared_sigma = shared_sigma;
+  return design;
+}
+
+inline std::vector<RunPoint> paired_ladder(const PairedLadder& design, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0.0, 1.0);
+  std::vector<RunPoint> runs;
+  for (double c : design.compute) {
+    const double n = std::sqrt(c / 120.0);
+    for (int s = 0; s < design.seeds; ++s) {
+      const double shared = design.shared_sigma * z(rng);
+      RunPoint base{n, 20 * n, c, design.baseline_loss(c) + shared + design.own_sigma * z(rng), "baseline", ""};
+      base.seed = static_cast<std::uint64_t>(s);
+      RunPoint variant{n * 1.0001, 20 * n, c,
+                       design.baseline_loss(design.multiplier * c) + shared + design.own_sigma * z(rng), "unified",
+                       ""};
+      variant.seed = static_cast<std::uint64_t>(s);
+      runs.push_back(base);
+      runs.push_back(variant);
+    }
+  }
+  return runs;
+}
+
 }  // namespace gammalab::test

@@ -1,0 +1,82 @@
+#pragma once
+// A variant beside the baseline without a law: size by size, the gap in final loss (within pairs of runs that
+// share a seed, core/scaling/pairing.h) and the local compute multiplier (core/scaling/local_multiplier.h),
+// pooled over the sizes inside the data, with a size-level jackknife. This is what the data say before any law
+// is fitted, and fit_runs() reports it first.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/scaling/estimate.h"
+#include "core/scaling/law.h"
+#include "core/scaling/local_multiplier.h"
+#include "core/scaling/pairing.h"
+#include "core/scaling/replicates.h"
+
+namespace gammalab {
+
+struct SizeComparison {
+  double params = 0.0, tokens = 0.0, compute = 0.0;  // the baseline's configuration
+  double variant_compute = 0.0;
+  double baseline_mean = 0.0;          // the baseline's mean final loss here
+  int baseline_runs = 0, variant_runs = 0;
+  int pairs = 0;                       // seeds run in both groups at this size
+  double paired_mean = 0.0;            // mean over pairs of variant - baseline; NaN without pairs
+  double paired_standard_error = 0.0;  // s.d. of the pairs' differences / sqrt(pairs); NaN under two pairs
+  double unpaired_standard_error = 0.0;  // the two cells' standard errors in quadrature; NaN under two runs each
+  bool complete = false;               // every run of both cells has its partner
+  Estimate gap;    // "gap": the variant's mean minus the baseline's (paired_mean when complete), bootstrap interval
+  Estimate local;  // "m_local": C_b(L_v) / C_v; NaN where the baseline's sizes are no curve (not a ladder)
+  bool inside = false;  // the baseline's runs reach the variant's mean loss here
+};
+
+// Leave one size out of both groups (a node of the baseline's curve, and a size of the pooled multiplier).
+struct Jackknife {
+  int sizes = 0;                        // leave-one-out values
+  double lo = 0.0, hi = 0.0;            // smallest and largest pooled m_local without one size
+  double log_standard_error = 0.0;      // jackknife s.e. of ln m_local: sqrt((n-1)/n · sum (x_i - mean)^2)
+};
+
+struct Comparison {
+  std::string variant, baseline;
+  bool paired = false;  // every run has its partner and the bootstrap drew pairs
+  bool ladder = false;  // one token count per baseline size, so the baseline's sizes trace a curve in C
+  std::vector<SizeComparison> sizes;
+  Estimate local;  // "m_local": geometric mean of m_local over the sizes inside the data
+  int sizes_inside = 0;
+  std::optional<Jackknife> jackknife;
+  // The effect in the law's own currency: mean over sizes of |gap| / the baseline's mean loss.
+  double relative_effect = 0.0;
+  // The larger relative error of the two groups' laws predicting their largest size's mean loss from the other
+  // sizes (NaN when neither was checked). Above relative_effect, the laws cannot carry a difference this small.
+  double holdout_error = 0.0;
+  bool holdout_exceeds_effect() const { return holdout_error > relative_effect; }
+};
+
+// What a comparison tracks, fixed on all data so that the values of every resample line up with it.
+struct ComparisonPlan {
+  std::string variant, baseline;
+  std::size_t variant_slot = 0;                 // the variant's index in the pairing's groups
+  std::vector<std::size_t> blocks;              // pairing blocks where both groups have a cell
+  std::vector<ReplicateCell> base_cells, variant_cells;  // their cells, per planned block
+  std::vector<char> inside;                     // per planned block, on all data
+  bool ladder = false;
+};
+
+ComparisonPlan plan_comparison(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
+                               const Pairing& pairing, const std::vector<std::string>& groups, std::size_t variant);
+
+// The tracked values from the cells' means in `sample` (all data, or a resample that keeps every cell):
+// per planned block the gap, then per planned block ln m_local, then the pooled ln m_local (mean over the
+// blocks inside on all data; a resample's value there may extend an end segment).
+std::vector<double> comparison_values(const ComparisonPlan& plan, const std::vector<RunPoint>& sample);
+std::size_t comparison_value_count(const ComparisonPlan& plan);
+
+// The report of a plan: `tracked` holds one Estimate per value of comparison_values, in order, the ln m_local
+// ones on the log scale (their exp is reported). Intervals are widened for the seeds' degrees of freedom
+// (bootstrap.h: small_sample_expansion): a size's pairs - 1, summed over sizes for the pooled m_local.
+Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<RunPoint>& runs,
+                               std::vector<Estimate> tracked, bool paired, double confidence);
+
+}  // namespace gammalab

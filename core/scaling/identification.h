@@ -1,0 +1,20 @@
+#pragma once
+// Whether the data identify a fitted parameter: every law is fitted in log space (e = ln E, exponents free), so
+// a parameter whose best value lies on the edge of its domain (E at 0, an exponent at 0) shows up as a value
+// run off towards the edge — E ≈ 1e-10 where L-BFGS stopped. Its bootstrap refits pile up there too, and
+// their spread is no interval: such a parameter is "not identified (at bound)".
+#include <string_view>
+#include <vector>
+
+#include "core/scaling/estimate.h"
+
+namespace gammalab {
+
+// E below 1e-6 of the smallest loss fitted (it changes no prediction: the law is a pure power law on these
+// data), or an exponent (alpha, beta, alpha_C) at or below 1e-6 (no decrease with scale).
+bool at_bound(std::string_view name, double value, double smallest_loss);
+
+// Marks every estimate of `list` that is at bound: at_bound = true, lo and hi NaN. Returns their names.
+std::vector<std::string_view> mark_at_bound(std::vector<Estimate>& list, double smallest_loss);
+
+}  // namespace gammalab

@@ -1,0 +1,120 @@
+// Simulated power of a paired sweep (core/scaling/power.h).
+#include "core/scaling/power.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+
+#include "core/scaling/bootstrap.h"
+#include "core/scaling/comparison.h"
+
+namespace gammalab {
+
+namespace {
+
+const std::vector<std::string> kGroups = {"baseline", "variant"};
+
+// One simulated study: baseline and variant runs of every size and seed, tokens tied to N (D = 20·N).
+std::vector<RunPoint> draw_study(const PowerDesign& d, std::mt19937_64& rng) {
+  std::normal_distribution<double> z(0.0, 1.0);
+  const double shared_sd = d.noise * std::sqrt(d.seed_correlation);
+  const double own_sd = d.noise * std::sqrt(1.0 - d.seed_correlation);
+  std::vector<RunPoint> runs;
+  for (double c : d.compute) {
+    const double n = std::sqrt(c / 120.0);
+    const double base = 3.0 - d.loss_slope * std::log(c / d.compute.front());
+    const double variant = base - d.loss_slope * std::log(d.multiplier);
+    for (int s = 0; s < d.seeds; ++s) {
+      const double shared = shared_sd * z(rng);
+      for (const auto& [group, mean] : {std::pair{kGroups[0], base}, std::pair{kGroups[1], variant}}) {
+        RunPoint run{n, 20.0 * n, c, mean + shared + own_sd * z(rng), group, ""};
+        run.seed = static_cast<std::uint64_t>(s);
+        runs.push_back(std::move(run));
+      }
+    }
+  }
+  return runs;
+}
+
+// The pooled local multiplier of one study, as fit_runs reports it.
+Comparison analyse(const std::vector<RunPoint>& runs, const PowerDesign& d, std::uint64_t study) {
+  const std::vector<ReplicateCell> cells = replicate_cells(runs);
+  const Pairing pairing = pair_cells(runs, cells, kGroups);
+  const ComparisonPlan plan = plan_comparison(runs, cells, pairing, kGroups, 1);
+  const std::vector<double> point = comparison_values(plan, runs);
+  std::vector<std::vector<double>> draws(point.size());
+  for (int b = 0; b < d.resamples; ++b) {
+    std::mt19937_64 rng(resample_seed(resample_seed(d.seed, study), static_cast<std::uint64_t>(b)));
+    const std::vector<double> values = comparison_values(plan, resample_paired(runs, cells, pairing, rng));
+    for (std::size_t k = 0; k < values.size(); ++k) draws[k].push_back(values[k]);
+  }
+  std::vector<Estimate> tracked;
+  for (std::size_t k = 0; k < point.size(); ++k) {
+    const Interval interval = percentile_interval(draws[k], d.confidence);
+    tracked.push_back({"", point[k], interval.lo, interval.hi});
+  }
+  return describe_comparison(plan, runs, std::move(tracked), true, d.confidence);
+}
+
+void validate(const PowerDesign& d) {
+  if (d.compute.size() < 2) throw std::invalid_argument("power: a comparison needs 2 or more sizes");
+  if (d.seeds < 1) throw std::invalid_argument("power: seeds must be 1 or more");
+  if (!(d.noise > 0.0) || !(d.loss_slope > 0.0) || !(d.multiplier > 0.0)) {
+    throw std::invalid_argument("power: noise, loss slope and multiplier must be positive");
+  }
+  if (!(d.seed_correlation >= 0.0 && d.seed_correlation < 1.0)) {
+    throw std::invalid_argument("power: the seed correlation must lie in [0, 1)");
+  }
+}
+
+}  // namespace
+
+PowerEstimate simulate_power(const PowerDesign& design) {
+  validate(design);
+  PowerEstimate out;
+  std::vector<double> ratios;
+  std::vector<int> inside;
+  int excluded = 0;
+  for (int study = 0; study < design.studies; ++study) {
+    std::mt19937_64 rng(resample_seed(design.seed ^ 0x5eedULL, static_cast<std::uint64_t>(study)));
+    const Comparison c = analyse(draw_study(design, rng), design, static_cast<std::uint64_t>(study));
+    inside.push_back(c.sizes_inside);
+    if (!c.local.bounded()) continue;
+    ratios.push_back(c.local.hi / c.local.lo);
+    excluded += design.multiplier >= 1.0 ? c.local.lo > 1.0 : c.local.hi < 1.0;
+  }
+  out.studies = design.studies;
+  out.power = design.studies > 0 ? static_cast<double>(excluded) / design.studies : 0.0;
+  std::sort(inside.begin(), inside.end());
+  out.sizes_inside = inside.empty() ? 0 : inside[inside.size() / 2];
+  std::sort(ratios.begin(), ratios.end());
+  out.median_ratio = ratios.empty() ? std::numeric_limits<double>::quiet_NaN() : quantile_sorted(ratios, 0.5);
+  return out;
+}
+
+std::optional<int> seeds_for_power(PowerDesign design, double target, int max_seeds) {
+  // Power grows with seeds: double until the target is reached, then bisect between the last two counts.
+  int lo = std::max(design.seeds, 1), hi = lo;
+  auto reaches = [&](int seeds) {
+    design.seeds = seeds;
+    return simulate_power(design).power >= target;
+  };
+  while (!reaches(hi)) {
+    if (hi >= max_seeds) return std::nullopt;
+    lo = hi + 1;
+    hi = std::min(2 * hi, max_seeds);
+  }
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (reaches(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return hi;
+}
+
+}  // namespace gammalab

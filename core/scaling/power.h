@@ -1,0 +1,44 @@
+#pragma once
+// Power before compute: for a planned sweep (its sizes and paired seeds), how wide the interval of the local
+// multiplier (core/scaling/comparison.h) is expected to be, and how often it excludes 1× when the variant's
+// true effect is `multiplier`. Simulated: whole studies are drawn from a stated noise level and analysed by the
+// estimator `gammalab fit` reports (paired bootstrap, small-sample widening), so the answer includes every
+// property of that estimator, not of an idealised one.
+// The simulated baseline falls by loss_slope per e-fold of compute (straight in ln C, where interpolation
+// between sizes is exact); the variant's loss at C is the baseline's at multiplier·C. A run's loss has s.d.
+// `noise` around its configuration's mean, a share seed_correlation of its variance shared with the other
+// group's run of the same seed and size (data order, initial weights), which the pairs cancel.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace gammalab {
+
+struct PowerDesign {
+  std::vector<double> compute;    // the baseline's compute at each size, FLOPs
+  int seeds = 3;                  // paired seeds per size (each run by baseline and variant)
+  double multiplier = 1.22;       // the effect to detect: the paper's ~1.22× for unified over baseline
+  double noise = 0.01;            // s.d. of one run's final loss over seeds
+  double seed_correlation = 0.0;  // share of that variance common to a pair; 0 assumes pairing gains nothing
+  double loss_slope = 0.08;       // the baseline's loss decrease per e-fold of compute
+  double confidence = 0.95;
+  int studies = 400;    // simulated studies
+  int resamples = 200;  // bootstrap resamples in each
+  std::uint64_t seed = 0;
+};
+
+struct PowerEstimate {
+  double power = 0.0;         // share of studies whose interval excludes 1× on the effect's side
+  double median_ratio = 0.0;  // median over studies of the interval's hi / lo (NaN when none has an interval)
+  int sizes_inside = 0;       // median over studies of the sizes the pooled multiplier uses (inside the data)
+  int studies = 0;
+};
+
+// Throws std::invalid_argument for fewer than 2 sizes, seeds < 1, or a non-positive noise or slope.
+PowerEstimate simulate_power(const PowerDesign& design);
+
+// The fewest paired seeds per size (up to max_seeds) whose simulated power reaches `target`, keeping the sizes;
+// nullopt when none does.
+std::optional<int> seeds_for_power(PowerDesign design, double target, int max_seeds);
+
+}  // namespace gammalab

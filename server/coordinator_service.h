@@ -14,6 +14,7 @@ class CoordinatorService final : public v1::Coordinator::Service {
       : store_(store),
         options_(options),
         watches_({.kind = "watch",
+                  .kinds = "watches",
                   .total = limits::kMaxWatches,
                   .per_address = limits::kMaxWatchesPerClient,
                   .per_token = limits::kMaxWatchesPerToken},

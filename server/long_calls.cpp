@@ -49,7 +49,7 @@ std::unique_ptr<LongCalls::Call> LongCalls::enter(grpc::ServerContext* context, 
   if (call->address_slot_ && token_id) call->token_slot_ = by_token_.acquire(std::to_string(*token_id));
   if (!call->address_slot_ || (token_id && !call->token_slot_)) {
     refusal = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                           "too many open " + limits_.kind + "s: at most " + std::to_string(limits_.per_address) +
+                           "too many open " + limits_.kinds + ": at most " + std::to_string(limits_.per_address) +
                                " per client address, " + std::to_string(limits_.per_token) + " per token and " +
                                std::to_string(limits_.total) + " in all; close others or retry later");
     call->context_ = nullptr;  // never registered: its destructor only gives back the slots it got

@@ -31,7 +31,8 @@ namespace gammalab {
 std::string peer_address(const std::string& peer);
 
 struct LongCallLimits {
-  std::string kind;  // named in refusals and logs: "watch", "metric stream"
+  std::string kind;   // named in logs: "watch", "metric stream"
+  std::string kinds;  // and in refusals: "watches", "metric streams"
   std::size_t total = 0;
   std::size_t per_address = 0;
   std::size_t per_token = 0;

@@ -7,6 +7,8 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "core/scaling/fit.h"
 #include "log/log_format.h"
@@ -39,17 +41,23 @@ void raise_open_file_limit() {
   if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) spdlog::warn("open-file limit stays at {}", was);
 }
 
+// The listen addresses that others than this machine's users can reach, with their flags.
+std::vector<std::pair<const char*, std::string>> reachable_addresses(const gammalab::ServerOptions& options) {
+  std::vector<std::pair<const char*, std::string>> reachable;
+  for (const auto& [flag, address] : {std::pair<const char*, std::string>{"--listen", options.grpc_address},
+                                      std::pair<const char*, std::string>{"--http", options.http_address}}) {
+    if (!address.empty() && !gammalab::is_loopback_listen_address(address)) reachable.emplace_back(flag, address);
+  }
+  return reachable;
+}
+
 // Tokens are bearer credentials: on a plaintext listener that others can reach, anyone on the path reads them.
 void warn_if_tokens_travel_in_plaintext(const gammalab::ServerOptions& options) {
   if (options.insecure_no_auth || !options.tls_cert.empty()) return;
-  const std::pair<const char*, std::string> addresses[] = {{"--listen", options.grpc_address},
-                                                           {"--http", options.http_address}};
-  for (const auto& [flag, address] : addresses) {
-    if (!address.empty() && !gammalab::is_loopback_listen_address(address)) {
-      spdlog::warn("{} {}: tokens and data travel unencrypted on an address others can reach; give --tls-cert and "
-                   "--tls-key (docs/security.md), or listen on a loopback address behind a TLS proxy",
-                   flag, address);
-    }
+  for (const auto& [flag, address] : reachable_addresses(options)) {
+    spdlog::warn("{} {}: tokens and data travel unencrypted on an address others can reach; give --tls-cert and "
+                 "--tls-key (docs/security.md), or listen on a loopback address behind a TLS proxy",
+                 flag, address);
   }
 }
 }  // namespace
@@ -116,15 +124,11 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
   try {
     if (options.insecure_no_auth) {
-      const std::pair<const char*, std::string> addresses[] = {{"--listen", options.grpc_address},
-                                                               {"--http", options.http_address}};
-      for (const auto& [flag, address] : addresses) {
-        if (!address.empty() && !gammalab::is_loopback_listen_address(address)) {
-          spdlog::critical("--insecure-no-auth: refused, {} {} is not a loopback address; anyone who can reach it "
-                           "would get in without a token (create tokens: gammalab-server token create)",
-                           flag, address);
-          return 2;
-        }
+      for (const auto& [flag, address] : reachable_addresses(options)) {
+        spdlog::critical("--insecure-no-auth: refused, {} {} is not a loopback address; anyone who can reach it "
+                         "would get in without a token (create tokens: gammalab-server token create)",
+                         flag, address);
+        return 2;
       }
       spdlog::warn("*** --insecure-no-auth: NO AUTHENTICATION. Anyone on this machine can submit, cancel and "
                    "act as any worker. For local experiments only. ***");

@@ -39,7 +39,6 @@ const std::unordered_map<std::string_view, FieldLimit>& field_limits() {
       {"gammalab.v1.LeaseJobRequest.worker_id", {.bytes = 128}},
       {"gammalab.v1.StartJobRequest.worker_id", {.bytes = 128}},
       {"gammalab.v1.StartJobRequest.job_id", {.job_id = true}},
-      {"gammalab.v1.StartJobRequest.rendezvous", {.bytes = 300}},
       {"gammalab.v1.ReportMetricsRequest.job_id", {.job_id = true}},
       {"gammalab.v1.ReportMetricsRequest.points", {.count = limits::kMaxPointsPerReport}},
       {"gammalab.v1.MetricPoint.name", {.bytes = 256}},
@@ -81,8 +80,9 @@ grpc::Status too_large(const Path& path, const std::string& what, std::size_t li
 grpc::Status check_string(const Path& path, const FieldLimit& limit, const std::string& value) {
   if (value.size() > limit.bytes) return too_large(path, "bytes", limit.bytes, value.size());
   if (limit.job_id && !shared_root::is_job_id(value)) {
-    return {grpc::StatusCode::INVALID_ARGUMENT,
-            path.text() + ": '" + utf8_head(value, 64) + "' is not a job id (a decimal number without leading zeros)"};
+    // NOT_FOUND, as for a well-formed id no job has: no job is spelled that way.
+    return {grpc::StatusCode::NOT_FOUND, path.text() + ": '" + utf8_head(value, 64) +
+                                             "': no such job (ids are decimal numbers without leading zeros)"};
   }
   return grpc::Status::OK;
 }

@@ -18,8 +18,8 @@ inline constexpr std::size_t kDefaultStringBytes = 4096;
 inline constexpr std::size_t kDefaultRepeated = 10'000;
 }  // namespace request_limits
 
-// OK, or INVALID_ARGUMENT naming the field's path in the message, its limit and its size (or the value of a
-// job id that is not canonical).
+// OK, or INVALID_ARGUMENT naming the field's path in the message, its limit and its size; NOT_FOUND for a job
+// id that is not canonical (no job has it), quoting it.
 grpc::Status check_request_limits(const google::protobuf::Message& request);
 
 }  // namespace gammalab

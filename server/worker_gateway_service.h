@@ -21,6 +21,7 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
       : store_(store),
         options_(options),
         metric_streams_({.kind = "metric stream",
+                         .kinds = "metric streams",
                          .total = limits::kMaxMetricStreams,
                          .per_address = limits::kMaxMetricStreamsPerClient,
                          .per_token = limits::kMaxMetricStreamsPerToken,

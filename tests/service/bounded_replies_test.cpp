@@ -374,8 +374,8 @@ TEST(BoundedReplies, WatchesAreBoundedPerClientAndGiveTheirSlotBackWhenTheyEnd) 
   EXPECT_FALSE(open(refused));
   const grpc::Status status = refused.reader->Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_EQ(status.error_message(), "too many open watches: at most 16 per client and 256 in all; end another "
-                                    "`gammalab watch` or retry later");
+  EXPECT_EQ(status.error_message(), "too many open watches: at most 16 per client address, 64 per token and 256 in "
+                                    "all; close others or retry later");
   // A watch that ends gives its slot back (the coordinator notices the cancellation at its next round).
   watches[0].context->TryCancel();
   watches[0].reader->Finish();

@@ -99,12 +99,12 @@ TEST(HostileFields, AJobIdHasOneSpellingSoTheMetricRateLimitHolds) {
   for (int i = 1; i <= 20; ++i) {
     spelling = "0" + spelling;
     const grpc::Status status = report(spelling, i);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << spelling;
-    EXPECT_NE(status.error_message().find("job_id: '" + spelling + "' is not a job id"), std::string::npos)
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND) << spelling;
+    EXPECT_NE(status.error_message().find("job_id: '" + spelling + "': no such job"), std::string::npos)
         << status.error_message();
   }
   for (const std::string& other : std::vector<std::string>{"+" + job, " " + job, job + " ", "0x1", "-1"}) {
-    EXPECT_EQ(report(other, 1).error_code(), grpc::StatusCode::INVALID_ARGUMENT) << other;
+    EXPECT_EQ(report(other, 1).error_code(), grpc::StatusCode::NOT_FOUND) << other;
   }
   EXPECT_TRUE(c.store().metrics(job, {}).empty()) << "a point came in under another spelling";
   EXPECT_TRUE(report(job, 1).ok());

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -128,6 +129,13 @@ TEST_F(SharedRootFilesTest, AFifoOrADirectoryIsNotARegularFileAndNeverBlocksTheO
   expect_refused([&] { dir.open_read("jobs/7/log.txt"); }, "jobs/7/log.txt: is not a regular file");
   expect_refused([&] { dir.open_append("jobs/7/log.txt"); }, "is not a regular file");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  // A device, where the test may make one (the null device's numbers); and a link to the FIFO.
+  if (::mknod((root() / "jobs" / "7" / "log.node1.txt").c_str(), S_IFCHR | 0644, ::makedev(1, 3)) == 0) {
+    expect_refused([&] { dir.read("jobs/7/log.node1.txt", 100); }, "jobs/7/log.node1.txt: is not a regular file");
+    expect_refused([&] { dir.open_append("jobs/7/log.node1.txt"); }, "is not a regular file");
+  }
+  fs::create_symlink(root() / "jobs" / "7" / "log.txt", root() / "jobs" / "7" / "config.node1.json");
+  expect_refused([&] { dir.open_read("jobs/7/config.node1.json"); }, "is a symbolic link");
   fs::create_directories(root() / "jobs" / "7" / "config.json");
   expect_refused([&] { dir.read("jobs/7/config.json", 100); }, "is not a regular file");
   std::ofstream(root() / "jobs" / "7" / "file") << "x";

@@ -26,6 +26,19 @@ void check_job_id(std::string_view job_id) {
   }
 }
 
+// `open` applied to the shared root (nullopt while the root does not exist). A link or another kind of file on
+// the way (core/shared_root_files.h) is no result either, with its reason in `refused`.
+template <typename T, typename Open>
+std::optional<T> open_below_root(const fs::path& shared_root, std::string& refused, Open open) {
+  try {
+    const std::optional<shared_root::Dir> root = shared_root::Dir::open_root(shared_root);
+    if (root) return open(*root);
+  } catch (const shared_root::Refused& e) {
+    refused = e.what();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 LogTail read_log_tail(const fs::path& shared_root, std::string_view job_id, std::size_t max_bytes) {
@@ -33,16 +46,15 @@ LogTail read_log_tail(const fs::path& shared_root, std::string_view job_id, std:
   LogTail tail;
   // Opened without following a link anywhere below the root (a link is refused, naming the path: never the
   // bytes of the file it points at).
-  std::optional<shared_root::Fd> file;
-  try {
-    const std::optional<shared_root::Dir> root = shared_root::Dir::open_root(shared_root);
-    if (root) file = root->open_read(shared_root::job_log_path(job_id));
-  } catch (const shared_root::Refused& e) {
-    tail.refused = e.what();
-  }
+  const std::optional<shared_root::Fd> file =
+      open_below_root<shared_root::Fd>(shared_root, tail.refused, [&](const shared_root::Dir& root) {
+        return root.open_read(shared_root::job_log_path(job_id));
+      });
   if (!file) return tail;  // none yet, or refused
   struct stat st {};
-  if (::fstat(file->get(), &st) != 0) throw std::runtime_error("job " + std::string(job_id) + ": its log cannot be read");
+  if (::fstat(file->get(), &st) != 0) {
+    throw std::runtime_error("job " + std::string(job_id) + ": its log cannot be read");
+  }
   const auto size = static_cast<std::uintmax_t>(st.st_size);
   // Up to 3 bytes more than asked: the start of a character cut by the offset is dropped by utf8_tail.
   const std::uintmax_t want = std::min<std::uintmax_t>(size, max_bytes + 3);
@@ -68,13 +80,10 @@ CheckpointList list_checkpoints(const fs::path& shared_root, std::string_view jo
   check_job_id(job_id);
   CheckpointList list;
   // No link is followed, at ckpt/ or above it (a link there is refused) or among its entries (not listed).
-  std::optional<shared_root::Dir> dir;
-  try {
-    const std::optional<shared_root::Dir> root = shared_root::Dir::open_root(shared_root);
-    if (root) dir = root->find_dir(shared_root::job_ckpt_dir(job_id));
-  } catch (const shared_root::Refused& e) {
-    list.refused = e.what();
-  }
+  const std::optional<shared_root::Dir> dir =
+      open_below_root<shared_root::Dir>(shared_root, list.refused, [&](const shared_root::Dir& root) {
+        return root.find_dir(shared_root::job_ckpt_dir(job_id));
+      });
   if (!dir) return list;  // none yet, or refused
   for (const shared_root::DirEntry& entry : dir->list(kMaxCheckpointScan, &list.truncated)) {
     const auto step = shared_root::checkpoint_step(entry.name);

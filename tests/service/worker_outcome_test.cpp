@@ -134,7 +134,8 @@ TEST(WorkerOutcome, ARefusedMetricReportIsDroppedAndTheJobStillEnds) {
 // never quoted. A link at the job's directory, at ckpt/ or at the log fails the attempt, naming the link; one
 // at config.json is replaced by the worker's atomic rename (the job runs).
 struct Canary {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("gammalab-canary-" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("gammalab-canary-" + std::to_string(::getpid()));
   Canary() {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "inside");
@@ -207,7 +208,8 @@ TEST(WorkerSharedRootLinks, ALinkAtTheConfigIsReplacedNeverWrittenThrough) {
   EXPECT_EQ(outcome.job.state(), v1::JOB_STATE_SUCCEEDED) << outcome.job.error();
   ASSERT_TRUE(outcome.log_status.ok()) << outcome.log_status.error_message();
   EXPECT_EQ(outcome.log.find("CANARY"), std::string::npos) << outcome.log;
-  EXPECT_NE(outcome.log.find("\"model\""), std::string::npos) << "the trainer read the job's own config: " << outcome.log;
+  EXPECT_NE(outcome.log.find("\"model\""), std::string::npos)
+      << "the trainer read the job's own config: " << outcome.log;
   canary.expect_untouched();
 }
 

@@ -216,7 +216,9 @@ TEST_F(CheckpointRun, IntactCheckpointOfAnotherModelStillFails) {
 // its checkpoints verify, so only the refusal to follow a name out of the directory keeps them out.
 std::map<std::string, std::string> snapshot(const std::filesystem::path& dir) {
   std::map<std::string, std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) files[e.path().filename().string()] = read_file(e.path());
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    files[e.path().filename().string()] = read_file(e.path());
+  }
   return files;
 }
 

@@ -364,6 +364,8 @@ grpc::Status CoordinatorService::GetJobLog(grpc::ServerContext*, const v1::GetJo
     const std::size_t most = limits::kMaxReplyBytes;
     const std::size_t asked = request->tail_bytes() > 0 ? static_cast<std::size_t>(request->tail_bytes()) : most;
     const LogTail tail = read_log_tail(options_.shared_root, job->id(), std::min(asked, most));
+    // A link or another kind of file at the log: the reason, never what it points at.
+    if (!tail.refused.empty()) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, tail.refused);
     if (!tail.exists) return grpc::Status(grpc::StatusCode::NOT_FOUND, "job " + job->id() + " has no log yet");
     response->set_text(tail.text);
     return grpc::Status::OK;

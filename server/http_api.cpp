@@ -465,8 +465,10 @@ void HttpApi::add_routes() {
     auto job = store_.find_job(args[0]);
     if (!job) return send_error(res, 404, "job not found");
     const LogTail tail = read_log_tail(options_.shared_root, job->id(), static_cast<std::size_t>(tail_bytes));
-    send_json(res, json{{"exists", tail.exists}, {"size", tail.size}, {"truncated", tail.truncated},
-                        {"text", tail.text}}.dump());
+    // A link or another kind of file at the log is no log: the answer says why, never what it points at.
+    json answer{{"exists", tail.exists}, {"size", tail.size}, {"truncated", tail.truncated}, {"text", tail.text}};
+    if (!tail.refused.empty()) answer["refused"] = tail.refused;
+    send_json(res, answer.dump());
   });
   r.get("/api/jobs/{}/checkpoints", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
     auto job = store_.find_job(args[0]);
@@ -476,8 +478,10 @@ void HttpApi::add_routes() {
     for (const CheckpointFile& f : list.files) {
       files.push_back({{"name", f.name}, {"step", f.step}, {"bytes", f.bytes}, {"modified_ms", f.modified_ms}});
     }
-    send_json(res, json{{"dir", shared_root::job_ckpt_dir(job->id()).string()}, {"checkpoints", std::move(files)},
-                        {"truncated", list.truncated}}.dump());
+    json answer{{"dir", shared_root::job_ckpt_dir(job->id()).string()}, {"checkpoints", std::move(files)},
+                {"truncated", list.truncated}};
+    if (!list.refused.empty()) answer["refused"] = list.refused;
+    send_json(res, answer.dump());
   });
   // The user's two actions on a job, the same store operations as the Coordinator service's CancelSweep (with
   // this one job) and RetryJob. 409 when the job's state does not allow it.

@@ -1,13 +1,16 @@
 // A job's log tail and checkpoint list for the dashboard (see job_files.h).
 #include "server/job_files.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <chrono>
-#include <fstream>
+#include <cerrno>
+#include <optional>
 #include <stdexcept>
-#include <system_error>
 
 #include "core/shared_root.h"
+#include "core/shared_root_files.h"
 #include "core/utf8_text.h"
 
 namespace gammalab {
@@ -23,12 +26,17 @@ void check_job_id(std::string_view job_id) {
   }
 }
 
-std::int64_t modified_ms(const fs::directory_entry& entry) {
-  std::error_code ec;
-  const auto t = entry.last_write_time(ec);
-  if (ec) return 0;
-  const auto system = std::chrono::file_clock::to_sys(t);
-  return std::chrono::duration_cast<std::chrono::milliseconds>(system.time_since_epoch()).count();
+// `open` applied to the shared root (nullopt while the root does not exist). A link or another kind of file on
+// the way (core/shared_root_files.h) is no result either, with its reason in `refused`.
+template <typename T, typename Open>
+std::optional<T> open_below_root(const fs::path& shared_root, std::string& refused, Open open) {
+  try {
+    const std::optional<shared_root::Dir> root = shared_root::Dir::open_root(shared_root);
+    if (root) return open(*root);
+  } catch (const shared_root::Refused& e) {
+    refused = e.what();
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -36,19 +44,31 @@ std::int64_t modified_ms(const fs::directory_entry& entry) {
 LogTail read_log_tail(const fs::path& shared_root, std::string_view job_id, std::size_t max_bytes) {
   check_job_id(job_id);
   LogTail tail;
-  const fs::path path = shared_root / shared_root::job_log_path(job_id);
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return tail;  // none yet (a link or a directory there is no log either)
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("job " + std::string(job_id) + ": its log cannot be read");
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::uintmax_t>(std::max<std::streamoff>(0, in.tellg()));
+  // Opened without following a link anywhere below the root (a link is refused, naming the path: never the
+  // bytes of the file it points at).
+  const std::optional<shared_root::Fd> file =
+      open_below_root<shared_root::Fd>(shared_root, tail.refused, [&](const shared_root::Dir& root) {
+        return root.open_read(shared_root::job_log_path(job_id));
+      });
+  if (!file) return tail;  // none yet, or refused
+  struct stat st {};
+  if (::fstat(file->get(), &st) != 0) {
+    throw std::runtime_error("job " + std::string(job_id) + ": its log cannot be read");
+  }
+  const auto size = static_cast<std::uintmax_t>(st.st_size);
   // Up to 3 bytes more than asked: the start of a character cut by the offset is dropped by utf8_tail.
   const std::uintmax_t want = std::min<std::uintmax_t>(size, max_bytes + 3);
-  in.seekg(static_cast<std::streamoff>(size - want));
   std::string bytes(static_cast<std::size_t>(want), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(want));
-  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::pread(file->get(), bytes.data() + done, bytes.size() - done,
+                              static_cast<off_t>(size - want + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error("job " + std::string(job_id) + ": its log cannot be read");
+    if (n == 0) break;  // truncated since
+    done += static_cast<std::size_t>(n);
+  }
+  bytes.resize(done);
   tail.exists = true;
   tail.size = size;
   tail.text = utf8_without_controls(utf8_tail(bytes, max_bytes));
@@ -59,24 +79,16 @@ LogTail read_log_tail(const fs::path& shared_root, std::string_view job_id, std:
 CheckpointList list_checkpoints(const fs::path& shared_root, std::string_view job_id, std::size_t max_files) {
   check_job_id(job_id);
   CheckpointList list;
-  const fs::path dir = shared_root / shared_root::job_ckpt_dir(job_id);
-  std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(dir, ec))) return list;  // none yet; a link is not followed
-  fs::directory_iterator it(dir, ec);
-  std::size_t scanned = 0;
-  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    if (++scanned > kMaxCheckpointScan) {
-      list.truncated = true;
-      break;
-    }
-    const fs::directory_entry& entry = *it;
-    const auto step = shared_root::checkpoint_step(entry.path().filename().string());
-    std::error_code kind;
-    if (!step || !entry.is_regular_file(kind) || entry.is_symlink(kind)) continue;
-    std::error_code size_error;
-    const std::uintmax_t bytes = entry.file_size(size_error);
-    if (size_error) continue;  // removed since (the trainer keeps only its newest few)
-    list.files.push_back({entry.path().filename().string(), *step, bytes, modified_ms(entry)});
+  // No link is followed, at ckpt/ or above it (a link there is refused) or among its entries (not listed).
+  const std::optional<shared_root::Dir> dir =
+      open_below_root<shared_root::Dir>(shared_root, list.refused, [&](const shared_root::Dir& root) {
+        return root.find_dir(shared_root::job_ckpt_dir(job_id));
+      });
+  if (!dir) return list;  // none yet, or refused
+  for (const shared_root::DirEntry& entry : dir->list(kMaxCheckpointScan, &list.truncated)) {
+    const auto step = shared_root::checkpoint_step(entry.name);
+    if (!step || !entry.regular) continue;
+    list.files.push_back({entry.name, *step, entry.bytes, entry.modified_ms});
   }
   std::sort(list.files.begin(), list.files.end(), [](const auto& a, const auto& b) { return a.step > b.step; });
   if (list.files.size() > max_files) {

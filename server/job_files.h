@@ -16,6 +16,9 @@ struct LogTail {
   std::uintmax_t size = 0;  // the whole log's size in bytes
   bool truncated = false;   // the text is the end of a longer log
   std::string text;         // valid UTF-8 without control characters (core/utf8_text.h), at most max_bytes
+  // Why the log was not read, when it (or a directory above it) is a symbolic link or not a regular file
+  // (core/shared_root_files.h: no link is followed); names the path relative to the shared root.
+  std::string refused;
 };
 // Reads at most the last `max_bytes` bytes of the job's log. Throws std::runtime_error when it exists but
 // cannot be read.
@@ -30,6 +33,7 @@ struct CheckpointFile {
 struct CheckpointList {
   std::vector<CheckpointFile> files;  // highest step first, at most max_files
   bool truncated = false;             // more checkpoints than max_files, or more entries than the scan reads
+  std::string refused;                // why none were listed: ckpt/ or a directory above it is a link
 };
 // The job's checkpoint files (regular files named as core/shared_root.h says; links and other entries are
 // not listed). Reads at most kMaxCheckpointScan directory entries.

@@ -561,7 +561,7 @@ function renderJobLog(log) {
   const pre = $('job-log');
   const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
   if (!log?.exists) {
-    $('job-log-meta').textContent = 'no log yet (written once a worker runs the job)';
+    $('job-log-meta').textContent = log?.refused ? `not read: ${log.refused}` : 'no log yet (written once a worker runs the job)';
     pre.textContent = '';
     return;
   }
@@ -576,7 +576,8 @@ function renderJobLog(log) {
 function renderJobCheckpoints(list) {
   const files = list?.checkpoints || [];
   $('job-ckpt-meta').textContent = files.length
-    ? `${files.length} in ${list.dir}${list.truncated ? ' (the newest; more not listed)' : ''}` : `none in ${list?.dir || 'its checkpoint directory'}`;
+    ? `${files.length} in ${list.dir}${list.truncated ? ' (the newest; more not listed)' : ''}`
+    : list?.refused ? `not listed: ${list.refused}` : `none in ${list?.dir || 'its checkpoint directory'}`;
   fill($('job-checkpoints').tBodies[0], files.map((f) => h('tr', {},
     h('td', {}, h('code', {}, f.name)), h('td', { class: 'num' }, int(f.step).toLocaleString()),
     h('td', { class: 'num' }, bytesText(f.bytes)), h('td', { class: 'when' }, localTime(f.modified_ms)))));

@@ -16,6 +16,24 @@ namespace gammalab {
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
                            const std::string& stderr_path) {
+  const int stderr_fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (stderr_fd < 0) throw std::runtime_error("cannot open " + stderr_path + ": " + std::strerror(errno));
+  try {
+    start(argv, extra_env, stderr_fd);
+  } catch (...) {
+    close(stderr_fd);
+    throw;
+  }
+  close(stderr_fd);
+}
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                           int stderr_fd) {
+  start(argv, extra_env, stderr_fd);
+}
+
+void ChildProcess::start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                         int stderr_fd) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   std::vector<std::string> env_strings;
@@ -34,12 +52,6 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::vect
   for (auto& a : argv_copy) args.push_back(a.data());
   args.push_back(nullptr);
 
-  const int stderr_fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (stderr_fd < 0) {
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    throw std::runtime_error("cannot open " + stderr_path + ": " + std::strerror(errno));
-  }
   const pid_t parent = getpid();
   pid_ = fork();
   if (pid_ == 0) {
@@ -58,7 +70,6 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::vect
   }
   const int fork_errno = errno;
   close(pipe_fds[1]);
-  close(stderr_fd);
   if (pid_ < 0) {
     close(pipe_fds[0]);
     throw std::runtime_error("cannot start " + argv.front() + ": " + std::strerror(fork_errno));

@@ -14,6 +14,8 @@ class ChildProcess {
   // stderr is appended to `stderr_path`. Throws std::runtime_error if the process cannot be started.
   ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
                const std::string& stderr_path);
+  // The same, with stderr going to `stderr_fd`, a descriptor the caller opened and keeps (it is not closed).
+  ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, int stderr_fd);
   ~ChildProcess();  // kills (SIGKILL) and reaps the child if it is still running
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
@@ -26,6 +28,8 @@ class ChildProcess {
   int pid() const { return pid_; }
 
  private:
+  void start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, int stderr_fd);
+
   int pid_ = -1;
   int stdout_fd_ = -1;
   std::atomic<bool> reaped_{false};

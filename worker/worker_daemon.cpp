@@ -6,13 +6,16 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <fstream>
+#include <cerrno>
+#include <ostream>
+#include <streambuf>
 
 #include "core/exit_codes.h"
 #include "core/limits.h"
 #include "core/metric.h"
 #include "core/rendezvous_line.h"
 #include "core/shared_root.h"
+#include "core/shared_root_files.h"
 #include "core/utf8_text.h"
 
 namespace gammalab {
@@ -35,16 +38,57 @@ std::string this_hostname() {
 constexpr std::size_t kErrorLogTailBytes = 600;
 
 // The last lines of a log, to say why a job failed: valid UTF-8 (the trainer may have printed any bytes, and
-// the cut may fall inside a character), or FinishJob would be refused and retried for ever.
-std::string log_tail(const std::filesystem::path& path, std::size_t bytes) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return "";
-  const auto size = static_cast<std::size_t>(in.tellg());
-  in.seekg(static_cast<std::streamoff>(size > bytes ? size - bytes : 0));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+// the cut may fall inside a character), or FinishJob would be refused and retried for ever. Read without
+// following a link (core/shared_root_files.h); a link found there now is named instead.
+std::string log_tail(const shared_root::Dir& root, const std::filesystem::path& log, std::size_t bytes) {
+  std::optional<shared_root::Fd> file;
+  try {
+    file = root.open_read(log);
+  } catch (const shared_root::Refused& e) {
+    return e.what();
+  }
+  if (!file) return "";
+  const off_t size = ::lseek(file->get(), 0, SEEK_END);
+  if (size < 0) return "";
+  const off_t from = size > static_cast<off_t>(bytes) ? size - static_cast<off_t>(bytes) : 0;
+  std::string text(static_cast<std::size_t>(size - from), '\0');
+  const ssize_t n = ::pread(file->get(), text.data(), text.size(), from);
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return utf8_tail(text, bytes);
 }
+
+// The job's log as a stream over the descriptor opened for it (O_APPEND, shared with the trainer's stderr).
+// Buffered like the file stream it replaces: flushed when full, by std::endl and by flush().
+class LogBuffer : public std::streambuf {
+ public:
+  explicit LogBuffer(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof buffer_); }
+  ~LogBuffer() override { sync(); }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (sync() != 0) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override {
+    for (const char* p = pbase(); p < pptr();) {
+      const ssize_t n = ::write(fd_, p, static_cast<std::size_t>(pptr() - p));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return -1;
+      p += n;
+    }
+    setp(buffer_, buffer_ + sizeof buffer_);
+    return 0;
+  }
+
+ private:
+  int fd_;
+  char buffer_[8192];
+};
 
 // Tells the coordinator that this attempt's trainer has started (the job goes from leased to running). For a
 // job on one worker one try is enough: should it be lost, the job shows as leased until its outcome is
@@ -256,8 +300,10 @@ void WorkerDaemon::report_finish(RunningJob& job, v1::JobOutcome outcome, const 
 
 std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const std::filesystem::path& config_path,
                                                     const std::filesystem::path& ckpt_dir) const {
+  // The trainer opens both beneath the shared root, following no link below it, as the worker does.
   std::vector<std::string> argv = {options_.trainer.string(), "run",        "--config",
-                                   config_path.string(),      "--ckpt-dir", ckpt_dir.string()};
+                                   config_path.string(),      "--ckpt-dir", ckpt_dir.string(),
+                                   "--shared-root",           options_.shared_root.string()};
   if (!options_.data_dir.empty()) {
     argv.push_back("--data-dir");
     argv.push_back(options_.data_dir.string());
@@ -283,12 +329,15 @@ std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const
 
 void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
   // Node 0 (or the only one) writes the job's log; another node of a job that spans workers its own.
-  const auto log_path = options_.shared_root / (job.node == 0 ? shared_root::job_log_path(job.job_id)
-                                                              : shared_root::job_node_log_path(job.job_id, job.node));
-  const auto config_path = options_.shared_root / (job.node == 0 ? shared_root::job_config_path(job.job_id)
-                                                                 : shared_root::job_node_config_path(job.job_id, job.node));
+  // The job's files, relative to the shared root; each is opened from the root's descriptor without following
+  // a link anywhere below it (core/shared_root_files.h).
+  const auto log_rel = job.node == 0 ? shared_root::job_log_path(job.job_id)
+                                     : shared_root::job_node_log_path(job.job_id, job.node);
+  const auto config_rel = job.node == 0 ? shared_root::job_config_path(job.job_id)
+                                        : shared_root::job_node_config_path(job.job_id, job.node);
   // Our own layout, never a path the coordinator sends: the lease's directory must be the one we would use.
-  const auto ckpt_dir = options_.shared_root / shared_root::job_ckpt_dir(job.job_id);
+  const auto ckpt_rel = shared_root::job_ckpt_dir(job.job_id);
+  std::optional<shared_root::Dir> root;
   int exit_code = -1;
   std::string error;
   try {
@@ -296,16 +345,22 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       throw std::runtime_error("lease: job id '" + utf8_head(job.job_id, 64) +
                                "' is not a decimal job id; no path is made from it");
     }
-    if (!lease.ckpt_dir().empty() && std::filesystem::path(lease.ckpt_dir()) != shared_root::job_ckpt_dir(job.job_id)) {
+    if (!lease.ckpt_dir().empty() && std::filesystem::path(lease.ckpt_dir()) != ckpt_rel) {
       throw std::runtime_error("lease: checkpoint directory '" + utf8_head(lease.ckpt_dir(), 256) + "' is not " +
-                               shared_root::job_ckpt_dir(job.job_id).string() + " under the shared root");
+                               ckpt_rel.string() + " under the shared root");
     }
-    std::filesystem::create_directories(ckpt_dir);
-    {
-      std::ofstream config(config_path, std::ios::trunc);
-      config << lease.job().config_json() << "\n";
-    }
-    std::ofstream log(log_path, std::ios::app);
+    // The root as configured may be a link; below it, a link at jobs/<id> or at ckpt/ is refused (the attempt
+    // fails, naming it).
+    root = shared_root::Dir::open(options_.shared_root, true);
+    root->make_dir(ckpt_rel);
+    // The config is replaced atomically (a temp file in the job's directory, renamed over the name): a link
+    // planted at config.json is replaced, never written through. Replaced rather than refused because it is
+    // the worker's own file, rewritten whole on every attempt.
+    root->write_atomic(config_rel, lease.job().config_json() + "\n");
+    // The log is appended to by every attempt, so it cannot be replaced: a link there is refused.
+    const shared_root::Fd log_fd = root->open_append(log_rel);
+    LogBuffer log_buffer(log_fd.get());
+    std::ostream log(&log_buffer);
     const std::vector<std::string> devices = device_env(job.slots);
     log << "== " << lease.job().name() << ": attempt " << job.attempt << " on worker " << worker_id() << " ("
         << options_.hostname << ", " << (job.slots.size() == 1 ? "slot " : "slots ") << absl::StrJoin(job.slots, ",");
@@ -313,7 +368,8 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     if (job.nodes > 1) log << ", node " << job.node << " of " << job.nodes;
     log << ")" << std::endl;
 
-    const std::vector<std::string> argv = trainer_argv(job, config_path, ckpt_dir);
+    const std::vector<std::string> argv =
+        trainer_argv(job, options_.shared_root / config_rel, options_.shared_root / ckpt_rel);
     // The job's ranks come from its config alone: a launcher's variables in the worker's own environment (the
     // worker itself may run under one) must not make the trainer think it is one rank of another job.
     std::vector<std::string> env = devices;
@@ -325,7 +381,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     ChildProcess* child = nullptr;
     {
       absl::MutexLock lock(&job.mutex);
-      job.child = std::make_unique<ChildProcess>(argv, env, log_path.string());
+      job.child = std::make_unique<ChildProcess>(argv, env, log_fd.get());
       child = job.child.get();
     }
     // Node 0 of a gang reports its start once its store is up and it knows the port (the rendezvous line).
@@ -383,7 +439,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
         error = "gammalab-train exited with code " + std::to_string(exit_code) +
                 (exit_code == exit_codes::kDiverged ? " (the loss became non-finite)" : "") +
                 (drain_ ? drain_kill_note(exit_code) : "") + ": " +
-                log_tail(log_path, kErrorLogTailBytes);
+                (root ? log_tail(*root, log_rel, kErrorLogTailBytes) : "");
       }
     }
     spdlog::info("job {}: {} (exit code {})", job.job_id, v1::JobOutcome_Name(outcome), exit_code);

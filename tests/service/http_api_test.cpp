@@ -5,6 +5,7 @@
 #include <httplib.h>
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -457,6 +458,43 @@ TEST_F(HttpApiTest, CheckpointsAreListedByNameStepAndSizeNeverRead) {
   EXPECT_EQ(list["checkpoints"][1]["step"], 10);
   EXPECT_EQ(list.dump().find("yyy"), std::string::npos);
   get("/api/jobs/999/checkpoints", 404);
+}
+
+// Links in the shared root (core/shared_root_files.h): at the log, at the job's directory, at ckpt/. The routes
+// answer "no log" and "no checkpoints" with the reason, never a byte or a name of what the link points at.
+TEST_F(HttpApiTest, LogAndCheckpointRoutesNeverFollowALink) {
+  auto [sweep, job] = sweep_with_running_job({}, false);
+  const auto outside = path_.parent_path() / "outside";
+  std::filesystem::create_directories(outside / "ckpt");
+  std::ofstream(outside / "server.key") << "CANARY-PRIVATE-KEY";
+  std::ofstream(outside / "log.txt") << "CANARY-LOG";
+  std::ofstream(outside / "ckpt" / "ckpt_000000010.safetensors") << "CANARY-CKPT";
+  const auto dir = options_.shared_root / "jobs" / job.id();
+  const std::string log = "/api/jobs/" + job.id() + "/log", checkpoints = "/api/jobs/" + job.id() + "/checkpoints";
+  const std::string rel = "jobs/" + job.id();
+  const auto refused = [&](const std::string& route, const std::string& reason) {
+    const json answer = get(route);
+    EXPECT_EQ(answer["refused"], reason) << route;
+    EXPECT_EQ(answer.value("exists", false), false);
+    EXPECT_EQ(answer.value("checkpoints", json::array()), json::array());
+    EXPECT_EQ(answer.dump().find("CANARY"), std::string::npos) << answer.dump();
+  };
+  std::filesystem::create_directories(dir);
+  std::filesystem::create_symlink(outside / "server.key", dir / "log.txt");
+  refused(log, rel + "/log.txt: is a symbolic link (not followed)");
+  std::filesystem::remove(dir / "log.txt");
+  std::filesystem::create_symlink(outside / "absent", dir / "log.txt");  // dangling
+  refused(log, rel + "/log.txt: is a symbolic link (not followed)");
+  std::filesystem::remove(dir / "log.txt");
+  ASSERT_EQ(::mkfifo((dir / "log.txt").c_str(), 0644), 0);
+  refused(log, rel + "/log.txt: is not a regular file");
+  std::filesystem::remove(dir / "log.txt");
+  std::filesystem::create_directory_symlink(outside / "ckpt", dir / "ckpt");
+  refused(checkpoints, rel + "/ckpt: is a symbolic link (not followed)");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directory_symlink(outside, dir);
+  refused(log, rel + ": is a symbolic link (not followed)");
+  refused(checkpoints, rel + ": is a symbolic link (not followed)");
 }
 
 TEST_F(HttpApiTest, CancelAndRetryUseTheStoresOperations) {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "core/utf8_text.h"
@@ -25,11 +26,14 @@ struct Outcome {
   std::string tail;
 };
 
-// Runs one job to its end with `script` (a shell script's body) as the trainer.
-Outcome run_job(const std::string& name, const std::string& script) {
+// Runs one job to its end with `script` (a shell script's body) as the trainer; `before` may plant files in the
+// shared root (given the root and the job's id) before the worker starts.
+Outcome run_job(const std::string& name, const std::string& script,
+                const std::function<void(const std::filesystem::path&, const std::string&)>& before = {}) {
   InProcessCoordinator coordinator(name);
   const std::string sweep = coordinator.store().create_sweep(make_sweep(name, 1, 0, 1), "", "", false).sweep.id();
   const std::string job_id = coordinator.store().list_jobs(sweep).at(0).id();
+  if (before) before(coordinator.db_path().parent_path() / "shared", job_id);
 
   const auto trainer = coordinator.db_path().parent_path() / "fake-train.sh";
   std::ofstream(trainer, std::ios::binary) << "#!/bin/sh\n" << script;
@@ -122,6 +126,127 @@ TEST(WorkerOutcome, ARefusedMetricReportIsDroppedAndTheJobStillEnds) {
   EXPECT_EQ(outcome.job.state(), v1::JOB_STATE_SUCCEEDED) << outcome.job.error();
   ASSERT_EQ(outcome.losses.size(), 1u);
   EXPECT_EQ(outcome.losses[0].step, 2);
+}
+
+
+// Links planted in the shared root (core/shared_root_files.h) at every path the worker opens, and the log
+// routes' answer for them. Outside the root, a canary file and directory: never written, never created in,
+// never quoted. A link at the job's directory, at ckpt/ or at the log fails the attempt, naming the link; one
+// at config.json is replaced by the worker's atomic rename (the job runs).
+struct Canary {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("gammalab-canary-" + std::to_string(::getpid()));
+  Canary() {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "inside");
+    std::ofstream(dir / "secret.key") << "CANARY-PRIVATE-KEY";
+  }
+  ~Canary() { std::filesystem::remove_all(dir); }
+  void expect_untouched() const {
+    std::ifstream in(dir / "secret.key");
+    std::string text;
+    std::getline(in, text);
+    EXPECT_EQ(text, "CANARY-PRIVATE-KEY");
+    std::size_t entries = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) entries += e.path() != dir / "inside";
+    EXPECT_EQ(entries, 1u) << "something was created outside the shared root";
+  }
+};
+
+const char* const kTrainerPrintsItsConfig = "cat \"$3\" >&2\nexit 0\n";
+
+TEST(WorkerSharedRootLinks, ALinkAtAnyDirectoryOrLogTheWorkerOpensFailsTheAttemptNamingIt) {
+  const Canary canary;
+  using Plant = std::function<void(const std::filesystem::path&)>;  // given jobs/<id>
+  const std::vector<std::pair<std::string, Plant>> cases = {
+      {"", [&](const auto& job) { std::filesystem::create_directory_symlink(canary.dir / "inside", job); }},
+      {"/ckpt", [&](const auto& job) {
+         std::filesystem::create_directories(job);
+         std::filesystem::create_directory_symlink(canary.dir / "inside", job / "ckpt");
+       }},
+      {"/log.txt", [&](const auto& job) {
+         std::filesystem::create_directories(job);
+         std::filesystem::create_symlink(canary.dir / "secret.key", job / "log.txt");
+       }},
+      {"/log.txt", [&](const auto& job) {  // dangling: its target must not be created
+         std::filesystem::create_directories(job);
+         std::filesystem::create_symlink(canary.dir / "inside" / "made", job / "log.txt");
+       }},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& [where, plant] = cases[i];
+    std::string planted;
+    const Outcome outcome = run_job("link" + std::to_string(i), kTrainerPrintsItsConfig,
+                                    [&](const std::filesystem::path& shared, const std::string& id) {
+                                      std::filesystem::create_directories(shared / "jobs");
+                                      planted = "jobs/" + id + where;
+                                      plant(shared / "jobs" / id);
+                                    });
+    EXPECT_EQ(outcome.job.state(), v1::JOB_STATE_FAILED) << planted;
+    EXPECT_NE(outcome.job.error().find(planted + ": is a symbolic link (not followed)"), std::string::npos)
+        << outcome.job.error();
+    // The log route answers with the refusal (or no log), never the target's bytes.
+    EXPECT_EQ(outcome.log.find("CANARY"), std::string::npos);
+    if (where != "/ckpt") {
+      EXPECT_EQ(outcome.log_status.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << planted;
+      EXPECT_NE(outcome.log_status.error_message().find("is a symbolic link"), std::string::npos)
+          << outcome.log_status.error_message();
+    }
+    canary.expect_untouched();
+  }
+}
+
+TEST(WorkerSharedRootLinks, ALinkAtTheConfigIsReplacedNeverWrittenThrough) {
+  const Canary canary;
+  std::filesystem::path config;
+  const Outcome outcome = run_job("config-link", kTrainerPrintsItsConfig,
+                                  [&](const std::filesystem::path& shared, const std::string& id) {
+                                    config = shared / "jobs" / id / "config.json";
+                                    std::filesystem::create_directories(config.parent_path());
+                                    std::filesystem::create_symlink(canary.dir / "secret.key", config);
+                                  });
+  EXPECT_EQ(outcome.job.state(), v1::JOB_STATE_SUCCEEDED) << outcome.job.error();
+  ASSERT_TRUE(outcome.log_status.ok()) << outcome.log_status.error_message();
+  EXPECT_EQ(outcome.log.find("CANARY"), std::string::npos) << outcome.log;
+  EXPECT_NE(outcome.log.find("\"model\""), std::string::npos)
+      << "the trainer read the job's own config: " << outcome.log;
+  canary.expect_untouched();
+}
+
+// A link at the log after the job ran (the trainer, or anyone, replaced it): the log routes refuse it.
+TEST(WorkerSharedRootLinks, TheLogRoutesRefuseALinkAtTheLog) {
+  const Canary canary;
+  InProcessCoordinator coordinator("log-route-link");
+  const std::string sweep = coordinator.store().create_sweep(make_sweep("l", 1, 0, 1), "", "", false).sweep.id();
+  const std::string job_id = coordinator.store().list_jobs(sweep).at(0).id();
+  const auto job = coordinator.db_path().parent_path() / "shared" / "jobs" / job_id;
+  std::filesystem::create_directories(job);
+  auto stub = v1::Coordinator::NewStub(coordinator.own_channel());
+  const auto get_log = [&](grpc::Status& status) {
+    grpc::ClientContext context;
+    v1::GetJobLogRequest request;
+    request.set_job_id(job_id);
+    v1::GetJobLogResponse response;
+    status = stub->GetJobLog(&context, request, &response);
+    return response.text();
+  };
+  grpc::Status status;
+  std::filesystem::create_symlink(canary.dir / "secret.key", job / "log.txt");
+  EXPECT_EQ(get_log(status), "");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(status.error_message(), "jobs/" + job_id + "/log.txt: is a symbolic link (not followed)");
+  std::filesystem::remove(job / "log.txt");
+  ASSERT_EQ(::mkfifo((job / "log.txt").c_str(), 0644), 0);
+  EXPECT_EQ(get_log(status), "");
+  EXPECT_EQ(status.error_message(), "jobs/" + job_id + "/log.txt: is not a regular file");
+  std::filesystem::remove(job / "log.txt");
+  std::filesystem::remove(job);
+  std::filesystem::create_directory_symlink(canary.dir, job);  // the whole job directory, log.txt and all
+  std::filesystem::copy_file(canary.dir / "secret.key", canary.dir / "log.txt");
+  EXPECT_EQ(get_log(status), "");
+  EXPECT_EQ(status.error_message(), "jobs/" + job_id + ": is a symbolic link (not followed)");
+  std::filesystem::remove(canary.dir / "log.txt");
+  canary.expect_untouched();
 }
 
 }  // namespace

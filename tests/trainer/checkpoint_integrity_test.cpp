@@ -1,15 +1,18 @@
 // Checkpoint integrity: a damaged newest checkpoint (overwritten or truncated) is reported by name and the
 // intact one before it resumes the run, which then matches an uninterrupted run exactly.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
 #include "core/exit_codes.h"
 #include "core/file_util.h"
 #include "core/metric.h"
+#include "core/shared_root_files.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/checkpoint.h"
 #include "worker/trainer/checkpoint_checksum.h"
@@ -105,6 +108,14 @@ class CheckpointRun : public ::testing::Test {
     ASSERT_EQ(*latest_checkpoint(dir.path), ckpt(dir.path, 40));
   }
 
+  // The fixture's state afresh: both directories emptied, both runs again.
+  void restart() {
+    for (const auto* d : {&ref_dir.path, &dir.path}) {
+      for (const auto& e : std::filesystem::directory_iterator(*d)) std::filesystem::remove_all(e.path());
+    }
+    SetUp();
+  }
+
   void expect_matches_reference(const TrainedRun& r) {
     ASSERT_EQ(r.code, 0) << r.log;
     ASSERT_EQ(r.loss.size(), reference.loss.size()) << r.log;
@@ -197,6 +208,117 @@ TEST_F(CheckpointRun, IntactCheckpointOfAnotherModelStillFails) {
   JobConfig other = c;
   other.model.d_model *= 2;
   EXPECT_THROW(train(other, o), std::runtime_error);
+}
+
+
+// Links and other planted files in the checkpoint directory (core/shared_root_files.h): never followed, never
+// read whole, and nothing outside the directory is read or written. `ref_dir` plays another job's directory:
+// its checkpoints verify, so only the refusal to follow a name out of the directory keeps them out.
+std::map<std::string, std::string> snapshot(const std::filesystem::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    files[e.path().filename().string()] = read_file(e.path());
+  }
+  return files;
+}
+
+TEST_F(CheckpointRun, ALatestNamingAFileOutsideItsDirectoryIsIgnored) {
+  for (const std::string& named : {ckpt(ref_dir.path, 60).string(),
+                                   "../" + ref_dir.path.filename().string() + "/ckpt_000000060.safetensors",
+                                   std::string("ckpt_000000060.safetensors/../../x"), std::string(300, 'x')}) {
+    const auto other = snapshot(ref_dir.path);
+    std::ofstream(dir.path / "latest", std::ios::trunc) << named << "\n";
+    const TrainedRun resumed = train(c, o);
+    expect_matches_reference(resumed);
+    EXPECT_NE(resumed.log.find("ignored " + (dir.path / "latest").string()), std::string::npos) << resumed.log;
+    EXPECT_NE(resumed.log.find("resumed from " + ckpt(dir.path, 40).string() + " at step 40"), std::string::npos)
+        << resumed.log;
+    EXPECT_EQ(snapshot(ref_dir.path), other) << "the other job's directory was written";
+    restart();  // the run ended at 60: back to checkpoints 30 and 40 for the next case
+  }
+}
+
+TEST_F(CheckpointRun, LinksInTheCheckpointDirectoryAreRefusedAndNothingOutsideIsWritten) {
+  TempDir outside;
+  std::ofstream(outside.path / "canary") << "ckpt_000000060.safetensors\n";
+  // The newest checkpoint and its record become links to another job's (intact) newest ones, `latest` a link
+  // to a file that names a checkpoint.
+  for (const auto& file : {ckpt(dir.path, 40), checksum_path(ckpt(dir.path, 40)), dir.path / "latest"}) {
+    ASSERT_TRUE(std::filesystem::remove(file));
+  }
+  std::filesystem::create_symlink(ckpt(ref_dir.path, 60), ckpt(dir.path, 40));
+  std::filesystem::create_symlink(checksum_path(ckpt(ref_dir.path, 60)), checksum_path(ckpt(dir.path, 40)));
+  std::filesystem::create_symlink(outside.path / "canary", dir.path / "latest");
+  const auto other = snapshot(ref_dir.path);
+  const TrainedRun resumed = train(c, o);
+  expect_matches_reference(resumed);
+  EXPECT_NE(resumed.log.find("ignored " + (dir.path / "latest").string() + ": is a symbolic link (not followed)"),
+            std::string::npos)
+      << resumed.log;
+  EXPECT_NE(resumed.log.find("rejected checkpoint " + ckpt(dir.path, 40).string() + ": is a symbolic link"),
+            std::string::npos)
+      << resumed.log;
+  EXPECT_NE(resumed.log.find("resumed from " + ckpt(dir.path, 30).string()), std::string::npos) << resumed.log;
+  EXPECT_EQ(snapshot(ref_dir.path), other);
+  EXPECT_EQ(snapshot(outside.path), (std::map<std::string, std::string>{{"canary", "ckpt_000000060.safetensors\n"}}));
+  // The run's own writes replaced the links by renames; none is left to follow.
+  for (const auto& e : std::filesystem::directory_iterator(dir.path)) EXPECT_FALSE(e.is_symlink()) << e.path();
+}
+
+TEST_F(CheckpointRun, AHugeLatestOrFifoIsNotReadAndAnOversizedCheckpointIsRefusedUnread) {
+  ASSERT_TRUE(std::filesystem::remove(dir.path / "latest"));
+  ASSERT_EQ(::mkfifo((dir.path / "latest").c_str(), 0644), 0);
+  TrainedRun resumed = train(c, o);
+  expect_matches_reference(resumed);
+  EXPECT_NE(resumed.log.find("latest: is not a regular file"), std::string::npos) << resumed.log;
+
+  restart();
+  {
+    std::ofstream(dir.path / "latest", std::ios::trunc) << "ckpt_000000040.safetensors\n";
+  }
+  std::filesystem::resize_file(dir.path / "latest", 3ULL << 30);  // sparse: 3 GiB that would be read whole
+  // A checkpoint far larger than this model's could be is refused from its size, before it is read.
+  std::filesystem::resize_file(ckpt(dir.path, 40), 8ULL << 30);
+  resumed = train(c, o);
+  expect_matches_reference(resumed);
+  EXPECT_NE(resumed.log.find("latest: larger than the limit of " + std::to_string(kMaxLatestBytes) + " bytes"),
+            std::string::npos)
+      << resumed.log;
+  EXPECT_NE(resumed.log.find("rejected checkpoint " + ckpt(dir.path, 40).string() + ": larger than the limit"),
+            std::string::npos)
+      << resumed.log;
+  EXPECT_NE(resumed.log.find("resumed from " + ckpt(dir.path, 30).string()), std::string::npos) << resumed.log;
+}
+
+// Under a shared root (as the worker runs it), the way to the checkpoint directory follows no link either: a
+// link at the job's directory or at ckpt/ fails the run, naming it, and nothing is written where it points.
+TEST_F(CheckpointRun, ALinkOnTheWayToTheCheckpointDirectoryFailsTheRun) {
+  TempDir shared, outside;
+  std::filesystem::create_directories(shared.path / "jobs" / "7");
+  std::filesystem::create_directory_symlink(dir.path, shared.path / "jobs" / "7" / "ckpt");
+  std::filesystem::create_directory_symlink(outside.path, shared.path / "jobs" / "8");
+  const auto before = snapshot(dir.path);
+  for (const char* job : {"7", "8"}) {
+    TrainerOptions under = o;
+    under.shared_root = shared.path;
+    under.ckpt_dir = shared.path / "jobs" / job / "ckpt";
+    try {
+      train(c, under);
+      ADD_FAILURE() << "job " << job << ": a link was followed";
+    } catch (const shared_root::Refused& e) {
+      EXPECT_NE(std::string(e.what()).find("is a symbolic link"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(snapshot(dir.path), before);
+  EXPECT_TRUE(std::filesystem::is_empty(outside.path));
+  // The same directory reached without a link resumes as usual; a path outside the root is refused.
+  TrainerOptions under = o;
+  under.shared_root = shared.path;
+  under.ckpt_dir = shared.path / "jobs" / "9" / "ckpt";
+  EXPECT_EQ(train(c, under).code, 0);
+  EXPECT_TRUE(std::filesystem::exists(ckpt(under.ckpt_dir, 60)));
+  under.ckpt_dir = dir.path;
+  EXPECT_THROW(train(c, under), std::invalid_argument);
 }
 
 }  // namespace

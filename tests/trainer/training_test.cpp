@@ -238,18 +238,39 @@ TEST(Resume, SigtermThroughTheBinary) {
   }
 }
 
+// Runs gammalab-train with `args` (its stderr in dir/err.txt); its exit status (-1 unless it exited) and stderr.
+std::pair<int, std::string> run_cli(const std::string& args, const std::filesystem::path& dir) {
+  const std::string cmd = std::string(GAMMALAB_TRAIN_BINARY) + " " + args + " 2>" + (dir / "err.txt").string();
+  const int status = std::system(cmd.c_str());
+  std::ifstream err(dir / "err.txt");
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+          std::string((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>())};
+}
+
 TEST(Cli, BadConfigExitsTwoNamingTheField) {
   TempDir dir;
   const auto config_file = dir.path / "job.json";
   std::ofstream(config_file) << R"({"model": {"n_heads": 5, "d_model": 64}})";
-  const std::string cmd = std::string(GAMMALAB_TRAIN_BINARY) + " run --config " + config_file.string() + " 2>" +
-                          (dir.path / "err.txt").string();
-  const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 2);
-  std::ifstream err(dir.path / "err.txt");
-  const std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  const auto [code, text] = run_cli("run --config " + config_file.string(), dir.path);
+  EXPECT_EQ(code, 2);
   EXPECT_NE(text.find("model.n_heads"), std::string::npos) << text;
+}
+
+// The worker's way of running the trainer (--shared-root): a config reached through a link below the root is
+// refused, naming the link; the file it points at is not quoted.
+TEST(Cli, AConfigLinkUnderTheSharedRootIsRefused) {
+  TempDir dir;
+  const auto shared = dir.path / "shared", job = shared / "jobs" / "7";
+  std::filesystem::create_directories(job / "ckpt");
+  std::ofstream(dir.path / "secret.key") << "CANARY-PRIVATE-KEY";
+  std::filesystem::create_symlink(dir.path / "secret.key", job / "config.json");
+  const auto [code, text] = run_cli("run --config " + (job / "config.json").string() + " --ckpt-dir " +
+                                        (job / "ckpt").string() + " --shared-root " + shared.string(),
+                                    dir.path);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(text.find("jobs/7/config.json: is a symbolic link (not followed)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("CANARY"), std::string::npos) << text;
+  EXPECT_TRUE(std::filesystem::is_empty(job / "ckpt"));
 }
 
 // A run whose loss becomes non-finite ends as diverged (never as succeeded) at the step it was seen, says

@@ -5,10 +5,11 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "core/file_util.h"
 #include "core/shared_root.h"
+#include "core/utf8_text.h"
 #include "worker/trainer/checkpoint_checksum.h"
 #include "worker/trainer/safetensors.h"
+#include "worker/trainer/safetensors_header.h"
 
 namespace gammalab::trainer {
 
@@ -18,14 +19,41 @@ constexpr const char* kMetaKey = "gammalab";
 
 std::string checkpoint_name(std::int64_t step) { return shared_root::checkpoint_file_name(step); }
 
-std::vector<std::pair<std::int64_t, std::filesystem::path>> checkpoints_in(const std::filesystem::path& dir) {
-  std::vector<std::pair<std::int64_t, std::filesystem::path>> out;
-  if (!std::filesystem::is_directory(dir)) return out;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (auto step = shared_root::checkpoint_step(e.path().filename().string())) out.emplace_back(*step, e.path());
+constexpr const char* kLatest = "latest";
+// More entries than any checkpoint directory holds (the trainer keeps its newest few).
+constexpr std::size_t kMaxCheckpointScan = 100000;
+
+// The checkpoints' file names in dir, lowest step first (links included: opening one refuses it by name).
+std::vector<std::pair<std::int64_t, std::string>> checkpoints_in(const shared_root::Dir& dir) {
+  std::vector<std::pair<std::int64_t, std::string>> out;
+  for (const shared_root::DirEntry& e : dir.list(kMaxCheckpointScan)) {
+    if (auto step = shared_root::checkpoint_step(e.name)) out.emplace_back(*step, e.name);
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// The checkpoint `latest` names, if it names one as a plain file name (see checkpoint.h); what is wrong with
+// it otherwise is reported on `log`.
+std::optional<std::string> latest_name(const shared_root::Dir& dir, std::ostream* log) {
+  std::optional<std::string> text;
+  try {
+    text = dir.read(kLatest, kMaxLatestBytes);
+  } catch (const shared_root::Refused& e) {
+    if (log != nullptr) *log << "ignored " << e.what() << "\n";
+    return std::nullopt;
+  }
+  if (!text) return std::nullopt;
+  std::string name = std::move(*text);
+  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+  if (!shared_root::checkpoint_step(name)) {
+    if (log != nullptr) {
+      *log << "ignored " << (dir.path() / kLatest).string() << ": '" << utf8_without_controls(utf8_head(name, 64))
+           << "' is not the file name of a checkpoint in its directory\n";
+    }
+    return std::nullopt;
+  }
+  return name;
 }
 
 nlohmann::json meta_to_json(const CheckpointMeta& m) {
@@ -50,15 +78,18 @@ CheckpointMeta meta_from(const SafeTensors& st) {
   return m;
 }
 
-void remove_checkpoint(const std::filesystem::path& file) {
-  std::filesystem::remove(file);
-  std::filesystem::remove(checksum_path(file));
+void remove_checkpoint(const shared_root::Dir& dir, const std::string& name) {
+  dir.remove(name);
+  dir.remove(checksum_name(name));
 }
 
-// Reads, verifies and decodes a checkpoint; any failure is CheckpointDamaged with the file and the reason.
-std::pair<SafeTensors, CheckpointMeta> read_verified(const std::filesystem::path& file, std::ostream* log) {
+// Reads, verifies and decodes a checkpoint of at most `limit` bytes; any failure is CheckpointDamaged with the
+// file and the reason.
+std::pair<SafeTensors, CheckpointMeta> read_verified(const shared_root::Dir& dir, const std::string& name,
+                                                     std::uint64_t limit, std::ostream* log) {
+  const std::filesystem::path file = dir.path() / name;
   try {
-    CheckedBytes checked = read_checked_file(file);
+    CheckedBytes checked = read_checked_file(dir, name, static_cast<std::size_t>(limit));
     if (!checked.verified && log != nullptr) {
       *log << "warning: checkpoint " << file.string() << " has no checksum (written before checksums were stored): "
            << "loading it unverified\n";
@@ -66,6 +97,8 @@ std::pair<SafeTensors, CheckpointMeta> read_verified(const std::filesystem::path
     SafeTensors st = decode_safetensors(checked.bytes);
     CheckpointMeta meta = meta_from(st);
     return {std::move(st), std::move(meta)};
+  } catch (const shared_root::Refused& e) {
+    throw CheckpointDamaged(std::string("checkpoint ") + e.what());  // names the file (or its .sum)
   } catch (const std::exception& e) {
     throw CheckpointDamaged("checkpoint " + file.string() + ": " + e.what());
   }
@@ -73,9 +106,24 @@ std::pair<SafeTensors, CheckpointMeta> read_verified(const std::filesystem::path
 
 }  // namespace
 
-std::filesystem::path save_checkpoint(const std::filesystem::path& dir, const Model& model, const Optimizer* optimizer,
+std::uint64_t checkpoint_byte_limit(const Model& model) {
+  std::uint64_t elements = 0;
+  for (const auto& p : model.store().params()) elements += static_cast<std::uint64_t>(p.tensor.numel());
+  return 8 + kMaxSafetensorsHeaderBytes + elements * 3 * 8;
+}
+
+shared_root::Dir open_checkpoint_dir(const std::filesystem::path& dir, const std::filesystem::path& shared_root) {
+  if (shared_root.empty()) return shared_root::Dir::open(dir, true);
+  const auto rel = shared_root::relative_below(shared_root, dir);
+  if (!rel) {
+    throw std::invalid_argument("checkpoint directory " + dir.string() + " is not below the shared root " +
+                                shared_root.string());
+  }
+  return shared_root::Dir::open(shared_root).make_dir(*rel);
+}
+
+std::filesystem::path save_checkpoint(const shared_root::Dir& dir, const Model& model, const Optimizer* optimizer,
                                       const CheckpointMeta& meta, int keep) {
-  std::filesystem::create_directories(dir);
   SafeTensors st;
   for (const auto& p : model.store().params()) st.tensors.emplace_back("model/" + p.name, p.tensor);
   if (optimizer != nullptr) {
@@ -86,38 +134,43 @@ std::filesystem::path save_checkpoint(const std::filesystem::path& dir, const Mo
   } else {
     st.metadata[kMetaKey] = meta_to_json(meta).dump();
   }
-  const auto file = dir / checkpoint_name(meta.step);
-  write_checked_file(file, encode_safetensors(st));
-  write_file_atomic(dir / "latest", file.filename().string() + "\n");
+  const std::string name = checkpoint_name(meta.step);
+  write_checked_file(dir, name, encode_safetensors(st));
+  dir.write_atomic(kLatest, name + "\n");
   // Checkpoints above this step belong to a run this one did not resume from (they failed verification): if
   // they stayed, they would count among the kept ones and push out the intact checkpoints below them.
   auto all = checkpoints_in(dir);
   while (!all.empty() && all.back().first > meta.step) {
-    remove_checkpoint(all.back().second);
+    remove_checkpoint(dir, all.back().second);
     all.pop_back();
   }
   // At least two, so that a newest checkpoint found damaged on resume has an intact one before it.
   const std::size_t kept = static_cast<std::size_t>(std::max(keep, 2));
-  for (std::size_t i = 0; i + kept < all.size(); ++i) remove_checkpoint(all[i].second);
-  return file;
+  for (std::size_t i = 0; i + kept < all.size(); ++i) remove_checkpoint(dir, all[i].second);
+  return dir.path() / name;
+}
+
+std::filesystem::path save_checkpoint(const std::filesystem::path& dir, const Model& model, const Optimizer* optimizer,
+                                      const CheckpointMeta& meta, int keep) {
+  return save_checkpoint(shared_root::Dir::open(dir, true), model, optimizer, meta, keep);
 }
 
 std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& dir) {
-  const auto pointer = dir / "latest";
-  if (std::filesystem::exists(pointer)) {
-    std::string name = read_file(pointer);
-    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
-    if (std::filesystem::exists(dir / name)) return dir / name;
-  }
-  auto all = checkpoints_in(dir);
-  if (all.empty()) return std::nullopt;
-  return all.back().second;
+  if (!std::filesystem::is_directory(dir)) return std::nullopt;
+  const std::vector<std::string> names = checkpoints_newest_first(shared_root::Dir::open(dir));
+  if (names.empty()) return std::nullopt;
+  return dir / names.front();
 }
 
-std::vector<std::filesystem::path> checkpoints_newest_first(const std::filesystem::path& dir) {
-  std::vector<std::filesystem::path> out;
-  if (auto named = latest_checkpoint(dir)) out.push_back(*named);
-  auto all = checkpoints_in(dir);
+std::vector<std::string> checkpoints_newest_first(const shared_root::Dir& dir, std::ostream* log) {
+  const auto all = checkpoints_in(dir);
+  std::vector<std::string> out;
+  if (const auto named = latest_name(dir, log)) {
+    // Only a checkpoint that is there: `latest` may be older than a crash that removed its file.
+    for (const auto& [step, name] : all) {
+      if (name == *named) out.push_back(name);
+    }
+  }
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     if (out.empty() || it->second != out.front()) out.push_back(it->second);
   }
@@ -125,11 +178,19 @@ std::vector<std::filesystem::path> checkpoints_newest_first(const std::filesyste
 }
 
 CheckpointMeta read_checkpoint_meta(const std::filesystem::path& file) {
-  return read_verified(file, nullptr).second;
+  return read_verified(shared_root::Dir::open(file.parent_path()), file.filename().string(), kMaxCheckpointBytes,
+                       nullptr)
+      .second;
 }
 
 CheckpointMeta load_checkpoint(const std::filesystem::path& file, Model& model, Optimizer* optimizer, std::ostream* log) {
-  auto [st, meta] = read_verified(file, log);
+  return load_checkpoint(shared_root::Dir::open(file.parent_path()), file.filename().string(), model, optimizer, log);
+}
+
+CheckpointMeta load_checkpoint(const shared_root::Dir& dir, const std::string& name, Model& model,
+                               Optimizer* optimizer, std::ostream* log) {
+  const std::filesystem::path file = dir.path() / name;
+  auto [st, meta] = read_verified(dir, name, checkpoint_byte_limit(model), log);
   try {
     // Everything is checked before anything is copied, so that a rejected file leaves the model and the
     // optimizer as they were and an older checkpoint (or a fresh start) can follow.
@@ -159,18 +220,18 @@ CheckpointMeta load_checkpoint(const std::filesystem::path& file, Model& model, 
   }
 }
 
-std::optional<LoadedCheckpoint> load_newest_intact_checkpoint(const std::filesystem::path& dir, Model& model,
+std::optional<LoadedCheckpoint> load_newest_intact_checkpoint(const shared_root::Dir& dir, Model& model,
                                                               Optimizer* optimizer, std::ostream& log) {
-  const auto candidates = checkpoints_newest_first(dir);
-  for (const auto& file : candidates) {
+  const std::vector<std::string> candidates = checkpoints_newest_first(dir, &log);
+  for (const std::string& name : candidates) {
     try {
-      CheckpointMeta meta = load_checkpoint(file, model, optimizer, &log);
-      return LoadedCheckpoint{file, std::move(meta)};
+      CheckpointMeta meta = load_checkpoint(dir, name, model, optimizer, &log);
+      return LoadedCheckpoint{dir.path() / name, std::move(meta)};
     } catch (const CheckpointDamaged& e) {
       log << "rejected " << e.what() << "; trying the one before it\n";
     }
   }
-  if (!candidates.empty()) log << "no intact checkpoint in " << dir.string() << ": starting from step 0\n";
+  if (!candidates.empty()) log << "no intact checkpoint in " << dir.path().string() << ": starting from step 0\n";
   return std::nullopt;
 }
 

@@ -3,6 +3,7 @@
 // tokens, data position, RNG seed and job config), written atomically with its CRC-32 and length beside it
 // (checkpoint_checksum.h); DIR/latest names the newest one and is replaced atomically after it. The last `keep`
 // checkpoints (at least two) are kept, so that a newest one found damaged has an intact one before it.
+#include <cstdint>
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/shared_root_files.h"
 #include "worker/trainer/data/data_loader.h"
 #include "worker/trainer/model/model.h"
 #include "worker/trainer/optim/optimizer.h"
@@ -35,20 +37,46 @@ struct CheckpointDamaged : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Every file in a checkpoint directory is opened from the directory's descriptor without following a link
+// (core/shared_root_files.h): a link at a checkpoint, at its .sum or at `latest` is refused, and a checkpoint
+// refused is reported like a damaged one. `latest` is read (at most kMaxLatestBytes) only as the plain file
+// name of a checkpoint in the same directory (shared_root::checkpoint_step); anything else it holds (a path,
+// "../x", another job's file) is reported and ignored, and the highest-numbered checkpoint used instead.
+inline constexpr std::size_t kMaxLatestBytes = 256;
+// A checkpoint is read whole (its checksum covers all of it), so its size is checked first: no larger than the
+// format's largest header and, for each parameter element of the model, the parameter and at most two optimizer
+// moments at 8 bytes each. read_checkpoint_meta, which has no model to size it, allows kMaxCheckpointBytes.
+std::uint64_t checkpoint_byte_limit(const Model& model);
+inline constexpr std::uint64_t kMaxCheckpointBytes = 64ULL << 30;
+
+// The checkpoint directory, made if absent, held open by the trainer for the whole run. With a shared root
+// (the worker's), `dir` must lie below it and is reached from it with no link followed; without one, `dir` as
+// given is configuration and may be a link. Throws shared_root::Refused for a link below the root,
+// std::invalid_argument when `dir` is not below `shared_root`.
+shared_root::Dir open_checkpoint_dir(const std::filesystem::path& dir, const std::filesystem::path& shared_root = {});
+
+// Writes the checkpoint (temp file, renameat), its .sum, then `latest`, all within `dir`, and removes all but
+// the newest `keep`. Returns the checkpoint's path.
+std::filesystem::path save_checkpoint(const shared_root::Dir& dir, const Model& model, const Optimizer* optimizer,
+                                      const CheckpointMeta& meta, int keep = 2);
 std::filesystem::path save_checkpoint(const std::filesystem::path& dir, const Model& model, const Optimizer* optimizer,
                                       const CheckpointMeta& meta, int keep = 2);
 
 // The newest checkpoint in dir (via `latest`, else the highest-numbered file), if any; not verified.
 std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& dir);
 
-// Every checkpoint in dir, the one `latest` names first, then the rest from the highest step down.
-std::vector<std::filesystem::path> checkpoints_newest_first(const std::filesystem::path& dir);
+// Every checkpoint's file name in dir, the one `latest` names first, then the rest from the highest step down.
+// What is wrong with `latest` is reported on `log` when given.
+std::vector<std::string> checkpoints_newest_first(const shared_root::Dir& dir, std::ostream* log = nullptr);
 
 // Verifies the file against its checksum, then loads model parameters (and optimizer state when `optimizer`
 // is given) in place. Throws, naming the file and the reason, before touching the model or the optimizer:
-// CheckpointDamaged if the file is missing or damaged, std::runtime_error if it is intact but does not fit
-// them (another model or variant). A file of the previous format (no checksum) is loaded with a warning on
-// `log`, so that runs checkpointed before checksums were stored can still resume.
+// CheckpointDamaged if the file is missing, damaged, a link or larger than checkpoint_byte_limit(model),
+// std::runtime_error if it is intact but does not fit them (another model or variant). A file of the previous
+// format (no checksum) is loaded with a warning on `log`, so that runs checkpointed before checksums were
+// stored can still resume.
+CheckpointMeta load_checkpoint(const shared_root::Dir& dir, const std::string& name, Model& model,
+                               Optimizer* optimizer, std::ostream* log = nullptr);
 CheckpointMeta load_checkpoint(const std::filesystem::path& file, Model& model, Optimizer* optimizer,
                                std::ostream* log = nullptr);
 CheckpointMeta read_checkpoint_meta(const std::filesystem::path& file);
@@ -60,7 +88,7 @@ struct LoadedCheckpoint {
   std::filesystem::path file;
   CheckpointMeta meta;
 };
-std::optional<LoadedCheckpoint> load_newest_intact_checkpoint(const std::filesystem::path& dir, Model& model,
+std::optional<LoadedCheckpoint> load_newest_intact_checkpoint(const shared_root::Dir& dir, Model& model,
                                                               Optimizer* optimizer, std::ostream& log);
 
 }  // namespace gammalab::trainer

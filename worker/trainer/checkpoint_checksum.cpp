@@ -1,17 +1,18 @@
 #include "worker/trainer/checkpoint_checksum.h"
 
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
-#include <system_error>
 
 #include <nlohmann/json.hpp>
 #include <zlib.h>
 
-#include "core/file_util.h"
-
 namespace gammalab::trainer {
 
 namespace {
+
+// A record is one short JSON object; anything longer is not one.
+constexpr std::size_t kMaxRecordBytes = 4096;
 
 std::uint32_t crc32_of(std::string_view bytes) {
   // crc32_z takes a size_t length, so payloads over 4 GiB are covered in one call.
@@ -28,31 +29,34 @@ std::string hex8(std::uint32_t v) {
 }  // namespace
 
 std::filesystem::path checksum_path(const std::filesystem::path& file) {
-  return file.parent_path() / (file.filename().string() + ".sum");
+  return file.parent_path() / checksum_name(file.filename().string());
 }
 
-void write_checked_file(const std::filesystem::path& file, std::string_view bytes) {
-  write_file_atomic(file, bytes);
+std::string checksum_name(std::string_view file_name) { return std::string(file_name) + ".sum"; }
+
+void write_checked_file(const shared_root::Dir& dir, const std::string& name, std::string_view bytes) {
+  dir.write_atomic(name, bytes);
   const nlohmann::json record = {{"crc32", hex8(crc32_of(bytes))}, {"bytes", bytes.size()}};
-  write_file_atomic(checksum_path(file), record.dump() + "\n");
+  dir.write_atomic(checksum_name(name), record.dump() + "\n");
 }
 
-CheckedBytes read_checked_file(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) throw std::runtime_error("missing");
+CheckedBytes read_checked_file(const shared_root::Dir& dir, const std::string& name, std::size_t limit) {
+  std::optional<std::string> bytes = dir.read(name, limit);
+  if (!bytes) throw std::runtime_error("missing");
   CheckedBytes out;
-  out.bytes = read_file(file);
-  const auto sum = checksum_path(file);
-  if (!std::filesystem::exists(sum, ec)) return out;  // previous format: no record
+  out.bytes = std::move(*bytes);
+  const std::string sum = checksum_name(name);
+  const std::optional<std::string> text = dir.read(sum, kMaxRecordBytes);
+  if (!text) return out;  // previous format: no record
   nlohmann::json record;
   std::string crc;
   std::uint64_t length = 0;
   try {
-    record = nlohmann::json::parse(read_file(sum));
+    record = nlohmann::json::parse(*text);
     crc = record.at("crc32").get<std::string>();
     length = record.at("bytes").get<std::uint64_t>();
   } catch (const std::exception& e) {
-    throw std::runtime_error("its checksum file " + sum.filename().string() + " is malformed (" + e.what() + ")");
+    throw std::runtime_error("its checksum file " + sum + " is malformed (" + e.what() + ")");
   }
   if (out.bytes.size() != length) {
     throw std::runtime_error("length " + std::to_string(out.bytes.size()) + " bytes, expected " +

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "core/config_paths.h"
 #include "core/file_util.h"
 #include "core/model_preset.h"
+#include "core/shared_root_files.h"
 #include "worker/trainer/data/prepare.h"
 #include "worker/trainer/describe.h"
 #include "worker/trainer/dist/rank_env.h"
@@ -30,10 +32,23 @@ extern "C" void on_sigterm(int) { g_stop.store(true); }
 
 constexpr int kExitUsage = 2;
 
-JobConfig load_job(const std::string& path) {
+// A job config is a few KiB; a file far larger is not one (and is not read whole).
+constexpr std::size_t kMaxJobConfigBytes = 16 << 20;
+
+// The job config at `path`; with a shared root (the worker's), read from below it with no link followed.
+std::string read_job_file(const std::string& path, const std::string& shared_root) {
+  if (shared_root.empty()) return read_file(path);
+  const auto rel = shared_root::relative_below(shared_root, path);
+  if (!rel) throw std::runtime_error(path + ": not below the shared root " + shared_root);
+  std::optional<std::string> text = shared_root::Dir::open(shared_root).read(*rel, kMaxJobConfigBytes);
+  if (!text) throw std::runtime_error(path + ": no such file");
+  return std::move(*text);
+}
+
+JobConfig load_job(const std::string& path, const std::string& shared_root = {}) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_file(path));
+    j = nlohmann::json::parse(read_job_file(path, shared_root));
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError("", path + ": not valid JSON: " + e.what());
   } catch (const std::runtime_error& e) {
@@ -45,7 +60,7 @@ JobConfig load_job(const std::string& path) {
 }
 
 struct RunArgs {
-  std::string config, ckpt_dir, data_dir;
+  std::string config, ckpt_dir, data_dir, shared_root;
   RankFlags ranks;
   double bucket_mb = 25;
 };
@@ -56,12 +71,13 @@ struct NullStream : std::ostream {
 };
 
 int cmd_run(const RunArgs& a, int argc, char** argv) {
-  const JobConfig c = load_job(a.config);
+  const JobConfig c = load_job(a.config, a.shared_root);
   std::signal(SIGTERM, on_sigterm);
   const RankPlan plan = plan_ranks(a.ranks, c);
   if (plan.kind == RankPlan::Kind::Launcher) return launch_local_ranks(plan.spec, argc, argv, g_stop, std::cerr, std::cout);
   TrainerOptions o;
   o.ckpt_dir = a.ckpt_dir;
+  o.shared_root = a.shared_root;
   o.data_dir = a.data_dir;
   o.stop = &g_stop;
   o.ranks = plan.spec;
@@ -119,6 +135,8 @@ int main(int argc, char** argv) {
   CLI::App* run_cmd = app.add_subcommand("run", "train one job; JSON metric lines on stdout");
   run_cmd->add_option("--config", run.config, "job config (JSON)")->required()->check(CLI::ExistingFile);
   run_cmd->add_option("--ckpt-dir", run.ckpt_dir, "checkpoint directory (resumes from it); none: no checkpoints");
+  run_cmd->add_option("--shared-root", run.shared_root,
+                      "the worker's shared root, which --config and --ckpt-dir lie below: no link below it is followed");
   run_cmd->add_option("--data-dir", run.data_dir, "base of relative data paths (else $GAMMALAB_DATA_DIR, else cwd)");
   // Data-parallel ranks (docs/distributed.md): each flag overrides the launcher variable named after it.
   run_cmd->add_option("--world-size", run.ranks.world_size,

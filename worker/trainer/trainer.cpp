@@ -116,6 +116,11 @@ std::map<std::string, double> Trainer::scale_rms() const {
   return out;
 }
 
+const shared_root::Dir& Trainer::checkpoint_dir() {
+  if (!ckpt_) ckpt_ = open_checkpoint_dir(options_.ckpt_dir, options_.shared_root);
+  return *ckpt_;
+}
+
 void Trainer::checkpoint(std::int64_t step) {
   CheckpointMeta meta;
   meta.step = step;
@@ -125,7 +130,7 @@ void Trainer::checkpoint(std::int64_t step) {
   meta.config = to_json(config_);
   meta.train_seconds = train_seconds();
   meta.metric_lines = metrics_.history();
-  const auto file = save_checkpoint(options_.ckpt_dir, *model_, optimizer_.get(), meta);
+  const auto file = save_checkpoint(checkpoint_dir(), *model_, optimizer_.get(), meta);
   log_ << "checkpoint " << file.string() << "\n";
 }
 
@@ -134,7 +139,7 @@ std::int64_t Trainer::resume() {
   // Only rank 0 reads checkpoints (the others need no shared filesystem); they take its state below.
   if (!options_.ckpt_dir.empty() && is_rank0()) {
     // A damaged newest checkpoint is reported and the one before it used, rather than failing every attempt.
-    if (const auto loaded = load_newest_intact_checkpoint(options_.ckpt_dir, *model_, optimizer_.get(), log_)) {
+    if (const auto loaded = load_newest_intact_checkpoint(checkpoint_dir(), *model_, optimizer_.get(), log_)) {
       const CheckpointMeta& meta = loaded->meta;
       sampler_->seek(meta.data);
       metrics_.replay(meta.metric_lines);

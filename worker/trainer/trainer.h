@@ -10,6 +10,7 @@
 
 #include "core/exit_codes.h"
 #include "core/job_config.h"
+#include "core/shared_root_files.h"
 #include "worker/trainer/data/data_loader.h"
 #include "worker/trainer/dist/collectives.h"
 #include "worker/trainer/dist/gradient_sync.h"
@@ -22,6 +23,9 @@ namespace gammalab::trainer {
 
 struct TrainerOptions {
   std::filesystem::path ckpt_dir;             // empty = no checkpoints
+  // The shared root ckpt_dir lies below (the worker's): no link below it is followed on the way to ckpt_dir.
+  // Empty: ckpt_dir as given may be a link (configuration). Either way no link inside ckpt_dir is followed.
+  std::filesystem::path shared_root;
   std::filesystem::path data_dir;             // base of relative data paths (empty: $GAMMALAB_DATA_DIR, else cwd)
   const std::atomic<bool>* stop = nullptr;    // set by the SIGTERM handler
   std::int64_t stop_after_step = 0;           // in-process stand-in for a SIGTERM arriving during this step
@@ -77,6 +81,7 @@ class Trainer {
   std::optional<int> stop_if_diverged(std::int64_t step, std::map<std::string, double>& values);
   double evaluate();
   void checkpoint(std::int64_t step);
+  const shared_root::Dir& checkpoint_dir();  // ckpt_, opened on first use
   std::map<std::string, double> scale_rms() const;
   bool is_rank0() const { return options_.ranks.rank == 0; }
   // Ranks above 0 take rank 0's parameters, optimizer state and data position (after rank 0's resume).
@@ -91,6 +96,9 @@ class Trainer {
   std::unique_ptr<Model> model_;
   std::unique_ptr<Optimizer> optimizer_;
   std::unique_ptr<Collectives> collectives_;  // world_size > 1 only
+  // ckpt_dir, opened once by rank 0 on first use (checkpoint_dir()) and held for the run: a link planted at a
+  // directory above it later cannot move where checkpoints go.
+  std::optional<shared_root::Dir> ckpt_;
   std::unique_ptr<GradientSync> grad_sync_;
   at::Tensor eval_set_;  // [eval_batches * eval_micro, T + 1]
   at::Device device_ = at::kCPU;

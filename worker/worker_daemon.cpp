@@ -17,6 +17,7 @@
 #include "core/shared_root.h"
 #include "core/shared_root_files.h"
 #include "core/utf8_text.h"
+#include "worker/attempt_error.h"
 
 namespace gammalab {
 
@@ -34,13 +35,15 @@ std::string this_hostname() {
   return utf8_valid(name);  // a proto string
 }
 
-// How much of the end of a trainer's log goes into a failed job's error: the last few lines, which say why.
-constexpr std::size_t kErrorLogTailBytes = 600;
+// How much of one attempt's part of the log is read to say why it failed: its start (where the reason is)
+// and its end, never the whole of a long run's log.
+constexpr std::size_t kAttemptLogHeadBytes = 64 * 1024;
+constexpr std::size_t kAttemptLogTailBytes = 192 * 1024;
 
-// The last lines of a log, to say why a job failed: valid UTF-8 (the trainer may have printed any bytes, and
-// the cut may fall inside a character), or FinishJob would be refused and retried for ever. Read without
-// following a link (core/shared_root_files.h); a link found there now is named instead.
-std::string log_tail(const shared_root::Dir& root, const std::filesystem::path& log, std::size_t bytes) {
+// Why this attempt failed, in its own words (worker/attempt_error.h): its part of the log from `from`, where
+// its header line starts. Read without following a link (core/shared_root_files.h); a link found there now
+// is named instead.
+std::string attempt_error(const shared_root::Dir& root, const std::filesystem::path& log, off_t from) {
   std::optional<shared_root::Fd> file;
   try {
     file = root.open_read(log);
@@ -49,13 +52,18 @@ std::string log_tail(const shared_root::Dir& root, const std::filesystem::path& 
   }
   if (!file) return "";
   const off_t size = ::lseek(file->get(), 0, SEEK_END);
-  if (size < 0) return "";
-  const off_t from = size > static_cast<off_t>(bytes) ? size - static_cast<off_t>(bytes) : 0;
-  std::string text(static_cast<std::size_t>(size - from), '\0');
-  const ssize_t n = ::pread(file->get(), text.data(), text.size(), from);
-  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return utf8_tail(text, bytes);
+  if (size < 0 || size < from) return "";
+  auto read_at = [&](off_t at, std::size_t bytes) {
+    std::string text(bytes, '\0');
+    const ssize_t n = ::pread(file->get(), text.data(), text.size(), at);
+    text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    return text;
+  };
+  const auto length = static_cast<std::size_t>(size - from);
+  if (length <= kAttemptLogHeadBytes + kAttemptLogTailBytes) return attempt_error_excerpt(read_at(from, length));
+  // The cut lines at both seams are partial: the excerpt keeps whole lines of each end where it can.
+  return attempt_error_excerpt(read_at(from, kAttemptLogHeadBytes) + "\n" +
+                               read_at(size - static_cast<off_t>(kAttemptLogTailBytes), kAttemptLogTailBytes));
 }
 
 // The job's log as a stream over the descriptor opened for it (O_APPEND, shared with the trainer's stderr).
@@ -338,6 +346,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
   // Our own layout, never a path the coordinator sends: the lease's directory must be the one we would use.
   const auto ckpt_rel = shared_root::job_ckpt_dir(job.job_id);
   std::optional<shared_root::Dir> root;
+  off_t attempt_log_start = 0;  // where this attempt's part of the log begins
   int exit_code = -1;
   std::string error;
   try {
@@ -359,6 +368,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     root->write_atomic(config_rel, lease.job().config_json() + "\n");
     // The log is appended to by every attempt, so it cannot be replaced: a link there is refused.
     const shared_root::Fd log_fd = root->open_append(log_rel);
+    attempt_log_start = std::max<off_t>(0, ::lseek(log_fd.get(), 0, SEEK_END));
     LogBuffer log_buffer(log_fd.get());
     std::ostream log(&log_buffer);
     const std::vector<std::string> devices = device_env(job.slots);
@@ -439,7 +449,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
         error = "gammalab-train exited with code " + std::to_string(exit_code) +
                 (exit_code == exit_codes::kDiverged ? " (the loss became non-finite)" : "") +
                 (drain_ ? drain_kill_note(exit_code) : "") + ": " +
-                (root ? log_tail(*root, log_rel, kErrorLogTailBytes) : "");
+                (root ? attempt_error(*root, log_rel, attempt_log_start) : "");
       }
     }
     spdlog::info("job {}: {} (exit code {})", job.job_id, v1::JobOutcome_Name(outcome), exit_code);

@@ -26,6 +26,13 @@ std::string open_session(httplib::Client& http, const std::string& token) {
   return set_cookie.substr(0, set_cookie.find(';'));
 }
 
+// The HTTP API with tokens on a loopback port, over the coordinator's store.
+ServerOptions http_options() {
+  ServerOptions options;
+  options.http_address = "127.0.0.1:0";
+  return options;
+}
+
 int get_with_cookie(httplib::Client& http, const std::string& cookie) {
   auto res = http.Get("/api/sweeps", httplib::Headers{{"Cookie", cookie}});
   return res ? res->status : -1;
@@ -33,8 +40,7 @@ int get_with_cookie(httplib::Client& http, const std::string& cookie) {
 
 TEST(HttpAbuse, OneTokenOpeningSessionsInALoopEvictsOnlyItsOwn) {
   InProcessCoordinator c("http-sessions");
-  ServerOptions options;
-  options.http_address = "127.0.0.1:0";
+  const ServerOptions options = http_options();
   HttpApi api(c.store(), options, &c.tokens());
   httplib::Client http("127.0.0.1", api.port());
   const std::string victim_token = c.tokens().create(Role::kUser, "victim");
@@ -88,8 +94,7 @@ class EventStream {
 
 TEST(HttpAbuse, RevokingATokenEndsItsOpenEventStreamWithinSeconds) {
   InProcessCoordinator c("http-events-revoke");
-  ServerOptions options;
-  options.http_address = "127.0.0.1:0";
+  const ServerOptions options = http_options();
   HttpApi api(c.store(), options, &c.tokens());
   const std::string token = c.tokens().create(Role::kUser, "streamer");
   const std::int64_t token_id = c.tokens().list().back().id;
@@ -104,8 +109,7 @@ TEST(HttpAbuse, RevokingATokenEndsItsOpenEventStreamWithinSeconds) {
 
 TEST(HttpAbuse, RevokingATokenEndsItsSessionsOpenEventStream) {
   InProcessCoordinator c("http-events-revoke-session");
-  ServerOptions options;
-  options.http_address = "127.0.0.1:0";
+  const ServerOptions options = http_options();
   HttpApi api(c.store(), options, &c.tokens());
   const std::string token = c.tokens().create(Role::kUser, "browser");
   const std::int64_t token_id = c.tokens().list().back().id;

@@ -13,6 +13,7 @@
 #include "core/decimal_text.h"
 #include "core/json_fields.h"
 #include "core/limits.h"
+#include "core/model_preset.h"
 
 namespace gammalab {
 
@@ -77,6 +78,7 @@ template <typename F>
 void fields(DataSpec& s, F&& f) {
   f("train", s.train);
   f("val", s.val);
+  f("eval_windows", s.eval_windows);
   f("eval_batches", s.eval_batches);
 }
 template <typename F>
@@ -217,6 +219,12 @@ JobConfig job_config_from_json(const nlohmann::json& json) {
   return config;
 }
 
+std::int64_t JobConfig::eval_windows() const {
+  if (data.eval_windows) return *data.eval_windows;
+  if (data.eval_batches) return std::int64_t{*data.eval_batches} * (micro_batch > 0 ? micro_batch : sequences_per_step());
+  return kDefaultEvalWindows;
+}
+
 void validate(const JobConfig& c) {
   JobConfig copy = c;  // fields() visits mutable structs
   require_finite(copy, "");
@@ -243,7 +251,8 @@ void validate(const JobConfig& c) {
       {"eval_every", c.eval_every, limits::kMaxInterval},
       {"ckpt_every", c.ckpt_every, limits::kMaxInterval},
       {"sharpness_every", c.sharpness_every, limits::kMaxInterval},
-      {"data.eval_batches", c.data.eval_batches, limits::kMaxEvalBatches},
+      {"data.eval_windows", c.data.eval_windows.value_or(0), limits::kMaxEvalWindows},
+      {"data.eval_batches", c.data.eval_batches.value_or(0), limits::kMaxEvalBatches},
       {"threads", c.threads, limits::kMaxThreads},
       {"optim.muon_ns_steps", c.optim.muon_ns_steps, limits::kMaxMuonNsSteps},
   };
@@ -259,6 +268,8 @@ void validate(const JobConfig& c) {
                                    std::to_string(limits::kMaxTokens) + " tokens per job");
   }
   require(m.vocab_size >= 2, "model.vocab_size", "must be at least 2");
+  require(m.qk_norm || !variant_sets_qk_norm(c.scale.variant), "model.qk_norm",
+          "must be true for scale.variant '" + c.scale.variant + "' (the baseline with QK-norm)");
   require(m.n_layers >= 1, "model.n_layers", "must be at least 1");
   require(m.d_model >= 1, "model.d_model", "must be at least 1");
   require(m.n_heads >= 1 && m.d_model % m.n_heads == 0, "model.n_heads", "must be positive and divide d_model");
@@ -301,7 +312,24 @@ void validate(const JobConfig& c) {
   require(c.ckpt_every >= 0, "ckpt_every", "must be >= 0");
   require(c.sharpness_every >= 0, "sharpness_every", "must be >= 0");
   require(c.threads >= 0, "threads", "must be >= 0");
-  require(c.data.eval_batches >= 1, "data.eval_batches", "must be at least 1");
+  if (c.data.eval_windows) require(*c.data.eval_windows >= 1, "data.eval_windows", "must be at least 1");
+  if (c.data.eval_batches) {
+    require(*c.data.eval_batches >= 1, "data.eval_batches", "must be at least 1");
+    require(!c.data.eval_windows, "data.eval_batches",
+            "give data.eval_windows only (eval_batches is the older form, which depends on micro_batch)");
+  }
+  // The set is held in memory as 64-bit token ids for the whole run: bound it before anything allocates it.
+  if (c.data.eval_batches && c.eval_windows() > limits::kMaxEvalWindows) {
+    throw ConfigError("data.eval_batches", std::to_string(*c.data.eval_batches) + " batches of " +
+                                               std::to_string(c.eval_windows() / *c.data.eval_batches) +
+                                               " sequences are more than the limit of " +
+                                               std::to_string(limits::kMaxEvalWindows) + " windows");
+  }
+  if (c.eval_windows() * (m.seq_len + 1) > limits::kMaxEvalTokens) {
+    throw ConfigError("data.eval_windows", std::to_string(c.eval_windows()) + " windows of " +
+                                               std::to_string(m.seq_len + 1) + " tokens are more than the limit of " +
+                                               std::to_string(limits::kMaxEvalTokens) + " tokens");
+  }
   if (const std::optional<int>& world_size = c.world_size) {
     require(*world_size >= 1 && *world_size <= limits::kMaxWorldSize, "world_size",
             "must be in [1, " + std::to_string(limits::kMaxWorldSize) + "], got " + std::to_string(*world_size));

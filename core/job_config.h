@@ -124,7 +124,9 @@ struct ScaleSpec {
   ScaleParam param = ScaleParam::Plain;
   ScaleDecay decay = ScaleDecay::None;
   bool dnp_per_head = false;         // DNP's Norm per head for q and k instead of over the whole output
-  bool final_norm_is_input = true;   // γ_fin feeds W_lm, so it is an Input-Norm [our reading]
+  // γ_fin's role. The paper's own summary names "the normalization before the final output" as an Output-Norm
+  // (not decayed under IWD); true tags it Input-Norm, as the definition "followed by a linear map" would.
+  bool final_norm_is_input = false;
 };
 
 struct OptimSpec {
@@ -155,8 +157,16 @@ struct ScheduleSpec {
 struct DataSpec {
   std::string train;     // path of a train shard (.bin) or a directory of shards
   std::string val;       // path of a val shard; empty = none
-  int eval_batches = 4;  // micro batches of the fixed held-out set per evaluation
+  // The held-out set of every evaluation: the first eval_windows windows of seq_len + 1 tokens of `val`, so it is
+  // the same for every micro_batch, world size and model size of a sweep (given one seq_len). Unset: the
+  // default below, or what an old config's eval_batches meant.
+  std::optional<int> eval_windows;
+  // The old way to size that set, kept so that configs written before eval_windows still run as they did:
+  // eval_batches micro batches, so the set changed with micro_batch. A config gives one of the two.
+  std::optional<int> eval_batches;
 };
+
+inline constexpr int kDefaultEvalWindows = 128;
 
 struct JobConfig {
   ModelSpec model;
@@ -185,6 +195,8 @@ struct JobConfig {
   int ranks_per_node() const { return world_size.value_or(1) / nodes.value_or(1); }
 
   std::int64_t sequences_per_step() const { return batch_tokens / model.seq_len; }
+  // The windows the held-out set has (DataSpec::eval_windows), resolved.
+  std::int64_t eval_windows() const;
 };
 
 // Strict JSON round trip. from_json throws ConfigError naming the dot path of the bad field (for a value

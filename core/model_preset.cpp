@@ -67,6 +67,7 @@ ScaleSpec variant_preset(const std::string& name) {
       {"er", {Shared, Before, MagDirExp, ScaleDecay::None}},
       {"iwd", {Shared, Before, Plain, ScaleDecay::InputOnly}},
       {"unified", {Branch, DualNorm, MagDirOrig, ScaleDecay::InputOnly}},
+      {kQkNormControl, {Shared, Before, Plain, ScaleDecay::None}},  // + model.qk_norm
   };
   auto it = presets.find(name);
   if (it == presets.end()) {
@@ -82,7 +83,7 @@ ScaleSpec variant_preset(const std::string& name) {
 }
 
 std::vector<std::string> variant_names() {
-  return {"none", "baseline", "hg", "ap", "dp", "dnp", "or", "er", "iwd", "unified"};
+  return {"none", "baseline", "hg", "ap", "dp", "dnp", "or", "er", "iwd", "unified", kQkNormControl};
 }
 
 }  // namespace gammalab

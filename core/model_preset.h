@@ -12,8 +12,15 @@ namespace gammalab {
 ModelSpec load_model_preset(const std::string& name, const std::filesystem::path& dir);
 std::vector<std::string> list_model_presets(const std::filesystem::path& dir);
 
-// none, baseline, hg, ap, dp, dnp, or, er, iwd, unified. Throws ConfigError for an unknown name.
+// none, baseline, hg, ap, dp, dnp, or, er, iwd, unified, and the control qknorm. Throws ConfigError for an
+// unknown name.
 ScaleSpec variant_preset(const std::string& name);
 std::vector<std::string> variant_names();
+
+// The control arm a reviewer asks for first: the baseline's scale vectors plus QK-norm (model.qk_norm: true), a
+// known stabiliser that normalises q and k as unified's DNP does. Its scale axes are the baseline's; the model
+// switch is what sets it apart, so a config of this variant must have model.qk_norm (validate() checks).
+inline constexpr const char* kQkNormControl = "qknorm";
+inline bool variant_sets_qk_norm(const std::string& variant) { return variant == kQkNormControl; }
 
 }  // namespace gammalab

@@ -324,6 +324,7 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
                                            " (known: " + list + ")");
     } else {
       defaults["scale"] = to_json(variant_preset(variant_name));
+      if (variant_sets_qk_norm(variant_name)) defaults["model"]["qk_norm"] = true;
     }
   }
   defaults["seed"] = seed;

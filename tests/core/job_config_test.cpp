@@ -8,6 +8,8 @@
 
 #include "core/config_error.h"
 #include "core/job_config.h"
+#include "core/model_preset.h"
+#include "tests/core/sweep_test_support.h"
 
 namespace gammalab {
 namespace {
@@ -96,7 +98,9 @@ TEST(JobConfig, MuonLrIsAnOptionalOverrideOfLr) {
   }
   // The schema's view: every field, the optional one included.
   EXPECT_TRUE(job_config_every_field()["optim"].contains("muon_lr"));
-  EXPECT_EQ(job_config_optional_fields(), (std::vector<std::string>{"optim.muon_lr", "world_size", "nodes"}));
+  const std::vector<std::string> optional{"optim.muon_lr", "data.eval_windows", "data.eval_batches", "world_size",
+                                          "nodes"};
+  EXPECT_EQ(job_config_optional_fields(), optional);
 }
 
 // What validate() says of `config`, or "no error".
@@ -178,6 +182,43 @@ TEST(JobConfig, MuonLrWhenSetMustBeFiniteAndPositive) {
   EXPECT_EQ(error_of(std::nan("")), "optim.muon_lr | optim.muon_lr: must be finite and > 0 (or unset: optim.lr), got nan");
   EXPECT_EQ(error_of(0.02), "no error");
   EXPECT_NO_THROW(validate(JobConfig{}));  // unset
+}
+
+// The control arm `qknorm` is the baseline's scale vectors plus QK-norm: a sweep's job of it has model.qk_norm
+// set by the variant, whatever the model preset says, and a config that names it without QK-norm is refused
+// (it would be a second baseline under another name).
+TEST(JobConfig, TheQkNormControlIsTheBaselineWithQkNorm) {
+  const Sweep sweep = testing::expand(R"(
+name: control
+base: {model: {preset: tiny-2x16}, steps: 4}
+axes:
+  grid:
+    scale.variant: [baseline, qknorm]
+)");
+  ASSERT_EQ(sweep.jobs.size(), 2u);
+  const JobConfig& baseline = sweep.jobs[0].config;
+  const JobConfig& control = sweep.jobs[1].config;
+  EXPECT_EQ(control.scale.variant, "qknorm");
+  EXPECT_FALSE(baseline.model.qk_norm);
+  EXPECT_TRUE(control.model.qk_norm);
+  ScaleSpec axes = control.scale;
+  axes.variant = "baseline";
+  EXPECT_EQ(to_json(axes), to_json(baseline.scale)) << "the same scale vectors as the baseline";
+  JobConfig bad = control;
+  bad.model.qk_norm = false;
+  EXPECT_EQ(validation_error(bad), "model.qk_norm: must be true for scale.variant 'qknorm' (the baseline with QK-norm)");
+  EXPECT_FALSE(testing::problems(R"(
+name: control
+base: {model: {preset: tiny-2x16, qk_norm: false}, scale: {variant: qknorm}, steps: 4}
+)").empty());
+}
+
+// γ_fin is an Output-Norm by default (the paper's summary names the norm before the output as one): IWD and
+// unified leave it undecayed unless scale.final_norm_is_input says otherwise.
+TEST(JobConfig, TheFinalNormIsAnOutputNormByDefault) {
+  EXPECT_FALSE(ScaleSpec{}.final_norm_is_input);
+  EXPECT_FALSE(variant_preset("unified").final_norm_is_input);
+  EXPECT_FALSE(variant_preset("iwd").final_norm_is_input);
 }
 
 }  // namespace

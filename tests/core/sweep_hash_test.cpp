@@ -15,13 +15,17 @@ namespace {
 // Computed once. If one of these changes, resubmitted sweeps stop reusing finished jobs: change the hash or
 // the canonical JSON only on purpose (and say so in the release notes).
 //
-// Changed on purpose once: optim.muon_lr became optional (unset = optim.lr, and absent from the JSON), so every
-// config that used to carry "muon_lr": 0.02 lost that key. Set to 0.02 explicitly, a config hashes as before
-// (the second value of each test), which shows that the key is the only change.
+// Changed on purpose twice. First optim.muon_lr became optional (unset = optim.lr, and absent from the JSON), so
+// every config that used to carry "muon_lr": 0.02 lost that key. Then (2026-12-03) the held-out set became
+// data.eval_windows (optional like data.eval_batches, which stays for older configs) and γ_fin's default role
+// became Output-Norm (scale.final_norm_is_input: false). Set back to those old values explicitly, a config
+// hashes as before (the second value of each test), which shows that these keys are the only change.
 TEST(SweepHash, DefaultConfigHashIsPinned) {
-  EXPECT_EQ(config_hash(JobConfig{}), "b247fe69b89741d6");
+  EXPECT_EQ(config_hash(JobConfig{}), "20f6127e1b9d3e1a");
   JobConfig before;
   before.optim.muon_lr = 0.02;
+  before.data.eval_batches = 4;
+  before.scale.final_norm_is_input = true;
   EXPECT_EQ(config_hash(before), "20b856ff2b8ca9ee");
 }
 
@@ -38,9 +42,11 @@ seeds: [1]
 )";
   const Sweep sweep = testing::expand(yaml);
   ASSERT_EQ(sweep.jobs.size(), 1u);
-  EXPECT_EQ(sweep.jobs[0].config_hash, "c5a5d958d5b18e65");
+  EXPECT_EQ(sweep.jobs[0].config_hash, "d189daa5c4c352f7");
   std::string before = yaml;
   before.replace(before.find("{lr: 3e-3}"), 10, "{lr: 3e-3, muon_lr: 0.02}");
+  before.replace(before.find("{variant: unified}"), 18, "{variant: unified, final_norm_is_input: true}");
+  before.replace(before.find("val: brown/val.bin}"), 19, "val: brown/val.bin, eval_batches: 4}");
   EXPECT_EQ(testing::expand(before).jobs.at(0).config_hash, "6ba29321f15dcd95");
 }
 

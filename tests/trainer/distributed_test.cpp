@@ -202,6 +202,55 @@ INSTANTIATE_TEST_SUITE_P(VariantsAndOptimizers, DataParallel,
 
 // A checkpoint written by 2 ranks (rank 0 alone writes it) is resumed by 1 rank, which continues the curve of
 // an uninterrupted 1-rank run.
+// The held-out set is data.eval_windows windows, whatever the micro batch and the number of ranks: the val loss
+// of a model that has barely moved from its init (an lr of 1e-12) is the same to float-summation order for micro batches of 2, 4 and 16 sequences and for 2 ranks.
+// It failed when the set was eval_batches micro batches: 2 batches of 2 windows against 2 of 16.
+TEST(EvalSet, TheSameForEveryMicroBatchAndWorldSize) {
+  ASSERT_TRUE(collectives_available());
+  TempDir data, dir;
+  write_byte_corpus(data.path, 800);
+  JobConfig c = small_job(data.path, "baseline", OptimizerKind::AdamW);
+  c.optim.lr = 1e-12;  // the weights stay (to float precision) those of the init: every val loss is of one model
+  c.eval_every = 1;
+  c.steps = 2;
+  c.data.eval_windows = 24;  // not a multiple of every micro batch: a short last chunk counts by its windows
+  c.micro_batch = 16;
+  const double reference = train_in_process(c).at("val/loss").at(1);
+  for (int micro : {2, 4, 8}) {
+    c.micro_batch = micro;
+    EXPECT_NEAR(train_in_process(c).at("val/loss").at(1), reference, 1e-6) << "micro_batch " << micro;
+  }
+  c.micro_batch = 4;
+  c.world_size = 2;
+  const BinaryRun two = run_binary(dir.path, c);
+  ASSERT_EQ(two.code, exit_codes::kSucceeded) << two.err;
+  EXPECT_NEAR(two.series.at("val/loss").at(1), reference, 1e-6);
+  EXPECT_NE(two.err.find("held-out set: the first 24 windows of 32 tokens of data.val"), std::string::npos) << two.err;
+}
+
+// A config written before eval_windows keeps its set (eval_batches micro batches); giving both is refused.
+TEST(EvalSet, TheOlderEvalBatchesKeepsItsMeaning) {
+  TempDir data;
+  write_byte_corpus(data.path, 200);
+  JobConfig c = small_job(data.path, "baseline", OptimizerKind::AdamW);
+  c.data.eval_windows.reset();
+  EXPECT_EQ(c.eval_windows(), kDefaultEvalWindows);
+  c.data.eval_batches = 3;
+  c.micro_batch = 4;
+  EXPECT_EQ(c.eval_windows(), 12);
+  c.micro_batch = 0;
+  EXPECT_EQ(c.eval_windows(), 3 * c.sequences_per_step());
+  c.data.eval_windows = 8;
+  try {
+    validate(c);
+    ADD_FAILURE() << "both eval_windows and eval_batches were accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "data.eval_batches: give data.eval_windows only (eval_batches is the older form, which depends on "
+              "micro_batch)");
+  }
+}
+
 TEST(DataParallelResume, CheckpointOfTwoRanksResumesOnOne) {
   TempDir data, dir;
   write_byte_corpus(data.path, 800);

@@ -58,7 +58,7 @@ inline JobConfig tiny_job(const std::filesystem::path& data_dir, const std::stri
   c.scale = variant_preset(variant);
   c.data.train = (data_dir / "train.bin").string();
   c.data.val = (data_dir / "val.bin").string();
-  c.data.eval_batches = 2;
+  c.data.eval_windows = 32;
   c.batch_tokens = 16 * 32;
   c.steps = 200;
   c.log_every = 10;

@@ -109,6 +109,7 @@ int cmd_describe(const DescribeArgs& a) {
   } else {
     c.model = load_model_preset(a.preset, model_preset_dir());
     c.scale = variant_preset(a.variant);
+    c.model.qk_norm = c.model.qk_norm || variant_sets_qk_norm(a.variant);
   }
   std::cout << describe_model(c);
   return 0;

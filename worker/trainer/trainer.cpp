@@ -83,20 +83,30 @@ Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& 
          << " gradient buckets, " << n_micro_ << " micro-batches of " << micro_ << " sequences per step\n";
   }
   // Only rank 0 evaluates (the others wait for it at the next step's all-reduce).
-  if (val_ && is_rank0()) eval_set_ = sequential_windows(*val_, 0, config_.data.eval_batches * eval_micro_).to(device_);
+  if (val_ && is_rank0()) {
+    const std::int64_t windows = config_.eval_windows();
+    eval_set_ = sequential_windows(*val_, 0, windows).to(device_);
+    log_ << "held-out set: the first " << windows << " windows of " << T << " tokens of data.val"
+         << (windows > val_->windows() ? " (the file has " + std::to_string(val_->windows()) + ": it repeats)" : "")
+         << ", evaluated " << std::min(windows, eval_micro_) << " at a time\n";
+  }
 }
 
 Trainer::~Trainer() = default;
 
+// The mean loss per token over the whole held-out set, in chunks of eval_micro_ windows (memory): every chunk
+// but the last is full, and each counts by its windows, so the result does not depend on the chunk size.
 double Trainer::evaluate() {
   at::NoGradGuard no_grad;
-  at::Tensor total = at::zeros({}, at::TensorOptions().device(device_));
+  at::Tensor total = at::zeros({}, at::TensorOptions().dtype(at::kDouble).device(device_));
   const std::int64_t T = config_.model.seq_len;
-  for (int b = 0; b < config_.data.eval_batches; ++b) {
-    at::Tensor batch = eval_set_.narrow(0, b * eval_micro_, eval_micro_);
-    total = total + model_->loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T)).ce;
+  const std::int64_t windows = eval_set_.size(0);
+  for (std::int64_t first = 0; first < windows; first += eval_micro_) {
+    const std::int64_t n = std::min(eval_micro_, windows - first);
+    at::Tensor batch = eval_set_.narrow(0, first, n);
+    total = total + model_->loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T)).ce.to(at::kDouble) * static_cast<double>(n);
   }
-  return total.item<double>() / config_.data.eval_batches;
+  return total.item<double>() / static_cast<double>(windows);
 }
 
 std::map<std::string, double> Trainer::scale_rms() const {
@@ -229,7 +239,8 @@ void Trainer::evaluate_due(std::int64_t step, std::map<std::string, double>& val
   if (config_.sharpness_every > 0 && (step % config_.sharpness_every == 0 || last)) {
     // A fixed batch, so that the values of one run are comparable across steps.
     at::Tensor batch =
-        val_ ? eval_set_.narrow(0, 0, eval_micro_) : sequential_windows(*train_, 0, eval_micro_).to(device_);
+        val_ ? eval_set_.narrow(0, 0, std::min(eval_micro_, eval_set_.size(0)))
+             : sequential_windows(*train_, 0, eval_micro_).to(device_);
     values[std::string(metric_names::kSharpness)] = estimate_sharpness(
         *model_, batch.narrow(1, 0, T), batch.narrow(1, 1, T), 5, config_.seed + static_cast<std::uint64_t>(step));
   }

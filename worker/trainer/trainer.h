@@ -100,7 +100,7 @@ class Trainer {
   // directory above it later cannot move where checkpoints go.
   std::optional<shared_root::Dir> ckpt_;
   std::unique_ptr<GradientSync> grad_sync_;
-  at::Tensor eval_set_;  // [eval_batches * eval_micro, T + 1]
+  at::Tensor eval_set_;  // [JobConfig::eval_windows(), T + 1]
   at::Device device_ = at::kCPU;
   // Sequences of the global batch this rank trains on, per forward pass, and passes per step.
   std::int64_t rank_sequences_ = 0, micro_ = 0, n_micro_ = 0;

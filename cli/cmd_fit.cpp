@@ -74,6 +74,10 @@ void add_fit_command(CLI::App& app, CliContext& context) {
       cmd->add_option("--group-by", args->group_by, "column (CSV) or job field (sweep) that names the group"));
   fitting.push_back(cmd->add_option("--baseline", args->options.baseline, "group the multipliers are relative to")
                         ->default_val("baseline"));
+  fitting.push_back(cmd->add_option("--control", args->options.controls,
+                                    "group every variant is also compared with, without a law (repeatable; default: "
+                                    "qknorm, the baseline with QK-norm)")
+                        ->default_str("qknorm"));
   fitting.push_back(cmd->add_option("--bootstrap", args->options.bootstrap, "bootstrap resamples (0: none)")
                         ->default_val(1000)
                         ->check(CLI::NonNegativeNumber));

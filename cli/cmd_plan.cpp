@@ -88,9 +88,15 @@ std::string render(const SweepPlan& plan) {
 
 // The sizes of the main stage (distinct params and token budget) with the compute of each, and the seeds every
 // size has (the fewest over sizes): the design a paired comparison of two variants of this sweep would have.
+// The sizes are the baseline's (of the first variant when there is none): a variant whose model differs (the
+// qknorm control's QK-norm) has a few more parameters at the same size, and is no size of its own.
 PowerDesign power_design(const Sweep& sweep, PowerDesign design) {
+  const bool has_baseline = std::any_of(sweep.jobs.begin(), sweep.jobs.end(),
+                                        [](const auto& job) { return job.config.scale.variant == "baseline"; });
+  const std::string reference = has_baseline ? "baseline" : sweep.jobs.empty() ? "" : sweep.jobs[0].config.scale.variant;
   std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, std::set<std::uint64_t>>> sizes;
   for (const auto& job : sweep.jobs) {
+    if (job.config.scale.variant != reference) continue;
     auto& [compute, seeds] = sizes[{job.params, job.tokens}];
     compute = 6.0 * double(job.params) * double(job.tokens);
     seeds.insert(job.config.seed);

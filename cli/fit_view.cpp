@@ -188,7 +188,10 @@ std::string local_verdict(const FitReport& r, const Comparison& c) {
       << " at the sizes measured " << interval << "(local multiplier, no law: " << how << "; geometric mean over " << c.sizes_inside << " size" << (c.sizes_inside == 1 ? "" : "s")
       << " inside the data";
   if (c.jackknife) {
-    out << "; " << fixed(c.jackknife->lo, 2) << "–" << fixed(c.jackknife->hi, 2) << " leaving one size out";
+    // In the sentence's own direction, as the interval: "needs 1.19× more" gives the jackknife as "more" too.
+    const double lo = better ? c.jackknife->lo : 1.0 / c.jackknife->hi;
+    const double hi = better ? c.jackknife->hi : 1.0 / c.jackknife->lo;
+    out << "; " << fixed(lo, 2) << "–" << fixed(hi, 2) << " leaving one size out";
   }
   out << ")" << includes_one(e) << "\n";
   return out.str();

@@ -40,7 +40,8 @@ std::string tune_picks_text(const TunePicks& picks) {
       for (const auto& [field, value] : t.values.items()) row.push_back(value_text(value));
       row.push_back(std::to_string(t.runs) + (t.failed > 0 ? " (" + std::to_string(t.failed) + " failed)" : ""));
       row.push_back(loss_text(t.mean_loss));
-      row.push_back(static_cast<int>(i) == group.best ? "<- pick" : "");
+      const bool pick = static_cast<int>(i) == group.best;
+      row.push_back(!pick ? "" : pick_at_grid_edge(group) ? "<- pick, at an edge of the grid (allow_edge)" : "<- pick");
       table.add_row(row);
     }
     std::istringstream lines(table.render());

@@ -158,16 +158,17 @@ std::optional<Jackknife> jackknife(const ComparisonPlan& plan, const std::vector
 }  // namespace
 
 ComparisonPlan plan_comparison(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
-                               const Pairing& pairing, const std::vector<std::string>& groups, std::size_t variant) {
+                               const Pairing& pairing, const std::vector<std::string>& groups, std::size_t variant,
+                               std::size_t reference) {
   ComparisonPlan plan;
-  plan.baseline = groups.at(0);
+  plan.baseline = groups.at(reference);
   plan.variant = groups.at(variant);
   plan.variant_slot = variant;
   for (std::size_t b = 0; b < pairing.blocks.size(); ++b) {
     const SizeBlock& block = pairing.blocks[b];
-    if (block.cells[0] == kNoCell || block.cells[variant] == kNoCell) continue;
+    if (block.cells[reference] == kNoCell || block.cells[variant] == kNoCell) continue;
     plan.blocks.push_back(b);
-    plan.base_cells.push_back(cells[block.cells[0]]);
+    plan.base_cells.push_back(cells[block.cells[reference]]);
     plan.variant_cells.push_back(cells[block.cells[variant]]);
   }
   // A ladder: one token count per baseline size, so its cells, ordered by compute, are one curve.

@@ -64,8 +64,11 @@ struct ComparisonPlan {
   bool ladder = false;
 };
 
+// groups[variant] against groups[reference]: the baseline (slot 0), or a control arm such as baseline with
+// QK-norm, matched at the baseline's sizes (the pairing's blocks).
 ComparisonPlan plan_comparison(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
-                               const Pairing& pairing, const std::vector<std::string>& groups, std::size_t variant);
+                               const Pairing& pairing, const std::vector<std::string>& groups, std::size_t variant,
+                               std::size_t reference = 0);
 
 // The tracked values from the cells' means in `sample` (all data, or a resample that keeps every cell):
 // per planned block the gap, then per planned block ln m_local, then the pooled ln m_local (mean over the

@@ -405,6 +405,14 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     for (std::size_t g = 1; g < names.size(); ++g) {
       layout.comparisons.push_back(plan_comparison(runs, cells, pairing, names, g));
     }
+    for (const std::string& control : options.controls) {
+      const auto at = std::find(names.begin() + 1, names.end(), control);
+      if (at == names.end()) continue;
+      const auto reference = static_cast<std::size_t>(at - names.begin());
+      for (std::size_t g = 1; g < names.size(); ++g) {
+        if (g != reference) layout.comparisons.push_back(plan_comparison(runs, cells, pairing, names, g, reference));
+      }
+    }
   }
   const std::vector<double> point = collect(layout, fits, shared, runs, true);
 

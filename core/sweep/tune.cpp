@@ -24,6 +24,7 @@ double mean_from(const nlohmann::json& j) { return j.is_number() ? j.get<double>
 
 // The best trial is on the edge of a numeric field's grid: the optimum may lie beyond it.
 std::optional<std::string> edge_of_grid(const TuneGroup& group, const std::vector<std::string>& fields) {
+  if (group.best < 0 || group.best >= static_cast<int>(group.trials.size())) return std::nullopt;
   const TuneTrial& best = group.trials[static_cast<std::size_t>(group.best)];
   for (const auto& field : fields) {
     const nlohmann::json& v = best.values.at(field);
@@ -100,6 +101,14 @@ std::string TunePicks::problems() const {
   }
   if (groups.empty()) lines.push_back("no tune runs");
   return absl::StrJoin(lines, "\n");
+}
+
+bool pick_at_grid_edge(const TuneGroup& group) {
+  std::vector<std::string> fields;
+  if (!group.trials.empty()) {
+    for (const auto& [field, value] : group.trials.front().values.items()) fields.push_back(field);
+  }
+  return edge_of_grid(group, fields).has_value();
 }
 
 std::string tune_key_text(const nlohmann::json& key) {

@@ -51,6 +51,10 @@ nlohmann::json tune_key(const JobConfig& config, const std::vector<std::string>&
 // unless stages.allow_edge.
 TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs);
 
+// The group's pick is the smallest or largest value of a numeric tuned field (kept under tune.allow_edge): the
+// optimum may lie beyond the grid.
+bool pick_at_grid_edge(const TuneGroup& group);
+
 // A main job whose `per` fields no tune run shares, or nullopt: checked before any job runs.
 std::optional<std::string> uncovered_main_job(const SweepStages& stages);
 

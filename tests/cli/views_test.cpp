@@ -144,6 +144,16 @@ TEST(FitView, ShowsPairedGapsLocalMultiplierAndWhatTheLawDoesNotIdentify) {
   m.profile->open_hi = true;
   report.multipliers[0] = m;
   EXPECT_NE(fit_report_text(report).find("the law does not identify it"), std::string::npos);
+  // A variant behind its reference (here the control qknorm): the interval and the jackknife both in "more".
+  Comparison behind = c;
+  behind.baseline = "qknorm";
+  behind.local = {"m_local", 0.8, 0.5, 1.0};
+  behind.jackknife = Jackknife{3, 0.625, 1.25, 0.1};
+  report.comparisons.push_back(behind);
+  const std::string both = fit_verdict_text(report);
+  EXPECT_NE(both.find("unified needs 1.25× more compute than qknorm at the sizes measured [1.00, 2.00]"),
+            std::string::npos) << both;
+  EXPECT_NE(both.find("0.80–1.60 leaving one size out"), std::string::npos) << both;
 }
 
 TEST(FitView, KeepsEscapeSequencesInGroupNamesOffTheTerminal) {
@@ -172,6 +182,14 @@ TEST(TuneView, ListsEveryValueTriedPerGroupAndMarksThePick) {
   EXPECT_NE(text.find("2 (1 failed)           failed"), std::string::npos) << text;
   EXPECT_NE(text.find("no pick: the best optim.lr (0.004) is the largest value of the grid"), std::string::npos)
       << text;
+  // Kept under allow_edge, a pick at the grid's edge says so.
+  TuneGroup kept{{{"scale.variant", "none"}}, {}, 0, ""};
+  kept.trials.push_back({{{"optim.lr", 0.001}}, 1, 0, 3.0, {}});
+  kept.trials.push_back({{{"optim.lr", 0.002}}, 1, 0, 3.1, {}});
+  picks.groups = {ok, kept};
+  const std::string marked = tune_picks_text(picks);
+  EXPECT_NE(marked.find("3.0000  <- pick, at an edge of the grid (allow_edge)"), std::string::npos) << marked;
+  EXPECT_NE(marked.find("3.1250  <- pick\n"), std::string::npos) << marked;
 }
 
 }  // namespace

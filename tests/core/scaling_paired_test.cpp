@@ -116,6 +116,37 @@ TEST(ScalingPaired, PairedIntervalHoldsTheTruthAndShufflingTheSeedsWidensIt) {
   EXPECT_LT(u.local.lo, 1.0) << "without the pairs the gap is within the seeds' noise";
 }
 
+// A control arm (the default control's name, qknorm) at a known 1.1×, unified at 1.22×: besides each against the
+// baseline, unified is compared with the control, pair by pair, and its local multiplier over it is 1.22 / 1.1.
+TEST(ScalingPaired, EveryVariantIsAlsoComparedWithTheControl) {
+  quiet_solver_logging();
+  auto design = test::paired_design(straight_loss, 4, 0.002, 0.03);
+  auto runs = test::paired_ladder(design, 17);
+  design.multiplier = 1.1;
+  for (RunPoint run : test::paired_ladder(design, 17)) {  // the same draws: the same seed effects
+    if (run.group != "unified") continue;
+    run.group = "qknorm";
+    runs.push_back(run);
+  }
+  const FitReport report = fit_runs(runs, law_free_focus(300, 3));
+  ASSERT_EQ(report.comparisons.size(), 3u) << "qknorm and unified over baseline, unified over qknorm";
+  const Comparison* over_control = nullptr;
+  for (const auto& c : report.comparisons) {
+    if (c.baseline == "qknorm") over_control = &c;
+    EXPECT_NE(c.variant, c.baseline);
+  }
+  ASSERT_NE(over_control, nullptr);
+  EXPECT_EQ(over_control->variant, "unified");
+  EXPECT_TRUE(over_control->paired);
+  EXPECT_NEAR(over_control->local.value, 1.22 / 1.1, 0.03);
+  EXPECT_LE(over_control->local.lo, 1.22 / 1.1);
+  EXPECT_GE(over_control->local.hi, 1.22 / 1.1);
+  for (const auto& s : over_control->sizes) EXPECT_LT(s.paired_standard_error, 0.5 * s.unpaired_standard_error);
+  FitOptions no_control = law_free_focus(50, 3);
+  no_control.controls.clear();
+  EXPECT_EQ(fit_runs(runs, no_control).comparisons.size(), 2u);
+}
+
 TEST(ScalingPaired, IncompletePairsAreSaidAndTheUnpairedFigureIsKept) {
   quiet_solver_logging();
   auto runs = test::paired_ladder(test::paired_design(straight_loss, 3, 0.01), 4);

@@ -1,7 +1,9 @@
 // The study files shipped in configs/sweeps/ all validate, and their budgets are what they claim.
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -80,39 +82,57 @@ TEST(SweepFiles, AblationCoversEveryVariantOfTheSpec) {
   EXPECT_EQ(variants, std::set<std::string>(names.begin(), names.end()));
 }
 
-TEST(SweepFiles, DemoIsFiveSizesThreeVariantsTwoSeedsOfSmallCpuJobs) {
+// The demo's design (issue: a regime closer to the paper's, controls, a fair LR): three widths at one depth of at
+// least 2 layers, 20 tokens per parameter or more, unified and the baseline with both controls, 2 paired seeds,
+// the held-out set the same for every job, and the LR tuned at every size and variant on a grid around a guess.
+TEST(SweepFiles, DemoIsAWidthLadderWithControlsPairedSeedsAndAnLrTunedPerSize) {
   const Sweep sweep = expand_file("demo-cpu.yaml");
-  ASSERT_EQ(sweep.jobs.size(), 30u);
+  ASSERT_EQ(sweep.jobs.size(), 24u);
   std::int64_t total_tokens = 0;
   std::set<std::string> presets, variants;
+  std::set<std::int64_t> depths, widths;
   std::set<std::uint64_t> seeds;
+  std::map<std::string, std::set<std::int64_t>> tokens_per_size;
   for (const auto& job : sweep.jobs) {
     presets.insert(job.config.model.preset);
     variants.insert(job.config.scale.variant);
     seeds.insert(job.config.seed);
-    EXPECT_EQ(job.config.optim.lr, 2.4e-2) << "the stand-in the tune stage's pick replaces";
+    depths.insert(job.config.model.n_layers);
+    widths.insert(job.config.model.d_model);
+    tokens_per_size[job.config.model.preset].insert(job.tokens);
+    EXPECT_DOUBLE_EQ(job.config.optim.lr, 1.0 / job.config.model.d_model) << "the guess the tune grid is centred on";
+    EXPECT_EQ(job.config.model.qk_norm, job.config.scale.variant == "qknorm") << job.name;
     EXPECT_EQ(job.config.device, DeviceKind::Cpu);
     EXPECT_EQ(job.config.threads, 1);
-    EXPECT_EQ(job.config.model.seq_len, 128);
-    EXPECT_EQ(job.config.batch_tokens, 4096);
-    EXPECT_EQ(job.config.log_every, 10);
     EXPECT_EQ(job.config.data.train, "brown/train.bin");
-    EXPECT_EQ(job.config.data.val, "brown/val.bin");
+    EXPECT_EQ(job.config.eval_windows(), 128) << "one held-out set for every job";
     EXPECT_EQ(job.tokens, job.config.steps * job.config.batch_tokens);  // whole steps
-    EXPECT_GT(job.config.eval_every, 0);
-    EXPECT_LE(job.config.eval_every, job.config.steps);
+    EXPECT_GE(double(job.tokens), 19.9 * double(job.params)) << job.name << ": at least 20 tokens per parameter";
+    EXPECT_GE(job.config.steps / job.config.eval_every, 8) << "the gap against tokens is a curve";
     total_tokens += job.tokens;
   }
-  EXPECT_EQ(presets.size(), 5u) << "a law needs sizes, not runs";
+  EXPECT_EQ(presets.size(), 3u);
+  EXPECT_EQ(depths, std::set<std::int64_t>{2}) << "size varies along width only, at two layers or more";
+  EXPECT_EQ(widths.size(), 3u);
+  for (const auto& [preset, tokens] : tokens_per_size) {
+    EXPECT_EQ(tokens.size(), 1u) << preset << ": every arm of a size trains the same tokens, so its runs pair up";
+  }
+  EXPECT_EQ(variants, (std::set<std::string>{"baseline", "qknorm", "none", "unified"}));
+  EXPECT_EQ(seeds.size(), 2u);
   const SweepStages stages =
       expand_stages(read_file(kSweepDir / "demo-cpu.yaml"), "demo-cpu.yaml", testing::source_tree_options());
-  ASSERT_TRUE(stages.tune) << "the demo tunes each variant's LR first";
-  EXPECT_EQ(stages.tune->jobs.size(), 24u);
-  EXPECT_EQ(stages.per, std::vector<std::string>{"scale.variant"});
-  EXPECT_EQ(variants, (std::set<std::string>{"baseline", "none", "unified"}));
-  EXPECT_EQ(seeds.size(), 2u);
-  EXPECT_GT(total_tokens, 1'000'000);
-  EXPECT_LT(total_tokens, 12'000'000);  // minutes on 2 CPU cores
+  ASSERT_TRUE(stages.tune) << "the demo tunes the LR first";
+  EXPECT_EQ(stages.tune->jobs.size(), 3u * 4u * 3u) << "every size and variant, three LRs around the guess";
+  std::map<std::string, std::set<double>> lrs_per_size;
+  for (const auto& job : stages.tune->jobs) {
+    const double times_width = std::round(1e6 * job.config.optim.lr * double(job.config.model.d_model)) / 1e6;
+    lrs_per_size[job.config.model.preset].insert(times_width);
+  }
+  for (const auto& [preset, lrs] : lrs_per_size) {
+    EXPECT_EQ(lrs, (std::set<double>{0.5, 1.0, 2.0})) << preset << ": the grid moves with the width";
+  }
+  EXPECT_GT(total_tokens, 4'000'000);
+  EXPECT_LT(total_tokens, 16'000'000);  // minutes on 2 CPU cores, with the tune stage's 1.5 times as much again
 }
 
 }  // namespace

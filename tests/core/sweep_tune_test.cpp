@@ -164,6 +164,56 @@ TEST(SweepTune, ACarryExpressionScalesThePickToEachMainJob) {
   }
 }
 
+// A grid of expressions moves with the size: every (size, variant) group gets its own values around 1/width,
+// picks the known best of the objective (best LR = 2/width for baseline, 4/width for unified), and a best value
+// at the edge of a group's own grid is refused in that group only.
+TEST(SweepTune, AGridOfExpressionsTunesEverySizeAroundItsOwnGuess) {
+  const std::string yaml = R"(
+name: per-size
+base: {model: {preset: tiny-2x16}, optim: {name: adamw, lr: 1 / model.d_model}, steps: 4}
+axes:
+  grid:
+    model.preset: [tiny-2x16, tiny-2x32]
+    scale.variant: [baseline, unified]
+tune:
+  grid:
+    optim.lr: [0.5 / d_model, 1 / d_model, 2 / d_model, 4 / d_model, 8 / d_model]
+  seeds: [100]
+)";
+  const SweepStages stages = stages_of(yaml);
+  ASSERT_TRUE(stages.tune);
+  ASSERT_EQ(stages.tune->jobs.size(), 2u * 2u * 5u);
+  auto per_width = [](const JobConfig& c) {
+    const double best = (c.scale.variant == "unified" ? 4.0 : 2.0) / static_cast<double>(c.model.d_model);
+    const double x = std::log2(c.optim.lr / best);
+    return 3.0 + 0.1 * x * x;
+  };
+  const TunePicks picks = pick_tuned(stages, run_tune(stages, per_width));
+  ASSERT_TRUE(picks.ok()) << picks.problems();
+  const Sweep main = apply_picks(stages, picks);
+  for (const auto& job : main.jobs) {
+    const double want = (job.config.scale.variant == "unified" ? 4.0 : 2.0) / static_cast<double>(job.config.model.d_model);
+    EXPECT_DOUBLE_EQ(job.config.optim.lr, want) << job.name;
+  }
+  // Best beyond the grid at the wide size only: that group is refused, the others keep their picks.
+  auto edge_at_32 = [](const JobConfig& c) {
+    const double best = (c.model.d_model == 32 ? 16.0 : 2.0) / static_cast<double>(c.model.d_model);
+    const double x = std::log2(c.optim.lr / best);
+    return 3.0 + 0.1 * x * x;
+  };
+  const TunePicks edge = pick_tuned(stages, run_tune(stages, edge_at_32));
+  int refused = 0;
+  for (const auto& group : edge.groups) {
+    const bool wide = group.key.at("model.preset") == "tiny-2x32";
+    EXPECT_EQ(group.best < 0, wide) << tune_key_text(group.key);
+    if (wide) {
+      ++refused;
+      EXPECT_NE(group.problem.find("is the largest value of the grid"), std::string::npos) << group.problem;
+    }
+  }
+  EXPECT_EQ(refused, 2);
+}
+
 TEST(SweepTune, TheFileIsCheckedBeforeAnythingRuns) {
   auto messages = [](const std::string& yaml) {
     std::string all;

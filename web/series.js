@@ -321,10 +321,52 @@ export function multipliers(reports) {
         law: report.law, variant: m.variant, baseline: m.baseline, value: num(m.constant.value),
         lo: num(m.constant.lo), hi: num(m.constant.hi), bounded: Boolean(m.constant.bounded),
         range: (m.compute_range || []).map(num),
+        profile: m.profile ? { lo: num(m.profile.lo), hi: num(m.profile.hi), open: Boolean(m.profile.open_lo || m.profile.open_hi) } : null,
       });
     }
   }
   return out;
+}
+
+// The law-free comparisons of the stored fit reports (the same in every law's report, so the first report that has
+// them): per variant and reference (the baseline, or a control such as qknorm) the pooled local multiplier and,
+// per size, the gap within pairs of runs that share a seed. Multipliers below 1 are turned round into "more
+// compute" with their interval and jackknife, as the CLI's verdict says them.
+export function pairedComparisons(reports) {
+  const report = reports.find((r) => (r.comparisons || []).length);
+  if (!report) return [];
+  const estimate = (e) => ({ value: num(e?.value), lo: num(e?.lo), hi: num(e?.hi), bounded: Boolean(e?.bounded) });
+  return report.comparisons.map((c) => {
+    const local = estimate(c.local_multiplier);
+    const better = !(local.value < 1);
+    const turn = ([lo, hi]) => (better ? [lo, hi] : [1 / hi, 1 / lo]);
+    const jackknife = c.jackknife ? turn([num(c.jackknife.lo), num(c.jackknife.hi)]) : null;
+    return {
+      variant: c.variant,
+      reference: c.baseline,
+      paired: Boolean(c.paired),
+      sizesInside: c.sizes_inside ?? 0,
+      identified: Boolean(c.ladder) && (c.sizes_inside ?? 0) > 0 && Number.isFinite(local.value),
+      better,
+      factor: better ? local.value : 1 / local.value,
+      interval: local.bounded ? turn([local.lo, local.hi]) : null,
+      includesOne: local.bounded && local.lo <= 1 && local.hi >= 1,
+      jackknife,
+      sizes: (c.sizes || []).map((z) => {
+        const pairs = z.pairs ?? 0;
+        return {
+          params: num(z.params),
+          pairs,
+          complete: Boolean(z.complete),
+          gap: pairs > 0 ? num(z.paired_mean) : num(z.gap?.value),
+          se: pairs > 0 ? num(z.paired_standard_error) : num(z.unpaired_standard_error),
+          unpairedSe: num(z.unpaired_standard_error),
+          local: num(z.local_multiplier?.value),
+          inside: Boolean(z.inside),
+        };
+      }),
+    };
+  });
 }
 
 // Exponential moving average over a curve's values, debiased (as TensorBoard): weight in [0, 1), 0 = raw.

@@ -4,7 +4,7 @@
 // (runs, fit reports, tune series) and the elements to fill; all text goes in through dom.js.
 import {
   scalingPoints, fitCurve, logSpace, median, si, count, studyTable, multipliers, sortGroups, groupColours, num,
-  studyRuns, fitBand, storedBand,
+  studyRuns, fitBand, storedBand, pairedComparisons,
 } from './series.js';
 import { h, fill } from './dom.js';
 
@@ -33,11 +33,37 @@ export function renderStudyTable({ table, empty, multipliersEl }, runs, fits, lo
         Number.isFinite(c.delta) ? h('div', { class: `delta ${better ? 'better' : 'worse'}` }, `${c.delta > 0 ? '+' : ''}${fmt(c.delta)} vs baseline`) : null);
     }))));
   const ms = multipliers(fits);
-  fill(multipliersEl, ms.map((m) => h('div', { class: 'multiplier', dataset: { variant: m.variant, value: m.value, lo: m.lo, hi: m.hi } },
+  const law = ms.length ? h('div', { class: 'law-heading' }, 'From the fitted law (after the runs themselves, above):') : null;
+  fill(multipliersEl, pairedComparisons(fits).map(comparisonView), law, ms.map((m) => h('div', { class: 'multiplier', dataset: { variant: m.variant, value: m.value, lo: m.lo, hi: m.hi } },
     h('span', { class: 'big' }, `${m.variant}: ×${m.value.toPrecision(4)}`),
     ` compute of ${m.baseline}`,
     h('span', { class: 'interval' }, ` [${Number.isFinite(m.lo) ? m.lo.toPrecision(3) : m.lo}, ${Number.isFinite(m.hi) ? m.hi.toPrecision(3) : 'unbounded'}]`),
-    m.range.length === 2 ? h('span', { class: 'note' }, ` for C from ${si(m.range[0])} to ${si(m.range[1])} FLOPs (law ${m.law})`) : null)));
+    m.range.length === 2 ? h('span', { class: 'note' }, ` for C from ${si(m.range[0])} to ${si(m.range[1])} FLOPs (law ${m.law})`) : null,
+    m.profile ? h('span', { class: 'note profile' }, m.profile.open
+      ? `; the fit cannot tell multipliers from ${fmt(m.profile.lo, 2)} to ${fmt(m.profile.hi, 2)} apart, and beyond: the law does not identify it`
+      : `; the fit's objective allows ${fmt(m.profile.lo, 2)} to ${fmt(m.profile.hi, 2)}`) : null)));
+}
+
+// One law-free comparison (series.js pairedComparisons): the sentence the CLI's verdict starts with, then the paired
+// gap per size. What the runs say before any law, so it comes first.
+function comparisonView(c) {
+  const sentence = !c.identified
+    ? [h('span', { class: 'big' }, `${c.variant} vs ${c.reference}`), ': no local multiplier (the reference\'s sizes never reach its loss)']
+    : [h('span', { class: 'big' }, `${c.variant} vs ${c.reference}: ${fmt(c.factor, 2)}× ${c.better ? 'less' : 'more'} compute`),
+      c.interval ? h('span', { class: 'interval' }, ` [${fmt(c.interval[0], 2)}, ${fmt(c.interval[1], 2)}]`) : ' (no interval: add seeds)',
+      h('span', { class: 'note' }, ` local multiplier, no law; ${c.paired ? 'paired bootstrap over seeds' : 'pairs incomplete: bootstrap over each group\'s seeds'}; ${c.sizesInside} size${c.sizesInside === 1 ? '' : 's'} inside the data${c.jackknife ? `; ${fmt(c.jackknife[0], 2)}–${fmt(c.jackknife[1], 2)} leaving one size out` : ''}`),
+      c.includesOne ? h('span', { class: 'note one' }, ' — the interval includes 1×: no clear difference') : null];
+  return h('div', { class: 'comparison', dataset: { variant: c.variant, reference: c.reference, value: c.factor, better: c.better } },
+    h('div', {}, sentence),
+    h('table', { class: 'gaps' },
+      h('thead', {}, h('tr', {}, h('th', { class: 'num' }, 'N'), h('th', { class: 'num' }, 'pairs'),
+        h('th', { class: 'num' }, `${c.variant} − ${c.reference}`), h('th', { class: 'num' }, 'unpaired s.e.'), h('th', { class: 'num' }, 'm_local'))),
+      h('tbody', {}, c.sizes.map((z) => h('tr', { dataset: { params: z.params, gap: z.gap, se: Number.isFinite(z.se) ? z.se : '' } },
+        h('td', { class: 'num' }, count(z.params)),
+        h('td', { class: 'num' }, `${z.pairs}${z.complete ? '' : ' (incomplete)'}`),
+        h('td', { class: `num ${z.gap < 0 ? 'better' : 'worse'}` }, `${z.gap > 0 ? '+' : ''}${fmt(z.gap)}${Number.isFinite(z.se) ? ` ± ${fmt(z.se)}` : ''}`),
+        h('td', { class: 'num' }, fmt(z.unpairedSe)),
+        h('td', { class: 'num' }, `${fmt(z.local, 2)}${z.inside ? '' : ' (outside)'}`))))));
 }
 
 // What the scaling chart draws: the main-stage runs' final losses per variant (`ordered`, in variant order), the fitted

@@ -97,18 +97,23 @@ TEST(ParamCount, TinyPresetCountsMatchTheModel) {
   }
 }
 
+// γ_fin ("norm") is an Output-Norm by default and an Input-Norm with scale.final_norm_is_input.
 TEST(Roles, EveryScaleVectorIsTaggedAsInTheSpec) {
   Model unified(small_dense(), variant_preset("unified"));
   for (const auto& sv : unified.store().scales()) {
-    const bool input = sv.name.ends_with("_in") || sv.name == "norm";
+    const bool input = sv.name.ends_with("_in");
     EXPECT_EQ(sv.role, input ? ScaleRole::Input : ScaleRole::Output) << sv.name;
     EXPECT_EQ(sv.param, ScaleParam::MagDirOrig) << sv.name;
   }
   Model base(small_gqa_qknorm(), variant_preset("baseline"));
   for (const auto& sv : base.store().scales()) {
-    const bool qk = sv.name.ends_with("q_norm") || sv.name.ends_with("k_norm");
-    EXPECT_EQ(sv.role, qk ? ScaleRole::Output : ScaleRole::Input) << sv.name;
+    const bool output = sv.name.ends_with("q_norm") || sv.name.ends_with("k_norm") || sv.name == "norm";
+    EXPECT_EQ(sv.role, output ? ScaleRole::Output : ScaleRole::Input) << sv.name;
   }
+  ScaleSpec older = variant_preset("baseline");
+  older.final_norm_is_input = true;
+  Model input_fin(small_dense(), older);
+  for (const auto& sv : input_fin.store().scales()) EXPECT_EQ(sv.role, ScaleRole::Input) << sv.name;
 }
 
 // Invariant 2: at init HG, AP, DP, OR, ER (and none, and IWD, which only changes decay) give exactly the

@@ -192,10 +192,10 @@ axes:
   assert.ok(inked[0] > 100 && inked[1] > 100, `line pixels per variant: ${inked}`);
 
   // The scale-vector norms per role (the paper's Theorem 2.3): Input-Norm vectors in every job of these two
-  // variants, Output-Norm vectors (unified's γ_a after each Norm) only in unified's.
+  // variants, and Output-Norm vectors too (γ_fin in both, an Output-Norm by default; unified's γ_a as well).
   assert.equal(await figure('#chart-scale-rms-input', 'series'), '6');
   assert.equal(await figure('#chart-scale-rms-input', 'points'), String(6 * (STEPS / 5)));
-  assert.equal(await figure('#chart-scale-rms-output', 'series'), String(PRESETS.length));
+  assert.equal(await figure('#chart-scale-rms-output', 'series'), '6');
   assert.equal(await page.locator('#chart-scale-rms-input canvas').count(), 1);
 
   // The scaling law: the runs per variant and the stored fit's curves, against N and against C (law c).
@@ -211,6 +211,15 @@ axes:
   const multiplier = JSON.parse(fits.fits[1].report_json).multipliers[0];
   assert.equal(await page.$eval('#multipliers .multiplier', (el) => el.dataset.variant), 'unified');
   assert.equal(Number(await page.$eval('#multipliers .multiplier', (el) => el.dataset.value)), Number(multiplier.constant.value));
+  // The runs' own answer first: unified against baseline, size by size (one seed here: a gap, no pairs to pool).
+  const comparison = JSON.parse(fits.fits[1].report_json).comparisons[0];
+  const shown = page.locator('#multipliers .comparison[data-variant="unified"][data-reference="baseline"]');
+  assert.equal(await shown.count(), 1);
+  assert.equal(await shown.locator('table.gaps tbody tr').count(), comparison.sizes.length);
+  const gaps = await shown.locator('table.gaps tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.dataset.gap)));
+  assert.deepEqual(gaps.map((g) => g.toFixed(6)), comparison.sizes.map((z) => Number(z.pairs > 0 ? z.paired_mean : z.gap.value).toFixed(6)));
+  assert.ok(await page.$eval('#multipliers', (el) => el.firstElementChild.classList.contains('comparison')),
+    'the law-free comparison comes before the law-based multiplier');
 
   // The jobs table: every job with the final val loss the API reports.
   assert.equal(await page.locator('#jobs tbody tr').count(), 6);

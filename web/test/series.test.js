@@ -6,6 +6,7 @@ import {
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
   meanSe, wallClock, studyTable, multipliers, ema, valueAt, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
   settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, fitBand, storedBand, jobActions, bytesText,
+  pairedComparisons,
 } from '../series.js';
 
 // What GET /api/meta answers (tests/service/http_api_test.cpp checks the server's side).
@@ -162,7 +163,7 @@ test('multipliers come from the reports that have them, with interval and comput
   const m = multipliers([{ law: 'n', multipliers: [] }, { law: 'c', multipliers: [
     { variant: 'unified', baseline: 'baseline', constant: { value: 1.3, lo: 1.1, hi: 'inf', bounded: false }, compute_range: [1e12, 1e15] },
     { variant: 'x', baseline: 'baseline', constant: null }] }]);
-  assert.deepEqual(m, [{ law: 'c', variant: 'unified', baseline: 'baseline', value: 1.3, lo: 1.1, hi: Infinity, bounded: false, range: [1e12, 1e15] }]);
+  assert.deepEqual(m, [{ law: 'c', variant: 'unified', baseline: 'baseline', value: 1.3, lo: 1.1, hi: Infinity, bounded: false, range: [1e12, 1e15], profile: null }]);
 });
 
 test('ema smooths, keeps gaps and is the identity at weight 0', () => {
@@ -296,4 +297,52 @@ test('wallClock: training seconds at any step, interpolated between logged steps
   assert.ok(Number.isNaN(clock(-1)));
   assert.equal(wallClock({ step: [], value: [] }), null);
   assert.equal(wallClock(undefined), null);
+});
+
+// A stored report's law-free comparisons, as core/scaling/fit_report.cpp writes them: a variant ahead of the
+// baseline, and one behind a control (turned round into "more compute", interval and jackknife too), with an
+// incomplete size, a NaN written as "nan", and a law-based multiplier with a profile range.
+test('pairedComparisons reads the paired gaps and local multipliers, in the direction a sentence says them', () => {
+  const size = (params, pairs, complete, mean, se, unpairedSe, local, inside) => ({
+    params, tokens: 20 * params, compute: 120 * params * params, variant_compute: 0, baseline_mean: 2.4, baseline_runs: 2,
+    variant_runs: 2, pairs, paired_mean: mean, paired_standard_error: se, unpaired_standard_error: unpairedSe, complete,
+    gap: { value: mean, lo: mean - 0.1, hi: mean + 0.1, bounded: true, at_bound: false },
+    local_multiplier: { value: local, lo: 0.5, hi: 2, bounded: true, at_bound: false }, inside,
+  });
+  const report = {
+    law: 'c',
+    comparisons: [
+      { variant: 'unified', baseline: 'baseline', paired: true, ladder: true, sizes_inside: 2,
+        sizes: [size(1e4, 2, true, -0.07, 0.016, 0.03, 1.65, true), size(2e4, 1, false, -0.13, 'nan', 0.09, 1.6, false)],
+        local_multiplier: { value: 1.62, lo: 0.87, hi: 3.41, bounded: true, at_bound: false },
+        jackknife: { sizes: 3, lo: 1.41, hi: 2.06, log_standard_error: 0.1 }, relative_effect: 0.03, holdout_error: 'nan' },
+      { variant: 'none', baseline: 'qknorm', paired: true, ladder: true, sizes_inside: 3, sizes: [],
+        local_multiplier: { value: 0.8, lo: 0.5, hi: 0.9, bounded: true, at_bound: false },
+        jackknife: { sizes: 3, lo: 0.625, hi: 1.25, log_standard_error: 0.1 }, relative_effect: 0.03, holdout_error: 'nan' },
+    ],
+    multipliers: [{ variant: 'unified', baseline: 'baseline', compute_range: [1e10, 1e12],
+      constant: { value: 1.33, lo: 1.04, hi: 1.58, bounded: true }, profile: { lo: 1.08, hi: 1.73, open_lo: false, open_hi: true, tolerance: 1e-4 } }],
+  };
+  const [ahead, behind] = pairedComparisons([{ law: 'n' }, report]);
+  assert.equal(ahead.variant, 'unified');
+  assert.equal(ahead.reference, 'baseline');
+  assert.equal(ahead.better, true);
+  assert.equal(ahead.factor, 1.62);
+  assert.deepEqual(ahead.interval, [0.87, 3.41]);
+  assert.equal(ahead.includesOne, true);
+  assert.deepEqual(ahead.jackknife, [1.41, 2.06]);
+  assert.equal(ahead.sizes.length, 2);
+  assert.deepEqual([ahead.sizes[0].gap, ahead.sizes[0].se, ahead.sizes[0].pairs, ahead.sizes[0].complete], [-0.07, 0.016, 2, true]);
+  assert.equal(ahead.sizes[1].complete, false);
+  assert.ok(Number.isNaN(ahead.sizes[1].se), 'one pair: no paired s.e.');
+  assert.equal(ahead.sizes[1].unpairedSe, 0.09);
+  assert.equal(behind.reference, 'qknorm');
+  assert.equal(behind.better, false);
+  assert.equal(behind.factor, 1.25);
+  assert.deepEqual(behind.interval.map((x) => +x.toFixed(4)), [1.1111, 2]);
+  assert.deepEqual(behind.jackknife, [0.8, 1.6]);
+  assert.equal(behind.includesOne, false);
+  assert.deepEqual(pairedComparisons([{ law: 'n' }]), [], 'a report stored before comparisons existed has none');
+  const [m] = multipliers([report]);
+  assert.deepEqual(m.profile, { lo: 1.08, hi: 1.73, open: true });
 });

@@ -32,38 +32,103 @@ export function renderStudyTable({ table, empty, multipliersEl }, runs, fits, lo
         h('span', { class: 'n' }, ` (${c.n})`),
         Number.isFinite(c.delta) ? h('div', { class: `delta ${better ? 'better' : 'worse'}` }, `${c.delta > 0 ? '+' : ''}${fmt(c.delta)} vs baseline`) : null);
     }))));
-  const ms = multipliers(fits);
-  const law = ms.length ? h('div', { class: 'law-heading' }, 'From the fitted law (after the runs themselves, above):') : null;
-  fill(multipliersEl, pairedComparisons(fits).map(comparisonView), law, ms.map((m) => h('div', { class: 'multiplier', dataset: { variant: m.variant, value: m.value, lo: m.lo, hi: m.hi } },
-    h('span', { class: 'big' }, `${m.variant}: ×${m.value.toPrecision(4)}`),
-    ` compute of ${m.baseline}`,
-    h('span', { class: 'interval' }, ` [${Number.isFinite(m.lo) ? m.lo.toPrecision(3) : m.lo}, ${Number.isFinite(m.hi) ? m.hi.toPrecision(3) : 'unbounded'}]`),
-    m.range.length === 2 ? h('span', { class: 'note' }, ` for C from ${si(m.range[0])} to ${si(m.range[1])} FLOPs (law ${m.law})`) : null,
-    m.profile ? h('span', { class: 'note profile' }, m.profile.open
-      ? `; the fit cannot tell multipliers from ${fmt(m.profile.lo, 2)} to ${fmt(m.profile.hi, 2)} apart, and beyond: the law does not identify it`
-      : `; the fit's objective allows ${fmt(m.profile.lo, 2)} to ${fmt(m.profile.hi, 2)}`) : null)));
+  // What the runs say before any law comes first, per variant and reference, with the law's multiplier of the same
+  // pair beside it; law multipliers no comparison holds (a report stored before comparisons) follow on their own.
+  const laws = multipliers(fits);
+  const comparisons = pairedComparisons(fits, laws);
+  const alone = laws.filter((m) => !comparisons.some((c) => c.laws.includes(m)));
+  fill(multipliersEl, comparisons.map(comparisonView),
+    alone.length && comparisons.length ? h('div', { class: 'law-heading' }, 'From the fitted law:') : null,
+    alone.map((m) => lawView(m, false)));
 }
 
-// One law-free comparison (series.js pairedComparisons): the sentence the CLI's verdict starts with, then the paired
-// gap per size. What the runs say before any law, so it comes first.
+// Multipliers with two decimals, as the CLI's verdict gives them; a percentage of the confidence as it prints it.
+const times = (x) => fmt(x, 2);
+const percent = (confidence) => `${+(100 * confidence).toPrecision(5)}%`;
+const signed = (x) => `${x > 0 ? '+' : ''}${fmt(x)}`;
+
+// "-0.0228 ± 0.0035": a gap with its standard error ("± –" with too few runs for one), as cli/fit_view.cpp gap_text.
+function gapText(g) {
+  return g && Number.isFinite(g.mean) ? `${signed(g.mean)} ± ${fmt(g.se)}` : '–';
+}
+
+// An estimate's interval in the CLI's words (cli/fit_view.cpp interval_text): a value at the edge of its domain is
+// "not identified (at bound)", never a zero-width interval, and one the bootstrap did not bound is "unbounded".
+function intervalText(e, digits = 2) {
+  if (e.atBound) return 'not identified (at bound)';
+  return e.bounded ? `[${fmt(e.lo, digits)}, ${fmt(e.hi, digits)}]` : 'unbounded: add sizes or seeds';
+}
+
+// The law-based multiplier (series.js multipliers) as the CLI's verdict says it: `beside` a comparison of the same
+// variant and reference, which names them, it says only what the law gives; on its own it names them too. The
+// profile range is what the joint fit cannot tell apart; `holdout` where the laws cannot carry so small a difference.
+function lawView(m, beside, holdout = null) {
+  const who = beside ? `from the fitted law ${m.law}: ` : `${m.variant} over ${m.baseline}, from the fitted law ${m.law}: `;
+  // An infinite m: the baseline's law never reaches the variant's loss (the CLI quotes no such multiplier either).
+  if (!Number.isFinite(m.value)) {
+    return h('div', { class: `multiplier${beside ? ' beside' : ''}`, dataset: { variant: m.variant, baseline: m.baseline, law: m.law, value: m.value } },
+      h('span', { class: 'law' }, who), 'no multiplier inside the data');
+  }
+  const interval = m.atBound ? 'not identified (at bound)'
+    : !m.bootstrapped ? '(no bootstrap)'
+      : m.interval ? `[${times(m.interval[0])}, ${times(m.interval[1])}]` : 'unbounded: add sizes or seeds';
+  return h('div', { class: `multiplier${beside ? ' beside' : ''}`, dataset: { variant: m.variant, baseline: m.baseline, law: m.law, value: m.value, lo: m.lo, hi: m.hi } },
+    h('span', { class: 'law' }, who),
+    h('span', { class: 'big' }, `${times(m.factor)}× ${m.better ? 'less' : 'more'} compute`),
+    h('span', { class: 'interval' }, ` ${interval}`),
+    h('span', { class: 'note' }, ` (m = ${m.value.toPrecision(4)}`,
+      m.bootstrapped && !m.atBound ? `; ${percent(m.confidence)} bootstrap interval over ${m.unit || 'model sizes'}` : '',
+      m.range.length === 2 ? `; for C from ${si(m.range[0])} to ${si(m.range[1])} FLOPs` : '', ')'),
+    m.includesOne ? h('span', { class: 'note one' }, '; the interval includes 1×: no clear difference') : null,
+    m.profile ? h('span', { class: 'note profile' }, m.profile.open
+      ? `; the fit cannot tell multipliers from ${times(m.profile.lo)} to ${times(m.profile.hi)} apart, and beyond: the law does not identify it`
+      : `; the fit's objective allows ${times(m.profile.lo)} to ${times(m.profile.hi)}`) : null,
+    holdout ? h('div', { class: 'warn' }, `but the laws miss the largest size's mean loss by up to ${fmt(100 * holdout.error, 1)}% predicting it `
+      + `from the others, more than the ${fmt(100 * holdout.effect, 1)}% difference being measured: the law-based figure is not `
+      + 'supported by the data; the local multiplier above is') : null);
+}
+
+// One law-free comparison (series.js pairedComparisons): the local multiplier in the sentence the CLI's verdict starts
+// with, the law's multiplier beside it, then the paired gap per size (the CLI's table of fit_report_text).
 function comparisonView(c) {
-  const sentence = !c.identified
-    ? [h('span', { class: 'big' }, `${c.variant} vs ${c.reference}`), ': no local multiplier (the reference\'s sizes never reach its loss)']
-    : [h('span', { class: 'big' }, `${c.variant} vs ${c.reference}: ${fmt(c.factor, 2)}× ${c.better ? 'less' : 'more'} compute`),
-      c.interval ? h('span', { class: 'interval' }, ` [${fmt(c.interval[0], 2)}, ${fmt(c.interval[1], 2)}]`) : ' (no interval: add seeds)',
-      h('span', { class: 'note' }, ` local multiplier, no law; ${c.paired ? 'paired bootstrap over seeds' : 'pairs incomplete: bootstrap over each group\'s seeds'}; ${c.sizesInside} size${c.sizesInside === 1 ? '' : 's'} inside the data${c.jackknife ? `; ${fmt(c.jackknife[0], 2)}–${fmt(c.jackknife[1], 2)} leaving one size out` : ''}`),
-      c.includesOne ? h('span', { class: 'note one' }, ' — the interval includes 1×: no clear difference') : null];
-  return h('div', { class: 'comparison', dataset: { variant: c.variant, reference: c.reference, value: c.factor, better: c.better } },
-    h('div', {}, sentence),
-    h('table', { class: 'gaps' },
-      h('thead', {}, h('tr', {}, h('th', { class: 'num' }, 'N'), h('th', { class: 'num' }, 'pairs'),
-        h('th', { class: 'num' }, `${c.variant} − ${c.reference}`), h('th', { class: 'num' }, 'unpaired s.e.'), h('th', { class: 'num' }, 'm_local'))),
-      h('tbody', {}, c.sizes.map((z) => h('tr', { dataset: { params: z.params, gap: z.gap, se: Number.isFinite(z.se) ? z.se : '' } },
-        h('td', { class: 'num' }, count(z.params)),
-        h('td', { class: 'num' }, `${z.pairs}${z.complete ? '' : ' (incomplete)'}`),
-        h('td', { class: `num ${z.gap < 0 ? 'better' : 'worse'}` }, `${z.gap > 0 ? '+' : ''}${fmt(z.gap)}${Number.isFinite(z.se) ? ` ± ${fmt(z.se)}` : ''}`),
-        h('td', { class: 'num' }, fmt(z.unpairedSe)),
-        h('td', { class: 'num' }, `${fmt(z.local, 2)}${z.inside ? '' : ' (outside)'}`))))));
+  const how = !c.interval ? 'no interval: add seeds'
+    : c.paired ? `${percent(c.confidence)} paired bootstrap over seeds`
+      : `${percent(c.confidence)} bootstrap over each group's seeds, pairs incomplete`;
+  const headline = !c.identified
+    ? [h('span', { class: 'big' }, `${c.variant}: no local multiplier over ${c.reference}`),
+      h('span', { class: 'note' }, c.ladder ? ` (${c.reference}'s sizes never reach its loss)`
+        : ` (${c.reference} has several token counts per size, no single curve in compute)`)]
+    : [h('span', { class: 'big' }, c.better ? `${c.variant} reaches ${c.reference}'s loss with ${times(c.factor)}× less compute`
+      : `${c.variant} needs ${times(c.factor)}× more compute than ${c.reference}`),
+    c.interval ? h('span', { class: 'interval' }, ` [${times(c.interval[0])}, ${times(c.interval[1])}]`) : null,
+    h('span', { class: 'note' }, ` at the sizes measured (local multiplier, no law: ${how}; geometric mean over ${c.sizesInside} `
+      + `size${c.sizesInside === 1 ? '' : 's'} inside the data`
+      + `${c.jackknife ? `; ${times(c.jackknife[0])}–${times(c.jackknife[1])} leaving one size out` : ''})`),
+    c.includesOne ? h('span', { class: 'note one' }, '; the interval includes 1×: no clear difference') : null];
+  const unpaired = c.sizes.some((z) => z.unpaired);
+  // From the sizes, not from `paired`: one seed per group pairs every run, though a bootstrap over sizes drew none.
+  const design = c.complete ? 'paired: runs sharing a seed'
+    : c.anyPairs ? 'pairs incomplete: the unpaired gap beside' : 'unpaired: no runs share a seed';
+  return h('div', { class: 'comparison', dataset: { variant: c.variant, reference: c.reference, value: c.value, factor: c.factor, better: c.better } },
+    h('div', { class: 'local' }, headline),
+    c.laws.map((m) => lawView(m, true, c.holdout)),
+    c.sizes.length ? h('table', { class: 'gaps' },
+      h('caption', {}, `${c.variant} − ${c.reference} by size (${design})`),
+      h('thead', {}, h('tr', {}, h('th', {}, 'N'), h('th', {}, 'pairs'), h('th', {}, 'paired gap'),
+        unpaired ? h('th', {}, 'unpaired gap') : null, h('th', {}, 'm_local'), h('th', { class: 'text' }, 'note'))),
+      h('tbody', {}, c.sizes.map((z) => h('tr', {
+        dataset: {
+          params: z.params, pairs: z.pairs, gap: z.gap, se: Number.isFinite(z.paired?.se) ? z.paired.se : '',
+          unpaired: z.unpaired ? z.unpaired.mean : '', local: z.local ? z.local.value : '',
+        },
+      },
+      h('td', {}, count(z.params)),
+      h('td', {}, String(z.pairs)),
+      h('td', { class: z.paired ? (z.paired.mean < 0 ? 'better' : 'worse') : '' }, gapText(z.paired)),
+      unpaired ? h('td', {}, z.unpaired ? gapText(z.unpaired) : '') : null,
+      h('td', {}, z.local ? `${times(z.local.value)}${c.seeded ? ` ${intervalText(z.local)}` : ''}` : '–'),
+      h('td', { class: 'text' }, [z.complete ? '' : z.pairs === 0 ? 'no pairs' : 'pairs incomplete',
+        z.outside ? `outside ${c.reference}'s range` : ''].filter(Boolean).join('; ')))))) : null);
 }
 
 // What the scaling chart draws: the main-stage runs' final losses per variant (`ordered`, in variant order), the fitted
@@ -112,7 +177,9 @@ export function scalingLegend(view) {
 
 // One fit report: its law and bootstrap, each group's parameters with intervals, multipliers, warnings.
 export function fitTable(report, colourOf) {
-  const est = (e) => (e ? `${si(num(e.value), 4)}${Number.isFinite(num(e.lo)) ? ` [${si(num(e.lo), 3)}, ${si(num(e.hi), 3)}]` : ''}` : '–');
+  // A parameter at the edge of its domain has no interval: say so, as the CLI does, rather than show none.
+  const est = (e) => (e ? `${si(num(e.value), 4)}${e.at_bound ? ' not identified (at bound)'
+    : Number.isFinite(num(e.lo)) ? ` [${si(num(e.lo), 3)}, ${Number.isFinite(num(e.hi)) ? si(num(e.hi), 3) : 'unbounded'}]` : ''}` : '–');
   const names = [...new Set((report.groups || []).flatMap((g) => Object.keys(g.parameters || {})))];
   return h('div', { class: 'fit', dataset: { law: report.law } },
     h('div', {}, 'law ', h('code', {}, report.law), report.bootstrap ? `, ${report.bootstrap.used}/${report.bootstrap.requested} bootstrap resamples` : ''),

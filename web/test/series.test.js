@@ -8,6 +8,7 @@ import {
   settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, fitBand, storedBand, jobActions, bytesText,
   pairedComparisons,
 } from '../series.js';
+import { REPORT, estimate } from './fit-report.js';
 
 // What GET /api/meta answers (tests/service/http_api_test.cpp checks the server's side).
 const META = {
@@ -160,10 +161,20 @@ test('studyTable: mean ± s.e. over seeds per size and variant, difference to ba
 });
 
 test('multipliers come from the reports that have them, with interval and compute range', () => {
-  const m = multipliers([{ law: 'n', multipliers: [] }, { law: 'c', multipliers: [
+  const m = multipliers([{ law: 'n', multipliers: [] }, { law: 'c', confidence: 0.9, bootstrap: { used: 40, unit: 'runs within each size' }, multipliers: [
     { variant: 'unified', baseline: 'baseline', constant: { value: 1.3, lo: 1.1, hi: 'inf', bounded: false }, compute_range: [1e12, 1e15] },
+    { variant: 'slow', baseline: 'baseline', constant: { value: 0.8, lo: 0.5, hi: 0.9, bounded: true }, compute_range: [1e12, 1e15] },
     { variant: 'x', baseline: 'baseline', constant: null }] }]);
-  assert.deepEqual(m, [{ law: 'c', variant: 'unified', baseline: 'baseline', value: 1.3, lo: 1.1, hi: Infinity, bounded: false, range: [1e12, 1e15], profile: null }]);
+  assert.deepEqual(m[0], {
+    law: 'c', variant: 'unified', baseline: 'baseline', value: 1.3, lo: 1.1, hi: Infinity, bounded: false, atBound: false,
+    range: [1e12, 1e15], profile: null, better: true, factor: 1.3, interval: null, includesOne: false,
+    confidence: 0.9, unit: 'runs within each size', bootstrapped: true,
+  });
+  // Below 1 the variant needs more compute: the sentence turns the value and its interval round.
+  assert.equal(m[1].better, false);
+  assert.equal(m[1].factor, 1.25);
+  assert.deepEqual(m[1].interval.map((x) => +x.toFixed(4)), [1.1111, 2]);
+  assert.equal(m.length, 2, 'a multiplier without a constant is left out');
 });
 
 test('ema smooths, keeps gaps and is the identity at weight 0', () => {
@@ -299,50 +310,71 @@ test('wallClock: training seconds at any step, interpolated between logged steps
   assert.equal(wallClock(undefined), null);
 });
 
-// A stored report's law-free comparisons, as core/scaling/fit_report.cpp writes them: a variant ahead of the
-// baseline, and one behind a control (turned round into "more compute", interval and jackknife too), with an
-// incomplete size, a NaN written as "nan", and a law-based multiplier with a profile range.
+// A hand-written stored report (test/fit-report.js): incomplete pairs, a bound, a profile range.
 test('pairedComparisons reads the paired gaps and local multipliers, in the direction a sentence says them', () => {
-  const size = (params, pairs, complete, mean, se, unpairedSe, local, inside) => ({
-    params, tokens: 20 * params, compute: 120 * params * params, variant_compute: 0, baseline_mean: 2.4, baseline_runs: 2,
-    variant_runs: 2, pairs, paired_mean: mean, paired_standard_error: se, unpaired_standard_error: unpairedSe, complete,
-    gap: { value: mean, lo: mean - 0.1, hi: mean + 0.1, bounded: true, at_bound: false },
-    local_multiplier: { value: local, lo: 0.5, hi: 2, bounded: true, at_bound: false }, inside,
-  });
-  const report = {
-    law: 'c',
-    comparisons: [
-      { variant: 'unified', baseline: 'baseline', paired: true, ladder: true, sizes_inside: 2,
-        sizes: [size(1e4, 2, true, -0.07, 0.016, 0.03, 1.65, true), size(2e4, 1, false, -0.13, 'nan', 0.09, 1.6, false)],
-        local_multiplier: { value: 1.62, lo: 0.87, hi: 3.41, bounded: true, at_bound: false },
-        jackknife: { sizes: 3, lo: 1.41, hi: 2.06, log_standard_error: 0.1 }, relative_effect: 0.03, holdout_error: 'nan' },
-      { variant: 'none', baseline: 'qknorm', paired: true, ladder: true, sizes_inside: 3, sizes: [],
-        local_multiplier: { value: 0.8, lo: 0.5, hi: 0.9, bounded: true, at_bound: false },
-        jackknife: { sizes: 3, lo: 0.625, hi: 1.25, log_standard_error: 0.1 }, relative_effect: 0.03, holdout_error: 'nan' },
-    ],
-    multipliers: [{ variant: 'unified', baseline: 'baseline', compute_range: [1e10, 1e12],
-      constant: { value: 1.33, lo: 1.04, hi: 1.58, bounded: true }, profile: { lo: 1.08, hi: 1.73, open_lo: false, open_hi: true, tolerance: 1e-4 } }],
-  };
-  const [ahead, behind] = pairedComparisons([{ law: 'n' }, report]);
+  const [ahead, behind] = pairedComparisons([{ law: 'n' }, REPORT]);
   assert.equal(ahead.variant, 'unified');
   assert.equal(ahead.reference, 'baseline');
+  assert.equal(ahead.paired, false, 'a run without its partner: pairs incomplete');
+  assert.equal(ahead.anyPairs, true);
+  assert.equal(ahead.complete, false);
+  assert.equal(ahead.seeded, true);
+  assert.equal(ahead.confidence, 0.95);
+  assert.equal(ahead.identified, true);
   assert.equal(ahead.better, true);
   assert.equal(ahead.factor, 1.62);
   assert.deepEqual(ahead.interval, [0.87, 3.41]);
   assert.equal(ahead.includesOne, true);
   assert.deepEqual(ahead.jackknife, [1.41, 2.06]);
-  assert.equal(ahead.sizes.length, 2);
-  assert.deepEqual([ahead.sizes[0].gap, ahead.sizes[0].se, ahead.sizes[0].pairs, ahead.sizes[0].complete], [-0.07, 0.016, 2, true]);
-  assert.equal(ahead.sizes[1].complete, false);
-  assert.ok(Number.isNaN(ahead.sizes[1].se), 'one pair: no paired s.e.');
-  assert.equal(ahead.sizes[1].unpairedSe, 0.09);
+  assert.deepEqual(ahead.holdout, { error: 0.05, effect: 0.03 }, 'the laws miss by more than the effect');
+
+  const [full, broken, lone] = ahead.sizes;
+  assert.deepEqual([full.params, full.pairs, full.complete, full.gap], [1e4, 2, true, -0.07]);
+  assert.deepEqual(full.paired, { mean: -0.07, se: 0.016 });
+  assert.equal(full.unpaired, null, 'complete pairs: no unpaired figure beside');
+  assert.deepEqual([full.local.value, full.local.bounded, full.outside], [1.65, true, false]);
+  assert.equal(broken.complete, false);
+  assert.equal(broken.paired.mean, -0.13);
+  assert.ok(Number.isNaN(broken.paired.se), 'one pair: no paired s.e.');
+  assert.deepEqual(broken.unpaired, { mean: -0.11, se: 0.09 }, 'incomplete: the unpaired gap beside');
+  assert.equal(broken.gap, -0.13, 'read by its pair');
+  assert.equal(lone.pairs, 0);
+  assert.equal(lone.paired, null);
+  assert.equal(lone.gap, -0.2, 'no pairs: the difference of the means');
+  assert.equal(lone.outside, true);
+
   assert.equal(behind.reference, 'qknorm');
   assert.equal(behind.better, false);
   assert.equal(behind.factor, 1.25);
   assert.deepEqual(behind.interval.map((x) => +x.toFixed(4)), [1.1111, 2]);
   assert.deepEqual(behind.jackknife, [0.8, 1.6]);
   assert.equal(behind.includesOne, false);
+  assert.equal(behind.holdout, null);
+  assert.equal(behind.complete, false, 'no sizes: nothing paired');
+  assert.deepEqual(behind.laws, [], 'the law compares with the baseline only');
+
+  // The law-based multiplier of the same pair, beside the local one, with the range the fit cannot tell apart.
+  assert.equal(ahead.laws.length, 1);
+  assert.deepEqual(ahead.laws[0].profile, { lo: 1.08, hi: 1.73, open: true });
+  assert.deepEqual(ahead.laws[0].interval, [1.04, 1.58]);
+  assert.equal(ahead.laws[0].unit, 'seeds within each size, paired across groups');
+  const laws = multipliers([REPORT]);
+  assert.equal(pairedComparisons([REPORT], laws)[0].laws[0], laws[0], 'the same rows, so the view can tell which are placed');
+
   assert.deepEqual(pairedComparisons([{ law: 'n' }]), [], 'a report stored before comparisons existed has none');
-  const [m] = multipliers([report]);
-  assert.deepEqual(m.profile, { lo: 1.08, hi: 1.73, open: true });
+});
+
+test('pairedComparisons: without resampled seeds no interval, at a bound no interval, off a ladder no multiplier', () => {
+  const bySizes = { ...REPORT, bootstrap: { requested: 200, used: 200, seed: 1, unit: 'model sizes' } };
+  const [c] = pairedComparisons([bySizes]);
+  assert.equal(c.seeded, false, 'resampling sizes redraws the ladder: no comparison interval');
+  assert.equal(c.interval, null);
+  assert.equal(c.includesOne, false);
+  const notLadder = { ...REPORT, comparisons: [{ ...REPORT.comparisons[0], ladder: false, local_multiplier: estimate('nan', 'nan', 'nan') }] };
+  const [d] = pairedComparisons([notLadder]);
+  assert.equal(d.identified, false);
+  assert.ok(d.sizes.every((z) => z.local === null && !z.outside), 'no curve in compute: no local multiplier per size');
+  const bounded = { ...REPORT, multipliers: [{ ...REPORT.multipliers[0], constant: estimate(1.33, 'nan', 'nan', true) }] };
+  const [m] = multipliers([bounded]);
+  assert.deepEqual([m.atBound, m.bounded, m.interval, m.includesOne], [true, false, null, false]);
 });

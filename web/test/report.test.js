@@ -220,6 +220,23 @@ axes:
   assert.deepEqual(gaps.map((g) => g.toFixed(6)), comparison.sizes.map((z) => Number(z.pairs > 0 ? z.paired_mean : z.gap.value).toFixed(6)));
   assert.ok(await page.$eval('#multipliers', (el) => el.firstElementChild.classList.contains('comparison')),
     'the law-free comparison comes before the law-based multiplier');
+  // One seed: every run pairs with the other group's run of its size, one pair each, so no paired s.e. ("± –") and
+  // no interval (a bootstrap over sizes redraws the ladder's nodes; the CLI gives none either).
+  assert.equal(await shown.locator('caption').textContent(), 'unified − baseline by size (paired: runs sharing a seed)', JSON.stringify(comparison));
+  assert.deepEqual(await shown.locator('thead th').allTextContents(), ['N', 'pairs', 'paired gap', 'm_local', 'note']);
+  const cells = await shown.locator('table.gaps tbody tr').evaluateAll((rows) => rows.map((r) => [...r.cells].map((td) => td.textContent)));
+  for (const [i, z] of comparison.sizes.entries()) {
+    const gap = Number(z.paired_mean);
+    const local = Number(z.local_multiplier.value);
+    assert.deepEqual(cells[i], [cells[i][0], '1', `${gap > 0 ? '+' : ''}${gap.toFixed(4)} ± –`, local.toFixed(2),
+      z.inside ? '' : "outside baseline's range"], JSON.stringify(z));
+  }
+  const headline = await shown.locator('.local').textContent();
+  assert.match(headline, /^unified (reaches baseline's loss with [\d.]+× less compute|needs [\d.]+× more compute than baseline|: no local multiplier over baseline)/);
+  if (!headline.includes('no local multiplier')) assert.match(headline, /\(local multiplier, no law: no interval: add seeds; /);
+  assert.equal(await shown.locator('.multiplier.beside[data-law="c"]').count(), 1, 'the law\'s multiplier beside the local one');
+  // The fits' warnings stay in view.
+  for (const w of fits.fits.flatMap((f) => JSON.parse(f.report_json).warnings)) assert.ok(fitsText.includes(w), w);
 
   // The jobs table: every job with the final val loss the API reports.
   assert.equal(await page.locator('#jobs tbody tr').count(), 6);
@@ -240,5 +257,6 @@ axes:
   assert.deepEqual(requests, [], 'the report asked for nothing beyond its own file');
   assert.deepEqual(errors, [], 'no error, and no Content-Security-Policy violation, in the console');
   await page.screenshot({ path: join(resultsDir, 'report.png'), fullPage: true });
+  await page.locator('#study-card').screenshot({ path: join(resultsDir, 'report-study.png') });
   await context.close();
 });

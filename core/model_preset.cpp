@@ -45,18 +45,23 @@ std::vector<std::string> list_model_presets(const std::filesystem::path& dir) {
   return names;
 }
 
-ScaleSpec variant_preset(const std::string& name) {
-  // The axes of each variant (docs/variants.md, Variants).
-  struct Axes {
-    Sharing sharing;
-    Placement placement;
-    ScaleParam param;
-    ScaleDecay decay;
-  };
+namespace {
+
+// What each variant sets (docs/variants.md, Variants): its four scale axes, and for a control arm the model switch
+// that sets it apart from the baseline.
+struct VariantAxes {
+  Sharing sharing;
+  Placement placement;
+  ScaleParam param;
+  ScaleDecay decay;
+  bool qk_norm = false;
+};
+
+const VariantAxes* find_variant(const std::string& name) {
   using enum Sharing;
   using enum Placement;
   using enum ScaleParam;
-  static const std::map<std::string, Axes> presets = {
+  static const std::map<std::string, VariantAxes> presets = {
       {"none", {None, Before, Plain, ScaleDecay::None}},
       {"baseline", {Shared, Before, Plain, ScaleDecay::None}},
       {"hg", {Branch, Before, Plain, ScaleDecay::None}},
@@ -67,19 +72,31 @@ ScaleSpec variant_preset(const std::string& name) {
       {"er", {Shared, Before, MagDirExp, ScaleDecay::None}},
       {"iwd", {Shared, Before, Plain, ScaleDecay::InputOnly}},
       {"unified", {Branch, DualNorm, MagDirOrig, ScaleDecay::InputOnly}},
-      {kQkNormControl, {Shared, Before, Plain, ScaleDecay::None}},  // + model.qk_norm
+      {kQkNormControl, {Shared, Before, Plain, ScaleDecay::None, /*qk_norm=*/true}},
   };
-  auto it = presets.find(name);
-  if (it == presets.end()) {
+  const auto it = presets.find(name);
+  return it == presets.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+ScaleSpec variant_preset(const std::string& name) {
+  const VariantAxes* axes = find_variant(name);
+  if (axes == nullptr) {
     throw ConfigError("scale.variant", "unknown variant '" + name + "' (known: " + absl::StrJoin(variant_names(), ", ") + ")");
   }
   ScaleSpec s;
   s.variant = name;
-  s.sharing = it->second.sharing;
-  s.placement = it->second.placement;
-  s.param = it->second.param;
-  s.decay = it->second.decay;
+  s.sharing = axes->sharing;
+  s.placement = axes->placement;
+  s.param = axes->param;
+  s.decay = axes->decay;
   return s;
+}
+
+bool variant_sets_qk_norm(const std::string& variant) {
+  const VariantAxes* axes = find_variant(variant);
+  return axes != nullptr && axes->qk_norm;
 }
 
 std::vector<std::string> variant_names() {

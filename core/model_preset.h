@@ -21,6 +21,7 @@ std::vector<std::string> variant_names();
 // known stabiliser that normalises q and k as unified's DNP does. Its scale axes are the baseline's; the model
 // switch is what sets it apart, so a config of this variant must have model.qk_norm (validate() checks).
 inline constexpr const char* kQkNormControl = "qknorm";
-inline bool variant_sets_qk_norm(const std::string& variant) { return variant == kQkNormControl; }
+// The variant's presets turn model.qk_norm on (the control above); false for an unknown name.
+bool variant_sets_qk_norm(const std::string& variant);
 
 }  // namespace gammalab

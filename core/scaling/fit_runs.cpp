@@ -3,9 +3,10 @@
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <set>
 #include <stdexcept>
 
 #include "core/decimal_text.h"
@@ -405,10 +406,12 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
     for (std::size_t g = 1; g < names.size(); ++g) {
       layout.comparisons.push_back(plan_comparison(runs, cells, pairing, names, g));
     }
+    std::set<std::size_t> references;  // a control named twice is compared once
     for (const std::string& control : options.controls) {
       const auto at = std::find(names.begin() + 1, names.end(), control);
       if (at == names.end()) continue;
       const auto reference = static_cast<std::size_t>(at - names.begin());
+      if (!references.insert(reference).second) continue;
       for (std::size_t g = 1; g < names.size(); ++g) {
         if (g != reference) layout.comparisons.push_back(plan_comparison(runs, cells, pairing, names, g, reference));
       }

@@ -142,6 +142,9 @@ TEST(ScalingPaired, EveryVariantIsAlsoComparedWithTheControl) {
   EXPECT_LE(over_control->local.lo, 1.22 / 1.1);
   EXPECT_GE(over_control->local.hi, 1.22 / 1.1);
   for (const auto& s : over_control->sizes) EXPECT_LT(s.paired_standard_error, 0.5 * s.unpaired_standard_error);
+  FitOptions twice = law_free_focus(50, 3);
+  twice.controls = {"qknorm", "qknorm", "baseline"};  // named twice, and the baseline itself: still one of each
+  EXPECT_EQ(fit_runs(runs, twice).comparisons.size(), 3u);
   FitOptions no_control = law_free_focus(50, 3);
   no_control.controls.clear();
   EXPECT_EQ(fit_runs(runs, no_control).comparisons.size(), 2u);

@@ -18,7 +18,16 @@ std::string loss_text(double v) {
   return buffer;
 }
 
-std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+// Six significant digits: a grid of expressions (0.5 / d_model) gives values such as 0.020833333333333332.
+std::string value_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", v.get<double>());
+    return text;
+  }
+  return v.dump();
+}
 
 }  // namespace
 

@@ -102,20 +102,35 @@ const CATEGORICAL = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56
 const SEQUENTIAL = ['#fde725', '#b5de2b', '#6ece58', '#35b779', '#1f9e89', '#26828e', '#31688e', '#3e4989',
   '#482878', '#440154'];
 
-// The paper's variants first, in the order of docs/variants.md, so their colours are the same in every sweep.
-export const VARIANT_ORDER = ['baseline', 'none', 'unified', 'hg', 'ap', 'dp', 'dnp', 'or', 'er', 'iwd'];
+// The paper's variants first, in the order of docs/variants.md, then the control qknorm, so their colours are the
+// same in every sweep.
+export const VARIANT_ORDER = ['baseline', 'none', 'unified', 'hg', 'ap', 'dp', 'dnp', 'or', 'er', 'iwd', 'qknorm'];
 
+// Named variants keep their own colour; any other group takes the next colour no group of this chart has, so two
+// groups share one only when the palette runs out.
 export function groupColours(groups, ordered) {
   const out = new Map();
-  groups.forEach((g, i) => {
-    if (ordered) {
+  if (ordered) {
+    groups.forEach((g, i) => {
       const t = groups.length === 1 ? 1 : i / (groups.length - 1);
       out.set(g, SEQUENTIAL[Math.round(2 + t * (SEQUENTIAL.length - 3))]);
-    } else {
-      const k = VARIANT_ORDER.indexOf(g);
-      out.set(g, CATEGORICAL[(k >= 0 ? k : VARIANT_ORDER.length + i) % CATEGORICAL.length]);
-    }
-  });
+    });
+    return out;
+  }
+  for (const g of groups) {
+    const k = VARIANT_ORDER.indexOf(g);
+    if (k >= 0) out.set(g, CATEGORICAL[k % CATEGORICAL.length]);
+  }
+  const taken = new Set(out.values());
+  let next = VARIANT_ORDER.length;
+  for (const g of groups) {
+    if (out.has(g)) continue;
+    let tries = 0;
+    while (taken.has(CATEGORICAL[next % CATEGORICAL.length]) && tries++ < CATEGORICAL.length) next++;
+    const colour = CATEGORICAL[next++ % CATEGORICAL.length];
+    taken.add(colour);
+    out.set(g, colour);
+  }
   return out;
 }
 

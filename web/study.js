@@ -195,7 +195,7 @@ export function fitTable(report, colourOf) {
 export function tunePicks(tune, colours, stageError) {
   return [tune.groups.map((g) => h('div', { class: 'pick', dataset: { group: g.label, value: g.best?.x ?? '' } },
     h('span', { class: 'dot', style: { background: colours.get(g.label), display: 'inline-block', width: '8px', height: '8px', borderRadius: '50%' } }),
-    ` ${g.label}: `, g.best ? `${tune.field} = ${g.best.x} (mean final loss ${g.best.y.toFixed(4)})` : 'no pick',
+    ` ${g.label}: `, g.best ? `${tune.field} = ${+Number(g.best.x).toPrecision(6)} (mean final loss ${g.best.y.toFixed(4)})` : 'no pick',
     g.problem ? h('span', { class: 'err' }, ` — ${g.problem}`) : null)),
   stageError ? h('div', { class: 'err' }, stageError) : null];
 }

@@ -118,6 +118,12 @@ test('formatting, log grids and colours', () => {
   const colours = groupColours(['baseline', 'unified'], false);
   assert.notEqual(colours.get('baseline'), colours.get('unified'));
   assert.equal(groupColours(['unified'], false).get('unified'), colours.get('unified'), 'a variant keeps its colour');
+  // The demo's four arms, and groups the palette does not name beside named ones: never two alike (it once gave
+  // the fourth group of a chart the second variant's colour).
+  const arms = groupColours(['baseline', 'none', 'unified', 'qknorm'], false);
+  assert.equal(new Set(arms.values()).size, 4, [...arms.values()].join(' '));
+  const mixed = groupColours(['baseline', 'none', 'unified', 'my-variant', 'other'], false);
+  assert.equal(new Set(mixed.values()).size, 5, [...mixed.values()].join(' '));
   assert.deepEqual(sortGroups(['unified', 'zz', 'baseline', 'none'], 'variant'), ['baseline', 'none', 'unified', 'zz']);
   assert.deepEqual(sortGroups(['b', 'a', 'c'], 'preset', new Map([['a', 30], ['b', 10]])), ['b', 'a', 'c']);
 });

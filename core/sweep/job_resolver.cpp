@@ -23,9 +23,10 @@ namespace gammalab {
 
 namespace {
 
-// `params` counts the model with the baseline's scale vectors (one γ per norm), activated per token for
-// MoE, so that every variant of a study gets the same token budget; `variant_params` counts the job's own
-// variant, `total_params` all experts.
+// `params` counts the baseline's model at the job's shape (one γ per norm, no QK-norm), activated per token
+// for MoE, so that every variant of a study, the controls with a model switch included, gets the same token
+// budget and its runs pair with the baseline's; `variant_params` counts the job's own model and variant,
+// `total_params` all experts of the baseline's model.
 const std::vector<std::string> kDerivedNames = {"params", "total_params", "variant_params"};
 
 // Thrown when a field cannot be evaluated because one it depends on already failed (and was reported).
@@ -96,7 +97,9 @@ class JobEvaluation {
     if (std::string(which) == "variant_params") {
       return count_params(model, scale_spec_from_json(assemble("scale")["scale"], "scale")).activated;
     }
-    const ParamCounts counts = count_params(model, ScaleSpec{});
+    ModelSpec baseline_model = model;
+    baseline_model.qk_norm = false;  // a control's model switch is part of what it tests, not of the size
+    const ParamCounts counts = count_params(baseline_model, ScaleSpec{});
     return std::string(which) == "total_params" ? counts.total : counts.activated;
   }
 

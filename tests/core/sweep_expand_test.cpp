@@ -152,9 +152,15 @@ base:
 TEST(SweepExpand, ParamsIgnoreTheVariantSoVariantsShareABudget) {
   const Sweep sweep = expand(R"(
 base: {model: {preset: tiny-0.1m}, batch_tokens: 128, tokens: 10 * params}
-axes: {grid: {scale.variant: [none, baseline, unified]}}
+axes: {grid: {scale.variant: [none, baseline, unified, qknorm]}}
 )");
   EXPECT_EQ(sweep.jobs[0].tokens, sweep.jobs[2].tokens);
+  // The QK-norm control adds gains by its model switch; its budget is still the baseline's, so its runs pair.
+  ASSERT_TRUE(sweep.jobs[3].config.model.qk_norm);
+  EXPECT_EQ(sweep.jobs[3].params, sweep.jobs[1].params);
+  EXPECT_EQ(sweep.jobs[3].tokens, sweep.jobs[1].tokens);
+  EXPECT_GT(count_params(sweep.jobs[3].config.model, sweep.jobs[3].config.scale).activated,
+            count_params(sweep.jobs[1].config.model, sweep.jobs[1].config.scale).activated);
   const Sweep variant = expand(R"(
 base: {model: {preset: tiny-0.1m}, scale: {variant: unified}, batch_tokens: 128, steps: variant_params - params}
 )");

@@ -1,43 +1,72 @@
 // The study part of docs/results.md, written from the two `gammalab report` files of a `make study` run
 // (scripts/study.sh): the LRs the tune stages picked, the ablation table, the scale-vector norms with and
-// without weight decay, the ladder's table, fitted laws and multipliers, and each claim of the paper beside
-// what the run measured. Every number comes from the reports' inlined data (cli/client/report_data.h), read
-// with the dashboard's own helpers (series.js); the verdicts follow fixed rules stated on the page, so the
-// page says what the run says, whichever way it came out.
-//   node web/tools/study-results.js --ablation A.html --ladder L.html --figures docs/img/results \
-//     --minutes M --page docs/results.md
-// Replaces the text between the page's "study:begin" and "study:end" markers (both must be there once).
+// without weight decay, the ladder's table, its paired gaps and local multipliers against the baseline and the
+// control, the fitted laws, the power of the ladder's own design, and each claim of the paper beside what the run
+// measured. Every number comes from the reports' inlined data (cli/client/report_data.h), read with the
+// dashboard's own helpers (series.js); the verdict's sentences are the CLI's own (`gammalab fit`, whose text
+// --fit holds), so they have one home; the claims follow fixed rules stated on the page, so the page says what the
+// run says, whichever way it came out.
+//   node web/tools/study-results.js --ablation A.html --ladder L.html --fit FIT.txt --power PLAN.txt \
+//     --figures docs/img/results --minutes M --page docs/results.md
+// FIT.txt: `gammalab fit LADDER`'s output; PLAN.txt: `gammalab plan study-ladder.yaml --noise-from` (the
+// ladder's own runs, web/tools/report-points.js) output. Replaces the text between the page's "study:begin" and
+// "study:end" markers (both must be there once).
 import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { relative, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { setMeta, studyTable, meanSe, fitReports, multipliers, studyRuns, count } from '../series.js';
+import {
+  setMeta, studyTable, meanSe, fitReports, multipliers, studyRuns, count, pairedComparisons, estimateOf,
+} from '../series.js';
+import { reportData } from './report-file.js';
 
 const BEGIN = '<!-- study:begin (written by web/tools/study-results.js from a `make study` run; edits here are lost) -->';
 const END = '<!-- study:end -->';
 // The paper's numbers this page compares with (docs/variants.md, §5 of the paper's results).
 const PAPER = { noneGap: 0.028, noneGapRetuned: 0.015, multiplier: [1.22, 1.25] };
 // A difference is "resolved" when it is more than this many standard errors of the difference from zero.
-const RESOLVED_SE = 2;
+// A difference is resolved when it lies outside its two-sided 95% interval on Student's t for the degrees of
+// freedom of its s.e.: a few seeds give a s.e. of few degrees of freedom (2 for 3 pairs: 4.30 s.e., not 2).
+const T_975 = [NaN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
+const tQuantile = (df) => (!(df >= 1) ? Infinity : df < T_975.length ? T_975[Math.floor(df)] : 1.96 + 2.4 / df);
+const resolvedAt = (mean, se, df) => Number.isFinite(se) && se > 0 && Math.abs(mean) > tQuantile(df) * se;
+const pairedResolved = (mean, se, pairs) => resolvedAt(mean, se, pairs - 1);
 
 const { values } = parseArgs({
   options: {
-    ablation: { type: 'string' }, ladder: { type: 'string' }, figures: { type: 'string' },
-    minutes: { type: 'string' }, page: { type: 'string' },
+    ablation: { type: 'string' }, ladder: { type: 'string' }, fit: { type: 'string' }, power: { type: 'string' },
+    figures: { type: 'string' }, minutes: { type: 'string' }, page: { type: 'string' },
   },
 });
-for (const k of ['ablation', 'ladder', 'figures', 'minutes', 'page']) {
+for (const k of ['ablation', 'ladder', 'fit', 'power', 'figures', 'minutes', 'page']) {
   if (!values[k]) throw new Error(`--${k} is required (usage in the file's head)`);
 }
 const minutes = Number(values.minutes);
 if (!(Number.isInteger(minutes) && minutes >= 0)) throw new Error(`--minutes: expected a whole number of minutes, got ${values.minutes}`);
 
-function reportData(file) {
-  const html = readFileSync(file, 'utf8');
-  const m = html.match(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/);
-  if (!m) throw new Error(`${file}: no report data (is it a gammalab report?)`);
-  const data = JSON.parse(m[1]);
-  if (data.format !== 1) throw new Error(`${file}: report data format ${data.format}, this tool reads format 1`);
-  return data;
+// The indented lines of the block that `heading` ("verdict:", "warnings:") opens in the CLI's fit text.
+function cliBlock(text, heading) {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.trim() === heading);
+  if (at < 0) return [];
+  const out = [];
+  for (const l of lines.slice(at + 1)) {
+    if (!/^\s+\S/.test(l)) break;
+    out.push(l.trim());
+  }
+  return out;
+}
+
+// The power section of `gammalab plan`'s text: its lines from "power" on, and the measured noise line before it.
+function powerLines(text) {
+  // The points file is named, not its directory: the page speaks of the study, not of the machine it ran on.
+  const lines = text.split('\n').map((l) => l.trim().replace(/(measured on )\S*\//, '$1'));
+  const measured = lines.filter((l) => l.startsWith('measured on '));
+  const at = lines.findIndex((l) => l.startsWith('power'));
+  if (at < 0) throw new Error(`${values.power}: no power section (is it \`gammalab plan\`'s output?)`);
+  const rest = [];
+  for (const l of lines.slice(at)) { if (!l) break; rest.push(l); }
+  return [...measured, ...rest];
 }
 
 const f4 = (x) => (Number.isFinite(x) ? x.toFixed(4) : '–');
@@ -49,11 +78,55 @@ const sci = (x) => (Number.isFinite(x) ? x.toExponential(2).replace('e+', 'e') :
 function difference(a, b) {
   const delta = a.mean - b.mean;
   const se = Math.sqrt((a.se || 0) ** 2 + (b.se || 0) ** 2);
-  return { delta, se, resolved: Number.isFinite(se) && se > 0 && Math.abs(delta) > RESOLVED_SE * se };
+  // Welch–Satterthwaite degrees of freedom of the two s.e. in quadrature (floored: the interval errs wide).
+  const df = se ** 4 / ((a.se || 0) ** 4 / (a.n - 1) + (b.se || 0) ** 4 / (b.n - 1));
+  return { delta, se, resolved: resolvedAt(delta, se, df) };
 }
 const diffText = (d) => `${signed(d.delta)} ± ${d.se.toFixed(4)}${d.resolved ? '' : ' (within noise)'}`;
 
+// The paired difference of two groups' runs at one size: the mean over seeds both ran of the variant's loss
+// minus the reference's, ± its s.e. (docs/scaling-laws.md). Null when fewer than two seeds pair.
+function pairedDifference(variantRuns, referenceRuns, seedOf) {
+  const reference = new Map(referenceRuns.map((r) => [seedOf.get(r.id), r.loss]));
+  const gaps = variantRuns.filter((r) => reference.has(seedOf.get(r.id))).map((r) => r.loss - reference.get(seedOf.get(r.id)));
+  const m = meanSe(gaps);
+  if (m.n < 2) return null;
+  return { delta: m.mean, se: m.se, pairs: m.n, resolved: pairedResolved(m.mean, m.se, m.n) };
+}
+
 const config = (job) => JSON.parse(job.config_json);
+// The paired gap of `variant` − `reference` against training, per size: at each evaluation (the arms of a size
+// share their steps and eval points), the mean over seeds both ran of the difference of their val losses.
+// Returns per preset the fractions of training and the mean gap at each.
+function gapOverTraining(data, runs, variant, reference) {
+  const seedOf = new Map(data.jobs.map((j) => [j.id, config(j).seed]));
+  const curve = (run) => data.metrics?.[run.id]?.['val/loss'];
+  const out = [];
+  for (const preset of [...new Set(runs.map((r) => r.preset))]) {
+    const refBySeed = new Map(runs.filter((r) => r.preset === preset && r.variant === reference).map((r) => [seedOf.get(r.id), r]));
+    const pairs = runs.filter((r) => r.preset === preset && r.variant === variant && refBySeed.has(seedOf.get(r.id)))
+      .map((r) => [curve(r), curve(refBySeed.get(seedOf.get(r.id)))]).filter(([a, b]) => a?.step?.length && b?.step?.length);
+    if (!pairs.length) continue;
+    const steps = pairs[0][0].step;
+    const total = runs.find((r) => r.preset === preset)?.total_steps || steps[steps.length - 1];
+    const gaps = steps.map((step) => meanSe(pairs.map(([a, b]) => {
+      const i = a.step.indexOf(step), k = b.step.indexOf(step);
+      return i < 0 || k < 0 ? NaN : a.value[i] - b.value[k];
+    })).mean);
+    out.push({ preset, pairs: pairs.length, fractions: steps.map((st) => st / total), gaps });
+  }
+  return out;
+}
+
+// The gap nearest a fraction of training.
+const gapAt = (g, fraction) => {
+  let best = 0;
+  g.fractions.forEach((f, i) => { if (Math.abs(f - fraction) < Math.abs(g.fractions[best] - fraction)) best = i; });
+  return g.gaps[best];
+};
+
+// A tuned value as `gammalab tune` prints it: six significant digits (a grid of 1.0 / d_model gives 1/24).
+const value = (x) => (typeof x === 'number' ? String(Number(x.toPrecision(6))) : String(x));
 
 // Per group of the tune report: its key, the value picked and whether it sits on an edge of the grid.
 function tunePicks(sweep) {
@@ -63,9 +136,9 @@ function tunePicks(sweep) {
     const field = Object.keys(trials[0]?.values || {})[0];
     const best = trials[g.best];
     return {
-      key: Object.values(g.key || {}).join(' '), field, value: best?.values[field], problem: g.problem || '',
+      key: Object.values(g.key || {}).join(' '), field, value: best ? value(best.values[field]) : undefined, problem: g.problem || '',
       edge: g.best === 0 || g.best === trials.length - 1,
-      losses: trials.map((t) => `${t.values[field]}: ${f4(t.mean_loss)}`).join(', '),
+      losses: trials.map((t) => `${value(t.values[field])}: ${f4(t.mean_loss)}`).join(', '),
     };
   });
 }
@@ -73,7 +146,7 @@ function tunePicks(sweep) {
 function tuneSection(title, sweep, carried) {
   const picks = tunePicks(sweep);
   const lines = [`**${title}** (${picks[0]?.field ?? 'optim.lr'}; mean final loss per value tried${carried ? `; ${carried}` : ''}):`, '',
-    '| variant | pick | at an edge of the grid | value: mean final loss |', '|---|---|---|---|'];
+    '| group | pick | at an edge of the grid | value: mean final loss |', '|---|---|---|---|'];
   for (const p of picks) lines.push(`| ${p.key} | ${p.value ?? `none: ${p.problem}`} | ${p.edge ? 'yes' : 'no'} | ${p.losses} |`);
   return lines.join('\n');
 }
@@ -98,7 +171,12 @@ function normsByVariant(data, metric) {
 }
 
 function lawLine(report, g) {
-  const est = (e) => (e ? `${Number(e.value).toPrecision(4)}${e.bounded ? ` [${Number(e.lo).toPrecision(3)}, ${Number(e.hi).toPrecision(3)}]` : ' (unbounded: add sizes or seeds)'}` : '–');
+  const est = (raw) => {
+    if (!raw) return '–';
+    const e = estimateOf(raw);
+    const interval = e.atBound ? ' (not identified: at its bound)' : e.bounded ? ` [${e.lo.toPrecision(3)}, ${e.hi.toPrecision(3)}]` : ' (unbounded: add sizes or seeds)';
+    return `${e.value.toPrecision(4)}${interval}`;
+  };
   const params = Object.entries(g.parameters || {}).map(([k, e]) => `${k} = ${est(e)}`).join(', ');
   const hold = g.holdout ? `; predicting the largest size from the others misses by up to ${(100 * g.holdout.max_abs_relative_error).toFixed(1)}%` : '';
   return `| ${report.law} | ${g.group} | ${g.converged ? params : `not fitted: ${g.problem || g.termination || 'did not converge'}`} | ${g.model_sizes ?? '–'} sizes, ${g.runs} runs${hold} |`;
@@ -121,6 +199,8 @@ function claimRow(claim, ours, verdict) {
 function main() {
   const ablation = reportData(values.ablation);
   const ladder = reportData(values.ladder);
+  const fitText = readFileSync(values.fit, 'utf8');
+  const power = powerLines(readFileSync(values.power, 'utf8'));
   setMeta(ladder.meta);
   const pageFile = resolve(values.page);
   const figures = (sweep, name) => join(relative(dirname(pageFile), resolve(values.figures)), sweep, `${name}.png`);
@@ -134,29 +214,46 @@ function main() {
   const jobsOf = (data) => data.jobs.length;
   const reusedOf = (data) => data.jobs.filter((j) => j.reused_from).length;
   const reused = reusedOf(ablation) + reusedOf(ladder);
+  const failed = [...ablation.runs, ...ladder.runs].filter((r) => r.state !== 'succeeded').length;
+  // The budget is set from the baseline's model at each size (docs/sweeps.md, `params`): every arm of a size
+  // trains on the same tokens, so the ratio is read from the baseline's runs.
+  const perParam = [...new Set(lRuns.filter((r) => r.variant === 'baseline').map((r) => Math.round(r.tokens / r.total_params)))];
+  const machine = cpus();
+  const range = (key) => `${count(Math.min(...lRuns.map((r) => r[key])))}–${count(Math.max(...lRuns.map((r) => r[key])))}`;
   out.push(`Written from one run of \`make study\` (${ablation.generated_at.slice(0, 10)}), ${minutes} minutes on this`,
-    `machine's 2 CPU cores for its ${jobsOf(ablation) + jobsOf(ladder)} jobs${reused ? ` (${reused} of them finished in an earlier run with the same config and were reused by config hash, not rerun)` : ''}:`,
+    `repository's machine (${machine.length} cores of ${machine[0]?.model?.trim() || 'an unnamed CPU'}; two workers of one thread each)${reused ? ` to run ${jobsOf(ablation) + jobsOf(ladder) - reused} of its ${jobsOf(ablation) + jobsOf(ladder)} jobs; the other ${reused} had finished in an earlier run of the same configs and were reused by config hash, not rerun` : ` for its ${jobsOf(ablation) + jobsOf(ladder)} jobs`}${failed ? `; ${failed} did not succeed and are left out` : ''}:`,
     '`configs/sweeps/study-ablation.yaml` and `configs/sweeps/study-ladder.yaml`, byte-level',
-    'Brown, AdamW + cosine, each variant at the LR its tune stage picked (the tune runs have seeds of their own, so',
-    'no main run is the tune run that won its pick). The final loss of a run is the val loss',
-    'of its evaluation at the last step (docs/scaling-laws.md). Differences are given ± their standard error',
-    `(the two s.e. in quadrature); "within noise" marks one smaller than ${RESOLVED_SE} s.e. These are models of`,
-    `${count(Math.min(...lRuns.map((r) => r.params)))}–${count(Math.max(...lRuns.map((r) => r.params)))} non-embedding parameters on 5–10 tokens per parameter, far below the paper's`,
-    '0.12B–1B at 100: they test the method on our runs, not the paper\'s claims at its scale.', '');
+    'Brown, AdamW + cosine, each (size, variant) at the LR its tune stage picked (the tune runs have a seed of their',
+    'own, so no main run is the tune run that won its pick). The final loss of a run is the val loss',
+    'of its evaluation at the last step, on one held-out set of windows for every run (docs/scaling-laws.md).',
+    'Differences of means are given ± their standard error (the two s.e. in quadrature); paired gaps (runs of one',
+    'seed share data order and initial weights across variants) are the mean over pairs ± its s.e. "Within noise"',
+    'marks a difference inside its 95% interval on Student\'s t for the degrees of freedom of its s.e. (2 for 3 pairs,',
+    'so 4.30 s.e.; Welch\'s for an unpaired difference), not the 2 s.e. that only many seeds would earn.',
+    `The ladder's models have ${range('total_params')} parameters (${range('params')} without embeddings) on ${perParam.join(', ')} tokens per`,
+    'parameter (the baseline\'s, embeddings included; every arm of a size trains on the same tokens), far below the paper\'s 0.12B–1B at 100: they test the method on our runs, not the paper\'s claims at its scale.', '',
+    '**Its float results are this machine\'s.** The runs are deterministic on one machine, but another CPU rounds',
+    'differently, and at these LRs a different rounding acts like another seed: the point estimates move on another',
+    'machine by about their seed spread. Read the intervals, not the third digit.', '');
 
   out.push('### Learning rates', '', tuneSection(`Ablation, at ${aRow?.preset ?? '?'}`, ablation.sweep), '',
-    tuneSection('Ladder, at tiny-0.03m', ladder.sweep, 'carried to the other sizes as LR × 32 / d_model'), '');
+    tuneSection('Ladder, at every size and variant', ladder.sweep), '');
 
   // (a) the ablation
   const base = aRow?.cells.get('baseline');
   out.push(`### Every variant at one size: ${aRow?.preset} (${count(aRow?.params ?? 0)} non-embedding parameters, ${count(aRuns[0]?.tokens ?? 0)} tokens)`, '',
-    '| variant | final val loss, mean ± s.e. (seeds) | − baseline |', '|---|---|---|');
+    '| variant | final val loss, mean ± s.e. (seeds) | − baseline, paired by seed (pairs) | − baseline, unpaired |', '|---|---|---|---|');
+  // The claims below read the paired difference (runs of one seed share data order and initial weights) and
+  // fall back to the unpaired one only where seeds do not pair.
   const aDiff = new Map();
+  const seedOf = new Map(ablation.jobs.map((j) => [j.id, config(j).seed]));
+  const runsOf = (v) => aRuns.filter((r) => r.variant === v);
   for (const v of studyTable(aRuns, 'loss').variants) {
     const c = aRow.cells.get(v);
-    const d = base && v !== 'baseline' ? difference(c, base) : null;
-    if (d) aDiff.set(v, d);
-    out.push(`| ${v} | ${pm(c)} | ${d ? diffText(d) : ''} |`);
+    const unpaired = base && v !== 'baseline' ? difference(c, base) : null;
+    const paired = unpaired ? pairedDifference(runsOf(v), runsOf('baseline'), seedOf) : null;
+    if (unpaired) aDiff.set(v, paired ?? unpaired);
+    out.push(`| ${v} | ${pm(c)} | ${paired ? `${diffText(paired)} (${paired.pairs})` : ''} | ${unpaired ? diffText(unpaired) : ''} |`);
   }
   out.push('', `![Val loss of every ablation run against step](${figures('ablation', 'val')})`, '');
 
@@ -169,63 +266,120 @@ function main() {
   for (const n of norms) out.push(`| ${n.variant} | ${n.decay} | ${f4(n.first.mean)} (step ${n.firstStep}) | ${pm(n.last)} (step ${n.lastStep}) | ${(n.last.mean / n.first.mean).toFixed(3)} |`);
   out.push('', `![Input-Norm scale-vector RMS per run against step](${figures('ablation', 'scale-rms-input')})`, '');
 
-  // (b) the ladder
-  out.push(`### Baseline, none and unified on ${lTable.sizes.length} sizes`, '',
-    `| size | N | ${lTable.variants.join(' | ')} | none − baseline | unified − baseline |`,
-    `|---|---|${lTable.variants.map(() => '---').join('|')}|---|---|`);
-  const perSize = [];
-  for (const row of lTable.sizes) {
-    const b = row.cells.get('baseline');
-    const dn = b && row.cells.get('none') ? difference(row.cells.get('none'), b) : null;
-    const du = b && row.cells.get('unified') ? difference(row.cells.get('unified'), b) : null;
-    perSize.push({ preset: row.preset, none: dn, unified: du });
-    out.push(`| ${row.preset} | ${count(row.params)} | ${lTable.variants.map((v) => pm(row.cells.get(v))).join(' | ')} | ${dn ? diffText(dn) : '–'} | ${du ? diffText(du) : '–'} |`);
-  }
+  // (b) the ladder: the table of means, then what the runs say without a law (paired gaps, local multipliers),
+  // then the laws.
+  out.push(`### ${lTable.variants.join(', ')} on ${lTable.sizes.length} sizes`, '',
+    `| size | N | ${lTable.variants.join(' | ')} |`, `|---|---|${lTable.variants.map(() => '---').join('|')}|`);
+  for (const row of lTable.sizes) out.push(`| ${row.preset} | ${count(row.params)} | ${lTable.variants.map((v) => pm(row.cells.get(v))).join(' | ')} |`);
   const fits = ladder.fits ? fitReports(ladder.fits) : [];
-  out.push('', `Fitted laws (the coordinator's stored fit v${ladder.fits?.version ?? '–'}, ${fits[0]?.bootstrap?.used ?? 0} bootstrap resamples of the runs within each size, ${Math.round(100 * (fits[0]?.confidence ?? 0.95))}% intervals):`, '',
+  const laws = multipliers(fits);
+  const comparisons = pairedComparisons(fits, laws);
+  const cellText = (z) => (z ? `${signed(z.gap, 3)}${z.paired && Number.isFinite(z.paired.se) ? ` ± ${z.paired.se.toFixed(3)}` : ''}${z.complete ? '' : ' (pairs incomplete)'}` : '–');
+  const localText = (c) => (!c.identified ? 'none inside the data'
+    : `${c.better ? '' : '1 / '}${c.factor.toFixed(2)}×${c.interval ? ` [${c.interval[0].toFixed(2)}, ${c.interval[1].toFixed(2)}]` : ''} (${c.sizesInside} size${c.sizesInside === 1 ? '' : 's'} inside)`);
+  out.push('', `**Paired gaps by size** (N of the reference's runs; mean over pairs ± its s.e.) and the local multiplier (no law: the`,
+    `compute at which the reference's interpolated curve reaches the variant's loss, geometric mean over the sizes inside`,
+    `the data; ${Math.round(100 * (comparisons[0]?.confidence ?? 0.95))}% paired bootstrap over seeds; "1 / m×" means the variant needs m× more compute):`, '',
+    `| comparison | ${lTable.sizes.map((r) => r.preset).join(' | ')} | local multiplier | leaving one size out |`,
+    `|---|${lTable.sizes.map(() => '---').join('|')}|---|---|`);
+  for (const c of comparisons) {
+    // A size's column is the comparison's size of nearly the same N: the reference's N differs a little between
+    // arms (QK-norm's vectors), the ladder's widths by far more.
+    const bySize = lTable.sizes.map((row) => c.sizes.find((z) => Math.abs(z.params / row.params - 1) < 0.1) ?? null);
+    out.push(`| ${c.variant} − ${c.reference} | ${bySize.map(cellText).join(' | ')} | ${localText(c)} | ${c.jackknife ? `${c.jackknife[0].toFixed(2)}–${c.jackknife[1].toFixed(2)}` : ''} |`);
+  }
+  if (!comparisons.length) out.push('| (the stored fit has no comparisons) |');
+
+  out.push('', `Fitted laws (the coordinator's stored fit v${ladder.fits?.version ?? '–'}, ${fits[0]?.bootstrap?.used ?? 0} bootstrap resamples of ${fits[0]?.bootstrap?.unit || 'the runs within each size'}, ${Math.round(100 * (fits[0]?.confidence ?? 0.95))}% intervals):`, '',
     '| law | variant | parameters | data |', '|---|---|---|---|');
   for (const report of fits) for (const g of report.groups) out.push(lawLine(report, g));
-  for (const report of fits) for (const w of report.warnings || []) out.push('', `Warning (law ${report.law}): ${w}`);
-  const ms = multipliers(fits);
-  out.push('', 'Compute multipliers over baseline (law c with a shared exponent; over the compute range the runs cover):', '');
-  for (const m of ms) out.push(`- **${m.variant}**: ${multiplierText(m)}, for C from ${sci(m.range[0])} to ${sci(m.range[1])} FLOPs`);
-  if (!ms.length) out.push('- none: the stored fit has no law-c multiplier');
-  out.push('', `![Final loss against compute, with the fitted laws](${figures('ladder', 'scaling-compute')})`,
+  out.push('', 'Compute multipliers from the law (law c, E and α shared between the reference and the variant; over the compute range the runs cover):', '');
+  for (const m of laws) {
+    const profile = m.profile ? `; the fit's objective cannot tell ${m.profile.lo.toFixed(2)} from ${m.profile.hi.toFixed(2)} apart${m.profile.open ? ' and beyond' : ''}` : '';
+    out.push(`- **${m.variant}** over ${m.baseline}: ${m.atBound ? 'not identified (at its bound)' : multiplierText(m)}, for C from ${sci(m.range[0])} to ${sci(m.range[1])} FLOPs${profile}`);
+  }
+  if (!laws.length) out.push('- none: the stored fit has no law-c multiplier');
+  const verdict = cliBlock(fitText, 'verdict:');
+  const warnings = cliBlock(fitText, 'warnings:');
+  out.push('', 'The verdict, as `gammalab fit` prints it for this sweep (the local multiplier first, the law\'s after it, with',
+    'its limits in words):', '', '```', ...(verdict.length ? verdict : ['(gammalab fit printed no verdict)']), '```', '');
+  if (warnings.length) out.push('Its warnings:', '', ...warnings.map((w) => `- ${w}`), '');
+  out.push(`**Power of this design** (\`gammalab plan configs/sweeps/study-ladder.yaml --noise-from\` this run's own runs):`, '',
+    ...power.map((l) => `> ${l}`), '',
+    `![Final loss against compute, with the fitted laws](${figures('ladder', 'scaling-compute')})`,
     `![Final loss against size, with the fitted laws](${figures('ladder', 'scaling-params')})`, '');
+
+  // The gap against tokens (§4: "the gap widening during training"), from the runs' evaluations.
+  const overTraining = [['unified', 'baseline'], ['unified', 'qknorm'], ['none', 'baseline']]
+    .filter(([v, r]) => lTable.variants.includes(v) && lTable.variants.includes(r))
+    .map(([v, r]) => ({ variant: v, reference: r, sizes: gapOverTraining(ladder, lRuns, v, r) }));
+  const FRACTIONS = [0.25, 0.5, 0.75, 1];
+  out.push('**The gap against tokens** (paired, mean over seeds, at the evaluation nearest each share of training;',
+    'the paper reports unified\'s gain widening during training):', '',
+    `| comparison | size | ${FRACTIONS.map((f) => `${f * 100}%`).join(' | ')} |`, `|---|---|${FRACTIONS.map(() => '---').join('|')}|`);
+  for (const c of overTraining) {
+    for (const g of c.sizes) out.push(`| ${c.variant} − ${c.reference} | ${g.preset} | ${FRACTIONS.map((f) => signed(gapAt(g, f), 3)).join(' | ')} |`);
+  }
+  out.push('');
 
   // The claims, by fixed rules
   out.push('### The paper\'s claims beside this run', '',
-    `Rules: a difference "agrees" or "disagrees" in sign only when resolved (more than ${RESOLVED_SE} s.e.); a multiplier`,
+    `Rules: a difference "agrees" or "disagrees" in sign only when resolved (the rule above); a multiplier`,
     `agrees when its interval holds the paper's ${PAPER.multiplier.join('–')}×.`, '',
     '| claim (paper) | this run | verdict |', '|---|---|---|');
   const signVerdict = (d, wantPositive) => (!d ? 'not measured' : !d.resolved ? 'not resolved (within noise)'
     : (d.delta > 0) === wantPositive ? 'agrees in sign' : 'disagrees');
+  // Per ladder size, a comparison's paired gap as a difference with its s.e. (the rules above).
+  const gapsOf = (variant, reference) => {
+    const c = comparisons.find((x) => x.variant === variant && x.reference === reference);
+    return (c?.sizes ?? []).map((z) => ({ delta: z.gap, se: z.paired?.se ?? NaN, resolved: pairedResolved(z.gap, z.paired?.se ?? NaN, z.pairs) }));
+  };
   const none = aDiff.get('none');
   out.push(claimRow(`removing every scale vector costs +${PAPER.noneGap} in loss at the same LR, +${PAPER.noneGapRetuned} after retuning it (§2); here every variant runs at its own tuned LR`,
-    `${none ? `${diffText(none)} at ${aRow.preset} (ablation); ` : ''}per ladder size: ${perSize.map((s) => (s.none ? signed(s.none.delta, 3) : '–')).join(', ')}`,
+    `${none ? `${diffText(none)} at ${aRow.preset} (ablation); ` : ''}paired, per ladder size: ${gapsOf('none', 'baseline').map((d) => signed(d.delta, 3)).join(', ') || '–'}`,
     signVerdict(none, true)));
-  const lower = perSize.filter((s) => s.unified && s.unified.delta < 0);
-  const resolvedLower = lower.filter((s) => s.unified.resolved);
-  const resolvedHigher = perSize.filter((s) => s.unified && s.unified.delta > 0 && s.unified.resolved);
+  const perSize = gapsOf('unified', 'baseline');
+  const lower = perSize.filter((d) => d.delta < 0);
+  const resolvedLower = lower.filter((d) => d.resolved);
+  const resolvedHigher = perSize.filter((d) => d.delta > 0 && d.resolved);
   out.push(claimRow('unified has a lower final loss than baseline at every size (§4.2)',
-    `lower at ${lower.length} of ${perSize.length} sizes (resolved at ${resolvedLower.length}; resolved higher at ${resolvedHigher.length})`,
-    lower.length === perSize.length ? (resolvedLower.length === perSize.length ? 'agrees' : 'same direction, not resolved at every size')
+    `lower at ${lower.length} of ${perSize.length} sizes, paired (resolved at ${resolvedLower.length}; resolved higher at ${resolvedHigher.length})`,
+    !perSize.length ? 'not measured' : lower.length === perSize.length ? (resolvedLower.length === perSize.length ? 'agrees' : 'same direction, not resolved at every size')
       : resolvedHigher.length ? 'disagrees' : 'not at every size'));
-  const mu = ms.find((m) => m.variant === 'unified');
+  // The multiplier claim is judged on the local multiplier (what the runs identify); the law's is shown beside it.
+  const local = comparisons.find((c) => c.variant === 'unified' && c.reference === 'baseline');
+  const mu = laws.find((m) => m.variant === 'unified' && m.baseline === 'baseline');
   let muVerdict = 'not measured';
-  if (mu) {
-    const [lo, hi] = mu.value >= 1 ? [mu.lo, mu.hi] : [1 / mu.hi, 1 / mu.lo];
+  if (local?.identified) {
+    const iv = local.interval;
+    const [lo, hi] = !iv ? [NaN, NaN] : local.better ? iv : [1 / iv[1], 1 / iv[0]];
     const holds = lo <= PAPER.multiplier[0] && hi >= PAPER.multiplier[1];
     const versusPaper = holds ? 'holds the paper\'s value' : lo > PAPER.multiplier[1] ? 'above the paper\'s value'
       : hi < PAPER.multiplier[0] ? 'below the paper\'s value' : 'overlaps the paper\'s range';
-    muVerdict = !mu.bounded ? 'not resolved (unbounded interval)'
+    muVerdict = !iv ? 'not resolved (no interval)'
       : lo <= 1 && hi >= 1 ? `not resolved: the interval includes 1× (and ${versusPaper})`
-        : mu.value < 1 ? 'disagrees (unified needs more compute)' : holds ? 'agrees (the interval holds the paper\'s value)' : `same direction, ${versusPaper}`;
+        : !local.better ? 'disagrees (unified needs more compute)' : holds ? 'agrees (the interval holds the paper\'s value)' : `same direction, ${versusPaper}`;
   }
-  out.push(claimRow(`unified needs ${PAPER.multiplier.join('–')}× less compute (fitted laws, §4.2)`, mu ? multiplierText(mu) : '–', muVerdict));
+  out.push(claimRow(`unified needs ${PAPER.multiplier.join('–')}× less compute (fitted laws, §4.2)`,
+    `local: ${local ? localText(local) : '–'}; from the law: ${mu ? (mu.atBound ? 'not identified' : multiplierText(mu)) : '–'}`, muVerdict));
+  const control = comparisons.find((c) => c.variant === 'unified' && c.reference !== 'baseline');
+  if (control) {
+    out.push(claimRow(`unified's gain is more than QK-norm's (not a claim of the paper: the control a reviewer asks for first)`,
+      `unified over ${control.reference}, local: ${localText(control)}`,
+      !control.identified || !control.interval ? 'not measured' : control.includesOne ? 'not resolved: the interval includes 1×'
+        : control.better ? 'unified gains beyond the control' : 'the control does better'));
+  }
   for (const [v, what] of [['hg', 'HG (a vector per branch)'], ['dnp', 'DNP (dual placement with a Norm)'], ['or', 'OR (magnitude-direction)'], ['iwd', 'IWD (decay on Input-Norm vectors)'], ['unified', 'unified']]) {
     const d = aDiff.get(v);
     out.push(claimRow(`${what} gains over baseline on one size (§4.1)`, d ? `${diffText(d)} at ${aRow.preset}` : '–', signVerdict(d, false)));
+  }
+  // Widening: the variant's lead (a negative gap) at the end larger than at a quarter of training.
+  const ub = overTraining.find((c) => c.variant === 'unified' && c.reference === 'baseline');
+  if (ub?.sizes.length) {
+    const widened = ub.sizes.filter((g) => gapAt(g, 1) < gapAt(g, 0.25));
+    out.push(claimRow('unified\'s gain over baseline widens during training (§4.2)',
+      `the paired gap at the end is wider than at 25% of training at ${widened.length} of ${ub.sizes.length} sizes (${ub.sizes.map((g) => `${signed(gapAt(g, 0.25), 3)} → ${signed(gapAt(g, 1), 3)}`).join(', ')})`,
+      widened.length === ub.sizes.length ? 'agrees' : widened.length === 0 ? 'disagrees: the gap narrows at every size' : `at ${widened.length} of ${ub.sizes.length} sizes`));
   }
   const withDecay = norms.filter((n) => n.decay !== 'none');
   const without = norms.filter((n) => n.decay === 'none');

@@ -4,7 +4,9 @@
 
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
+#include "cli/exit_status.h"
 #include "cli/tune_view.h"
+#include "core/job_stage.h"
 #include "core/job_state.h"
 #include "proto/convert.h"
 
@@ -22,7 +24,7 @@ void add_tune_command(CLI::App& app, CliContext& context) {
     check(stub->GetSweep(rpc_context().get(), get, &sweep), "sweep " + *sweep_id, context.server);
     int tune_jobs = 0, ended = 0;
     for (const auto& job : list_all_jobs(*stub, sweep.id(), {}, context.server)) {
-      if (job.stage() != "tune") continue;
+      if (job.stage() != job_stage::kTune) continue;
       ++tune_jobs;
       const auto state = from_proto(job.state());
       if (state && is_terminal(*state)) ++ended;
@@ -47,7 +49,7 @@ void add_tune_command(CLI::App& app, CliContext& context) {
     }
     if (!sweep.stage_error().empty()) {
       std::cout << "no main stage: " << sweep.stage_error() << "\n";
-      context.exit_code = 1;
+      context.exit_code = exit_status::kError;
     }
   });
 }

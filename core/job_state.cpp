@@ -60,4 +60,30 @@ void check_transition(std::optional<JobState> from, JobState to) {
   }
 }
 
+namespace {
+
+// "is running", "has succeeded", "has failed", "was cancelled": a state as the subject of a sentence.
+std::string state_phrase(JobState state) {
+  switch (state) {
+    case JobState::kSucceeded:
+    case JobState::kFailed:
+      return "has " + std::string(job_state_name(state));
+    case JobState::kCancelled:
+      return "was cancelled";
+    default:
+      return "is " + std::string(job_state_name(state));
+  }
+}
+
+}  // namespace
+
+std::string retry_refusal(std::string_view job_id, JobState state) {
+  return "job " + std::string(job_id) + " " + state_phrase(state) + "; only failed or cancelled jobs can be retried";
+}
+
+std::string cancel_refusal(std::string_view job_id, JobState state) {
+  return "job " + std::string(job_id) + " " + state_phrase(state) +
+         "; only pending, leased or running jobs can be cancelled";
+}
+
 }  // namespace gammalab

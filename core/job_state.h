@@ -57,4 +57,9 @@ bool transition_allowed(std::optional<JobState> from, JobState to);
 // Throws std::logic_error naming both states when the transition is not allowed (a store bug, never input).
 void check_transition(std::optional<JobState> from, JobState to);
 
+// Why a user's action on a job in `state` is refused, in the same words from every door (gRPC, HTTP):
+// "job 7 has succeeded; only failed or cancelled jobs can be retried".
+std::string retry_refusal(std::string_view job_id, JobState state);
+std::string cancel_refusal(std::string_view job_id, JobState state);
+
 }  // namespace gammalab

@@ -1,6 +1,6 @@
 #pragma once
 // The JSON shapes the dashboard's page code reads (web/series.js): one home for the HTTP API
-// (server/http_api.cpp) and for the static report (`gammalab report`, cli/report_data.cpp), so a chart
+// (server/http_api.cpp) and for the static report (`gammalab report`, cli/client/report_data.cpp), so a chart
 // drawn from either reads the same fields.
 #include <cstddef>
 #include <vector>

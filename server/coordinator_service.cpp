@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/config_paths.h"
+#include "core/job_state.h"
 #include "core/limits.h"
 #include "core/shared_root.h"
 #include "core/sweep/sweep.h"
@@ -219,10 +220,8 @@ grpc::Status CoordinatorService::RetryJob(grpc::ServerContext*, const v1::RetryJ
     if (!job) return not_found("job '" + request->job_id() + "'");
     auto retried = store_.retry(job->id());
     if (!retried) {
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "job " + job->id() + " is " +
-                                                                     std::string(job_state_name(from_proto(job->state()).value())) +
-                                                                     "; only failed or cancelled jobs "
-                                                                     "can be retried");
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          retry_refusal(job->id(), from_proto(job->state()).value()));
     }
     *response = *retried;
     return grpc::Status::OK;

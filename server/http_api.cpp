@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/host_port.h"
+#include "core/job_state.h"
 #include "core/limits.h"
 #include "core/metric_downsample.h"
 #include "core/metric_names.h"
@@ -24,6 +25,7 @@
 #include "core/utf8_text.h"
 #include "http/http_router.h"
 #include "http/http_server.h"
+#include "proto/convert.h"
 #include "proto/dashboard_json.h"
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
@@ -490,8 +492,7 @@ void HttpApi::add_routes() {
     if (!job) return send_error(res, 404, "job not found");
     if (store_.cancel(job->sweep_id(), {job->id()}) == 0) {
       job = store_.find_job(job->id());
-      return send_error(res, 409, "job " + job->id() + " is " + dashboard_state(job->state()) +
-                                      "; only pending, leased or running jobs can be cancelled");
+      return send_error(res, 409, cancel_refusal(job->id(), from_proto(job->state()).value()));
     }
     send_json(res, dashboard_job(*store_.find_job(job->id())).dump());
   });
@@ -501,8 +502,7 @@ void HttpApi::add_routes() {
     auto retried = store_.retry(job->id());
     if (!retried) {
       job = store_.find_job(job->id());
-      return send_error(res, 409, "job " + job->id() + " is " + dashboard_state(job->state()) +
-                                      "; only failed or cancelled jobs can be retried");
+      return send_error(res, 409, retry_refusal(job->id(), from_proto(job->state()).value()));
     }
     send_json(res, dashboard_job(*retried).dump());
   });

@@ -125,7 +125,8 @@ void HttpAuth::close_session(const HttpRequest& req, HttpResponse& res) {
 
 void HttpAuth::make_room_for(std::int64_t token_id) {
   using It = std::map<std::string, Session>::iterator;
-  auto oldest_of = [&](auto&& keep) {
+  // A lambda is a function of its own to the thread-safety analysis: it says it runs under the caller's lock.
+  auto oldest_of = [&](auto&& keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
     It oldest = sessions_.end();
     for (It it = sessions_.begin(); it != sessions_.end(); ++it) {
       if (keep(it->second) && (oldest == sessions_.end() || it->second.last_used < oldest->second.last_used)) {
@@ -164,7 +165,7 @@ bool HttpAuth::refresh_revocations() {
     if (t.revoked_ms) now.insert(t.id);
   }
   absl::MutexLock lock(&mutex_);
-  const bool newly = std::any_of(now.begin(), now.end(), [&](std::int64_t id) { return !revoked_.contains(id); });
+  const bool newly = !std::includes(revoked_.begin(), revoked_.end(), now.begin(), now.end());  // both sorted sets
   if (newly) std::erase_if(sessions_, [&](const auto& entry) { return now.contains(entry.second.token_id); });
   revoked_ = std::move(now);
   return newly;

@@ -1,6 +1,8 @@
 // The store's connection and change notification; the methods by entity are under server/store/.
 #include "server/store.h"
 
+#include "absl/time/time.h"
+
 #include "server/schema.h"
 
 namespace gammalab {
@@ -13,13 +15,10 @@ std::int64_t now_ms() {
 Store::Store(const std::string& path) : db_(path), statements_(db_) { migrate(db_); }
 Store::~Store() = default;
 
-void Store::changed() {
-  ++version_;
-  change_cv_.notify_all();
-}
+void Store::changed() { ++version_; }  // a waiter's condition (wait_for_change) is re-evaluated on unlock
 
 bool Store::readable() {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   try {
     sql::Statement& s = statements_.get("SELECT MAX(version) FROM schema_version");
     const bool answered = s.step();
@@ -31,18 +30,19 @@ bool Store::readable() {
 }
 
 std::uint64_t Store::version() {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return version_;
 }
 
 std::uint64_t Store::wait_for_change(std::uint64_t seen, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  change_cv_.wait_for(lock, timeout, [&] { return version_ != seen; });
+  absl::MutexLock lock(&mutex_);
+  const auto moved = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return version_ != seen; };
+  mutex_.AwaitWithTimeout(absl::Condition(&moved), absl::FromChrono(timeout));
   return version_;
 }
 
 void Store::with_connection(const std::function<void(sqlite3*)>& f) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   f(db_.handle());
 }
 

@@ -6,13 +6,11 @@
 // fits.cpp, workers.cpp, job_events.cpp (a job's history, written by the others in each state change's
 // transaction; rows.h: the row readers they share); server/store.cpp has the change notification.
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +18,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "core/job_state.h"
 #include "core/metric.h"
 #include "core/scaling/job_points.h"
@@ -314,8 +313,7 @@ class Store {
   std::optional<int> gang_node(std::int64_t job_id, std::int64_t worker, std::int64_t attempt)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  std::mutex mutex_;
-  std::condition_variable change_cv_;
+  absl::Mutex mutex_;
   std::uint64_t version_ ABSL_GUARDED_BY(mutex_) = 0;
   sql::Database db_ ABSL_GUARDED_BY(mutex_);
   sql::StatementCache statements_ ABSL_GUARDED_BY(mutex_);

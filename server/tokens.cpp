@@ -85,7 +85,7 @@ std::optional<std::string_view> bearer_token(std::string_view authorization) {
 
 Tokens::Tokens(const std::string& db_path) : db_(db_path), statements_(db_) {
   init_sodium();
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   migrate(db_);
 }
 
@@ -104,7 +104,7 @@ std::string Tokens::create(Role role, const std::string& name) {
   const std::string secret = hex(secret_bytes, sizeof secret_bytes);
   sodium_memzero(secret_bytes, sizeof secret_bytes);
   const std::vector<unsigned char> hash = keyed_hash(secret, salt);
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   sql::Statement& insert =
       statements_.get("INSERT INTO tokens(name, role, salt, hash, created_ms) VALUES (?, ?, ?, ?, ?)");
   insert.bind(1, name).bind(2, role_name(role)).bind(3, hex(salt, sizeof salt)).bind(4, hex(hash.data(), hash.size()));
@@ -113,7 +113,7 @@ std::string Tokens::create(Role role, const std::string& name) {
 }
 
 std::vector<TokenInfo> Tokens::list() {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::vector<TokenInfo> out;
   sql::Statement& s = statements_.get("SELECT id, name, role, created_ms, revoked_ms FROM tokens ORDER BY id");
   while (s.step()) {
@@ -129,7 +129,7 @@ std::vector<TokenInfo> Tokens::list() {
 }
 
 bool Tokens::revoke(std::int64_t id) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   sql::Statement& s = statements_.get("UPDATE tokens SET revoked_ms = ? WHERE id = ? AND revoked_ms IS NULL");
   s.bind(1, now_ms()).bind(2, id).run();
   return db_.changes() > 0;
@@ -155,7 +155,7 @@ std::optional<Caller> Tokens::verify(std::string_view token) {
 
   std::string role, salt_hex, hash_hex;
   {
-    std::lock_guard lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     sql::Statement& s = statements_.get("SELECT role, salt, hash FROM tokens WHERE id = ? AND revoked_ms IS NULL");
     if (!s.bind(1, id).step()) return std::nullopt;
     role = s.text(0);
@@ -173,7 +173,7 @@ std::optional<Caller> Tokens::verify(std::string_view token) {
 }
 
 std::optional<Role> Tokens::active_role(std::int64_t id) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   sql::Statement& s = statements_.get("SELECT role FROM tokens WHERE id = ? AND revoked_ms IS NULL");
   if (!s.bind(1, id).step()) return std::nullopt;
   const std::optional<Role> role = parse_role(s.text(0));

@@ -6,13 +6,13 @@
 // a copy of the file (a backup) lets nobody in. Revoked tokens stay listed and are refused from the next call.
 // The class has its own SQLite connection, so `gammalab-server token ...` works on the file of a running server.
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "server/sqlite.h"
 
 namespace gammalab {
@@ -62,7 +62,7 @@ class Tokens {
   std::optional<Role> active_role(std::int64_t id);
 
  private:
-  std::mutex mutex_;
+  absl::Mutex mutex_;
   sql::Database db_ ABSL_GUARDED_BY(mutex_);
   sql::StatementCache statements_ ABSL_GUARDED_BY(mutex_);
 };

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/config_paths.h"
+#include "core/job_stage.h"
 #include "core/scaling/run_point.h"
 #include "core/sweep/tune.h"
 
@@ -31,7 +32,7 @@ bool TuneStage::advance(const std::string& sweep_id) {
     if (count > 0 && (!known || !is_terminal(*known))) return false;
   }
   std::vector<TuneRun> runs;
-  for (const auto& job : store_.stage_jobs(sweep_id, "tune")) {
+  for (const auto& job : store_.stage_jobs(sweep_id, job_stage::kTune)) {
     if (!is_terminal(job.state)) return false;  // one started between the two reads
     TuneRun run{job_config_from_json(nlohmann::json::parse(job.losses.config_json)),
                 std::numeric_limits<double>::quiet_NaN()};

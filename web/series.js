@@ -207,7 +207,7 @@ export function scalingPoints(runs, groupKey, lossKey, xKey = 'params', includeU
   return groups;
 }
 
-// Fitted loss at x under a law of the fit report (core/fit_report.h): n: E + A·N^-alpha over params;
+// Fitted loss at x under a law of the fit report (core/scaling/fit_report.h): n: E + A·N^-alpha over params;
 // c: E + A·C^-alpha over compute; chinchilla: E + A/N^alpha + B/D^beta over params with D = ratio·N.
 // Returns null where the law does not apply to this x axis (or has no finite parameters).
 export function fitCurve(law, parameters, xKey, tokensPerParam) {
@@ -259,7 +259,7 @@ export function count(x) {
 }
 
 // The fit reports in a /api/sweeps/{id}/fits answer, newest first, one per law. Accepts a report itself
-// (core/fit_report.h JSON), a list of them, or proto Fit messages ({law, version, report_json}) bare, in a
+// (core/scaling/fit_report.h JSON), a list of them, or proto Fit messages ({law, version, report_json}) bare, in a
 // list, or under "fits" (GetFitsResponse), so the plot works with whichever shape the endpoint settles on.
 export function fitReports(body) {
   if (!body || typeof body !== 'object') return [];

@@ -33,32 +33,28 @@ MetricRelay::MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub)
 
 MetricRelay::~MetricRelay() {
   {
-    std::lock_guard lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     stop_ = true;
   }
-  wake_.notify_all();
   thread_.join();
 }
 
 void MetricRelay::add(const std::string& job_id, int attempt, std::vector<MetricPoint> points) {
   if (points.empty()) return;
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back({job_id, attempt, std::move(points)});
-  }
-  wake_.notify_all();
+  absl::MutexLock lock(&mutex_);
+  queue_.push_back({job_id, attempt, std::move(points)});
 }
 
 void MetricRelay::flush(const std::string& job_id) {
-  std::unique_lock lock(mutex_);
-  wake_.notify_all();
-  sent_.wait(lock, [&] {
+  absl::MutexLock lock(&mutex_);
+  const auto sent = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
     return stop_ || std::none_of(queue_.begin(), queue_.end(), [&](const Batch& b) { return b.job_id == job_id; });
-  });
+  };
+  mutex_.Await(absl::Condition(&sent));
 }
 
 std::size_t MetricRelay::buffered() {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::size_t n = 0;
   for (const auto& b : queue_) n += b.points.size();
   return n;
@@ -101,13 +97,15 @@ std::size_t MetricRelay::send_each(const std::vector<Batch>& batches) {
 
 void MetricRelay::run() {
   auto backoff = std::chrono::milliseconds(100);
-  std::unique_lock lock(mutex_);
+  const auto work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return stop_ || !queue_.empty(); };
+  // absl::Mutex re-evaluates a waiter's condition whenever the mutex is released: no notifications to miss.
+  mutex_.Lock();
   while (true) {
-    wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    mutex_.Await(absl::Condition(&work));
     if (queue_.empty() && stop_) break;
-    lock.unlock();
+    mutex_.Unlock();
     std::this_thread::sleep_for(kBatchWindow);
-    lock.lock();
+    mutex_.Lock();
     // Take a prefix of the queue; new points may be appended meanwhile, never inserted before it.
     std::vector<Batch> batches;
     std::size_t points = 0;
@@ -117,24 +115,23 @@ void MetricRelay::run() {
       points += b.points.size();
     }
     in_flight_ = batches.size();
-    lock.unlock();
+    mutex_.Unlock();
     const std::size_t handled = send_each(batches);
-    lock.lock();
+    mutex_.Lock();
     if (handled > 0) {
       queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(handled));
       backoff = std::chrono::milliseconds(100);
-      sent_.notify_all();
     }
     if (handled < batches.size()) {
       if (stop_) break;  // the coordinator is gone and we are asked to stop: the job will be rerun
-      lock.unlock();
+      mutex_.Unlock();
       std::this_thread::sleep_for(backoff);
       backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
-      lock.lock();
+      mutex_.Lock();
     }
     in_flight_ = 0;
   }
-  sent_.notify_all();
+  mutex_.Unlock();
 }
 
 }  // namespace gammalab

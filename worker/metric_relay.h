@@ -5,15 +5,15 @@
 // it already has, so resending after an unclear failure is safe. A report the coordinator refuses as such (a
 // point out of range, an unknown job: INVALID_ARGUMENT or NOT_FOUND) would be refused again: it is dropped
 // with a warning, and the job's outcome is still reported.
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "core/metric.h"
 #include "gammalab/v1/gammalab.grpc.pb.h"
 
@@ -24,10 +24,10 @@ class MetricRelay {
   explicit MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub);
   ~MetricRelay();  // stops after a last attempt to send what is buffered
 
-  void add(const std::string& job_id, int attempt, std::vector<MetricPoint> points);
+  void add(const std::string& job_id, int attempt, std::vector<MetricPoint> points) ABSL_LOCKS_EXCLUDED(mutex_);
   // Blocks until every point added so far for `job_id` has been acknowledged.
-  void flush(const std::string& job_id);
-  std::size_t buffered();
+  void flush(const std::string& job_id) ABSL_LOCKS_EXCLUDED(mutex_);
+  std::size_t buffered() ABSL_LOCKS_EXCLUDED(mutex_);
 
  private:
   struct Batch {
@@ -35,18 +35,17 @@ class MetricRelay {
     int attempt = 0;
     std::vector<MetricPoint> points;
   };
-  void run();
+  void run() ABSL_LOCKS_EXCLUDED(mutex_);
   grpc::Status send(const std::vector<Batch>& batches);  // one ReportMetrics stream
   // Sends a prefix of the queue; returns how many of its batches are done with: stored, or dropped because the
   // coordinator refused them (a point out of range, an unknown job). The rest stay buffered.
   std::size_t send_each(const std::vector<Batch>& batches);
 
   std::shared_ptr<v1::WorkerGateway::Stub> stub_;
-  std::mutex mutex_;
-  std::condition_variable wake_, sent_;
-  std::deque<Batch> queue_;
-  std::size_t in_flight_ = 0;  // batches at the front of queue_ being sent now
-  bool stop_ = false;
+  absl::Mutex mutex_;
+  std::deque<Batch> queue_ ABSL_GUARDED_BY(mutex_);
+  std::size_t in_flight_ ABSL_GUARDED_BY(mutex_) = 0;  // batches at the front of queue_ being sent now
+  bool stop_ ABSL_GUARDED_BY(mutex_) = false;
   std::thread thread_;
 };
 

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "cli/client/coordinator_client.h"
+#include "core/job_stage.h"
 #include "core/metric_names.h"
 #include "core/scaling/job_points.h"
 #include "proto/convert.h"
@@ -19,7 +20,7 @@ std::vector<gammalab::RunPoint> fetch_sweep_runs(const std::string& server, cons
   const std::vector<std::string> loss_names(metric_names::kLosses.begin(), metric_names::kLosses.end());
   std::vector<JobLosses> losses;
   for (const v1::Job& job : jobs) {
-    if (job.stage() == "tune") continue;  // tune runs measure LRs, not the study's sizes
+    if (job.stage() == job_stage::kTune) continue;  // tune runs measure LRs, not the study's sizes
     JobLosses& one = losses.emplace_back(JobLosses{job.id(), job.name(), job.config_json(), {}, {}});
     for (MetricPoint& p : fetch_job_metrics(*stub, job.id(), loss_names, server)) one.add(std::move(p));
   }

@@ -1,6 +1,6 @@
 #pragma once
-// Fitting the laws of scaling_law.h.
-// Approach 3 (n, c, chinchilla): minimise the Huber log-space objective (scaling_objective.h) with Ceres
+// Fitting the laws of law.h.
+// Approach 3 (n, c, chinchilla): minimise the Huber log-space objective (objective.h) with Ceres
 // L-BFGS from every point of a grid of starts and keep the lowest objective (Hoffmann et al. 2022).
 // Parameter layouts (theta):
 //   n, c:        [e, alpha, a]            L = exp(e) + exp(a)·X^-alpha, X = N or C

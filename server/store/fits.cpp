@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/job_stage.h"
 #include "core/metric_names.h"
 #include "server/store.h"
 #include "server/store/rows.h"
@@ -15,7 +16,7 @@ namespace gammalab {
 using store_rows::parse_id;
 
 std::vector<Store::StageJob> Store::stage_jobs(const std::string& sweep_id, const std::string& stage) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::vector<StageJob> out;
   sql::Statement& jobs = statements_.get(
       "SELECT id, name, config_json, state FROM jobs WHERE sweep_id = ? AND stage = ? ORDER BY ordinal");
@@ -35,14 +36,14 @@ std::vector<Store::StageJob> Store::stage_jobs(const std::string& sweep_id, cons
 
 std::vector<Store::FitInput> Store::fit_inputs(const std::string& sweep_id) {
   std::vector<FitInput> out;
-  for (auto& job : stage_jobs(sweep_id, "main")) {
+  for (auto& job : stage_jobs(sweep_id, job_stage::kMain)) {
     if (job.state == JobState::kSucceeded) out.push_back(std::move(job.losses));
   }
   return out;
 }
 
 std::map<std::string, std::vector<std::string>> Store::succeeded_jobs_by_sweep() {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::map<std::string, std::vector<std::string>> out;
   sql::Statement& s =
       statements_.get("SELECT sweep_id, id FROM jobs WHERE state = ? AND stage = 'main' ORDER BY sweep_id, id");
@@ -54,7 +55,7 @@ std::map<std::string, std::vector<std::string>> Store::succeeded_jobs_by_sweep()
 int Store::add_fit(const std::string& sweep_id, const std::string& group_by, const std::vector<std::string>& job_ids,
                    const std::vector<LawReport>& reports) {
   if (reports.empty()) throw std::invalid_argument("add_fit: no report to store");
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   sql::Transaction tx(db_);
   sql::Statement& next = statements_.get("SELECT COALESCE(MAX(version), 0) + 1 FROM fits WHERE sweep_id = ?");
   next.bind(1, parse_id(sweep_id));
@@ -87,7 +88,7 @@ std::vector<v1::Fit> Store::fits(const std::string& sweep_id, bool latest_only) 
 
 Store::FitPage Store::fits_page(const std::string& sweep_id, std::optional<int> below_version, std::size_t versions) {
   if (versions < 1) throw std::invalid_argument("fits_page: versions must be at least 1");
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t sweep = parse_id(sweep_id);
   const std::int64_t below = below_version.value_or(std::numeric_limits<int>::max());
   // The page's versions first (one more tells whether an older one remains), then their reports.

@@ -24,7 +24,7 @@ void Store::record_event(std::int64_t job_id, std::string_view kind, JobState st
 }
 
 Store::JobHistory Store::job_events(const std::string& job_id, std::size_t limit) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   JobHistory history;
   // Newest first by the (job_id, id) index, one more than asked to know whether older ones exist.
   sql::Statement& s = statements_.get(

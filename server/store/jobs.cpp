@@ -24,7 +24,7 @@ std::optional<v1::Job> Store::read_job_by_id(std::int64_t id) {
 }
 
 std::vector<v1::Job> Store::list_jobs(const std::string& sweep_id, const std::vector<v1::JobState>& states) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::vector<v1::Job> out;
   sql::Statement& s =
       statements_.get(std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.sweep_id = ? ORDER BY j.ordinal");
@@ -38,7 +38,7 @@ std::vector<v1::Job> Store::list_jobs(const std::string& sweep_id, const std::ve
 
 Store::JobPage Store::list_jobs_page(const std::string& sweep_id, const std::vector<v1::JobState>& states,
                                     std::int64_t after_ordinal, std::size_t limit) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   JobPage page;
   sql::Statement& s = statements_.get(std::string("SELECT ") + kJobColumns +
                                       ", j.ordinal FROM jobs j WHERE j.sweep_id = ? AND j.ordinal > ? ORDER BY j.ordinal");
@@ -61,7 +61,7 @@ Store::JobPage Store::list_jobs_page(const std::string& sweep_id, const std::vec
 }
 
 std::optional<v1::Job> Store::find_job(const std::string& id_or_path) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   if (std::int64_t id = parse_id(id_or_path); id >= 0) return read_job_by_id(id);
   // SWEEP/JOB-NAME, where SWEEP is an id or a name (the newest sweep of that name).
   std::optional<v1::Job> out;
@@ -78,7 +78,7 @@ std::optional<v1::Job> Store::find_job(const std::string& id_or_path) {
 }
 
 int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& job_ids) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t now = now_ms();
   int cancelled = 0;
   sql::Transaction tx(db_);
@@ -122,7 +122,7 @@ int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& j
 }
 
 std::optional<v1::Job> Store::retry(const std::string& job_id) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t id = parse_id(job_id);
   sql::Transaction tx(db_);
   const auto job = read_job_by_id(id);

@@ -107,7 +107,7 @@ std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, c
                                                     std::int64_t after_step, std::int64_t to_step,
                                                     std::size_t buckets) {
   if (buckets < 1) throw std::invalid_argument("downsampled_metrics: buckets must be at least 1");
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t job = store_rows::parse_id(job_id);
   const std::int64_t from = std::max<std::int64_t>(0, after_step + 1);
   std::vector<MetricPoint> out;

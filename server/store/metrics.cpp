@@ -33,7 +33,7 @@ std::int64_t Store::metric_name_id(const std::string& name) {
 
 IngestResult Store::add_metrics(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points,
                                 const IngestFence* fence) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   IngestResult result;
   result.received = static_cast<std::int64_t>(points.size());
   auto refuse = [&](IngestResult::Refusal why, std::string reason) {
@@ -179,7 +179,7 @@ std::vector<std::pair<std::int64_t, std::string>> Store::metric_names_of(std::in
 }
 
 JobLosses Store::loss_tails(const std::string& job_id) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   JobLosses out;
   out.job_id = job_id;
   read_loss_tails(parse_id(job_id), out);
@@ -211,7 +211,7 @@ Store::MetricsPage Store::metrics_page(const std::string& job_id, const std::vec
                                        std::int64_t after_step, std::int64_t to_step,
                                        const std::optional<MetricsResume>& from, std::size_t limit) {
   if (limit < 1) throw std::invalid_argument("metrics_page: limit must be at least 1");
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t job = parse_id(job_id);
   MetricsPage page;
   // One range of the (job, name, step) key per metric: no join, no sort. One point past the limit tells

@@ -1,6 +1,7 @@
 // Store: sweeps, and the jobs a submitted sweep creates (pending, or succeeded when a config's result is reused).
 #include <nlohmann/json.hpp>
 
+#include "core/job_stage.h"
 #include "server/schema.h"
 #include "server/store.h"
 #include "server/store/metric_tiles.h"
@@ -100,7 +101,7 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
 
 SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, const std::string& file_name,
                                  bool rerun, bool tune_stage) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   SubmitResult result;
   std::int64_t sweep_id = 0;
   {
@@ -111,7 +112,7 @@ SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, co
     insert_sweep.bind(1, sweep.name).bind(2, file_name).bind(3, yaml).bind(4, sweep.priority);
     insert_sweep.bind(5, sweep.max_attempts).bind(6, now_ms()).bind(7, std::int64_t{tune_stage ? 1 : 0}).run();
     sweep_id = db_.last_insert_id();
-    insert_jobs(sweep_id, sweep, tune_stage ? "tune" : "main", rerun, result);
+    insert_jobs(sweep_id, sweep, tune_stage ? job_stage::kTune : job_stage::kMain, rerun, result);
     tx.commit();
   }
   sql::Statement& read = statements_.get(std::string("SELECT ") + kSweepColumns + " FROM sweeps s WHERE s.id = ?");
@@ -123,7 +124,7 @@ SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, co
 }
 
 std::vector<std::string> Store::sweeps_awaiting_main() {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::vector<std::string> out;
   sql::Statement& s = statements_.get("SELECT id FROM sweeps WHERE awaiting_main = 1 ORDER BY id");
   while (s.step()) out.push_back(std::to_string(s.int64(0)));
@@ -132,7 +133,7 @@ std::vector<std::string> Store::sweeps_awaiting_main() {
 
 bool Store::add_main_stage(const std::string& sweep_id, const Sweep& main, const std::string& tune_report_json,
                            SubmitResult* result) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   SubmitResult counts;
   {
     sql::Transaction tx(db_);
@@ -140,7 +141,7 @@ bool Store::add_main_stage(const std::string& sweep_id, const Sweep& main, const
         "UPDATE sweeps SET awaiting_main = 0, tune_report = ?, stage_error = NULL WHERE id = ? AND awaiting_main = 1");
     claim.bind(1, tune_report_json).bind(2, parse_id(sweep_id)).run();
     if (db_.changes() == 0) return false;  // the transaction rolls back: nothing was written
-    insert_jobs(parse_id(sweep_id), main, "main", false, counts);
+    insert_jobs(parse_id(sweep_id), main, job_stage::kMain, false, counts);
     tx.commit();
   }
   if (result) *result = counts;
@@ -150,7 +151,7 @@ bool Store::add_main_stage(const std::string& sweep_id, const Sweep& main, const
 
 void Store::refuse_main_stage(const std::string& sweep_id, const std::string& tune_report_json,
                               const std::string& error) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   sql::Statement& s = statements_.get(
       "UPDATE sweeps SET awaiting_main = 0, tune_report = ?, stage_error = ? WHERE id = ? AND awaiting_main = 1");
   s.bind(1, tune_report_json).bind(2, error).bind(3, parse_id(sweep_id)).run();
@@ -158,7 +159,7 @@ void Store::refuse_main_stage(const std::string& sweep_id, const std::string& tu
 }
 
 std::vector<v1::Sweep> Store::list_sweeps() {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::vector<v1::Sweep> out;
   // A list stays small whatever the files were: the source and the tune report are for find_sweep.
   sql::Statement& s =
@@ -168,7 +169,7 @@ std::vector<v1::Sweep> Store::list_sweeps() {
 }
 
 std::vector<v1::Sweep> Store::list_sweeps_page(std::int64_t after_id, std::size_t limit, bool& more) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::vector<v1::Sweep> out;
   sql::Statement& s = statements_.get(std::string("SELECT ") + store_rows::kSweepSummaryColumns +
                                       " FROM sweeps s WHERE s.id > ? ORDER BY s.id LIMIT ?");
@@ -180,7 +181,7 @@ std::vector<v1::Sweep> Store::list_sweeps_page(std::int64_t after_id, std::size_
 }
 
 std::optional<v1::Sweep> Store::find_sweep(const std::string& id_or_name) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   sql::Statement& s = statements_.get(std::string("SELECT ") + kSweepColumns +
                                       " FROM sweeps s WHERE s.id = ? OR s.name = ? ORDER BY (s.id = ?) DESC, s.id DESC "
                                       "LIMIT 1");

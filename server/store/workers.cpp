@@ -15,7 +15,7 @@ using store_rows::timestamp;
 
 std::string Store::register_worker(const std::string& hostname, int slots, const std::vector<std::string>& gpus,
                                    const std::string& requested_id, std::optional<std::int64_t> token_id) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t now = now_ms();
   const std::string gpu_list = absl::StrJoin(gpus, ",");
   sql::Transaction tx(db_);
@@ -54,7 +54,7 @@ std::string Store::register_worker(const std::string& hostname, int slots, const
 }
 
 bool Store::worker_of_other_token(const std::string& worker_id, std::int64_t token_id) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   sql::Statement& s = statements_.get("SELECT token_id FROM workers WHERE id = ?");
   if (!s.bind(1, parse_id(worker_id)).step()) return false;
   const bool other = s.is_null(0) || s.int64(0) != token_id;
@@ -63,7 +63,7 @@ bool Store::worker_of_other_token(const std::string& worker_id, std::int64_t tok
 }
 
 std::optional<int> Store::worker_slots(const std::string& worker_id) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   sql::Statement& s = statements_.get("SELECT slots FROM workers WHERE id = ?");
   if (!s.bind(1, parse_id(worker_id)).step()) return std::nullopt;
   const int slots = static_cast<int>(s.int64(0));
@@ -72,7 +72,7 @@ std::optional<int> Store::worker_slots(const std::string& worker_id) {
 }
 
 std::vector<int> Store::live_worker_slots(std::int64_t worker_timeout_ms) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   sql::Statement& s =
       statements_.get("SELECT slots FROM workers WHERE heartbeat_ms >= ? AND draining = 0 ORDER BY slots DESC");
   s.bind(1, now_ms() - worker_timeout_ms);
@@ -88,7 +88,7 @@ std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {
 
 std::vector<v1::Worker> Store::list_workers_page(std::int64_t worker_timeout_ms, std::int64_t after_id,
                                                  std::size_t limit, bool& more) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t now = now_ms();
   std::vector<v1::Worker> out;
   more = false;

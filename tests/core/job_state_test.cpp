@@ -62,5 +62,14 @@ TEST(JobState, CheckAgreesWithTheTable) {
   }
 }
 
+// A refusal reads as a sentence in every state ("job 1 is succeeded" did not), the same from gRPC and HTTP.
+TEST(JobState, RefusalsNameTheStateAsASentence) {
+  EXPECT_EQ(retry_refusal("7", JobState::kSucceeded), "job 7 has succeeded; only failed or cancelled jobs can be retried");
+  EXPECT_EQ(retry_refusal("7", JobState::kRunning), "job 7 is running; only failed or cancelled jobs can be retried");
+  EXPECT_EQ(cancel_refusal("7", JobState::kFailed), "job 7 has failed; only pending, leased or running jobs can be cancelled");
+  EXPECT_EQ(cancel_refusal("7", JobState::kCancelled),
+            "job 7 was cancelled; only pending, leased or running jobs can be cancelled");
+}
+
 }  // namespace
 }  // namespace gammalab

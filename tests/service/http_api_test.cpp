@@ -507,7 +507,7 @@ TEST_F(HttpApiTest, CancelAndRetryUseTheStoresOperations) {
               std::vector<std::string>{running.id()});
   ASSERT_TRUE(store_->finish(worker_, running.id(), 1, v1::JOB_OUTCOME_CANCELLED, ""));
   EXPECT_EQ(post(*client_, "/api/jobs/" + running.id() + "/cancel", 409)["error"],
-            "job " + running.id() + " is cancelled; only pending, leased or running jobs can be cancelled");
+            "job " + running.id() + " was cancelled; only pending, leased or running jobs can be cancelled");
   const json retried = post(*client_, "/api/jobs/" + running.id() + "/retry", 200);
   EXPECT_EQ(retried["state"], "pending");
   EXPECT_EQ(retried["attempt"], 0);

@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/job_view.h"
 #include "cli/terminal_text.h"
+#include "proto/dashboard_json.h"
 
 namespace gammalab::cli {
 
@@ -32,7 +33,14 @@ void add_jobs_command(CLI::App& app, CliContext& context) {
   cmd->add_option("sweep", *sweep, "sweep id or name")->required();
   cmd->callback([sweep, &context] {
     const std::vector<v1::Job> list = list_all_jobs(*connect_coordinator(context.server), *sweep, {}, context.server);
-    std::cout << (context.json ? to_json_array(list) + "\n" : jobs_table(list));
+    if (!context.json) {
+      std::cout << jobs_table(list);
+      return;
+    }
+    // The HTTP API's shape (proto/dashboard_json.h): states spelt "running", as everywhere else.
+    nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
+    for (const v1::Job& job : list) jobs.push_back(dashboard_job(job));
+    std::cout << jobs.dump(2) << "\n";
   });
 }
 
@@ -47,7 +55,7 @@ void add_show_command(CLI::App& app, CliContext& context) {
     check(connect_coordinator(context.server)->GetJob(rpc_context().get(), request, &job), "show " + *job_id,
           context.server);
     if (context.json) {
-      std::cout << proto_to_json(job) << "\n";
+      std::cout << dashboard_job(job).dump(2) << "\n";
       return;
     }
     std::cout << jobs_table({job});

@@ -15,9 +15,11 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/exit_status.h"
 #include "core/file_util.h"
 #include "cli/table.h"
 #include "core/config_paths.h"
+#include "core/job_stage.h"
 #include "core/sweep/sweep.h"
 #include "core/sweep/plan.h"
 #include "core/scaling/csv_points.h"
@@ -64,7 +66,8 @@ std::string fixed(double value, int digits) {
   return buf;
 }
 
-std::string render(const SweepPlan& plan) {
+// `gpu`: some job asks for a GPU. A CPU-only sweep gets no GPU-hours at a GPU's peak: they would mean nothing.
+std::string render(const SweepPlan& plan, bool gpu) {
   using Align = TextTable::Align;
   TextTable table({{"job", Align::kLeft},
                    {"params", Align::kRight},
@@ -78,8 +81,12 @@ std::string render(const SweepPlan& plan) {
   }
   std::ostringstream out;
   out << "sweep '" << plan.sweep << "': " << plan.rows.size() << " job(s)\n\n" << table.render() << "\n";
-  out << "total: " << with_suffix(double(plan.total_tokens)) << " tokens, " << scientific(plan.total_flops)
-      << " FLOPs = " << (plan.pf_days < 0.01 ? scientific(plan.pf_days) : fixed(plan.pf_days, 2)) << " PF-days = "
+  out << "total: " << with_suffix(double(plan.total_tokens)) << " tokens, " << scientific(plan.total_flops);
+  if (!gpu) {
+    out << " FLOPs (every job runs on the CPU: no GPU-hours)\n";
+    return out.str();
+  }
+  out << " FLOPs = " << (plan.pf_days < 0.01 ? scientific(plan.pf_days) : fixed(plan.pf_days, 2)) << " PF-days = "
       << (plan.gpu_hours < 0.01 ? scientific(plan.gpu_hours) : fixed(plan.gpu_hours, 1)) << " GPU-hours at "
       << fixed(plan.assumptions.mfu * 100, 0) << "% MFU of " << fixed(plan.assumptions.peak_tflops, 0)
       << " TFLOP/s per GPU\n";
@@ -237,7 +244,7 @@ void add_plan_command(CLI::App& app, CliContext& context) {
       stages = expand_stages(read_file(args->file), args->file, options);
     } catch (const SweepError& e) {
       for (const auto& p : e.diagnostics()) std::cerr << p.to_string() << "\n";
-      context.exit_code = 1;
+      context.exit_code = exit_status::kError;
       return;
     }
     std::optional<PowerReport> power;
@@ -250,23 +257,25 @@ void add_plan_command(CLI::App& app, CliContext& context) {
     Sweep all = stages.main;
     if (stages.tune) all.jobs.insert(all.jobs.begin(), stages.tune->jobs.begin(), stages.tune->jobs.end());
     const SweepPlan plan = plan_sweep(all, args->assumptions);
+    const bool gpu = std::any_of(all.jobs.begin(), all.jobs.end(),
+                                 [](const auto& job) { return job.config.device == DeviceKind::Cuda; });
     if (!stages.tune) {
       nlohmann::json out = to_json(plan);
       if (power) out["power"] = power_json(*power);
-      std::cout << (context.json ? out.dump(2) + "\n" : render(plan) + (power ? render_power(*power) : ""));
+      std::cout << (context.json ? out.dump(2) + "\n" : render(plan, gpu) + (power ? render_power(*power) : ""));
       return;
     }
     const SweepPlan tune = plan_sweep(*stages.tune, args->assumptions);
     const SweepPlan main = plan_sweep(stages.main, args->assumptions);
     if (context.json) {
       nlohmann::json out = to_json(plan);
-      out["stages"] = {{"tune", to_json(tune)}, {"main", to_json(main)}};
+      out["stages"] = {{job_stage::kTune, to_json(tune)}, {job_stage::kMain, to_json(main)}};
       if (power) out["power"] = power_json(*power);
       std::cout << out.dump(2) << "\n";
       return;
     }
-    std::cout << render(plan);
-    for (const auto& [name, stage] : {std::pair{"tune", &tune}, std::pair{"main", &main}}) {
+    std::cout << render(plan, gpu);
+    for (const auto& [name, stage] : {std::pair{job_stage::kTune, &tune}, std::pair{job_stage::kMain, &main}}) {
       std::cout << name << " stage: " << stage->rows.size() << " job(s), " << scientific(stage->total_flops)
                 << " FLOPs (" << fixed(100.0 * stage->total_flops / plan.total_flops, 1) << "%)\n";
     }

@@ -5,6 +5,7 @@
 
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
+#include "cli/exit_status.h"
 #include "cli/job_view.h"
 #include "cli/terminal_text.h"
 #include "core/file_util.h"
@@ -49,7 +50,7 @@ void add_submit_command(CLI::App& app, CliContext& context) {
       }
       std::cerr << "submit " << terminal_text(args->file) << ": refused by the coordinator ("
                 << response.problems_size() + response.problems_omitted() << " problem(s))\n";
-      context.exit_code = 1;
+      context.exit_code = exit_status::kError;
       return;
     }
     if (context.json) {

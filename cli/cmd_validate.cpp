@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/exit_status.h"
 #include "core/file_util.h"
 #include "core/config_paths.h"
 #include "core/sweep/sweep.h"
@@ -53,7 +54,7 @@ void add_validate_command(CLI::App& app, CliContext& context) {
           problems = e.diagnostics();
         }
       }
-      if (!problems.empty()) context.exit_code = 1;
+      if (!problems.empty()) context.exit_code = exit_status::kError;
       if (context.json) {
         nlohmann::json list = nlohmann::json::array();
         for (const auto& p : problems) list.push_back(diagnostic_json(p));

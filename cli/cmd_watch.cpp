@@ -10,6 +10,7 @@
 
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
+#include "cli/exit_status.h"
 #include "cli/job_view.h"
 #include "cli/terminal_text.h"
 #include "core/job_state.h"
@@ -95,10 +96,10 @@ void add_watch_command(CLI::App& app, CliContext& context) {
     for (const auto& j : jobs) failed += from_proto(j.state()) == JobState::kFailed ? 1 : 0;
     if (!update.sweep().finished()) {
       std::cerr << "watch: stream ended before the sweep finished\n";
-      context.exit_code = 1;
+      context.exit_code = exit_status::kError;
     } else if (failed > 0) {
       std::cerr << failed << " job(s) failed; see `gammalab show JOB` and `gammalab logs JOB`\n";
-      context.exit_code = 1;
+      context.exit_code = exit_status::kJobFailed;
     }
   });
 }

@@ -16,8 +16,8 @@ namespace gammalab::cli {
 
 namespace {
 
-// The GPUS column: the slots the job takes, or for a job that spans workers the slots of each times the workers
-// ("2x4": 2 slots on each of 4 workers).
+// The SLOTS column (a slot is a GPU, or a share of a CPU machine): the slots the job takes, or for a job that
+// spans workers the slots of each times the workers ("2x4": 2 slots on each of 4 workers).
 std::string slots_text(const v1::Job& j) {
   const std::string each = std::to_string(std::max(1, j.gpus()));
   return j.nodes() > 1 ? each + "x" + std::to_string(j.nodes()) : each;
@@ -75,6 +75,13 @@ std::string state_label(v1::JobState state) {
   return known ? std::string(job_state_name(*known)) : "unspecified";
 }
 
+std::string sweep_status(const v1::Sweep& s) {
+  if (!s.finished()) return "active";
+  const int failed = count(s, JobState::kFailed), succeeded = count(s, JobState::kSucceeded);
+  if (failed == 0) return succeeded > 0 || s.total_jobs() == 0 ? "finished" : "cancelled";
+  return succeeded == 0 ? "failed" : "partly failed";
+}
+
 std::string sweeps_table(const std::vector<v1::Sweep>& sweeps) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& s : sweeps) {
@@ -82,7 +89,7 @@ std::string sweeps_table(const std::vector<v1::Sweep>& sweeps) {
                     std::to_string(count(s, JobState::kLeased) + count(s, JobState::kRunning)),
                     std::to_string(count(s, JobState::kSucceeded)), std::to_string(count(s, JobState::kFailed)),
                     std::to_string(count(s, JobState::kCancelled)),
-                    s.finished() ? "finished" : "active"});
+                    sweep_status(s)});
   }
   return render({"ID", "NAME", "JOBS", "PENDING", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED", "STATUS"}, rows,
                 {true, false, true, true, true, true, true, true, false});
@@ -99,7 +106,7 @@ std::string jobs_table(const std::vector<v1::Job>& jobs) {
                     j.worker_id().empty() ? "-" : j.worker_id()});
     if (!j.pending_reason().empty()) reasons += "job " + j.id() + " waits: " + j.pending_reason() + "\n";
   }
-  return render({"ID", "NAME", "STATE", "GPUS", "ATTEMPT", "STEP", "TOKENS", "LOSS", "TOK/S", "WORKER"}, rows,
+  return render({"ID", "NAME", "STATE", "SLOTS", "ATTEMPT", "STEP", "TOKENS", "LOSS", "TOK/S", "WORKER"}, rows,
                 {true, false, false, true, true, true, true, true, true, false}) +
          terminal_text(reasons);
 }

@@ -11,6 +11,10 @@ namespace gammalab::cli {
 namespace v1 = ::gammalab::v1;
 
 std::string sweeps_table(const std::vector<v1::Sweep>& sweeps);
+// A sweep's status in a word: "active" while any job may still run; once finished, "failed" when no job
+// succeeded and some failed, "partly failed" when some of each, "cancelled" when every job was cancelled, else
+// "finished".
+std::string sweep_status(const v1::Sweep& sweep);
 std::string jobs_table(const std::vector<v1::Job>& jobs);
 std::string workers_table(const std::vector<v1::Worker>& workers);
 // One line per job with a progress bar, step, tokens, loss, throughput and ETA (for `watch`).

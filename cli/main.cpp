@@ -1,9 +1,15 @@
 // gammalab: the command-line client. Every command is added from the one table below (see cli/command.h).
+// Conventions: global options go before or after the command; the exit status is one of cli/exit_status.h;
+// under --json an error is a JSON object on stderr too.
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/exit_status.h"
 #include "cli/terminal_text.h"
 #include "rpc/client_channel.h"
 
@@ -21,11 +27,35 @@ constexpr void (*kCommands[])(CLI::App&, CliContext&) = {
     gammalab::cli::add_export_command,   gammalab::cli::add_report_command,
 };
 
+// An error as the user asked to read output: a line of text, or under --json an object a script can parse.
+int report_error(bool json, int status, std::string_view kind, const std::string& message) {
+  if (json) {
+    std::cerr << nlohmann::json{{"error", {{"kind", kind}, {"exit_status", status}, {"message", message}}}}.dump()
+              << "\n";
+  } else {
+    std::cerr << "gammalab: " << gammalab::cli::terminal_text(message) << "\n";  // may quote the server
+  }
+  return status;
+}
+
+// Whether --json is on the command line, for an error found before the options were all read.
+bool json_requested(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--json") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  namespace exit_status = gammalab::cli::exit_status;
   CLI::App app{"gammalab: run and analyse scale-vector studies"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("gammalab ") + GAMMALAB_VERSION + " (commit " + GAMMALAB_COMMIT + ")");
+  // Global options are accepted after the command too (`gammalab jobs 3 --json`): each command passes the
+  // options it does not know up to this app.
+  app.fallthrough();
   CliContext context;
   if (const char* env = std::getenv("GAMMALAB_SERVER"); env != nullptr && *env != '\0') context.server = env;
   app.add_option("--server", context.server, "coordinator address (host:port; default $GAMMALAB_SERVER or 127.0.0.1:50051)");
@@ -38,11 +68,16 @@ int main(int argc, char** argv) {
   for (const auto add_command : kCommands) add_command(app, context);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version: printed, and not an error
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (!json_requested(argc, argv)) {
+      app.exit(e);  // CLI11's message and the usage hint
+      return exit_status::kUsage;
+    }
+    return report_error(true, exit_status::kUsage, "usage", e.what());
   } catch (const std::exception& e) {
-    std::cerr << "gammalab: " << gammalab::cli::terminal_text(e.what()) << "\n";  // may quote the server
-    return 1;
+    return report_error(context.json, exit_status::kError, "error", e.what());
   }
   return context.exit_code;
 }

@@ -444,10 +444,12 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       // Stopped after a checkpoint because this worker drains, or (a job spanning workers) another one does.
       outcome = v1::JOB_OUTCOME_HANDED_BACK;
     } else {
-      outcome = v1::JOB_OUTCOME_FAILED;
+      const bool permanent = exit_codes::is_permanent_failure(exit_code);
+      outcome = permanent ? v1::JOB_OUTCOME_FAILED_PERMANENTLY : v1::JOB_OUTCOME_FAILED;
       if (error.empty()) {
         error = "gammalab-train exited with code " + std::to_string(exit_code) +
                 (exit_code == exit_codes::kDiverged ? " (the loss became non-finite)" : "") +
+                (permanent ? " (a config or data error: another attempt would fail alike, so none is made)" : "") +
                 (drain_ ? drain_kill_note(exit_code) : "") + ": " +
                 (root ? attempt_error(*root, log_rel, attempt_log_start) : "");
       }

@@ -8,14 +8,26 @@ RpcError::RpcError(const std::string& what, const grpc::Status& status)
     : std::runtime_error(what), code_(status.error_code()) {}
 
 std::unique_ptr<v1::Coordinator::Stub> connect_coordinator(const std::string& address) {
+  // gRPC would read "http://host:port" as a DNS name and fail far from the cause.
+  if (address.find("://") != std::string::npos) {
+    throw std::invalid_argument("--server '" + address + "': a URL; give HOST:PORT of the coordinator's gRPC " +
+                                "address (its --listen), e.g. 127.0.0.1:50051, not the dashboard's http:// address");
+  }
   return v1::Coordinator::NewStub(open_channel(address, default_client_security()));
 }
 
 void check(const grpc::Status& status, const std::string& what, const std::string& address) {
   if (status.ok()) return;
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    // An HTTP/1 server at the address, most often the dashboard's port given for the gRPC one: gRPC's transport
+    // reports it as a reply it cannot parse as HTTP/2 (or, in some versions, names http1).
+    const std::string& message = status.error_message();
+    const bool http1 = message.find("parsing HTTP/2") != std::string::npos || message.find("http1") != std::string::npos;
     throw RpcError(what + ": coordinator " + (address.empty() ? "" : address + " ") + "not reachable (" +
-                       status.error_message() + ")",
+                       status.error_message() + ")" +
+                       (http1 ? "; that address answers HTTP/1: is it the dashboard's --http port? --server takes "
+                                "the coordinator's gRPC address (its --listen)"
+                              : ""),
                    status);
   }
   if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {

@@ -37,7 +37,7 @@ std::string_view finish_event_kind(v1::JobOutcome outcome, JobState to) {
 
 HeartbeatResult Store::heartbeat(const std::string& worker_id, const std::vector<std::pair<std::string, int>>& running,
                                  bool draining, std::int64_t lease_timeout_ms) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   HeartbeatResult result;
   const std::int64_t now = now_ms(), wid = parse_id(worker_id);
   sql::Transaction tx(db_);
@@ -93,7 +93,7 @@ HeartbeatResult Store::heartbeat(const std::string& worker_id, const std::vector
 
 std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lease_timeout_ms, int free_slots,
                                   std::int64_t gang_wait_ms) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t now = now_ms(), wid = parse_id(worker_id);
   const std::string_view pending = job_state_name(JobState::kPending);
   sql::Transaction tx(db_);
@@ -168,7 +168,7 @@ void Store::advance_lease_turn(std::int64_t sweep_id) {
 
 bool Store::start(const std::string& worker_id, const std::string& job_id, int attempt,
                   const std::string& rendezvous) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t id = parse_id(job_id), wid = parse_id(worker_id);
   sql::Transaction tx(db_);
   sql::Statement& held = statements_.get("SELECT state FROM jobs WHERE id = ? AND worker_id = ? AND attempt = ? "
@@ -199,7 +199,7 @@ bool Store::start(const std::string& worker_id, const std::string& job_id, int a
 
 bool Store::finish(const std::string& worker_id, const std::string& job_id, int attempt, v1::JobOutcome outcome,
                    const std::string& error) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t now = now_ms(), id = parse_id(job_id), wid = parse_id(worker_id);
   sql::Transaction tx(db_);
   sql::Statement& held = statements_.get(
@@ -238,6 +238,9 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
       to = after_unsuccessful_attempt(cancel_requested, /*retries_left=*/true);
       attempt_change = -1;  // a drained worker's hand-back does not use up an attempt
       break;
+    case v1::JOB_OUTCOME_FAILED_PERMANENTLY:
+      to = after_unsuccessful_attempt(cancel_requested, /*retries_left=*/false);  // another try would fail alike
+      break;
     default:
       to = after_unsuccessful_attempt(cancel_requested, retries_left);
       break;
@@ -259,7 +262,7 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
 }
 
 int Store::grant_lease_grace(std::int64_t grace_ms) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t until = now_ms() + grace_ms;
   sql::Transaction tx(db_);
   sql::Statement& s = statements_.get("UPDATE jobs SET lease_expires_ms = MAX(lease_expires_ms, ?) WHERE state IN (" +
@@ -275,7 +278,7 @@ int Store::grant_lease_grace(std::int64_t grace_ms) {
 }
 
 int Store::expire_leases() {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const std::int64_t now = now_ms();
   sql::Transaction tx(db_);
   sql::Statement& expired = statements_.get(

@@ -24,6 +24,26 @@ TEST(TextTable, AlignsTextLeftAndNumbersRightWithoutTrailingSpaces) {
   EXPECT_THROW(table.add_row({"a", "b", "c"}), std::invalid_argument);
 }
 
+// An all-failed sweep is not "finished": the status says how it ended.
+TEST(JobView, SweepStatusSaysWhetherAFinishedSweepFailedWhollyOrInPart) {
+  auto sweep = [](bool finished, int succeeded, int failed, int cancelled) {
+    v1::Sweep s;
+    s.set_finished(finished);
+    s.set_total_jobs(succeeded + failed + cancelled);
+    (*s.mutable_job_counts())["succeeded"] = succeeded;
+    (*s.mutable_job_counts())["failed"] = failed;
+    (*s.mutable_job_counts())["cancelled"] = cancelled;
+    return s;
+  };
+  EXPECT_EQ(sweep_status(sweep(false, 0, 3, 0)), "active");
+  EXPECT_EQ(sweep_status(sweep(true, 4, 0, 0)), "finished");
+  EXPECT_EQ(sweep_status(sweep(true, 0, 4, 0)), "failed");
+  EXPECT_EQ(sweep_status(sweep(true, 3, 1, 0)), "partly failed");
+  EXPECT_EQ(sweep_status(sweep(true, 0, 0, 4)), "cancelled");
+  EXPECT_EQ(sweep_status(sweep(true, 2, 0, 2)), "finished");
+  EXPECT_NE(sweeps_table({sweep(true, 0, 4, 0)}).find("failed"), std::string::npos);
+}
+
 TEST(JobView, WorkersTableJoinsGpusAndJobs) {
   v1::Worker worker;
   worker.set_id("w1");
@@ -52,9 +72,9 @@ TEST(JobView, JobsTableShowsEachJobsSlotsAndWhyAPendingJobWaits) {
   old.set_name("s/one");
   old.set_state(v1::JOB_STATE_RUNNING);
   const std::string text = jobs_table({waiting, old});
-  EXPECT_NE(text.find("GPUS"), std::string::npos) << text;
-  EXPECT_NE(text.find("pending     2"), std::string::npos) << text;
-  EXPECT_NE(text.find("running     1"), std::string::npos) << text;
+  EXPECT_NE(text.find("SLOTS"), std::string::npos) << text;
+  EXPECT_NE(text.find("pending      2"), std::string::npos) << text;
+  EXPECT_NE(text.find("running      1"), std::string::npos) << text;
   EXPECT_NE(text.find("\njob 7 waits: needs 2 slots of one worker[2J\n"), std::string::npos)
       << "under the table, without the server's control characters:\n" << text;
   EXPECT_EQ(text.find("job 8 waits"), std::string::npos) << text;

@@ -260,5 +260,41 @@ base:
   }
 }
 
+// A data file the worker does not have cannot appear on a retry: the job fails after its first attempt,
+// though three were allowed, and the error names the missing file and the worker's data directory.
+TEST(Dispatch, AMissingDataFileFailsTheJobAfterOneAttemptNamingTheDataDirectory) {
+  Cluster cluster("missing-data");
+  cluster.prepare_data("d");
+  cluster.start_server();
+  cluster.start_worker();
+  const std::string yaml = R"(name: s
+max_attempts: 3
+base:
+  model: {preset: tiny-0.03m}
+  data: {train: d/no-such-shard.bin, val: d/val.bin}
+  batch_tokens: 1024
+  steps: 5
+  threads: 1
+)";
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", yaml).string()}).exit_code, 0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_state(db, db.jobs()[0].id) == "failed"; }, 120))
+      << (db.jobs().empty() ? "no job" : job_state(db, db.jobs()[0].id));
+  const StoredJob job = db.jobs()[0];
+  EXPECT_EQ(job.attempt, 1) << job.error;
+  EXPECT_NE(job.error.find("another attempt would fail alike"), std::string::npos) << job.error;
+  EXPECT_NE(job.error.find("data.train: token shard not found"), std::string::npos) << job.error;
+  EXPECT_NE(job.error.find("no-such-shard.bin"), std::string::npos) << job.error;
+  EXPECT_NE(job.error.find("in the data directory " + cluster.data_dir().string()), std::string::npos) << job.error;
+  // `watch` on the finished sweep says a job failed with its own exit status.
+  EXPECT_EQ(cluster.cli({"watch", "s"}).exit_code, 3);
+  // --json after the command, and the state spelt as everywhere else.
+  const auto listed = cluster.cli({"jobs", "s", "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.out;
+  const auto jobs = nlohmann::json::parse(listed.out);
+  ASSERT_EQ(jobs.size(), 1u) << listed.out;
+  EXPECT_EQ(jobs[0]["state"], "failed") << listed.out;
+}
+
 }  // namespace
 }  // namespace gammalab::testing

@@ -118,7 +118,7 @@ TEST(MultiSlot, TwoRankJobOnATwoSlotWorkerEndsAtTheOneRankLoss) {
       << "both slots and their devices went to the job: " << log;
   EXPECT_NE(log.find("started ranks 0 to 1 of 2"), std::string::npos) << log;
   const std::string table = cluster.cli({"jobs", "two"}).out;
-  EXPECT_NE(table.find("GPUS"), std::string::npos) << table;
+  EXPECT_NE(table.find("SLOTS"), std::string::npos) << table;
 }
 
 TEST(MultiSlot, AOneSlotWorkerNeverLeasesATwoRankJobAndTheJobSaysWhy) {

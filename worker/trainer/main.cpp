@@ -11,9 +11,11 @@
 
 #include "core/config_error.h"
 #include "core/config_paths.h"
+#include "core/exit_codes.h"
 #include "core/file_util.h"
 #include "core/model_preset.h"
 #include "core/shared_root_files.h"
+#include "worker/trainer/data/data_shard.h"
 #include "worker/trainer/data/prepare.h"
 #include "worker/trainer/describe.h"
 #include "worker/trainer/dist/rank_env.h"
@@ -198,7 +200,18 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   try {
-    if (*run_cmd) return cmd_run(run, argc, argv);
+    if (*run_cmd) {
+      // A run's config and data errors are permanent: the worker fails the job without another attempt.
+      try {
+        return cmd_run(run, argc, argv);
+      } catch (const ConfigError& e) {
+        std::cerr << "config error: " << e.what() << "\n";
+        return exit_codes::kConfigError;
+      } catch (const DataUnavailable& e) {
+        std::cerr << "data error: " << e.what() << "\n";
+        return exit_codes::kDataUnavailable;
+      }
+    }
     if (*prepare_cmd) return cmd_prepare(prepare);
     if (*describe_cmd) return cmd_describe(describe);
     if (*export_cmd) return cmd_export(exp);

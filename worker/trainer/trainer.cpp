@@ -16,11 +16,19 @@
 
 namespace gammalab::trainer {
 
+namespace {
+
+// The data directory relative data paths resolve against: the given one, else $GAMMALAB_DATA_DIR, else none.
+std::filesystem::path effective_data_dir(const std::filesystem::path& data_dir) {
+  if (!data_dir.empty()) return data_dir;
+  const char* env = std::getenv("GAMMALAB_DATA_DIR");
+  return env != nullptr ? std::filesystem::path(env) : std::filesystem::path();
+}
+
+}  // namespace
+
 std::filesystem::path resolve_data_path(const char* field, const std::string& path, const std::filesystem::path& data_dir) {
-  std::filesystem::path dir = data_dir;
-  if (dir.empty()) {
-    if (const char* env = std::getenv("GAMMALAB_DATA_DIR"); env != nullptr && *env != '\0') dir = env;
-  }
+  const std::filesystem::path dir = effective_data_dir(data_dir);
   // Without a data directory (a trainer run by hand) a path is the user's own; with one (always, under a
   // worker) it must stay inside it (core/data_path.h).
   if (dir.empty()) return path;
@@ -29,6 +37,26 @@ std::filesystem::path resolve_data_path(const char* field, const std::string& pa
   }
   return dir / path;
 }
+
+namespace {
+
+// The shard files of a data field, or DataUnavailable naming the field, the path and the data directory it was
+// resolved against, so that a worker's log says which machine's folder lacks the file.
+std::vector<std::filesystem::path> data_files(const char* field, const std::string& path,
+                                              const std::filesystem::path& data_dir) {
+  const std::filesystem::path resolved = resolve_data_path(field, path, data_dir);
+  try {
+    return shard_files(resolved);
+  } catch (const DataUnavailable& e) {
+    const std::filesystem::path dir = effective_data_dir(data_dir);
+    const std::string where = dir.empty() ? " (no data directory: the path is used as given)"
+                                          : " (in the data directory " + dir.string() +
+                                                ": under a worker, its --data-dir)";
+    throw DataUnavailable(std::string(field) + ": " + e.what() + where);
+  }
+}
+
+}  // namespace
 
 Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& metrics_out, std::ostream& log)
     : config_(config), options_(std::move(options)), metrics_(metrics_out), log_(log) {
@@ -48,9 +76,9 @@ Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& 
                                   : at::Device(at::kCUDA);
   }
   const std::int64_t T = config_.model.seq_len;
-  train_ = std::make_unique<TokenDataset>(shard_files(resolve_data_path("data.train", config_.data.train, options_.data_dir)), T);
+  train_ = std::make_unique<TokenDataset>(data_files("data.train", config_.data.train, options_.data_dir), T);
   if (!config_.data.val.empty()) {
-    val_ = std::make_unique<TokenDataset>(shard_files(resolve_data_path("data.val", config_.data.val, options_.data_dir)), T);
+    val_ = std::make_unique<TokenDataset>(data_files("data.val", config_.data.val, options_.data_dir), T);
   }
   const std::uint32_t max_tok = std::max(train_->max_token(), val_ ? val_->max_token() : 0u);
   if (max_tok >= static_cast<std::uint32_t>(config_.model.vocab_size)) {

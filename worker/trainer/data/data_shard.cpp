@@ -76,9 +76,9 @@ std::vector<std::filesystem::path> shard_files(const std::filesystem::path& path
       if (e.is_regular_file() && e.path().extension() == ".bin") files.push_back(e.path());
     }
     std::sort(files.begin(), files.end());
-    if (files.empty()) throw std::runtime_error("no .bin shards in " + path.string());
+    if (files.empty()) throw DataUnavailable("no .bin shards in " + path.string());
   } else {
-    if (!std::filesystem::exists(path)) throw std::runtime_error("token shard not found: " + path.string());
+    if (!std::filesystem::exists(path)) throw DataUnavailable("token shard not found: " + path.string());
     files.push_back(path);
   }
   return files;

@@ -16,6 +16,13 @@ constexpr std::int32_t kShardMagicU32 = 20240801;
 // Writes a shard (uint16 when every token fits, else uint32), atomically (temp name + rename).
 void write_shard(const std::filesystem::path& path, std::span<const std::uint32_t> tokens);
 
+// A data path that cannot be opened: no such file, or a folder without shards. A retry on the same worker
+// cannot succeed (the trainer exits with exit_codes::kDataUnavailable).
+class DataUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class TokenShard {
  public:
   explicit TokenShard(const std::filesystem::path& path);  // throws std::runtime_error on a malformed file

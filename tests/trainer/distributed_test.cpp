@@ -463,7 +463,7 @@ TEST(DataParallelConfig, BadLauncherVariablesAreRefused) {
   Child child = spawn_train({"run", "--config", config_file.string()},
                             {"RANK=2", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=1"}, dir.path / "err.txt");
   read_all(child.out);
-  EXPECT_EQ(wait_bounded(child.pid, std::chrono::seconds(60)), 2);
+  EXPECT_EQ(wait_bounded(child.pid, std::chrono::seconds(60)), exit_codes::kConfigError);
   EXPECT_NE(file_text(child.err).find("$RANK: must be in [0, 1], got 2"), std::string::npos) << file_text(child.err);
 
   c.world_size = 3;  // 16 sequences per step do not split over 3 ranks

@@ -248,12 +248,13 @@ std::pair<int, std::string> run_cli(const std::string& args, const std::filesyst
           std::string((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>())};
 }
 
-TEST(Cli, BadConfigExitsTwoNamingTheField) {
+// An invalid config is permanent (core/exit_codes.h): EX_CONFIG, so the worker fails the job without retrying.
+TEST(Cli, BadConfigExitsWithTheConfigStatusNamingTheField) {
   TempDir dir;
   const auto config_file = dir.path / "job.json";
   std::ofstream(config_file) << R"({"model": {"n_heads": 5, "d_model": 64}})";
   const auto [code, text] = run_cli("run --config " + config_file.string(), dir.path);
-  EXPECT_EQ(code, 2);
+  EXPECT_EQ(code, exit_codes::kConfigError);
   EXPECT_NE(text.find("model.n_heads"), std::string::npos) << text;
 }
 
@@ -268,7 +269,7 @@ TEST(Cli, AConfigLinkUnderTheSharedRootIsRefused) {
   const auto [code, text] = run_cli("run --config " + (job / "config.json").string() + " --ckpt-dir " +
                                         (job / "ckpt").string() + " --shared-root " + shared.string(),
                                     dir.path);
-  EXPECT_EQ(code, 2);
+  EXPECT_EQ(code, exit_codes::kConfigError);
   EXPECT_NE(text.find("jobs/7/config.json: is a symbolic link (not followed)"), std::string::npos) << text;
   EXPECT_EQ(text.find("CANARY"), std::string::npos) << text;
   EXPECT_TRUE(std::filesystem::is_empty(job / "ckpt"));

@@ -336,11 +336,12 @@ max_attempts: 1
   await waitInPage(() => document.getElementById('sweep-name').textContent === 'web-test-missing-data');
   await waitInPage(() => document.querySelectorAll('#jobs tbody tr[data-state="failed"]').length === 1, undefined, RUN_TIMEOUT);
   const [failed] = (await api(`/api/sweeps/${failedSweepId}/jobs`)).body;
+  // A missing data file is permanent: one attempt, the trainer's data status (66), the data directory named.
   assert.equal(failed.attempt, 1);
-  assert.match(failed.error, /gammalab-train exited with code 1/);
-  assert.match(failed.error, /token shard not found: .*missing\/train\.bin/);
+  assert.match(failed.error, /gammalab-train exited with code 66 \(a config or data error: another attempt would fail alike/);
+  assert.match(failed.error, /token shard not found: .*missing\/train\.bin \(in the data directory /);
   const failedText = await page.textContent('#jobs tbody tr[data-state="failed"] .err');
-  assert.match(failedText, /gammalab-train exited with code 1/);
+  assert.match(failedText, /gammalab-train exited with code 66/);
   assert.match(failedText, /token shard not found/);
   assert.match(await page.textContent('#sweep-counts'), /1 failed/);
   assert.equal(await chartAttr('#chart-train', 'series'), '0', 'no points from a job that never trained');

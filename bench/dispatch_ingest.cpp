@@ -1,7 +1,8 @@
 // Benchmark (not a test): lease latency and metric ingest through the coordinator, each printed beside a
 // reference measured in the same run on the same machine:
 //   lease over gRPC            vs  Store::lease called directly (the SQLite transaction alone)
-//   ingest from 32 gRPC streams vs  plain batched SQLite inserts of the same rows
+//   a lease from a long queue   vs  a lease from a queue of 100 (its cost must not grow with the queue)
+//   ingest from 16 gRPC streams vs  plain batched SQLite inserts of the same rows
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
@@ -23,8 +24,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace gammalab;
 
-constexpr int kStreams = 32;
-constexpr int kMessagesPerStream = 50;
+// 16 concurrent streams: all of them come from one address here, and the coordinator lets one client address
+// (one worker machine) hold at most limits::kMaxMetricStreamsPerClient = 16 open.
+constexpr int kStreams = 16;
+constexpr int kMessagesPerStream = 100;
 constexpr int kPointsPerMessage = 100;
 constexpr int kLeases = 2000;
 
@@ -74,6 +77,38 @@ int main() {
   std::printf("== lease latency (%d leases, pending queue of %d jobs)\n", kLeases, kLeases);
   print_latency("Store::lease (SQLite only)", direct_us);
   print_latency("LeaseJob over loopback gRPC", grpc_us);
+
+  // ---- lease cost against the queue's length: 200 leases from queues of 100 to 30,000 pending jobs
+  {
+    constexpr int kQueueLeases = 200;
+    std::printf("== lease cost against the queue's length (%d leases each, Store::lease directly)\n", kQueueLeases);
+    double p50_shortest = 0;
+    for (const int queue : {100, 1000, 10000, 30000}) {
+      const auto dir = testing::temp_db("queue").parent_path();
+      std::vector<double> us;
+      {
+        Store store((dir / "gammalab.db").string());
+        store.create_sweep(testing::make_sweep("bench", queue + kQueueLeases), "", "", false);
+        const std::string worker = store.register_worker("bench", 1, {}, "");
+        for (int i = 0; i < kQueueLeases; ++i) {
+          const auto t = Clock::now();
+          if (!store.lease(worker, 30000)) {
+            std::fprintf(stderr, "lease %d from a queue of %d found no job\n", i, queue);
+            return 1;
+          }
+          us.push_back(seconds_since(t) * 1e6);
+        }
+      }
+      std::filesystem::remove_all(dir);
+      std::sort(us.begin(), us.end());
+      const double p50 = us[us.size() / 2];
+      if (queue == 100) p50_shortest = p50;
+      char what[64];
+      std::snprintf(what, sizeof what, "queue of %d pending jobs", queue);
+      print_latency(what, us);
+      std::printf("%-34s p50 %.2f x the queue of 100\n", "", p50 / p50_shortest);
+    }
+  }
 
   // ---- metric ingest: the same rows both ways
   const std::int64_t total_points = std::int64_t{kStreams} * kMessagesPerStream * kPointsPerMessage;
@@ -171,7 +206,7 @@ int main() {
   std::printf("== metric ingest (%lld points: %d streams x %d messages x %d points)\n",
               static_cast<long long>(total_points), kStreams, kMessagesPerStream, kPointsPerMessage);
   std::printf("%-34s %10.0f points/s\n", "plain batched SQLite inserts", double(total_points) / plain_s);
-  std::printf("%-34s %10.0f points/s   (%.2fx of plain)\n", "ReportMetrics, 32 gRPC streams",
+  std::printf("%-34s %10.0f points/s   (%.2fx of plain)\n", "ReportMetrics, 16 gRPC streams",
               double(total_points) / grpc_s, plain_s / grpc_s);
   return 0;
 }

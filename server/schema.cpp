@@ -255,6 +255,15 @@ CREATE TABLE gang_members (
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX gang_members_by_worker ON gang_members(worker_id, job_id);
 )sql",
+    // 12: a lease takes its sweep's first pending job by ordinal that fits the worker. With an index on (sweep,
+    // state, gpus) beside the one on (sweep, state, ordinal), SQLite's planner took the first, collected every
+    // pending job of the sweep that fits and sorted them for each lease: a cost that grew with the queue (30,000
+    // pending jobs: tens of ms). Without it, the (sweep_id, state, ordinal) index yields the jobs in order and
+    // the first that fits ends the search, so a lease costs the same with 100 or 30,000 pending jobs
+    // (bench/dispatch_ingest.cpp).
+    R"sql(
+DROP INDEX jobs_by_sweep_state_gpus;
+)sql",
   };
   return all;
 }

@@ -21,6 +21,11 @@ std::string_view pending_name() { return job_state_name(JobState::kPending); }
 
 }  // namespace
 
+// Every query that joins gang_members to jobs (here and in leases.cpp) says CROSS JOIN: SQLite then reads the
+// gangs (a handful of rows) and looks each job up by id, instead of walking every pending job to find the few
+// with a gang, which made each lease cost in proportion to the queue (20 ms with 30,000 pending jobs;
+// bench/dispatch_ingest.cpp).
+
 void Store::prune_gangs(std::int64_t now, std::int64_t gang_wait_ms) {
   // Places of attempts that ended, or of gangs whose job is no longer waiting for them (cancelled, retried).
   sql::Statement& ended = statements_.get(
@@ -30,7 +35,7 @@ void Store::prune_gangs(std::int64_t now, std::int64_t gang_wait_ms) {
   ended.bind(1, pending_name()).run();
   // Gangs that will not form: gathered too long, or a worker stopped asking (lost, or draining).
   sql::Statement& stale = statements_.get(
-      "DELETE FROM gang_members WHERE job_id IN (SELECT g.job_id FROM gang_members g JOIN jobs j ON j.id = g.job_id "
+      "DELETE FROM gang_members WHERE job_id IN (SELECT g.job_id FROM gang_members g CROSS JOIN jobs j ON j.id = g.job_id "
       "WHERE j.state = ? GROUP BY g.job_id HAVING MIN(g.joined_ms) < ? OR MIN(g.expires_ms) < ?)");
   stale.bind(1, pending_name()).bind(2, now - gang_wait_ms).bind(3, now).run();
 }
@@ -38,7 +43,7 @@ void Store::prune_gangs(std::int64_t now, std::int64_t gang_wait_ms) {
 Store::GangTurn Store::gang_turn(std::int64_t worker, std::int64_t now, std::int64_t lease_timeout_ms) {
   GangTurn turn;
   sql::Statement& place = statements_.get(
-      "SELECT g.job_id, g.node, g.attempt, j.state FROM gang_members g JOIN jobs j ON j.id = g.job_id "
+      "SELECT g.job_id, g.node, g.attempt, j.state FROM gang_members g CROSS JOIN jobs j ON j.id = g.job_id "
       "WHERE g.worker_id = ? AND g.delivered = 0 LIMIT 1");
   if (!place.bind(1, worker).step()) return turn;
   const std::int64_t job_id = place.int64(0), node = place.int64(1), attempt = place.int64(2);
@@ -70,7 +75,7 @@ Store::GangTurn Store::gang_turn(std::int64_t worker, std::int64_t now, std::int
 
 bool Store::join_gang(std::int64_t worker, std::int64_t now, std::int64_t lease_timeout_ms, int free_slots) {
   sql::Statement& gathering = statements_.get(
-      "SELECT g.job_id, j.nodes, COUNT(*), MAX(g.attempt) FROM gang_members g JOIN jobs j ON j.id = g.job_id "
+      "SELECT g.job_id, j.nodes, COUNT(*), MAX(g.attempt) FROM gang_members g CROSS JOIN jobs j ON j.id = g.job_id "
       "WHERE j.state = ? AND j.gpus <= ? GROUP BY g.job_id ORDER BY MIN(g.joined_ms), g.job_id LIMIT 1");
   if (!gathering.bind(1, pending_name()).bind(2, free_slots).step()) return false;
   const std::int64_t job_id = gathering.int64(0), nodes = gathering.int64(1), node = gathering.int64(2),
@@ -113,7 +118,7 @@ void Store::end_gang(std::int64_t job_id) {
 
 std::optional<int> Store::gang_node(std::int64_t job_id, std::int64_t worker, std::int64_t attempt) {
   sql::Statement& member = statements_.get(
-      "SELECT g.node FROM gang_members g JOIN jobs j ON j.id = g.job_id WHERE g.job_id = ? AND g.worker_id = ? AND "
+      "SELECT g.node FROM gang_members g CROSS JOIN jobs j ON j.id = g.job_id WHERE g.job_id = ? AND g.worker_id = ? AND "
       "g.attempt = ? AND j.attempt = g.attempt AND j.state IN (" + sql_active_states() + ")");
   if (!member.bind(1, job_id).bind(2, worker).bind(3, attempt).step()) return std::nullopt;
   const int node = static_cast<int>(member.int64(0));

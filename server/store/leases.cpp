@@ -51,7 +51,7 @@ HeartbeatResult Store::heartbeat(const std::string& worker_id, const std::vector
   if (draining) {
     // A draining worker lets go of the gangs it is gathering with: they dissolve, their other workers go free.
     sql::Statement& leave = statements_.get(
-        "DELETE FROM gang_members WHERE job_id IN (SELECT g.job_id FROM gang_members g JOIN jobs j ON "
+        "DELETE FROM gang_members WHERE job_id IN (SELECT g.job_id FROM gang_members g CROSS JOIN jobs j ON "
         "j.id = g.job_id WHERE g.worker_id = ? AND j.state = ?)");
     leave.bind(1, wid).bind(2, job_state_name(JobState::kPending)).run();
   }

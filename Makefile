@@ -9,21 +9,27 @@ deps:
 	@scripts/deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DGAMMALAB_TESTS=ON -DGAMMALAB_BENCH=ON >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: build
 	@scripts/test.sh $(BUILD)
 
-demo: build
+# The demo installs and builds only what it runs: the four binaries, not the tests (a later `make test` adds
+# them to the same build folder).
+DEMO_TARGETS = gammalab gammalab-server gammalab-worker gammalab-train
+demo:
+	@scripts/deps.sh demo
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DGAMMALAB_TESTS=OFF -DGAMMALAB_BENCH=OFF >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
 	@scripts/demo.sh $(BUILD)
 
 # The full CPU reproduction (about half an hour on 2 cores): writes docs/results.md and its figures from its run.
 study: build
 	@scripts/study.sh $(BUILD)
 
-# Serves the dashboard over the demo's database (after `make demo`).
-dashboard: build
+# Serves the dashboard over the demo's database (after `make demo`; nothing is installed or built again).
+dashboard:
 	@scripts/dashboard.sh $(BUILD)
 
 bench: build

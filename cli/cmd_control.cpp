@@ -24,6 +24,9 @@ struct LogsArgs {
 void add_cancel_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<CancelArgs>();
   auto* cmd = app.add_subcommand("cancel", "cancel a sweep's unfinished jobs, or only the jobs named");
+  cmd->footer(examples({
+                       "gammalab cancel 3                 # every unfinished job of sweep 3",
+                       "gammalab cancel demo-cpu 41 42    # only jobs 41 and 42 of sweep demo-cpu"}));
   cmd->add_option("sweep", args->sweep, "sweep id or name")->required();
   cmd->add_option("jobs", args->jobs, "job ids or SWEEP/JOB-NAMEs (default: all unfinished)");
   cmd->callback([args, &context] {
@@ -43,6 +46,8 @@ void add_cancel_command(CLI::App& app, CliContext& context) {
 void add_retry_command(CLI::App& app, CliContext& context) {
   auto job_id = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("retry", "queue a failed or cancelled job again");
+  cmd->footer(examples({
+                       "gammalab retry 42"}));
   cmd->add_option("job", *job_id, "job id, or SWEEP/JOB-NAME")->required();
   cmd->callback([job_id, &context] {
     v1::RetryJobRequest request;
@@ -57,6 +62,9 @@ void add_retry_command(CLI::App& app, CliContext& context) {
 void add_logs_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<LogsArgs>();
   auto* cmd = app.add_subcommand("logs", "print a job's log (trainer output of every attempt)");
+  cmd->footer(examples({
+                       "gammalab logs 42",
+                       "gammalab logs 42 --tail 50         # the last 50 lines"}));
   cmd->add_option("job", args->job, "job id, or SWEEP/JOB-NAME")->required();
   cmd->add_option("--tail", args->tail, "only the last N bytes");
   cmd->callback([args, &context] {

@@ -40,6 +40,9 @@ std::string number_text(double v) {
 void add_export_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<ExportArgs>();
   auto* cmd = app.add_subcommand("export", "write a sweep's metric points as CSV or JSON lines");
+  cmd->footer(examples({
+                       "gammalab export 3 --out metrics.csv",
+                       "gammalab export 3 --format jsonl --metrics val/loss,train/loss"}));
   cmd->add_option("sweep", args->sweep, "sweep id or name")->required();
   cmd->add_option("--format", args->format, "csv or jsonl")->check(CLI::IsMember({"csv", "jsonl"}))->capture_default_str();
   cmd->add_option("--out", args->out, "output file (default: standard output)");

@@ -65,6 +65,10 @@ std::vector<RunPoint> load_runs(const FitArgs& args, const CliContext& context) 
 void add_fit_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<FitArgs>();
   auto* cmd = app.add_subcommand("fit", "fit scaling laws with bootstrap intervals and compute multipliers");
+  cmd->footer(examples({
+                       "gammalab fit 3                                  # the coordinator's stored fit",
+                       "gammalab fit 3 --refit --law chinchilla --control qknorm",
+                       "gammalab fit --points runs.csv --law c        # a CSV: params, tokens, loss, group, seed"}));
   cmd->add_option("sweep", args->source, "sweep id (final losses from the coordinator), or a CSV file");
   cmd->add_option("--points", args->points, "CSV with header params,tokens,loss[,group][,compute]");
   auto& fitting = args->fitting;

@@ -11,8 +11,25 @@
 
 namespace gammalab::cli {
 
+namespace {
+
+// The workers' names for a jobs table; none when the coordinator will not list its workers to this caller
+// (the table then shows ids, as it did before names): a view's nicety must not fail the command.
+WorkerNames known_worker_names(v1::Coordinator::Stub& stub, const std::string& address) {
+  try {
+    return worker_names(list_all_workers(stub, address));
+  } catch (const RpcError&) {
+    return {};
+  }
+}
+
+}  // namespace
+
 void add_sweeps_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("sweeps", "list sweeps with their job counts");
+  cmd->footer(examples({
+                       "gammalab sweeps",
+                       "gammalab sweeps --json"}));
   cmd->callback([&context] {
     auto stub = connect_coordinator(context.server);
     std::vector<v1::Sweep> list;
@@ -30,11 +47,15 @@ void add_sweeps_command(CLI::App& app, CliContext& context) {
 void add_jobs_command(CLI::App& app, CliContext& context) {
   auto sweep = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("jobs", "list a sweep's jobs: state, step, last loss");
+  cmd->footer(examples({
+                       "gammalab jobs 3",
+                       "gammalab jobs demo-cpu --json"}));
   cmd->add_option("sweep", *sweep, "sweep id or name")->required();
   cmd->callback([sweep, &context] {
-    const std::vector<v1::Job> list = list_all_jobs(*connect_coordinator(context.server), *sweep, {}, context.server);
+    auto stub = connect_coordinator(context.server);
+    const std::vector<v1::Job> list = list_all_jobs(*stub, *sweep, {}, context.server);
     if (!context.json) {
-      std::cout << jobs_table(list);
+      std::cout << jobs_table(list, known_worker_names(*stub, context.server));
       return;
     }
     // The HTTP API's shape (proto/dashboard_json.h): states spelt "running", as everywhere else.
@@ -47,18 +68,21 @@ void add_jobs_command(CLI::App& app, CliContext& context) {
 void add_show_command(CLI::App& app, CliContext& context) {
   auto job_id = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("show", "show one job: state, attempts, error and resolved config");
+  cmd->footer(examples({
+                       "gammalab show 42",
+                       "gammalab show demo-cpu/tiny-2x16/baseline/adamw/cosine/s0"}));
   cmd->add_option("job", *job_id, "job id, or SWEEP/JOB-NAME")->required();
   cmd->callback([job_id, &context] {
     v1::GetJobRequest request;
     request.set_job_id(*job_id);
     v1::Job job;
-    check(connect_coordinator(context.server)->GetJob(rpc_context().get(), request, &job), "show " + *job_id,
-          context.server);
+    auto stub = connect_coordinator(context.server);
+    check(stub->GetJob(rpc_context().get(), request, &job), "show " + *job_id, context.server);
     if (context.json) {
       std::cout << dashboard_job(job).dump(2) << "\n";
       return;
     }
-    std::cout << jobs_table({job});
+    std::cout << jobs_table({job}, known_worker_names(*stub, context.server));
     std::string details = "\nconfig hash: " + job.config_hash() + "  attempts: " + std::to_string(job.attempt()) +
                           "/" + std::to_string(job.max_attempts()) + "  priority: " + std::to_string(job.priority()) +
                           "\n";
@@ -72,6 +96,9 @@ void add_show_command(CLI::App& app, CliContext& context) {
 
 void add_workers_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("workers", "list workers, their slots and running jobs");
+  cmd->footer(examples({
+                       "gammalab workers",
+                       "gammalab --server coordinator:50051 workers --json"}));
   cmd->callback([&context] {
     const std::vector<v1::Worker> list = list_all_workers(*connect_coordinator(context.server), context.server);
     std::cout << (context.json ? to_json_array(list) + "\n" : workers_table(list));

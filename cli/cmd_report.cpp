@@ -27,6 +27,8 @@ struct ReportArgs {
 void add_report_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<ReportArgs>();
   auto* cmd = app.add_subcommand("report", "write a self-contained HTML report of a sweep (opens offline)");
+  cmd->footer(examples({
+                       "gammalab report 3 --out report/    # open report/index.html offline"}));
   cmd->add_option("sweep", args->sweep, "sweep id or name")->required();
   cmd->add_option("--out", args->out, "folder to write index.html into (made if missing)")->required();
   cmd->add_option("--web-root", args->web_root, "the dashboard's files (web/, with node_modules/uplot)")

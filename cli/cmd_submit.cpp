@@ -24,6 +24,9 @@ struct SubmitArgs {
 void add_submit_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<SubmitArgs>();
   auto* cmd = app.add_subcommand("submit", "submit a sweep file; prints the new sweep's id");
+  cmd->footer(examples({
+                       "gammalab submit configs/sweeps/demo-cpu.yaml",
+                       "gammalab submit study.yaml --rerun   # run every job, even one a finished job matches"}));
   cmd->add_option("file", args->file, "sweep YAML file")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--rerun", args->rerun, "run every job, even those whose config already ran to completion");
   cmd->callback([args, &context] {

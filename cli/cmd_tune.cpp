@@ -15,6 +15,8 @@ namespace gammalab::cli {
 void add_tune_command(CLI::App& app, CliContext& context) {
   auto sweep_id = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("tune", "show a sweep's tune stage: loss against value per group, and the pick");
+  cmd->footer(examples({
+                       "gammalab tune 3"}));
   cmd->add_option("sweep", *sweep_id, "sweep id or name")->required();
   cmd->callback([sweep_id, &context] {
     auto stub = connect_coordinator(context.server);

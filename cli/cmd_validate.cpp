@@ -30,6 +30,9 @@ nlohmann::json diagnostic_json(const SweepDiagnostic& d) {
 void add_validate_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<ValidateArgs>();
   auto* cmd = app.add_subcommand("validate", "check sweep files: every problem with file:line:col (no server needed)");
+  cmd->footer(examples({
+                       "gammalab validate configs/sweeps/demo-cpu.yaml",
+                       "gammalab validate configs/sweeps/*.yaml"}));
   cmd->add_option("files", args->files, "sweep YAML files")->required();
   cmd->add_option("--max-jobs", args->max_jobs, "refuse sweeps that expand to more jobs")->capture_default_str();
   cmd->add_option("--presets", args->presets, "model preset directory (default: configs/models)");

@@ -1,8 +1,10 @@
-// gammalab watch SWEEP: live progress of every job until the sweep has finished. On a terminal the progress
-// table is redrawn in place; otherwise (a pipe, a log file) each job's state changes are printed as timestamped
-// lines, then the final table.
+// gammalab watch SWEEP: live progress of every job until the sweep has finished. On a terminal a frame sized to
+// it (cli/watch_frame.h) is redrawn on the alternate screen, and the final table is left on the normal one;
+// otherwise (a pipe, a log file) each job's state changes are printed as timestamped lines, then the final table.
 #include <unistd.h>
 
+#include <csignal>
+#include <cstring>
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -13,6 +15,7 @@
 #include "cli/exit_status.h"
 #include "cli/job_view.h"
 #include "cli/terminal_text.h"
+#include "cli/watch_frame.h"
 #include "core/job_state.h"
 #include "proto/convert.h"
 
@@ -21,7 +24,8 @@ namespace {
 
 // "12:34:56 NAME: running -> succeeded (step 200/200, loss 2.3456)" for every job whose state differs from
 // `seen` (first sight: just the state); updates `seen`.
-std::string state_changes(const std::vector<v1::Job>& jobs, std::map<std::string, v1::JobState>& seen) {
+std::string state_changes(const std::vector<v1::Job>& jobs, std::map<std::string, v1::JobState>& seen,
+                          const WorkerNames& workers) {
   std::string out;
   char clock[16];
   const std::time_t now = std::time(nullptr);
@@ -34,7 +38,9 @@ std::string state_changes(const std::vector<v1::Job>& jobs, std::map<std::string
     line += state_label(j.state());
     const std::optional<JobState> state = from_proto(j.state());
     if (state && is_active(*state) && !j.worker_id().empty()) {
-      line += " (worker " + j.worker_id() + ", attempt " + std::to_string(j.attempt()) + ")";
+      const auto name = workers.find(j.worker_id());
+      line += " (worker " + (name == workers.end() ? j.worker_id() : name->second) + ", attempt " +
+              std::to_string(j.attempt()) + ")";
     } else if (state == JobState::kFailed && !j.error().empty()) {
       line += ": " + j.error();
     } else if (j.total_steps() > 0 && j.step() > 0) {
@@ -48,11 +54,61 @@ std::string state_changes(const std::vector<v1::Job>& jobs, std::map<std::string
   return terminal_text(out);
 }
 
+constexpr char kEnterScreen[] = "\x1b[?1049h\x1b[?25l";  // the alternate screen, the cursor hidden
+constexpr char kLeaveScreen[] = "\x1b[?25h\x1b[?1049l";
+
+void leave_screen_and_reraise(int signal_number) {
+  // Only async-signal-safe calls here: write(2), signal(2), raise(3).
+  [[maybe_unused]] const ssize_t n = write(STDOUT_FILENO, kLeaveScreen, sizeof kLeaveScreen - 1);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+// The terminal while `watch` draws on it: the alternate screen, given back on every way out (the sweep's end,
+// an error, Ctrl-C, a kill), so the shell finds its screen as it left it.
+class AlternateScreen {
+ public:
+  AlternateScreen() {
+    std::signal(SIGINT, leave_screen_and_reraise);
+    std::signal(SIGTERM, leave_screen_and_reraise);
+    std::signal(SIGHUP, leave_screen_and_reraise);
+    std::cout << kEnterScreen << std::flush;
+  }
+  ~AlternateScreen() {
+    std::cout << kLeaveScreen << std::flush;
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGHUP, SIG_DFL);
+  }
+  AlternateScreen(const AlternateScreen&) = delete;
+  AlternateScreen& operator=(const AlternateScreen&) = delete;
+
+  // The frame from the top left, each line clearing what an earlier, wider frame left beside it. The terminal's
+  // size is asked on every frame, so a resized terminal gets a frame of its new size at the next update.
+  static void draw(const std::vector<std::string>& frame) {
+    std::string out = "\x1b[H";
+    for (const auto& line : frame) out += line + "\x1b[K\n";
+    std::cout << out << "\x1b[J" << std::flush;
+  }
+};
+
+// The names of the workers (`jobs`' WORKER column); none when the coordinator will not list them to this caller.
+WorkerNames known_workers(v1::Coordinator::Stub& stub, const std::string& address) {
+  try {
+    return worker_names(list_all_workers(stub, address));
+  } catch (const RpcError&) {
+    return {};
+  }
+}
+
 }  // namespace
 
 void add_watch_command(CLI::App& app, CliContext& context) {
   auto sweep = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("watch", "follow a sweep live; exits when it has finished (1 if a job failed)");
+  auto* cmd = app.add_subcommand("watch", "follow a sweep live; exits when it has finished (3 if a job failed)");
+  cmd->footer(examples({
+                       "gammalab watch 3",
+                       "gammalab watch 3 || echo \"exit $?: 3 means a job failed\""}));
   cmd->add_option("sweep", *sweep, "sweep id or name")->required();
   cmd->callback([sweep, &context] {
     auto stub = connect_coordinator(context.server);
@@ -61,10 +117,12 @@ void add_watch_command(CLI::App& app, CliContext& context) {
     request.set_sweep_id(*sweep);
     auto reader = stub->WatchSweep(&rpc, request);
     const bool tty = isatty(STDOUT_FILENO) && !context.json;
+    const bool colour = tty && colour_wanted(STDOUT_FILENO);
     v1::SweepUpdate update;
-    std::size_t lines_drawn = 0;
     std::map<std::string, v1::JobState> seen;
+    WorkerNames workers;
     bool any = false;
+    std::optional<AlternateScreen> screen;
     // Updates carry the jobs that changed (see SweepUpdate in the proto): the sweep's jobs, kept here in the
     // order first sent, are drawn once a round is complete.
     std::vector<v1::Job> jobs;
@@ -78,17 +136,33 @@ void add_watch_command(CLI::App& app, CliContext& context) {
         } else {
           jobs[it->second] = job;
         }
+        // A worker not seen before: ask for the names again (once per new worker, not per update).
+        if (!tty && !job.worker_id().empty() && !workers.contains(job.worker_id())) {
+          workers = known_workers(*stub, context.server);
+          workers.emplace(job.worker_id(), job.worker_id());
+        }
       }
       if (context.json) {
         std::cout << proto_to_json(update) << std::endl;  // one JSON object per update: the changed jobs
         continue;
       }
       if (!update.complete()) continue;
-      std::string frame = "sweep " + update.sweep().id() + " '" + update.sweep().name() + "'\n" + progress_lines(jobs);
-      if (tty && lines_drawn > 0) std::cout << "\x1b[" << lines_drawn << "A\x1b[J";  // redraw in place
-      if (!tty) std::cout << state_changes(jobs, seen) << std::flush;
-      if (tty || update.sweep().finished()) std::cout << frame << std::flush;
-      lines_drawn = static_cast<std::size_t>(std::count(frame.begin(), frame.end(), '\n'));
+      if (!tty) {
+        std::cout << state_changes(jobs, seen, workers) << std::flush;
+        continue;
+      }
+      if (update.sweep().finished()) continue;  // the final table goes to the normal screen, below
+      if (!screen) screen.emplace();
+      AlternateScreen::draw(watch_frame(update.sweep(), jobs, terminal_size(STDOUT_FILENO), colour));
+    }
+    screen.reset();
+    if (any && !context.json && update.sweep().finished()) {
+      // Every job, each line cut to the terminal's width (a pipe gets the whole lines).
+      const TerminalSize size = tty ? terminal_size(STDOUT_FILENO) : TerminalSize{1 << 20, 0};
+      const TerminalSize all{size.columns, static_cast<int>(jobs.size()) + 5};
+      std::string text;
+      for (const auto& line : watch_frame(update.sweep(), jobs, all, colour)) text += line + "\n";
+      std::cout << text << std::flush;
     }
     check(reader->Finish(), "watch " + *sweep, context.server);
     if (!any) return;

@@ -2,8 +2,10 @@
 // The CLI's commands. Each add_*_command adds one subcommand (its options and callback) to the app; main.cpp
 // lists them all in one table, in the order `gammalab --help` shows them. Commands that belong together share a
 // file: cmd_submit/validate/plan (sweep files), cmd_list (sweeps, jobs, show, workers), cmd_control (cancel,
-// retry, logs), cmd_watch, cmd_fit, cmd_export, cmd_report.
+// retry, logs), cmd_watch, cmd_fit, cmd_export, cmd_report, cmd_completion.
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -14,6 +16,14 @@ struct CliContext {
   bool json = false;                       // --json: machine-readable output
   int exit_code = 0;                       // set by a command that fails without throwing
 };
+
+// The "Examples:" footer of a command's --help: one command line per entry, each runnable as written (a
+// trailing "# ..." says what it does).
+inline std::string examples(std::initializer_list<std::string_view> lines) {
+  std::string out = "\nExamples:\n";
+  for (std::string_view line : lines) out.append("  ").append(line).append("\n");
+  return out;
+}
 
 void add_validate_command(CLI::App& app, CliContext& context);  // cmd_validate.cpp
 void add_plan_command(CLI::App& app, CliContext& context);      // cmd_plan.cpp
@@ -30,5 +40,6 @@ void add_tune_command(CLI::App& app, CliContext& context);      // cmd_tune.cpp
 void add_fit_command(CLI::App& app, CliContext& context);       // cmd_fit.cpp
 void add_export_command(CLI::App& app, CliContext& context);    // cmd_export.cpp
 void add_report_command(CLI::App& app, CliContext& context);    // cmd_report.cpp
+void add_completion_command(CLI::App& app, CliContext& context);  // cmd_completion.cpp: reads every other command
 
 }  // namespace gammalab::cli

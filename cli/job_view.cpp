@@ -36,7 +36,9 @@ std::string human_count(double n) {
   return fmt("%.0f", n);
 }
 
-std::string duration(double seconds) {
+}  // namespace
+
+std::string duration_text(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "-";
   const long s = std::lround(seconds);
   char buf[32];
@@ -48,6 +50,8 @@ std::string duration(double seconds) {
     std::snprintf(buf, sizeof buf, "%lds", s);
   return buf;
 }
+
+namespace {
 
 int count(const v1::Sweep& s, JobState state) {
   auto it = s.job_counts().find(std::string(job_state_name(state)));
@@ -95,7 +99,19 @@ std::string sweeps_table(const std::vector<v1::Sweep>& sweeps) {
                 {true, false, true, true, true, true, true, true, false});
 }
 
-std::string jobs_table(const std::vector<v1::Job>& jobs) {
+WorkerNames worker_names(const std::vector<v1::Worker>& workers) {
+  std::map<std::string, int> per_host;
+  for (const auto& w : workers) ++per_host[w.hostname()];
+  WorkerNames names;
+  for (const auto& w : workers) {
+    names[w.id()] = w.hostname().empty()         ? "worker " + w.id()
+                    : per_host[w.hostname()] > 1 ? w.hostname() + "#" + w.id()
+                                                 : w.hostname();
+  }
+  return names;
+}
+
+std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& names) {
   std::vector<std::vector<std::string>> rows;
   std::string reasons;  // why pending jobs wait, under the table: a sentence does not fit a column
   for (const auto& j : jobs) {
@@ -103,7 +119,9 @@ std::string jobs_table(const std::vector<v1::Job>& jobs) {
                     std::to_string(j.attempt()), std::to_string(j.step()) + "/" + std::to_string(j.total_steps()),
                     human_count(double(j.tokens())), loss_text(j),
                     j.tokens_per_s() > 0 ? human_count(j.tokens_per_s()) : "-",
-                    j.worker_id().empty() ? "-" : j.worker_id()});
+                    j.worker_id().empty()             ? "-"
+                    : names.contains(j.worker_id()) ? names.at(j.worker_id())
+                                                    : j.worker_id()});
     if (!j.pending_reason().empty()) reasons += "job " + j.id() + " waits: " + j.pending_reason() + "\n";
   }
   return render({"ID", "NAME", "STATE", "SLOTS", "ATTEMPT", "STEP", "TOKENS", "LOSS", "TOK/S", "WORKER"}, rows,
@@ -133,7 +151,7 @@ std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width) {
     const bool active = state && is_active(*state);
     if (active && j.tokens_per_s() > 0 && j.step() > 0) {
       const double tokens_per_step = double(j.tokens()) / double(j.step());
-      eta = duration(double(j.total_steps() - j.step()) * tokens_per_step / j.tokens_per_s());
+      eta = duration_text(double(j.total_steps() - j.step()) * tokens_per_step / j.tokens_per_s());
     }
     rows.push_back({j.name(), state_label(j.state()), bar, fmt("%3.0f%%", 100 * fraction),
                     std::to_string(j.step()) + "/" + std::to_string(j.total_steps()), human_count(double(j.tokens())),

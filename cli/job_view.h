@@ -1,5 +1,6 @@
 #pragma once
 // How the CLI shows sweeps, jobs and workers: aligned tables for people, JSON for tools.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,17 @@ std::string sweeps_table(const std::vector<v1::Sweep>& sweeps);
 // succeeded and some failed, "partly failed" when some of each, "cancelled" when every job was cancelled, else
 // "finished".
 std::string sweep_status(const v1::Sweep& sweep);
-std::string jobs_table(const std::vector<v1::Job>& jobs);
+// What a person calls each worker, by id: its hostname, as the dashboard shows it, with "#ID" added where
+// several workers share a hostname (two workers on one machine), and "worker ID" where it has none.
+using WorkerNames = std::map<std::string, std::string>;
+WorkerNames worker_names(const std::vector<v1::Worker>& workers);
+// The WORKER column names the worker (worker_names); an id the map lacks (a worker since removed) shows as is.
+std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& names = {});
 std::string workers_table(const std::vector<v1::Worker>& workers);
 // One line per job with a progress bar, step, tokens, loss, throughput and ETA (for `watch`).
 std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width = 24);
+// "45s", "3m07s", "2h05m"; "-" for a time not known.
+std::string duration_text(double seconds);
 
 std::string state_label(v1::JobState state);
 // The JSON of --json output: protobuf field names, one object per line in arrays.

@@ -25,6 +25,7 @@ constexpr void (*kCommands[])(CLI::App&, CliContext&) = {
     gammalab::cli::add_retry_command,    gammalab::cli::add_logs_command,   gammalab::cli::add_tune_command,
     gammalab::cli::add_fit_command,
     gammalab::cli::add_export_command,   gammalab::cli::add_report_command,
+    gammalab::cli::add_completion_command,  // last: its script lists the commands above
 };
 
 // An error as the user asked to read output: a line of text, or under --json an object a script can parse.

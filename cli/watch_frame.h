@@ -1,0 +1,40 @@
+#pragma once
+// What `gammalab watch` draws on a terminal: a frame that fits the terminal whatever its size, redrawn whole on
+// every update (cli/cmd_watch.cpp). The sweep's line first (jobs done of all, by state, and an ETA), then as
+// many job rows as fit, the jobs that move first, and one line for the rest.
+#include <string>
+#include <vector>
+
+#include "gammalab/v1/gammalab.pb.h"
+
+namespace gammalab::cli {
+
+namespace v1 = ::gammalab::v1;
+
+struct TerminalSize {
+  int columns = 80;
+  int rows = 24;
+};
+
+// The size of the terminal on `fd`; $COLUMNS / $LINES, then 80×24, where it cannot be asked.
+TerminalSize terminal_size(int fd);
+
+// Whether to colour the output on `fd`: a terminal, and NO_COLOR unset or empty (no-color.org).
+bool colour_wanted(int fd);
+
+// "sweep 3 'demo': 12/54 done, ETA 3m10s; 10 succeeded, 2 failed, 4 running, 38 pending" ("finished" in place
+// of the ETA once it has). The ETA is the steps left in every unfinished job over the steps per second the
+// running jobs make together: a guess that assumes the pending jobs run as fast as the running ones.
+std::string sweep_line(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs);
+
+// The frame's lines: at most size.rows - 1 of them (the cursor's line stays free, so the terminal never
+// scrolls), none wider than size.columns. Job rows go running and leased first, then failed, pending,
+// cancelled and succeeded, each in the sweep's order; the rows that do not fit are counted by state in one
+// line. With `colour`, each job row takes its state's colour (escape sequences add no width).
+std::vector<std::string> watch_frame(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs, TerminalSize size,
+                                     bool colour);
+
+// `line` cut to `columns` code points (each taken as one column), ending in "…" when cut.
+std::string fit_width(const std::string& line, int columns);
+
+}  // namespace gammalab::cli

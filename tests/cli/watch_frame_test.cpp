@@ -1,0 +1,142 @@
+// `gammalab watch` on a terminal: the frame fits the terminal at any size (cli/watch_frame.h).
+#include "cli/watch_frame.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace gammalab::cli {
+namespace {
+
+// Columns a line takes on a terminal: code points, escape sequences (SGR colours) not counted.
+int columns_of(const std::string& line) {
+  int n = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b') {
+      while (i < line.size() && line[i] != 'm') ++i;
+      continue;
+    }
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+// The demo's shape: 54 jobs with long names, 2 running, 3 failed, 19 pending, 30 succeeded.
+std::vector<v1::Job> demo_jobs() {
+  std::vector<v1::Job> jobs;
+  for (int i = 0; i < 54; ++i) {
+    v1::Job j;
+    j.set_id(std::to_string(i + 1));
+    j.set_name("tune/tiny-2x32/unified/adamw/cosine/lr=2.0_model.d_model/s" + std::to_string(i));
+    j.set_total_steps(400);
+    if (i < 30) {
+      j.set_state(v1::JOB_STATE_SUCCEEDED);
+      j.set_step(400);
+    } else if (i < 33) {
+      j.set_state(v1::JOB_STATE_FAILED);
+    } else if (i < 35) {
+      j.set_state(v1::JOB_STATE_RUNNING);
+      j.set_step(100);
+      j.set_tokens(100 * 2048);
+      j.set_tokens_per_s(2048 * 10);  // 10 steps/s each
+    } else {
+      j.set_state(v1::JOB_STATE_PENDING);
+    }
+    jobs.push_back(j);
+  }
+  return jobs;
+}
+
+v1::Sweep demo_sweep() {
+  v1::Sweep s;
+  s.set_id("3");
+  s.set_name("demo-cpu");
+  return s;
+}
+
+TEST(WatchFrame, EightyByTwentyFourFitsAndCountsTheRowsLeftOut) {
+  const auto frame = watch_frame(demo_sweep(), demo_jobs(), {80, 24}, false);
+  ASSERT_LE(frame.size(), 23u) << "one line stays free for the cursor";
+  EXPECT_EQ(frame.size(), 23u) << "and the rest is used";
+  for (const auto& line : frame) EXPECT_LE(columns_of(line), 80) << line;
+  // The sweep line: counts by state and an ETA from the running jobs' rate.
+  EXPECT_EQ(frame[0].rfind("sweep 3 'demo-cpu': 33/54 done, ETA 6m50s; 30 succeeded, 3 failed, 2 running", 0), 0u)
+      << "what matters first, whole at 80 columns: " << frame[0];
+  EXPECT_EQ(sweep_line(demo_sweep(), demo_jobs()),
+            "sweep 3 'demo-cpu': 33/54 done, ETA 6m50s; 30 succeeded, 3 failed, 2 running, 19 pending");
+  // Running first, then failed, then pending; the rest counted in the last line.
+  EXPECT_NE(frame[3].find("running"), std::string::npos) << frame[3];
+  EXPECT_NE(frame[5].find("failed"), std::string::npos) << frame[5];
+  EXPECT_NE(frame[8].find("pending"), std::string::npos) << frame[8];
+  EXPECT_EQ(frame.back().rfind("… 35 more: 5 pending, 30 succeeded", 0), 0u) << frame.back();
+}
+
+TEST(WatchFrame, TwoHundredBySixtyShowsEveryJobWhole) {
+  const auto frame = watch_frame(demo_sweep(), demo_jobs(), {200, 60}, false);
+  EXPECT_EQ(frame.size(), 1u + 2u + 54u);
+  for (const auto& line : frame) {
+    EXPECT_LE(columns_of(line), 200) << line;
+    EXPECT_EQ(line.find("…"), std::string::npos) << "nothing cut: " << line;
+  }
+}
+
+TEST(WatchFrame, ANarrowTerminalShrinksTheBarThenCutsLines) {
+  for (int columns : {100, 60, 20}) {
+    const auto frame = watch_frame(demo_sweep(), demo_jobs(), {columns, 30}, false);
+    for (const auto& line : frame) EXPECT_LE(columns_of(line), columns) << columns << ": " << line;
+  }
+  // Ten columns narrower than the rows want: the bar gives them up (24 → 14 characters) and nothing is cut.
+  const auto wide = watch_frame(demo_sweep(), demo_jobs(), {200, 30}, false);
+  int wanted = 0;
+  for (std::size_t i = 1; i < wide.size(); ++i) wanted = std::max(wanted, columns_of(wide[i]));
+  const auto frame = watch_frame(demo_sweep(), demo_jobs(), {wanted - 10, 30}, false);
+  EXPECT_NE(frame[8].find("[" + std::string(14, '.') + "]"), std::string::npos) << "a pending row: " << frame[8];
+  for (std::size_t i = 1; i < frame.size() - 1; ++i) EXPECT_EQ(frame[i].find("…"), std::string::npos) << frame[i];
+}
+
+TEST(WatchFrame, ATinyTerminalGetsTheSweepLineAndTheCountOnly) {
+  for (int rows : {1, 2, 3, 4, 5}) {
+    const auto frame = watch_frame(demo_sweep(), demo_jobs(), {80, rows}, false);
+    EXPECT_LE(static_cast<int>(frame.size()), std::max(rows - 1, 1)) << rows;
+  }
+  const auto frame = watch_frame(demo_sweep(), demo_jobs(), {80, 4}, false);
+  ASSERT_EQ(frame.size(), 2u);
+  EXPECT_EQ(frame[1].rfind("… 54 jobs:", 0), 0u) << frame[1];
+}
+
+TEST(WatchFrame, ColourMarksRowsByStateOnlyWhenAsked) {
+  const auto plain = watch_frame(demo_sweep(), demo_jobs(), {200, 60}, false);
+  for (const auto& line : plain) EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+  const auto coloured = watch_frame(demo_sweep(), demo_jobs(), {200, 60}, true);
+  EXPECT_EQ(coloured[3].rfind("\x1b[36m", 0), 0u) << "running: cyan";
+  EXPECT_EQ(coloured[5].rfind("\x1b[31m", 0), 0u) << "failed: red";
+  EXPECT_EQ(coloured.back().rfind("\x1b[32m", 0), 0u) << "succeeded: green";
+  EXPECT_EQ(coloured[0].find('\x1b'), std::string::npos) << "the sweep line stays plain";
+}
+
+TEST(WatchFrame, FitWidthCutsByCharactersNotBytes) {
+  EXPECT_EQ(fit_width("γγγγγ", 5), "γγγγγ");
+  EXPECT_EQ(fit_width("γγγγγγ", 5), "γγγγ…");
+  EXPECT_EQ(fit_width("abc", 0), "");
+}
+
+TEST(WatchFrame, ALongSweepNameIsCutBeforeTheEta) {
+  v1::Sweep sweep = demo_sweep();
+  sweep.set_name(std::string(200, 'n'));
+  const auto frame = watch_frame(sweep, demo_jobs(), {80, 24}, false);
+  EXPECT_NE(frame[0].find("…': 33/54 done, ETA 6m50s"), std::string::npos) << frame[0];
+  sweep.set_finished(true);
+  EXPECT_NE(sweep_line(sweep, demo_jobs()).find(": 33/54 done, finished; 30 succeeded, 3 failed"), std::string::npos)
+      << sweep_line(sweep, demo_jobs());
+}
+
+TEST(WatchFrame, TheEtaIsTheStepsLeftOverTheRunningJobsRate) {
+  // 2 running jobs at 10 steps/s each with 300 steps left, 19 pending with 400: 8200 steps at 20 steps/s.
+  EXPECT_NE(sweep_line(demo_sweep(), demo_jobs()).find("ETA 6m50s"), std::string::npos)
+      << sweep_line(demo_sweep(), demo_jobs());
+}
+
+}  // namespace
+}  // namespace gammalab::cli

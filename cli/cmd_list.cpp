@@ -11,10 +11,6 @@
 
 namespace gammalab::cli {
 
-namespace {
-
-// The workers' names for a jobs table; none when the coordinator will not list its workers to this caller
-// (the table then shows ids, as it did before names): a view's nicety must not fail the command.
 WorkerNames known_worker_names(v1::Coordinator::Stub& stub, const std::string& address) {
   try {
     return worker_names(list_all_workers(stub, address));
@@ -22,8 +18,6 @@ WorkerNames known_worker_names(v1::Coordinator::Stub& stub, const std::string& a
     return {};
   }
 }
-
-}  // namespace
 
 void add_sweeps_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("sweeps", "list sweeps with their job counts");

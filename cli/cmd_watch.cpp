@@ -92,15 +92,6 @@ class AlternateScreen {
   }
 };
 
-// The names of the workers (`jobs`' WORKER column); none when the coordinator will not list them to this caller.
-WorkerNames known_workers(v1::Coordinator::Stub& stub, const std::string& address) {
-  try {
-    return worker_names(list_all_workers(stub, address));
-  } catch (const RpcError&) {
-    return {};
-  }
-}
-
 }  // namespace
 
 void add_watch_command(CLI::App& app, CliContext& context) {
@@ -138,7 +129,7 @@ void add_watch_command(CLI::App& app, CliContext& context) {
         }
         // A worker not seen before: ask for the names again (once per new worker, not per update).
         if (!tty && !job.worker_id().empty() && !workers.contains(job.worker_id())) {
-          workers = known_workers(*stub, context.server);
+          workers = known_worker_names(*stub, context.server);
           workers.emplace(job.worker_id(), job.worker_id());
         }
       }

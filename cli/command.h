@@ -9,6 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/client/coordinator_client.h"
+#include "cli/job_view.h"
+
 namespace gammalab::cli {
 
 struct CliContext {
@@ -24,6 +27,11 @@ inline std::string examples(std::initializer_list<std::string_view> lines) {
   for (std::string_view line : lines) out.append("  ").append(line).append("\n");
   return out;
 }
+
+// The workers' names by id for the WORKER column of `jobs`, `show` and `watch` (cli/job_view.h); none when the
+// coordinator will not list its workers to this caller, and the column then shows ids: a view's nicety must not
+// fail the command. In cmd_list.cpp.
+WorkerNames known_worker_names(v1::Coordinator::Stub& stub, const std::string& address);
 
 void add_validate_command(CLI::App& app, CliContext& context);  // cmd_validate.cpp
 void add_plan_command(CLI::App& app, CliContext& context);      // cmd_plan.cpp

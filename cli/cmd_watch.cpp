@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <cstring>
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -38,9 +37,7 @@ std::string state_changes(const std::vector<v1::Job>& jobs, std::map<std::string
     line += state_label(j.state());
     const std::optional<JobState> state = from_proto(j.state());
     if (state && is_active(*state) && !j.worker_id().empty()) {
-      const auto name = workers.find(j.worker_id());
-      line += " (worker " + (name == workers.end() ? j.worker_id() : name->second) + ", attempt " +
-              std::to_string(j.attempt()) + ")";
+      line += " (worker " + worker_label(workers, j.worker_id()) + ", attempt " + std::to_string(j.attempt()) + ")";
     } else if (state == JobState::kFailed && !j.error().empty()) {
       line += ": " + j.error();
     } else if (j.total_steps() > 0 && j.step() > 0) {

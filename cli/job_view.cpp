@@ -111,6 +111,11 @@ WorkerNames worker_names(const std::vector<v1::Worker>& workers) {
   return names;
 }
 
+std::string worker_label(const WorkerNames& names, const std::string& worker_id) {
+  const auto name = names.find(worker_id);
+  return name == names.end() ? worker_id : name->second;
+}
+
 std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& names) {
   std::vector<std::vector<std::string>> rows;
   std::string reasons;  // why pending jobs wait, under the table: a sentence does not fit a column
@@ -119,9 +124,7 @@ std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& name
                     std::to_string(j.attempt()), std::to_string(j.step()) + "/" + std::to_string(j.total_steps()),
                     human_count(double(j.tokens())), loss_text(j),
                     j.tokens_per_s() > 0 ? human_count(j.tokens_per_s()) : "-",
-                    j.worker_id().empty()             ? "-"
-                    : names.contains(j.worker_id()) ? names.at(j.worker_id())
-                                                    : j.worker_id()});
+                    j.worker_id().empty() ? "-" : worker_label(names, j.worker_id())});
     if (!j.pending_reason().empty()) reasons += "job " + j.id() + " waits: " + j.pending_reason() + "\n";
   }
   return render({"ID", "NAME", "STATE", "SLOTS", "ATTEMPT", "STEP", "TOKENS", "LOSS", "TOK/S", "WORKER"}, rows,

@@ -20,6 +20,8 @@ std::string sweep_status(const v1::Sweep& sweep);
 // several workers share a hostname (two workers on one machine), and "worker ID" where it has none.
 using WorkerNames = std::map<std::string, std::string>;
 WorkerNames worker_names(const std::vector<v1::Worker>& workers);
+// A worker as a person reads it: its name from `names`, or its id when the map lacks it (a worker since removed).
+std::string worker_label(const WorkerNames& names, const std::string& worker_id);
 // The WORKER column names the worker (worker_names); an id the map lacks (a worker since removed) shows as is.
 std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& names = {});
 std::string workers_table(const std::vector<v1::Worker>& workers);

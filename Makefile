@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps build test demo study dashboard bench fuzz clean
+.PHONY: deps build test demo package study dashboard bench fuzz clean
 
 deps:
 	@scripts/deps.sh
@@ -23,6 +23,13 @@ demo:
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DGAMMALAB_TESTS=OFF -DGAMMALAB_BENCH=OFF >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
 	@scripts/demo.sh $(BUILD)
+
+# Debian packages of the four binaries and their shared files, in $(BUILD) (docs/deploy.md, "Installing").
+package:
+	@scripts/deps.sh demo
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
+	@cd $(BUILD) && cpack
 
 # The full CPU reproduction (about half an hour on 2 cores): writes docs/results.md and its figures from its run.
 study: build

@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/report_page.h"
 #include "cli/terminal_text.h"
+#include "core/config_paths.h"
 #include "core/file_util.h"
 
 namespace gammalab::cli {
@@ -18,7 +19,7 @@ namespace {
 struct ReportArgs {
   std::string sweep;
   std::filesystem::path out;
-  std::filesystem::path web_root = default_web_root();
+  std::filesystem::path web_root = dashboard_files_dir();
   std::int64_t max_points = kReportMaxPoints;
 };
 

@@ -1,6 +1,6 @@
 // gammalab watch SWEEP: live progress of every job until the sweep has finished. On a terminal a frame sized to
 // it (cli/watch_frame.h) is redrawn on the alternate screen, and the final table is left on the normal one;
-// otherwise (a pipe, a log file) each job's state changes are printed as timestamped lines, then the final table.
+// otherwise (a pipe, a log file) timestamped progress lines (ProgressLog below) are printed, then the final table.
 #include <unistd.h>
 
 #include <csignal>
@@ -21,34 +21,11 @@
 namespace gammalab::cli {
 namespace {
 
-// "12:34:56 NAME: running -> succeeded (step 200/200, loss 2.3456)" for every job whose state differs from
-// `seen` (first sight: just the state); updates `seen`.
-std::string state_changes(const std::vector<v1::Job>& jobs, std::map<std::string, v1::JobState>& seen,
-                          const WorkerNames& workers) {
-  std::string out;
+std::string clock_now() {
   char clock[16];
   const std::time_t now = std::time(nullptr);
   std::strftime(clock, sizeof clock, "%H:%M:%S", std::localtime(&now));
-  for (const auto& j : jobs) {
-    auto it = seen.find(j.id());
-    if (it != seen.end() && it->second == j.state()) continue;
-    std::string line = std::string(clock) + " " + j.name() + ": ";
-    if (it != seen.end()) line += state_label(it->second) + " -> ";
-    line += state_label(j.state());
-    const std::optional<JobState> state = from_proto(j.state());
-    if (state && is_active(*state) && !j.worker_id().empty()) {
-      line += " (worker " + worker_label(workers, j.worker_id()) + ", attempt " + std::to_string(j.attempt()) + ")";
-    } else if (state == JobState::kFailed && !j.error().empty()) {
-      line += ": " + j.error();
-    } else if (j.total_steps() > 0 && j.step() > 0) {
-      line += " (step " + std::to_string(j.step()) + "/" + std::to_string(j.total_steps());
-      if (j.has_loss()) line += ", loss " + std::to_string(j.last_loss());
-      line += ")";
-    }
-    out += line + "\n";
-    seen[j.id()] = j.state();
-  }
-  return terminal_text(out);
+  return clock;
 }
 
 constexpr char kEnterScreen[] = "\x1b[?1049h\x1b[?25l";  // the alternate screen, the cursor hidden
@@ -107,8 +84,7 @@ void add_watch_command(CLI::App& app, CliContext& context) {
     const bool tty = isatty(STDOUT_FILENO) && !context.json;
     const bool colour = tty && colour_wanted(STDOUT_FILENO);
     v1::SweepUpdate update;
-    std::map<std::string, v1::JobState> seen;
-    WorkerNames workers;
+    ProgressLog progress_log;
     bool any = false;
     std::optional<AlternateScreen> screen;
     // Updates carry the jobs that changed (see SweepUpdate in the proto): the sweep's jobs, kept here in the
@@ -124,22 +100,17 @@ void add_watch_command(CLI::App& app, CliContext& context) {
         } else {
           jobs[it->second] = job;
         }
-        // A worker not seen before: ask for the names again (once per new worker, not per update).
-        if (!tty && !job.worker_id().empty() && !workers.contains(job.worker_id())) {
-          workers = known_worker_names(*stub, context.server);
-          workers.emplace(job.worker_id(), job.worker_id());
-        }
       }
       if (context.json) {
         std::cout << proto_to_json(update) << std::endl;  // one JSON object per update: the changed jobs
         continue;
       }
       if (!update.complete()) continue;
+      if (update.sweep().finished()) continue;  // the final table goes to the normal screen, below
       if (!tty) {
-        std::cout << state_changes(jobs, seen, workers) << std::flush;
+        std::cout << progress_log.next(update.sweep(), jobs, clock_now()) << std::flush;
         continue;
       }
-      if (update.sweep().finished()) continue;  // the final table goes to the normal screen, below
       if (!screen) screen.emplace();
       AlternateScreen::draw(watch_frame(update.sweep(), jobs, terminal_size(STDOUT_FILENO), colour));
     }

@@ -80,8 +80,6 @@ std::string fill_template(const std::string& page, const std::map<std::string, s
 
 }  // namespace
 
-std::filesystem::path default_web_root() { return GAMMALAB_WEB_DIR; }
-
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -17,9 +17,6 @@
 
 namespace gammalab::cli {
 
-// Where the CLI finds web/ unless told (--web-root): the source tree's, as the server (GAMMALAB_WEB_DIR).
-std::filesystem::path default_web_root();
-
 // `text` with & < > " ' as character references: safe as HTML text and inside a quoted attribute.
 std::string html_escape(std::string_view text);
 

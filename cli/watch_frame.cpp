@@ -176,4 +176,28 @@ std::vector<std::string> watch_frame(const v1::Sweep& sweep, const std::vector<v
   return frame;
 }
 
+std::string ProgressLog::next(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs, std::string_view clock) {
+  std::string failures;
+  std::size_t done = 0;
+  for (const auto& j : jobs) {
+    const std::optional<JobState> state = from_proto(j.state());
+    if (!state || !is_terminal(*state)) continue;
+    ++done;
+    if (*state == JobState::kFailed && failed_.insert(j.id()).second) {
+      failures += std::string(clock) + " " + j.name() + " failed";
+      if (j.attempt() > 0) failures += " (attempt " + std::to_string(j.attempt()) + ")";
+      failures += j.error().empty() ? "\n" : ": " + j.error() + "\n";
+    }
+  }
+  std::string out;
+  const std::size_t step = std::max<std::size_t>(1, jobs.size() / 20);
+  // Anchored on multiples of the step, so a failure's own line does not shift the ones after it.
+  if (!printed_ || done / step > printed_done_ / step || (!failures.empty() && done != printed_done_)) {
+    out = std::string(clock) + " " + sweep_line(sweep, jobs) + "\n";
+    printed_ = true;
+    printed_done_ = done;
+  }
+  return terminal_text(out + failures);
+}
+
 }  // namespace gammalab::cli

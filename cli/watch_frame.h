@@ -2,7 +2,10 @@
 // What `gammalab watch` draws on a terminal: a frame that fits the terminal whatever its size, redrawn whole on
 // every update (cli/cmd_watch.cpp). The sweep's line first (jobs done of all, by state, and an ETA), then as
 // many job rows as fit, the jobs that move first, and one line for the rest.
+#include <cstddef>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gammalab/v1/gammalab.pb.h"
@@ -33,6 +36,22 @@ std::string sweep_line(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs)
 // line. With `colour`, each job row takes its state's colour (escape sequences add no width).
 std::vector<std::string> watch_frame(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs, TerminalSize size,
                                      bool colour);
+
+// What `watch` prints where it cannot draw (a pipe, a log file, `make demo` under a CI runner): about twenty
+// lines for a sweep of any size, not a line per job and state. next() gets every complete round of updates
+// until the sweep finishes (whose end is the final table's own sweep line) and returns what to print:
+//   - "CLOCK " + sweep_line(...) at the first round, then each time the jobs finished pass another multiple of
+//     a twentieth of them (at least one), and beside each failure;
+//   - "CLOCK NAME failed (attempt N): ERROR" for each job that fails, once.
+class ProgressLog {
+ public:
+  std::string next(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs, std::string_view clock);
+
+ private:
+  bool printed_ = false;
+  std::size_t printed_done_ = 0;
+  std::set<std::string> failed_;
+};
 
 // `line` cut to `columns` code points (each taken as one column), ending in "…" when cut.
 std::string fit_width(const std::string& line, int columns);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/config_paths.h"
 #include "core/scaling/fit.h"
 #include "log/log_format.h"
 #include "server/backup.h"
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
   app.add_option("--db", options.database, "SQLite database file")->capture_default_str();
   app.add_option("--shared-root", options.shared_root, "directory shared with workers (logs, checkpoints)")
       ->capture_default_str();
-  app.add_option("--web-root", options.web_root, "dashboard files (default: web/ of the source tree)");
+  app.add_option("--web-root", options.web_root, "dashboard files (default: share/gammalab/web beside an installed binary, else the source tree's web/)");
   app.add_option("--heartbeat-interval-ms", options.heartbeat_interval_ms, "worker heartbeat interval")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -116,7 +117,7 @@ int main(int argc, char** argv) {
   gammalab::quiet_solver_logging();
   gammalab::install_logger("gammalab-server", *gammalab::parse_log_format(log_format));  // stdout: machine lines
   if (*backup_command) return gammalab::run_backup_command(backup);
-  if (options.web_root.empty()) options.web_root = std::filesystem::path(GAMMALAB_WEB_DIR);
+  if (options.web_root.empty()) options.web_root = gammalab::dashboard_files_dir();
 
   // Before the listening line: a supervisor may send SIGTERM the moment it reads it, and the default action
   // would end the process without the orderly shutdown below.

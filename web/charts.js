@@ -4,6 +4,8 @@ import { si, count, valueAt, tightLogRange } from './series.js';
 import { onColumns } from './columns.js';
 
 const HEIGHT = 300;
+// Curves the hover readout names at once (the nearest to the pointer); it keeps to one line.
+const READOUT_ITEMS = 4;
 
 // About [lo / f, hi * f] for a log axis, widened to whole mantissas (2e4, not 2.13e4) so that uPlot's log
 // ticks land on round numbers; a sane default when there is no data.
@@ -189,7 +191,15 @@ export class LossChart extends Chart {
     head.className = 'readout-x';
     head.textContent = `${u.series[0].label} ${si(x)}`;
     el.append(head);
-    for (const r of rows) {
+    // One line whatever the number of curves, so the chart below never moves: the READOUT_ITEMS curves
+    // nearest the pointer's height, highest value first as they lie on the chart, then how many more there
+    // are (the full list is figure.dataset.readout).
+    const top = u.cursor.top;
+    const y = top === undefined || top === null || top < 0 ? null : u.posToVal(top, 'y');
+    if (y !== null) rows.sort((a, b) => Math.abs((a.y ?? Infinity) - y) - Math.abs((b.y ?? Infinity) - y));
+    const hidden = Math.max(0, rows.length - READOUT_ITEMS);
+    const shown = rows.slice(0, READOUT_ITEMS).sort((a, b) => (b.y ?? -Infinity) - (a.y ?? -Infinity));
+    for (const r of shown) {
       const item = document.createElement('span');
       item.className = 'readout-item';
       const sw = document.createElement('span');
@@ -197,6 +207,12 @@ export class LossChart extends Chart {
       sw.style.background = r.colour;
       item.append(sw, `${r.label} ${r.y === null ? 'NaN' : r.y.toPrecision(5)}`);
       el.append(item);
+    }
+    if (hidden) {
+      const more = document.createElement('span');
+      more.className = 'readout-more';
+      more.textContent = `+${hidden} more`;
+      el.append(more);
     }
   }
 }

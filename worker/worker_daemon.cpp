@@ -447,9 +447,9 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
       const bool permanent = exit_codes::is_permanent_failure(exit_code);
       outcome = permanent ? v1::JOB_OUTCOME_FAILED_PERMANENTLY : v1::JOB_OUTCOME_FAILED;
       if (error.empty()) {
+        const std::string_view meaning = exit_codes::meaning(exit_code);
         error = "gammalab-train exited with code " + std::to_string(exit_code) +
-                (exit_code == exit_codes::kDiverged ? " (the loss became non-finite)" : "") +
-                (permanent ? " (a config or data error: another attempt would fail alike, so none is made)" : "") +
+                (meaning.empty() ? "" : " (" + std::string(meaning) + ")") +
                 (drain_ ? drain_kill_note(exit_code) : "") + ": " +
                 (root ? attempt_error(*root, log_rel, attempt_log_start) : "");
       }

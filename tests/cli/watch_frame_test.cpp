@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,49 @@ TEST(WatchFrame, TheEtaIsTheStepsLeftOverTheRunningJobsRate) {
   // 2 running jobs at 10 steps/s each with 300 steps left, 19 pending with 400: 8200 steps at 20 steps/s.
   EXPECT_NE(sweep_line(demo_sweep(), demo_jobs()).find("ETA 6m50s"), std::string::npos)
       << sweep_line(demo_sweep(), demo_jobs());
+}
+
+// A log of a 200-job sweep, each job going pending -> running -> succeeded (one failing) in its own round: about
+// twenty progress lines in all, not one per job and state; the failure once, with its attempt and error.
+TEST(ProgressLog, ALogGetsAboutTwentyLinesForASweepOfAnySize) {
+  v1::Sweep sweep = demo_sweep();
+  std::vector<v1::Job> jobs(200);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    jobs[i].set_id(std::to_string(i + 1));
+    jobs[i].set_name("job-" + std::to_string(i + 1));
+    jobs[i].set_state(v1::JOB_STATE_PENDING);
+    jobs[i].set_total_steps(100);
+  }
+  ProgressLog log;
+  std::vector<std::string> lines;
+  auto round = [&] {
+    std::istringstream text(log.next(sweep, jobs, "12:00:00"));
+    for (std::string line; std::getline(text, line);) lines.push_back(line);
+  };
+  round();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].rfind("12:00:00 sweep " + sweep.id() + " '", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find(": 0/200 done"), std::string::npos) << lines[0];
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    jobs[i].set_state(v1::JOB_STATE_RUNNING);
+    round();
+    if (i == 57) {
+      jobs[i].set_state(v1::JOB_STATE_FAILED);
+      jobs[i].set_attempt(1);
+      jobs[i].set_error("gammalab-train exited with code 71 (out of memory)");
+    } else {
+      jobs[i].set_state(v1::JOB_STATE_SUCCEEDED);
+      jobs[i].set_step(100);
+    }
+    round();
+  }
+  EXPECT_GE(lines.size(), 20u);
+  EXPECT_LE(lines.size(), 23u);
+  const auto failed = std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l == "12:00:00 job-58 failed (attempt 1): gammalab-train exited with code 71 (out of memory)";
+  });
+  EXPECT_EQ(failed, 1) << "the failure is logged once, whatever rounds follow";
+  EXPECT_NE(lines.back().find(": 200/200 done"), std::string::npos) << lines.back();
 }
 
 }  // namespace

@@ -239,9 +239,12 @@ TEST(Resume, SigtermThroughTheBinary) {
   }
 }
 
-// Runs gammalab-train with `args` (its stderr in dir/err.txt); its exit status (-1 unless it exited) and stderr.
-std::pair<int, std::string> run_cli(const std::string& args, const std::filesystem::path& dir) {
-  const std::string cmd = std::string(GAMMALAB_TRAIN_BINARY) + " " + args + " 2>" + (dir / "err.txt").string();
+// Runs gammalab-train with `args` (its stderr in dir/err.txt) after the shell commands `before` (limits); its exit
+// status (-1 unless it exited) and stderr.
+std::pair<int, std::string> run_cli(const std::string& args, const std::filesystem::path& dir,
+                                    const std::string& before = "") {
+  const std::string cmd =
+      before + std::string(GAMMALAB_TRAIN_BINARY) + " " + args + " 2>" + (dir / "err.txt").string();
   const int status = std::system(cmd.c_str());
   std::ifstream err(dir / "err.txt");
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1,
@@ -256,6 +259,28 @@ TEST(Cli, BadConfigExitsWithTheConfigStatusNamingTheField) {
   const auto [code, text] = run_cli("run --config " + config_file.string(), dir.path);
   EXPECT_EQ(code, exit_codes::kConfigError);
   EXPECT_NE(text.find("model.n_heads"), std::string::npos) << text;
+}
+
+// A model that does not fit the memory the trainer may use is permanent as well (core/exit_codes.h): 71, with
+// the refused allocation in its log. The address space is capped at 3 GiB (ulimit -v, the same refusal a full
+// machine gives), and the model's fp32 weights alone need about 13 GB.
+TEST(Cli, AModelTooLargeForMemoryExitsWithTheOutOfMemoryStatus) {
+  TempDir dir;
+  write_byte_corpus(dir.path, 400);
+  JobConfig c = tiny_job(dir.path);
+  c.model.n_layers = 16;
+  c.model.d_model = 4096;
+  c.model.n_heads = 32;
+  c.model.ffn_hidden = 16384;
+  c.steps = 2;
+  c.schedule.warmup_steps = 0;
+  const auto config_file = dir.path / "job.json";
+  std::ofstream(config_file) << to_json(c).dump();
+  const auto [code, text] = run_cli("run --config " + config_file.string(), dir.path, "ulimit -v 3145728; ");
+  EXPECT_EQ(code, exit_codes::kOutOfMemory) << text;
+  EXPECT_NE(text.find("out of memory: "), std::string::npos) << text;
+  EXPECT_NE(text.find("allocate"), std::string::npos) << text;
+  EXPECT_EQ(text.find("frame #"), std::string::npos) << "no backtrace: " << text;
 }
 
 // The worker's way of running the trainer (--shared-root): a config reached through a link below the root is

@@ -338,7 +338,7 @@ max_attempts: 1
   const [failed] = (await api(`/api/sweeps/${failedSweepId}/jobs`)).body;
   // A missing data file is permanent: one attempt, the trainer's data status (66), the data directory named.
   assert.equal(failed.attempt, 1);
-  assert.match(failed.error, /gammalab-train exited with code 66 \(a config or data error: another attempt would fail alike/);
+  assert.match(failed.error, /gammalab-train exited with code 66 \(a data error: another attempt would fail alike/);
   assert.match(failed.error, /token shard not found: .*missing\/train\.bin \(in the data directory /);
   const failedText = await page.textContent('#jobs tbody tr[data-state="failed"] .err');
   assert.match(failedText, /gammalab-train exited with code 66/);
@@ -482,6 +482,9 @@ max_attempts: 2
   };
   const over = page.locator('#chart-train .u-over');
   const box = await over.boundingBox();
+  // The readout keeps to one line: the chart does not move while the pointer does.
+  const plotTop = async () => (await page.locator('#chart-train .plot').boundingBox()).y;
+  const restingTop = await plotTop();
   // Early (both configurations running) and late (the unified runs have ended).
   for (const [fraction, expectVariants] of [[0.3, ['baseline', 'unified']], [0.9, ['baseline']]]) {
     await page.$eval('#chart-train', (el) => { el.dataset.readout = ''; });
@@ -495,6 +498,7 @@ max_attempts: 2
     }
     const baselineRow = rows.find((r) => r.label.startsWith('baseline'));
     assert.ok((await page.textContent('#chart-train .readout')).includes(`baseline tiny-0.03m (2 seeds) ${baselineRow.y.toPrecision(5)}`));
+    assert.equal(await plotTop(), restingTop, `at ${fraction} of the x axis the readout moved the chart`);
   }
   await page.mouse.move(0, 0);
 

@@ -21,6 +21,7 @@
 #include "worker/trainer/dist/rank_env.h"
 #include "worker/trainer/dist/rank_launcher.h"
 #include "worker/trainer/export.h"
+#include "worker/trainer/out_of_memory.h"
 #include "worker/trainer/trainer.h"
 
 namespace {
@@ -210,6 +211,10 @@ int main(int argc, char** argv) {
       } catch (const DataUnavailable& e) {
         std::cerr << "data error: " << e.what() << "\n";
         return exit_codes::kDataUnavailable;
+      } catch (const std::exception& e) {
+        if (!trainer::is_out_of_memory(e)) throw;
+        std::cerr << "out of memory: " << trainer::error_text_without_backtrace(e) << "\n";
+        return exit_codes::kOutOfMemory;
       }
     }
     if (*prepare_cmd) return cmd_prepare(prepare);

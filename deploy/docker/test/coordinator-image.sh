@@ -42,7 +42,7 @@ if ! buildah inspect --type image "$base" >/dev/null 2>&1; then
 fi
 
 # 2. This build's binaries as an image, then the runtime stage on top of the base.
-"$src/deploy/docker/collect-runtime.sh" "$tmp/out" "$build" "$src"
+"$src/deploy/docker/collect-runtime.sh" "$tmp/out" "$build"
 c="$(buildah from scratch)"; ctrs+=("$c")
 buildah copy --quiet "$c" "$tmp/out" /out >/dev/null
 buildah commit --quiet "$c" "$binaries" >/dev/null
@@ -73,7 +73,7 @@ if run "( $check )" 2>/dev/null; then
   exit 1
 fi
 run "gammalab-server --listen 127.0.0.1:0 --http 127.0.0.1:$port --db /var/lib/gammalab/gammalab.db \
-       --shared-root /shared/gammalab --web-root /usr/local/share/gammalab/web --log-format json \
+       --shared-root /shared/gammalab --log-format json \
        >/dev/null 2>/tmp/server.log &
      pid=\$!
      healthy=1
@@ -83,6 +83,10 @@ run "gammalab-server --listen 127.0.0.1:0 --http 127.0.0.1:$port --db /var/lib/g
        kill -0 \$pid 2>/dev/null || break
        i=\$((i + 1)); sleep 0.1
      done
+     # The dashboard's files, found beside the binary (share/gammalab/web) without --web-root.
+     if [ \$healthy -eq 0 ] && ! curl -fsS http://127.0.0.1:$port/ | grep -q '<title>gammalab'; then
+       echo 'FAIL: the dashboard is not served from the install layout' >&2; healthy=1
+     fi
      kill \$pid 2>/dev/null; wait \$pid
      [ \$healthy -eq 0 ] || { echo 'FAIL: the health check never passed; server log:' >&2; cat /tmp/server.log >&2; }
      exit \$healthy"

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Checks the systemd units with systemd itself: `systemd-analyze verify` (syntax, every key known, the commands
 # exist) must pass without a single warning, and `systemd-analyze security --offline` must rate each unit's
-# exposure at most 3.0 ("OK"; --threshold counts in tenths). The units name the installed binaries
-# (/usr/local/bin); the check runs on a copy
-# rendered to the build's binaries. It first proves it can fail: a misspelled key must be reported.
+# exposure at most 3.0 ("OK"; --threshold counts in tenths). The units start the installed binaries by name
+# (systemd looks in /usr/local/bin and /usr/bin); the check runs on a copy rendered to the build's binaries. It first proves it can fail: a misspelled key must be reported.
 # Usage: verify-units.sh BUILD_DIR
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,8 +11,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 render() {  # SRC DEST: the unit with ExecStart on the build's binaries
-  sed -e "s|/usr/local/bin/gammalab-server|$build/server/gammalab-server|" \
-      -e "s|/usr/local/bin/gammalab-worker|$build/worker/gammalab-worker|" "$1" > "$2"
+  sed -e "s|^ExecStart=gammalab-server|ExecStart=$build/server/gammalab-server|" \
+      -e "s|^ExecStart=gammalab-worker|ExecStart=$build/worker/gammalab-worker|" "$1" > "$2"
+  grep -q "^ExecStart=$build/" "$2" || { echo "FAIL: $1: no ExecStart naming a gammalab binary" >&2; exit 1; }
 }
 render "$here/gammalab-server.service" "$tmp/gammalab-server.service"
 # A template is verified as an instance: %i and the per-instance environment file resolve.

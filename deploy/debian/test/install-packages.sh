@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Builds this build's Debian packages with cpack (cmake/install.cmake) and installs them into a clean Debian 12
+# root made by mmdebstrap, with their dependencies from the Debian archive, as an administrator would with apt.
+# Then, inside that root: `gammalab --version`, `gammalab validate` on a shipped sweep (model presets found
+# beside the installed binary), the server's health check and its dashboard page (web files found the same
+# way), the trainer and worker start, the system user and the settings file the package made, and
+# `systemd-analyze verify` on the installed unit (its ExecStart names the binary, found in /usr/bin).
+# The packages the root downloads are cached (XDG cache), so only the first run fetches them.
+# Usage: install-packages.sh BUILD_DIR
+set -euo pipefail
+build="$(cd "${1:?usage: install-packages.sh BUILD_DIR}" && pwd)"
+for tool in cpack mmdebstrap dpkg-deb python3; do
+  command -v "$tool" >/dev/null || { echo "FAIL: $tool not installed (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+[ "$(id -u)" = 0 ] || { echo "FAIL: installing into a Debian root needs root (make test runs as root)" >&2; exit 1; }
+tmp="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  [ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# 1. The packages: one per component, each naming what it needs.
+(cd "$tmp" && cpack -G DEB -B "$tmp/debs" --config "$build/CPackConfig.cmake" >"$tmp/cpack.log" 2>&1) ||
+  { cat "$tmp/cpack.log" >&2; fail "cpack"; }
+debs=()
+for name in common server worker cli trainer; do
+  deb="$(ls "$tmp"/debs/gammalab-"$name"_*.deb 2>/dev/null | head -n 1)"
+  [ -n "$deb" ] || fail "cpack made no gammalab-$name package: $(ls "$tmp/debs")"
+  debs+=("$deb")
+done
+depends() { dpkg-deb -f "$(ls "$tmp"/debs/gammalab-"$1"_*.deb)" Depends; }
+depends server | grep -q 'gammalab-common' || fail "gammalab-server does not depend on gammalab-common: $(depends server)"
+depends server | grep -q 'libgrpc++' || fail "gammalab-server names no gRPC library: $(depends server)"
+depends worker | grep -q 'gammalab-trainer' || fail "gammalab-worker does not depend on gammalab-trainer: $(depends worker)"
+depends trainer | grep -q 'libtorch' || fail "gammalab-trainer names no LibTorch: $(depends trainer)"
+
+# 2. A clean Debian 12 root with the packages installed by apt (their dependencies from the archive). The .debs
+#    must be at the same path inside the root for dpkg there (mmdebstrap(1), --include).
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/gammalab/apt-archives"
+mkdir -p "$cache"
+include="curl,systemd"
+for deb in "${debs[@]}"; do include+=",$deb"; done
+root="$tmp/root"
+echo "install test: mmdebstrap bookworm with the gammalab packages (cached downloads: $cache)"
+mmdebstrap --quiet --variant=apt --mode=root --include="$include" \
+  --setup-hook='mkdir -p "$1"/var/cache/apt/archives "$1'"$tmp/debs"'"' \
+  --setup-hook="sync-in $cache /var/cache/apt/archives/" \
+  --setup-hook="sync-in $tmp/debs $tmp/debs" \
+  --customize-hook="sync-out /var/cache/apt/archives $cache" \
+  bookworm "$root" >"$tmp/mmdebstrap.log" 2>&1 || { tail -n 30 "$tmp/mmdebstrap.log" >&2; fail "mmdebstrap"; }
+
+# 3. What an administrator runs first, inside the root (its own /proc: the binaries find their files through
+#    /proc/self/exe).
+inside() { unshare --mount --fork --kill-child=TERM -- sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"; }
+version="$(inside gammalab --version)" || fail "gammalab --version"
+grep -q "^gammalab [0-9]" <<<"$version" || fail "gammalab --version printed: $version"
+inside gammalab validate /usr/share/gammalab/configs/sweeps/demo-cpu.yaml >"$tmp/validate.txt" 2>&1 ||
+  { cat "$tmp/validate.txt" >&2; fail "gammalab validate on the shipped demo sweep"; }
+inside gammalab-train --help >/dev/null || fail "gammalab-train --help (its libraries do not load?)"
+inside gammalab-worker --help >/dev/null || fail "gammalab-worker --help"
+inside getent passwd gammalab >/dev/null || fail "the package made no gammalab user"
+[ "$(stat -c %a "$root/etc/gammalab/gammalab.env")" = 600 ] || fail "/etc/gammalab/gammalab.env is not mode 0600"
+inside systemd-analyze verify /usr/lib/systemd/system/gammalab-server.service >"$tmp/verify.txt" 2>&1 ||
+  { cat "$tmp/verify.txt" >&2; fail "systemd-analyze verify of the installed server unit"; }
+
+# 4. The server from the package: healthy, and serving the dashboard from /usr/share/gammalab/web.
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+mkdir -p "$root/tmp/shared"
+inside gammalab-server --listen 127.0.0.1:0 --http "127.0.0.1:$port" --db /tmp/gammalab.db \
+  --shared-root /tmp/shared >"$tmp/server.log" 2>&1 &
+server_pid=$!
+healthy=""
+for _ in $(seq 600); do
+  if inside curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null; then healthy=yes; break; fi
+  kill -0 "$server_pid" 2>/dev/null || break
+  sleep 0.1
+done
+[ -n "$healthy" ] || { cat "$tmp/server.log" >&2; fail "the installed server's /healthz never answered"; }
+inside curl -fsS "http://127.0.0.1:$port/" | grep -q '<title>gammalab' ||
+  fail "the installed server does not serve the dashboard page"
+echo "packages: cpack made ${#debs[@]}; installed into Debian 12 with apt: --version, validate, health check," \
+     "dashboard, trainer, worker, user, settings file and unit all as installed"

@@ -13,6 +13,12 @@ root="$out/root"
 rm -rf "$root"
 mmdebstrap --quiet --variant=minbase --mode=root --include=git,make,ca-certificates bookworm "$root"
 git clone --quiet "$src" "$root/src"
+# A network whose proxy signs TLS with its own authority (the host trusts it through
+# /usr/local/share/ca-certificates): the fresh root trusts the same, as its administrator would set up.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  chroot "$root" update-ca-certificates >/dev/null
+fi
 # The root's own /proc, /sys and /dev (the trainer reads /proc/self/exe; apt and npm need /dev/null), and the
 # host's name resolution, in a mount namespace of their own so nothing outlives the run.
 start=$(date +%s)
@@ -21,7 +27,8 @@ unshare --mount --fork --kill-child=TERM -- sh -c '
   mount -t proc proc "$0/proc" && mount --rbind /sys "$0/sys" && mount --rbind /dev "$0/dev" &&
   cp /etc/resolv.conf "$0/etc/resolv.conf" &&
   exec chroot "$0" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-    LANG=C.UTF-8 sh -c "cd /src && make demo"' "$root" >"$out/demo.log" 2>&1 || status=$?
+    LANG=C.UTF-8 NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt sh -c "cd /src && make demo"' \
+  "$root" >"$out/demo.log" 2>&1 || status=$?
 end=$(date +%s)
 elapsed=$((end - start))
 printf 'make demo on a fresh Debian 12 root: exit %d after %d min %d s (log: %s)\n' \

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "core/metric_names.h"
+#include "core/sweep/config_hash.h"
 #include "tests/service/in_process_coordinator.h"
 
 namespace {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/metric_names.h"
+#include "core/sweep/config_hash.h"
 #include "server/store.h"
 #include "tests/service/test_sweeps.h"
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/metric_names.h"
+#include "core/sweep/config_hash.h"
 #include "server/http_api.h"
 #include "tests/service/test_sweeps.h"
 

@@ -5,6 +5,7 @@
 #include "cli/command.h"
 #include "cli/job_view.h"
 #include "cli/terminal_text.h"
+#include "proto/dashboard_json.h"
 
 namespace gammalab::cli {
 namespace {
@@ -55,7 +56,8 @@ void add_retry_command(CLI::App& app, CliContext& context) {
     v1::Job job;
     check(connect_coordinator(context.server)->RetryJob(rpc_context().get(), request, &job), "retry " + *job_id,
           context.server);
-    std::cout << (context.json ? proto_to_json(job) + "\n" : terminal_text("job " + job.id() + " queued again\n"));
+    // --json: the job in the HTTP API's shape (proto/dashboard_json.h), its state spelt "pending" as everywhere.
+    std::cout << (context.json ? dashboard_job(job).dump() + "\n" : terminal_text("job " + job.id() + " queued again\n"));
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
+#include "cli/number_text.h"
 #include "core/job_config.h"
 #include "core/param_count.h"
 
@@ -26,13 +27,6 @@ std::string csv_field(const std::string& text) {
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
-}
-
-// Shortest text that reads back as the same double; "nan"/"inf" for what JSON cannot hold.
-std::string number_text(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return nlohmann::json(v).dump();
 }
 
 }  // namespace
@@ -66,7 +60,7 @@ void add_export_command(CLI::App& app, CliContext& context) {
         if (args->format == "csv") {
           out << job.id() << ',' << csv_field(job.name()) << ',' << csv_field(config.model.preset) << ','
               << csv_field(config.scale.variant) << ',' << params << ',' << csv_field(p.name) << ',' << p.step
-              << ',' << p.tokens << ',' << number_text(p.value) << '\n';
+              << ',' << p.tokens << ',' << round_trip_text(p.value) << '\n';
         } else {
           out << nlohmann::json{{"job_id", job.id()}, {"job", job.name()},       {"preset", config.model.preset},
                                 {"variant", config.scale.variant}, {"params", params}, {"metric", p.name},

@@ -17,6 +17,7 @@
 #include "cli/command.h"
 #include "cli/exit_status.h"
 #include "core/file_util.h"
+#include "cli/number_text.h"
 #include "cli/table.h"
 #include "core/config_paths.h"
 #include "core/job_stage.h"
@@ -41,31 +42,6 @@ struct PlanArgs {
   std::vector<CLI::Option*> noise_flags;  // --noise, --seed-correlation, --loss-slope: given, they win
 };
 
-// 123456789 -> "123.5M": counts people read at a glance.
-std::string with_suffix(double value) {
-  static const char* suffixes[] = {"", "k", "M", "B", "T"};
-  int i = 0;
-  while (std::abs(value) >= 1000 && i < 4) {
-    value /= 1000;
-    ++i;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, i == 0 ? "%.0f%s" : "%.1f%s", value, suffixes[i]);
-  return buf;
-}
-
-std::string scientific(double value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2e", value);
-  return buf;
-}
-
-std::string fixed(double value, int digits) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  return buf;
-}
-
 // `gpu`: some job asks for a GPU. A CPU-only sweep gets no GPU-hours at a GPU's peak: they would mean nothing.
 std::string render(const SweepPlan& plan, bool gpu) {
   using Align = TextTable::Align;
@@ -76,12 +52,12 @@ std::string render(const SweepPlan& plan, bool gpu) {
                    {"FLOPs", Align::kRight},
                    {"hash", Align::kLeft}});
   for (const auto& row : plan.rows) {
-    table.add_row({row.name, with_suffix(double(row.params)), with_suffix(double(row.tokens)),
+    table.add_row({row.name, count_text(double(row.params)), count_text(double(row.tokens)),
                    std::to_string(row.steps), scientific(row.flops), row.config_hash});
   }
   std::ostringstream out;
   out << "sweep '" << plan.sweep << "': " << plan.rows.size() << " job(s)\n\n" << table.render() << "\n";
-  out << "total: " << with_suffix(double(plan.total_tokens)) << " tokens, " << scientific(plan.total_flops);
+  out << "total: " << count_text(double(plan.total_tokens)) << " tokens, " << scientific(plan.total_flops);
   if (!gpu) {
     out << " FLOPs (every job runs on the CPU: no GPU-hours)\n";
     return out.str();
@@ -119,14 +95,6 @@ PowerDesign power_design(const Sweep& sweep, PowerDesign design) {
   return design;
 }
 
-std::string significant(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
-std::string percent(double p) { return std::to_string(static_cast<int>(std::lround(100.0 * p))) + "%"; }
-
 struct PowerReport {
   PowerDesign design;
   PowerEstimate estimate;
@@ -150,8 +118,8 @@ std::string render_power(const PowerReport& p) {
   out << "\npower (simulated, " << d.studies << " studies; the local multiplier's " << fixed(100 * d.confidence, 0)
       << "% paired interval): " << d.compute.size() << " sizes × " << d.seeds
       << (d.seeds == 1 ? " paired seed" : " paired seeds") << ", effect " << fixed(d.multiplier, 2) << "×, noise "
-      << significant(d.noise) << " in loss (seed correlation " << significant(d.seed_correlation)
-      << "), baseline falling " << significant(d.loss_slope) << " per e-fold of compute\n";
+      << significant(d.noise, 3) << " in loss (seed correlation " << significant(d.seed_correlation, 3)
+      << "), baseline falling " << significant(d.loss_slope, 3) << " per e-fold of compute\n";
   if (!p.measured.empty()) out << "  (" << p.measured << ")\n";
   out << "  power to exclude 1×: " << percent(p.estimate.power) << "; median interval "
       << (std::isnan(p.estimate.median_ratio) ? std::string("none (one seed: no interval)")

@@ -17,6 +17,7 @@
 #include "cli/watch_frame.h"
 #include "core/job_state.h"
 #include "proto/convert.h"
+#include "proto/dashboard_json.h"
 
 namespace gammalab::cli {
 namespace {
@@ -102,7 +103,14 @@ void add_watch_command(CLI::App& app, CliContext& context) {
         }
       }
       if (context.json) {
-        std::cout << proto_to_json(update) << std::endl;  // one JSON object per update: the changed jobs
+        // One JSON object per update: the sweep, the jobs that changed in the HTTP API's shape (states spelt
+        // "running", proto/dashboard_json.h), and whether the round is complete.
+        nlohmann::ordered_json out;
+        out["sweep"] = nlohmann::ordered_json::parse(proto_to_json(update.sweep()));
+        out["jobs"] = nlohmann::ordered_json::array();
+        for (const v1::Job& job : update.jobs()) out["jobs"].push_back(dashboard_job(job));
+        out["complete"] = update.complete();
+        std::cout << out.dump() << std::endl;
         continue;
       }
       if (!update.complete()) continue;

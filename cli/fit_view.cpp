@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "cli/number_text.h"
 #include "cli/table.h"
 #include "cli/terminal_text.h"
 
@@ -18,32 +19,20 @@ constexpr const char* kUnbounded = "unbounded: add sizes or seeds";
 constexpr const char* kAtBound = "not identified (at bound)";
 
 // Five significant digits: what a bootstrap interval over a handful of runs can support.
-std::string fmt(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.5g", v);
-  return buffer;
-}
-
-std::string fixed(double v, int decimals) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
-  return buffer;
-}
+constexpr int kDigits = 5;
 
 // A point estimate: "n/a" when the fit has none; an infinite multiplier is a loss the baseline never reaches.
 std::string value_text(const Estimate& e) {
   if (std::isnan(e.value)) return "n/a";
   if (std::isinf(e.value)) return "unreachable";
-  return fmt(e.value);
+  return significant(e.value, kDigits);
 }
 
 // "-" without a bootstrap (nothing was resampled); unbounded when the resamples did not bound it.
 std::string interval_text(const Estimate& e, bool bootstrapped) {
   if (e.at_bound) return kAtBound;
   if (!bootstrapped) return "-";
-  return e.bounded() ? "[" + fmt(e.lo) + ", " + fmt(e.hi) + "]" : kUnbounded;
+  return e.bounded() ? "[" + significant(e.lo, kDigits) + ", " + significant(e.hi, kDigits) + "]" : kUnbounded;
 }
 
 std::string indented(const std::string& text, const std::string& indent) {
@@ -68,8 +57,8 @@ std::string sizes_table(const std::vector<CellSummary>& sizes, const std::string
                    {"mean loss", TextTable::Align::kRight},
                    {"s.e.", TextTable::Align::kRight}});
   for (const auto& s : sizes) {
-    table.add_row({fmt(s.params), fmt(s.tokens), std::to_string(s.runs), fmt(s.mean),
-                   std::isnan(s.standard_error) ? "-" : fmt(s.standard_error)});
+    table.add_row({significant(s.params, kDigits), significant(s.tokens, kDigits), std::to_string(s.runs), significant(s.mean, kDigits),
+                   std::isnan(s.standard_error) ? "-" : significant(s.standard_error, kDigits)});
   }
   return indented(table.render(), indent);
 }
@@ -88,7 +77,7 @@ std::string design_text(const GroupFit& g) {
 // "−0.0228 ± 0.0035": a gap with its standard error ("± -" with fewer than two pairs).
 std::string gap_text(double mean, double standard_error) {
   if (std::isnan(mean)) return "-";
-  return fmt(mean) + " ± " + (std::isnan(standard_error) ? std::string("-") : fmt(standard_error));
+  return significant(mean, kDigits) + " ± " + (std::isnan(standard_error) ? std::string("-") : significant(standard_error, kDigits));
 }
 
 // Per size: the paired gap with its interval, the unpaired figure where pairs are incomplete, the local
@@ -124,10 +113,10 @@ std::string comparison_text(const FitReport& r, const Comparison& c) {
     const bool local = c.ladder && !std::isnan(s.local.value);
     std::string note = s.complete ? "" : s.pairs == 0 ? "no pairs" : "pairs incomplete";
     if (local && !s.inside) note += (note.empty() ? "" : "; ") + std::string("outside the baseline's range");
-    table.add_row({fmt(s.params), fmt(s.tokens), std::to_string(s.pairs),
+    table.add_row({significant(s.params, kDigits), significant(s.tokens, kDigits), std::to_string(s.pairs),
                    gap_text(s.paired_mean, s.paired_standard_error),
                    s.complete ? "" : gap_text(s.gap.value, s.unpaired_standard_error),
-                   interval(s.gap), local ? fmt(s.local.value) : "-", local ? interval(s.local) : "", note});
+                   interval(s.gap), local ? significant(s.local.value, kDigits) : "-", local ? interval(s.local) : "", note});
   }
   out << indented(table.render(), "  ");
   if (!c.ladder) {
@@ -135,7 +124,7 @@ std::string comparison_text(const FitReport& r, const Comparison& c) {
   } else if (c.sizes_inside > 0) {
     out << "  local multiplier over the " << c.sizes_inside << " sizes inside the data: " << value_text(c.local) << " "
         << interval(c.local);
-    if (c.jackknife) out << "; leaving one size out: " << fmt(c.jackknife->lo) << " to " << fmt(c.jackknife->hi);
+    if (c.jackknife) out << "; leaving one size out: " << significant(c.jackknife->lo, kDigits) << " to " << significant(c.jackknife->hi, kDigits);
     out << "\n";
   }
   return out.str();
@@ -158,7 +147,7 @@ std::string includes_one(const Estimate& e) {
 // The multiplier a verdict quotes: the shared-exponent constant (law c), which holds across the common compute
 // range, else the middle budget that does not extrapolate.
 std::optional<std::pair<Estimate, std::string>> headline(const Multiplier& m) {
-  const std::string range = "C " + fmt(m.compute_lo) + " to " + fmt(m.compute_hi);
+  const std::string range = "C " + significant(m.compute_lo, kDigits) + " to " + significant(m.compute_hi, kDigits);
   if (m.constant && std::isfinite(m.constant->value)) return std::pair{*m.constant, range};
   std::vector<const BudgetMultiplier*> inside;
   for (const auto& b : m.at_budgets) {
@@ -166,7 +155,7 @@ std::optional<std::pair<Estimate, std::string>> headline(const Multiplier& m) {
   }
   if (inside.empty()) return std::nullopt;
   const BudgetMultiplier* mid = inside[inside.size() / 2];
-  return std::pair{mid->multiplier, "at C=" + fmt(mid->compute)};
+  return std::pair{mid->multiplier, "at C=" + significant(mid->compute, kDigits)};
 }
 
 // The law-free sentence: the pooled local multiplier, its interval and the jackknife over sizes.
@@ -180,8 +169,8 @@ std::string local_verdict(const FitReport& r, const Comparison& c) {
   const std::string interval =
       seeded ? "[" + fixed(better ? e.lo : 1.0 / e.hi, 2) + ", " + fixed(better ? e.hi : 1.0 / e.lo, 2) + "] " : "";
   const std::string how = !seeded   ? "no interval: add seeds"
-                          : c.paired ? fmt(100.0 * r.confidence) + "% paired bootstrap over seeds"
-                                     : fmt(100.0 * r.confidence) + "% bootstrap over each group's seeds, pairs incomplete";
+                          : c.paired ? significant(100.0 * r.confidence, kDigits) + "% paired bootstrap over seeds"
+                                     : significant(100.0 * r.confidence, kDigits) + "% bootstrap over each group's seeds, pairs incomplete";
   std::ostringstream out;
   out << c.variant << (better ? " reaches " + c.baseline + "'s loss with " + fixed(e.value, 2) + "× less compute"
                               : " needs " + fixed(1.0 / e.value, 2) + "× more compute than " + c.baseline)
@@ -219,7 +208,7 @@ std::string fit_verdict_text(const FitReport& r) {
     }
     out << m.variant << (better ? " reaches " + m.baseline + "'s final loss with " + fixed(factor, 2) + "× less compute "
                                 : " needs " + fixed(factor, 2) + "× more compute than " + m.baseline + " for the same loss ")
-        << interval << " (" << fmt(100.0 * r.confidence) << "% bootstrap interval over "
+        << interval << " (" << significant(100.0 * r.confidence, kDigits) << "% bootstrap interval over "
         << (r.bootstrap_unit.empty() ? std::string(kResampleSizes) : r.bootstrap_unit);
     if (const GroupFit* g = find_named(r.groups, &GroupFit::group, m.variant)) out << "; " << design_text(*g);
     out << "; " << quoted->second << ")";
@@ -247,32 +236,32 @@ std::string fit_report_text(const FitReport& r) {
   const bool bootstrapped = r.bootstrap_used > 0;
   out << "law " << law_name(r.law) << ", " << r.bootstrap_used << "/" << r.bootstrap_requested
       << " bootstrap resamples" << (r.bootstrap_unit.empty() ? "" : " of " + r.bootstrap_unit) << " (seed " << r.seed
-      << "), " << fmt(100.0 * r.confidence) << "% percentile intervals\n";
+      << "), " << significant(100.0 * r.confidence, kDigits) << "% percentile intervals\n";
   for (const auto& c : r.comparisons) out << comparison_text(r, c);
   for (const auto& g : r.groups) {
     out << "\ngroup " << g.group << ": " << g.runs << " runs, " << g.model_sizes << " model sizes, " << g.fit.points
-        << " points fitted, objective " << fmt(g.fit.objective) << ", " << g.fit.termination << " ("
+        << " points fitted, objective " << significant(g.fit.objective, kDigits) << ", " << g.fit.termination << " ("
         << g.fit.starts_converged << "/" << g.fit.starts << " starts converged)\n";
     if (!g.sizes.empty()) out << sizes_table(g.sizes, "  ");
     std::vector<Estimate> estimates = g.parameters;
     estimates.insert(estimates.end(), g.derived.begin(), g.derived.end());
     out << estimates_table(estimates, bootstrapped, "  ");
     if (g.holdout) {
-      out << "  holdout: fit without N = " << fmt(g.holdout->held_out_params) << ", predicting "
-          << g.holdout->runs.size() << " runs: mean |rel. error| " << fmt(g.holdout->mean_abs_relative_error)
-          << ", max " << fmt(g.holdout->max_abs_relative_error) << "\n";
+      out << "  holdout: fit without N = " << significant(g.holdout->held_out_params, kDigits) << ", predicting "
+          << g.holdout->runs.size() << " runs: mean |rel. error| " << significant(g.holdout->mean_abs_relative_error, kDigits)
+          << ", max " << significant(g.holdout->max_abs_relative_error, kDigits) << "\n";
       for (const auto& h : g.holdout->runs) {
-        out << "    D=" << fmt(h.run.tokens) << " loss " << fmt(h.run.loss) << " predicted " << fmt(h.predicted)
-            << " (" << fmt(100.0 * h.relative_error) << "%)\n";
+        out << "    D=" << significant(h.run.tokens, kDigits) << " loss " << significant(h.run.loss, kDigits) << " predicted " << significant(h.predicted, kDigits)
+            << " (" << significant(100.0 * h.relative_error, kDigits) << "%)\n";
       }
     }
   }
   for (const auto& m : r.multipliers) {
     out << "\ncompute multiplier " << m.variant << " over " << m.baseline << " (runs of both cover C = "
-        << fmt(m.compute_lo) << " to " << fmt(m.compute_hi) << ")\n";
+        << significant(m.compute_lo, kDigits) << " to " << significant(m.compute_hi, kDigits) << ")\n";
     TextTable table({{"compute"}, {"value", TextTable::Align::kRight}, {"interval"}, {"note"}});
     for (const auto& b : m.at_budgets) {
-      table.add_row({"C=" + fmt(b.compute), value_text(b.multiplier), interval_text(b.multiplier, bootstrapped),
+      table.add_row({"C=" + significant(b.compute, kDigits), value_text(b.multiplier), interval_text(b.multiplier, bootstrapped),
                      b.extrapolated ? "extrapolated" : ""});
     }
     out << indented(table.render(), "  ");
@@ -283,8 +272,8 @@ std::string fit_report_text(const FitReport& r) {
       out << estimates_table(shared, bootstrapped, "    ");
     }
     if (m.profile) {
-      out << "  profile of the constant: objective within " << fmt(m.profile->tolerance) << " of its best for m from "
-          << (m.profile->open_lo ? "below " : "") << fmt(m.profile->lo) << " to " << fmt(m.profile->hi)
+      out << "  profile of the constant: objective within " << significant(m.profile->tolerance, kDigits) << " of its best for m from "
+          << (m.profile->open_lo ? "below " : "") << significant(m.profile->lo, kDigits) << " to " << significant(m.profile->hi, kDigits)
           << (m.profile->open_hi ? " and beyond" : "") << "\n";
     }
   }

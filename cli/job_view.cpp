@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cli/number_text.h"
 #include "cli/table.h"
 #include "cli/terminal_text.h"
 #include "core/job_state.h"
@@ -21,19 +22,6 @@ namespace {
 std::string slots_text(const v1::Job& j) {
   const std::string each = std::to_string(std::max(1, j.gpus()));
   return j.nodes() > 1 ? each + "x" + std::to_string(j.nodes()) : each;
-}
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
-std::string human_count(double n) {
-  if (n >= 1e9) return fmt("%.2fB", n / 1e9);
-  if (n >= 1e6) return fmt("%.2fM", n / 1e6);
-  if (n >= 1e3) return fmt("%.1fk", n / 1e3);
-  return fmt("%.0f", n);
 }
 
 }  // namespace
@@ -58,7 +46,7 @@ int count(const v1::Sweep& s, JobState state) {
   return it == s.job_counts().end() ? 0 : it->second;
 }
 
-std::string loss_text(const v1::Job& j) { return j.has_loss() ? fmt("%.4f", j.last_loss()) : "-"; }
+std::string loss_text(const v1::Job& j) { return j.has_loss() ? fixed(j.last_loss(), 4) : "-"; }
 
 // A table whose columns are right-aligned where `numeric` says so.
 std::string render(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
@@ -122,8 +110,8 @@ std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& name
   for (const auto& j : jobs) {
     rows.push_back({j.id(), j.name(), state_label(j.state()), slots_text(j),
                     std::to_string(j.attempt()), std::to_string(j.step()) + "/" + std::to_string(j.total_steps()),
-                    human_count(double(j.tokens())), loss_text(j),
-                    j.tokens_per_s() > 0 ? human_count(j.tokens_per_s()) : "-",
+                    count_text(double(j.tokens())), loss_text(j),
+                    j.tokens_per_s() > 0 ? count_text(j.tokens_per_s()) : "-",
                     j.worker_id().empty() ? "-" : worker_label(names, j.worker_id())});
     if (!j.pending_reason().empty()) reasons += "job " + j.id() + " waits: " + j.pending_reason() + "\n";
   }
@@ -156,9 +144,9 @@ std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width) {
       const double tokens_per_step = double(j.tokens()) / double(j.step());
       eta = duration_text(double(j.total_steps() - j.step()) * tokens_per_step / j.tokens_per_s());
     }
-    rows.push_back({j.name(), state_label(j.state()), bar, fmt("%3.0f%%", 100 * fraction),
-                    std::to_string(j.step()) + "/" + std::to_string(j.total_steps()), human_count(double(j.tokens())),
-                    loss_text(j), j.tokens_per_s() > 0 ? human_count(j.tokens_per_s()) + "/s" : "-", eta});
+    rows.push_back({j.name(), state_label(j.state()), bar, percent(fraction),
+                    std::to_string(j.step()) + "/" + std::to_string(j.total_steps()), count_text(double(j.tokens())),
+                    loss_text(j), j.tokens_per_s() > 0 ? count_text(j.tokens_per_s()) + "/s" : "-", eta});
   }
   return render({"JOB", "STATE", "PROGRESS", "", "STEP", "TOKENS", "LOSS", "SPEED", "ETA"}, rows,
                 {false, false, false, true, true, true, true, true, true});

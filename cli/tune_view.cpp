@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "cli/number_text.h"
 #include "cli/table.h"
 #include "cli/terminal_text.h"
 
@@ -12,20 +13,13 @@ namespace gammalab::cli {
 namespace {
 
 std::string loss_text(double v) {
-  if (!std::isfinite(v)) return "failed";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.4f", v);
-  return buffer;
+  return std::isfinite(v) ? fixed(v, 4) : "failed";
 }
 
 // Six significant digits: a grid of expressions (0.5 / d_model) gives values such as 0.020833333333333332.
 std::string value_text(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", v.get<double>());
-    return text;
-  }
+  if (v.is_number_float()) return significant(v.get<double>(), 6);
   return v.dump();
 }
 

@@ -39,9 +39,10 @@ if(GAMMALAB_SERVICES)
   install(DIRECTORY web/ DESTINATION "${GAMMALAB_SHARE_DIR}/web" COMPONENT common
           FILES_MATCHING PATTERN "*.html" PATTERN "*.js" PATTERN "*.css"
           PATTERN "node_modules" EXCLUDE PATTERN "test" EXCLUDE PATTERN "tools" EXCLUDE)
-  install(FILES web/node_modules/uplot/dist/uPlot.iife.min.js web/node_modules/uplot/dist/uPlot.min.css
-                web/node_modules/uplot/LICENSE
-          DESTINATION "${GAMMALAB_SHARE_DIR}/web/node_modules/uplot/dist" COMPONENT common)
+  install(DIRECTORY web/node_modules/uplot/dist/ DESTINATION "${GAMMALAB_SHARE_DIR}/web/node_modules/uplot/dist"
+          COMPONENT common FILES_MATCHING PATTERN "*.js" PATTERN "*.css")
+  install(FILES web/node_modules/uplot/LICENSE DESTINATION "${GAMMALAB_SHARE_DIR}/web/node_modules/uplot"
+          COMPONENT common)
 endif()
 
 # Debian packages, one per component: gammalab-common (configs, dashboard files, example settings) and one per

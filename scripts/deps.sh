@@ -18,6 +18,7 @@ packages=(
   libsqlite3-dev zlib1g-dev libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libmicrohttpd-dev libcli11-dev libspdlog-dev
   libsodium-dev libssl-dev openssl
   libceres-dev prometheus-cpp-dev
+  dpkg-dev                          # dpkg-shlibdeps: the packages' dependencies (`make package`, cpack)
 )
 if [ "$mode" != demo ]; then
   packages+=(

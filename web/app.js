@@ -8,14 +8,14 @@
 import {
   LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, jobInfo, appendColumns,
   afterStepFor, groupColours, sortGroups, lossTables, si, count, fitReports,
-  ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery,
+  ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, stageJobs, sweepStatus,
   tuneSeries, jobActions, bytesText, WALL_CLOCK, wallClock, meanSe,
 } from './series.js';
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
 import { HttpError, getJSON, getOptional, postJSON, events as eventStream } from './api.js';
 import { h, fill, download, shown } from './dom.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks } from './study.js';
-import { ensureSession } from './session.js';
+import { ensureSession, sessionStatus } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 // Bar colours by position in STATE_ORDER (running, leased, pending, succeeded, failed, cancelled).
@@ -28,7 +28,7 @@ const MAX_POINTS = 4000;
 const DEFAULTS = {
   xKey: 'step', logX: false, logY: false, groupBy: 'variant', panelBy: 'none', seeds: 'runs', smoothing: 0,
   metrics: [], hidden: [], scalingLoss: 'loss', scalingX: 'params', unfinished: false,
-  sort: '', desc: false, filter: '', x0: null, x1: null,
+  sort: '', desc: false, filter: '', x0: null, x1: null, stage: 'main',
 };
 let settings = { ...DEFAULTS };
 
@@ -102,7 +102,7 @@ function renderSweeps() {
     const summary = counts.map(([k, n]) => `${n} ${k}`).join(' · ') || 'no jobs';
     return h('li', {}, h('a', { href: `#/sweeps/${encodeURIComponent(s.id)}`, dataset: { sweepId: s.id }, class: s.id === open ? 'selected' : '' },
       h('div', { class: 'name' }, s.name),
-      h('div', { class: 'sub' }, `#${s.id} · ${s.total_jobs} jobs${s.finished ? ' · finished' : ''}`),
+      h('div', { class: `sub status-${sweepStatus(s).replace(' ', '-')}` }, `#${s.id} · ${s.total_jobs} jobs${s.finished ? ` · ${sweepStatus(s)}` : ''}`),
       h('div', { class: 'sub' }, summary),
       stackedBar(counts, s.total_jobs)));
   }));
@@ -117,6 +117,15 @@ function renderSweepHead() {
   $('sweep-meta').textContent = shown([`#${s.id}`, s.file_name, created && `submitted ${created}`, `priority ${s.priority}`,
     `max attempts ${s.max_attempts}`].filter(Boolean).join(' · '));
   fill($('sweep-counts'), countsOf(s).map(([k, n]) => h('span', { class: `badge ${stateClass(k)}` }, `${n} ${k}`)));
+  // A sweep that ended with failures says so above everything else, with where to look.
+  const status = sweepStatus(s);
+  const failed = s.job_counts?.failed || 0;
+  $('sweep-banner').hidden = !status.endsWith('failed');
+  $('sweep-banner').textContent = status === 'failed'
+    ? `This sweep failed: none of its ${s.total_jobs} jobs succeeded. Each failed job's error is in the jobs table below.`
+    : status === 'partly failed'
+      ? `This sweep partly failed: ${failed} of its ${s.total_jobs} jobs failed. Their errors are in the jobs table below; the study and the fits read the jobs that succeeded.`
+      : '';
 }
 
 function paramsByPreset() {
@@ -299,7 +308,10 @@ function chartCurves(metric, panelJobs, g) {
 }
 
 function renderCharts(g) {
-  const panels = settings.panelBy === 'none' ? [null] : sortGroups(state.jobs.map((j) => jobInfo(j)[settings.panelBy]), settings.panelBy, paramsByPreset());
+  // The stage control shows where there is a tune stage; its default leaves the tune trials out, as the study does.
+  $('stage-control').hidden = !state.jobs.some((j) => j.stage === 'tune');
+  const staged = stageJobs(state.jobs, settings.stage);
+  const panels = settings.panelBy === 'none' ? [null] : sortGroups(staged.map((j) => jobInfo(j)[settings.panelBy]), settings.panelBy, paramsByPreset());
   const wanted = [];
   for (const metric of settings.metrics) {
     for (const panel of panels) {
@@ -331,7 +343,7 @@ function renderCharts(g) {
     }
     // In the wanted order; a figure already in place is not moved (that would end a hover over it).
     if (container.children[i] !== chart.figure) container.insertBefore(chart.figure, container.children[i] || null);
-    const jobs = w.panel === null ? state.jobs : state.jobs.filter((j) => jobInfo(j)[settings.panelBy] === w.panel);
+    const jobs = w.panel === null ? staged : staged.filter((j) => jobInfo(j)[settings.panelBy] === w.panel);
     chart.update({ curves: chartCurves(w.metric, jobs, g), xLabel: X_LABELS[settings.xKey] || settings.xKey, yLabel: w.metric, logX: settings.logX, logY: settings.logY });
   });
   $('charts-empty').hidden = wanted.length > 0;
@@ -415,6 +427,7 @@ function visibleCsv() {
 function renderScaling() {
   const view = scalingView(state.runs, state.fits, { xKey: settings.scalingX, lossKey: settings.scalingLoss, unfinished: settings.unfinished });
   scalingChart.update(view);
+  $('scaling-caption').textContent = settings.scalingX === 'compute' ? 'final loss vs compute C' : 'final loss vs parameters N';
   fill($('scaling-legend'), scalingLegend(view));
   fill($('fits'), state.fits.map((report) => fitTable(report, view.colourOf)));
 }
@@ -763,7 +776,9 @@ async function refresh() {
         await refreshOnce();
       } catch (e) {
         const r = parseHash();
-        if (e instanceof HttpError && e.status === 404 && r.id) {
+        if (e instanceof HttpError && e.status === 401) {
+          signInAgain();
+        } else if (e instanceof HttpError && e.status === 404 && r.id) {
           state.sweep = null;
           state.loadedFor = null;
           state.job = null;
@@ -792,7 +807,27 @@ function connectEvents() {
     refresh();  // (re)connected: catch up on anything missed while away
   });
   events.addEventListener('change', () => refresh());
-  events.onerror = () => set('reconnecting', 'reconnecting…');
+  events.onerror = async () => {
+    set('reconnecting', 'reconnecting…');
+    // A coordinator that restarted (sessions live in its memory) or a session that ended refuses the stream
+    // with 401, and EventSource gives up for good. A coordinator that is away answers nothing, and
+    // EventSource retries by itself.
+    if ((await sessionStatus().catch(() => 0)) === 401) signInAgain();
+  };
+  liveEvents = events;
+}
+
+// The session is gone: the token form again, then the event stream anew (its hello catches up), in the view
+// the address still holds.
+let liveEvents = null;
+let signingIn = false;
+async function signInAgain() {
+  if (signingIn) return;
+  signingIn = true;
+  liveEvents?.close();
+  await ensureSession();
+  signingIn = false;
+  connectEvents();
 }
 
 // Controls show the settings (after a load from the address) and write them back on change.
@@ -800,7 +835,7 @@ const CONTROLS = [
   ['x-axis', 'xKey', 'value'], ['log-x', 'logX', 'checked'], ['log-y', 'logY', 'checked'], ['group-by', 'groupBy', 'value'],
   ['panel-by', 'panelBy', 'value'], ['seeds', 'seeds', 'value'], ['smoothing', 'smoothing', 'value'],
   ['scaling-loss', 'scalingLoss', 'value'], ['scaling-x', 'scalingX', 'value'], ['scaling-unfinished', 'unfinished', 'checked'],
-  ['jobs-filter', 'filter', 'value'],
+  ['jobs-filter', 'filter', 'value'], ['stage', 'stage', 'value'],
 ];
 
 function syncControls() {

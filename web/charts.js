@@ -1,26 +1,11 @@
 // uPlot wrappers: one chart object per <figure>, rebuilt when its series change and updated in place when
 // only the data does. uPlot itself is passed in (app.js loads it from /vendor/uplot/).
-import { si, count, valueAt, tightLogRange } from './series.js';
+import { si, count, valueAt, tightLogRange, logTicks, tickLabels } from './series.js';
 import { onColumns } from './columns.js';
 
 const HEIGHT = 300;
 // Curves the hover readout names at once (the nearest to the pointer); it keeps to one line.
 const READOUT_ITEMS = 4;
-
-// About [lo / f, hi * f] for a log axis, widened to whole mantissas (2e4, not 2.13e4) so that uPlot's log
-// ticks land on round numbers; a sane default when there is no data.
-function padLog(lo, hi, f) {
-  if (!(lo > 0 && hi > 0)) return [1, 10];
-  const down = (x) => {
-    const e = 10 ** Math.floor(Math.log10(x));
-    return Math.floor(x / e) * e;
-  };
-  const up = (x) => {
-    const e = 10 ** Math.floor(Math.log10(x));
-    return Math.ceil(x / e) * e;
-  };
-  return [down(lo / f), up(hi * f)];
-}
 
 function plotWidth(plot) {
   return Math.max(280, Math.floor(plot.getBoundingClientRect().width || plot.parentElement.clientWidth || 600));
@@ -31,7 +16,14 @@ function css(name, fallback) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
 }
 
-function axis(label, formatter, extra = {}) {
+// An axis. `formatter` labels each tick, or null for tickLabels (SI from 10k up, as many digits as tell the
+// ticks apart). `log`: a log scale, whose ticks come from logTicks (at least 4 labelled, where uPlot's own give
+// one or two inside a decade), labels closer than `gap` px to the previous one left blank. `record(labels)`
+// gets the labels drawn (the figure's data-ticks-x / -y, read by the tests).
+function axis(label, formatter, { log = false, scale = 'x', gap = 44, record = null, ...extra } = {}) {
+  const labelsOf = (splits) => (formatter
+    ? splits.map((v) => (v === null || v === undefined ? '' : formatter(v)))
+    : tickLabels(splits));
   return {
     label,
     labelSize: 18,
@@ -40,7 +32,22 @@ function axis(label, formatter, extra = {}) {
     stroke: css('--muted', '#6b7385'),
     grid: { stroke: css('--line', '#eef0f3'), width: 1 },
     ticks: { stroke: css('--line', '#e3e6ec'), width: 1 },
-    values: (u, splits) => splits.map((v) => (v === null || v === undefined ? '' : formatter(v))),
+    // (uPlot's own filter for log axes would blank every tick but the decades: ours are chosen already.)
+    ...(log ? { splits: (u, i, min, max) => logTicks(min, max), filter: (u, splits) => splits } : {}),
+    values: (u, splits) => {
+      let labels = labelsOf(splits);
+      if (log) {
+        let last = -Infinity;
+        labels = labels.map((text, k) => {
+          const at = u.valToPos(splits[k], scale);
+          if (!text || Math.abs(at - last) < gap) return '';
+          last = at;
+          return text;
+        });
+      }
+      record?.(labels.filter(Boolean));
+      return labels;
+    },
     ...extra,
   };
 }
@@ -58,6 +65,11 @@ class Chart {
     new ResizeObserver(() => {
       if (this.u) this.u.setSize({ width: plotWidth(this.plot), height: HEIGHT });
     }).observe(this.plot);
+  }
+
+  // The labels an axis drew, as the figure's data-ticks-x or data-ticks-y (JSON).
+  recordTicks(which) {
+    return (labels) => { this.figure.dataset[`ticks${which}`] = JSON.stringify(labels); };
   }
 
   // key: identity of the series (rebuild when it changes); build(): uPlot options; data: aligned data.
@@ -144,7 +156,8 @@ export class LossChart extends Chart {
         x: { time: false, distr: logX ? 3 : 1, range: logX ? (u, lo, hi) => tightLogRange(lo, hi) : undefined },
         y: { distr: logY ? 3 : 1, range: logY ? (u, lo, hi) => tightLogRange(lo, hi) : undefined },
       },
-      axes: [axis(xLabel, si), axis(yLabel, (v) => +v.toPrecision(3), { size: 56 })],
+      axes: [axis(xLabel, logX ? null : si, { log: logX, record: this.recordTicks('X') }),
+        axis(yLabel, null, { size: 56, log: logY, scale: 'y', gap: 16, record: this.recordTicks('Y') })],
       series: [{ label: xLabel }, ...series],
       hooks: {
         setCursor: [(u) => this.readout(u, readout, figure)],
@@ -260,6 +273,10 @@ export class ScalingChart extends Chart {
       }
     }
     const data = tables.length ? this.uPlot.join(tables) : [[]];
+    // The runs' extent, read by the scales' range functions on every draw (so new points need no rebuild).
+    const pointsOf = [...groups.values()].flat();
+    this.xRange = pointsOf.length ? [Math.min(...pointsOf.map((p) => p.x)), Math.max(...pointsOf.map((p) => p.x))] : [];
+    this.yRange = pointsOf.length ? [Math.min(...pointsOf.map((p) => p.y)), Math.max(...pointsOf.map((p) => p.y))] : [];
     const key = JSON.stringify([series.map((s) => [s.label, s.stroke]), bands.length, xKey]);
     const hover = this.hover;
     const build = () => ({
@@ -267,13 +284,16 @@ export class ScalingChart extends Chart {
       bands,
       cursor: { focus: { prox: 16 }, drag: { x: false, y: false } },
       focus: { alpha: 0.4 },
-      // Log scales padded around the data (uPlot would otherwise snap to whole decades).
+      // Log scales around the runs' points (uPlot would otherwise snap to whole decades, and a wide band of an
+      // extrapolated law would squeeze the points, whose differences are the study, into a stripe): the
+      // points take about four fifths of the height; fitted curves and bands outside are cut at the edge.
       scales: {
-        x: { time: false, distr: 3, range: (u, lo, hi) => padLog(lo, hi, 1.5) },
-        y: { distr: 3, range: (u, lo, hi) => padLog(lo, hi, 1.06) },
+        x: { time: false, distr: 3, range: (u, lo, hi) => tightLogRange(this.xRange[0] ?? lo, this.xRange[1] ?? hi, 0.12) },
+        y: { distr: 3, range: (u, lo, hi) => tightLogRange(this.yRange[0] ?? lo, this.yRange[1] ?? hi, 0.12) },
       },
-      axes: [axis(xKey === 'compute' ? 'compute C (FLOPs)' : 'parameters N (non-embedding)', count),
-        axis('final loss', (v) => +v.toPrecision(3), { size: 56 })],
+      axes: [axis(xKey === 'compute' ? 'compute C (FLOPs)' : 'parameters N (non-embedding)', null,
+        { log: true, record: this.recordTicks('X') }),
+      axis('final loss', null, { size: 56, log: true, scale: 'y', gap: 16, record: this.recordTicks('Y') })],
       series: [{ label: xKey }, ...series],
       hooks: {
         setCursor: [
@@ -286,9 +306,20 @@ export class ScalingChart extends Chart {
             hover.textContent = `${name}: ${count(u.data[0][i])}, loss ${u.data[s][i].toFixed(4)}`;
           },
         ],
+        draw: [(u) => this.onDraw?.(u)],
       },
     });
     this.figure.dataset.fits = String(fits.length);
+    // The share of the plot's height the runs' points span (the tests read it: the points are the study, and
+    // must not be squeezed into a stripe by the axis).
+    this.figure.dataset.pointsSpan = '';
+    this.onDraw = null;
+    if (this.yRange.length) {
+      this.onDraw = (u) => {
+        const span = Math.abs(u.valToPos(this.yRange[0], 'y') - u.valToPos(this.yRange[1], 'y')) / u.bbox.height * devicePixelRatio;
+        this.figure.dataset.pointsSpan = span.toFixed(3);
+      };
+    }
     this.figure.dataset.bands = String(bands.length);
     this.show(key, build, data, groups.size ? runSeries : 0, points);
   }
@@ -317,7 +348,8 @@ export class TuneChart extends Chart {
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: false, distr: 3, range: (u, lo, hi) => tightLogRange(lo, hi, 0.08) }, y: { range: (u, lo, hi) => [lo - (hi - lo) * 0.08 - 1e-9, hi + (hi - lo) * 0.08 + 1e-9] } },
-      axes: [axis(tune?.field || 'value', (v) => +v.toPrecision(3)), axis('mean final loss', (v) => +v.toPrecision(4), { size: 56 })],
+      axes: [axis(tune?.field || 'value', null, { log: true, record: this.recordTicks('X') }),
+        axis('mean final loss', null, { size: 56, record: this.recordTicks('Y') })],
       series: [{ label: tune?.field || 'value' }, ...series],
     });
     const groups = tune?.groups || [];

@@ -247,7 +247,7 @@ export function si(x, digits = 3) {
   if (x === null || x === undefined || !Number.isFinite(x)) return '–';
   const a = Math.abs(x);
   if (a === 0) return '0';
-  const units = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
+  const units = [[1e24, 'Y'], [1e21, 'Z'], [1e18, 'E'], [1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
   for (const [scale, unit] of units) if (a >= scale) return `${+(x / scale).toPrecision(digits)}${unit}`;
   if (a >= 0.01) return `${+x.toPrecision(digits)}`;
   return x.toExponential(digits - 1);
@@ -297,6 +297,22 @@ export function meanSe(values) {
 // learning rates at a few sizes, not the study (server/store/fits.cpp fits the main stage only too).
 export function studyRuns(runs) {
   return runs.filter((r) => r.stage !== 'tune');
+}
+
+// A sweep's status in words, by the CLI's rule (cli/job_view.cpp, sweep_status; `gammalab sweeps` prints the same):
+// active until it has finished; then finished, cancelled, failed (no job succeeded) or partly failed.
+export function sweepStatus(sweep) {
+  if (!sweep.finished) return 'active';
+  const n = (state) => sweep.job_counts?.[state] || 0;
+  if (!n('failed')) return n('succeeded') > 0 || !sweep.total_jobs ? 'finished' : 'cancelled';
+  return n('succeeded') ? 'partly failed' : 'failed';
+}
+
+// The jobs the metric charts draw for the stage control: 'main' (the default: the study's runs, as the study
+// table and the fits), 'tune' (the tune stage's trials alone) or 'all'.
+export function stageJobs(jobs, stage) {
+  if (stage === 'all') return jobs;
+  return jobs.filter((j) => (j.stage === 'tune') === (stage === 'tune'));
 }
 
 // The study table: per model size (preset, by parameter count) and variant, the final loss over seeds
@@ -518,6 +534,54 @@ export function tightLogRange(lo, hi, pad = 0.04) {
   const b = Math.log10(hi);
   const d = (b - a) * pad;
   return [10 ** (a - d), 10 ** (b + d)];
+}
+
+// Tick values for a log axis over [lo, hi], so that it carries at least `want` labelled ticks: the decades when
+// they are enough (every k-th when they are too many), else over half a decade or more the sparsest of the
+// mantissa sets 1-3, 1-2-5 and 1..9 that gives `want`; over less, where a log axis has one tick or none, round
+// linear steps (1, 2, 2.5 or 5 times a power of ten), still placed on the log scale.
+export function logTicks(lo, hi, want = 4) {
+  if (!(lo > 0 && hi > lo)) return [];
+  const inside = (v) => v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9);
+  const e0 = Math.floor(Math.log10(lo));
+  const e1 = Math.ceil(Math.log10(hi));
+  const span = Math.log10(hi / lo);
+  const decades = [];
+  for (let e = e0; e <= e1; e++) if (inside(10 ** e)) decades.push(+(10 ** e).toPrecision(12));
+  if (decades.length >= want) {
+    const every = Math.ceil(decades.length / 10);
+    return decades.filter((_, i) => i % every === 0);
+  }
+  if (span >= 0.5) {
+    for (const mantissas of [[1, 3], [1, 2, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]]) {
+      const ticks = [];
+      for (let e = e0; e <= e1; e++) {
+        for (const m of mantissas) if (inside(m * 10 ** e)) ticks.push(+(m * 10 ** e).toPrecision(12));
+      }
+      if (ticks.length >= want) return ticks;
+    }
+  }
+  // The largest round step that still gives `want` ticks.
+  const p = 10 ** Math.floor(Math.log10((hi - lo) / want));
+  const count = (step) => Math.floor(hi / step + 1e-9) - Math.ceil(lo / step - 1e-9) + 1;
+  const step = [10, 5, 2.5, 2, 1, 0.5, 0.25, 0.2, 0.1].map((m) => m * p).find((st) => count(st) >= want) || p / 10;
+  const ticks = [];
+  for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi * (1 + 1e-9); k++) ticks.push(+(k * step).toPrecision(12));
+  return ticks;
+}
+
+// Labels for an axis's ticks: SI prefixes from 10k up (no "1230000000000" to be clipped), and as few
+// significant digits (3 or more) as tell every tick apart (2.252 and 2.254, not 2.25 twice).
+export function tickLabels(values) {
+  const text = (v, digits) => {
+    if (v === null || v === undefined || !Number.isFinite(v)) return '';
+    return Math.abs(v) >= 1e4 ? si(v, digits) : `${+v.toPrecision(digits)}`;
+  };
+  for (let digits = 3; digits < 8; digits++) {
+    const labels = values.map((v) => text(v, digits));
+    if (new Set(labels.filter(Boolean)).size === labels.filter(Boolean).length) return labels;
+  }
+  return values.map((v) => text(v, 8));
 }
 
 // Sorting and filtering of table rows. column: {key, get(row) -> value}; numbers sort numerically, nulls last.

@@ -2,7 +2,8 @@
 // to POST /api/session in the Authorization header. The server answers with an HttpOnly, SameSite=Strict
 // session cookie (which EventSource sends too); the token itself is kept nowhere and never goes in a URL.
 
-async function sessionStatus() {
+// The HTTP status of GET /api/session: 200 when this page is let in, 401 when it needs a token.
+export async function sessionStatus() {
   const res = await fetch('/api/session', { cache: 'no-store', credentials: 'same-origin' });
   return res.status;
 }

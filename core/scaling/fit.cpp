@@ -11,6 +11,7 @@
 #include <glog/logging.h>
 
 #include "core/scaling/fit_parallel.h"
+#include "core/scaling/frontier.h"
 
 namespace gammalab {
 

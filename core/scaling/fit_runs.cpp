@@ -15,6 +15,7 @@
 #include "core/scaling/compute_multiplier.h"
 #include "core/scaling/fit_parallel.h"
 #include "core/scaling/fit.h"
+#include "core/scaling/frontier.h"
 #include "core/scaling/identification.h"
 #include "core/scaling/profile.h"
 #include "core/scaling/replicates.h"

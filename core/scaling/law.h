@@ -63,10 +63,4 @@ double fit_value(const LawFit& fit, std::string_view name);
 // NaN for isoflop, which does not predict losses.
 double predict_loss(const LawFit& fit, const RunPoint& run);
 
-// The compute frontier: runs no other run beats with at most the same compute. Replicated runs (same N, D
-// and C, i.e. seeds) form one cell judged by its mean loss, and a frontier cell keeps all its runs. Cells at the
-// same budget (relative tolerance 1e-6) keep only the lowest mean, so iso-FLOP data yields one cell per
-// budget.
-std::vector<RunPoint> compute_frontier(const std::vector<RunPoint>& runs);
-
 }  // namespace gammalab

@@ -1,11 +1,30 @@
 #pragma once
-// Collects every problem found in a sweep file (instead of stopping at the first), each with its place.
+// The problems found in a sweep file, each with its place: collected all (instead of stopping at the first)
+// and thrown together as one SweepError.
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "core/sweep/sweep.h"
-
 namespace gammalab {
+
+struct SweepDiagnostic {
+  std::string file;
+  int line = 0;             // 1-based; 0 when unknown
+  int column = 0;           // 1-based; 0 when unknown
+  std::string path;         // dot path of the field, e.g. base.optim.lr
+  std::string message;
+  std::string to_string() const;  // file:line:column: path: message
+};
+
+class SweepError : public std::runtime_error {
+ public:
+  explicit SweepError(std::vector<SweepDiagnostic> diagnostics);
+  const std::vector<SweepDiagnostic>& diagnostics() const { return diagnostics_; }
+
+ private:
+  std::vector<SweepDiagnostic> diagnostics_;
+};
+
 
 // Where something was written in the sweep file: the dot path of the field and the node's position.
 struct SourceRef {

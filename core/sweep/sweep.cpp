@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/config_paths.h"
+#include "core/sweep/config_hash.h"
 #include "core/sweep/diagnostics.h"
 #include "core/sweep/document.h"
 #include "core/sweep/job_resolver.h"
@@ -16,19 +17,7 @@
 
 namespace gammalab {
 
-std::string SweepDiagnostic::to_string() const {
-  std::string out = file;
-  if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
-  out += ": ";
-  if (!path.empty()) out += path + ": ";
-  return out + message;
-}
-
 namespace {
-
-std::string join_messages(const std::vector<SweepDiagnostic>& diagnostics) {
-  return absl::StrJoin(diagnostics, "\n", [](std::string* out, const SweepDiagnostic& d) { out->append(d.to_string()); });
-}
 
 // The fields that make up the fixed part of a job name; other varying axes are appended as key=value.
 const std::vector<std::pair<std::string, std::string>> kNameFields = {
@@ -111,23 +100,6 @@ class ProblemTally {
 };
 
 }  // namespace
-
-SweepError::SweepError(std::vector<SweepDiagnostic> diagnostics)
-    : std::runtime_error(join_messages(diagnostics)), diagnostics_(std::move(diagnostics)) {}
-
-std::string config_hash(const JobConfig& config) {
-  // nlohmann::json keeps object keys sorted and prints doubles in shortest round-trip form, so this text
-  // is the same on every platform and run.
-  const std::string canonical = to_json(config).dump();
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : canonical) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 namespace {
 

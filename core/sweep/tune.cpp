@@ -10,6 +10,7 @@
 #include "core/config_error.h"
 #include "core/config_field.h"
 #include "core/decimal_text.h"
+#include "core/sweep/config_hash.h"
 #include "core/sweep/expression.h"
 
 namespace gammalab {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/job_config.h"
-#include "core/sweep/sweep.h"
+#include "core/sweep/expanded.h"
 
 namespace gammalab {
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/scaling/fit.h"
+#include "core/scaling/frontier.h"
 #include "tests/core/scaling_synthetic.h"
 
 namespace gammalab {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/sweep/config_hash.h"
 #include "core/sweep/sweep.h"
 #include "core/sweep/schema.h"
 #include "sweep_test_support.h"

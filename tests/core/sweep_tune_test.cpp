@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "core/config_field.h"
+#include "core/sweep/config_hash.h"
 #include "core/sweep/tune.h"
 #include "sweep_test_support.h"
 

@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/sweep/config_hash.h"
 #include "server/http_api.h"
 #include "server/server_options.h"
 #include "server/store.h"

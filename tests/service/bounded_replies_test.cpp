@@ -15,6 +15,7 @@
 
 #include "cli/client/coordinator_client.h"
 #include "core/limits.h"
+#include "core/sweep/config_hash.h"
 #include "tests/service/in_process_coordinator.h"
 
 namespace gammalab::testing {

@@ -3,6 +3,7 @@
 // reaches the others, how any member's failure, lost lease or drain ends or dissolves it, and why it waits.
 #include <gtest/gtest.h>
 
+#include "core/sweep/config_hash.h"
 #include "server/pending_reason.h"
 #include "server/schema.h"
 #include "server/store.h"

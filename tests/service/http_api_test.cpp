@@ -1,5 +1,6 @@
 // The dashboard's HTTP API on a real loopback port over a real SQLite store: JSON shapes, errors, incremental
 // metrics, per-run sizes and losses, static files, and the event stream.
+#include "core/sweep/config_hash.h"
 #include "server/http_api.h"
 
 #include <httplib.h>

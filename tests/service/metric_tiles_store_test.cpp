@@ -8,6 +8,7 @@
 #include <random>
 
 #include "core/metric_downsample.h"
+#include "core/sweep/config_hash.h"
 #include "server/schema.h"
 #include "server/store.h"
 #include "tests/service/test_sweeps.h"

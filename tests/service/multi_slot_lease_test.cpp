@@ -3,6 +3,7 @@
 // check of a worker's free_slots, and the migration that sizes jobs stored before sizes existed.
 #include <gtest/gtest.h>
 
+#include "core/sweep/config_hash.h"
 #include "server/pending_reason.h"
 #include "server/schema.h"
 #include "server/store.h"

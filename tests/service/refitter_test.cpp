@@ -9,6 +9,7 @@
 #include "core/scaling/run_point.h"
 #include "core/param_count.h"
 #include "core/scaling/fit.h"
+#include "core/sweep/config_hash.h"
 #include "server/refitter.h"
 #include "tests/service/in_process_coordinator.h"
 #include "tests/service/test_sweeps.h"

@@ -1,4 +1,5 @@
 // The coordinator's store on a real SQLite file: job state machine, leases, idempotent metrics, reuse.
+#include "core/sweep/config_hash.h"
 #include "server/schema.h"
 #include "server/store.h"
 #include "server/tokens.h"

@@ -4,6 +4,7 @@
 #include <random>
 #include <string>
 
+#include "core/sweep/config_hash.h"
 #include "core/sweep/sweep.h"
 
 namespace gammalab::testing {

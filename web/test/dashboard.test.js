@@ -82,8 +82,9 @@ function sweepFile(name, text) {
   return file;
 }
 
-async function startServer() {
-  server = spawn(serverBin, ['--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', '--db', join(tmp, 'x.db'),
+// A coordinator on fresh ports, or on those of `on` (a restart: the workers and the page find it again).
+async function startServer(on = null) {
+  server = spawn(serverBin, ['--listen', `127.0.0.1:${on?.grpc_port ?? 0}`, '--http', `127.0.0.1:${on?.http_port ?? 0}`, '--db', join(tmp, 'x.db'),
     '--shared-root', join(tmp, 'shared'), '--web-root', webDir, '--fit-bootstrap', '50'],
   { stdio: ['ignore', 'pipe', 'pipe'] });
   keepLog('gammalab-server', server.stderr);
@@ -407,6 +408,15 @@ test('scaling view draws the coordinator\'s fitted law on a fresh load', { timeo
   assert.equal(await chartAttr('#chart-scaling', 'bands'), String(banded));
   assert.match(await page.textContent('#scaling-legend'), /band: the law's pointwise 95% bootstrap interval/);
   if (banded < report.groups.length) assert.match(await page.textContent('#scaling-legend'), /no band: /);
+  // The axes can be read: the runs' points span at least half the plot's height (not a stripe at its top), and
+  // each log axis carries at least 4 labels.
+  await waitInPage(() => Number(document.getElementById('chart-scaling').dataset.pointsSpan) > 0);
+  const span = Number(await chartAttr('#chart-scaling', 'pointsSpan'));
+  assert.ok(span >= 0.5, `the runs' points span ${span} of the scaling chart's height`);
+  for (const which of ['ticksX', 'ticksY']) {
+    const labels = JSON.parse(await chartAttr('#chart-scaling', which));
+    assert.ok(labels.length >= 4, `the scaling chart's ${which}: ${JSON.stringify(labels)}`);
+  }
   await page.locator('#chart-scaling').scrollIntoViewIfNeeded();
   await page.locator('#chart-scaling').screenshot({ path: join(resultsDir, 'scaling-fits.png') });
   assert.deepEqual(pageErrors, []);
@@ -471,6 +481,15 @@ max_attempts: 2
   await page.check('#log-y');
   await waitInPage(() => location.hash.includes('logY=true'));
   assert.notEqual(await canvasPixels('#chart-train'), smoothed, 'log y redraws the lines');
+  // A log axis inside one decade (these losses) still carries at least 4 labelled ticks, and so does log x.
+  await page.check('#log-x');
+  await waitInPage(() => location.hash.includes('logX=true'));
+  for (const which of ['ticksX', 'ticksY']) {
+    await waitInPage((w) => JSON.parse(document.getElementById('chart-train').dataset[w] || '[]').length >= 4, which)
+      .catch(async () => assert.fail(`chart-train ${which}: ${await chartAttr('#chart-train', which)}`));
+  }
+  await page.uncheck('#log-x');
+  await waitInPage(() => !location.hash.includes('logX=true'));
 
   // The readout lists each visible curve's raw value (the mean of the seeds, not the smoothed line) at the cursor.
   const meanAt = (variant, step) => {
@@ -891,6 +910,24 @@ max_attempts: 2
     g.best >= 0 ? String(g.trials[g.best].values['optim.lr']) : '']));
   assert.equal(await figure('#chart-tune', 'picks'), String(report.groups.filter((g) => g.best >= 0).length));
   await page.locator('#tune-card').screenshot({ path: join(resultsDir, 'tune.png') });
+
+  // The metric charts leave the tune trials out by default, as the study and the fits do; the stage control
+  // brings them in, alone or beside the main stage's runs.
+  const jobs = await poll('every job finished', async () => {
+    const list = (await api(`/api/sweeps/${id}/jobs`)).body;
+    return list.length && list.every((j) => ['succeeded', 'failed', 'cancelled'].includes(j.state)) ? list : null;
+  }, RUN_TIMEOUT);
+  const tuneJobs = jobs.filter((j) => j.stage === 'tune').length;
+  assert.equal(tuneJobs, 6, 'three LRs for each of two variants');
+  assert.ok(await page.isVisible('#stage-control'), 'a sweep with a tune stage shows the stage control');
+  const trainCurves = (n) => waitInPage((want) => document.getElementById('chart-train')?.dataset.series === String(want), n);
+  await trainCurves(jobs.length - tuneJobs);
+  await page.selectOption('#stage', 'all');
+  await trainCurves(jobs.length);
+  await page.selectOption('#stage', 'tune');
+  await trainCurves(tuneJobs);
+  assert.match(await page.evaluate(() => location.hash), /stage=tune/);
+  await page.selectOption('#stage', 'main');
   assert.deepEqual(pageErrors, []);
 });
 
@@ -913,8 +950,37 @@ max_attempts: 1
   await page.goto(`${base}/#/sweeps/${id}`);
   await waitInPage(() => document.querySelectorAll('#jobs tbody tr[data-state="failed"] .err').length === 1, undefined, RUN_TIMEOUT);
   assert.ok((await page.textContent('body')).includes(name), 'the name is shown as it was written');
+  // Its only job failed: a banner says so at the top, and the list of sweeps says "failed" as `gammalab sweeps` does.
+  await waitInPage(() => !document.getElementById('sweep-banner').hidden);
+  assert.match(await page.textContent('#sweep-banner'), /This sweep failed: none of its 1 jobs succeeded/);
+  const banner = await page.locator('#sweep-banner').boundingBox();
+  assert.ok(banner.y < 300, `the banner is near the top of the page (y = ${banner.y})`);
+  assert.match(await page.textContent(`#sweeps a[data-sweep-id="${id}"]`), /· failed/);
+  const cliStatus = (await cli('sweeps')).split('\n').find((line) => line.trim().startsWith(`${id} `));
+  assert.match(cliStatus, /\bfailed\s*$/, cliStatus);
   assert.ok((await page.textContent('#jobs tbody tr[data-state="failed"] .err')).includes(trap));
   assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no markup from the database ran');
   assert.equal(await page.$$eval('img[src="x"], svg[onload]', (els) => els.length), 0);
   assert.deepEqual(pageErrors, [], 'no error, and no Content-Security-Policy violation, in the console');
+});
+
+// Last: it restarts the coordinator. Sessions live in its memory, so the page's session is gone; the page must
+// not hang on "reconnecting…" but ask for the token, then come back live on the view it showed.
+test('a restarted coordinator: the page asks for the token again and returns to the same view', { timeout: 4 * TIMEOUT }, async () => {
+  const name = (await api(`/api/sweeps/${sweepId}`)).body.name;
+  await page.goto(`${base}/#/sweeps/${sweepId}?xKey=tokens`);
+  await waitInPage((n) => document.getElementById('live').dataset.state === 'live'
+    && document.getElementById('sweep-name').textContent === n, name);
+  const view = await page.evaluate(() => location.hash);
+  await stop(server, 'gammalab-server');
+  await startServer(ports);
+  await page.waitForSelector('#token-form', { state: 'visible', timeout: TIMEOUT });
+  assert.ok(await page.isHidden('.layout'), 'the views wait behind the form');
+  await page.fill('#token-input', tokens.user);
+  await page.click('#token-form button[type="submit"]');
+  await waitInPage(() => document.getElementById('live').dataset.state === 'live' && !document.getElementById('token-form'));
+  assert.equal(await page.evaluate(() => location.hash), view, 'the same view, its settings included');
+  assert.equal(await page.textContent('#sweep-name'), name);
+  assert.equal(await page.inputValue('#x-axis'), 'tokens');
+  assert.deepEqual(pageErrors, []);
 });

@@ -5,7 +5,7 @@ import {
   appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
   meanSe, wallClock, studyTable, multipliers, ema, valueAt, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
-  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, fitBand, storedBand, jobActions, bytesText,
+  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
   pairedComparisons,
 } from '../series.js';
 import { REPORT, estimate } from './fit-report.js';
@@ -252,6 +252,46 @@ test('tuneSeries: mean final loss against the tuned value per group, the pick, f
   assert.equal(t.groups[1].problem, 'edge');
   assert.equal(tuneSeries(''), null);
   assert.equal(tuneSeries('{"groups": []}'), null);
+});
+
+test('logTicks: at least 4 ticks on any log range, round values, decades where they are enough', () => {
+  const cases = [[2.1, 2.7], [2.25, 2.26], [1e10, 1.1e11], [10, 1e8], [1e-3, 0.1], [3e3, 2e4], [0.0102, 0.1], [1, 3], [1e3, 1e30]];
+  for (const [lo, hi] of cases) {
+    const ticks = logTicks(lo, hi);
+    assert.ok(ticks.length >= 4, `${lo}..${hi}: ${ticks}`);
+    assert.ok(ticks.every((t) => t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9)), `${lo}..${hi} inside: ${ticks}`);
+    assert.ok(ticks.every((t, k) => k === 0 || t > ticks[k - 1]), `${lo}..${hi} increasing: ${ticks}`);
+    assert.ok(ticks.length <= 12, `${lo}..${hi} not crowded: ${ticks}`);
+  }
+  assert.deepEqual(logTicks(2.1, 2.7), [2.1, 2.2, 2.3, 2.4, 2.5, 2.6, 2.7]);
+  assert.deepEqual(logTicks(10, 1e5), [10, 100, 1000, 1e4, 1e5]);
+  assert.deepEqual(logTicks(1e10, 1.1e11), [1e10, 2e10, 5e10, 1e11]);
+  assert.deepEqual(logTicks(5, 5), []);
+});
+
+test('tickLabels: SI from 10k, and enough digits to tell the ticks apart', () => {
+  assert.deepEqual(tickLabels([2.2, 2.4, 2.6]), ['2.2', '2.4', '2.6']);
+  assert.deepEqual(tickLabels([2.25, 2.252, 2.254]), ['2.25', '2.252', '2.254']);
+  assert.deepEqual(tickLabels([1e10, 2e10, 1.23e12]), ['10G', '20G', '1.23T']);
+  assert.deepEqual(tickLabels([5000, 10000, 15000]), ['5000', '10k', '15k']);
+  assert.deepEqual(tickLabels([0.001, 0.003]), ['0.001', '0.003']);
+});
+
+test('sweepStatus: the CLI\'s words for a sweep, by its counts', () => {
+  const sweep = (finished, counts, total = 4) => ({ finished, job_counts: counts, total_jobs: total });
+  assert.equal(sweepStatus(sweep(false, { running: 1, succeeded: 3 })), 'active');
+  assert.equal(sweepStatus(sweep(true, { succeeded: 4 })), 'finished');
+  assert.equal(sweepStatus(sweep(true, { failed: 4 })), 'failed');
+  assert.equal(sweepStatus(sweep(true, { failed: 1, succeeded: 3 })), 'partly failed');
+  assert.equal(sweepStatus(sweep(true, { cancelled: 4 })), 'cancelled');
+  assert.equal(sweepStatus(sweep(true, {}, 0)), 'finished');
+});
+
+test('stageJobs: the main stage by default, the tune trials alone, or both', () => {
+  const jobs = [{ id: '1', stage: 'tune' }, { id: '2', stage: 'main' }, { id: '3', stage: '' }, { id: '4', stage: 'tune' }];
+  assert.deepEqual(stageJobs(jobs, 'main').map((j) => j.id), ['2', '3']);
+  assert.deepEqual(stageJobs(jobs, 'tune').map((j) => j.id), ['1', '4']);
+  assert.deepEqual(stageJobs(jobs, 'all').map((j) => j.id), ['1', '2', '3', '4']);
 });
 
 test('studyRuns leaves out the tune stage\'s runs, as the fits do', () => {

@@ -81,5 +81,9 @@ done
 [ -n "$healthy" ] || { cat "$tmp/server.log" >&2; fail "the installed server's /healthz never answered"; }
 inside curl -fsS "http://127.0.0.1:$port/" | grep -q '<title>gammalab' ||
   fail "the installed server does not serve the dashboard page"
+# Every script and style the page loads, uPlot's included (web/app.js imports its ES module).
+for asset in app.js series.js charts.js style.css vendor/uplot/uPlot.esm.js vendor/uplot/uPlot.min.css; do
+  inside curl -fsS -o /dev/null "http://127.0.0.1:$port/$asset" || fail "the installed server does not serve /$asset"
+done
 echo "packages: cpack made ${#debs[@]}; installed into Debian 12 with apt: --version, validate, health check," \
      "dashboard, trainer, worker, user, settings file and unit all as installed"

@@ -1,0 +1,55 @@
+// The CLI's numbers (cli/number_text.h).
+#include "cli/number_text.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+namespace gammalab::cli {
+
+namespace {
+
+std::string non_finite(double v) { return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf"; }
+
+}  // namespace
+
+std::string fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return non_finite(v);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
+  return buffer;
+}
+
+std::string significant(double v, int digits) {
+  if (!std::isfinite(v)) return non_finite(v);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
+  return buffer;
+}
+
+std::string scientific(double v, int decimals) {
+  if (!std::isfinite(v)) return non_finite(v);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*e", decimals, v);
+  return buffer;
+}
+
+std::string count_text(double n) {
+  if (!std::isfinite(n)) return non_finite(n);
+  const double a = std::abs(n);
+  if (a >= 1e12) return fixed(n / 1e12, 2) + "T";
+  if (a >= 1e9) return fixed(n / 1e9, 2) + "B";
+  if (a >= 1e6) return fixed(n / 1e6, 2) + "M";
+  if (a >= 1e3) return fixed(n / 1e3, 1) + "k";
+  return fixed(n, 0);
+}
+
+std::string round_trip_text(double v) {
+  if (!std::isfinite(v)) return non_finite(v);
+  return nlohmann::json(v).dump();
+}
+
+std::string percent(double p) { return std::to_string(static_cast<int>(std::lround(100.0 * p))) + "%"; }
+
+}  // namespace gammalab::cli

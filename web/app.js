@@ -310,7 +310,11 @@ function chartCurves(metric, panelJobs, g) {
 function renderCharts(g) {
   // The stage control shows where there is a tune stage; its default leaves the tune trials out, as the study does.
   $('stage-control').hidden = !state.jobs.some((j) => j.stage === 'tune');
-  const staged = stageJobs(state.jobs, settings.stage);
+  // The runs of the chosen stage that the jobs table's filter keeps: the table and the charts show the same runs.
+  const staged = filteredJobs(stageJobs(state.jobs, settings.stage), g.colourOf);
+  $('charts-filter-note').hidden = !settings.filter;
+  $('charts-filter-note').textContent = settings.filter
+    ? `The jobs table's filter "${settings.filter}" applies: ${staged.length} runs drawn.` : '';
   const panels = settings.panelBy === 'none' ? [null] : sortGroups(staged.map((j) => jobInfo(j)[settings.panelBy]), settings.panelBy, paramsByPreset());
   const wanted = [];
   for (const metric of settings.metrics) {
@@ -461,6 +465,12 @@ function jobColumns(colourOf) {
   ];
 }
 
+// The jobs the table's filter keeps: those with every word of it in some column or in their error.
+function filteredJobs(jobs, colourOf) {
+  const cols = jobColumns(colourOf);
+  return filterRows(jobs, (j) => [...cols.map((c) => c.get(j)), j.error], settings.filter);
+}
+
 function renderJobs({ colourOf }) {
   const cols = jobColumns(colourOf);
   const table = $('jobs');
@@ -473,7 +483,7 @@ function renderJobs({ colourOf }) {
       changed();
     },
   }, c.head))));
-  let rows = filterRows(state.jobs, (j) => [...cols.map((c) => c.get(j)), j.error], settings.filter);
+  let rows = filteredJobs(state.jobs, colourOf);
   const by = cols.find((c) => c.key === settings.sort);
   if (by) rows = sortRows(rows, by.sortBy || by.get, settings.desc);
   fill(table.tBodies[0], rows.map((j) => h('tr', { dataset: { jobId: j.id, state: j.state } },
@@ -883,7 +893,13 @@ async function main() {
   scalingChart = new ScalingChart(uPlot, $('chart-scaling'));
   tuneChart = new TuneChart(uPlot, $('chart-tune'));
   bindControls();
+  // Another sweep or job opens at its top (a job's link sits low in the jobs table); a change of settings
+  // keeps the place.
+  let route = `${parseHash().kind}/${parseHash().id}`;
   window.addEventListener('hashchange', () => {
+    const now = `${parseHash().kind}/${parseHash().id}`;
+    if (now !== route) window.scrollTo(0, 0);
+    route = now;
     readSettings();
     refresh();
   });

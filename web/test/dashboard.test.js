@@ -757,8 +757,13 @@ test('jobs table: clear column names, sorting, filtering, a failed job\'s error 
   await page.fill('#jobs-filter', 'unified tiny-0.1m');
   await waitInPage((seeds) => document.querySelectorAll('#jobs tbody tr').length === seeds, SEEDS);
   for (const name of await names()) assert.match(name, /tiny-0\.1m.*unified|unified.*tiny-0\.1m/);
+  // The table's filter drives the charts too: the same runs, and a note saying so.
+  await waitInPage((seeds) => document.getElementById('chart-train').dataset.series === String(seeds), SEEDS);
+  assert.match(await page.textContent('#charts-filter-note'), new RegExp(`filter "unified tiny-0.1m" applies: ${SEEDS} runs drawn`));
   await page.fill('#jobs-filter', '');
   await waitInPage((jobs) => document.querySelectorAll('#jobs tbody tr').length === jobs, JOBS);
+  await waitInPage((jobs) => document.getElementById('chart-train').dataset.series === String(jobs), JOBS);
+  assert.ok(await page.isHidden('#charts-filter-note'));
 
   // A failed job's error in its row, found by filtering on it.
   await page.goto(`${base}/#/sweeps/${failedSweepId}`);
@@ -772,8 +777,11 @@ test('jobs table: clear column names, sorting, filtering, a failed job\'s error 
   const job = (await api(`/api/sweeps/${sweepId}/jobs`)).body[0];
   await page.goto(`${base}/#/sweeps/${sweepId}`);
   await waitInPage((jobs) => document.querySelectorAll('#jobs tbody tr').length === jobs, JOBS);
+  await page.locator(`#jobs tbody tr[data-job-id="${job.id}"] .job-name a`).scrollIntoViewIfNeeded();
+  assert.ok(await page.evaluate(() => window.scrollY) > 0, 'the jobs table is below the fold');
   await page.click(`#jobs tbody tr[data-job-id="${job.id}"] .job-name a`);
   await waitInPage(() => !document.getElementById('job').hidden && document.querySelectorAll('#job-charts canvas').length > 0);
+  assert.equal(await page.evaluate(() => window.scrollY), 0, 'the job view opens at its top');
   assert.equal(await page.textContent('#job-name'), job.name);
   assert.deepEqual(JSON.parse(await page.textContent('#job-config')), JSON.parse(job.config_json));
   const metrics = Object.keys((await api(`/api/jobs/${job.id}/metrics`)).body).sort();
@@ -783,6 +791,8 @@ test('jobs table: clear column names, sorting, filtering, a failed job\'s error 
   await page.goto(`${base}/#/jobs/99999`);
   await waitInPage(() => !document.getElementById('error').hidden);
   assert.match(await page.textContent('#error'), /No job "99999"/);
+  const error = await page.locator('#error').boundingBox();
+  assert.ok(error.y >= 0 && error.y + error.height <= 900, `the error is in view (y = ${error.y})`);
   assert.deepEqual(pageErrors, []);
 });
 

@@ -27,7 +27,7 @@ const MAX_POINTS = 4000;
 // Settings of the view, held in the address; their defaults are what an address without them means.
 const DEFAULTS = {
   xKey: 'step', logX: false, logY: false, groupBy: 'variant', panelBy: 'none', seeds: 'runs', smoothing: 0,
-  metrics: [], hidden: [], scalingLoss: 'loss', scalingX: 'params', unfinished: false,
+  metrics: [], hidden: [], hiddenRuns: [], scalingLoss: 'loss', scalingX: 'params', unfinished: false,
   sort: '', desc: false, filter: '', x0: null, x1: null, stage: 'main',
 };
 let settings = { ...DEFAULTS };
@@ -243,7 +243,8 @@ function xMap(job, perToken) {
 // The curves of one chart: jobs of the panel, visible groups; per job or per seed group (mean with a band).
 function chartCurves(metric, panelJobs, g) {
   const hidden = new Set(settings.hidden);
-  const jobs = panelJobs.filter((j) => !hidden.has(jobInfo(j)[g.by]));
+  const hiddenRuns = new Set(settings.hiddenRuns);
+  const jobs = panelJobs.filter((j) => !hidden.has(jobInfo(j)[g.by]) && !hiddenRuns.has(String(j.id)));
   const zoomed = state.zoom?.key === zoomKey() ? state.zoom.metrics : null;
   const source = zoomed ? new Map([...state.metrics].map(([id, m]) => [id, { ...m, ...zoomed.get(id) }])) : state.metrics;
   const { tables, jobs: kept } = lossTables(jobs, source, metric, xColumn(), settings.logX);
@@ -442,12 +443,33 @@ function workerName(id) {
   return id ? state.workers.get(id)?.hostname || `worker ${id}` : '';
 }
 
+// A run's swatch in the jobs table is its switch in the metric charts: a click hides or shows it, Alt-click
+// shows it alone (or, when it is alone already, every run again). Hidden runs are a setting (`hiddenRuns`).
+function runToggle(job, colour) {
+  const id = String(job.id);
+  const off = settings.hiddenRuns.includes(id);
+  return h('button', {
+    type: 'button', class: `swatch run-toggle${off ? ' off' : ''}`, style: { background: off ? 'transparent' : colour, borderColor: colour },
+    dataset: { jobId: id }, title: off ? 'hidden in the charts: click to show (Alt-click: this run alone)' : 'click: hide in the charts (Alt-click: this run alone)',
+    onclick: (event) => {
+      const others = state.jobs.map((j) => String(j.id)).filter((x) => x !== id);
+      if (event.altKey) {
+        const alone = !off && others.every((x) => settings.hiddenRuns.includes(x));
+        settings.hiddenRuns = alone ? [] : others;
+      } else {
+        settings.hiddenRuns = off ? settings.hiddenRuns.filter((x) => x !== id) : [...settings.hiddenRuns, id];
+      }
+      changed();
+    },
+  });
+}
+
 // The columns: header, what sorts and filters (a number or text), and the cell.
 function jobColumns(colourOf) {
   const runOf = new Map(state.runs.map((r) => [r.id, r]));
   const lastTrain = (j) => (j.has_loss && Number.isFinite(j.last_loss) ? j.last_loss : null);
   return [
-    { key: 'job', head: 'job', get: (j) => j.name, cell: (j) => [h('div', { class: 'job-name' }, h('span', { class: 'swatch', style: { background: colourOf(j) } }),
+    { key: 'job', head: 'job', get: (j) => j.name, cell: (j) => [h('div', { class: 'job-name' }, runToggle(j, colourOf(j)),
       h('a', { href: `#/jobs/${encodeURIComponent(j.id)}` }, j.name)), j.error ? h('div', { class: 'err' }, j.error) : null] },
     { key: 'variant', head: 'variant', get: (j) => jobInfo(j).variant },
     { key: 'model', head: 'model', get: (j) => jobInfo(j).preset, sortBy: (j) => runOf.get(j.id)?.params ?? null },

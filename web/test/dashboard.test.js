@@ -764,6 +764,19 @@ test('jobs table: clear column names, sorting, filtering, a failed job\'s error 
   await waitInPage((jobs) => document.querySelectorAll('#jobs tbody tr').length === jobs, JOBS);
   await waitInPage((jobs) => document.getElementById('chart-train').dataset.series === String(jobs), JOBS);
   assert.ok(await page.isHidden('#charts-filter-note'));
+  // A run's swatch switches it in the charts: a click hides it (and again shows it), Alt-click shows it
+  // alone, Alt-click on the lone run shows every run again.
+  const curves = (n) => waitInPage((want) => document.getElementById('chart-train').dataset.series === String(want), n);
+  const toggle = `#jobs tbody tr[data-job-id="${runs[0].id}"] button.run-toggle`;
+  await page.click(toggle);
+  await curves(JOBS - 1);
+  assert.match(await page.evaluate(() => location.hash), new RegExp(`hiddenRuns=${runs[0].id}(&|$)`));
+  await page.click(toggle);
+  await curves(JOBS);
+  await page.click(toggle, { modifiers: ['Alt'] });
+  await curves(1);
+  await page.click(toggle, { modifiers: ['Alt'] });
+  await curves(JOBS);
 
   // A failed job's error in its row, found by filtering on it.
   await page.goto(`${base}/#/sweeps/${failedSweepId}`);

@@ -16,6 +16,7 @@ import { HttpError, getJSON, getOptional, postJSON, events as eventStream } from
 import { h, fill, download, shown } from './dom.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
+import { startTheme, themeChoice, setThemeChoice } from './theme.js';
 
 const $ = (id) => document.getElementById(id);
 // Bar colours by position in STATE_ORDER (running, leased, pending, succeeded, failed, cancelled).
@@ -893,9 +894,18 @@ function bindControls() {
   $('csv').addEventListener('click', () => download(`${state.sweep?.name || 'sweep'}.csv`, new Blob([visibleCsv()], { type: 'text/csv' })));
   $('job-cancel').addEventListener('click', () => jobAction('cancel'));
   $('job-retry').addEventListener('click', () => jobAction('retry'));
+  $('theme').value = themeChoice();
+  $('theme').addEventListener('change', () => setThemeChoice($('theme').value));
+}
+
+// Every chart built again in the theme's colours (their axes and grid read them when built).
+function restyleCharts() {
+  for (const chart of [...lossCharts.values(), scalingChart, tuneChart, ...jobCharts.values()]) chart?.restyle();
+  render();
 }
 
 async function main() {
+  startTheme(() => restyleCharts());
   await ensureSession();  // a token form first when the API needs one (web/session.js)
   try {
     uPlot = (await import('/vendor/uplot/uPlot.esm.js')).default;

@@ -90,6 +90,12 @@ class Chart {
     this.destroy();
     this.key = key;
     this.u = new this.uPlot({ width: plotWidth(this.plot), height: HEIGHT, ...build() }, data, this.plot);
+    this.figure.dataset.theme = document.documentElement.dataset.theme || '';  // the colours it was built with
+  }
+
+  // Built again at the next update: the theme's colours are read when a chart is built.
+  restyle() {
+    this.key = '';
   }
 
   destroy() {

@@ -8,6 +8,7 @@ import {
 } from './series.js';
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
 import { h, fill, shown } from './dom.js';
+import { startTheme } from './theme.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks } from './study.js';
 
 const byId = (id) => document.getElementById(id);
@@ -113,6 +114,8 @@ function renderJobs(jobs, runs, colourOf) {
 }
 
 function main() {
+  // The theme first (the charts take its colours); a later change of the system's theme draws the page again.
+  startTheme(() => location.reload());
   const data = reportData();
   setMeta(data.meta);
   const { sweep, jobs, runs } = data;

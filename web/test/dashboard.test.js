@@ -987,6 +987,26 @@ max_attempts: 1
   assert.deepEqual(pageErrors, [], 'no error, and no Content-Security-Policy violation, in the console');
 });
 
+test('theme: a dark choice redraws the charts in its colours and is remembered; auto follows the system', { timeout: 2 * TIMEOUT }, async () => {
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  await waitInPage(() => document.getElementById('chart-train')?.dataset.theme === 'light');
+  await page.selectOption('#theme', 'dark');
+  await waitInPage(() => document.documentElement.dataset.theme === 'dark'
+    && document.getElementById('chart-train').dataset.theme === 'dark'
+    && document.getElementById('chart-scaling').dataset.theme === 'dark');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(18, 21, 27)');
+  await page.reload();
+  await waitInPage(() => document.getElementById('chart-train')?.dataset.theme === 'dark');
+  assert.equal(await page.inputValue('#theme'), 'dark', 'the choice is remembered');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.selectOption('#theme', 'auto');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark', 'auto: the system is dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await waitInPage(() => document.documentElement.dataset.theme === 'light'
+    && document.getElementById('chart-train').dataset.theme === 'light');
+  assert.deepEqual(pageErrors, []);
+});
+
 // Last: it restarts the coordinator. Sessions live in its memory, so the page's session is gone; the page must
 // not hang on "reconnecting…" but ask for the token, then come back live on the view it showed.
 test('a restarted coordinator: the page asks for the token again and returns to the same view', { timeout: 4 * TIMEOUT }, async () => {

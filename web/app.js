@@ -95,13 +95,22 @@ function stackedBar(counts, total) {
   })));
 }
 
+// The settings that say how to look at any sweep (axes, grouping, seeds, smoothing, metrics, the scaling chart's
+// loss and x, stage), as opposed to one sweep's own (filter, sort, zoom, hidden groups and runs): another sweep
+// opened from the list keeps them, in its address.
+const VIEW_SETTINGS = ['xKey', 'logX', 'logY', 'groupBy', 'panelBy', 'seeds', 'smoothing', 'metrics', 'scalingLoss',
+  'scalingX', 'unfinished', 'stage'];
+
 function renderSweeps() {
   $('no-sweeps').hidden = state.sweeps.length > 0;
   const open = state.sweep?.id;
+  const defaults = { ...DEFAULTS, metrics: defaultMetrics() };
+  const carried = settingsToQuery(Object.fromEntries(VIEW_SETTINGS.map((k) => [k, settings[k]])),
+    Object.fromEntries(VIEW_SETTINGS.map((k) => [k, defaults[k]])));
   fill($('sweeps'), [...state.sweeps].reverse().map((s) => {
     const counts = countsOf(s);
     const summary = counts.map(([k, n]) => `${n} ${k}`).join(' · ') || 'no jobs';
-    return h('li', {}, h('a', { href: `#/sweeps/${encodeURIComponent(s.id)}`, dataset: { sweepId: s.id }, class: s.id === open ? 'selected' : '' },
+    return h('li', {}, h('a', { href: `#/sweeps/${encodeURIComponent(s.id)}${carried ? `?${carried}` : ''}`, dataset: { sweepId: s.id }, class: s.id === open ? 'selected' : '' },
       h('div', { class: 'name' }, s.name),
       h('div', { class: `sub status-${sweepStatus(s).replace(' ', '-')}` }, `#${s.id} · ${s.total_jobs} jobs${s.finished ? ` · ${sweepStatus(s)}` : ''}`),
       h('div', { class: 'sub' }, summary),

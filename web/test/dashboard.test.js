@@ -987,6 +987,19 @@ max_attempts: 1
   assert.deepEqual(pageErrors, [], 'no error, and no Content-Security-Policy violation, in the console');
 });
 
+test('another sweep opened from the list keeps the view settings, not the sweep\'s own', { timeout: 2 * TIMEOUT }, async () => {
+  await page.goto(`${base}/#/sweeps/${sweepId}?logY=true&seeds=mean&filter=unified`);
+  await waitInPage(() => document.getElementById('log-y').checked && document.querySelectorAll('#jobs tbody tr').length > 0);
+  await page.click(`#sweeps a[data-sweep-id="${seedsId}"]`);
+  await waitInPage((id) => location.hash.startsWith(`#/sweeps/${id}`), seedsId);
+  const hash = await page.evaluate(() => location.hash);
+  assert.match(hash, /logY=true/);
+  assert.match(hash, /seeds=mean/);
+  assert.doesNotMatch(hash, /filter=/, 'a filter belongs to its sweep');
+  assert.ok(await page.isChecked('#log-y'));
+  assert.equal(await page.inputValue('#seeds'), 'mean');
+});
+
 test('theme: a dark choice redraws the charts in its colours and is remembered; auto follows the system', { timeout: 2 * TIMEOUT }, async () => {
   await page.goto(`${base}/#/sweeps/${sweepId}`);
   await waitInPage(() => document.getElementById('chart-train')?.dataset.theme === 'light');

@@ -359,7 +359,8 @@ function renderCharts(g) {
     // In the wanted order; a figure already in place is not moved (that would end a hover over it).
     if (container.children[i] !== chart.figure) container.insertBefore(chart.figure, container.children[i] || null);
     const jobs = w.panel === null ? staged : staged.filter((j) => jobInfo(j)[settings.panelBy] === w.panel);
-    chart.update({ curves: chartCurves(w.metric, jobs, g), xLabel: X_LABELS[settings.xKey] || settings.xKey, yLabel: w.metric, logX: settings.logX, logY: settings.logY });
+    chart.update({ curves: chartCurves(w.metric, jobs, g), xLabel: X_LABELS[settings.xKey] || settings.xKey, yLabel: w.metric, logX: settings.logX, logY: settings.logY,
+      xRange: settings.x0 !== null && settings.x1 !== null ? [settings.x0, settings.x1] : null });
   });
   $('charts-empty').hidden = wanted.length > 0;
 }

@@ -123,7 +123,10 @@ function isolatedPoints(u, s) {
 export class LossChart extends Chart {
   // curves: [{id, label, colour, dash, xs, ys (drawn), raw (readout), band: [lo, hi] | null}];
   // xLabel, yLabel; logX, logY: log axes with tight ranges.
-  update({ curves, xLabel, yLabel, logX, logY }) {
+  // xRange: [x0, x1] of a zoom, or null: the x axis spans what was dragged, not the points fetched around it
+  // (a run that ended before x0 keeps a point there, which would otherwise widen the axis).
+  update({ curves, xLabel, yLabel, logX, logY, xRange = null }) {
+    this.xRange = xRange;
     const tables = [];
     const series = [];
     const bands = [];
@@ -159,7 +162,7 @@ export class LossChart extends Chart {
       cursor: { sync: { key: 'gammalab-loss' }, drag: { x: true, y: true, uni: 30, setScale: false }, points: { show: false } },
       bands,
       scales: {
-        x: { time: false, distr: logX ? 3 : 1, range: logX ? (u, lo, hi) => tightLogRange(lo, hi) : undefined },
+        x: { time: false, distr: logX ? 3 : 1, range: (u, lo, hi) => this.xRange ?? (logX ? tightLogRange(lo, hi) : [lo, hi]) },
         y: { distr: logY ? 3 : 1, range: logY ? (u, lo, hi) => tightLogRange(lo, hi) : undefined },
       },
       axes: [axis(xLabel, logX ? null : si, { log: logX, record: this.recordTicks('X') }),
@@ -167,6 +170,8 @@ export class LossChart extends Chart {
       series: [{ label: xLabel }, ...series],
       hooks: {
         setCursor: [(u) => this.readout(u, readout, figure)],
+        // The x range drawn (the tests read it).
+        setScale: [(u, key) => { if (key === 'x') figure.dataset.xscale = JSON.stringify([u.scales.x.min, u.scales.x.max]); }],
         setSelect: [(u) => this.select(u)],
         ready: [(u) => u.over.addEventListener('dblclick', () => this.onZoom?.(null, null))],
       },

@@ -543,6 +543,11 @@ max_attempts: 2
     'the zoomed range was fetched');
   const zoomed = new URLSearchParams((await page.evaluate(() => location.hash)).split('?')[1]);
   assert.ok(Number(zoomed.get('x0')) > 2 && Number(zoomed.get('x1')) < SEEDS_STEPS.baseline, zoomed.toString());
+  // The axis spans what was dragged, not the points fetched around it.
+  await waitInPage((want) => {
+    const [lo, hi] = JSON.parse(document.getElementById('chart-train').dataset.xscale || '[0,0]');
+    return Math.abs(lo - want[0]) < 1e-9 && Math.abs(hi - want[1]) < 1e-9;
+  }, [Number(zoomed.get('x0')), Number(zoomed.get('x1'))]);
   await page.dblclick('#chart-train .u-over');
   await waitInPage((n) => Number(document.getElementById('chart-train').dataset.points) === n && !location.hash.includes('x0='), allPoints);
 

@@ -28,7 +28,7 @@ const MAX_POINTS = 4000;
 // Settings of the view, held in the address; their defaults are what an address without them means.
 const DEFAULTS = {
   xKey: 'step', logX: false, logY: false, groupBy: 'variant', panelBy: 'none', seeds: 'runs', smoothing: 0,
-  metrics: [], hidden: [], hiddenRuns: [], scalingLoss: 'loss', scalingX: 'params', unfinished: false,
+  metrics: [], hidden: [], hiddenRuns: [], scalingHidden: [], scalingLoss: 'loss', scalingX: 'params', unfinished: false,
   sort: '', desc: false, filter: '', x0: null, x1: null, stage: 'main',
 };
 let settings = { ...DEFAULTS };
@@ -441,10 +441,16 @@ function visibleCsv() {
 // ---- scaling law
 
 function renderScaling() {
-  const view = scalingView(state.runs, state.fits, { xKey: settings.scalingX, lossKey: settings.scalingLoss, unfinished: settings.unfinished });
+  const view = scalingView(state.runs, state.fits, { xKey: settings.scalingX, lossKey: settings.scalingLoss, unfinished: settings.unfinished,
+    hidden: settings.scalingHidden });
   scalingChart.update(view);
   $('scaling-caption').textContent = settings.scalingX === 'compute' ? 'final loss vs compute C' : 'final loss vs parameters N';
-  fill($('scaling-legend'), scalingLegend(view));
+  fill($('scaling-legend'), scalingLegend(view, (group) => {
+    const hidden = new Set(settings.scalingHidden);
+    if (!hidden.delete(group)) hidden.add(group);
+    settings.scalingHidden = [...hidden];
+    changed();
+  }));
   fill($('fits'), state.fits.map((report) => fitTable(report, view.colourOf)));
 }
 

@@ -293,8 +293,7 @@ export class ScalingChart extends Chart {
     const build = () => ({
       legend: { show: false },
       bands,
-      cursor: { focus: { prox: 16 }, drag: { x: false, y: false } },
-      focus: { alpha: 0.4 },
+      cursor: { drag: { x: false, y: false } },
       // Log scales around the runs' points (uPlot would otherwise snap to whole decades, and a wide band of an
       // extrapolated law would squeeze the points, whose differences are the study, into a stripe): the
       // points take about four fifths of the height; fitted curves and bands outside are cut at the edge.
@@ -308,13 +307,22 @@ export class ScalingChart extends Chart {
       series: [{ label: xKey }, ...series],
       hooks: {
         setCursor: [
+          // The run nearest the pointer (within 24 px), never a law's curve or a band's edge.
           (u) => {
             if (!hover) return;
-            const i = u.cursor.idx;
-            const s = u.series.findIndex((x, k) => k > 0 && x._focus);
-            if (i == null || s < 1 || u.data[s][i] == null) return void (hover.textContent = '');
-            const name = labels[s - 1].get(u.data[0][i]) || u.series[s].label;
-            hover.textContent = `${name}: ${count(u.data[0][i])}, loss ${u.data[s][i].toFixed(4)}`;
+            const { left, top } = u.cursor;
+            let best = null;
+            for (let s = 1; left >= 0 && s <= runSeries; s++) {
+              for (let i = 0; i < u.data[0].length; i++) {
+                if (u.data[s][i] == null) continue;
+                const d = Math.hypot(u.valToPos(u.data[0][i], 'x') - left, u.valToPos(u.data[s][i], 'y') - top);
+                if (d <= 24 && (!best || d < best.d)) best = { d, s, i };
+              }
+            }
+            if (!best) return void (hover.textContent = '');
+            const name = labels[best.s - 1].get(u.data[0][best.i]) || u.series[best.s].label;
+            hover.textContent = `${name}: ${count(u.data[0][best.i])}, loss ${u.data[best.s][best.i].toFixed(4)}`;
+            this.figure.dataset.hoverRun = name;
           },
         ],
         draw: [(u) => this.onDraw?.(u)],

@@ -133,13 +133,15 @@ function comparisonView(c) {
 
 // What the scaling chart draws: the main-stage runs' final losses per variant (`ordered`, in variant order), the fitted
 // curves of the laws that apply to the x axis `xKey` ("params" or "compute"), and the colour of each group.
-export function scalingView(allRuns, fits, { xKey, lossKey, unfinished }) {
+// `hidden`: variants left off the chart (their points, laws and bands), which keep their colours.
+export function scalingView(allRuns, fits, { xKey, lossKey, unfinished, hidden = [] }) {
   const runs = studyRuns(allRuns);
   const groups = scalingPoints(runs, 'variant', lossKey, xKey, unfinished);
   const names = sortGroups([...groups.keys(), ...fits.flatMap((r) => r.groups.map((f) => f.group))], 'variant');
   const colours = groupColours(names, false);
   const colourOf = (g) => colours.get(g) || '#555';
-  const ordered = new Map(names.filter((n) => groups.has(n)).map((n) => [n, groups.get(n)]));
+  const all = new Map(names.filter((n) => groups.has(n)).map((n) => [n, groups.get(n)]));
+  const ordered = new Map([...all].filter(([n]) => !hidden.includes(n)));
 
   // Fitted curves over the plotted x range, for the laws that can be drawn on this axis.
   const curves = [];
@@ -147,6 +149,7 @@ export function scalingView(allRuns, fits, { xKey, lossKey, unfinished }) {
   if (xs.length) {
     const grid = logSpace(Math.min(...xs) / 1.5, Math.max(...xs) * 1.5);
     for (const [report, f] of fits.flatMap((r) => r.groups.map((g) => [r, g]))) {
+      if (hidden.includes(f.group)) continue;
       const own = runs.filter((r) => r.variant === f.group && r.params > 0 && r.tokens > 0);
       const ratio = median(own.map((r) => r.tokens / r.params));
       const curve = fitCurve(report.law, f.parameters, xKey, ratio);
@@ -162,13 +165,17 @@ export function scalingView(allRuns, fits, { xKey, lossKey, unfinished }) {
       }
     }
   }
-  return { groups: ordered, fits: curves, colourOf, xKey, confidence: fits[0]?.confidence ?? 0.95 };
+  return { groups: ordered, all, hidden, fits: curves, colourOf, xKey, confidence: fits[0]?.confidence ?? 0.95 };
 }
 
-// The legend of the scaling chart: a dot per group with its number of runs, and what a dashed line is.
-export function scalingLegend(view) {
-  return [[...view.groups.keys()].map((g) => h('span', { class: 'key' },
-    h('span', { class: 'dot', style: { background: view.colourOf(g) } }), `${g} (${view.groups.get(g).length})`)),
+// The legend of the scaling chart: a dot per group with its number of runs, and what a dashed line is. With
+// `onToggle(group)`, each group's key is a button that hides or shows it.
+export function scalingLegend(view, onToggle = null) {
+  const key = (g) => [h('span', { class: 'dot', style: { background: view.colourOf(g) } }), `${g} (${view.all.get(g).length})`];
+  return [[...view.all.keys()].map((g) => (onToggle
+    ? h('button', { type: 'button', class: `key${view.hidden.includes(g) ? ' off' : ''}`, dataset: { group: g },
+      title: 'click: hide or show this variant', onclick: () => onToggle(g) }, key(g))
+    : h('span', { class: 'key' }, key(g)))),
   view.fits.length ? h('span', { class: 'key note' }, 'dashed: fitted law') : null,
   view.fits.some((f) => f.band?.pointwise) ? h('span', { class: 'key note band-note' }, `band: the law's pointwise ${Math.round(100 * view.confidence)}% bootstrap interval (at each x, the refitted laws' losses)`) : null,
   view.fits.some((f) => f.band && !f.band.pointwise) ? h('span', { class: 'key note band-note' }, `band: the law's range over its parameters' ${Math.round(100 * view.confidence)}% bootstrap intervals (every corner: a fit stored before pointwise bands, wider than one)`) : null,

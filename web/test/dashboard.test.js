@@ -417,6 +417,14 @@ test('scaling view draws the coordinator\'s fitted law on a fresh load', { timeo
     const labels = JSON.parse(await chartAttr('#chart-scaling', which));
     assert.ok(labels.length >= 4, `the scaling chart's ${which}: ${JSON.stringify(labels)}`);
   }
+  // The legend hides a variant (its points, law and band) and shows it again.
+  const fitsShown = Number(await chartAttr('#chart-scaling', 'fits'));
+  await page.click('#scaling-legend button[data-group="unified"]');
+  await waitInPage((n) => document.getElementById('chart-scaling').dataset.series === String(n), SEEDS);
+  assert.ok(Number(await chartAttr('#chart-scaling', 'fits')) < fitsShown, 'the hidden variant\'s law goes too');
+  assert.match(await page.evaluate(() => location.hash), /scalingHidden=unified/);
+  await page.click('#scaling-legend button[data-group="unified"]');
+  await waitInPage((n) => document.getElementById('chart-scaling').dataset.series === String(n), VARIANTS.length * SEEDS);
   await page.locator('#chart-scaling').scrollIntoViewIfNeeded();
   await page.locator('#chart-scaling').screenshot({ path: join(resultsDir, 'scaling-fits.png') });
   assert.deepEqual(pageErrors, []);

@@ -14,7 +14,7 @@ import {
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
 import { HttpError, getJSON, getOptional, postJSON, events as eventStream } from './api.js';
 import { h, fill, download, shown } from './dom.js';
-import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks } from './study.js';
+import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
 import { startTheme, themeChoice, setThemeChoice } from './theme.js';
 
@@ -195,9 +195,9 @@ function renderTune() {
   const tune = tuneSeries(state.sweep.tune_report_json);
   $('tune-card').hidden = !tune;
   if (!tune) return;
-  const colours = groupColours(tune.groups.map((g) => g.label), false);
-  tuneChart.update({ tune, colourOf: (label) => colours.get(label) });
-  fill($('tune-picks'), tunePicks(tune, colours, state.sweep.stage_error));
+  const styles = tuneStyles(tune);
+  tuneChart.update({ tune, colourOf: styles.colourOf, dashOf: styles.dashOf });
+  fill($('tune-picks'), tunePicks(tune, styles.colours, state.sweep.stage_error));
 }
 
 // ---- metric charts

@@ -346,8 +346,8 @@ export class ScalingChart extends Chart {
 
 // Mean final loss of the tune stage against the tuned value (log x), one line per group, its pick ringed.
 export class TuneChart extends Chart {
-  // tune: tuneSeries(...); colourOf(label).
-  update({ tune, colourOf }) {
+  // tune: tuneSeries(...); colourOf(label), dashOf(label) (study.js, tuneStyles).
+  update({ tune, colourOf, dashOf = () => undefined }) {
     const tables = [];
     const series = [];
     let points = 0;
@@ -355,7 +355,7 @@ export class TuneChart extends Chart {
       tables.push([g.xs, g.ys]);
       points += g.xs.length;
       const c = colourOf(g.label);
-      series.push({ label: g.label, stroke: c, width: 1.5, points: { show: true, size: 7, fill: c } });
+      series.push({ label: g.label, stroke: c, width: 1.5, dash: dashOf(g.label), points: { show: true, size: 7, fill: c } });
       if (g.best) {
         tables.push([[g.best.x], [g.best.y]]);
         series.push({ label: `${g.label} pick`, stroke: c, paths: () => null, points: { show: true, size: 14, width: 2, fill: 'transparent', stroke: c } });

@@ -9,7 +9,7 @@ import {
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
 import { h, fill, shown } from './dom.js';
 import { startTheme } from './theme.js';
-import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks } from './study.js';
+import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 
 const byId = (id) => document.getElementById(id);
 
@@ -88,9 +88,9 @@ function renderTune(sweep) {
   const tune = tuneSeries(sweep.tune_report_json);
   byId('tune-card').hidden = !tune;
   if (!tune) return;
-  const colours = groupColours(tune.groups.map((g) => g.label), false);
-  new TuneChart(globalThis.uPlot, byId('chart-tune')).update({ tune, colourOf: (label) => colours.get(label) });
-  fill(byId('tune-picks'), tunePicks(tune, colours, sweep.stage_error));
+  const styles = tuneStyles(tune);
+  new TuneChart(globalThis.uPlot, byId('chart-tune')).update({ tune, colourOf: styles.colourOf, dashOf: styles.dashOf });
+  fill(byId('tune-picks'), tunePicks(tune, styles.colours, sweep.stage_error));
 }
 
 function renderJobs(jobs, runs, colourOf) {

@@ -675,7 +675,7 @@ export function tuneSeries(reportJson) {
     (g.trials || []).forEach((t, i) => {
       const others = Object.entries(t.values || {}).filter(([k]) => k !== field).map(([k, v]) => `${k}=${v}`).join(' ');
       const label = [keyText(g.key), others].filter(Boolean).join(' ');
-      if (!curves.has(label)) curves.set(label, { label, points: [], problem: g.problem || '' });
+      if (!curves.has(label)) curves.set(label, { label, variant: g.key?.['scale.variant'] ?? null, points: [], problem: g.problem || '' });
       const x = num(t.values[field]);
       const y = num(t.mean_loss);
       if (Number.isFinite(x) && Number.isFinite(y)) curves.get(label).points.push([x, y]);
@@ -686,7 +686,7 @@ export function tuneSeries(reportJson) {
     field,
     groups: [...curves.values()].map((c) => {
       c.points.sort((a, b) => a[0] - b[0]);
-      return { label: c.label, xs: c.points.map((p) => p[0]), ys: c.points.map((p) => p[1]), best: best.get(c.label) || null, problem: c.problem };
+      return { label: c.label, variant: c.variant, xs: c.points.map((p) => p[0]), ys: c.points.map((p) => p[1]), best: best.get(c.label) || null, problem: c.problem };
     }),
   };
 }

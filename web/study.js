@@ -199,6 +199,24 @@ export function fitTable(report, colourOf) {
 }
 
 // The tune stage's pick per group (tuneSeries), coloured as its curve, and why the main stage was not added.
+// How the tune chart draws its groups: each in its variant's colour, the one it has on every other card (and a
+// group without a variant, in a colour of its own); several groups of one variant (its sizes) by dash pattern.
+const TUNE_DASHES = [undefined, [6, 4], [2, 3], [10, 3, 2, 3]];
+export function tuneStyles(tune) {
+  const byVariant = groupColours(sortGroups(tune.groups.map((g) => g.variant).filter(Boolean), 'variant'), false);
+  const byLabel = groupColours(tune.groups.map((g) => g.label), false);
+  const colours = new Map();
+  const dashes = new Map();
+  const seen = new Map();  // variant -> groups so far
+  for (const g of tune.groups) {
+    colours.set(g.label, byVariant.get(g.variant) ?? byLabel.get(g.label));
+    const k = seen.get(g.variant) ?? 0;
+    seen.set(g.variant, k + 1);
+    dashes.set(g.label, g.variant ? TUNE_DASHES[k % TUNE_DASHES.length] : undefined);
+  }
+  return { colours, colourOf: (label) => colours.get(label), dashOf: (label) => dashes.get(label) };
+}
+
 export function tunePicks(tune, colours, stageError) {
   return [tune.groups.map((g) => h('div', { class: 'pick', dataset: { group: g.label, value: g.best?.x ?? '' } },
     h('span', { class: 'dot', style: { background: colours.get(g.label), display: 'inline-block', width: '8px', height: '8px', borderRadius: '50%' } }),

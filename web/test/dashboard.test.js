@@ -945,6 +945,12 @@ max_attempts: 2
   assert.deepEqual(picks, report.groups.map((g) => [`scale.variant=${g.key['scale.variant']}`,
     g.best >= 0 ? String(g.trials[g.best].values['optim.lr']) : '']));
   assert.equal(await figure('#chart-tune', 'picks'), String(report.groups.filter((g) => g.best >= 0).length));
+  // One colour per variant on every card: a tune group is drawn in its variant's colour of the metric charts.
+  for (const variant of ['baseline', 'unified']) {
+    const legend = await page.$eval(`#legend button[data-group="${variant}"] .swatch`, (e) => getComputedStyle(e).backgroundColor);
+    const pick = await page.$eval(`#tune-picks .pick[data-group="scale.variant=${variant}"] .dot`, (e) => getComputedStyle(e).backgroundColor);
+    assert.equal(pick, legend, `${variant}: the tune card's colour is the metric charts'`);
+  }
   await page.locator('#tune-card').screenshot({ path: join(resultsDir, 'tune.png') });
 
   // The metric charts leave the tune trials out by default, as the study and the fits do; the stage control

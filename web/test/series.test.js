@@ -247,7 +247,7 @@ test('tuneSeries: mean final loss against the tuned value per group, the pick, f
       { values: { 'optim.lr': 0.01 }, runs: 1, failed: 0, mean_loss: 2.5 }] }] };
   const t = tuneSeries(JSON.stringify(report));
   assert.equal(t.field, 'optim.lr');
-  assert.deepEqual(t.groups[0], { label: 'scale.variant=baseline', xs: [0.003, 0.01], ys: [2.9, 3.1], best: { x: 0.003, y: 2.9 }, problem: '' });
+  assert.deepEqual(t.groups[0], { label: 'scale.variant=baseline', variant: 'baseline', xs: [0.003, 0.01], ys: [2.9, 3.1], best: { x: 0.003, y: 2.9 }, problem: '' });
   assert.deepEqual(t.groups[1].best, null);
   assert.equal(t.groups[1].problem, 'edge');
   assert.equal(tuneSeries(''), null);

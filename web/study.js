@@ -98,10 +98,12 @@ function comparisonView(c) {
     ? [h('span', { class: 'big' }, `${c.variant}: no local multiplier over ${c.reference}`),
       h('span', { class: 'note' }, c.ladder ? ` (${c.reference}'s sizes never reach its loss)`
         : ` (${c.reference} has several token counts per size, no single curve in compute)`)]
+    // The CLI's verdict, word for word (cli/fit_view.cpp): the claim, where it holds, its interval, how it was got.
     : [h('span', { class: 'big' }, c.better ? `${c.variant} reaches ${c.reference}'s loss with ${times(c.factor)}× less compute`
       : `${c.variant} needs ${times(c.factor)}× more compute than ${c.reference}`),
+    h('span', { class: 'where' }, ' at the sizes measured'),
     c.interval ? h('span', { class: 'interval' }, ` [${times(c.interval[0])}, ${times(c.interval[1])}]`) : null,
-    h('span', { class: 'note' }, ` at the sizes measured (local multiplier, no law: ${how}; geometric mean over ${c.sizesInside} `
+    h('span', { class: 'note' }, ` (local multiplier, no law: ${how}; geometric mean over ${c.sizesInside} `
       + `size${c.sizesInside === 1 ? '' : 's'} inside the data`
       + `${c.jackknife ? `; ${times(c.jackknife[0])}–${times(c.jackknife[1])} leaving one size out` : ''})`),
     c.includesOne ? h('span', { class: 'note one' }, '; the interval includes 1×: no clear difference') : null];

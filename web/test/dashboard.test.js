@@ -613,7 +613,9 @@ test('the address holds the view: a link reproduces it; CSV equals the API\'s da
 
 test('study view: mean ± s.e. over seeds and difference to baseline per size; the stored multiplier', { timeout: 2 * TIMEOUT }, async () => {
   const runs = (await api(`/api/sweeps/${seedsId}/runs`)).body;
-  await waitInPage(() => document.querySelectorAll('#study tbody td[data-variant]').length === 2);
+  // Each variant's cell counts every run the API has (the page may still be catching up with the last one).
+  await waitInPage((n) => ['baseline', 'unified'].every((v) => document.querySelector(`#study tbody td[data-variant="${v}"]`)?.dataset.n === String(n[v])),
+    { baseline: runs.filter((r) => r.variant === 'baseline').length, unified: runs.filter((r) => r.variant === 'unified').length });
   const cell = async (variant) => page.$eval(`#study tbody td[data-variant="${variant}"]`, (td) => ({ ...td.dataset, text: td.textContent }));
   const stats = (variant) => {
     const ys = runs.filter((r) => r.variant === variant).map((r) => r.loss);
@@ -674,8 +676,13 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   if (stat.ladder && stat.sizes_inside > 0 && Number.isFinite(local)) {
     assert.ok(headline.startsWith(local >= 1 ? `unified reaches baseline's loss with ${local.toFixed(2)}× less compute`
       : `unified needs ${(1 / local).toFixed(2)}× more compute than baseline`), headline);
-    assert.match(headline, /at the sizes measured \(local multiplier, no law: (95% paired bootstrap over seeds|no interval: add seeds); geometric mean over \d sizes? inside the data/);
+    assert.match(headline, /at the sizes measured( \[[^\]]+\])? \(local multiplier, no law: (95% paired bootstrap over seeds|no interval: add seeds); geometric mean over \d sizes? inside the data/);
     if (stat.jackknife) assert.match(headline, /–.* leaving one size out\)/);
+    // The same sentence as the CLI's verdict for this sweep (its interval may differ: it draws its own resamples).
+    const verdict = (await cli('fit', String(sweepId), '--law', 'c', '--bootstrap', '50')).split('\n')
+      .map((line) => line.trim()).find((line) => line.startsWith('unified ') && line.includes(' at the sizes measured'));
+    assert.ok(verdict, 'the CLI gives a verdict for unified over baseline');
+    assert.equal(headline.split(' [')[0], verdict.split(' [')[0]);
   } else {
     assert.equal(headline, "unified: no local multiplier over baseline (baseline's sizes never reach its loss)");
   }
@@ -720,8 +727,8 @@ test('study view: incomplete pairs, a bound and a profile range in the CLI\'s wo
   const card = page.locator('#handwritten');
   const [ahead, behind] = [card.locator('.comparison').nth(0), card.locator('.comparison').nth(1)];
   assert.equal(await card.locator('.comparison').count(), 2);
-  assert.equal(await ahead.locator('.local').textContent(), "unified reaches baseline's loss with 1.62× less compute [0.87, 3.41] "
-    + "at the sizes measured (local multiplier, no law: 95% bootstrap over each group's seeds, pairs incomplete; geometric mean "
+  assert.equal(await ahead.locator('.local').textContent(), "unified reaches baseline's loss with 1.62× less compute at the sizes "
+    + "measured [0.87, 3.41] (local multiplier, no law: 95% bootstrap over each group's seeds, pairs incomplete; geometric mean "
     + 'over 2 sizes inside the data; 1.41–2.06 leaving one size out); the interval includes 1×: no clear difference');
   assert.equal(await ahead.locator('.multiplier.beside').textContent(), 'from the fitted law c: 1.33× less compute [1.04, 1.58] '
     + '(m = 1.330; 95% bootstrap interval over seeds within each size, paired across groups; for C from '
@@ -736,8 +743,8 @@ test('study view: incomplete pairs, a bound and a profile range in the CLI\'s wo
     ['20k', '1', '-0.1300 ± –', '-0.1100 ± 0.0900', '1.60 [1.28, 2.00]', 'pairs incomplete'],
     ['40k', '0', '–', '-0.2000 ± 0.0500', '2.40 [1.92, 3.00]', "no pairs; outside baseline's range"],
   ]);
-  assert.equal(await behind.locator('.local').textContent(), `${hostile} needs 1.25× more compute than qknorm [1.11, 2.00] at the `
-    + "sizes measured (local multiplier, no law: 95% paired bootstrap over seeds; geometric mean over 3 sizes inside the data; "
+  assert.equal(await behind.locator('.local').textContent(), `${hostile} needs 1.25× more compute than qknorm at the sizes `
+    + "measured [1.11, 2.00] (local multiplier, no law: 95% paired bootstrap over seeds; geometric mean over 3 sizes inside the data; "
     + '0.80–1.60 leaving one size out)');
   assert.equal(await behind.locator('.multiplier').count(), 0, 'the law compares with the baseline only');
   // A parameter at its bound: no interval, the CLI's words; the report's warning beside the fits.

@@ -20,15 +20,12 @@ trap 'rm -rf "$tmp"' EXIT
 
 run() {  # preset ranks threads -> "ms_per_step wait_share"
   local preset=$1 ranks=$2 threads=$3
-  python3 - "$preset" "$ranks" "$threads" "$steps" "$tmp" "$device" <<'PY'
-import json, sys
-preset, ranks, threads, steps, tmp, device = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]),
-                                              sys.argv[5], sys.argv[6])
-spec = {}
-for line in open(f"configs/models/{preset}.yaml"):
-    k, _, v = line.partition(":")
-    if k.strip() in ("vocab_size", "n_layers", "d_model", "n_heads", "seq_len"):
-        spec[k.strip()] = int(v)
+  python3 - "$preset" "$ranks" "$threads" "$steps" "$tmp" "$device" "$train" <<'PY'
+import json, subprocess, sys
+preset, ranks, threads, steps, tmp, device, train = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]),
+                                                     sys.argv[5], sys.argv[6], sys.argv[7])
+# The preset as the trainer reads it (gammalab-train describe --json): no second YAML reader here.
+spec = json.loads(subprocess.check_output([train, "describe", "--preset", preset, "--json"]))["model"]
 job = {"model": spec, "batch_tokens": 32 * spec["seq_len"], "steps": steps, "log_every": 1, "threads": threads,
        "data": {"train": f"{tmp}/data/train.bin"}, "schedule": {"kind": "constant"}}
 if ranks > 1:

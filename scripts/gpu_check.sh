@@ -94,16 +94,13 @@ for variant in baseline dp; do
   dir=build-gpu/check-export/$variant
   rm -rf "$dir" && mkdir -p "$dir"
   python3 - "$dir" "$variant" <<'PY'
-import json, sys
+import json, subprocess, sys
 dir, variant = sys.argv[1], sys.argv[2]
-spec = {}
-for line in open("configs/models/tiny-0.5m.yaml"):
-    k, _, v = line.partition("#")[0].partition(":")
-    if k.strip() in ("vocab_size", "n_layers", "d_model", "n_heads", "seq_len"):
-        spec[k.strip()] = int(v)
-# The axes of the variant as its preset sets them (core/model_preset.cpp): DP is the baseline's, placed dual.
-scale = {"variant": variant, "placement": "dual"} if variant == "dp" else {"variant": variant}
-job = {"model": spec, "scale": scale, "batch_tokens": 8 * spec["seq_len"], "steps": 40,
+# The preset and the variant's axes as the trainer reads them (gammalab-train describe --json): no YAML reader
+# and no copy of the variant table here.
+resolved = json.loads(subprocess.check_output(["build-gpu/worker/trainer/gammalab-train", "describe",
+                                               "--preset", "tiny-0.5m", "--variant", variant, "--json"]))
+job = {"model": resolved["model"], "scale": resolved["scale"], "batch_tokens": 8 * resolved["model"]["seq_len"], "steps": 40,
        "log_every": 10, "ckpt_every": 40, "threads": 4,
        "data": {"train": "build-gpu/check-data/train.bin", "val": "build-gpu/check-data/val.bin", "eval_batches": 4}}
 json.dump(job, open(f"{dir}/job.json", "w"))

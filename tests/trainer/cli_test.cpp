@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace {
 
 struct Outcome {
@@ -49,6 +51,17 @@ TEST(TrainCli, DescribeAPresetPrintsItsParameterTable) {
   EXPECT_EQ(ok.status, 0) << ok.output;
   EXPECT_NE(ok.output.find("variant unified"), std::string::npos) << ok.output;
   EXPECT_NE(ok.output.find("embedding"), std::string::npos) << ok.output;
+}
+
+// --json gives the trainer's own reading of a preset and a variant, which scripts build their jobs from.
+TEST(TrainCli, DescribeJsonIsTheResolvedConfig) {
+  Outcome ok = run_train("describe --preset tiny-0.1m --variant dp --json");
+  ASSERT_EQ(ok.status, 0) << ok.output;
+  const nlohmann::json config = nlohmann::json::parse(ok.output);
+  EXPECT_EQ(config.at("model").at("d_model"), 64);
+  EXPECT_EQ(config.at("model").at("n_layers"), 2);
+  EXPECT_EQ(config.at("scale").at("variant"), "dp");
+  EXPECT_EQ(config.at("scale").at("placement"), "dual") << "DP places its scale vectors on both sides";
 }
 
 }  // namespace

@@ -103,6 +103,7 @@ int cmd_prepare(const PrepareOptions& o) {
 
 struct DescribeArgs {
   std::string config, preset, variant = "baseline";
+  bool json = false;
 };
 
 int cmd_describe(const DescribeArgs& a) {
@@ -114,7 +115,9 @@ int cmd_describe(const DescribeArgs& a) {
     c.scale = variant_preset(a.variant);
     c.model.qk_norm = c.model.qk_norm || variant_sets_qk_norm(a.variant);
   }
-  std::cout << describe_model(c);
+  // --json: the resolved config, for scripts that build a job from a preset and a variant: the trainer's own
+  // reading of both, so no script parses the preset YAML or knows a variant's axes.
+  std::cout << (a.json ? to_json(c).dump(2) + "\n" : describe_model(c));
   return 0;
 }
 
@@ -179,6 +182,7 @@ int main(int argc, char** argv) {
   auto* describe_config = describe_cmd->add_option("config", describe.config, "job config (JSON)");
   auto* describe_preset = describe_cmd->add_option("--preset", describe.preset, "model preset name (configs/models)");
   describe_cmd->add_option("--variant", describe.variant, "scale-vector variant, with --preset")->capture_default_str();
+  describe_cmd->add_flag("--json", describe.json, "print the resolved job config (model and scale-vector axes) as JSON");
   describe_config->excludes(describe_preset);
   describe_cmd->callback([&] {
     if (describe.config.empty() && describe.preset.empty()) throw CLI::RequiredError("CONFIG or --preset");

@@ -8,7 +8,7 @@
 import {
   LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, jobInfo, appendColumns,
   afterStepFor, groupColours, sortGroups, lossTables, si, count, fitReports,
-  ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, stageJobs, sweepStatus,
+  ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, stageJobs, sweepStatus, missingFitReason,
   tuneSeries, jobActions, bytesText, WALL_CLOCK, wallClock, meanSe,
 } from './series.js';
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
@@ -451,7 +451,8 @@ function renderScaling() {
     settings.scalingHidden = [...hidden];
     changed();
   }));
-  fill($('fits'), state.fits.map((report) => fitTable(report, view.colourOf)));
+  const missing = state.fits.length ? '' : missingFitReason(state.runs);
+  fill($('fits'), missing ? h('div', { class: 'no-fit' }, missing) : state.fits.map((report) => fitTable(report, view.colourOf)));
 }
 
 // ---- jobs table

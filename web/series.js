@@ -299,6 +299,25 @@ export function studyRuns(runs) {
   return runs.filter((r) => r.stage !== 'tune');
 }
 
+// Why a sweep has no stored fit yet, in words, or '' when it has what a fit needs. The coordinator fits once each
+// variant has succeeded runs at as many model sizes as the law has free parameters (3: E, A and alpha; law n,
+// server/refitter.cpp, core/scaling/fit_runs.h's not_enough_sizes); the fewest sizes any variant has decides.
+export const FIT_MIN_SIZES = 3;
+export function missingFitReason(runs) {
+  const sizes = new Map();  // variant -> distinct N of its succeeded main-stage runs
+  for (const r of studyRuns(runs)) {
+    if (r.state !== FIT_STATE || !(r.params > 0)) continue;
+    if (!sizes.has(r.variant)) sizes.set(r.variant, new Set());
+    sizes.get(r.variant).add(r.params);
+  }
+  if (!sizes.size) return 'No scaling-law fit yet: no run has finished.';
+  const fewest = Math.min(...[...sizes.values()].map((set) => set.size));
+  if (fewest >= FIT_MIN_SIZES) return '';
+  return `No scaling-law fit: a law has ${FIT_MIN_SIZES} free parameters (E, A, alpha) and needs succeeded runs at `
+    + `${FIT_MIN_SIZES} or more model sizes per variant; this sweep has ${fewest} size${fewest === 1 ? '' : 's'} where it has fewest. `
+    + 'Add sizes to the sweep for a law and its multiplier; the study table above still compares the sizes it has.';
+}
+
 // A sweep's status in words, by the CLI's rule (cli/job_view.cpp, sweep_status; `gammalab sweeps` prints the same):
 // active until it has finished; then finished, cancelled, failed (no job succeeded) or partly failed.
 export function sweepStatus(sweep) {

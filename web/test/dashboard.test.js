@@ -632,6 +632,8 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   assert.ok(Math.abs(Number(cu.delta) - (u.mean - b.mean)) < 1e-12, JSON.stringify(cu));
   assert.ok(cu.text.includes(`${u.mean.toFixed(4)} ± ${u.se.toFixed(4)} (2)`), cu.text);
   assert.match(cu.text, /vs baseline/);
+  // One model size: no law, and the page says why instead of showing nothing.
+  assert.match(await page.textContent('#fits'), /No scaling-law fit: .* needs succeeded runs at 3 or more model sizes per variant; this sweep has 1 size/);
 
   // The main sweep's stored fit: each multiplier shown is the stored one.
   await page.goto(`${base}/#/sweeps/${sweepId}`);

@@ -5,7 +5,7 @@ import {
   appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
   meanSe, wallClock, studyTable, multipliers, ema, valueAt, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
-  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
+  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, missingFitReason, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
   pairedComparisons,
 } from '../series.js';
 import { REPORT, estimate } from './fit-report.js';
@@ -285,6 +285,16 @@ test('sweepStatus: the CLI\'s words for a sweep, by its counts', () => {
   assert.equal(sweepStatus(sweep(true, { failed: 1, succeeded: 3 })), 'partly failed');
   assert.equal(sweepStatus(sweep(true, { cancelled: 4 })), 'cancelled');
   assert.equal(sweepStatus(sweep(true, {}, 0)), 'finished');
+});
+
+test('missingFitReason: why there is no law, from the fewest sizes of any variant', () => {
+  const run = (variant, params, state = 'succeeded', stage = 'main') => ({ variant, params, state, stage });
+  assert.match(missingFitReason([]), /no run has finished/);
+  const two = [run('baseline', 1e4), run('baseline', 2e4), run('unified', 1e4), run('unified', 2e4), run('unified', 4e4)];
+  assert.match(missingFitReason(two), /needs succeeded runs at 3 or more model sizes per variant; this sweep has 2 sizes/);
+  assert.equal(missingFitReason([...two, run('baseline', 4e4)]), '');
+  assert.match(missingFitReason([...two, run('baseline', 4e4, 'failed')]), /has 2 sizes/, 'a failed run is no size');
+  assert.match(missingFitReason([...two, run('baseline', 4e4, 'succeeded', 'tune')]), /has 2 sizes/, 'nor a tune run');
 });
 
 test('stageJobs: the main stage by default, the tune trials alone, or both', () => {

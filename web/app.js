@@ -288,7 +288,9 @@ function chartCurves(metric, panelJobs, g) {
     scaled.push({ job, xs, ys, base, toX });
   });
   const w = settings.smoothing;
-  if (settings.seeds === 'mean') {
+  // seeds: 'mean' (min–max band), 'mean-se' (± s.e.) or 'mean-ci' (95% t interval) average a configuration's seeds.
+  const bandKind = { mean: 'minmax', 'mean-se': 'se', 'mean-ci': 'ci95' }[settings.seeds];
+  if (bandKind) {
     const bySeed = new Map();
     for (const c of scaled) {
       const k = seedKey(c.job);
@@ -299,7 +301,7 @@ function chartCurves(metric, panelJobs, g) {
       // Seeds are averaged at equal steps (or tokens). On the wall-time axis their clocks differ: the mean line
       // is drawn at the seeds' mean training time of each step.
       const wall = settings.xKey === 'wall';
-      let [xs, mean, lo, hi] = seedBand(list.map((c) => [wall ? c.base : c.xs, c.ys]));
+      let [xs, mean, lo, hi] = seedBand(list.map((c) => [wall ? c.base : c.xs, c.ys]), bandKind);
       if (wall) {
         xs = xs.map((s) => meanSe(list.map((c) => c.toX(s))).mean);  // (a seed that ended before s adds nothing)
         const keep = xs.map(Number.isFinite);

@@ -511,7 +511,19 @@ export function valueAt(xs, ys, x) {
 
 // Seeds of one configuration as one curve: per x (the union of the runs' x), the mean, min and max of the
 // values the runs have at exactly that x. tables: [[xs, ys], ...]. Returns [xs, mean, lo, hi].
-export function seedBand(tables) {
+// Student's t quantile at 0.975 for `df` degrees of freedom: the table to 30, then 1.96 + 2.37/df + 2.8/df²
+// (within 0.002 of the exact value beyond).
+const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+  2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042];
+export function tQuantile975(df) {
+  if (!(df >= 1)) return NaN;
+  return df <= T975.length ? T975[Math.floor(df) - 1] : 1.96 + 2.37 / df + 2.8 / (df * df);
+}
+
+// The seeds' curves at each x: their mean, and a band of the kind asked: 'minmax' (lowest to highest seed),
+// 'se' (mean ± one standard error) or 'ci95' (mean ± t(0.975, n−1) standard errors, Student's interval for the
+// mean of n seeds). Where only one seed has a point, the band closes on it.
+export function seedBand(tables, kind = 'minmax') {
   const at = new Map();
   for (const [xs, ys] of tables) {
     for (let i = 0; i < xs.length; i++) {
@@ -527,9 +539,17 @@ export function seedBand(tables) {
   const hi = [];
   for (const x of xs) {
     const v = at.get(x);
-    mean.push(v.reduce((a, b) => a + b, 0) / v.length);
-    lo.push(Math.min(...v));
-    hi.push(Math.max(...v));
+    const m = v.reduce((a, b) => a + b, 0) / v.length;
+    mean.push(m);
+    if (kind === 'minmax' || v.length < 2) {
+      lo.push(Math.min(...v));
+      hi.push(Math.max(...v));
+      continue;
+    }
+    const se = Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1) / v.length);
+    const half = (kind === 'ci95' ? tQuantile975(v.length - 1) : 1) * se;
+    lo.push(m - half);
+    hi.push(m + half);
   }
   return [xs, mean, lo, hi];
 }

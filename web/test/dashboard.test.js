@@ -476,6 +476,14 @@ max_attempts: 2
   await waitInPage(() => document.getElementById('chart-train').dataset.series === '2');
   assert.equal(await figure('#chart-train', 'bands'), '2');
   assert.notEqual(await canvasPixels('#chart-train'), raw, 'the mean lines and bands are drawn');
+  // The band can be the 95% t interval of the mean instead (2 seeds: 12.7 s.e. either side, wider than min–max).
+  const minmax = await canvasPixels('#chart-train');
+  await page.selectOption('#seeds', 'mean-ci');
+  await waitInPage(() => location.hash.includes('seeds=mean-ci'));
+  assert.equal(await figure('#chart-train', 'bands'), '2');
+  assert.notEqual(await canvasPixels('#chart-train'), minmax, 'the interval bands are drawn');
+  await page.selectOption('#seeds', 'mean');
+  await waitInPage(() => !location.hash.includes('mean-ci'));
 
   // Smoothing changes the drawn lines; log y changes them again.
   const unsmoothed = await canvasPixels('#chart-train');

@@ -5,7 +5,7 @@ import {
   appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
   meanSe, wallClock, studyTable, multipliers, ema, valueAt, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
-  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, missingFitReason, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
+  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, missingFitReason, tQuantile975, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
   pairedComparisons,
 } from '../series.js';
 import { REPORT, estimate } from './fit-report.js';
@@ -295,6 +295,21 @@ test('missingFitReason: why there is no law, from the fewest sizes of any varian
   assert.equal(missingFitReason([...two, run('baseline', 4e4)]), '');
   assert.match(missingFitReason([...two, run('baseline', 4e4, 'failed')]), /has 2 sizes/, 'a failed run is no size');
   assert.match(missingFitReason([...two, run('baseline', 4e4, 'succeeded', 'tune')]), /has 2 sizes/, 'nor a tune run');
+});
+
+test('seedBand: min–max, ± one standard error, or Student\'s 95% interval of the mean, closed where one seed is left', () => {
+  const tables = [[[1, 2], [1.0, 2.0]], [[1, 2], [3.0, 4.0]], [[1], [2.0]]];
+  const [xs, mean, lo, hi] = seedBand(tables, 'minmax');
+  assert.deepEqual([xs, mean, lo, hi], [[1, 2], [2, 3], [1, 2], [3, 4]]);
+  const [, , seLo, seHi] = seedBand(tables, 'se');
+  // x = 1: 1, 3, 2: sd 1, s.e. 1/sqrt(3); x = 2: 2, 4: sd sqrt(2), s.e. 1.
+  assert.ok(Math.abs(seHi[0] - (2 + 1 / Math.sqrt(3))) < 1e-12 && Math.abs(seLo[0] - (2 - 1 / Math.sqrt(3))) < 1e-12);
+  assert.ok(Math.abs(seHi[1] - 4) < 1e-12 && Math.abs(seLo[1] - 2) < 1e-12);
+  const [, , ciLo, ciHi] = seedBand(tables, 'ci95');
+  assert.ok(Math.abs(ciHi[0] - (2 + 4.303 / Math.sqrt(3))) < 1e-12, 't(0.975, 2) = 4.303');
+  assert.ok(Math.abs(ciHi[1] - (3 + 12.706)) < 1e-12 && Math.abs(ciLo[1] - (3 - 12.706)) < 1e-12, 't(0.975, 1) = 12.706');
+  assert.deepEqual(seedBand([[[5], [7]]], 'ci95').slice(1), [[7], [7], [7]], 'one seed: no band');
+  assert.ok(Math.abs(tQuantile975(60) - 2.0003) < 0.002);
 });
 
 test('stageJobs: the main stage by default, the tune trials alone, or both', () => {

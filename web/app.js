@@ -8,7 +8,7 @@
 import {
   LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, jobInfo, appendColumns,
   afterStepFor, groupColours, sortGroups, lossTables, si, count, fitReports,
-  ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, stageJobs, sweepStatus, missingFitReason,
+  ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, stageJobs, sweepStatus, missingFitReason, configDiff,
   tuneSeries, jobActions, bytesText, WALL_CLOCK, wallClock, meanSe,
 } from './series.js';
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
@@ -28,7 +28,7 @@ const MAX_POINTS = 4000;
 // Settings of the view, held in the address; their defaults are what an address without them means.
 const DEFAULTS = {
   xKey: 'step', logX: false, logY: false, groupBy: 'variant', panelBy: 'none', seeds: 'runs', smoothing: 0,
-  metrics: [], hidden: [], hiddenRuns: [], scalingHidden: [], scalingLoss: 'loss', scalingX: 'params', unfinished: false,
+  metrics: [], hidden: [], hiddenRuns: [], scalingHidden: [], compare: [], scalingLoss: 'loss', scalingX: 'params', unfinished: false,
   sort: '', desc: false, filter: '', x0: null, x1: null, stage: 'main',
 };
 let settings = { ...DEFAULTS };
@@ -504,7 +504,33 @@ function jobColumns(colourOf) {
     { key: 'val', head: 'final val loss', num: true, get: (j) => runOf.get(j.id)?.final_val_loss ?? null, cell: (j) => fmt(runOf.get(j.id)?.final_val_loss ?? NaN) },
     { key: 'speed', head: 'tokens/s', num: true, get: (j) => (j.tokens_per_s > 0 ? j.tokens_per_s : null), cell: (j) => (j.tokens_per_s > 0 ? si(j.tokens_per_s) : '–') },
     { key: 'worker', head: 'worker', get: (j) => workerName(j.worker_id) },
+    { key: 'compare', head: 'compare', get: () => '', cell: (j) => h('input', {
+      type: 'checkbox', class: 'compare', title: 'compare this run with the others ticked', checked: settings.compare.includes(String(j.id)),
+      dataset: { jobId: j.id },
+      onchange: (event) => {
+        const id = String(j.id);
+        settings.compare = event.target.checked ? [...settings.compare, id] : settings.compare.filter((x) => x !== id);
+        changed();
+      },
+    }) },
   ];
+}
+
+// The runs ticked in the jobs table, side by side: their final losses and every config field that differs.
+function renderCompare() {
+  const jobs = settings.compare.map((id) => state.jobs.find((j) => String(j.id) === id)).filter(Boolean);
+  $('compare-card').hidden = jobs.length < 2;
+  if (jobs.length < 2) return;
+  const runOf = new Map(state.runs.map((r) => [r.id, r]));
+  const losses = [['state', (j) => j.state], ['final train loss', (j) => fmt(runOf.get(j.id)?.final_train_loss ?? NaN)],
+    ['final val loss', (j) => fmt(runOf.get(j.id)?.final_val_loss ?? NaN)]];
+  const diff = configDiff(jobs);
+  fill($('compare'), [
+    h('thead', {}, h('tr', {}, h('th', {}, ''), jobs.map((j) => h('th', {}, h('a', { href: `#/jobs/${encodeURIComponent(j.id)}` }, j.name))))),
+    h('tbody', {},
+      losses.map(([name, get]) => h('tr', { class: 'loss' }, h('th', {}, name), jobs.map((j) => h('td', {}, get(j))))),
+      diff.map((row) => h('tr', { class: 'diff', dataset: { path: row.path } }, h('th', {}, row.path), row.values.map((v) => h('td', {}, v)))),
+      diff.length ? null : h('tr', {}, h('td', { colspan: jobs.length + 1 }, 'Their configs are equal.')))]);
 }
 
 // The jobs the table's filter keeps: those with every word of it in some column or in their error.
@@ -668,6 +694,7 @@ function render() {
   const g = groupsBy(settings.groupBy);
   renderLegend(g);
   renderJobs(g);
+  renderCompare();
   renderMetricList();
   renderCharts(g);
   renderStudy();

@@ -318,6 +318,30 @@ export function missingFitReason(runs) {
     + 'Add sizes to the sweep for a law and its multiplier; the study table above still compares the sizes it has.';
 }
 
+// What sets two or more runs apart: their resolved configs (job.config_json) flattened to dot paths, each path
+// whose values are not all equal, in path order: [{path, values: [one per job, as text; '' where absent]}].
+export function configDiff(jobs) {
+  const flat = jobs.map((j) => {
+    const out = new Map();
+    const walk = (value, path) => {
+      if (value && typeof value === 'object' && !Array.isArray(value)) {
+        for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
+      } else {
+        out.set(path, JSON.stringify(value));
+      }
+    };
+    try {
+      walk(JSON.parse(j.config_json || '{}'), '');
+    } catch {
+      out.set('config', 'unreadable');
+    }
+    return out;
+  });
+  const paths = [...new Set(flat.flatMap((m) => [...m.keys()]))].sort();
+  return paths.map((path) => ({ path, values: flat.map((m) => m.get(path) ?? '') }))
+    .filter((row) => new Set(row.values).size > 1);
+}
+
 // A sweep's status in words, by the CLI's rule (cli/job_view.cpp, sweep_status; `gammalab sweeps` prints the same):
 // active until it has finished; then finished, cancelled, failed (no job succeeded) or partly failed.
 export function sweepStatus(sweep) {

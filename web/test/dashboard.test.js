@@ -808,6 +808,21 @@ test('jobs table: clear column names, sorting, filtering, a failed job\'s error 
   await page.click(toggle, { modifiers: ['Alt'] });
   await curves(JOBS);
 
+  // Two runs ticked: side by side, their final losses and the config fields that set them apart.
+  const [one, two] = [runs.find((r) => r.variant === 'baseline'), runs.find((r) => r.variant === 'unified')];
+  assert.ok(await page.isHidden('#compare-card'));
+  await page.check(`#jobs tbody tr[data-job-id="${one.id}"] input.compare`);
+  await page.check(`#jobs tbody tr[data-job-id="${two.id}"] input.compare`);
+  await waitInPage(() => !document.getElementById('compare-card').hidden);
+  assert.deepEqual(await page.$$eval('#compare thead th a', (els) => els.map((e) => e.textContent)), [one.name, two.name]);
+  const diffRows = await page.$$eval('#compare tr.diff', (trs) => trs.map((tr) => [tr.dataset.path, ...[...tr.cells].slice(1).map((td) => td.textContent)]));
+  assert.ok(diffRows.some(([path, a, b]) => path === 'scale.variant' && a === '"baseline"' && b === '"unified"'), JSON.stringify(diffRows));
+  assert.ok(!diffRows.some(([path]) => path === 'steps'), 'equal fields are left out');
+  assert.match(await page.evaluate(() => location.hash), new RegExp(`compare=${one.id}%2C${two.id}|compare=${one.id},${two.id}`));
+  await page.uncheck(`#jobs tbody tr[data-job-id="${one.id}"] input.compare`);
+  await waitInPage(() => document.getElementById('compare-card').hidden);
+  await page.uncheck(`#jobs tbody tr[data-job-id="${two.id}"] input.compare`);
+
   // A failed job's error in its row, found by filtering on it.
   await page.goto(`${base}/#/sweeps/${failedSweepId}`);
   // (the filter is typed once the sweep is shown: opening a sweep applies the address's settings to the page)

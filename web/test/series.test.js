@@ -5,7 +5,7 @@ import {
   appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
   meanSe, wallClock, studyTable, multipliers, ema, valueAt, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
-  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, missingFitReason, tQuantile975, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
+  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, missingFitReason, tQuantile975, configDiff, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
   pairedComparisons,
 } from '../series.js';
 import { REPORT, estimate } from './fit-report.js';
@@ -310,6 +310,17 @@ test('seedBand: min–max, ± one standard error, or Student\'s 95% interval of 
   assert.ok(Math.abs(ciHi[1] - (3 + 12.706)) < 1e-12 && Math.abs(ciLo[1] - (3 - 12.706)) < 1e-12, 't(0.975, 1) = 12.706');
   assert.deepEqual(seedBand([[[5], [7]]], 'ci95').slice(1), [[7], [7], [7]], 'one seed: no band');
   assert.ok(Math.abs(tQuantile975(60) - 2.0003) < 0.002);
+});
+
+test('configDiff: the dot paths whose values differ between runs, in order', () => {
+  const job = (config) => ({ config_json: JSON.stringify(config) });
+  const a = job({ seed: 0, optim: { lr: 0.001, name: 'adamw' }, scale: { variant: 'baseline' } });
+  const b = job({ seed: 1, optim: { lr: 0.003, name: 'adamw' }, scale: { variant: 'baseline' }, tokens: 5 });
+  assert.deepEqual(configDiff([a, b]), [
+    { path: 'optim.lr', values: ['0.001', '0.003'] },
+    { path: 'seed', values: ['0', '1'] },
+    { path: 'tokens', values: ['', '5'] }]);
+  assert.deepEqual(configDiff([a, a]), []);
 });
 
 test('stageJobs: the main stage by default, the tune trials alone, or both', () => {

@@ -814,6 +814,7 @@ test('jobs table: clear column names, sorting, filtering, a failed job\'s error 
   await page.check(`#jobs tbody tr[data-job-id="${one.id}"] input.compare`);
   await page.check(`#jobs tbody tr[data-job-id="${two.id}"] input.compare`);
   await waitInPage(() => !document.getElementById('compare-card').hidden);
+  await page.locator('#compare-card').screenshot({ path: join(resultsDir, 'compare.png') });
   assert.deepEqual(await page.$$eval('#compare thead th a', (els) => els.map((e) => e.textContent)), [one.name, two.name]);
   const diffRows = await page.$$eval('#compare tr.diff', (trs) => trs.map((tr) => [tr.dataset.path, ...[...tr.cells].slice(1).map((td) => td.textContent)]));
   assert.ok(diffRows.some(([path, a, b]) => path === 'scale.variant' && a === '"baseline"' && b === '"unified"'), JSON.stringify(diffRows));

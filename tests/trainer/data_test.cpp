@@ -97,5 +97,22 @@ TEST(Prepare, BpeThroughSentencePiece) {
   EXPECT_LT(r.train_tokens + r.val_tokens, 400 * 20);  // fewer tokens than bytes: merges happened
 }
 
+// The helper gets its arguments as they are, with no shell between: an output folder whose name holds a quote,
+// a space and a `$(...)` is a folder like any other, and nothing in its name runs.
+TEST(Prepare, BpeHelperArgumentsAreNeverShellText) {
+  TempDir in, out;
+  std::ofstream(in.path / "a.txt") << testing::generated_text(400, 3);
+  const auto canary = out.path / "ran";
+  PrepareOptions o;
+  o.inputs = {in.path / "a.txt"};
+  o.out = out.path / ("it's a $(touch " + canary.string() + ") dir");
+  o.tokenizer = "bpe";
+  o.vocab = 300;
+  const PrepareResult r = prepare_corpus(o);
+  EXPECT_EQ(r.vocab_size, 300);
+  EXPECT_TRUE(std::filesystem::exists(o.out / "tokenizer.model"));
+  EXPECT_FALSE(std::filesystem::exists(canary)) << "a command in the folder's name ran";
+}
+
 }  // namespace
 }  // namespace gammalab::trainer

@@ -4,11 +4,15 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <sstream>
+#include <system_error>
 
 #include "core/file_util.h"
 
@@ -45,15 +49,42 @@ std::string spm_binary() {
   throw std::runtime_error("gammalab-spm (the SentencePiece helper) not found; build it with libsentencepiece-dev");
 }
 
+// Runs gammalab-spm with `args` and returns what it printed. No shell and no file in between: each argument
+// reaches the helper as it is (a path holding a quote or a space is a path), and its output comes back on a
+// pipe, not through a temporary file that a link planted in the temporary directory could redirect.
 std::string run_spm(const std::vector<std::string>& args) {
-  const auto out_file = std::filesystem::temp_directory_path() / ("gammalab_spm_" + std::to_string(::getpid()) + ".out");
-  std::string cmd = "'" + spm_binary() + "'";
-  for (const auto& a : args) cmd += " '" + a + "'";
-  cmd += " > '" + out_file.string() + "'";
-  const int status = std::system(cmd.c_str());
-  std::string out = std::filesystem::exists(out_file) ? read_file(out_file) : "";
-  std::filesystem::remove(out_file);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("gammalab-spm " + args.front() + " failed");
+  const std::string binary = spm_binary();
+  std::vector<char*> argv{const_cast<char*>(binary.c_str())};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  int out_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "gammalab-spm: pipe");
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);  // dup2 clears close-on-exec
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::close(out_pipe[1]);
+  if (spawned != 0) {
+    ::close(out_pipe[0]);
+    throw std::system_error(spawned, std::generic_category(), "gammalab-spm: cannot start " + binary);
+  }
+  std::string out;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(out_pipe[0], buffer, sizeof buffer);
+    if (n > 0) {
+      out.append(buffer, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  ::close(out_pipe[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("gammalab-spm " + args.front() + " failed");
   return out;
 }
 

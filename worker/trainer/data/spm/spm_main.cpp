@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <sentencepiece_processor.h>
@@ -44,9 +45,12 @@ int main(int argc, char** argv) {
       std::ofstream out(corpus, std::ios::binary);
       for (const auto& d : docs) out << d << '\n';
     }
-    const std::string args = "--input=" + corpus + " --model_prefix=" + argv[3] + " --vocab_size=" + argv[4] +
-                             " --model_type=bpe --character_coverage=1.0 --byte_fallback=true"
-                             " --max_sentence_length=1000000 --minloglevel=2";
+    // Named arguments, not one flags string: the string form splits on spaces, so a path with one in it would
+    // be cut in two.
+    const std::unordered_map<std::string, std::string> args = {
+        {"input", corpus}, {"model_prefix", argv[3]}, {"vocab_size", argv[4]}, {"model_type", "bpe"},
+        {"character_coverage", "1.0"}, {"byte_fallback", "true"}, {"max_sentence_length", "1000000"},
+        {"minloglevel", "2"}};
     const auto status = sentencepiece::SentencePieceTrainer::Train(args);
     std::remove(corpus.c_str());
     if (!status.ok()) {

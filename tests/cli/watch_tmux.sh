@@ -75,6 +75,9 @@ check() {
   pane=$(tmux -L "$socket" capture-pane -p -t "s$size") || fail "capture $size"
   if grep -q '^WATCH-EXIT=' <<<"$pane"; then echo done; return; fi
   grep -q ': 30/30 done, finished' <<<"$pane" && return 0  # the final table, being printed on the normal screen
+  # Off the alternate screen: the final table is being printed, and in 24 rows it scrolls its sweep line away
+  # before the exit line comes.
+  [ "$(tmux -L "$socket" display -p -t "s$size" '#{alternate_on}')" = 1 ] || return 0
   [ -n "$(tr -d '[:space:]' <<<"$pane")" ] || return 0  # not drawn yet
   joined=$(tmux -L "$socket" capture-pane -p -J -t "s$size")
   head -1 <<<"$pane" | grep -q "^sweep $sweep 'watch-terminal" || fail "$size: the frame does not start at the top:"$'\n'"$pane"

@@ -37,13 +37,16 @@ function axis(label, formatter, { log = false, scale = 'x', gap = 44, record = n
     values: (u, splits) => {
       let labels = labelsOf(splits);
       if (log) {
-        let last = -Infinity;
-        labels = labels.map((text, k) => {
-          const at = u.valToPos(splits[k], scale);
-          if (!text || Math.abs(at - last) < gap) return '';
-          last = at;
-          return text;
-        });
+        // Labels closer than `gap` to one already kept go blank; decades are kept first, so 10k is never
+        // the label that gives way to 9000.
+        const at = splits.map((v) => u.valToPos(v, scale));
+        const decade = splits.map((v) => Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9);
+        const kept = [];
+        const order = splits.map((_, k) => k).sort((a, b) => Number(decade[b]) - Number(decade[a]) || a - b);
+        for (const k of order) {
+          if (labels[k] && kept.every((j) => Math.abs(at[j] - at[k]) >= gap)) kept.push(k);
+        }
+        labels = labels.map((text, k) => (kept.includes(k) ? text : ''));
       }
       record?.(labels.filter(Boolean));
       return labels;
@@ -211,32 +214,27 @@ export class LossChart extends Chart {
     }
     figure.dataset.readout = JSON.stringify(rows.map(({ label, x: rx, y }) => ({ label, x: rx, y })));
     if (!rows.length) return;
-    const head = document.createElement('span');
-    head.className = 'readout-x';
-    head.textContent = `${u.series[0].label} ${si(x)}`;
-    el.append(head);
     // One line whatever the number of curves, so the chart below never moves: the READOUT_ITEMS curves
-    // nearest the pointer's height, highest value first as they lie on the chart, then how many more there
-    // are (the full list is figure.dataset.readout).
+    // nearest the pointer's height, highest value first as they lie on the chart, each cut with an ellipsis
+    // where the line is short. How many there are in all comes first, where a narrow chart cannot cut it off
+    // (the full list is figure.dataset.readout).
     const top = u.cursor.top;
     const y = top === undefined || top === null || top < 0 ? null : u.posToVal(top, 'y');
     if (y !== null) rows.sort((a, b) => Math.abs((a.y ?? Infinity) - y) - Math.abs((b.y ?? Infinity) - y));
-    const hidden = Math.max(0, rows.length - READOUT_ITEMS);
     const shown = rows.slice(0, READOUT_ITEMS).sort((a, b) => (b.y ?? -Infinity) - (a.y ?? -Infinity));
+    const head = document.createElement('span');
+    head.className = 'readout-x';
+    head.textContent = `${u.series[0].label} ${si(x)}${rows.length > shown.length ? ` · ${shown.length} nearest of ${rows.length}:` : ''}`;
+    el.append(head);
     for (const r of shown) {
       const item = document.createElement('span');
       item.className = 'readout-item';
       const sw = document.createElement('span');
       sw.className = 'swatch';
       sw.style.background = r.colour;
-      item.append(sw, `${r.label} ${r.y === null ? 'NaN' : r.y.toPrecision(5)}`);
+      // The value before the name, so a cut name never takes the number with it.
+      item.append(sw, `${r.y === null ? 'NaN' : r.y.toPrecision(5)} ${r.label}`);
       el.append(item);
-    }
-    if (hidden) {
-      const more = document.createElement('span');
-      more.className = 'readout-more';
-      more.textContent = `+${hidden} more`;
-      el.append(more);
     }
   }
 }

@@ -532,7 +532,7 @@ max_attempts: 2
       assert.ok(Math.abs(r.y - expected) < 1e-9, `${r.label} at step ${r.x}: readout ${r.y}, data ${expected}`);
     }
     const baselineRow = rows.find((r) => r.label.startsWith('baseline'));
-    assert.ok((await page.textContent('#chart-train .readout')).includes(`baseline tiny-0.03m (2 seeds) ${baselineRow.y.toPrecision(5)}`));
+    assert.ok((await page.textContent('#chart-train .readout')).includes(`${baselineRow.y.toPrecision(5)} baseline tiny-0.03m (2 seeds)`));
     assert.equal(await plotTop(), restingTop, `at ${fraction} of the x axis the readout moved the chart`);
   }
   await page.mouse.move(0, 0);

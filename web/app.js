@@ -320,11 +320,12 @@ function chartCurves(metric, panelJobs, g) {
   }));
 }
 
-function renderCharts(g) {
+// tableJobs: the jobs the table's filter keeps (filteredJobs, computed once per render for the table and the charts).
+function renderCharts(g, tableJobs) {
   // The stage control shows where there is a tune stage; its default leaves the tune trials out, as the study does.
   $('stage-control').hidden = !state.jobs.some((j) => j.stage === 'tune');
   // The runs of the chosen stage that the jobs table's filter keeps: the table and the charts show the same runs.
-  const staged = filteredJobs(stageJobs(state.jobs, settings.stage), g.colourOf);
+  const staged = stageJobs(tableJobs, settings.stage);
   $('charts-filter-note').hidden = !settings.filter;
   $('charts-filter-note').textContent = settings.filter
     ? `The jobs table's filter "${settings.filter}" applies: ${staged.length} runs drawn.` : '';
@@ -539,7 +540,7 @@ function filteredJobs(jobs, colourOf) {
   return filterRows(jobs, (j) => [...cols.map((c) => c.get(j)), j.error], settings.filter);
 }
 
-function renderJobs({ colourOf }) {
+function renderJobs({ colourOf }, tableJobs) {
   const cols = jobColumns(colourOf);
   const table = $('jobs');
   fill(table.tHead, h('tr', {}, cols.map((c) => h('th', {
@@ -551,7 +552,7 @@ function renderJobs({ colourOf }) {
       changed();
     },
   }, c.head))));
-  let rows = filteredJobs(state.jobs, colourOf);
+  let rows = tableJobs;
   const by = cols.find((c) => c.key === settings.sort);
   if (by) rows = sortRows(rows, by.sortBy || by.get, settings.desc);
   fill(table.tBodies[0], rows.map((j) => h('tr', { dataset: { jobId: j.id, state: j.state } },
@@ -693,10 +694,11 @@ function render() {
   renderSweepHead();
   const g = groupsBy(settings.groupBy);
   renderLegend(g);
-  renderJobs(g);
+  const tableJobs = filteredJobs(state.jobs, g.colourOf);
+  renderJobs(g, tableJobs);
   renderCompare();
   renderMetricList();
-  renderCharts(g);
+  renderCharts(g, tableJobs);
   renderStudy();
   renderTune();
   renderScaling();

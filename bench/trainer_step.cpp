@@ -1,7 +1,9 @@
 // Trainer step time (forward + backward + clip + AdamW) for baseline and unified, and tiny-0.1m throughput.
-// Prints ms/step, tokens/s and the unified/baseline ratio measured in the same run.
+// Prints ms/step, tokens/s and the unified/baseline ratio measured in the same run, and with --peak-tflops the model
+// FLOPs utilisation (MFU, PaLM's convention: 6·N + 12·L·d·T FLOPs per token, N the matrices' parameters a token
+// passes through, against the device's dense peak).
 //   bench_trainer_step [--threads N] [--steps N] [--batch-tokens N] [--compare P...] [--preset P --variant V]
-//                      [--device cpu|cuda] [--dtype float32|bfloat16]
+//                      [--device cpu|cuda] [--dtype float32|bfloat16] [--peak-tflops F]
 // Baseline and unified steps alternate, and each figure is the median over steps, so load from other processes
 // on a shared machine falls on both alike. On CPU the ratio is taken on the process CPU time; on CUDA each step
 // ends with a device synchronisation and the wall time counts.
@@ -85,10 +87,25 @@ struct Subject {
     wall_ms.push_back(1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
 
-  void print() const {
-    const double wall = median(wall_ms);
-    std::printf("%-10s %-9s %10.2f %12.0f %12.2f %12.2f\n", preset.c_str(), variant.c_str(), wall,
-                1000.0 * double(config.batch_tokens) / wall, median(cpu_ms), median(optimizer_ms));
+  // Training FLOPs per token: 6 per weight of each matrix a token passes through (forward and backward; under
+  // MoE the top_k of n_experts experts), plus attention's scores and mixing, 12·L·d·T.
+  double flops_per_token() const {
+    const ModelSpec& m = config.model;
+    double weights = 0;
+    for (const Param& p : model->store().params()) {
+      if (p.kind == ParamKind::Embedding || p.is_scale()) continue;
+      const bool expert = p.name.find(".experts.") != std::string::npos;
+      weights += double(p.tensor.numel()) * (expert ? double(m.moe.top_k) / double(m.moe.n_experts) : 1.0);
+    }
+    return 6.0 * weights + 12.0 * double(m.n_layers) * double(m.d_model) * double(m.seq_len);
+  }
+
+  void print(double peak_tflops) const {
+    const double wall = median(wall_ms), tokens_per_s = 1000.0 * double(config.batch_tokens) / wall;
+    std::printf("%-10s %-9s %10.2f %12.0f %12.2f %12.2f", preset.c_str(), variant.c_str(), wall, tokens_per_s,
+                median(cpu_ms), median(optimizer_ms));
+    if (peak_tflops > 0) std::printf(" %7.1f%%", 100.0 * tokens_per_s * flops_per_token() / (peak_tflops * 1e12));
+    std::printf("\n");
   }
 };
 
@@ -121,6 +138,9 @@ int main(int argc, char** argv) {
   app.add_option("--dtype", dtype, "float32, or bfloat16 (autocast, CUDA only)")
       ->capture_default_str()
       ->check(CLI::IsMember({"float32", "bfloat16"}));
+  double peak_tflops = 0;
+  app.add_option("--peak-tflops", peak_tflops, "the device's dense peak in TFLOP/s at --dtype: adds an MFU column")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   if (device_name == "cuda" && !torch::cuda::is_available()) {
     std::fprintf(stderr, "--device cuda: no CUDA device is available to this LibTorch\n");
@@ -136,24 +156,24 @@ int main(int argc, char** argv) {
   set_cpu_threads(threads);
   std::printf("%s %s, threads %d, batch %lld tokens, %d timed steps, medians\n", device_name.c_str(), dtype.c_str(),
               threads, static_cast<long long>(batch_tokens), steps);
-  std::printf("%-10s %-9s %10s %12s %12s %12s\n", "preset", "variant", "ms/step", "tokens/s", "cpu ms/step",
-              "optimizer ms");
+  std::printf("%-10s %-9s %10s %12s %12s %12s%s\n", "preset", "variant", "ms/step", "tokens/s", "cpu ms/step",
+              "optimizer ms", peak_tflops > 0 ? "      MFU" : "");
   if (!only_preset.empty()) {
     Subject s(only_preset, only_variant, batch_tokens, device);
     run_interleaved({&s}, steps);
-    s.print();
+    s.print(peak_tflops);
     return 0;
   }
   if (app.count("--compare") == 0) {
     Subject tiny("tiny-0.1m", "baseline", batch_tokens, device);
     run_interleaved({&tiny}, steps);
-    tiny.print();
+    tiny.print(peak_tflops);
   }
   for (const std::string& preset : compare) {
     Subject base(preset, "baseline", batch_tokens, device), uni(preset, "unified", batch_tokens, device);
     run_interleaved({&base, &uni}, steps);
-    base.print();
-    uni.print();
+    base.print(peak_tflops);
+    uni.print(peak_tflops);
     std::printf("%-10s unified/baseline ratio: wall %.3f, cpu %.3f\n", preset.c_str(),
                 median(uni.wall_ms) / median(base.wall_ms), median(uni.cpu_ms) / median(base.cpu_ms));
   }

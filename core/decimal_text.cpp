@@ -2,6 +2,7 @@
 #include "core/decimal_text.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -69,6 +70,8 @@ std::optional<long long> decimal_integer(std::string_view text) {
 }
 
 std::string number_text(double v) {
+  // A NaN's sign bit means nothing, and which one an operation leaves differs between LibTorch versions.
+  if (std::isnan(v)) return "nan";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.10g", v);
   return buf;

@@ -20,20 +20,34 @@ if [ -x "$build/bench/bench_http_dashboard_fixture" ]; then
   node web/tools/dashboard-draw.js --build "$build"
 fi
 
-# Ours against PyTorch eager on the same shapes, batch and steps (bench/reference/llama_ref.py; Debian's
-# python3-torch is built from the same source as the libtorch-dev the trainer links).
-py=python3
-"$py" -c 'import torch' 2>/dev/null || py=/usr/bin/python3
-if [ -x "$build/bench/bench_trainer_step" ] && "$py" -c 'import torch' 2>/dev/null; then
+# Ours against PyTorch on the same shapes, batch and steps, one thread (bench/reference/llama_ref.py): eager on
+# Debian's python3-torch 1.13 (built from the same source as the libtorch-dev the trainer links), and eager and
+# torch.compile on the PyTorch 2.x of `make deps`' Python environment. Ours is measured between them, in the
+# same run, so each ratio's two sides saw the same machine load.
+if [ -x "$build/bench/bench_trainer_step" ]; then
   echo "== pytorch_reference (tiny-2m baseline, 4096 tokens/step, 20 steps, 1 thread)"
+  reference() {  # python [--compile] -> ms/step, printing its line
+    local line
+    line=$(OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 "$@" bench/reference/llama_ref.py --preset configs/models/tiny-2m.yaml \
+             --steps 20 --batch-tokens 4096 --threads 1 "${compile[@]}") || return 1
+    echo "$line" >&2
+    echo "$line" | sed -n 's/.*: \([0-9.]*\) ms\/step$/\1/p'
+  }
+  compile=()
+  py2="${XDG_CACHE_HOME:-$HOME/.cache}/gammalab/python/bin/python3"
+  eager113=$(reference /usr/bin/python3 || true)
   ours=$(OPENBLAS_NUM_THREADS=1 "$build/bench/bench_trainer_step" --preset tiny-2m --variant baseline --steps 20 \
            --batch-tokens 4096 --threads 1 | awk '$1 == "tiny-2m" {print $3}')
-  ref_line=$(OPENBLAS_NUM_THREADS=1 "$py" bench/reference/llama_ref.py --preset configs/models/tiny-2m.yaml \
-               --steps 20 --batch-tokens 4096 --threads 1)
-  ref=$(echo "$ref_line" | sed -n 's/.*: \([0-9.]*\) ms\/step$/\1/p')
-  echo "$ref_line"
   echo "gammalab-train: $ours ms/step"
-  awk -v o="$ours" -v r="$ref" 'BEGIN { printf "ours / pytorch eager: %.2f\n", o / r }'
-else
-  echo "== pytorch_reference: skipped (needs bench_trainer_step and a python3 with torch: Debian's python3-torch)"
+  eager2=$( [ -x "$py2" ] && reference "$py2" || true)
+  compile=(--compile)
+  compiled2=$( [ -x "$py2" ] && reference "$py2" || true)
+  for pair in "pytorch 1.13 eager:$eager113" "pytorch 2.x eager:$eager2" "pytorch 2.x torch.compile:$compiled2"; do
+    name=${pair%%:*} ms=${pair#*:}
+    if [ -n "$ms" ]; then
+      awk -v o="$ours" -v r="$ms" -v n="$name" 'BEGIN { printf "ours / %s: %.2f\n", n, o / r }'
+    else
+      echo "ours / $name: not measured (no such python with torch: make deps installs both)"
+    fi
+  done
 fi

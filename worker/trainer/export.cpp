@@ -5,8 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "worker/trainer/checkpoint.h"
 #include "core/file_util.h"
+#include "worker/trainer/checkpoint.h"
+#include "worker/trainer/hf_model/sources.h"
 #include "worker/trainer/safetensors.h"
 
 namespace gammalab::trainer {
@@ -83,8 +84,9 @@ void fold_scales(Model& model) {
   if (model.final_norm() >= 0) reset_to_ones(store, store.scales()[static_cast<std::size_t>(model.final_norm())]);
 }
 
-void export_hf(const Model& model, const std::filesystem::path& out) {
-  if (auto why = export_blocker(model)) throw std::runtime_error("cannot export as LlamaForCausalLM: " + *why);
+namespace {
+
+void export_llama(const Model& model, const std::filesystem::path& out) {
   at::NoGradGuard no_grad;
   const ParamStore& store = model.store();
   const ModelSpec& m = model.model_spec();
@@ -126,12 +128,74 @@ void export_hf(const Model& model, const std::filesystem::path& out) {
   write_file_atomic(out / "config.json", config.dump(2) + "\n");
 }
 
-void export_checkpoint(const JobConfig& config, const std::filesystem::path& ckpt_dir, const std::filesystem::path& out) {
+// Every parameter as trained, named by the custom-code model's modules: a matrix X is model.X.weight (lm_head
+// stays lm_head.weight), a scale vector S is model.S.alpha and, for OR/ER, model.S.beta.
+void export_gammalab(const Model& model, const std::filesystem::path& out) {
+  at::NoGradGuard no_grad;
+  const ParamStore& store = model.store();
+  const ModelSpec& m = model.model_spec();
+  const ScaleSpec& s = model.scale_spec();
+  SafeTensors st;
+  for (const Param& p : store.params()) {
+    std::string name;
+    if (p.is_scale()) {
+      name = "model." + store.scales()[static_cast<std::size_t>(p.scale)].name +
+             (p.kind == ParamKind::ScaleAlpha ? ".alpha" : ".beta");
+    } else {
+      name = p.kind == ParamKind::LmHead ? "lm_head.weight" : "model." + p.name + ".weight";
+    }
+    st.tensors.emplace_back(name, p.tensor.detach().to(at::kCPU).to(at::kFloat).contiguous());
+  }
+  st.metadata["format"] = "pt";
+  const bool moe = m.moe.n_experts > 0;
+  const nlohmann::json config = {
+      {"architectures", {"GammalabForCausalLM"}}, {"model_type", "gammalab"},
+      {"auto_map", {{"AutoConfig", "configuration_gammalab.GammalabConfig"},
+                    {"AutoModelForCausalLM", "modeling_gammalab.GammalabForCausalLM"}}},
+      {"hidden_size", m.d_model}, {"intermediate_size", moe && m.moe.expert_ffn > 0 ? m.moe.expert_ffn : m.ffn()},
+      {"num_attention_heads", m.n_heads}, {"num_key_value_heads", m.kv_heads()},
+      {"num_hidden_layers", m.n_layers}, {"vocab_size", m.vocab_size}, {"rms_norm_eps", m.norm_eps},
+      {"rope_theta", m.rope_theta}, {"max_position_embeddings", m.seq_len},
+      {"scale_sharing", enum_name(s.sharing)}, {"scale_placement", enum_name(s.placement)},
+      {"scale_param", enum_name(s.param)}, {"dnp_per_head", s.dnp_per_head}, {"qk_norm", m.qk_norm},
+      {"num_experts", m.moe.n_experts}, {"num_experts_per_tok", m.moe.top_k},
+      {"router_scale", m.moe.router_scale}, {"tie_word_embeddings", false}, {"torch_dtype", "float32"},
+      {"gammalab", {{"variant", s.variant}, {"preset", m.preset}}}};
+  std::filesystem::create_directories(out);
+  write_safetensors(out / "model.safetensors", st);
+  write_file_atomic(out / "configuration_gammalab.py", hf_model::kConfigurationPy);
+  write_file_atomic(out / "modeling_gammalab.py", hf_model::kModelingPy);
+  write_file_atomic(out / "config.json", config.dump(2) + "\n");
+}
+
+}  // namespace
+
+ExportLayout parse_export_layout(const std::string& name) {
+  if (name == "auto") return ExportLayout::Auto;
+  if (name == "llama") return ExportLayout::Llama;
+  if (name == "gammalab") return ExportLayout::Gammalab;
+  throw std::invalid_argument("--layout: '" + name + "' is not a layout (auto, llama or gammalab)");
+}
+
+ExportLayout export_hf(const Model& model, const std::filesystem::path& out, ExportLayout layout) {
+  const auto blocker = export_blocker(model);
+  if (layout == ExportLayout::Auto) layout = blocker ? ExportLayout::Gammalab : ExportLayout::Llama;
+  if (layout == ExportLayout::Llama) {
+    if (blocker) throw std::runtime_error("cannot export as LlamaForCausalLM: " + *blocker + " (--layout gammalab can)");
+    export_llama(model, out);
+  } else {
+    export_gammalab(model, out);
+  }
+  return layout;
+}
+
+ExportLayout export_checkpoint(const JobConfig& config, const std::filesystem::path& ckpt_dir,
+                               const std::filesystem::path& out, ExportLayout layout) {
   const auto file = latest_checkpoint(ckpt_dir);
   if (!file) throw std::runtime_error("no checkpoint in " + ckpt_dir.string());
   Model model(config.model, config.scale);
   load_checkpoint(*file, model, nullptr, &std::cerr);
-  export_hf(model, out);
+  return export_hf(model, out, layout);
 }
 
 std::unique_ptr<Model> load_hf(const std::filesystem::path& dir) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <torch/version.h>
 
 #include "core/config_error.h"
 #include "core/config_paths.h"
@@ -103,10 +104,16 @@ int cmd_prepare(const PrepareOptions& o) {
 
 struct DescribeArgs {
   std::string config, preset, variant = "baseline";
-  bool json = false;
+  bool json = false, variants = false;
 };
 
 int cmd_describe(const DescribeArgs& a) {
+  if (a.variants) {
+    const std::vector<std::string> names = variant_names();
+    for (std::size_t i = 0; i < names.size(); ++i) std::cout << (i ? " " : "") << names[i];
+    std::cout << "\n";
+    return 0;
+  }
   JobConfig c;
   if (!a.config.empty()) {
     c = load_job(a.config);
@@ -122,13 +129,16 @@ int cmd_describe(const DescribeArgs& a) {
 }
 
 struct ExportArgs {
-  std::string config, ckpt_dir, out;
+  std::string config, ckpt_dir, out, layout = "auto";
 };
 
 int cmd_export(const ExportArgs& a) {
   const JobConfig c = load_job(a.config);
-  export_checkpoint(c, a.ckpt_dir, a.out);
-  std::cerr << "exported to " << a.out << "\n";
+  const ExportLayout written = export_checkpoint(c, a.ckpt_dir, a.out, parse_export_layout(a.layout));
+  std::cerr << "exported to " << a.out << " as "
+            << (written == ExportLayout::Llama ? "LlamaForCausalLM"
+                                               : "GammalabForCausalLM (custom code: load with trust_remote_code=True)")
+            << "\n";
   return 0;
 }
 
@@ -137,6 +147,11 @@ int cmd_export(const ExportArgs& a) {
 int main(int argc, char** argv) {
   CLI::App app{"gammalab-train: pre-train a Llama with any scale-vector variant, prepare corpora, export weights"};
   app.require_subcommand(1);
+  // The LibTorch it was built against, beside its own version: what a result depends on.
+  app.set_version_flag("--version", std::string("gammalab-train ") + GAMMALAB_VERSION + " (commit " + GAMMALAB_COMMIT +
+                                        ", LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." +
+                                        std::to_string(TORCH_VERSION_MINOR) + "." + std::to_string(TORCH_VERSION_PATCH) +
+                                        ")");
 
   RunArgs run;
   CLI::App* run_cmd = app.add_subcommand("run", "train one job; JSON metric lines on stdout");
@@ -182,10 +197,13 @@ int main(int argc, char** argv) {
   auto* describe_config = describe_cmd->add_option("config", describe.config, "job config (JSON)");
   auto* describe_preset = describe_cmd->add_option("--preset", describe.preset, "model preset name (configs/models)");
   describe_cmd->add_option("--variant", describe.variant, "scale-vector variant, with --preset")->capture_default_str();
+  describe_cmd->add_flag("--variants", describe.variants, "print the names of the variants, one line");
   describe_cmd->add_flag("--json", describe.json, "print the resolved job config (model and scale-vector axes) as JSON");
   describe_config->excludes(describe_preset);
   describe_cmd->callback([&] {
-    if (describe.config.empty() && describe.preset.empty()) throw CLI::RequiredError("CONFIG or --preset");
+    if (describe.config.empty() && describe.preset.empty() && !describe.variants) {
+      throw CLI::RequiredError("CONFIG or --preset");
+    }
   });
 
   ExportArgs exp;
@@ -193,6 +211,10 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--config", exp.config, "job config (JSON)")->required()->check(CLI::ExistingFile);
   export_cmd->add_option("--ckpt-dir", exp.ckpt_dir, "checkpoint directory")->required()->check(CLI::ExistingDirectory);
   export_cmd->add_option("--out", exp.out, "output directory")->required();
+  export_cmd->add_option("--layout", exp.layout,
+                         "auto: LlamaForCausalLM when the variant folds into it, else custom code; llama; gammalab "
+                         "(custom code for any variant, parameters as trained)")
+      ->check(CLI::IsMember({"auto", "llama", "gammalab"}));
 
   try {
     app.parse(argc, argv);

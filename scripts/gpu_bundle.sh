@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Downloads, into .gpu-deps/, the Debian packages that the trainer-only build needs and a GPU machine with PyTorch
 # (but no Debian development packages, and no network) lacks: headers and small libraries for core, the trainer,
-# its tests and benchmarks. scripts/gpu_check.sh unpacks them there. Run here, where apt works; carry .gpu-deps.
+# its tests and benchmarks. scripts/gpu_check.sh unpacks them there. Also two wheels from the Python package index,
+# the CUDA headers that LibTorch's own CUDA headers include and that pip installs with torch only on request
+# (cmake/torch.cmake), for the CUDA version of the PyTorch pinned in scripts/python-requirements.txt; gpu_check.sh
+# installs them into that machine's PyTorch environment when it lacks them. Run here, where apt and pip work;
+# carry .gpu-deps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,4 +21,8 @@ mkdir -p .gpu-deps
 cd .gpu-deps
 rm -f ./*.deb
 apt-get download "${packages[@]}"
-echo "gpu_bundle: $(ls ./*.deb | wc -l) packages in .gpu-deps ($(du -sh . | cut -f1))"
+mkdir -p wheels
+rm -f wheels/*.whl
+python3 -m pip download --quiet --disable-pip-version-check --no-deps --dest wheels \
+  $(grep -E '^nvidia-cuda-(crt|cccl)==' ../scripts/python-requirements.txt)
+echo "gpu_bundle: $(ls ./*.deb | wc -l) packages and $(ls wheels/*.whl | wc -l) wheels in .gpu-deps ($(du -sh . | cut -f1))"

@@ -39,6 +39,17 @@ debs=(.gpu-deps/*.deb)
 for f in "${debs[@]}"; do dpkg-deb -x "$f" "$prefix" || { note "cannot unpack $f"; exit 1; }; done
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
+# The CUDA headers that LibTorch's CUDA headers include, from the bundle's wheels, when this PyTorch environment
+# lacks them and no CUDA toolkit is there (cmake/torch.cmake).
+has() { "$python" -m pip show "$1" >/dev/null 2>&1; }
+if ! command -v nvcc >/dev/null && [ -d .gpu-deps/wheels ] && ! { has nvidia-cuda-crt && has nvidia-cuda-cccl; }; then
+  if "$python" -m pip install --quiet --no-index --no-deps .gpu-deps/wheels/*.whl > "$out/wheels.log" 2>&1; then
+    note "installed $(ls .gpu-deps/wheels | tr '\n' ' ')into the environment of $python"
+  else
+    note "could not install the CUDA header wheels of .gpu-deps/wheels (wheels.log)"
+  fi
+fi
+
 torch_prefix=${TORCH_CMAKE_PREFIX:-$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)}
 [ -n "$torch_prefix" ] || { note "no LibTorch: set TORCH_CMAKE_PREFIX or PYTHON to a python with torch"; exit 1; }
 "$python" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda,

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <torch/cuda.h>
+
 #include "core/exit_codes.h"
 #include "core/metric.h"
 #include "tests/trainer/trainer_test_util.h"
@@ -259,6 +261,26 @@ TEST(Cli, BadConfigExitsWithTheConfigStatusNamingTheField) {
   const auto [code, text] = run_cli("run --config " + config_file.string(), dir.path);
   EXPECT_EQ(code, exit_codes::kConfigError);
   EXPECT_NE(text.find("model.n_heads"), std::string::npos) << text;
+}
+
+// `device: cuda` where this LibTorch sees no GPU (a CPU build, or a CUDA build on a machine without one) is a
+// configuration error naming the field, not a crash or a silent CPU run; where a GPU is visible, the job runs.
+TEST(Cli, CudaWithoutAGpuIsAConfigErrorNamingTheDevice) {
+  TempDir dir;
+  write_byte_corpus(dir.path, 400);
+  JobConfig c = tiny_job(dir.path);
+  c.steps = 2;
+  c.schedule.warmup_steps = 0;
+  c.device = DeviceKind::Cuda;
+  const auto config_file = dir.path / "job.json";
+  std::ofstream(config_file) << to_json(c).dump();
+  const auto [code, text] = run_cli("run --config " + config_file.string(), dir.path);
+  if (torch::cuda::is_available()) {
+    EXPECT_EQ(code, 0) << text;
+  } else {
+    EXPECT_EQ(code, exit_codes::kConfigError) << text;
+    EXPECT_NE(text.find("device: cuda requested but no CUDA device is available"), std::string::npos) << text;
+  }
 }
 
 // A model that does not fit the memory the trainer may use is permanent as well (core/exit_codes.h): 71, with

@@ -56,10 +56,9 @@ torch_prefix=${TORCH_CMAKE_PREFIX:-$("$python" -c 'import torch; print(torch.uti
       torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU")' 2>/dev/null | tee -a "$summary"
 note "device $device, LibTorch at $torch_prefix, $(nproc) cores"
 
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
-# Ceres, gRPC, SQLite and spdlog made unfindable: the trainer-only build must not need them.
-if ! cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DGAMMALAB_SERVICES=OFF \
+# The README's trainer-only build (its two commands), with the tests and benchmarks; Ceres, gRPC, SQLite and
+# spdlog made unfindable: the trainer-only build must not need them.
+if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGAMMALAB_SERVICES=OFF \
     -DGAMMALAB_TESTS=ON -DGAMMALAB_BENCH=ON -DCMAKE_PREFIX_PATH="$torch_prefix;$prefix/usr" \
     -DCMAKE_DISABLE_FIND_PACKAGE_Ceres=ON -DCMAKE_DISABLE_FIND_PACKAGE_gRPC=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON -DCMAKE_DISABLE_FIND_PACKAGE_spdlog=ON > "$out/configure.log" 2>&1; then

@@ -31,6 +31,8 @@ std::filesystem::path config_root() {
 
 std::filesystem::path model_preset_dir() { return config_root() / "models"; }
 
+std::filesystem::path variant_presets_file() { return config_root() / "variants.yaml"; }
+
 std::filesystem::path dashboard_files_dir() { return shipped_files_root() / "web"; }
 
 }  // namespace gammalab

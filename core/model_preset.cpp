@@ -5,9 +5,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <map>
 
 #include "core/config_error.h"
+#include "core/config_paths.h"
 #include "core/yaml_json.h"
 
 namespace gammalab {
@@ -45,62 +45,77 @@ std::vector<std::string> list_model_presets(const std::filesystem::path& dir) {
   return names;
 }
 
+// Each entry: the four scale axes (all four required, read as a ScaleSpec so that a wrong value is named as any
+// config's would be), optionally qk_norm, and the paper section.
+std::vector<VariantPreset> read_variant_presets(const std::filesystem::path& file) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file.string());
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(file.string(), e.what());
+  }
+  if (!root.IsMap()) throw ConfigError(file.string(), "expected a map from variant names to their axes");
+  std::vector<VariantPreset> presets;
+  for (const auto& entry : root) {
+    VariantPreset preset;
+    preset.name = entry.first.as<std::string>();
+    const std::string where = file.string() + ": " + preset.name;
+    nlohmann::json axes = yaml_to_json(entry.second);
+    if (!axes.is_object()) throw ConfigError(where, "expected a map of the variant's axes");
+    for (const char* axis : {"sharing", "placement", "param", "decay"}) {
+      if (!axes.contains(axis)) throw ConfigError(where + "." + axis, "missing: every variant sets all four axes");
+    }
+    if (axes.contains("qk_norm")) {
+      if (!axes["qk_norm"].is_boolean()) throw ConfigError(where + ".qk_norm", "expected true or false");
+      preset.qk_norm = axes["qk_norm"].get<bool>();
+      axes.erase("qk_norm");
+    }
+    if (axes.contains("paper")) {
+      if (!axes["paper"].is_string()) throw ConfigError(where + ".paper", "expected text");
+      preset.paper = axes["paper"].get<std::string>();
+      axes.erase("paper");
+    }
+    preset.scale = scale_spec_from_json(axes, where);
+    preset.scale.variant = preset.name;
+    presets.push_back(std::move(preset));
+  }
+  return presets;
+}
+
 namespace {
 
-// What each variant sets (docs/variants.md, Variants): its four scale axes, and for a control arm the model switch
-// that sets it apart from the baseline.
-struct VariantAxes {
-  Sharing sharing;
-  Placement placement;
-  ScaleParam param;
-  ScaleDecay decay;
-  bool qk_norm = false;
-};
-
-const VariantAxes* find_variant(const std::string& name) {
-  using enum Sharing;
-  using enum Placement;
-  using enum ScaleParam;
-  static const std::map<std::string, VariantAxes> presets = {
-      {"none", {None, Before, Plain, ScaleDecay::None}},
-      {"baseline", {Shared, Before, Plain, ScaleDecay::None}},
-      {"hg", {Branch, Before, Plain, ScaleDecay::None}},
-      {"ap", {Shared, After, Plain, ScaleDecay::None}},
-      {"dp", {Shared, Dual, Plain, ScaleDecay::None}},
-      {"dnp", {Shared, DualNorm, Plain, ScaleDecay::None}},
-      {"or", {Shared, Before, MagDirOrig, ScaleDecay::None}},
-      {"er", {Shared, Before, MagDirExp, ScaleDecay::None}},
-      {"iwd", {Shared, Before, Plain, ScaleDecay::InputOnly}},
-      {"unified", {Branch, DualNorm, MagDirOrig, ScaleDecay::InputOnly}},
-      {kQkNormControl, {Shared, Before, Plain, ScaleDecay::None, /*qk_norm=*/true}},
-  };
-  const auto it = presets.find(name);
-  return it == presets.end() ? nullptr : &it->second;
+const VariantPreset* find_variant(const std::string& name) {
+  for (const VariantPreset& preset : variant_presets()) {
+    if (preset.name == name) return &preset;
+  }
+  return nullptr;
 }
 
 }  // namespace
 
+const std::vector<VariantPreset>& variant_presets() {
+  // Read once per process; a failed read throws and is tried again at the next call.
+  static const std::vector<VariantPreset> presets = read_variant_presets(variant_presets_file());
+  return presets;
+}
+
 ScaleSpec variant_preset(const std::string& name) {
-  const VariantAxes* axes = find_variant(name);
-  if (axes == nullptr) {
+  const VariantPreset* preset = find_variant(name);
+  if (preset == nullptr) {
     throw ConfigError("scale.variant", "unknown variant '" + name + "' (known: " + absl::StrJoin(variant_names(), ", ") + ")");
   }
-  ScaleSpec s;
-  s.variant = name;
-  s.sharing = axes->sharing;
-  s.placement = axes->placement;
-  s.param = axes->param;
-  s.decay = axes->decay;
-  return s;
+  return preset->scale;
 }
 
 bool variant_sets_qk_norm(const std::string& variant) {
-  const VariantAxes* axes = find_variant(variant);
-  return axes != nullptr && axes->qk_norm;
+  const VariantPreset* preset = find_variant(variant);
+  return preset != nullptr && preset->qk_norm;
 }
 
 std::vector<std::string> variant_names() {
-  return {"none", "baseline", "hg", "ap", "dp", "dnp", "or", "er", "iwd", "unified", kQkNormControl};
+  std::vector<std::string> names;
+  for (const VariantPreset& preset : variant_presets()) names.push_back(preset.name);
+  return names;
 }
 
 }  // namespace gammalab

@@ -1,5 +1,6 @@
 #pragma once
-// Model presets (configs/models/NAME.yaml) and scale-vector variant presets (docs/variants.md, Variants), by name.
+// Model presets (configs/models/NAME.yaml) and scale-vector variant presets (configs/variants.yaml; docs/variants.md,
+// Variants), by name.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -12,8 +13,21 @@ namespace gammalab {
 ModelSpec load_model_preset(const std::string& name, const std::filesystem::path& dir);
 std::vector<std::string> list_model_presets(const std::filesystem::path& dir);
 
-// none, baseline, hg, ap, dp, dnp, or, er, iwd, unified, and the control qknorm. Throws ConfigError for an
-// unknown name.
+// A named variant as configs/variants.yaml gives it: its four scale axes, whether it turns the model's QK-norm on
+// (a control arm), and the paper section it comes from.
+struct VariantPreset {
+  std::string name;
+  ScaleSpec scale;  // scale.variant = name
+  bool qk_norm = false;
+  std::string paper;
+};
+// Every variant, in the file's order (none, baseline, hg, ap, dp, dnp, or, er, iwd, unified, and the control
+// qknorm). Read once from variant_presets_file(); throws ConfigError naming the file and field if it is wrong.
+const std::vector<VariantPreset>& variant_presets();
+// One such file, in its order (what variant_presets() reads once).
+std::vector<VariantPreset> read_variant_presets(const std::filesystem::path& file);
+
+// Throws ConfigError for an unknown name.
 ScaleSpec variant_preset(const std::string& name);
 std::vector<std::string> variant_names();
 

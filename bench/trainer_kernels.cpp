@@ -11,9 +11,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "worker/trainer/kernels/qkv_heads.h"
-#include "worker/trainer/kernels/swiglu.h"
-#include "worker/trainer/model/rope.h"
+#include "worker/trainer/ops/qkv_heads.h"
+#include "worker/trainer/ops/swiglu.h"
+#include "worker/trainer/ops/rope.h"
 #include "worker/trainer/torch_compat.h"
 
 namespace {

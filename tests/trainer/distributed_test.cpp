@@ -22,8 +22,8 @@
 #include "core/rendezvous_line.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/checkpoint.h"
-#include "worker/trainer/dist/collectives.h"
-#include "worker/trainer/dist/rank_env.h"
+#include "worker/trainer/parallel/collectives.h"
+#include "worker/trainer/parallel/rank_env.h"
 #include "worker/trainer/trainer.h"
 
 extern char** environ;

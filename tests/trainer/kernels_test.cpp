@@ -7,8 +7,8 @@
 
 #include <torch/torch.h>
 
-#include "worker/trainer/kernels/qkv_heads.h"
-#include "worker/trainer/kernels/swiglu.h"
+#include "worker/trainer/ops/qkv_heads.h"
+#include "worker/trainer/ops/swiglu.h"
 
 namespace gammalab::trainer {
 namespace {

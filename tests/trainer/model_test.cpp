@@ -7,7 +7,7 @@
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/export.h"
 #include "worker/trainer/model/model.h"
-#include "worker/trainer/model/rms_norm.h"
+#include "worker/trainer/ops/rms_norm.h"
 #include "worker/trainer/torch_compat.h"
 
 namespace gammalab::trainer {

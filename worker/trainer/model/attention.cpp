@@ -1,6 +1,6 @@
 #include "worker/trainer/model/attention.h"
 
-#include "worker/trainer/kernels/qkv_heads.h"
+#include "worker/trainer/ops/qkv_heads.h"
 #include "worker/trainer/torch_compat.h"
 
 namespace gammalab::trainer {

@@ -1,6 +1,6 @@
 #include "worker/trainer/model/ffn.h"
 
-#include "worker/trainer/kernels/swiglu.h"
+#include "worker/trainer/ops/swiglu.h"
 
 namespace gammalab::trainer {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "worker/trainer/model/rms_norm.h"
+#include "worker/trainer/ops/rms_norm.h"
 #include "worker/trainer/torch_compat.h"
 
 namespace gammalab::trainer {

@@ -1,4 +1,4 @@
-#include "worker/trainer/dist/collectives.h"
+#include "worker/trainer/parallel/collectives.h"
 
 #include <cstdlib>
 #include <stdexcept>

@@ -9,7 +9,7 @@
 
 #include <torch/torch.h>
 
-#include "worker/trainer/model/rope.h"
+#include "worker/trainer/ops/rope.h"
 
 namespace gammalab::trainer {
 

@@ -1,10 +1,10 @@
-#include "worker/trainer/kernels/qkv_heads.h"
+#include "worker/trainer/ops/qkv_heads.h"
 
 #include <ATen/Parallel.h>
 #include <cstring>
 
 #include "worker/trainer/kernels/norm_rows.h"
-#include "worker/trainer/model/rms_norm.h"
+#include "worker/trainer/ops/rms_norm.h"
 
 namespace gammalab::trainer {
 

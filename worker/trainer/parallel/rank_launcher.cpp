@@ -1,4 +1,4 @@
-#include "worker/trainer/dist/rank_launcher.h"
+#include "worker/trainer/parallel/rank_launcher.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -16,7 +16,7 @@
 
 #include "core/exit_codes.h"
 #include "core/rendezvous_line.h"
-#include "worker/trainer/dist/collectives.h"
+#include "worker/trainer/parallel/collectives.h"
 
 extern char** environ;
 

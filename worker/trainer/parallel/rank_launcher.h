@@ -5,7 +5,7 @@
 #include <atomic>
 #include <ostream>
 
-#include "worker/trainer/dist/rank_env.h"
+#include "worker/trainer/parallel/rank_env.h"
 
 namespace gammalab::trainer {
 

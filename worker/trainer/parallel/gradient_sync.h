@@ -10,7 +10,7 @@
 
 #include <torch/torch.h>
 
-#include "worker/trainer/dist/collectives.h"
+#include "worker/trainer/parallel/collectives.h"
 
 namespace gammalab::trainer {
 

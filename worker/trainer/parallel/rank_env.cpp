@@ -1,4 +1,4 @@
-#include "worker/trainer/dist/rank_env.h"
+#include "worker/trainer/parallel/rank_env.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -7,7 +7,7 @@
 
 #include <torch/torch.h>
 
-#include "worker/trainer/dist/rank_env.h"
+#include "worker/trainer/parallel/rank_env.h"
 
 namespace gammalab::trainer {
 

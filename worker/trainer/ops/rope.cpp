@@ -1,4 +1,4 @@
-#include "worker/trainer/model/rope.h"
+#include "worker/trainer/ops/rope.h"
 
 namespace gammalab::trainer {
 

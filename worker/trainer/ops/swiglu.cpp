@@ -1,4 +1,4 @@
-#include "worker/trainer/kernels/swiglu.h"
+#include "worker/trainer/ops/swiglu.h"
 
 #include <ATen/Parallel.h>
 #include <algorithm>
@@ -9,7 +9,7 @@
 
 #include "worker/trainer/kernels/cpu_vector.h"
 #include "worker/trainer/kernels/norm_rows.h"
-#include "worker/trainer/model/rms_norm.h"
+#include "worker/trainer/ops/rms_norm.h"
 
 // SLEEF's x86 functions: SSE2 for the baseline build of the row loops, AVX2 for the AVX2 one. Elsewhere (other
 // CPUs, builds without SLEEF) the portable build alone.

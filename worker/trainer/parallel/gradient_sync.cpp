@@ -1,4 +1,4 @@
-#include "worker/trainer/dist/gradient_sync.h"
+#include "worker/trainer/parallel/gradient_sync.h"
 
 #include <chrono>
 #include <stdexcept>

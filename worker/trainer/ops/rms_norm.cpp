@@ -1,4 +1,4 @@
-#include "worker/trainer/model/rms_norm.h"
+#include "worker/trainer/ops/rms_norm.h"
 
 #include <ATen/Parallel.h>
 

@@ -8,91 +8,150 @@
 
 namespace gammalab::trainer {
 
-Model::Model(const ModelSpec& m, const ScaleSpec& s) : spec_(m), scale_(s) {
-  const std::int64_t d = m.d_model, hd = m.head_dim(), V = m.vocab_size;
-  const std::int64_t q_out = std::int64_t(m.n_heads) * hd, kv_out = std::int64_t(m.kv_heads()) * hd;
-  const bool moe = m.moe.n_experts > 0;
-  const std::int64_t ffn = moe && m.moe.expert_ffn > 0 ? m.moe.expert_ffn : m.ffn();
-  const bool none = s.sharing == Sharing::None, branch = s.sharing == Sharing::Branch;
-  const bool in_side = !none && s.placement != Placement::After;
-  const bool out_side = !none && s.placement != Placement::Before;
-  dual_norm_ = s.placement == Placement::DualNorm;
-  const ScaleParam sp = s.param;
-  shape_ = {m.n_heads, m.kv_heads(), hd};
+namespace {
 
-  auto matrix = [&](const std::string& name, std::int64_t out, std::int64_t in, ParamInit init,
-                    ParamKind kind = ParamKind::Matrix) { return store_.add(name, at::empty({out, in}), kind, init); };
-  const ParamInit hidden = ParamInit::trunc_normal(0.02, 2.0);  // q, k, v, gate, up, router
-  auto out_vec = [&](const std::string& name, std::int64_t size) {
-    return out_side ? store_.add_scale(name, size, ScaleRole::Output, sp) : -1;
-  };
+// Adds a model's parameters to its store, block by block, in the order Model::init draws them (so the order here
+// is part of every run's initialisation: keep it). What the two specs imply is worked out once, here.
+class ParamBuilder {
+ public:
+  ParamBuilder(ParamStore& store, const ModelSpec& m, const ScaleSpec& s)
+      : store_(store),
+        m_(m),
+        d_(m.d_model),
+        hd_(m.head_dim()),
+        q_out_(std::int64_t(m.n_heads) * hd_),
+        kv_out_(std::int64_t(m.kv_heads()) * hd_),
+        moe_(m.moe.n_experts > 0),
+        ffn_(moe_ && m.moe.expert_ffn > 0 ? m.moe.expert_ffn : m.ffn()),
+        none_(s.sharing == Sharing::None),
+        branch_(s.sharing == Sharing::Branch),
+        in_side_(!none_ && s.placement != Placement::After),
+        out_side_(!none_ && s.placement != Placement::Before),
+        dnp_per_head_(s.dnp_per_head),
+        param_(s.param) {}
 
-  embedding_ = matrix("tok_embeddings", V, d, ParamInit::normal(1.0), ParamKind::Embedding);
-  for (int l = 0; l < m.n_layers; ++l) {
+  int embedding() { return matrix("tok_embeddings", m_.vocab_size, d_, ParamInit::normal(1.0), ParamKind::Embedding); }
+
+  Layer layer(int l) {
     const std::string pre = "layers." + std::to_string(l) + ".";
     const ParamInit output_proj = ParamInit::trunc_normal(depth_scaled_std(0.02, l), 2.0);  // o, down
     Layer layer;
-    Attention& a = layer.attn;
-    if (in_side && !branch) {
-      layer.attn_norm = store_.add_scale(pre + "attn_norm", d, ScaleRole::Input, sp);
-      a.q.in_scale = a.k.in_scale = a.v.in_scale = layer.attn_norm;
-    } else if (in_side) {
-      a.q.in_scale = store_.add_scale(pre + "attn.q_in", d, ScaleRole::Input, sp);
-      a.k.in_scale = store_.add_scale(pre + "attn.k_in", d, ScaleRole::Input, sp);
-      a.v.in_scale = store_.add_scale(pre + "attn.v_in", d, ScaleRole::Input, sp);
-    }
-    a.q.weight = matrix(pre + "attn.wq", q_out, d, hidden);
-    a.k.weight = matrix(pre + "attn.wk", kv_out, d, hidden);
-    a.v.weight = matrix(pre + "attn.wv", kv_out, d, hidden);
-    a.q.out_scale = out_vec(pre + "attn.q_out", q_out);
-    a.k.out_scale = out_vec(pre + "attn.k_out", kv_out);
-    a.v.out_scale = out_vec(pre + "attn.v_out", kv_out);
-    if (s.dnp_per_head) a.q.norm_group = a.k.norm_group = hd;
-    a.qk_norm = m.qk_norm;
-    if (m.qk_norm && !none) {
-      a.q_norm = store_.add_scale(pre + "attn.q_norm", hd, ScaleRole::Output, sp);
-      a.k_norm = store_.add_scale(pre + "attn.k_norm", hd, ScaleRole::Output, sp);
-    }
-    a.wo = matrix(pre + "attn.wo", d, q_out, output_proj);
-
-    int gate_in = -1, up_in = -1, router_in = -1;
-    if (in_side && !branch) {
-      layer.ffn_norm = store_.add_scale(pre + "ffn_norm", d, ScaleRole::Input, sp);
-      gate_in = up_in = router_in = layer.ffn_norm;
-    } else if (in_side) {
-      gate_in = store_.add_scale(pre + "ffn.gate_in", d, ScaleRole::Input, sp);
-      up_in = store_.add_scale(pre + "ffn.up_in", d, ScaleRole::Input, sp);
-      if (moe && m.moe.router_scale) router_in = store_.add_scale(pre + "ffn.router_in", d, ScaleRole::Input, sp);
-    }
-    auto make_ffn = [&](const std::string& p) {
-      Ffn f;
-      f.gate.in_scale = gate_in;
-      f.up.in_scale = up_in;
-      f.gate.weight = matrix(p + "gate", ffn, d, hidden);
-      f.up.weight = matrix(p + "up", ffn, d, hidden);
-      f.gate.out_scale = out_vec(p + "gate_out", ffn);
-      f.up.out_scale = out_vec(p + "up_out", ffn);
-      f.down = matrix(p + "down", d, ffn, output_proj);
-      return f;
-    };
-    if (moe) {
-      Moe mo;
-      mo.router = matrix(pre + "ffn.router", m.moe.n_experts, d, hidden, ParamKind::Router);
-      mo.router_in = router_in;
-      mo.top_k = m.moe.top_k;
-      mo.aux_loss_weight = m.moe.aux_loss_weight;
-      mo.z_loss_weight = m.moe.z_loss_weight;
-      for (int e = 0; e < m.moe.n_experts; ++e) mo.experts.push_back(make_ffn(pre + "ffn.experts." + std::to_string(e) + "."));
-      layer.moe = std::move(mo);
-    } else {
-      layer.ffn = make_ffn(pre + "ffn.");
-    }
-    layers_.push_back(std::move(layer));
+    if (in_side_ && !branch_) layer.attn_norm = store_.add_scale(pre + "attn_norm", d_, ScaleRole::Input, param_);
+    layer.attn = attention(pre, layer.attn_norm, output_proj);
+    feed_forward(pre, layer, output_proj);
+    return layer;
   }
-  if (!none) final_norm_ = store_.add_scale("norm", d, s.final_norm_is_input ? ScaleRole::Input : ScaleRole::Output, sp);
-  lm_head_ = matrix("lm_head", V, d, ParamInit::trunc_normal(1.0 / std::sqrt(double(d)), 3.0), ParamKind::LmHead);
 
-  rope_ = make_rope_tables(m.seq_len, hd, m.rope_theta, device_);
+  // γ_fin, before lm_head (none: no vector). Its role only decides its weight decay (ScaleSpec).
+  int final_norm(bool is_input) {
+    return none_ ? -1 : store_.add_scale("norm", d_, is_input ? ScaleRole::Input : ScaleRole::Output, param_);
+  }
+  int lm_head() {
+    return matrix("lm_head", m_.vocab_size, d_, ParamInit::trunc_normal(1.0 / std::sqrt(double(d_)), 3.0),
+                  ParamKind::LmHead);
+  }
+
+ private:
+  static constexpr double kHiddenStd = 0.02;  // q, k, v, gate, up, router: trunc-normal within 2σ
+
+  int matrix(const std::string& name, std::int64_t out, std::int64_t in, ParamInit init,
+             ParamKind kind = ParamKind::Matrix) {
+    return store_.add(name, at::empty({out, in}), kind, init);
+  }
+  int hidden(const std::string& name, std::int64_t out, ParamKind kind = ParamKind::Matrix) {
+    return matrix(name, out, d_, ParamInit::trunc_normal(kHiddenStd, 2.0), kind);
+  }
+  int in_vec(const std::string& name) { return store_.add_scale(name, d_, ScaleRole::Input, param_); }
+  int out_vec(const std::string& name, std::int64_t size) {
+    return out_side_ ? store_.add_scale(name, size, ScaleRole::Output, param_) : -1;
+  }
+
+  // q, k, v with their scale vectors (the shared γ_attn, or one γ_b each under HG), QK-norm's, then o.
+  Attention attention(const std::string& pre, int shared_in, const ParamInit& output_proj) {
+    Attention a;
+    if (shared_in >= 0) {
+      a.q.in_scale = a.k.in_scale = a.v.in_scale = shared_in;
+    } else if (in_side_) {
+      a.q.in_scale = in_vec(pre + "attn.q_in");
+      a.k.in_scale = in_vec(pre + "attn.k_in");
+      a.v.in_scale = in_vec(pre + "attn.v_in");
+    }
+    a.q.weight = hidden(pre + "attn.wq", q_out_);
+    a.k.weight = hidden(pre + "attn.wk", kv_out_);
+    a.v.weight = hidden(pre + "attn.wv", kv_out_);
+    a.q.out_scale = out_vec(pre + "attn.q_out", q_out_);
+    a.k.out_scale = out_vec(pre + "attn.k_out", kv_out_);
+    a.v.out_scale = out_vec(pre + "attn.v_out", kv_out_);
+    if (dnp_per_head_) a.q.norm_group = a.k.norm_group = hd_;
+    a.qk_norm = m_.qk_norm;
+    if (m_.qk_norm && !none_) {
+      a.q_norm = store_.add_scale(pre + "attn.q_norm", hd_, ScaleRole::Output, param_);
+      a.k_norm = store_.add_scale(pre + "attn.k_norm", hd_, ScaleRole::Output, param_);
+    }
+    a.wo = matrix(pre + "attn.wo", d_, q_out_, output_proj);
+    return a;
+  }
+
+  // γ_ffn (or HG's γ_gate, γ_up and, when asked for, γ_router), then the dense SwiGLU or the router and experts.
+  void feed_forward(const std::string& pre, Layer& layer, const ParamInit& output_proj) {
+    int gate_in = -1, up_in = -1, router_in = -1;
+    if (in_side_ && !branch_) {
+      layer.ffn_norm = in_vec(pre + "ffn_norm");
+      gate_in = up_in = router_in = layer.ffn_norm;
+    } else if (in_side_) {
+      gate_in = in_vec(pre + "ffn.gate_in");
+      up_in = in_vec(pre + "ffn.up_in");
+      if (moe_ && m_.moe.router_scale) router_in = in_vec(pre + "ffn.router_in");
+    }
+    if (!moe_) {
+      layer.ffn = swiglu(pre + "ffn.", gate_in, up_in, output_proj);
+      return;
+    }
+    Moe mo;
+    mo.router = hidden(pre + "ffn.router", m_.moe.n_experts, ParamKind::Router);
+    mo.router_in = router_in;
+    mo.top_k = m_.moe.top_k;
+    mo.aux_loss_weight = m_.moe.aux_loss_weight;
+    mo.z_loss_weight = m_.moe.z_loss_weight;
+    for (int e = 0; e < m_.moe.n_experts; ++e) {
+      mo.experts.push_back(swiglu(pre + "ffn.experts." + std::to_string(e) + ".", gate_in, up_in, output_proj));
+    }
+    layer.moe = std::move(mo);
+  }
+
+  Ffn swiglu(const std::string& p, int gate_in, int up_in, const ParamInit& output_proj) {
+    Ffn f;
+    f.gate.in_scale = gate_in;
+    f.up.in_scale = up_in;
+    f.gate.weight = hidden(p + "gate", ffn_);
+    f.up.weight = hidden(p + "up", ffn_);
+    f.gate.out_scale = out_vec(p + "gate_out", ffn_);
+    f.up.out_scale = out_vec(p + "up_out", ffn_);
+    f.down = matrix(p + "down", d_, ffn_, output_proj);
+    return f;
+  }
+
+  ParamStore& store_;
+  const ModelSpec& m_;
+  const std::int64_t d_, hd_, q_out_, kv_out_;
+  const bool moe_;
+  const std::int64_t ffn_;
+  const bool none_, branch_, in_side_, out_side_, dnp_per_head_;
+  const ScaleParam param_;
+};
+
+}  // namespace
+
+Model::Model(const ModelSpec& m, const ScaleSpec& s) : spec_(m), scale_(s) {
+  dual_norm_ = s.placement == Placement::DualNorm;
+  shape_ = {m.n_heads, m.kv_heads(), m.head_dim()};
+  ParamBuilder build(store_, m, s);
+  embedding_ = build.embedding();
+  for (int l = 0; l < m.n_layers; ++l) layers_.push_back(build.layer(l));
+  final_norm_ = build.final_norm(s.final_norm_is_input);
+  lm_head_ = build.lm_head();
+
+  rope_ = make_rope_tables(m.seq_len, m.head_dim(), m.rope_theta, device_);
   mask_ = at::full({m.seq_len, m.seq_len}, -std::numeric_limits<float>::infinity()).triu(1);
   init(0);
 }

@@ -81,7 +81,7 @@ void add_show_command(CLI::App& app, CliContext& context) {
                           "/" + std::to_string(job.max_attempts()) + "  priority: " + std::to_string(job.priority()) +
                           "\n";
     if (!job.reused_from().empty()) details += "results reused from job " + job.reused_from() + "\n";
-    details += "slots: " + std::to_string(std::max(1, job.gpus())) + " of one worker (its world_size)\n";
+    details += "slots: " + std::to_string(std::max(1, job.slots_per_node())) + " of one worker (its world_size)\n";
     if (!job.error().empty()) details += "error: " + job.error() + "\n";
     details += "config:\n" + nlohmann::json::parse(job.config_json()).dump(2) + "\n";
     std::cout << terminal_text(details);

@@ -20,7 +20,7 @@ namespace {
 // The SLOTS column (a slot is a GPU, or a share of a CPU machine): the slots the job takes, or for a job that
 // spans workers the slots of each times the workers ("2x4": 2 slots on each of 4 workers).
 std::string slots_text(const v1::Job& j) {
-  const std::string each = std::to_string(std::max(1, j.gpus()));
+  const std::string each = std::to_string(std::max(1, j.slots_per_node()));
   return j.nodes() > 1 ? each + "x" + std::to_string(j.nodes()) : each;
 }
 

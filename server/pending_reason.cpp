@@ -37,7 +37,7 @@ void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<v
   const std::vector<int> live = store.live_worker_slots(worker_timeout_ms);
   for (v1::Job* job : jobs) {
     if (job->state() == v1::JOB_STATE_PENDING) {
-      job->set_pending_reason(pending_reason(job->gpus(), job->nodes(), live));
+      job->set_pending_reason(pending_reason(job->slots_per_node(), job->nodes(), live));
     }
   }
 }

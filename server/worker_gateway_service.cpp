@@ -97,7 +97,7 @@ grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext* context, const 
       response->set_nodes(std::max(1, lease->job.nodes()));
       response->set_rendezvous(lease->rendezvous);
       spdlog::info("job {} ({}) leased to worker {}, attempt {}, {} slot(s){}", lease->job.id(), lease->job.name(),
-                   request->worker_id(), lease->attempt, lease->job.gpus(),
+                   request->worker_id(), lease->attempt, lease->job.slots_per_node(),
                    lease->job.nodes() > 1 ? ", node " + std::to_string(lease->node) + " of " +
                                                 std::to_string(lease->job.nodes())
                                           : std::string());

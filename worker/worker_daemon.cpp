@@ -520,7 +520,7 @@ int WorkerDaemon::run() {
       continue;
     }
     // A coordinator from before multi-slot jobs sends no size: one slot.
-    const std::size_t size = static_cast<std::size_t>(std::max(1, response.job().gpus()));
+    const std::size_t size = static_cast<std::size_t>(std::max(1, response.job().slots_per_node()));
     if (size > free.size()) {
       // Never from a coordinator that honours free_slots; the job is not started on too few slots.
       report_finish(*job, v1::JOB_OUTCOME_FAILED,

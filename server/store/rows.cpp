@@ -49,7 +49,7 @@ v1::Job read_job(const sql::Statement& s) {
   j.set_priority(static_cast<int>(s.int64(18)));
   if (!s.is_null(19)) j.set_reused_from(std::to_string(s.int64(19)));
   j.set_stage(s.text(20));
-  j.set_gpus(static_cast<int>(s.int64(21)));
+  j.set_slots_per_node(static_cast<int>(s.int64(21)));
   j.set_nodes(static_cast<int>(s.int64(22)));
   return j;
 }

@@ -66,7 +66,7 @@ TEST(JobView, JobsTableShowsEachJobsSlotsAndWhyAPendingJobWaits) {
   waiting.set_id("7");
   waiting.set_name("s/two");
   waiting.set_state(v1::JOB_STATE_PENDING);
-  waiting.set_gpus(2);
+  waiting.set_slots_per_node(2);
   waiting.set_pending_reason("needs 2 slots of one worker\x1b[2J");
   v1::Job old;  // from a coordinator that sends no size: one slot
   old.set_id("8");

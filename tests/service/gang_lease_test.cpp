@@ -52,7 +52,7 @@ class GangLease : public ::testing::Test {
 
 TEST_F(GangLease, AGangGathersThenEveryNodeIsLeasedTheOneAttempt) {
   const std::string id = job_of("a", 4, 2);
-  EXPECT_EQ(job(id).gpus(), 2) << "world_size / nodes slots of each worker";
+  EXPECT_EQ(job(id).slots_per_node(), 2) << "world_size / nodes slots of each worker";
   EXPECT_EQ(job(id).nodes(), 2);
   const std::string w1 = store_->register_worker("one", 2, {}, ""), w2 = store_->register_worker("two", 2, {}, "");
 
@@ -266,9 +266,9 @@ TEST(GangLeaseMigration, JobsStoredBeforeGangsTakeTheirConfigsNodes) {
             "(1, 1, 'one', 'h1', '{\"world_size\": 2, \"steps\": 10}', 'pending', 3, 0, 10, 0, 2)");
   }
   Store store(path.string());
-  EXPECT_EQ(store.find_job("old/span")->gpus(), 2);
+  EXPECT_EQ(store.find_job("old/span")->slots_per_node(), 2);
   EXPECT_EQ(store.find_job("old/span")->nodes(), 2);
-  EXPECT_EQ(store.find_job("old/one")->gpus(), 2);
+  EXPECT_EQ(store.find_job("old/one")->slots_per_node(), 2);
   EXPECT_EQ(store.find_job("old/one")->nodes(), 1);
   std::filesystem::remove_all(path.parent_path());
 }

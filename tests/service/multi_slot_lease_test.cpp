@@ -36,8 +36,8 @@ class MultiSlotLease : public ::testing::Test {
 TEST_F(MultiSlotLease, AJobWaitsForEnoughFreeSlotsAndSmallerJobsBehindItWaitToo) {
   const auto sweep = store_->create_sweep(sized_sweep("a", {0, 2, 0}), "", "", false).sweep;
   const auto jobs = store_->list_jobs(sweep.id());
-  EXPECT_EQ(jobs[0].gpus(), 1) << "unset world_size: one slot";
-  EXPECT_EQ(jobs[1].gpus(), 2);
+  EXPECT_EQ(jobs[0].slots_per_node(), 1) << "unset world_size: one slot";
+  EXPECT_EQ(jobs[1].slots_per_node(), 2);
   const std::string w = store_->register_worker("host", 2, {}, "");
 
   auto first = store_->lease(w, 60000, /*free_slots=*/2);
@@ -49,7 +49,7 @@ TEST_F(MultiSlotLease, AJobWaitsForEnoughFreeSlotsAndSmallerJobsBehindItWaitToo)
   auto second = store_->lease(w, 60000, /*free_slots=*/2);
   ASSERT_TRUE(second);
   EXPECT_EQ(second->job.id(), jobs[1].id());
-  EXPECT_EQ(second->job.gpus(), 2);
+  EXPECT_EQ(second->job.slots_per_node(), 2);
   EXPECT_FALSE(store_->lease(w, 60000, /*free_slots=*/0)) << "no free slot, no lease";
 }
 
@@ -103,7 +103,7 @@ TEST(MultiSlotLeaseGateway, AWorkerCannotClaimMoreFreeSlotsThanItRegistered) {
   EXPECT_FALSE(response.has_job()) << "a worker that gives no count has one slot free: too few for the job";
   ASSERT_TRUE(lease(2, response).ok());
   ASSERT_TRUE(response.has_job());
-  EXPECT_EQ(response.job().gpus(), 2);
+  EXPECT_EQ(response.job().slots_per_node(), 2);
 }
 
 TEST(MultiSlotLeaseMigration, JobsStoredBeforeSizesTakeTheirConfigsWorldSize) {
@@ -119,8 +119,8 @@ TEST(MultiSlotLeaseMigration, JobsStoredBeforeSizesTakeTheirConfigsWorldSize) {
             "(1, 1, 'one', 'h1', '{\"steps\": 10}', 'pending', 3, 0, 10, 0)");
   }
   Store store(path.string());
-  EXPECT_EQ(store.find_job("old/two")->gpus(), 2);
-  EXPECT_EQ(store.find_job("old/one")->gpus(), 1);
+  EXPECT_EQ(store.find_job("old/two")->slots_per_node(), 2);
+  EXPECT_EQ(store.find_job("old/one")->slots_per_node(), 1);
   std::filesystem::remove_all(path.parent_path());
 }
 

@@ -31,7 +31,12 @@ std::filesystem::path config_root() {
 
 std::filesystem::path model_preset_dir() { return config_root() / "models"; }
 
-std::filesystem::path variant_presets_file() { return config_root() / "variants.yaml"; }
+std::filesystem::path variant_presets_file() {
+  // A $GAMMALAB_CONFIGS of the user's own model presets need not copy the variants, which are the product's.
+  const std::filesystem::path own = config_root() / "variants.yaml";
+  std::error_code error;
+  return std::filesystem::exists(own, error) ? own : shipped_files_root() / "configs" / "variants.yaml";
+}
 
 std::filesystem::path dashboard_files_dir() { return shipped_files_root() / "web"; }
 

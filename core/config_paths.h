@@ -17,7 +17,7 @@ std::filesystem::path config_root();
 // config_root()/models: one YAML file per model preset.
 std::filesystem::path model_preset_dir();
 
-// config_root()/variants.yaml: the named scale-vector variants.
+// config_root()/variants.yaml, else the shipped one: the named scale-vector variants.
 std::filesystem::path variant_presets_file();
 
 // shipped_files_root()/web: the dashboard's files (the server's and `gammalab report`'s default --web-root).

@@ -94,5 +94,18 @@ TEST(VariantPresets, AWrongFileIsRefusedNamingTheVariantAndTheField) {
   std::filesystem::remove(file);
 }
 
+// $GAMMALAB_CONFIGS may hold only the user's model presets: the variants then come from the shipped file.
+TEST(VariantPresets, AConfigsFolderWithoutVariantsUsesTheShippedFile) {
+  const auto own = std::filesystem::temp_directory_path() / ("configs_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(own / "models");
+  const std::filesystem::path shipped = variant_presets_file();
+  ::setenv("GAMMALAB_CONFIGS", own.c_str(), 1);
+  EXPECT_EQ(variant_presets_file(), shipped);
+  std::ofstream(own / "variants.yaml") << "a: {sharing: none, placement: before, param: plain, decay: none}\n";
+  EXPECT_EQ(variant_presets_file(), own / "variants.yaml");
+  ::unsetenv("GAMMALAB_CONFIGS");
+  std::filesystem::remove_all(own);
+}
+
 }  // namespace
 }  // namespace gammalab

@@ -146,7 +146,7 @@ TEST(MultiSlot, AOneSlotWorkerNeverLeasesATwoRankJobAndTheJobSaysWhy) {
   const CliResult show = cluster.cli({"--json", "show", std::to_string(two)});
   ASSERT_EQ(show.exit_code, 0) << show.out;
   const auto job = nlohmann::json::parse(show.out);
-  EXPECT_EQ(job.at("gpus"), 2);
+  EXPECT_EQ(job.at("slots_per_node"), 2);
   EXPECT_NE(job.at("pending_reason").get<std::string>().find(reason), std::string::npos) << show.out;
   const CliResult done = cluster.cli({"--json", "show", std::to_string(one)});
   EXPECT_EQ(nlohmann::json::parse(done.out).at("pending_reason"), "") << "only pending jobs get a reason";

@@ -1,7 +1,7 @@
 // Trainer step time (forward + backward + clip + AdamW) for baseline and unified, and tiny-0.1m throughput.
 // Prints ms/step, tokens/s and the unified/baseline ratio measured in the same run, and with --peak-tflops the model
-// FLOPs utilisation (MFU, PaLM's convention: 6·N + 12·L·d·T FLOPs per token, N the matrices' parameters a token
-// passes through, against the device's dense peak).
+// FLOPs utilisation (MFU: core's flops_per_token, the plan's 6·N + 12·L·d·T with N the activated non-embedding
+// parameters, against the device's dense peak).
 //   bench_trainer_step [--threads N] [--steps N] [--batch-tokens N] [--compare P...] [--preset P --variant V]
 //                      [--device cpu|cuda] [--dtype float32|bfloat16] [--peak-tflops F]
 // Baseline and unified steps alternate, and each figure is the median over steps, so load from other processes
@@ -20,6 +20,7 @@
 
 #include "core/config_paths.h"
 #include "core/model_preset.h"
+#include "core/param_count.h"
 #include "worker/trainer/model/model.h"
 #include "worker/trainer/optim/optimizer.h"
 #include "worker/trainer/torch_compat.h"
@@ -87,24 +88,14 @@ struct Subject {
     wall_ms.push_back(1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
 
-  // Training FLOPs per token: 6 per weight of each matrix a token passes through (forward and backward; under
-  // MoE the top_k of n_experts experts), plus attention's scores and mixing, 12·L·d·T.
-  double flops_per_token() const {
-    const ModelSpec& m = config.model;
-    double weights = 0;
-    for (const Param& p : model->store().params()) {
-      if (p.kind == ParamKind::Embedding || p.is_scale()) continue;
-      const bool expert = p.name.find(".experts.") != std::string::npos;
-      weights += double(p.tensor.numel()) * (expert ? double(m.moe.top_k) / double(m.moe.n_experts) : 1.0);
-    }
-    return 6.0 * weights + 12.0 * double(m.n_layers) * double(m.d_model) * double(m.seq_len);
-  }
-
   void print(double peak_tflops) const {
     const double wall = median(wall_ms), tokens_per_s = 1000.0 * double(config.batch_tokens) / wall;
     std::printf("%-10s %-9s %10.2f %12.0f %12.2f %12.2f", preset.c_str(), variant.c_str(), wall, tokens_per_s,
                 median(cpu_ms), median(optimizer_ms));
-    if (peak_tflops > 0) std::printf(" %7.1f%%", 100.0 * tokens_per_s * flops_per_token() / (peak_tflops * 1e12));
+    if (peak_tflops > 0) {
+      const double flops_per_s = tokens_per_s * flops_per_token(config.model, config.scale);
+      std::printf(" %7.1f%%", 100.0 * flops_per_s / (peak_tflops * 1e12));
+    }
     std::printf("\n");
   }
 };

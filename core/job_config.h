@@ -113,6 +113,8 @@ struct ModelSpec {
 
   int kv_heads() const { return n_kv_heads > 0 ? n_kv_heads : n_heads; }
   int ffn() const { return ffn_hidden > 0 ? ffn_hidden : static_cast<int>(8 * std::int64_t(d_model) / 3); }
+  // The hidden width of each FFN the model has: an expert's under MoE (expert_ffn, or ffn() when unset).
+  int ffn_width() const { return moe.n_experts > 0 && moe.expert_ffn > 0 ? moe.expert_ffn : ffn(); }
   int head_dim() const { return d_model / n_heads; }
 };
 

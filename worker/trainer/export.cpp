@@ -147,12 +147,11 @@ void export_gammalab(const Model& model, const std::filesystem::path& out) {
     st.tensors.emplace_back(name, p.tensor.detach().to(at::kCPU).to(at::kFloat).contiguous());
   }
   st.metadata["format"] = "pt";
-  const bool moe = m.moe.n_experts > 0;
   const nlohmann::json config = {
       {"architectures", {"GammalabForCausalLM"}}, {"model_type", "gammalab"},
       {"auto_map", {{"AutoConfig", "configuration_gammalab.GammalabConfig"},
                     {"AutoModelForCausalLM", "modeling_gammalab.GammalabForCausalLM"}}},
-      {"hidden_size", m.d_model}, {"intermediate_size", moe && m.moe.expert_ffn > 0 ? m.moe.expert_ffn : m.ffn()},
+      {"hidden_size", m.d_model}, {"intermediate_size", m.ffn_width()},
       {"num_attention_heads", m.n_heads}, {"num_key_value_heads", m.kv_heads()},
       {"num_hidden_layers", m.n_layers}, {"vocab_size", m.vocab_size}, {"rms_norm_eps", m.norm_eps},
       {"rope_theta", m.rope_theta}, {"max_position_embeddings", m.seq_len},

@@ -22,7 +22,7 @@ class ParamBuilder {
         q_out_(std::int64_t(m.n_heads) * hd_),
         kv_out_(std::int64_t(m.kv_heads()) * hd_),
         moe_(m.moe.n_experts > 0),
-        ffn_(moe_ && m.moe.expert_ffn > 0 ? m.moe.expert_ffn : m.ffn()),
+        ffn_(m.ffn_width()),
         none_(s.sharing == Sharing::None),
         branch_(s.sharing == Sharing::Branch),
         in_side_(!none_ && s.placement != Placement::After),

@@ -27,21 +27,21 @@ fi
 if [ -x "$build/bench/bench_trainer_step" ]; then
   echo "== pytorch_reference (tiny-2m baseline, 4096 tokens/step, 20 steps, 1 thread)"
   reference() {  # python [--compile] -> ms/step, printing its line
+    local py=$1
+    shift
     local line
-    line=$(OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 "$@" bench/reference/llama_ref.py --preset configs/models/tiny-2m.yaml \
-             --steps 20 --batch-tokens 4096 --threads 1 "${compile[@]}") || return 1
+    line=$(OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 "$py" bench/reference/llama_ref.py --preset configs/models/tiny-2m.yaml \
+             --steps 20 --batch-tokens 4096 --threads 1 "$@") || return 1
     echo "$line" >&2
     echo "$line" | sed -n 's/.*: \([0-9.]*\) ms\/step$/\1/p'
   }
-  compile=()
   py2="${XDG_CACHE_HOME:-$HOME/.cache}/gammalab/python/bin/python3"
   eager113=$(reference /usr/bin/python3 || true)
   ours=$(OPENBLAS_NUM_THREADS=1 "$build/bench/bench_trainer_step" --preset tiny-2m --variant baseline --steps 20 \
            --batch-tokens 4096 --threads 1 | awk '$1 == "tiny-2m" {print $3}')
   echo "gammalab-train: $ours ms/step"
   eager2=$( [ -x "$py2" ] && reference "$py2" || true)
-  compile=(--compile)
-  compiled2=$( [ -x "$py2" ] && reference "$py2" || true)
+  compiled2=$( [ -x "$py2" ] && reference "$py2" --compile || true)
   for pair in "pytorch 1.13 eager:$eager113" "pytorch 2.x eager:$eager2" "pytorch 2.x torch.compile:$compiled2"; do
     name=${pair%%:*} ms=${pair#*:}
     if [ -n "$ms" ]; then

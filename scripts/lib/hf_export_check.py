@@ -57,11 +57,9 @@ def train_and_export(trainer, work, data, case):
     log.write_text("")
     # DNP's Norm per head on q and k, with grouped-query attention.
     scale = {"dnp_per_head": True} if variant == "unified" and "n_kv_heads" in overrides else {}
-    config = job(trainer, PRESET, variant, data, STEPS, log, overrides, scale, log_every=STEPS, ckpt_every=STEPS)
+    config = job(trainer, PRESET, variant, data, STEPS, log, overrides, scale, log_every=STEPS, ckpt_every=STEPS,
+                 optim={"lr": LR}, schedule={"kind": "constant"}, eval_windows=EVAL_WINDOWS)
     config["batch_tokens"] = MICRO * config["model"]["seq_len"]
-    config["optim"] = {"lr": LR}
-    config["schedule"] = {"kind": "constant"}
-    config["data"]["eval_windows"] = EVAL_WINDOWS
     losses = [m["metrics"]["val/loss"] for m in train(trainer, config, d) if "val/loss" in m.get("metrics", {})]
     if not losses:
         sys.exit(f"{name}: the trainer printed no val/loss (see {log})")

@@ -27,8 +27,10 @@ def prepare_text(trainer, out):
     return out
 
 
-def job(trainer, preset, variant, data, steps, log, model_overrides=None, scale_overrides=None, **fields):
-    """A job config: the preset and the variant's axes as the trainer resolves them, with overrides."""
+def job(trainer, preset, variant, data, steps, log, model_overrides=None, scale_overrides=None, eval_windows=None,
+        **fields):
+    """A job config: the preset and the variant's axes as the trainer resolves them, with overrides; `fields` are
+    further top-level keys of the job (optim, schedule, batch_tokens, ...)."""
     resolved = json.loads(run([trainer, "describe", "--preset", preset, "--variant", variant, "--json"], log))
     model, scale = resolved["model"], resolved["scale"]
     for key, value in (model_overrides or {}).items():
@@ -36,6 +38,8 @@ def job(trainer, preset, variant, data, steps, log, model_overrides=None, scale_
     scale.update(scale_overrides or {})
     config = {"model": model, "scale": scale, "steps": steps, "threads": 1, "seed": 7,
               "data": {"train": str(data / "train.bin"), "val": str(data / "val.bin")}}
+    if eval_windows is not None:
+        config["data"]["eval_windows"] = eval_windows
     config.update(fields)
     return config
 

@@ -49,8 +49,7 @@ def main():
         for side, trainer in (("reference", a.reference), ("other", a.other)):
             folder = a.work / name / side
             config = job(trainer, "tiny-0.1m", variant, data, STEPS, a.work / "describe.log", overrides,
-                         log_every=1, batch_tokens=4 * 128)
-            config["data"]["eval_windows"] = 8
+                         log_every=1, batch_tokens=4 * 128, eval_windows=8)
             runs.append(losses(train(trainer, config, folder)))
         ref, other = runs
         if set(ref) != set(other) or not ref:

@@ -251,6 +251,22 @@ function xMap(job, perToken) {
 }
 
 // The curves of one chart: jobs of the panel, visible groups; per job or per seed group (mean with a band).
+// The x axis the metric charts of a view share: the zoom's range, else (linear axes) every chart's points
+// together, so that a metric logged only at the end (val/loss) sits where it happened beside train/loss, not
+// alone in a range of its own; null lets each chart range itself (a log axis pads its own tight range).
+function sharedXRange(curves) {
+  if (settings.x0 !== null && settings.x1 !== null) return [settings.x0, settings.x1];
+  if (settings.logX) return null;
+  let lo = Infinity, hi = -Infinity;
+  for (const c of curves) {
+    for (const x of c.xs) {
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+  }
+  return lo < hi ? [lo, hi] : null;
+}
+
 function chartCurves(metric, panelJobs, g) {
   const hidden = new Set(settings.hidden);
   const hiddenRuns = new Set(settings.hiddenRuns);
@@ -347,6 +363,9 @@ function renderCharts(g, tableJobs) {
       lossCharts.delete(id);
     }
   }
+  const jobsOf = (w) => (w.panel === null ? staged : staged.filter((j) => jobInfo(j)[settings.panelBy] === w.panel));
+  const curvesOf = new Map(wanted.map((w) => [w.id, chartCurves(w.metric, jobsOf(w), g)]));
+  const xRange = sharedXRange([...curvesOf.values()].flat());
   wanted.forEach((w, i) => {
     let chart = lossCharts.get(w.id);
     if (!chart) {
@@ -361,9 +380,8 @@ function renderCharts(g, tableJobs) {
     }
     // In the wanted order; a figure already in place is not moved (that would end a hover over it).
     if (container.children[i] !== chart.figure) container.insertBefore(chart.figure, container.children[i] || null);
-    const jobs = w.panel === null ? staged : staged.filter((j) => jobInfo(j)[settings.panelBy] === w.panel);
-    chart.update({ curves: chartCurves(w.metric, jobs, g), xLabel: X_LABELS[settings.xKey] || settings.xKey, yLabel: w.metric, logX: settings.logX, logY: settings.logY,
-      xRange: settings.x0 !== null && settings.x1 !== null ? [settings.x0, settings.x1] : null });
+    chart.update({ curves: curvesOf.get(w.id), xLabel: X_LABELS[settings.xKey] || settings.xKey, yLabel: w.metric,
+      logX: settings.logX, logY: settings.logY, xRange });
   });
   $('charts-empty').hidden = wanted.length > 0;
 }

@@ -126,8 +126,8 @@ function isolatedPoints(u, s) {
 export class LossChart extends Chart {
   // curves: [{id, label, colour, dash, xs, ys (drawn), raw (readout), band: [lo, hi] | null}];
   // xLabel, yLabel; logX, logY: log axes with tight ranges.
-  // xRange: [x0, x1] of a zoom, or null: the x axis spans what was dragged, not the points fetched around it
-  // (a run that ended before x0 keeps a point there, which would otherwise widen the axis).
+  // xRange: [x0, x1] the axis spans exactly, or null to span its own points: a zoom's range (what was dragged, not
+  // the points fetched around it: a run that ended before x0 keeps a point there), or the span a view's charts share.
   update({ curves, xLabel, yLabel, logX, logY, xRange = null }) {
     this.xRange = xRange;
     const tables = [];

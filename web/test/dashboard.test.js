@@ -373,6 +373,11 @@ max_attempts: 1
   assert.equal(await chartAttr('#chart-train', 'points'), String(totalTrainPoints));
   await page.selectOption('#x-axis', 'step');
   await waitInPage((x) => Number(document.getElementById('chart-train').dataset.xmax) === x, STEPS);
+  // The metric charts share their x axis: val/loss, logged only at the end, sits at its step beside train/loss.
+  await waitInPage(() => {
+    const scale = (id) => document.getElementById(id).dataset.xscale;
+    return scale('chart-val') !== undefined && scale('chart-val') === scale('chart-train');
+  });
 
   await page.screenshot({ path: join(resultsDir, 'dashboard.png'), fullPage: true });
   assert.deepEqual(pageErrors, []);

@@ -32,10 +32,12 @@ for name in common server worker cli trainer; do
   debs+=("$deb")
 done
 depends() { dpkg-deb -f "$(ls "$tmp"/debs/gammalab-"$1"_*.deb)" Depends; }
-depends server | grep -q 'gammalab-common' || fail "gammalab-server does not depend on gammalab-common: $(depends server)"
-depends server | grep -q 'libgrpc++' || fail "gammalab-server names no gRPC library: $(depends server)"
-depends worker | grep -q 'gammalab-trainer' || fail "gammalab-worker does not depend on gammalab-trainer: $(depends worker)"
-depends trainer | grep -q 'libtorch' || fail "gammalab-trainer names no LibTorch: $(depends trainer)"
+# Each output is read whole before grep sees it: under pipefail, `producer | grep -q` fails whenever grep's early
+# exit reaches the producer as SIGPIPE (curl reports it as error 23), a race that depends on the output's size.
+grep -q 'gammalab-common' <<<"$(depends server)" || fail "gammalab-server does not depend on gammalab-common: $(depends server)"
+grep -q 'libgrpc++' <<<"$(depends server)" || fail "gammalab-server names no gRPC library: $(depends server)"
+grep -q 'gammalab-trainer' <<<"$(depends worker)" || fail "gammalab-worker does not depend on gammalab-trainer: $(depends worker)"
+grep -q 'libtorch' <<<"$(depends trainer)" || fail "gammalab-trainer names no LibTorch: $(depends trainer)"
 
 # 2. A clean Debian 12 root with the packages installed by apt (their dependencies from the archive). The .debs
 #    must be at the same path inside the root for dpkg there (mmdebstrap(1), --include).
@@ -79,8 +81,8 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 [ -n "$healthy" ] || { cat "$tmp/server.log" >&2; fail "the installed server's /healthz never answered"; }
-inside curl -fsS "http://127.0.0.1:$port/" | grep -q '<title>gammalab' ||
-  fail "the installed server does not serve the dashboard page"
+page="$(inside curl -fsS "http://127.0.0.1:$port/")" || fail "the installed server's dashboard page: curl failed"
+grep -q '<title>gammalab' <<<"$page" || fail "the installed server's dashboard page has no gammalab title: ${page:0:200}"
 # Every script and style the page loads, uPlot's included (web/app.js imports its ES module).
 for asset in app.js series.js charts.js style.css vendor/uplot/uPlot.esm.js vendor/uplot/uPlot.min.css; do
   inside curl -fsS -o /dev/null "http://127.0.0.1:$port/$asset" || fail "the installed server does not serve /$asset"

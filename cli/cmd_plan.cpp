@@ -52,20 +52,30 @@ std::string render(const SweepPlan& plan, bool gpu) {
                    {"FLOPs", Align::kRight},
                    {"hash", Align::kLeft}});
   for (const auto& row : plan.rows) {
-    table.add_row({row.name, count_text(double(row.params)), count_text(double(row.tokens)),
-                   std::to_string(row.steps), scientific(row.flops), row.config_hash});
+    // A branch's steps as the ones it trains of its run's: 41-50 of 50.
+    const std::string steps = row.start_step == 0 ? std::to_string(row.steps)
+                                                  : std::to_string(row.start_step + 1) + "-" + std::to_string(row.steps);
+    table.add_row({row.name, count_text(double(row.params)), count_text(double(row.tokens)), steps,
+                   scientific(row.flops), row.config_hash});
   }
   std::ostringstream out;
   out << "sweep '" << plan.sweep << "': " << plan.rows.size() << " job(s)\n\n" << table.render() << "\n";
   out << "total: " << count_text(double(plan.total_tokens)) << " tokens, " << scientific(plan.total_flops);
+  const std::string saving =
+      plan.branches == 0
+          ? ""
+          : "branches: " + std::to_string(plan.branches) + " of the jobs are cooldown branches, trained from their " +
+                "run's checkpoint; the same (N, D) grid as independent runs would cost " +
+                scientific(plan.independent_flops) + " FLOPs: this plan is " +
+                fixed(100.0 * plan.total_flops / plan.independent_flops, 0) + "% of that\n";
   if (!gpu) {
-    out << " FLOPs (every job runs on the CPU: no GPU-hours)\n";
+    out << " FLOPs (every job runs on the CPU: no GPU-hours)\n" << saving;
     return out.str();
   }
   out << " FLOPs = " << (plan.pf_days < 0.01 ? scientific(plan.pf_days) : fixed(plan.pf_days, 2)) << " PF-days = "
       << (plan.gpu_hours < 0.01 ? scientific(plan.gpu_hours) : fixed(plan.gpu_hours, 1)) << " GPU-hours at "
       << fixed(plan.assumptions.mfu * 100, 0) << "% MFU of " << fixed(plan.assumptions.peak_tflops, 0)
-      << " TFLOP/s per GPU\n";
+      << " TFLOP/s per GPU\n" << saving;
   return out.str();
 }
 
@@ -79,7 +89,9 @@ PowerDesign power_design(const Sweep& sweep, PowerDesign design) {
   const std::string reference = has_baseline ? "baseline" : sweep.jobs.empty() ? "" : sweep.jobs[0].config.scale.variant;
   std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, std::set<std::uint64_t>>> sizes;
   for (const auto& job : sweep.jobs) {
-    if (job.config.scale.variant != reference) continue;
+    // A run's cooldown branches share its stable phase, and with it most of its noise: counting them as sizes
+    // of their own would overstate the power. The design is the runs'.
+    if (job.config.scale.variant != reference || job.parent) continue;
     auto& [compute, seeds] = sizes[{job.params, job.tokens}];
     compute = 6.0 * double(job.params) * double(job.tokens);
     seeds.insert(job.config.seed);

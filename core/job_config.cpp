@@ -73,6 +73,7 @@ void fields(ScheduleSpec& s, F&& f) {
   f("warmup_steps", s.warmup_steps);
   f("min_lr_ratio", s.min_lr_ratio);
   f("decay_start", s.decay_start);
+  f("decay_steps", s.decay_steps);
 }
 template <typename F>
 void fields(DataSpec& s, F&& f) {
@@ -299,6 +300,13 @@ void validate(const JobConfig& c) {
           "must be in [0, steps]");
   require(c.schedule.min_lr_ratio >= 0 && c.schedule.min_lr_ratio <= 1, "schedule.min_lr_ratio", "must be in [0, 1]");
   require(c.schedule.decay_start >= 0 && c.schedule.decay_start <= 1, "schedule.decay_start", "must be in [0, 1]");
+  if (const std::optional<std::int64_t>& decay = c.schedule.decay_steps) {
+    require(c.schedule.kind == ScheduleKind::Wsd, "schedule.decay_steps",
+            "is for kind wsd only (this schedule is " + std::string(enum_name(c.schedule.kind)) + ")");
+    require(*decay >= 1 && *decay <= c.steps - c.schedule.warmup_steps, "schedule.decay_steps",
+            "must be in [1, steps - warmup_steps] = [1, " + std::to_string(c.steps - c.schedule.warmup_steps) +
+                "], got " + std::to_string(*decay));
+  }
   require(c.steps >= 1, "steps", "must be at least 1");
   require(c.batch_tokens >= m.seq_len && c.batch_tokens % m.seq_len == 0, "batch_tokens",
           "must be a positive multiple of model.seq_len (" + std::to_string(m.seq_len) + ")");

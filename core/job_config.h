@@ -154,6 +154,10 @@ struct ScheduleSpec {
   std::int64_t warmup_steps = 0;
   double min_lr_ratio = 0.1;  // cosine floor as a fraction of the peak
   double decay_start = 0.8;   // WSD: fraction of training at which the linear decay to 0 starts
+  // WSD: the decay's length in steps, ending at the last step. Unset (the default; absent from the JSON, so
+  // configs written before it keep their hashes): decay_start gives it. Set: it replaces decay_start, so that a
+  // cooldown branch (docs/branches.md) decays over the length its budget asks for, whatever its total.
+  std::optional<std::int64_t> decay_steps{};
 };
 
 struct DataSpec {

@@ -25,7 +25,8 @@ namespace gammalab {
 namespace {
 
 const std::vector<std::string> kTopLevelKeys = {"name", "description", "base", "axes", "seeds", "priority",
-                                                "max_attempts", "tune"};
+                                                "max_attempts", "tune", "branches"};
+const std::vector<std::string> kBranchKeys = {"tokens", "tokens_per_param", "fraction", "decay"};
 const std::vector<std::string> kTuneKeys = {"grid", "axes", "base", "seeds", "per", "carry", "allow_edge"};
 const std::vector<std::string> kAxesKeys = {"grid", "zip"};
 
@@ -154,6 +155,7 @@ class DocumentParser {
       else if (key == "max_attempts") read_int(value, key, doc_.max_attempts, 1, limits::kMaxAttempts);
       else if (key == "seeds") read_seeds(value, "seeds", doc_.seeds);
       else if (key == "tune") read_tune(key_ref, value);
+      else if (key == "branches") read_branches(key_ref, value);
       else if (key == "base") {
         doc_.base_source = key_ref;
         read_base(value, "", "base", doc_.base);
@@ -210,6 +212,80 @@ class DocumentParser {
       }
     }
     if (tune.grid.empty()) diagnostics_.add(key_ref, "tune needs a grid: the fields to tune and their values");
+  }
+
+  // `branches: {tokens_per_param: [5, 10, 20], decay: 0.2}`: exactly one unit, its budgets positive and
+  // increasing (a fraction below 1); `decay` in (0, 1).
+  void read_branches(const SourceRef& key_ref, const YAML::Node& node) {
+    SweepBranches& branches = doc_.branches.emplace();
+    branches.source = branches.at_source = branches.decay_source = key_ref;
+    if (!node.IsMap()) {
+      diagnostics_.add(at(node, "branches"), std::string("expected a mapping with one of tokens, tokens_per_param "
+                                                         "or fraction, and decay; got ") + node_type_name(node));
+      return;
+    }
+    int units = 0;
+    for (const auto& [key_node, value] : mapping_entries(node, "branches")) {
+      const std::string key = key_node.Scalar();
+      const std::string path = "branches." + key;
+      if (key == "decay") {
+        branches.decay_source = at(value, path);
+        const nlohmann::json v = value.IsScalar() ? yaml_to_json(value) : nlohmann::json();
+        if (!v.is_number() || !(v.get<double>() > 0 && v.get<double>() < 1)) {
+          diagnostics_.add(at(value, path), "expected a fraction of each branch's steps in (0, 1), such as 0.2");
+        } else {
+          branches.decay = v.get<double>();
+        }
+      } else if (key == "tokens" || key == "tokens_per_param" || key == "fraction") {
+        ++units;
+        branches.unit_key = key;
+        branches.unit = key == "tokens"             ? SweepBranches::Unit::Tokens
+                        : key == "tokens_per_param" ? SweepBranches::Unit::TokensPerParam
+                                                    : SweepBranches::Unit::Fraction;
+        branches.at_source = at(value, path);
+        read_budgets(value, path, branches);
+      } else {
+        diagnostics_.add(at(key_node, path), "unknown key '" + shortened(key) + "'" + did_you_mean(key, kBranchKeys));
+      }
+    }
+    if (units != 1) {
+      diagnostics_.add(key_ref, units == 0 ? "branches needs its budgets: tokens, tokens_per_param or fraction"
+                                           : "branches takes its budgets in one unit: tokens, tokens_per_param or "
+                                             "fraction, not several");
+    }
+  }
+
+  void read_budgets(const YAML::Node& node, const std::string& path, SweepBranches& branches) {
+    if (!node.IsSequence() || node.size() == 0) {
+      diagnostics_.add(at(node, path), std::string("expected a list of budgets, got ") + node_type_name(node));
+      return;
+    }
+    if (node.size() > limits::kMaxAxisValues) {
+      diagnostics_.add(at(node, path), std::to_string(node.size()) + " budgets, more than the limit of " +
+                                           std::to_string(limits::kMaxAxisValues));
+      return;
+    }
+    branches.at.clear();
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string item = path + "[" + std::to_string(i) + "]";
+      const nlohmann::json v = node[i].IsScalar() ? yaml_to_json(node[i]) : nlohmann::json();
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0) {
+        diagnostics_.add(at(node[i], item), "expected a positive number");
+        return;
+      }
+      const double budget = v.get<double>();
+      if (branches.unit == SweepBranches::Unit::Fraction && budget >= 1) {
+        diagnostics_.add(at(node[i], item), "a fraction of the run's own tokens must be below 1 (the run's own "
+                                            "decay is its last budget)");
+        return;
+      }
+      if (!branches.at.empty() && budget <= branches.at.back()) {
+        diagnostics_.add(at(node[i], item), "budgets must increase: " + v.dump() + " follows " +
+                                                nlohmann::json(branches.at.back()).dump());
+        return;
+      }
+      branches.at.push_back(budget);
+    }
   }
 
   // `carry: {optim.lr: "tuned.optim.lr * tuned.model.d_model / model.d_model"}`: numeric fields only.

@@ -50,6 +50,20 @@ struct SweepTune {
   bool allow_edge = false;                         // accept a best value at the edge of its grid
 };
 
+// `branches:` (docs/branches.md): a cooldown branch of every WSD run of the main stage at each budget, given in
+// one unit; each branch starts from its run's checkpoint at (its budget - its decay) and decays to 0 by the
+// budget.
+struct SweepBranches {
+  enum class Unit { Tokens, TokensPerParam, Fraction };
+  SourceRef source;        // the `branches` key
+  Unit unit = Unit::Fraction;
+  std::string unit_key;    // as written: tokens | tokens_per_param | fraction
+  std::vector<double> at;  // the budgets, increasing
+  SourceRef at_source;
+  double decay = 0.2;      // a branch's decay as a fraction of its steps (Hägele et al. 2024: 10-20%)
+  SourceRef decay_source;
+};
+
 struct SweepDocument {
   std::string name;
   std::string description;
@@ -63,6 +77,7 @@ struct SweepDocument {
   SourceRef axes_source;                   // the `axes` key (or the document when absent)
   bool axes_complete = true;               // false when a bad axis was left out (job counts are then off)
   std::optional<SweepTune> tune;
+  std::optional<SweepBranches> branches;
 };
 
 // Never throws for content problems: they go to `diagnostics` (YAML syntax errors included).

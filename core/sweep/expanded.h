@@ -16,6 +16,13 @@ struct SweepJob {
   JobConfig config;
   std::int64_t tokens = 0;  // token budget: `tokens` if the file sets it, else steps * batch_tokens
   std::int64_t params = 0;  // `params` of the expressions: activated params with baseline scale vectors
+  // A cooldown branch (docs/branches.md): the index in its stage's jobs of the run it starts from, and the
+  // step of that run's checkpoint it starts from. Its config is the standalone run's: only where it starts
+  // differs, and the result does not (core/branch_point.h).
+  std::optional<std::size_t> parent;
+  std::int64_t branch_step = 0;
+  // A parent's: the steps its branches start from, whose checkpoints it writes and keeps.
+  std::vector<std::int64_t> branch_points;
 };
 
 struct Sweep {

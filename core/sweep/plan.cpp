@@ -16,11 +16,14 @@ SweepPlan plan_sweep(const Sweep& sweep, const PlanAssumptions& assumptions) {
     row.variant_params = count_params(job.config.model, job.config.scale).activated;
     row.tokens = job.tokens;
     row.steps = job.config.steps;
-    row.trained_tokens = job.config.steps * job.config.batch_tokens;
+    row.start_step = job.parent ? job.branch_step : 0;
+    row.trained_tokens = (job.config.steps - row.start_step) * job.config.batch_tokens;
     row.flops_per_token = flops_per_token(job.config.model, job.config.scale);
     row.flops = row.flops_per_token * double(row.trained_tokens);
     plan.total_tokens += row.trained_tokens;
     plan.total_flops += row.flops;
+    plan.branches += job.parent ? 1 : 0;
+    plan.independent_flops += row.flops_per_token * double(job.config.steps * job.config.batch_tokens);
     plan.rows.push_back(std::move(row));
   }
   plan.pf_days = plan.total_flops / (1e15 * 86400.0);
@@ -39,6 +42,7 @@ nlohmann::json to_json(const SweepPlan& plan) {
                     {"tokens", row.tokens},
                     {"trained_tokens", row.trained_tokens},
                     {"steps", row.steps},
+                    {"start_step", row.start_step},
                     {"flops_per_token", row.flops_per_token},
                     {"flops", row.flops}});
   }
@@ -50,6 +54,8 @@ nlohmann::json to_json(const SweepPlan& plan) {
             {"flops", plan.total_flops},
             {"pf_days", plan.pf_days},
             {"gpu_hours", plan.gpu_hours},
+            {"branches", plan.branches},
+            {"independent_flops", plan.independent_flops},
             {"mfu", plan.assumptions.mfu},
             {"peak_tflops", plan.assumptions.peak_tflops}}}};
 }

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/config_paths.h"
+#include "core/sweep/branches.h"
 #include "core/sweep/config_hash.h"
 #include "core/sweep/diagnostics.h"
 #include "core/sweep/document.h"
@@ -203,6 +204,23 @@ SweepStages expand_stages(const std::string& yaml_text, const std::string& file_
   SweepStages stages;
   stages.main = sweep_header(doc, file_name);
   stages.main.jobs = expand_jobs(doc, file_name, options, "", diagnostics);
+  if (doc.branches && diagnostics.items().empty()) {
+    if (doc.tune) {
+      // A pick changes a run's config after submission, and its branches' with it: not yet supported.
+      diagnostics.add(doc.branches->source, "branches and a tune stage in one sweep are not supported yet: tune "
+                                            "in a sweep of its own and give its picks to this one's base");
+    } else if (const std::size_t family = doc.branches->at.size() + 1;
+               stages.main.jobs.size() * family > options.max_jobs) {
+      // Counted before any branch is made, as the axes are.
+      diagnostics.add(doc.branches->source, std::to_string(stages.main.jobs.size()) + " runs with " +
+                                                std::to_string(family - 1) + " branches each are " +
+                                                std::to_string(stages.main.jobs.size() * family) +
+                                                " jobs, more than the limit of " + std::to_string(options.max_jobs) +
+                                                " (SweepOptions::max_jobs)");
+    } else {
+      add_branches(stages.main, *doc.branches, diagnostics);
+    }
+  }
   if (doc.tune) {
     Sweep tune = sweep_header(doc, file_name);
     tune.jobs = expand_jobs(tune_document(doc), file_name, options, "tune/", diagnostics);

@@ -98,9 +98,38 @@ TEST(JobConfig, MuonLrIsAnOptionalOverrideOfLr) {
   }
   // The schema's view: every field, the optional one included.
   EXPECT_TRUE(job_config_every_field()["optim"].contains("muon_lr"));
-  const std::vector<std::string> optional{"optim.muon_lr", "data.eval_windows", "data.eval_batches", "world_size",
-                                          "nodes"};
+  const std::vector<std::string> optional{"optim.muon_lr",     "schedule.decay_steps", "data.eval_windows",
+                                          "data.eval_batches", "world_size",           "nodes"};
   EXPECT_EQ(job_config_optional_fields(), optional);
+}
+
+// schedule.decay_steps: a WSD decay's length in steps (cooldown branches, docs/branches.md). Unset, the JSON and
+// hash of every existing config stay as they were; set, it must fit after the warmup and is for WSD only.
+TEST(JobConfig, DecayStepsIsAnOptionalWsdLength) {
+  JobConfig c;
+  c.steps = 100;
+  c.schedule.warmup_steps = 10;
+  EXPECT_FALSE(to_json(c)["schedule"].contains("decay_steps"));
+  c.schedule.decay_steps = 20;
+  try {
+    validate(c);
+    FAIL() << "cosine with decay_steps accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "schedule.decay_steps: is for kind wsd only (this schedule is cosine)");
+  }
+  c.schedule.kind = ScheduleKind::Wsd;
+  EXPECT_NO_THROW(validate(c));
+  EXPECT_EQ(job_config_from_json(to_json(c)).schedule.decay_steps, 20);
+  for (const std::int64_t bad : {std::int64_t{0}, std::int64_t{91}, std::int64_t{-5}}) {
+    c.schedule.decay_steps = bad;
+    try {
+      validate(c);
+      FAIL() << bad << " accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()), "schedule.decay_steps: must be in [1, steps - warmup_steps] = [1, 90], got " +
+                                           std::to_string(bad));
+    }
+  }
 }
 
 // What validate() says of `config`, or "no error".

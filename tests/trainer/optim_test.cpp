@@ -10,7 +10,7 @@
 #include "worker/trainer/kernels/adamw_cpu.h"
 #include "worker/trainer/optim/muon.h"
 #include "worker/trainer/optim/optimizer.h"
-#include "worker/trainer/optim/schedule.h"
+#include "core/lr_schedule.h"
 
 namespace gammalab::trainer {
 namespace {

@@ -123,7 +123,7 @@ shared_root::Dir open_checkpoint_dir(const std::filesystem::path& dir, const std
 }
 
 std::filesystem::path save_checkpoint(const shared_root::Dir& dir, const Model& model, const Optimizer* optimizer,
-                                      const CheckpointMeta& meta, int keep) {
+                                      const CheckpointMeta& meta, int keep, const std::vector<std::int64_t>& pinned) {
   SafeTensors st;
   for (const auto& p : model.store().params()) st.tensors.emplace_back("model/" + p.name, p.tensor);
   if (optimizer != nullptr) {
@@ -145,6 +145,9 @@ std::filesystem::path save_checkpoint(const shared_root::Dir& dir, const Model& 
     all.pop_back();
   }
   // At least two, so that a newest checkpoint found damaged on resume has an intact one before it.
+  std::erase_if(all, [&](const auto& checkpoint) {
+    return std::find(pinned.begin(), pinned.end(), checkpoint.first) != pinned.end();
+  });
   const std::size_t kept = static_cast<std::size_t>(std::max(keep, 2));
   for (std::size_t i = 0; i + kept < all.size(); ++i) remove_checkpoint(dir, all[i].second);
   return dir.path() / name;

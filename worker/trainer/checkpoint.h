@@ -56,9 +56,11 @@ inline constexpr std::uint64_t kMaxCheckpointBytes = 64ULL << 30;
 shared_root::Dir open_checkpoint_dir(const std::filesystem::path& dir, const std::filesystem::path& shared_root = {});
 
 // Writes the checkpoint (temp file, renameat), its .sum, then `latest`, all within `dir`, and removes all but
-// the newest `keep`. Returns the checkpoint's path.
+// the newest `keep`, except those at the `pinned` steps (branch points: docs/branches.md), which stay.
+// Returns the checkpoint's path.
 std::filesystem::path save_checkpoint(const shared_root::Dir& dir, const Model& model, const Optimizer* optimizer,
-                                      const CheckpointMeta& meta, int keep = 2);
+                                      const CheckpointMeta& meta, int keep = 2,
+                                      const std::vector<std::int64_t>& pinned = {});
 std::filesystem::path save_checkpoint(const std::filesystem::path& dir, const Model& model, const Optimizer* optimizer,
                                       const CheckpointMeta& meta, int keep = 2);
 

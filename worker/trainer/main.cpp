@@ -14,6 +14,7 @@
 #include "core/config_paths.h"
 #include "core/exit_codes.h"
 #include "core/file_util.h"
+#include "core/limits.h"
 #include "core/model_preset.h"
 #include "core/shared_root_files.h"
 #include "worker/trainer/data/data_shard.h"
@@ -64,7 +65,8 @@ JobConfig load_job(const std::string& path, const std::string& shared_root = {})
 }
 
 struct RunArgs {
-  std::string config, ckpt_dir, data_dir, shared_root;
+  std::string config, ckpt_dir, data_dir, shared_root, start_from;
+  std::vector<std::int64_t> keep_checkpoints_at;
   RankFlags ranks;
   double bucket_mb = 25;
 };
@@ -86,6 +88,8 @@ int cmd_run(const RunArgs& a, int argc, char** argv) {
   o.stop = &g_stop;
   o.ranks = plan.spec;
   o.bucket_bytes = static_cast<std::int64_t>(a.bucket_mb * (1 << 20));
+  o.start_from = a.start_from;
+  o.keep_checkpoints_at = a.keep_checkpoints_at;
   if (plan.spec.rank != 0) {
     NullStream quiet;
     Trainer trainer(c, o, quiet, quiet);
@@ -160,6 +164,13 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--shared-root", run.shared_root,
                       "the worker's shared root, which --config and --ckpt-dir lie below: no link below it is followed");
   run_cmd->add_option("--data-dir", run.data_dir, "base of relative data paths (else $GAMMALAB_DATA_DIR, else cwd)");
+  // Cooldown branches (docs/branches.md).
+  run_cmd->add_option("--start-from", run.start_from,
+                      "a branch's start: its parent's checkpoint file, used when --ckpt-dir holds none of its own");
+  run_cmd->add_option("--keep-checkpoint-at", run.keep_checkpoints_at,
+                      "steps (comma-separated) to checkpoint and keep: the branch points of this run's branches")
+      ->delimiter(',')
+      ->check(CLI::Range(std::int64_t{1}, limits::kMaxSteps));
   // Data-parallel ranks (docs/distributed.md): each flag overrides the launcher variable named after it.
   run_cmd->add_option("--world-size", run.ranks.world_size,
                       "ranks of the job ($WORLD_SIZE); without --rank/$RANK this process starts them all");

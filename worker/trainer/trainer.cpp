@@ -1,16 +1,19 @@
 #include "worker/trainer/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 
+#include "core/branch_point.h"
 #include "core/config_error.h"
 #include "core/decimal_text.h"
 #include "core/metric_names.h"
 #include "core/data_path.h"
 #include "core/param_count.h"
+#include "core/shared_root.h"
 #include "worker/trainer/checkpoint.h"
-#include "worker/trainer/optim/schedule.h"
+#include "core/lr_schedule.h"
 #include "worker/trainer/sharpness.h"
 #include "worker/trainer/torch_compat.h"
 
@@ -168,8 +171,12 @@ void Trainer::checkpoint(std::int64_t step) {
   meta.config = to_json(config_);
   meta.train_seconds = train_seconds();
   meta.metric_lines = metrics_.history();
-  const auto file = save_checkpoint(checkpoint_dir(), *model_, optimizer_.get(), meta);
+  const auto file = save_checkpoint(checkpoint_dir(), *model_, optimizer_.get(), meta, 2, options_.keep_checkpoints_at);
   log_ << "checkpoint " << file.string() << "\n";
+  const auto& pinned = options_.keep_checkpoints_at;
+  if (std::find(pinned.begin(), pinned.end(), step) != pinned.end()) {
+    metrics_.event({{"event", "branch_point"}, {"step", step}});
+  }
 }
 
 std::int64_t Trainer::resume() {
@@ -186,7 +193,34 @@ std::int64_t Trainer::resume() {
       step = meta.step;
     }
   }
+  if (step == 0 && !options_.start_from.empty() && is_rank0()) step = start_from_branch_point();
   return collectives_ ? sync_from_rank0(step) : step;
+}
+
+std::int64_t Trainer::start_from_branch_point() {
+  const std::filesystem::path& file = options_.start_from;
+  // The parent's directory is the coordinator's to name and the parent's to write: reached from the shared root
+  // without following a link, and never made.
+  std::optional<shared_root::Dir> dir;
+  if (options_.shared_root.empty()) {
+    dir = shared_root::Dir::open(file.parent_path());
+  } else {
+    const auto rel = shared_root::relative_below(options_.shared_root, file.parent_path());
+    if (!rel) {
+      throw ConfigError("--start-from", file.string() + " is not below the shared root " + options_.shared_root.string());
+    }
+    dir = shared_root::Dir::open(options_.shared_root).find_dir(*rel);
+    if (!dir) throw std::runtime_error("branch point " + file.string() + ": its directory does not exist");
+  }
+  const CheckpointMeta meta = load_checkpoint(*dir, file.filename().string(), *model_, optimizer_.get(), &log_);
+  const std::string mismatch = branch_point_mismatch(job_config_from_json(meta.config), config_, meta.step);
+  if (!mismatch.empty()) throw ConfigError("--start-from", file.string() + ": " + mismatch);
+  sampler_->seek(meta.data);
+  // The branch's curve starts after the branch point: the parent's lines up to it are the parent's, stored once.
+  // Its training seconds carry on from the parent's, so that wall_s places each point as the FLOPs do.
+  seconds_before_ = meta.train_seconds;
+  log_ << "started from the branch point " << file.string() << " at step " << meta.step << "\n";
+  return meta.step;
 }
 
 std::int64_t Trainer::sync_from_rank0(std::int64_t step) {
@@ -279,7 +313,9 @@ std::optional<int> Trainer::checkpoint_or_stop(std::int64_t step) {
   // With several ranks, a stop request counts once any rank has seen it in the step: all stop after the same one.
   const bool requested = collectives_ ? stop_agreed_ : (options_.stop != nullptr && options_.stop->load());
   const bool stop = requested || (options_.stop_after_step > 0 && step == options_.stop_after_step);
-  const bool periodic = config_.ckpt_every > 0 && step % config_.ckpt_every == 0;
+  const auto& pinned = options_.keep_checkpoints_at;
+  const bool periodic = (config_.ckpt_every > 0 && step % config_.ckpt_every == 0) ||
+                        std::find(pinned.begin(), pinned.end(), step) != pinned.end();
   if (!options_.ckpt_dir.empty() && is_rank0() && (periodic || (stop && !last))) checkpoint(step);
   if (options_.crash_after_step > 0 && step == options_.crash_after_step) return exit_codes::kCrashed;
   if (stop && !last) {

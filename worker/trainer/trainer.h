@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <vector>
 
 #include "core/exit_codes.h"
 #include "core/job_config.h"
@@ -33,6 +34,12 @@ struct TrainerOptions {
   // This process's rank of a data-parallel job (docs/distributed.md); world_size 1: no process group.
   RankSpec ranks;
   std::int64_t bucket_bytes = 25 << 20;  // gradient all-reduce bucket cap (PyTorch DDP's default)
+  // A cooldown branch (docs/branches.md): the parent's checkpoint its first attempt starts from, below
+  // shared_root when that is set. Its own checkpoints come first: a branch resumes from them like any run.
+  std::filesystem::path start_from;
+  // Steps whose checkpoints are written whatever ckpt_every says, and never rotated away: the branch points
+  // that this run's branches start from. Each is announced, once written, by a "branch_point" event line.
+  std::vector<std::int64_t> keep_checkpoints_at;
 };
 
 // `path` (the config's `field`) under data_dir, else $GAMMALAB_DATA_DIR; with neither, `path` as it is. Under a
@@ -64,8 +71,11 @@ class Trainer {
     std::int64_t tokens = 0;
   };
 
-  // Loads the newest checkpoint in ckpt_dir, if any; returns the step it was taken after (0 without one).
+  // Loads the newest checkpoint in ckpt_dir, else the branch point of start_from, if any; returns the step it
+  // was taken after (0 without one).
   std::int64_t resume();
+  // The parent's checkpoint of a branch: loads it after checking that it can start this run (core/branch_point.h).
+  std::int64_t start_from_branch_point();
   // One optimizer step: forward and backward over the micro-batches, gradient clipping, the update at
   // the LR multiplier `lr_mult`.
   StepResult train_step(double lr_mult);

@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps build test demo package study dashboard bench fuzz clean
+.PHONY: study-wsd deps build test demo package study dashboard bench fuzz clean
 
 deps:
 	@scripts/deps.sh
@@ -34,6 +34,11 @@ package:
 # The full CPU reproduction (about half an hour on 2 cores): writes docs/results.md and its figures from its run.
 study: build
 	@scripts/study.sh $(BUILD)
+
+# The WSD ladder with cooldown branches (docs/branches.md; minutes on 2 cores): its cost against independent runs
+# and its L(N, D) fit, in BUILD/study-wsd.
+study-wsd: build
+	@scripts/study_wsd.sh $(BUILD)
 
 # Serves the dashboard over the demo's database (after `make demo`; nothing is installed or built again).
 dashboard:

@@ -2,6 +2,7 @@
 // reference measured in the same run on the same machine:
 //   lease over gRPC            vs  Store::lease called directly (the SQLite transaction alone)
 //   a lease from a long queue   vs  a lease from a queue of 100 (its cost must not grow with the queue)
+//   leasing runs with branches  vs  leasing as many plain jobs (cooldown branches waiting in the queue)
 //   ingest from 16 gRPC streams vs  plain batched SQLite inserts of the same rows
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
@@ -108,6 +109,59 @@ int main() {
       std::snprintf(what, sizeof what, "queue of %d pending jobs", queue);
       print_latency(what, us);
       std::printf("%-34s p50 %.2f x the queue of 100\n", "", p50 / p50_shortest);
+    }
+  }
+
+  // ---- cooldown branches (docs/branches.md): leasing the runs of a sweep whose every run is followed by three
+  // branches still waiting for its checkpoints, against a sweep of the same number of plain jobs. A lease walks
+  // the pending jobs in order and skips a waiting branch (a check of its run's branch_point metric), so the
+  // runs leased later skip more of them: the ratio shows what that costs.
+  {
+    constexpr int kRuns = 1000, kBranchesPerRun = 3;
+    std::printf("== lease cost with waiting cooldown branches (%d runs, Store::lease directly)\n", kRuns);
+    double p50_plain = 0;
+    for (const bool branches : {false, true}) {
+      Sweep sweep = testing::make_sweep("bench", kRuns);
+      if (branches) {
+        std::vector<SweepJob> jobs;
+        for (std::size_t r = 0; r < std::size_t{kRuns}; ++r) {
+          const std::size_t parent = jobs.size();
+          jobs.push_back(sweep.jobs[r]);
+          for (int b = 1; b <= kBranchesPerRun; ++b) {
+            SweepJob branch = sweep.jobs[r];
+            branch.name += "/D=" + std::to_string(b);
+            branch.config.steps = 2 * b;
+            branch.config_hash = config_hash(branch.config);
+            branch.parent = parent;
+            branch.branch_step = b;
+            jobs[parent].branch_points.push_back(b);
+            jobs.push_back(std::move(branch));
+          }
+        }
+        sweep.jobs = std::move(jobs);
+      }
+      const auto dir = testing::temp_db("branches").parent_path();
+      std::vector<double> us;
+      {
+        Store store((dir / "gammalab.db").string());
+        store.create_sweep(sweep, "", "", false);
+        const std::string worker = store.register_worker("bench", 1, {}, "");
+        for (int i = 0; i < kRuns; ++i) {
+          const auto t = Clock::now();
+          const auto lease = store.lease(worker, 30000);
+          us.push_back(seconds_since(t) * 1e6);
+          if (!lease || !lease->job.parent_id().empty()) {
+            std::fprintf(stderr, "lease %d did not find the next run\n", i);
+            return 1;
+          }
+        }
+      }
+      std::filesystem::remove_all(dir);
+      std::sort(us.begin(), us.end());
+      const double p50 = us[us.size() / 2];
+      if (!branches) p50_plain = p50;
+      print_latency(branches ? "runs, each with 3 waiting branches" : "plain jobs", us);
+      if (branches) std::printf("%-34s p50 %.2f x the plain sweep's\n", "", p50 / p50_plain);
     }
   }
 

@@ -19,12 +19,14 @@ bool may_be_negative(std::string_view name) { return name == metric_names::kShar
 }  // namespace
 
 std::string metric_point_error(const MetricPoint& p) {
-  const auto known = std::find(metric_names::kAll.begin(), metric_names::kAll.end(), p.name);
-  if (known == metric_names::kAll.end()) {
+  const bool known = std::find(metric_names::kAll.begin(), metric_names::kAll.end(), p.name) != metric_names::kAll.end() ||
+                     p.name == metric_names::kBranchPoint;
+  if (!known) {
     // Quoted only when short: the name is the reporter's text.
     const std::string shown = p.name.size() <= 64 ? "'" + p.name + "'" : "of " + std::to_string(p.name.size()) + " bytes";
     std::string known_names;
     for (std::string_view name : metric_names::kAll) known_names += (known_names.empty() ? "" : ", ") + std::string(name);
+    known_names += ", " + std::string(metric_names::kBranchPoint);
     return "metric name " + shown + ": not a metric gammalab-train reports (" + known_names + ")";
   }
   const std::string what = "metric '" + p.name + "' at step " + std::to_string(p.step) + ": ";

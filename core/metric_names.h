@@ -19,6 +19,11 @@ inline constexpr std::string_view kScaleRmsOutput = "scale_rms/output";  // RMS 
 // resumed run continues its checkpoint's count; the time of steps redone after a crash counts once).
 inline constexpr std::string_view kWallSeconds = "wall_s";
 
+// Not a curve: a run prints it once the checkpoint at one of its branch points is written (its value is the
+// step), so that the coordinator learns through the metric path (lossless, idempotent, fenced by attempt) that
+// the cooldown branch starting there may be leased (docs/branches.md). Charts and fits leave it out.
+inline constexpr std::string_view kBranchPoint = "branch_point";
+
 // The two losses a run is judged by, val first (what a run's final loss is read from).
 inline constexpr std::array<std::string_view, 2> kLosses = {kValLoss, kTrainLoss};
 

@@ -36,7 +36,10 @@ void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<v
   if (!any_pending) return;
   const std::vector<int> live = store.live_worker_slots(worker_timeout_ms);
   for (v1::Job* job : jobs) {
-    if (job->state() == v1::JOB_STATE_PENDING) {
+    // A branch waiting for its run's checkpoint has its reason already (store_rows::read_job): it comes first.
+    const bool waiting_branch =
+        !job->parent_id().empty() && job->branch_start_job_id().empty() && !job->pending_reason().empty();
+    if (job->state() == v1::JOB_STATE_PENDING && !waiting_branch) {
       job->set_pending_reason(pending_reason(job->slots_per_node(), job->nodes(), live));
     }
   }

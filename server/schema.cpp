@@ -264,6 +264,14 @@ CREATE UNIQUE INDEX gang_members_by_worker ON gang_members(worker_id, job_id);
     R"sql(
 DROP INDEX jobs_by_sweep_state_gpus;
 )sql",
+    // 13: cooldown branches (docs/branches.md). A branch names the run it starts from and the step of that run's
+    // checkpoint; it is leased once the run has reported that checkpoint written (its branch_point metric). A
+    // run lists its branch points (comma-separated steps) for its trainer to keep.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN parent_id INTEGER REFERENCES jobs(id);
+ALTER TABLE jobs ADD COLUMN branch_step INTEGER NOT NULL DEFAULT 0 CHECK (branch_step >= 0);
+ALTER TABLE jobs ADD COLUMN branch_points TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return all;
 }

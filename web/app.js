@@ -204,13 +204,14 @@ function renderTune() {
 
 const slug = (text) => String(text).replace(/[^A-Za-z0-9_-]+/g, '-');
 
-// Metrics any job of the sweep has stored, in the order of /api/meta's list, then the rest by name.
+// The curves any job of the sweep has stored, in the order of /api/meta's list, which names every curve the
+// trainer prints. A stored name outside it is a marker, not a curve (branch_point: a run's checkpoint for a
+// cooldown branch is written, docs/branches.md), and gets no chart.
 let META_METRICS = [];
 function storedMetrics(metricsMap = state.metrics) {
   const names = new Set();
   for (const store of metricsMap.values()) for (const [n, col] of Object.entries(store)) if (col.step.length) names.add(n);
-  const known = META_METRICS.filter((n) => names.has(n));
-  return known.concat([...names].filter((n) => !META_METRICS.includes(n)).sort());
+  return META_METRICS.filter((n) => names.has(n));
 }
 
 function renderMetricList() {

@@ -306,7 +306,8 @@ void WorkerDaemon::report_finish(RunningJob& job, v1::JobOutcome outcome, const 
   }
 }
 
-std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const std::filesystem::path& config_path,
+std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const v1::Job& leased,
+                                                    const std::filesystem::path& config_path,
                                                     const std::filesystem::path& ckpt_dir) const {
   // The trainer opens both beneath the shared root, following no link below it, as the worker does.
   std::vector<std::string> argv = {options_.trainer.string(), "run",        "--config",
@@ -315,6 +316,24 @@ std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const
   if (!options_.data_dir.empty()) {
     argv.push_back("--data-dir");
     argv.push_back(options_.data_dir.string());
+  }
+  // Cooldown branches (docs/branches.md): a branch's start and a run's branch points. The start's path is our
+  // own layout around a job id checked as one, never a path the coordinator sends.
+  if (const std::string& start = leased.branch_start_job_id(); !start.empty()) {
+    if (!shared_root::is_job_id(start) || leased.branch_step() < 1) {
+      throw std::runtime_error("lease: branch start job '" + utf8_head(start, 64) + "' at step " +
+                               std::to_string(leased.branch_step()) + " is not a decimal job id and a positive step");
+    }
+    argv.insert(argv.end(), {"--start-from", (options_.shared_root / shared_root::job_ckpt_dir(start) /
+                                              shared_root::checkpoint_file_name(leased.branch_step()))
+                                                 .string()});
+  }
+  if (leased.branch_points_size() > 0) {
+    if (leased.branch_points_size() > static_cast<int>(limits::kMaxAxisValues)) {
+      throw std::runtime_error("lease: " + std::to_string(leased.branch_points_size()) +
+                               " branch points, more than the limit of " + std::to_string(limits::kMaxAxisValues));
+    }
+    argv.insert(argv.end(), {"--keep-checkpoint-at", absl::StrJoin(leased.branch_points(), ",")});
   }
   const std::size_t world_size = job.slots.size() * static_cast<std::size_t>(job.nodes);
   if (world_size > 1) {
@@ -379,7 +398,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     log << ")" << std::endl;
 
     const std::vector<std::string> argv =
-        trainer_argv(job, options_.shared_root / config_rel, options_.shared_root / ckpt_rel);
+        trainer_argv(job, lease.job(), options_.shared_root / config_rel, options_.shared_root / ckpt_rel);
     // The job's ranks come from its config alone: a launcher's variables in the worker's own environment (the
     // worker itself may run under one) must not make the trainer think it is one rank of another job.
     std::vector<std::string> env = devices;

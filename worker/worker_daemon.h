@@ -70,7 +70,8 @@ class WorkerDaemon {
   void heartbeat_loop();
   void run_job(RunningJob& job, v1::LeaseJobResponse lease);
   // The trainer's command line for the job.
-  std::vector<std::string> trainer_argv(const RunningJob& job, const std::filesystem::path& config_path,
+  std::vector<std::string> trainer_argv(const RunningJob& job, const v1::Job& leased,
+                                        const std::filesystem::path& config_path,
                                         const std::filesystem::path& ckpt_dir) const;
   void report_finish(RunningJob& job, v1::JobOutcome outcome, const std::string& error, int exit_code);
   // SIGTERM (then SIGKILL after `grace`) or, if `hard`, SIGKILL now to the job's trainer.

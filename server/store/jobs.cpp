@@ -9,13 +9,13 @@
 
 namespace gammalab {
 
-using store_rows::kJobColumns;
+using store_rows::job_columns;
 using store_rows::parse_id;
 using store_rows::read_job;
 using store_rows::read_state;
 
 std::optional<v1::Job> Store::read_job_by_id(std::int64_t id) {
-  sql::Statement& s = statements_.get(std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.id = ?");
+  sql::Statement& s = statements_.get("SELECT " + job_columns() + " FROM jobs j WHERE j.id = ?");
   s.bind(1, id);
   std::optional<v1::Job> out;
   if (s.step()) out = read_job(s);
@@ -27,7 +27,7 @@ std::vector<v1::Job> Store::list_jobs(const std::string& sweep_id, const std::ve
   absl::MutexLock lock(&mutex_);
   std::vector<v1::Job> out;
   sql::Statement& s =
-      statements_.get(std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.sweep_id = ? ORDER BY j.ordinal");
+      statements_.get("SELECT " + job_columns() + " FROM jobs j WHERE j.sweep_id = ? ORDER BY j.ordinal");
   s.bind(1, parse_id(sweep_id));
   while (s.step()) {
     v1::Job job = read_job(s);
@@ -40,7 +40,7 @@ Store::JobPage Store::list_jobs_page(const std::string& sweep_id, const std::vec
                                     std::int64_t after_ordinal, std::size_t limit) {
   absl::MutexLock lock(&mutex_);
   JobPage page;
-  sql::Statement& s = statements_.get(std::string("SELECT ") + kJobColumns +
+  sql::Statement& s = statements_.get("SELECT " + job_columns() +
                                       ", j.ordinal FROM jobs j WHERE j.sweep_id = ? AND j.ordinal > ? ORDER BY j.ordinal");
   s.bind(1, parse_id(sweep_id)).bind(2, after_ordinal);
   const int ordinal_column = store_rows::kJobColumnCount;
@@ -68,7 +68,7 @@ std::optional<v1::Job> Store::find_job(const std::string& id_or_path) {
   const auto slash = id_or_path.find('/');
   if (slash == std::string::npos) return out;
   const std::string sweep = id_or_path.substr(0, slash), name = id_or_path.substr(slash + 1);
-  sql::Statement& s = statements_.get(std::string("SELECT ") + kJobColumns +
+  sql::Statement& s = statements_.get("SELECT " + job_columns() +
                                       " FROM jobs j JOIN sweeps s ON s.id = j.sweep_id "
                                       "WHERE (s.id = ? OR s.name = ?) AND j.name = ? ORDER BY s.id DESC LIMIT 1");
   s.bind(1, parse_id(sweep)).bind(2, sweep).bind(3, name);

@@ -119,9 +119,10 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   // sweeps with a pending job this worker could ever run. Then its first such job by the (sweep_id, state,
   // ordinal) index. No sort over all pending jobs.
   // A job that spans workers is a candidate only while enough live workers have its share of slots.
+  // A cooldown branch, only once its run's checkpoint is written (store_rows::sql_branch_may_start).
   const std::string can_gather =
       "(j.nodes = 1 OR j.nodes <= (SELECT COUNT(*) FROM workers w WHERE w.draining = 0 AND w.heartbeat_ms >= ?3 "
-      "AND w.slots >= j.gpus))";
+      "AND w.slots >= j.gpus)) AND " + store_rows::sql_branch_may_start();
   sql::Statement& pick_sweep = statements_.get(
       "SELECT s.id FROM sweeps s WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id "
       "AND j.state = ?1 AND j.gpus <= ?2 AND " + can_gather + ") ORDER BY s.priority DESC, s.lease_turn, s.id LIMIT 1");

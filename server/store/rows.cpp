@@ -3,6 +3,10 @@
 
 #include <google/protobuf/util/time_util.h>
 
+#include <absl/strings/numbers.h>
+#include <absl/strings/str_split.h>
+
+#include "core/metric_names.h"
 #include "proto/convert.h"
 
 namespace gammalab::store_rows {
@@ -22,6 +26,51 @@ JobState read_state(const sql::Statement& s, int column) {
   if (!state) throw sql::Error("jobs.state: unknown state '" + name + "'");
   return *state;
 }
+
+const std::string& sql_branch_point_written() {
+  static const std::string sql =
+      "EXISTS (SELECT 1 FROM metrics m WHERE m.job_id = j.parent_id AND m.step = j.branch_step AND m.name_id = "
+      "(SELECT n.id FROM metric_names n WHERE n.name = '" + std::string(metric_names::kBranchPoint) + "'))";
+  return sql;
+}
+
+const std::string& sql_branch_may_start() {
+  static const std::string sql = "(j.parent_id IS NULL OR " + sql_branch_point_written() +
+                                 " OR (SELECT p.state FROM jobs p WHERE p.id = j.parent_id) = '" +
+                                 std::string(job_state_name(JobState::kSucceeded)) + "')";
+  return sql;
+}
+
+const std::string& job_columns() {
+  static const std::string columns =
+      "j.id, j.sweep_id, j.name, j.config_hash, j.config_json, j.state, j.attempt, j.max_attempts, j.worker_id, "
+      "j.step, j.total_steps, j.tokens, j.last_loss, j.tokens_per_s, j.created_ms, j.started_ms, j.finished_ms, "
+      "j.error, j.priority, j.reused_from, j.stage, j.gpus, j.nodes, j.parent_id, j.branch_step, j.branch_points, "
+      // A branch's parent's state, and the job whose checkpoint it starts from once written.
+      "(SELECT p.state FROM jobs p WHERE p.id = j.parent_id), "
+      "(SELECT COALESCE(p.reused_from, p.id) FROM jobs p WHERE p.id = j.parent_id AND " + sql_branch_point_written() +
+      ")";
+  return columns;
+}
+
+namespace {
+
+// Why a pending branch is not leased yet; empty when it may be.
+std::string branch_wait(const v1::Job& j, const sql::Statement& s) {
+  if (j.state() != v1::JOB_STATE_PENDING || j.parent_id().empty() || !j.branch_start_job_id().empty()) return "";
+  const std::string run = "its run (job " + j.parent_id() + ")";
+  const std::string at = "its checkpoint at step " + std::to_string(j.branch_step());
+  if (s.is_null(26)) return "waits for " + run + " to write " + at;
+  const JobState parent = read_state(s, 26);
+  if (parent == JobState::kSucceeded) return "";
+  if (is_terminal(parent)) {
+    return run + " ended " + std::string(job_state_name(parent)) + " before writing " + at +
+           ": this branch waits until a rerun of it writes one (gammalab submit --rerun)";
+  }
+  return "waits for " + run + " to write " + at;
+}
+
+}  // namespace
 
 v1::Job read_job(const sql::Statement& s) {
   v1::Job j;
@@ -51,6 +100,14 @@ v1::Job read_job(const sql::Statement& s) {
   j.set_stage(s.text(20));
   j.set_slots_per_node(static_cast<int>(s.int64(21)));
   j.set_nodes(static_cast<int>(s.int64(22)));
+  if (!s.is_null(23)) j.set_parent_id(std::to_string(s.int64(23)));
+  j.set_branch_step(s.int64(24));
+  for (absl::string_view step : absl::StrSplit(s.text(25), ',', absl::SkipEmpty())) {  // (this Abseil has its own string_view)
+    std::int64_t value = 0;
+    if (absl::SimpleAtoi(step, &value)) j.add_branch_points(value);
+  }
+  if (!s.is_null(27)) j.set_branch_start_job_id(std::to_string(s.int64(27)));
+  j.set_pending_reason(branch_wait(j, s));
   return j;
 }
 

@@ -19,12 +19,16 @@ google::protobuf::Timestamp timestamp(std::int64_t ms);
 // The state stored in `column`; throws sql::Error for a name core/job_state.h does not know.
 JobState read_state(const sql::Statement& s, int column);
 
+// A cooldown branch j may start (docs/branches.md): its parent has reported the checkpoint at j.branch_step
+// written (the branch_point metric, which a reused parent has with the rest of its curve), or has finished
+// without it (a reused run whose branches differed): then the branch trains from step 0, to the same result.
+// The lease's query and read_job's fields use this one definition.
+const std::string& sql_branch_point_written();  // EXISTS (...) over the alias j
+const std::string& sql_branch_may_start();      // (j.parent_id IS NULL OR ...) over the alias j
+
 // SELECT lists matching read_job and Store::read_sweep, over the aliases j (jobs) and s (sweeps).
-inline constexpr const char* kJobColumns =
-    "j.id, j.sweep_id, j.name, j.config_hash, j.config_json, j.state, j.attempt, j.max_attempts, j.worker_id, "
-    "j.step, j.total_steps, j.tokens, j.last_loss, j.tokens_per_s, j.created_ms, j.started_ms, j.finished_ms, "
-    "j.error, j.priority, j.reused_from, j.stage, j.gpus, j.nodes";
-inline constexpr int kJobColumnCount = 23;  // the columns of kJobColumns; a query may select more after them
+const std::string& job_columns();
+inline constexpr int kJobColumnCount = 28;  // the columns of job_columns(); a query may select more after them
 inline constexpr const char* kSweepColumns =
     "s.id, s.name, s.priority, s.max_attempts, s.created_ms, s.source_yaml, s.file_name, s.awaiting_main, "
     "s.tune_report, s.stage_error";

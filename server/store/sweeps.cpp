@@ -53,8 +53,8 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
       "WHERE config_hash = ? AND state = ? ORDER BY id LIMIT 1");
   sql::Statement& insert_job = statements_.get(
       "INSERT INTO jobs(sweep_id, ordinal, name, config_hash, config_json, state, max_attempts, priority, "
-      "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from, stage, gpus, nodes) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from, stage, gpus, nodes, parent_id, "
+      "branch_step, branch_points) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   sql::Statement& copy_metrics = statements_.get(
       "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
       "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
@@ -62,7 +62,16 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
   sql::Statement& copy_tiles = statements_.get("INSERT INTO metric_tiles(job_id, name_id, level, tile, " + tile_columns +
                                                ") SELECT ?, name_id, level, tile, " + tile_columns +
                                                " FROM metric_tiles WHERE job_id = ?");
+  std::vector<std::int64_t> ids;  // of the jobs inserted so far, by their index in the stage: a branch's parent
+  ids.reserve(sweep.jobs.size());
   for (const SweepJob& job : sweep.jobs) {
+    // A branch's parent comes before it in the expansion (core/sweep/branches.h).
+    if (job.parent && *job.parent < ids.size()) insert_job.bind(19, ids[*job.parent]);
+    else insert_job.bind_null(19);
+    insert_job.bind(20, job.parent ? job.branch_step : std::int64_t{0});
+    std::string points;
+    for (const std::int64_t step : job.branch_points) points += (points.empty() ? "" : ",") + std::to_string(step);
+    insert_job.bind(21, points);
     insert_job.bind(1, sweep_id).bind(2, ordinal++).bind(3, job.name).bind(4, job.config_hash);
     insert_job.bind(5, to_json(job.config).dump()).bind(7, sweep.max_attempts).bind(8, sweep.priority);
     insert_job.bind(9, job.config.steps).bind(10, now).bind(16, stage);
@@ -86,6 +95,7 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
     }
     insert_job.run();
     const std::int64_t job_id = db_.last_insert_id();
+    ids.push_back(job_id);
     if (reused >= 0) {
       copy_metrics.bind(1, job_id).bind(2, reused).run();
       copy_tiles.bind(1, job_id).bind(2, reused).run();

@@ -175,7 +175,7 @@ void Trainer::checkpoint(std::int64_t step) {
   log_ << "checkpoint " << file.string() << "\n";
   const auto& pinned = options_.keep_checkpoints_at;
   if (std::find(pinned.begin(), pinned.end(), step) != pinned.end()) {
-    metrics_.event({{"event", "branch_point"}, {"step", step}});
+    metrics_.metrics(step, step * config_.batch_tokens, {{std::string(metric_names::kBranchPoint), double(step)}});
   }
 }
 

@@ -38,7 +38,8 @@ struct TrainerOptions {
   // shared_root when that is set. Its own checkpoints come first: a branch resumes from them like any run.
   std::filesystem::path start_from;
   // Steps whose checkpoints are written whatever ckpt_every says, and never rotated away: the branch points
-  // that this run's branches start from. Each is announced, once written, by a "branch_point" event line.
+  // that this run's branches start from. Each is announced, once written, by a metric line of
+  // metric_names::kBranchPoint.
   std::vector<std::int64_t> keep_checkpoints_at;
 };
 

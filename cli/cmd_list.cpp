@@ -1,4 +1,5 @@
 // gammalab sweeps | jobs SWEEP | show JOB | workers: what the coordinator knows.
+#include <absl/strings/str_join.h>
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -81,6 +82,18 @@ void add_show_command(CLI::App& app, CliContext& context) {
                           "/" + std::to_string(job.max_attempts()) + "  priority: " + std::to_string(job.priority()) +
                           "\n";
     if (!job.reused_from().empty()) details += "results reused from job " + job.reused_from() + "\n";
+    // Cooldown branches (docs/branches.md): the family a job belongs to.
+    if (!job.parent_id().empty()) {
+      details += "cooldown branch of job " + job.parent_id() + ", from its checkpoint at step " +
+                 std::to_string(job.branch_step()) +
+                 (job.branch_start_job_id().empty() || job.branch_start_job_id() == job.parent_id()
+                      ? ""
+                      : " (written by job " + job.branch_start_job_id() + ", whose results it reuses)") +
+                 "\n";
+    }
+    if (job.branch_points_size() > 0) {
+      details += "branch points (kept checkpoints): " + absl::StrJoin(job.branch_points(), ", ") + "\n";
+    }
     details += "slots: " + std::to_string(std::max(1, job.slots_per_node())) + " of one worker (its world_size)\n";
     if (!job.error().empty()) details += "error: " + job.error() + "\n";
     details += "config:\n" + nlohmann::json::parse(job.config_json()).dump(2) + "\n";

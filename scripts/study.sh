@@ -34,16 +34,7 @@ echo "== both sweeps finished after $((ran / 60)) min $((ran % 60)) s"
 "$cli" tune "$ablation" || status=$?
 "$cli" tune "$ladder" || status=$?
 
-# The coordinator refits a sweep's laws by itself after its jobs end; wait until its latest stored fit covers
-# every succeeded main job of the ladder, so the report holds the final one.
-succeeded_main=$("$cli" --json jobs "$ladder" | node -e '
-  const jobs = JSON.parse(require("fs").readFileSync(0, "utf8"));
-  console.log(jobs.filter((j) => j.stage !== "tune" && /SUCCEEDED/i.test(j.state)).length);')
-for _ in $(seq 120); do
-  fitted=$("$cli" --json fit "$ladder" 2>/dev/null | sed -n 's/^ *"jobs": *\([0-9]*\).*/\1/p' | head -1)
-  [ -n "$fitted" ] && [ "$fitted" -ge "$succeeded_main" ] && break
-  sleep 1
-done
+cluster_wait_for_fit "$ladder"
 out="$study/reports"
 rm -rf "$out"
 mkdir -p "$out"

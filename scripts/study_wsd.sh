@@ -27,15 +27,7 @@ status=0
 ran=$(( $(date +%s) - started ))
 echo "== the sweep finished after $((ran / 60)) min $((ran % 60)) s"
 
-# The coordinator refits by itself once the jobs end; wait until its latest fit covers every succeeded job.
-succeeded=$("$cli" --json jobs "$sweep" | node -e '
-  const jobs = JSON.parse(require("fs").readFileSync(0, "utf8"));
-  console.log(jobs.filter((j) => /SUCCEEDED/i.test(j.state)).length);')
-for _ in $(seq 120); do
-  fitted=$("$cli" --json fit "$sweep" 2>/dev/null | sed -n 's/^ *"jobs": *\([0-9]*\).*/\1/p' | head -1)
-  [ -n "$fitted" ] && [ "$fitted" -ge "$succeeded" ] && break
-  sleep 1
-done
+cluster_wait_for_fit "$sweep"
 rm -rf "$study/report"
 "$cli" plan "$sweep_file" --no-power > "$study/plan.txt"
 "$cli" fit "$sweep" | tee "$study/fit.txt" || status=$?

@@ -265,12 +265,17 @@ CREATE UNIQUE INDEX gang_members_by_worker ON gang_members(worker_id, job_id);
 DROP INDEX jobs_by_sweep_state_gpus;
 )sql",
     // 13: cooldown branches (docs/branches.md). A branch names the run it starts from and the step of that run's
-    // checkpoint; it is leased once the run has reported that checkpoint written (its branch_point metric). A
-    // run lists its branch points (comma-separated steps) for its trainer to keep.
+    // checkpoint; it waits (waiting = 1) until the run has reported that checkpoint written (its branch_point
+    // metric) or finished. A run lists its branch points (comma-separated steps) for its trainer to keep. A lease
+    // walks the jobs that are not waiting through a partial index, so a queue of waiting branches costs it
+    // nothing (bench/dispatch_ingest.cpp).
     R"sql(
 ALTER TABLE jobs ADD COLUMN parent_id INTEGER REFERENCES jobs(id);
 ALTER TABLE jobs ADD COLUMN branch_step INTEGER NOT NULL DEFAULT 0 CHECK (branch_step >= 0);
 ALTER TABLE jobs ADD COLUMN branch_points TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0 CHECK (waiting IN (0, 1));
+CREATE INDEX jobs_ready ON jobs(sweep_id, state, ordinal) WHERE waiting = 0;
+CREATE INDEX jobs_by_parent ON jobs(parent_id, waiting) WHERE parent_id IS NOT NULL;
 )sql",
   };
   return all;

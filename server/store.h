@@ -290,6 +290,11 @@ class Store {
   void changed() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Round robin among sweeps: this one goes to the back of the queue among sweeps of its priority.
   void advance_lease_turn(std::int64_t sweep_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Cooldown branches of the run `parent_id` whose start became possible (store_rows::sql_branch_may_start:
+  // the checkpoint reported written, or the run finished) stop waiting, in the caller's transaction. The lease
+  // reads only the `waiting` flag, through a partial index of the jobs that are not waiting, so waiting branches
+  // cost it nothing however many there are.
+  void release_branches(std::int64_t parent_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Gang leases (server/store/gangs.cpp), in lease()'s transaction.
   struct GangTurn {
     bool held = false;           // the worker holds a place in a gang: it is leased nothing else now

@@ -61,3 +61,18 @@ cluster_start() {
 cluster_submit() {
   "$bin/cli/gammalab" --json submit "$1" | sed -n 's/.*"id": *"\([0-9]*\)".*/\1/p' | head -1
 }
+
+# cluster_wait_for_fit SWEEP: the coordinator refits a sweep's laws by itself after its jobs end; waits (up to
+# two minutes) until its latest stored fit covers every succeeded main-stage job, so that a report holds the
+# final one.
+cluster_wait_for_fit() {
+  local sweep="$1" succeeded fitted
+  succeeded=$("$bin/cli/gammalab" --json jobs "$sweep" | node -e '
+    const jobs = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    console.log(jobs.filter((j) => j.stage !== "tune" && /SUCCEEDED/i.test(j.state)).length);')
+  for _ in $(seq 120); do
+    fitted=$("$bin/cli/gammalab" --json fit "$sweep" 2>/dev/null | sed -n 's/^ *"jobs": *\([0-9]*\).*/\1/p' | head -1)
+    [ -n "$fitted" ] && [ "$fitted" -ge "$succeeded" ] && return 0
+    sleep 1
+  done
+}

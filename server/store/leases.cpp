@@ -119,10 +119,10 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   // sweeps with a pending job this worker could ever run. Then its first such job by the (sweep_id, state,
   // ordinal) index. No sort over all pending jobs.
   // A job that spans workers is a candidate only while enough live workers have its share of slots.
-  // A cooldown branch, only once its run's checkpoint is written (store_rows::sql_branch_may_start).
+  // A cooldown branch, only once it no longer waits for its run's checkpoint (Store::release_branches).
   const std::string can_gather =
-      "(j.nodes = 1 OR j.nodes <= (SELECT COUNT(*) FROM workers w WHERE w.draining = 0 AND w.heartbeat_ms >= ?3 "
-      "AND w.slots >= j.gpus)) AND " + store_rows::sql_branch_may_start();
+      "j.waiting = 0 AND (j.nodes = 1 OR j.nodes <= (SELECT COUNT(*) FROM workers w WHERE w.draining = 0 AND "
+      "w.heartbeat_ms >= ?3 AND w.slots >= j.gpus))";
   sql::Statement& pick_sweep = statements_.get(
       "SELECT s.id FROM sweeps s WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id "
       "AND j.state = ?1 AND j.gpus <= ?2 AND " + can_gather + ") ORDER BY s.priority DESC, s.lease_turn, s.id LIMIT 1");
@@ -158,6 +158,12 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   tx.commit();
   changed();
   return lease;
+}
+
+void Store::release_branches(std::int64_t parent_id) {
+  sql::Statement& release = statements_.get("UPDATE jobs AS j SET waiting = 0 WHERE j.parent_id = ? AND j.waiting = 1 "
+                                            "AND " + store_rows::sql_branch_may_start());
+  release.bind(1, parent_id).run();
 }
 
 void Store::advance_lease_turn(std::int64_t sweep_id) {
@@ -255,6 +261,7 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   update.bind(1, job_state_name(to)).bind(2, attempt_change).bind(3, why).bind(4, done ? 1 : 0);
   update.bind(5, done ? 1 : 0).bind(6, now).bind(7, id).run();
   end_gang(id);
+  if (to == JobState::kSucceeded) release_branches(id);
   record_event(id, finish_event_kind(outcome, to), to, attempt, wid,
                to == JobState::kCancelled && error.empty() ? "cancelled by user" : why);
   tx.commit();

@@ -112,6 +112,7 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
     store_tiles::TileDelta tiles;  // of the points stored now (a resend is not merged twice)
     const MetricPoint* last_loss = nullptr;
     const MetricPoint* last_speed = nullptr;
+    bool branch_point = false;  // a checkpoint that a cooldown branch starts from is written
     std::int64_t max_step = 0, max_tokens = 0;
     for (std::size_t i = 0; i < points.size(); ++i) {
       const MetricPoint& p = points[i];
@@ -124,6 +125,7 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
       if (db_.changes() == 1) {
         ++result.stored;
         tiles.add(name_ids[i], p.step, p.tokens, p.value);
+        branch_point = branch_point || p.name == metric_names::kBranchPoint;
       }
       if (p.step >= max_step) {
         max_step = p.step;
@@ -149,6 +151,7 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
       progress.bind_null(5);
     progress.bind(6, id).bind(7, attempt).run();
     tiles.write(id, statements_.get(store_tiles::read_tile_sql()), statements_.get(store_tiles::kWriteTile));
+    if (branch_point) release_branches(id);
     tx.commit();
   }
   changed();

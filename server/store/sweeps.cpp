@@ -54,7 +54,7 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
   sql::Statement& insert_job = statements_.get(
       "INSERT INTO jobs(sweep_id, ordinal, name, config_hash, config_json, state, max_attempts, priority, "
       "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from, stage, gpus, nodes, parent_id, "
-      "branch_step, branch_points) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "branch_step, branch_points, waiting) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   sql::Statement& copy_metrics = statements_.get(
       "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
       "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
@@ -64,11 +64,19 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
                                                " FROM metric_tiles WHERE job_id = ?");
   std::vector<std::int64_t> ids;  // of the jobs inserted so far, by their index in the stage: a branch's parent
   ids.reserve(sweep.jobs.size());
+  std::vector<std::int64_t> parents;  // of branches inserted here: a reused run may have their checkpoints already
   for (const SweepJob& job : sweep.jobs) {
     // A branch's parent comes before it in the expansion (core/sweep/branches.h).
-    if (job.parent && *job.parent < ids.size()) insert_job.bind(19, ids[*job.parent]);
-    else insert_job.bind_null(19);
-    insert_job.bind(20, job.parent ? job.branch_step : std::int64_t{0});
+    const bool branch = job.parent && *job.parent < ids.size();
+    if (branch) {
+      insert_job.bind(19, ids[*job.parent]);
+      if (parents.empty() || parents.back() != ids[*job.parent]) parents.push_back(ids[*job.parent]);
+    } else {
+      insert_job.bind_null(19);
+    }
+    insert_job.bind(20, branch ? job.branch_step : std::int64_t{0});
+    // A branch waits for its run until released (below, for a reused run; later, by the run's reports).
+    insert_job.bind(22, std::int64_t{branch ? 1 : 0});
     std::string points;
     for (const std::int64_t step : job.branch_points) points += (points.empty() ? "" : ",") + std::to_string(step);
     insert_job.bind(21, points);
@@ -107,6 +115,7 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
       ++result.jobs_created;
     }
   }
+  for (const std::int64_t parent : parents) release_branches(parent);
 }
 
 SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, const std::string& file_name,

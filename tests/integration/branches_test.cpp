@@ -15,24 +15,6 @@
 namespace gammalab::testing {
 namespace {
 
-// train/loss of the job's config trained from scratch by gammalab-train alone.
-std::map<std::int64_t, double> standalone_curve(Cluster& cluster, std::int64_t job_id) {
-  const auto config = cluster.shared_root() / "jobs" / std::to_string(job_id) / "config.json";
-  ChildProcess trainer({binary("worker/trainer/gammalab-train").string(), "run", "--config", config.string(),
-                        "--data-dir", cluster.data_dir().string()},
-                       {}, (cluster.dir() / ("standalone-" + std::to_string(job_id) + ".log")).string());
-  std::map<std::int64_t, double> curve;
-  while (auto line = trainer.read_line()) {
-    if (auto points = parse_metric_line(*line)) {
-      for (const auto& p : *points) {
-        if (p.name == "train/loss") curve[p.step] = p.value;
-      }
-    }
-  }
-  EXPECT_EQ(trainer.wait(), 0);
-  return curve;
-}
-
 std::int64_t column(DbReader& db, const std::string& column, std::int64_t job_id) {
   return db.count("SELECT " + column + " FROM jobs WHERE id = " + std::to_string(job_id));
 }

@@ -10,6 +10,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/metric.h"
+#include "core/metric_names.h"
+
 namespace gammalab::testing {
 
 std::filesystem::path binary(const std::string& relative) {
@@ -159,6 +162,23 @@ void Cluster::prepare_data(const std::string& name, std::size_t bytes) {
   while (prepare.read_line()) {
   }
   if (prepare.wait() != 0) throw std::runtime_error("gammalab-train prepare failed; see prepare.log");
+}
+
+std::map<std::int64_t, double> standalone_curve(Cluster& cluster, std::int64_t job_id) {
+  const auto config = cluster.shared_root() / "jobs" / std::to_string(job_id) / "config.json";
+  ChildProcess trainer({binary("worker/trainer/gammalab-train").string(), "run", "--config", config.string(),
+                        "--data-dir", cluster.data_dir().string()},
+                       {}, (cluster.dir() / ("standalone-" + std::to_string(job_id) + ".log")).string());
+  std::map<std::int64_t, double> curve;
+  while (auto line = trainer.read_line()) {
+    if (auto points = parse_metric_line(*line)) {
+      for (const auto& p : *points) {
+        if (p.name == metric_names::kTrainLoss) curve[p.step] = p.value;
+      }
+    }
+  }
+  EXPECT_EQ(trainer.wait(), 0);
+  return curve;
 }
 
 std::string tiny_sweep_yaml(const std::string& name, int steps, const std::string& variants,

@@ -5,6 +5,7 @@
 // and cli() runs with the user token (each from a file, as a deployment would).
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,6 +73,10 @@ class Cluster {
   int grpc_port_ = 0;
   int http_port_ = 0;
 };
+
+// train/loss of the config the cluster stored for `job_id`, trained from step 0 by gammalab-train alone (no
+// worker, no checkpoints): what a job's stored curve must equal, bit for bit, however it was interrupted.
+std::map<std::int64_t, double> standalone_curve(Cluster& cluster, std::int64_t job_id);
 
 // Waits until `done()` or the timeout (seconds); returns done().
 bool wait_until(const std::function<bool()>& done, double timeout_s);

@@ -43,24 +43,6 @@ bool process_running(const std::string& needle) {
   return false;
 }
 
-// The train/loss curve of an uninterrupted run of the same config, straight from gammalab-train.
-std::map<std::int64_t, double> reference_curve(Cluster& cluster, std::int64_t job_id) {
-  const auto config = cluster.shared_root() / "jobs" / std::to_string(job_id) / "config.json";
-  ChildProcess trainer({binary("worker/trainer/gammalab-train").string(), "run", "--config", config.string(),
-                        "--data-dir", cluster.data_dir().string()},
-                       {}, (cluster.dir() / "reference.log").string());
-  std::map<std::int64_t, double> curve;
-  while (auto line = trainer.read_line()) {
-    if (auto points = parse_metric_line(*line)) {
-      for (const auto& p : *points) {
-        if (p.name == "train/loss") curve[p.step] = p.value;
-      }
-    }
-  }
-  EXPECT_EQ(trainer.wait(), 0);
-  return curve;
-}
-
 void expect_complete_curve(DbReader& db, std::int64_t job_id, int steps, int log_every) {
   const auto loss = db.points(job_id, "train/loss");
   ASSERT_EQ(loss.size(), static_cast<std::size_t>(steps / log_every)) << "job " << job_id;
@@ -93,7 +75,7 @@ TEST(Dispatch, KilledWorkerJobResumesExactlyOnAnotherWorker) {
 
   // Every logging step exactly once, and the values after the resume equal an uninterrupted run's.
   expect_complete_curve(db, job, kSteps, 5);
-  const auto reference = reference_curve(cluster, job);
+  const auto reference = standalone_curve(cluster, job);
   ASSERT_EQ(reference.size(), static_cast<std::size_t>(kSteps / 5));
   for (const auto& p : db.points(job, "train/loss")) {
     EXPECT_EQ(p.value, reference.at(p.step)) << "step " << p.step;
@@ -217,7 +199,7 @@ TEST(Dispatch, DrainedWorkerHandsBackItsJobWhichResumesElsewhereExactly) {
   ASSERT_TRUE(wait_until([&] { return job_state(db, job) == "succeeded"; }, 300)) << job_state(db, job);
   EXPECT_EQ(db.jobs()[0].attempt, 1) << "one attempt in all: the drained one did not count";
   expect_complete_curve(db, job, kSteps, 5);
-  const auto reference = reference_curve(cluster, job);
+  const auto reference = standalone_curve(cluster, job);
   ASSERT_EQ(reference.size(), static_cast<std::size_t>(kSteps / 5));
   for (const auto& p : db.points(job, "train/loss")) {
     EXPECT_EQ(p.value, reference.at(p.step)) << "step " << p.step;

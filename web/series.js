@@ -327,7 +327,8 @@ export function configDiff(jobs) {
       if (value && typeof value === 'object' && !Array.isArray(value)) {
         for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
       } else {
-        out.set(path, JSON.stringify(value));
+        // A string as written (scale.variant: unified, not "unified"); other values as JSON (a list, true, null).
+        out.set(path, typeof value === 'string' ? value : JSON.stringify(value));
       }
     };
     try {

@@ -321,6 +321,12 @@ test('configDiff: the dot paths whose values differ between runs, in order', () 
     { path: 'seed', values: ['0', '1'] },
     { path: 'tokens', values: ['', '5'] }]);
   assert.deepEqual(configDiff([a, a]), []);
+  // Strings read as written, without JSON's quotes; a list stays JSON.
+  const c = job({ scale: { variant: 'unified' }, data: { train: 'brown/train.bin' }, ranks: [1, 2] });
+  const d = job({ scale: { variant: 'baseline' }, data: { train: 'brown/train.bin' }, ranks: [2] });
+  assert.deepEqual(configDiff([c, d]), [
+    { path: 'ranks', values: ['[1,2]', '[2]'] },
+    { path: 'scale.variant', values: ['unified', 'baseline'] }]);
 });
 
 test('stageJobs: the main stage by default, the tune trials alone, or both', () => {

@@ -120,7 +120,8 @@ std::string comparison_text(const FitReport& r, const Comparison& c) {
   }
   out << indented(table.render(), "  ");
   if (!c.ladder) {
-    out << "  no local multiplier: the baseline has several token counts per size, no single curve in compute\n";
+    out << "  no local multiplier: the baseline's sizes have different numbers of token counts, so its runs trace "
+           "no curves in compute (one count per size is a ladder; the same counts at every size, one curve each)\n";
   } else if (c.sizes_inside > 0) {
     out << "  local multiplier over the " << c.sizes_inside << " sizes inside the data: " << value_text(c.local) << " "
         << interval(c.local);

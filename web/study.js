@@ -97,7 +97,7 @@ function comparisonView(c) {
   const headline = !c.identified
     ? [h('span', { class: 'big' }, `${c.variant}: no local multiplier over ${c.reference}`),
       h('span', { class: 'note' }, c.ladder ? ` (${c.reference}'s sizes never reach its loss)`
-        : ` (${c.reference} has several token counts per size, no single curve in compute)`)]
+        : ` (${c.reference}'s sizes have different numbers of token counts: no curves in compute)`)]
     // The CLI's verdict, word for word (cli/fit_view.cpp): the claim, where it holds, its interval, how it was got.
     : [h('span', { class: 'big' }, c.better ? `${c.variant} reaches ${c.reference}'s loss with ${times(c.factor)}× less compute`
       : `${c.variant} needs ${times(c.factor)}× more compute than ${c.reference}`),

@@ -32,23 +32,24 @@ double mean_at(const std::map<CellKey, double>& means, const ReplicateCell& cell
   return it == means.end() ? kNaN : it->second;
 }
 
-// The baseline's curve from the planned blocks' means, without block `skip` (none: skip >= size).
+// The baseline's curve of token slice `slice` from the planned blocks' means, without block `skip` (none:
+// skip >= size).
 std::vector<CurvePoint> base_curve(const ComparisonPlan& plan, const std::vector<double>& base_means,
-                                   std::size_t skip) {
+                                   std::size_t skip, std::size_t slice) {
   std::vector<CurvePoint> curve;
   for (std::size_t k = 0; k < plan.base_cells.size(); ++k) {
-    if (k != skip) curve.push_back({std::log(plan.base_cells[k].compute), base_means[k]});
+    if (k != skip && plan.slices[k] == slice) curve.push_back({std::log(plan.base_cells[k].compute), base_means[k]});
   }
   return curve;
 }
 
-// ln m_local per planned block against a curve.
-std::vector<LocalLog> local_logs(const ComparisonPlan& plan, const std::vector<CurvePoint>& curve,
+// ln m_local per planned block against the baseline's curve of its slice, without block `skip`.
+std::vector<LocalLog> local_logs(const ComparisonPlan& plan, const std::vector<double>& base_means, std::size_t skip,
                                  const std::vector<double>& variant_means) {
   std::vector<LocalLog> out;
   for (std::size_t k = 0; k < plan.variant_cells.size(); ++k) {
     const CurvePoint at{std::log(plan.variant_cells[k].compute), variant_means[k]};
-    out.push_back(plan.ladder ? local_log_multiplier(curve, at)
+    out.push_back(plan.ladder ? local_log_multiplier(base_curve(plan, base_means, skip, plan.slices[k]), at)
                               : LocalLog{kNaN, false});
   }
   return out;
@@ -143,7 +144,7 @@ std::optional<Jackknife> jackknife(const ComparisonPlan& plan, const std::vector
                                    const std::vector<double>& variant_means) {
   std::vector<double> values;
   for (std::size_t skip = 0; skip < plan.base_cells.size() && plan.ladder; ++skip) {
-    const double v = pooled_log(plan, local_logs(plan, base_curve(plan, base_means, skip), variant_means), skip);
+    const double v = pooled_log(plan, local_logs(plan, base_means, skip, variant_means), skip);
     if (std::isfinite(v)) values.push_back(v);
   }
   if (values.size() < 2) return std::nullopt;
@@ -171,15 +172,25 @@ ComparisonPlan plan_comparison(const std::vector<RunPoint>& runs, const std::vec
     plan.base_cells.push_back(cells[block.cells[reference]]);
     plan.variant_cells.push_back(cells[block.cells[variant]]);
   }
-  // A ladder: one token count per baseline size, so its cells, ordered by compute, are one curve.
-  std::vector<RunPoint> base_runs;
-  for (const auto& r : runs) {
-    if (r.group == plan.baseline) base_runs.push_back(r);
+  // Token slices: the k-th token count of each baseline size (in increasing order) is slice k. A ladder has one
+  // token count per size, so one slice, whose cells ordered by compute are one curve. A surface (cooldown
+  // branches, docs/branches.md: every size at the same budgets in tokens per parameter) has one slice per
+  // budget, and each is a ladder of its own: a variant's size is read against the baseline's sizes at its own
+  // budget. With different numbers of token counts per size the slices are no curves, and there is no m_local.
+  std::map<double, std::vector<double>> tokens_at;  // baseline size -> its planned token counts, increasing
+  for (const auto& cell : plan.base_cells) tokens_at[cell.params].push_back(cell.tokens);
+  bool same_count = true;
+  for (auto& [params, tokens] : tokens_at) {
+    std::sort(tokens.begin(), tokens.end());
+    same_count = same_count && tokens.size() == tokens_at.begin()->second.size();
   }
-  plan.ladder = plan.base_cells.size() >= 2 &&
-                count_model_sizes(base_runs) == static_cast<int>(replicate_cells(base_runs).size());
+  for (const auto& cell : plan.base_cells) {
+    const std::vector<double>& tokens = tokens_at[cell.params];
+    plan.slices.push_back(static_cast<std::size_t>(std::find(tokens.begin(), tokens.end(), cell.tokens) - tokens.begin()));
+  }
+  plan.ladder = same_count && tokens_at.size() >= 2;
   const std::map<CellKey, double> means = cell_means(runs);
-  const auto logs = local_logs(plan, base_curve(plan, means_of(plan.base_cells, means), plan.base_cells.size()),
+  const auto logs = local_logs(plan, means_of(plan.base_cells, means), plan.base_cells.size(),
                                means_of(plan.variant_cells, means));
   for (const auto& l : logs) plan.inside.push_back(l.inside && std::isfinite(l.value) ? 1 : 0);
   return plan;
@@ -192,7 +203,7 @@ std::vector<double> comparison_values(const ComparisonPlan& plan, const std::vec
   const std::vector<double> base = means_of(plan.base_cells, means), variant = means_of(plan.variant_cells, means);
   std::vector<double> values;
   for (std::size_t k = 0; k < base.size(); ++k) values.push_back(variant[k] - base[k]);
-  const auto logs = local_logs(plan, base_curve(plan, base, base.size()), variant);
+  const auto logs = local_logs(plan, base, base.size(), variant);
   for (const auto& l : logs) values.push_back(l.value);
   values.push_back(pooled_log(plan, logs, logs.size()));
   return values;

@@ -41,7 +41,9 @@ struct Jackknife {
 struct Comparison {
   std::string variant, baseline;
   bool paired = false;  // every run has its partner and the bootstrap drew pairs
-  bool ladder = false;  // one token count per baseline size, so the baseline's sizes trace a curve in C
+  // The baseline's sizes trace curves in C: one token count per size (a ladder), or the same number at every
+  // size, the k-th of each a curve of its own (a surface of cooldown branches, ComparisonPlan::slices).
+  bool ladder = false;
   std::vector<SizeComparison> sizes;
   Estimate local;  // "m_local": geometric mean of m_local over the sizes inside the data
   int sizes_inside = 0;
@@ -61,6 +63,9 @@ struct ComparisonPlan {
   std::vector<std::size_t> blocks;              // pairing blocks where both groups have a cell
   std::vector<ReplicateCell> base_cells, variant_cells;  // their cells, per planned block
   std::vector<char> inside;                     // per planned block, on all data
+  // Per planned block, its token slice: the rank of its token count among its baseline size's. The baseline's
+  // curve for a block is the blocks of its slice.
+  std::vector<std::size_t> slices;
   bool ladder = false;
 };
 

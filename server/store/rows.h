@@ -22,7 +22,8 @@ JobState read_state(const sql::Statement& s, int column);
 // A cooldown branch j may start (docs/branches.md): its parent has reported the checkpoint at j.branch_step
 // written (the branch_point metric, which a reused parent has with the rest of its curve), or has finished
 // without it (a reused run whose branches differed): then the branch trains from step 0, to the same result.
-// The lease's query and read_job's fields use this one definition.
+// Store::release_branches (which clears the `waiting` flag the lease reads) and read_job's fields use this one
+// definition.
 const std::string& sql_branch_point_written();  // EXISTS (...) over the alias j
 const std::string& sql_branch_may_start();      // (j.parent_id IS NULL OR ...) over the alias j
 

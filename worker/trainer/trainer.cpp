@@ -173,8 +173,7 @@ void Trainer::checkpoint(std::int64_t step) {
   meta.metric_lines = metrics_.history();
   const auto file = save_checkpoint(checkpoint_dir(), *model_, optimizer_.get(), meta, 2, options_.keep_checkpoints_at);
   log_ << "checkpoint " << file.string() << "\n";
-  const auto& pinned = options_.keep_checkpoints_at;
-  if (std::find(pinned.begin(), pinned.end(), step) != pinned.end()) {
+  if (is_branch_point(step)) {
     metrics_.metrics(step, step * config_.batch_tokens, {{std::string(metric_names::kBranchPoint), double(step)}});
   }
 }
@@ -313,9 +312,7 @@ std::optional<int> Trainer::checkpoint_or_stop(std::int64_t step) {
   // With several ranks, a stop request counts once any rank has seen it in the step: all stop after the same one.
   const bool requested = collectives_ ? stop_agreed_ : (options_.stop != nullptr && options_.stop->load());
   const bool stop = requested || (options_.stop_after_step > 0 && step == options_.stop_after_step);
-  const auto& pinned = options_.keep_checkpoints_at;
-  const bool periodic = (config_.ckpt_every > 0 && step % config_.ckpt_every == 0) ||
-                        std::find(pinned.begin(), pinned.end(), step) != pinned.end();
+  const bool periodic = (config_.ckpt_every > 0 && step % config_.ckpt_every == 0) || is_branch_point(step);
   if (!options_.ckpt_dir.empty() && is_rank0() && (periodic || (stop && !last))) checkpoint(step);
   if (options_.crash_after_step > 0 && step == options_.crash_after_step) return exit_codes::kCrashed;
   if (stop && !last) {
@@ -344,6 +341,11 @@ std::optional<int> Trainer::stop_if_diverged(std::int64_t step, std::map<std::st
     it = values.erase(it);
   }
   return std::nullopt;
+}
+
+bool Trainer::is_branch_point(std::int64_t step) const {
+  const auto& points = options_.keep_checkpoints_at;
+  return std::find(points.begin(), points.end(), step) != points.end();
 }
 
 double Trainer::train_seconds() const {

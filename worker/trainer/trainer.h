@@ -95,6 +95,8 @@ class Trainer {
   const shared_root::Dir& checkpoint_dir();  // ckpt_, opened on first use
   std::map<std::string, double> scale_rms() const;
   bool is_rank0() const { return options_.ranks.rank == 0; }
+  // A step in options_.keep_checkpoints_at: its checkpoint is written, kept and announced.
+  bool is_branch_point(std::int64_t step) const;
   // Ranks above 0 take rank 0's parameters, optimizer state and data position (after rank 0's resume).
   std::int64_t sync_from_rank0(std::int64_t step);
 

@@ -247,6 +247,8 @@ export function si(x, digits = 3) {
   if (x === null || x === undefined || !Number.isFinite(x)) return '–';
   const a = Math.abs(x);
   if (a === 0) return '0';
+  // Beyond the largest prefix, exponent form: 4.28e+119, not "4.28e+95Y".
+  if (a >= 1e27) return x.toExponential(digits - 1);
   const units = [[1e24, 'Y'], [1e21, 'Z'], [1e18, 'E'], [1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
   for (const [scale, unit] of units) if (a >= scale) return `${+(x / scale).toPrecision(digits)}${unit}`;
   if (a >= 0.01) return `${+x.toPrecision(digits)}`;
@@ -362,27 +364,43 @@ export function stageJobs(jobs, stage) {
 // The study table: per model size (preset, by parameter count) and variant, the final loss over seeds
 // (mean ± s.e., n) of the runs in the fit state, and its difference to `baseline` at the same size.
 // Returns {sizes: [{preset, params, cells: Map variant -> {n, mean, se, delta}}], variants}.
+// A row per size and token budget: a surface of cooldown branches (several budgets per size) is never pooled
+// over its budgets. A budget is the rank of a run's token count among its size's and variant's, as the fitter's
+// slices are (core/scaling/comparison.h): variants of one size differ a little in params, and so in tokens when
+// tokens follow params. `budgets`: some size has more than one, so a view shows D.
 export function studyTable(runs, lossKey = 'loss', baseline = 'baseline') {
+  const counted = runs.filter((r) => r.state === FIT_STATE && r.preset != null
+    && typeof r[lossKey] === 'number' && Number.isFinite(r[lossKey]));
+  const tokensOf = new Map();  // preset and variant -> their token counts, increasing
+  for (const r of counted) {
+    const key = `${r.preset}\u0000${r.variant}`;
+    if (!tokensOf.has(key)) tokensOf.set(key, new Set());
+    tokensOf.get(key).add(r.tokens ?? 0);
+  }
+  for (const [key, set] of tokensOf) tokensOf.set(key, [...set].sort((a, b) => a - b));
   const byPreset = new Map();
-  for (const r of runs) {
-    if (r.state !== FIT_STATE || r.preset == null) continue;
+  for (const r of counted) {
     const y = r[lossKey];
-    if (!(typeof y === 'number' && Number.isFinite(y))) continue;
-    if (!byPreset.has(r.preset)) byPreset.set(r.preset, { preset: r.preset, params: r.params, values: new Map() });
-    const row = byPreset.get(r.preset);
+    const budget = tokensOf.get(`${r.preset}\u0000${r.variant}`).indexOf(r.tokens ?? 0);
+    const key = `${r.preset}\u0000${budget}`;
+    if (!byPreset.has(key)) byPreset.set(key, { preset: r.preset, params: r.params, tokens: r.tokens, budget, values: new Map() });
+    const row = byPreset.get(key);
+    if (r.variant === baseline) Object.assign(row, { params: r.params, tokens: r.tokens });  // the baseline's N and D
     const v = r.variant ?? 'unknown';
     if (!row.values.has(v)) row.values.set(v, []);
     row.values.get(v).push(y);
   }
   const variants = sortGroups([...byPreset.values()].flatMap((r) => [...r.values.keys()]), 'variant');
-  const sizes = [...byPreset.values()].sort((a, b) => (a.params ?? 0) - (b.params ?? 0) || a.preset.localeCompare(b.preset));
+  const sizes = [...byPreset.values()].sort((a, b) => (a.params ?? 0) - (b.params ?? 0) || a.preset.localeCompare(b.preset)
+    || a.budget - b.budget);
   for (const row of sizes) {
     row.cells = new Map([...row.values].map(([v, ys]) => [v, meanSe(ys)]));
     const base = row.cells.get(baseline);
     for (const [v, c] of row.cells) c.delta = base && v !== baseline ? c.mean - base.mean : NaN;
     delete row.values;
   }
-  return { sizes, variants };
+  const budgets = new Set(sizes.map((row) => row.preset)).size < sizes.length;
+  return { sizes, variants, budgets };
 }
 
 // One estimate of a stored report (core/scaling/fit_report.cpp estimate_json), its strings ("nan", "inf") as

@@ -16,13 +16,15 @@ export function fmt(x, digits = 4) {
 // The study table of the main-stage runs (mean ± s.e. (n) per size and variant, difference to the baseline) into `table` (a <table>
 // with a thead and a tbody), `empty` shown when no run has a final loss, and the multipliers into `multipliersEl`.
 export function renderStudyTable({ table, empty, multipliersEl }, runs, fits, lossKey) {
-  const { sizes, variants } = studyTable(studyRuns(runs), lossKey, fits[0]?.baseline || 'baseline');
+  const { sizes, variants, budgets } = studyTable(studyRuns(runs), lossKey, fits[0]?.baseline || 'baseline');
   empty.hidden = sizes.length > 0;
   table.hidden = !sizes.length;
   fill(table.tHead, h('tr', {}, h('th', {}, 'model size'), h('th', { class: 'num' }, 'N'),
+    budgets ? h('th', { class: 'num' }, 'D') : null,
     variants.map((v) => h('th', { class: 'num', dataset: { variant: v } }, v))));
-  fill(table.tBodies[0], sizes.map((row) => h('tr', { dataset: { preset: row.preset } },
+  fill(table.tBodies[0], sizes.map((row) => h('tr', { dataset: { preset: row.preset, tokens: row.tokens ?? '' } },
     h('th', {}, row.preset), h('td', { class: 'num' }, count(row.params)),
+    budgets ? h('td', { class: 'num' }, count(row.tokens)) : null,
     variants.map((v) => {
       const c = row.cells.get(v);
       if (!c) return h('td', { class: 'num' }, '–');
@@ -56,8 +58,11 @@ function gapText(g) {
 // "not identified (at bound)", never a zero-width interval, and one the bootstrap did not bound is "unbounded".
 function intervalText(e, digits = 2) {
   if (e.atBound) return 'not identified (at bound)';
-  return e.bounded ? `[${fmt(e.lo, digits)}, ${fmt(e.hi, digits)}]` : 'unbounded: add sizes or seeds';
+  return e.bounded ? `[${bound(e.lo, digits)}, ${bound(e.hi, digits)}]` : 'unbounded: add sizes or seeds';
 }
+// An interval's end: fixed digits, as the CLI's verdict gives them, up to 1000; above, three significant digits
+// in exponent form (a bootstrap end of 4.4e16 says "no upper bound worth the name" without 20 digits of it).
+const bound = (x, digits) => (Number.isFinite(x) && Math.abs(x) >= 1000 ? x.toPrecision(3) : fmt(x, digits));
 
 // The law-based multiplier (series.js multipliers) as the CLI's verdict says it: `beside` a comparison of the same
 // variant and reference, which names them, it says only what the law gives; on its own it names them too. The
@@ -108,6 +113,8 @@ function comparisonView(c) {
       + `${c.jackknife ? `; ${times(c.jackknife[0])}–${times(c.jackknife[1])} leaving one size out` : ''})`),
     c.includesOne ? h('span', { class: 'note one' }, '; the interval includes 1×: no clear difference') : null];
   const unpaired = c.sizes.some((z) => z.unpaired);
+  // A surface (several budgets per size): each row names its D, as the CLI's table does.
+  const budgets = new Set(c.sizes.map((z) => z.params)).size < c.sizes.length;
   // From the sizes, not from `paired`: one seed per group pairs every run, though a bootstrap over sizes drew none.
   const design = c.complete ? 'paired: runs sharing a seed'
     : c.anyPairs ? 'pairs incomplete: the unpaired gap beside' : 'unpaired: no runs share a seed';
@@ -116,7 +123,7 @@ function comparisonView(c) {
     c.laws.map((m) => lawView(m, true, c.holdout)),
     c.sizes.length ? h('table', { class: 'gaps' },
       h('caption', {}, `${c.variant} − ${c.reference} by size (${design})`),
-      h('thead', {}, h('tr', {}, h('th', {}, 'N'), h('th', {}, 'pairs'), h('th', {}, 'paired gap'),
+      h('thead', {}, h('tr', {}, h('th', {}, 'N'), budgets ? h('th', {}, 'D') : null, h('th', {}, 'pairs'), h('th', {}, 'paired gap'),
         unpaired ? h('th', {}, 'unpaired gap') : null, h('th', {}, 'm_local'), h('th', { class: 'text' }, 'note'))),
       h('tbody', {}, c.sizes.map((z) => h('tr', {
         dataset: {
@@ -125,6 +132,7 @@ function comparisonView(c) {
         },
       },
       h('td', {}, count(z.params)),
+      budgets ? h('td', {}, count(z.tokens)) : null,
       h('td', {}, String(z.pairs)),
       h('td', { class: z.paired ? (z.paired.mean < 0 ? 'better' : 'worse') : '' }, gapText(z.paired)),
       unpaired ? h('td', {}, z.unpaired ? gapText(z.unpaired) : '') : null,

@@ -111,6 +111,8 @@ test('formatting, log grids and colours', () => {
   assert.equal(si(1234567), '1.23M');
   assert.equal(count(1.2e9), '1.2B');
   assert.equal(si(NaN), '–');
+  assert.equal(si(4.28e119), '4.28e+119', 'past the largest prefix: an exponent, not a Y with one');
+  assert.equal(si(2.5e24), '2.5Y');
   const grid = logSpace(10, 1000, 3);
   assert.equal(grid.length, 3);
   assert.ok(Math.abs(grid[1] - 100) < 1e-9);
@@ -164,6 +166,13 @@ test('studyTable: mean ± s.e. over seeds per size and variant, difference to ba
   assert.ok(Number.isNaN(t.sizes[0].cells.get('baseline').delta));
   assert.ok(Math.abs(t.sizes[1].cells.get('unified').delta - -0.3) < 1e-12);
   assert.ok(Number.isNaN(meanSe([1]).se));
+  assert.equal(t.budgets, false);
+  // Cooldown branches: two budgets of one size are two rows, never one mean over both.
+  const b = studyTable([
+    { ...run('s', 1e6, 'baseline', 3.0), tokens: 5e6 }, { ...run('s', 1e6, 'baseline', 2.0), tokens: 2e7 },
+  ]);
+  assert.equal(b.budgets, true);
+  assert.deepEqual(b.sizes.map((r) => [r.tokens, r.cells.get('baseline').mean]), [[5e6, 3.0], [2e7, 2.0]]);
 });
 
 test('multipliers come from the reports that have them, with interval and compute range', () => {

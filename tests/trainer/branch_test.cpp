@@ -151,6 +151,29 @@ TEST(Branch, RefusesAParentWhoseStateAtThePointIsNotTheStandaloneRunsState) {
   EXPECT_EQ(refusal(wsd(data.path, 16, 4), 12), "accepted");
 }
 
+// Under a worker the parent's checkpoint lies below the shared root, and a link planted on the way to it (here
+// at the parent's checkpoint directory, pointing at a directory of another run's checkpoints) is not followed.
+TEST(Branch, ALinkPlantedOnTheWayToTheParentsCheckpointIsRefused) {
+  TempDir data, root;
+  write_byte_corpus(data.path, 400);
+  const JobConfig parent = wsd(data.path, 30, 10);
+  TrainerOptions po;
+  po.ckpt_dir = root.path / "elsewhere";
+  po.keep_checkpoints_at = {12};
+  train(parent, po);
+  std::filesystem::create_directories(root.path / "jobs" / "1");
+  std::filesystem::create_directory_symlink(root.path / "elsewhere", root.path / "jobs" / "1" / "ckpt");
+  std::filesystem::create_directories(root.path / "jobs" / "2" / "ckpt");
+  TrainerOptions bo;
+  bo.shared_root = root.path;
+  bo.ckpt_dir = root.path / "jobs" / "2" / "ckpt";
+  bo.start_from = root.path / "jobs" / "1" / "ckpt" / shared_root::checkpoint_file_name(12);
+  std::ostringstream out, log;
+  Trainer t(wsd(data.path, 16, 4), bo, out, log);
+  EXPECT_ANY_THROW(t.run()) << log.str();
+  EXPECT_EQ(out.str().find("train/loss"), std::string::npos) << "no step was trained from the linked checkpoint";
+}
+
 TEST(BranchPoint, ComparesTheScheduleOnlyWhereItChangesPiece) {
   JobConfig parent;
   parent.schedule.kind = ScheduleKind::Wsd;

@@ -12,6 +12,7 @@ import {
   tuneSeries, jobActions, bytesText, WALL_CLOCK, wallClock, meanSe,
 } from './series.js';
 import { LossChart, ScalingChart, TuneChart } from './charts.js';
+import { branchOf, branchLabel, branchColour, interpolate, leadPoint, familyIds, soloIds } from './family.js';
 import { HttpError, getJSON, getOptional, postJSON, events as eventStream } from './api.js';
 import { h, fill, download, shown } from './dom.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks, tuneStyles } from './study.js';
@@ -157,7 +158,8 @@ let legendKey = '';
 function renderLegend(g) {
   const sizes = paramsByPreset();
   const hidden = new Set(settings.hidden);
-  const key = JSON.stringify([g.by, g.groups, [...g.colours], state.jobs.some(isFailed)]);
+  const branches = state.jobs.some((j) => branchOf(j));
+  const key = JSON.stringify([g.by, g.groups, [...g.colours], state.jobs.some(isFailed), branches]);
   if (key !== legendKey) {
     legendKey = key;
     const keys = g.groups.map((group) => h('button', {
@@ -177,6 +179,7 @@ function renderLegend(g) {
     }, h('span', { class: 'swatch', style: { background: g.colours.get(group) } }), group,
     g.by === 'preset' && sizes.has(group) ? h('span', { class: 'note' }, ` (${count(sizes.get(group))})`) : null));
     if (state.jobs.some(isFailed)) keys.push(h('span', { class: 'key note' }, 'dashed: failed'));
+    if (branches) keys.push(h('span', { class: 'key note branches-note' }, 'fainter: a cooldown branch, in its run\'s colour, from the point where it leaves its run'));
     fill($('legend'), keys);
   }
   for (const b of $('legend').querySelectorAll('button.key')) b.classList.toggle('off', hidden.has(b.dataset.group));
@@ -268,28 +271,38 @@ function sharedXRange(curves) {
   return lo < hi ? [lo, hi] : null;
 }
 
+// One job's points of `metric` in the chart's x units: {xs, ys, base, toX} (base: the column x is read from, steps
+// or tokens, kept for averaging seeds at equal steps and for placing branch points), or null when it has none.
+function jobPoints(job, source, metric, perToken) {
+  const { tables } = lossTables([job], source, metric, xColumn(), settings.logX);
+  if (!tables.length) return null;
+  let [xs, ys] = tables[0];
+  let base = xs;
+  const toX = xMap(job, perToken);
+  if (toX === undefined) return null;
+  if (toX) {
+    const mapped = xs.map(toX);
+    const keep = mapped.map((x) => Number.isFinite(x) && (!settings.logX || x > 0));
+    xs = mapped.filter((_, k) => keep[k]);
+    ys = ys.filter((_, k) => keep[k]);
+    base = base.filter((_, k) => keep[k]);
+    if (!xs.length) return null;
+  }
+  return { xs, ys, base, toX };
+}
+
 function chartCurves(metric, panelJobs, g) {
   const hidden = new Set(settings.hidden);
   const hiddenRuns = new Set(settings.hiddenRuns);
   const jobs = panelJobs.filter((j) => !hidden.has(jobInfo(j)[g.by]) && !hiddenRuns.has(String(j.id)));
   const zoomed = state.zoom?.key === zoomKey() ? state.zoom.metrics : null;
   const source = zoomed ? new Map([...state.metrics].map(([id, m]) => [id, { ...m, ...zoomed.get(id) }])) : state.metrics;
-  const { tables, jobs: kept } = lossTables(jobs, source, metric, xColumn(), settings.logX);
   const perToken = flopsPerToken();
   const scaled = [];
-  kept.forEach((job, i) => {
-    let [xs, ys] = tables[i];
-    let base = xs;  // the column x is read from (steps or tokens), kept for averaging seeds at equal steps
-    const toX = xMap(job, perToken);
-    if (toX === undefined) return;
-    if (toX) {
-      const mapped = xs.map(toX);
-      const keep = mapped.map((x) => Number.isFinite(x) && (!settings.logX || x > 0));
-      xs = mapped.filter((_, k) => keep[k]);
-      ys = ys.filter((_, k) => keep[k]);
-      base = base.filter((_, k) => keep[k]);
-      if (!xs.length) return;
-    }
+  for (const job of jobs) {
+    const points = jobPoints(job, source, metric, perToken);
+    if (!points) continue;
+    let { xs, ys, base } = points;
     if (settings.x0 !== null && settings.x1 !== null) {
       // A zoomed x range: only the points inside it (and their neighbours, so lines reach the edges).
       const lo = xs.findIndex((x) => x >= settings.x0);
@@ -300,13 +313,14 @@ function chartCurves(metric, panelJobs, g) {
       xs = xs.slice(a, b + 1);
       ys = ys.slice(a, b + 1);
       base = base.slice(a, b + 1);
-      if (!xs.length) return;
+      if (!xs.length) continue;
     }
-    scaled.push({ job, xs, ys, base, toX });
-  });
+    scaled.push({ job, xs, ys, base, toX: points.toX });
+  }
   const w = settings.smoothing;
   // seeds: 'mean' (min–max band), 'mean-se' (± s.e.) or 'mean-ci' (95% t interval) average a configuration's seeds.
   const bandKind = { mean: 'minmax', 'mean-se': 'se', 'mean-ci': 'ci95' }[settings.seeds];
+  let curves;
   if (bandKind) {
     const bySeed = new Map();
     for (const c of scaled) {
@@ -314,27 +328,62 @@ function chartCurves(metric, panelJobs, g) {
       if (!bySeed.has(k)) bySeed.set(k, []);
       bySeed.get(k).push(c);
     }
-    return [...bySeed.values()].map((list) => {
+    curves = [...bySeed.values()].map((list) => {
       // Seeds are averaged at equal steps (or tokens). On the wall-time axis their clocks differ: the mean line
       // is drawn at the seeds' mean training time of each step.
       const wall = settings.xKey === 'wall';
-      let [xs, mean, lo, hi] = seedBand(list.map((c) => [wall ? c.base : c.xs, c.ys]), bandKind);
+      let [base, mean, lo, hi] = seedBand(list.map((c) => [c.base, c.ys]), bandKind);
+      let xs = base;
       if (wall) {
-        xs = xs.map((s) => meanSe(list.map((c) => c.toX(s))).mean);  // (a seed that ended before s adds nothing)
+        xs = base.map((s) => meanSe(list.map((c) => c.toX(s))).mean);  // (a seed that ended before s adds nothing)
         const keep = xs.map(Number.isFinite);
-        [xs, mean, lo, hi] = [xs, mean, lo, hi].map((a) => a.filter((_, k) => keep[k]));
+        [xs, mean, lo, hi, base] = [xs, mean, lo, hi, base].map((a) => a.filter((_, k) => keep[k]));
+      } else if (list[0].toX) {
+        xs = base.map(list[0].toX);  // FLOPs: seeds of one configuration have one compute per token
       }
       const info = jobInfo(list[0].job);
-      const label = `${info.variant} ${info.preset}${list.length > 1 ? ` (${list.length} seeds)` : ''}`;
+      const seeds = list.length > 1 ? ` (${list.length} seeds)` : '';
       return {
-        id: list.map((c) => c.job.id).join('+'), label, colour: g.colourOf(list[0].job), dash: list.every((c) => isFailed(c.job)),
-        xs, ys: ema(mean, w), raw: mean, band: list.length > 1 ? [ema(lo, w), ema(hi, w)] : null, jobs: list.map((c) => c.job),
+        id: list.map((c) => c.job.id).join('+'), name: `${info.variant} ${info.preset}`, seeds, colour: g.colourOf(list[0].job),
+        dash: list.every((c) => isFailed(c.job)), xs, base, ys: ema(mean, w), raw: mean,
+        band: list.length > 1 ? [ema(lo, w), ema(hi, w)] : null, jobs: list.map((c) => c.job),
       };
     });
+  } else {
+    curves = scaled.map(({ job, xs, ys, base }) => ({
+      id: job.id, name: job.name, seeds: '', colour: g.colourOf(job), dash: isFailed(job), xs, base, ys: ema(ys, w), raw: ys, band: null, jobs: [job],
+    }));
   }
-  return scaled.map(({ job, xs, ys }) => ({
-    id: job.id, label: job.name, colour: g.colourOf(job), dash: isFailed(job), xs, ys: ema(ys, w), raw: ys, band: null, jobs: [job],
-  }));
+  joinFamilies(curves, metric, source, perToken);
+  return curves;
+}
+
+// A run and its cooldown branches as one family (family.js): a branch's curve is named after its run, drawn in
+// its run's hue made fainter, and leads in from the run's line at its branch point, so that it visibly leaves the
+// run where it does (its own points start after that step). The lead is the run's line as drawn on this chart
+// where the run is drawn, else the run's own points there (its run hidden or filtered out).
+function joinFamilies(curves, metric, source, perToken) {
+  const tokensOf = new Map(state.runs.map((r) => [String(r.id), r.tokens]));
+  const jobOf = new Map(state.jobs.map((j) => [String(j.id), j]));
+  for (const c of curves) {
+    const b = branchOf(c.jobs[0]);
+    c.label = `${c.name}${c.seeds}`;
+    if (!b) continue;
+    const run = jobOf.get(b.parentId);
+    const runCurve = curves.find((o) => o !== c && o.jobs.some((j) => String(j.id) === b.parentId));
+    c.label = `${branchLabel(runCurve?.name ?? run?.name ?? `job ${b.parentId}`, b.step, tokensOf.get(String(c.jobs[0].id)))}${c.seeds}`;
+    c.colour = branchColour(c.colour);
+    c.branch = { run: b.parentId, step: b.step };
+    // A lead only where the curve starts at the branch's first point (a zoom may have cut it off).
+    const first = state.metrics.get(c.jobs[0].id)?.[metric]?.[xColumn()]?.[0];
+    if (!c.base.length || c.base[0] !== first || !run) continue;
+    const runPoints = runCurve ?? jobPoints(run, source, metric, perToken);
+    const runCol = source.get(run.id)?.[metric];
+    if (!runPoints || !runCol) continue;
+    // The branch point in the base column: its step, or the run's tokens at that step.
+    const at = xColumn() === 'step' ? b.step : interpolate(runCol.step, runCol.tokens, b.step);
+    c.lead = at === null ? null : leadPoint(runPoints, at, { logX: settings.logX, logY: settings.logY });
+  }
 }
 
 // tableJobs: the jobs the table's filter keeps (filteredJobs, computed once per render for the table and the charts).
@@ -485,23 +534,41 @@ function workerName(id) {
 
 // A run's swatch in the jobs table is its switch in the metric charts: a click hides or shows it, Alt-click
 // shows it alone (or, when it is alone already, every run again). Hidden runs are a setting (`hiddenRuns`).
+// A run's switch takes its cooldown branches with it, and a branch shown alone keeps its run beside it, the
+// line it leaves from (family.js familyIds, soloIds); a branch's own switch hides only the branch.
 function runToggle(job, colour) {
   const id = String(job.id);
   const off = settings.hiddenRuns.includes(id);
+  const branches = familyIds(state.jobs, id).length > 1;
+  const what = branches ? 'this run and its branches' : 'this run';
   return h('button', {
     type: 'button', class: `swatch run-toggle${off ? ' off' : ''}`, style: { background: off ? 'transparent' : colour, borderColor: colour },
-    dataset: { jobId: id }, title: off ? 'hidden in the charts: click to show (Alt-click: this run alone)' : 'click: hide in the charts (Alt-click: this run alone)',
+    dataset: { jobId: id },
+    title: off ? `hidden in the charts: click to show ${what} (Alt-click: alone)` : `click: hide ${what} in the charts (Alt-click: alone)`,
     onclick: (event) => {
-      const others = state.jobs.map((j) => String(j.id)).filter((x) => x !== id);
+      const family = new Set(familyIds(state.jobs, id));
       if (event.altKey) {
-        const alone = !off && others.every((x) => settings.hiddenRuns.includes(x));
+        const shownAlone = new Set(soloIds(state.jobs, id));
+        const others = state.jobs.map((j) => String(j.id)).filter((x) => !shownAlone.has(x));
+        const alone = !off && others.every((x) => settings.hiddenRuns.includes(x))
+          && [...shownAlone].every((x) => !settings.hiddenRuns.includes(x));
         settings.hiddenRuns = alone ? [] : others;
       } else {
-        settings.hiddenRuns = off ? settings.hiddenRuns.filter((x) => x !== id) : [...settings.hiddenRuns, id];
+        settings.hiddenRuns = off ? settings.hiddenRuns.filter((x) => !family.has(x))
+          : [...settings.hiddenRuns.filter((x) => !family.has(x)), ...family];
       }
       changed();
     },
   });
+}
+
+// Under a branch's name in the jobs table: the run it belongs to (a link) and the step it leaves it at.
+function branchNote(job) {
+  const b = branchOf(job);
+  if (!b) return null;
+  const run = state.jobs.find((j) => String(j.id) === b.parentId);
+  return h('div', { class: 'branch-note' }, 'branch of ', h('a', { href: `#/jobs/${encodeURIComponent(b.parentId)}` },
+    run ? run.name : `job ${b.parentId}`), ` at step ${b.step}`);
 }
 
 // The columns: header, what sorts and filters (a number or text), and the cell.
@@ -510,7 +577,7 @@ function jobColumns(colourOf) {
   const lastTrain = (j) => (j.has_loss && Number.isFinite(j.last_loss) ? j.last_loss : null);
   return [
     { key: 'job', head: 'job', get: (j) => j.name, cell: (j) => [h('div', { class: 'job-name' }, runToggle(j, colourOf(j)),
-      h('a', { href: `#/jobs/${encodeURIComponent(j.id)}` }, j.name)), j.error ? h('div', { class: 'err' }, j.error) : null] },
+      h('a', { href: `#/jobs/${encodeURIComponent(j.id)}` }, j.name)), branchNote(j), j.error ? h('div', { class: 'err' }, j.error) : null] },
     { key: 'variant', head: 'variant', get: (j) => jobInfo(j).variant },
     { key: 'model', head: 'model', get: (j) => jobInfo(j).preset, sortBy: (j) => runOf.get(j.id)?.params ?? null },
     { key: 'state', head: 'state', get: (j) => j.state, cell: (j) => [h('span', { class: `badge ${stateClass(j.state)}` }, j.state),
@@ -574,7 +641,7 @@ function renderJobs({ colourOf }, tableJobs) {
   let rows = tableJobs;
   const by = cols.find((c) => c.key === settings.sort);
   if (by) rows = sortRows(rows, by.sortBy || by.get, settings.desc);
-  fill(table.tBodies[0], rows.map((j) => h('tr', { dataset: { jobId: j.id, state: j.state } },
+  fill(table.tBodies[0], rows.map((j) => h('tr', { class: branchOf(j) ? 'branch' : '', dataset: { jobId: j.id, state: j.state } },
     cols.map((c) => h('td', { class: c.num ? 'num' : '' }, c.cell ? c.cell(j) : c.get(j))))));
   const running = state.jobs.filter((j) => ACTIVE_STATES.has(j.state)).length;
   $('jobs-summary').textContent = `${state.jobs.length} jobs${running ? `, ${running} running` : ''}`
@@ -590,7 +657,9 @@ function renderJob() {
   $('job-meta').textContent = shown([`#${job.id}`, sweep ? `sweep ${sweep.name}` : '', job.stage ? `${job.stage} stage` : '',
     `attempt ${job.attempt} of ${job.max_attempts}`, job.worker_id ? `worker ${workerName(job.worker_id)}` : '',
     when(job.created_at, 'queued'), when(job.started_at, 'started'), when(job.finished_at, 'finished'),
-    job.reused_from ? `reuses the results of job ${job.reused_from}` : ''].filter(Boolean).join(' · '));
+    job.reused_from ? `reuses the results of job ${job.reused_from}` : '',
+    branchOf(job) ? `cooldown branch of job ${branchOf(job).parentId} at step ${branchOf(job).step} (its curve starts after it)` : '',
+    job.branch_points?.length ? `cooldown branches at steps ${job.branch_points.map(int).join(', ')}` : ''].filter(Boolean).join(' · '));
   fill($('job-state'), h('span', { class: `badge ${stateClass(job.state)}` }, job.state), ` step ${int(job.step)} / ${int(job.total_steps)}`);
   $('job-error').hidden = !job.error;
   $('job-error').textContent = shown(job.error || '');

@@ -124,7 +124,8 @@ function isolatedPoints(u, s) {
 // readout lists every visible curve's raw value at the cursor (nothing for a curve that has ended there).
 // Cursors of every LossChart are synced (uPlot's cursor.sync).
 export class LossChart extends Chart {
-  // curves: [{id, label, colour, dash, xs, ys (drawn), raw (readout), band: [lo, hi] | null}];
+  // curves: [{id, label, colour, dash, xs, ys (drawn), raw (readout), band: [lo, hi] | null, lead: {x, y} | null,
+  // branch: {run, step} | null}] (lead and branch: a cooldown branch, web/family.js);
   // xLabel, yLabel; logX, logY: log axes with tight ranges.
   // xRange: [x0, x1] the axis spans exactly, or null to span its own points: a zoom's range (what was dragged, not
   // the points fetched around it: a run that ended before x0 keeps a point there), or the span a view's charts share.
@@ -135,14 +136,19 @@ export class LossChart extends Chart {
     const bands = [];
     let points = 0;
     // Drawn on the chart's pixel columns (web/columns.js) once there are more points than it has pixels for.
-    const drawn = onColumns(curves.map((c) => ({ xs: c.xs, ys: c.band ? [c.ys, c.band[1], c.band[0]] : [c.ys] })),
-      this.u ? this.u.width : plotWidth(this.plot), logX);  // (the chart's own width: no forced layout)
+    // A branch's lead (the point where it leaves its run, web/family.js) is drawn before its own points: its line
+    // starts on its run's, its band closes there. The readout and the point count keep to its own points.
+    const led = (c, ys) => (c.lead ? [c.lead.y, ...ys] : ys);
+    const drawn = onColumns(curves.map((c) => ({
+      xs: c.lead ? [c.lead.x, ...c.xs] : c.xs,
+      ys: (c.band ? [c.ys, c.band[1], c.band[0]] : [c.ys]).map((ys) => led(c, ys)),
+    })), this.u ? this.u.width : plotWidth(this.plot), logX);  // (the chart's own width: no forced layout)
     for (const [i, c] of curves.entries()) {
       const { xs, ys } = drawn[i];
       tables.push([xs, ys[0]]);
       points += c.xs.length;
       series.push({
-        label: c.label, stroke: c.colour, width: 1.5, dash: c.dash ? [6, 4] : undefined, spanGaps: false,
+        label: c.label, stroke: c.colour, width: c.branch ? 1.25 : 1.5, dash: c.dash ? [6, 4] : undefined, spanGaps: false,
         points: { show: false, filter: isolatedPoints, size: 6, fill: c.colour },
       });
       if (c.band) {
@@ -180,6 +186,11 @@ export class LossChart extends Chart {
       },
     });
     this.figure.dataset.bands = String(bands.length);
+    // Each curve's name, colour and where its line starts (a branch's lead, else its first point); the tests read it.
+    this.figure.dataset.curves = JSON.stringify(curves.map((c) => ({
+      label: c.label, colour: c.colour, branch: c.branch ?? null,
+      start: c.lead ? [c.lead.x, c.lead.y] : c.xs.length ? [c.xs[0], c.ys[0]] : null, first: c.xs.length ? [c.xs[0], c.raw[0]] : null,
+    })));
     // The largest x drawn (the tests read it: the x axis's data, whichever unit it is in).
     this.figure.dataset.xmax = String(curves.reduce((m, c) => (c.xs.length ? Math.max(m, c.xs[c.xs.length - 1]) : m), -Infinity));
     this.show(key, build, data, curves.length, points);

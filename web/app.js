@@ -11,11 +11,11 @@ import {
   ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, stageJobs, sweepStatus, missingFitReason, configDiff,
   tuneSeries, jobActions, bytesText, WALL_CLOCK, wallClock, meanSe,
 } from './series.js';
-import { LossChart, ScalingChart, TuneChart } from './charts.js';
+import { LossChart, ScalingChart, SurfaceChart, TuneChart } from './charts.js';
 import { branchOf, branchLabel, branchColour, interpolate, leadPoint, familyIds, soloIds } from './family.js';
 import { HttpError, getJSON, getOptional, postJSON, events as eventStream } from './api.js';
 import { h, fill, download, shown } from './dom.js';
-import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks, tuneStyles } from './study.js';
+import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
 import { startTheme, themeChoice, setThemeChoice } from './theme.js';
 
@@ -50,6 +50,7 @@ const state = {
 let uPlot = null;
 const lossCharts = new Map();  // figure id -> LossChart
 let scalingChart = null;
+let surfaceChart = null;
 let tuneChart = null;
 let jobCharts = new Map();
 
@@ -515,7 +516,11 @@ function renderScaling() {
   const view = scalingView(state.runs, state.fits, { xKey: settings.scalingX, lossKey: settings.scalingLoss, unfinished: settings.unfinished,
     hidden: settings.scalingHidden });
   scalingChart.update(view);
-  $('scaling-caption').textContent = settings.scalingX === 'compute' ? 'final loss vs compute C' : 'final loss vs parameters N';
+  renderSurface();
+  const against = settings.scalingX === 'compute' ? 'final loss vs compute C' : 'final loss vs parameters N';
+  $('scaling-caption').textContent = view.surface
+    ? `${against}: a size's budgets D lie one above another at its ${settings.scalingX === 'compute' ? 'C' : 'N'}; the law L(N, D) is drawn against D above`
+    : against;
   fill($('scaling-legend'), scalingLegend(view, (group) => {
     const hidden = new Set(settings.scalingHidden);
     if (!hidden.delete(group)) hidden.add(group);
@@ -524,6 +529,24 @@ function renderScaling() {
   }));
   const missing = state.fits.length ? '' : missingFitReason(state.runs);
   fill($('fits'), missing ? h('div', { class: 'no-fit' }, missing) : state.fits.map((report) => fitTable(report, view.colourOf)));
+}
+
+// A surface of cooldown branches (several budgets D per size): final loss against D, a line per variant and size,
+// with the stored law L(N, D) at each size's N (study.js surfaceView); hidden where each size has one budget.
+function renderSurface() {
+  const view = surfaceView(state.runs, state.fits, { lossKey: settings.scalingLoss, hidden: settings.scalingHidden });
+  $('chart-surface').hidden = !view.surface;
+  if (!view.surface) {
+    surfaceChart.update({ lines: [], laws: [], colourOf: view.colourOf, markerOf: view.markerOf });
+    return;
+  }
+  surfaceChart.update(view);
+  fill($('surface-legend'), surfaceLegend(view));
+  const law = state.fits.some((r) => r.law === 'chinchilla');
+  $('surface-note').textContent = 'Each point is the mean over seeds of the final loss of the runs and branches with that budget, '
+    + 'taken at the end of their decay: a branch is the run to its budget, annealed. The fits use these annealed losses only, '
+    + 'never a run\'s stable-phase evaluations (those stay in its curve in the metric charts).'
+    + (law ? '' : ' No law L(N, D) is stored for this sweep yet.');
 }
 
 // ---- jobs table
@@ -1036,7 +1059,7 @@ function bindControls() {
 
 // Every chart built again in the theme's colours (their axes and grid read them when built).
 function restyleCharts() {
-  for (const chart of [...lossCharts.values(), scalingChart, tuneChart, ...jobCharts.values()]) chart?.restyle();
+  for (const chart of [...lossCharts.values(), scalingChart, surfaceChart, tuneChart, ...jobCharts.values()]) chart?.restyle();
   render();
 }
 
@@ -1059,6 +1082,7 @@ async function main() {
   }
   readSettings();
   scalingChart = new ScalingChart(uPlot, $('chart-scaling'));
+  surfaceChart = new SurfaceChart(uPlot, $('chart-surface'));
   tuneChart = new TuneChart(uPlot, $('chart-tune'));
   bindControls();
   // Another sweep or job opens at its top (a job's link sits low in the jobs table); a change of settings

@@ -26,6 +26,8 @@ export function setMeta(meta) {
 }
 
 export const isFailed = (job) => job.state === FAILED_STATE;
+// A run in the state whose runs the scaling-law fits read (succeeded).
+export const inFitState = (run) => run.state === FIT_STATE;
 
 // A state's badge class: active, ok (the fits' state), bad (failed), warn (another end), or none (waiting).
 export function stateClass(state) {
@@ -207,22 +209,30 @@ export function scalingPoints(runs, groupKey, lossKey, xKey = 'params', includeU
   return groups;
 }
 
+// A parameter of a stored fit report's group ({value, lo, hi, ...}, or a bare number) as a number.
+const parameter = (parameters, name) => num(parameters?.[name]?.value ?? parameters?.[name]);
+
+// The Chinchilla law of a fit report's group, L(N, D) = E + A/N^alpha + B/D^beta, or null without finite parameters.
+export function chinchillaLoss(parameters) {
+  const [E, A, alpha, B, beta] = ['E', 'A', 'alpha', 'B', 'beta'].map((name) => parameter(parameters, name));
+  if (![E, A, alpha, B, beta].every(Number.isFinite)) return null;
+  return (N, D) => E + A * N ** -alpha + B * D ** -beta;
+}
+
 // Fitted loss at x under a law of the fit report (core/scaling/fit_report.h): n: E + A·N^-alpha over params;
 // c: E + A·C^-alpha over compute; chinchilla: E + A/N^alpha + B/D^beta over params with D = ratio·N.
 // Returns null where the law does not apply to this x axis (or has no finite parameters).
 export function fitCurve(law, parameters, xKey, tokensPerParam) {
-  const p = (name) => num(parameters?.[name]?.value ?? parameters?.[name]);
-  const E = p('E');
-  const A = p('A');
-  const alpha = p('alpha');
+  const E = parameter(parameters, 'E');
+  const A = parameter(parameters, 'A');
+  const alpha = parameter(parameters, 'alpha');
   if (![E, A, alpha].every(Number.isFinite)) return null;
   if (law === 'n' && xKey === 'params') return (x) => E + A * x ** -alpha;
   if (law === 'c' && xKey === 'compute') return (x) => E + A * x ** -alpha;
   if (law === 'chinchilla' && xKey === 'params') {
-    const B = p('B');
-    const beta = p('beta');
-    if (![B, beta, tokensPerParam].every(Number.isFinite)) return null;
-    return (x) => E + A * x ** -alpha + B * (tokensPerParam * x) ** -beta;
+    const L = chinchillaLoss(parameters);
+    if (!L || !Number.isFinite(tokensPerParam)) return null;
+    return (x) => L(x, tokensPerParam * x);
   }
   return null;
 }

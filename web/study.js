@@ -7,6 +7,7 @@ import {
   studyRuns, fitBand, storedBand, pairedComparisons,
 } from './series.js';
 import { h, fill } from './dom.js';
+import { surfaceLines, surfaceSizes, markerOf, lawsAtSizes } from './surface.js';
 
 // A loss (or other) number with fixed digits, '–' when not finite.
 export function fmt(x, digits = 4) {
@@ -144,8 +145,12 @@ function comparisonView(c) {
 // What the scaling chart draws: the main-stage runs' final losses per variant (`ordered`, in variant order), the fitted
 // curves of the laws that apply to the x axis `xKey` ("params" or "compute"), and the colour of each group.
 // `hidden`: variants left off the chart (their points, laws and bands), which keep their colours.
+// On a surface of cooldown branches (several budgets D per size, surface.js) the Chinchilla law is drawn against D
+// at each size (surfaceView), not here: against N it could only be drawn at one tokens per parameter, through one
+// of a size's budgets and past the others.
 export function scalingView(allRuns, fits, { xKey, lossKey, unfinished, hidden = [] }) {
   const runs = studyRuns(allRuns);
+  const { surface } = surfaceLines(runs, lossKey);
   const groups = scalingPoints(runs, 'variant', lossKey, xKey, unfinished);
   const names = sortGroups([...groups.keys(), ...fits.flatMap((r) => r.groups.map((f) => f.group))], 'variant');
   const colours = groupColours(names, false);
@@ -159,7 +164,7 @@ export function scalingView(allRuns, fits, { xKey, lossKey, unfinished, hidden =
   if (xs.length) {
     const grid = logSpace(Math.min(...xs) / 1.5, Math.max(...xs) * 1.5);
     for (const [report, f] of fits.flatMap((r) => r.groups.map((g) => [r, g]))) {
-      if (hidden.includes(f.group)) continue;
+      if (hidden.includes(f.group) || (surface && report.law === 'chinchilla')) continue;
       const own = runs.filter((r) => r.variant === f.group && r.params > 0 && r.tokens > 0);
       const ratio = median(own.map((r) => r.tokens / r.params));
       const curve = fitCurve(report.law, f.parameters, xKey, ratio);
@@ -175,7 +180,32 @@ export function scalingView(allRuns, fits, { xKey, lossKey, unfinished, hidden =
       }
     }
   }
-  return { groups: ordered, all, hidden, fits: curves, colourOf, xKey, confidence: fits[0]?.confidence ?? 0.95 };
+  return { groups: ordered, all, hidden, fits: curves, colourOf, xKey, surface, confidence: fits[0]?.confidence ?? 0.95 };
+}
+
+// What the plot of final loss against tokens D draws (surface.js): per variant and size the mean final loss over
+// seeds at each budget, in the variant's colour of every other card and a marker per size, and the stored
+// Chinchilla law at each size's N over the budgets' range. `hidden`: variants left off (the scaling legend's).
+// `surface` false: no size has two budgets, and the plot is not shown.
+export function surfaceView(allRuns, fits, { lossKey, hidden = [] }) {
+  const { lines: all, surface } = surfaceLines(allRuns, lossKey);
+  const sizes = surfaceSizes(all);
+  const names = sortGroups([...all.map((l) => l.variant), ...fits.flatMap((r) => r.groups.map((g) => g.group))], 'variant');
+  const colours = groupColours(names, false);
+  const colourOf = (g) => colours.get(g) || '#555';
+  const lines = all.filter((l) => !hidden.includes(l.variant));
+  const laws = surface ? lawsAtSizes(lines, fits) : [];
+  return { surface, lines, all, sizes, laws, colourOf, markerOf: (preset) => markerOf(sizes, preset), hidden };
+}
+
+// Under the plot against D: the marker of each size with its N, and what the lines and points are.
+export function surfaceLegend(view) {
+  const params = new Map(view.all.filter((l) => l.variant === 'baseline' || !view.all.some((o) => o.preset === l.preset && o.variant === 'baseline'))
+    .map((l) => [l.preset, l.params]));
+  return [view.sizes.map((preset) => h('span', { class: 'key size', dataset: { preset } },
+    h('span', { class: 'marker' }, view.markerOf(preset).glyph), ` ${preset}`, h('span', { class: 'note' }, ` (N ${count(params.get(preset))})`))),
+  h('span', { class: 'key note' }, 'solid: the runs, mean over seeds'),
+  view.laws.length ? h('span', { class: 'key note' }, 'dashed: the fitted law L(N, D) at each size\'s N, over its budgets') : null];
 }
 
 // The legend of the scaling chart: a dot per group with its number of runs, and what a dashed line is. With

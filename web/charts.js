@@ -390,6 +390,8 @@ function markerPaths(shape) {
 // Final (annealed) loss against tokens D, log-log (study.js surfaceView): a line through each variant's and
 // size's mean loss per budget, in the variant's colour with a marker per size, and the fitted law L(N, D) at each
 // size's N, dashed. The hover names the nearest point: variant, size, D, loss and its runs.
+const X_LABEL_D = 'tokens D (each run\'s or branch\'s budget)';
+const Y_LABEL_D = 'final loss (annealed)';
 export class SurfaceChart extends Chart {
   update({ lines, laws, colourOf, markerOf }) {
     const tables = [];
@@ -429,8 +431,8 @@ export class SurfaceChart extends Chart {
         x: { time: false, distr: 3, range: (u, lo, hi) => tightLogRange(this.xRange[0] ?? lo, this.xRange[1] ?? hi, 0.08) },
         y: { distr: 3, range: (u, lo, hi) => tightLogRange(this.yRange[0] ?? lo, this.yRange[1] ?? hi, 0.12) },
       },
-      axes: [axis('tokens D (each run\'s or branch\'s budget)', null, { log: true, record: this.recordTicks('X') }),
-        axis('final loss (annealed)', null, { size: 56, log: true, scale: 'y', gap: 16, record: this.recordTicks('Y') })],
+      axes: [axis(X_LABEL_D, null, { log: true, record: this.recordTicks('X') }),
+        axis(Y_LABEL_D, null, { size: 56, log: true, scale: 'y', gap: 16, record: this.recordTicks('Y') })],
       series: [{ label: 'D' }, ...series],
       hooks: {
         setCursor: [(u) => {
@@ -455,6 +457,7 @@ export class SurfaceChart extends Chart {
       points: l.points.map((p) => [p.x, p.y]),
     })));
     figure.dataset.laws = JSON.stringify(laws.map((l) => ({ variant: l.variant, preset: l.preset, params: l.params })));
+    figure.dataset.axes = JSON.stringify([X_LABEL_D, Y_LABEL_D]);
     this.show(key, build, data, lineSeries, points);
   }
 }

@@ -1011,6 +1011,182 @@ max_attempts: 2
   assert.deepEqual(pageErrors, []);
 });
 
+// ---- a WSD sweep with cooldown branches (docs/branches.md): its runs and branches as families, and its final
+// losses against D per size
+
+// 3 sizes x 2 variants, one seed: each run trains 40 steps and decays over its last 8; one branch each at half its
+// budget (20 steps, decaying over its last 4: it leaves its run at step 16). The run logs every 5 steps, so the
+// branch point falls between two of its points.
+const BRANCH_RUN_STEPS = 40;
+const BRANCH_STEP = 16;
+
+// The polyline (xs, ys) at x, linear between its points (the line the chart draws on linear axes).
+function along(xs, ys, x) {
+  const k = xs.findIndex((v) => v >= x);
+  if (xs[k] === x) return ys[k];
+  return ys[k - 1] + ((ys[k] - ys[k - 1]) * (x - xs[k - 1])) / (xs[k] - xs[k - 1]);
+}
+
+test('cooldown branches: a run and its branches as one family in the metric charts; final loss against D per size', { timeout: RUN_TIMEOUT + 4 * TIMEOUT }, async () => {
+  await cli('submit', sweepFile('web-branches', `name: web-branches
+base:
+  model: {preset: tiny-0.03m}
+  optim: {lr: 3e-3}
+  schedule: {kind: wsd, warmup_steps: 2, decay_steps: 8}
+  data: {train: web/train.bin, val: web/val.bin}
+  batch_tokens: 1024
+  steps: ${BRANCH_RUN_STEPS}
+  log_every: 5
+  eval_every: 10
+  threads: 1
+  device: cpu
+axes:
+  grid:
+    model.preset: [${PRESETS.join(', ')}]
+    scale.variant: [${VARIANTS.join(', ')}]
+branches: {fraction: [0.5], decay: 0.2}
+max_attempts: 2
+`));
+  const id = (await api('/api/sweeps')).body.find((s) => s.name === 'web-branches').id;
+  await page.goto(`${base}/#/sweeps/${id}`);
+  const total = PRESETS.length * VARIANTS.length * 2;
+  await waitInPage((n) => document.querySelectorAll('#jobs tbody tr[data-state="succeeded"]').length === n, total, RUN_TIMEOUT);
+  const jobs = (await api(`/api/sweeps/${id}/jobs`)).body;
+  const branches = jobs.filter((j) => j.parent_id);
+  const runs = jobs.filter((j) => !j.parent_id);
+  assert.equal(branches.length, runs.length, 'a branch per run');
+  const byId = new Map(jobs.map((j) => [j.id, j]));
+  for (const b of branches) assert.equal(Number(b.branch_step), BRANCH_STEP, b.name);
+  const stored = (await api(`/api/sweeps/${id}/metrics?names=train/loss,val/loss`)).body;
+  const trainPoints = jobs.reduce((n, j) => n + stored[j.id]['train/loss'].step.length, 0);
+  await waitInPage((n) => document.getElementById('chart-train').dataset.points === String(n), trainPoints);
+
+  // Each branch: named after its run, in its run's hue made fainter, and its line starts on its run's line at the
+  // branch step (its own first point comes later: its curve holds only the steps after it).
+  const curvesOf = async (chart) => JSON.parse(await chartAttr(chart, 'curves'));
+  for (const [chart, metric] of [['#chart-train', 'train/loss'], ['#chart-val', 'val/loss']]) {
+    const curves = await curvesOf(chart);
+    assert.equal(curves.length, total, chart);
+    for (const b of branches) {
+      const run = byId.get(b.parent_id);
+      const runCurve = curves.find((c) => c.label === run.name);
+      const curve = curves.find((c) => c.branch?.run === run.id);
+      assert.ok(runCurve && curve, `${chart}: ${b.name} and its run ${run.name} are drawn: ${JSON.stringify(curves.map((c) => c.label))}`);
+      assert.equal(curve.label, `${run.name} → branch at step ${BRANCH_STEP}, D=20.5k`);
+      assert.equal(curve.colour.slice(0, 7), runCurve.colour, 'the run\'s hue');
+      assert.notEqual(curve.colour, runCurve.colour, 'a fainter variant of it');
+      const own = stored[b.id][metric];
+      assert.ok(own.step[0] > BRANCH_STEP, `${b.name}'s ${metric} starts after the branch step: ${own.step}`);
+      assert.deepEqual(curve.first, [own.step[0], own.value[0]], 'its own first point is its first stored one');
+      const runCol = stored[run.id][metric];
+      assert.equal(curve.start[0], BRANCH_STEP, `${chart}: ${b.name}'s line starts at the branch step`);
+      assert.ok(Math.abs(curve.start[1] - along(runCol.step, runCol.value, BRANCH_STEP)) < 1e-9,
+        `${chart}: ${b.name}'s line starts on its run's line: ${curve.start[1]}`);
+    }
+    // A run is no branch, and starts at its first point.
+    for (const run of runs) {
+      const c = curves.find((x) => x.label === run.name);
+      assert.equal(c.branch, null);
+      assert.deepEqual(c.start, c.first);
+    }
+  }
+  assert.match(await page.textContent('#legend'), /fainter: a cooldown branch, in its run's colour, from the point where it leaves its run/);
+
+  // x = tokens: the branch leaves its run at the tokens of the branch step.
+  await page.selectOption('#x-axis', 'tokens');
+  await waitInPage((x) => Number(document.getElementById('chart-train').dataset.xmax) === x, BRANCH_RUN_STEPS * 1024);
+  for (const c of (await curvesOf('#chart-train')).filter((x) => x.branch)) assert.equal(c.start[0], BRANCH_STEP * 1024, c.label);
+  await page.selectOption('#x-axis', 'step');
+
+  // The jobs table: a branch's row sits under its run, names it (a link) and the step it leaves it at.
+  const [b0] = branches;
+  const run0 = byId.get(b0.parent_id);
+  const row = page.locator(`#jobs tbody tr[data-job-id="${b0.id}"]`);
+  assert.equal(await row.getAttribute('class'), 'branch');
+  assert.equal(await row.locator('.branch-note').textContent(), `branch of ${run0.name} at step ${BRANCH_STEP}`);
+  assert.equal(await row.locator('.branch-note a').getAttribute('href'), `#/jobs/${run0.id}`);
+  const order = await page.$$eval('#jobs tbody tr', (rows) => rows.map((r) => r.dataset.jobId));
+  assert.equal(order.indexOf(b0.id), order.indexOf(run0.id) + 1, 'right under its run');
+
+  // A run's switch hides its branch with it; a branch shown alone keeps its run; a branch's switch is its own.
+  await page.click(`#jobs tbody tr[data-job-id="${run0.id}"] .run-toggle`);
+  await waitInPage((n) => document.getElementById('chart-train').dataset.series === String(n), total - 2);
+  assert.ok(!(await curvesOf('#chart-train')).some((c) => c.label.startsWith(run0.name)), 'neither the run nor its branch');
+  await page.click(`#jobs tbody tr[data-job-id="${run0.id}"] .run-toggle`);
+  await waitInPage((n) => document.getElementById('chart-train').dataset.series === String(n), total);
+  await page.click(`#jobs tbody tr[data-job-id="${b0.id}"] .run-toggle`, { modifiers: ['Alt'] });
+  await waitInPage(() => document.getElementById('chart-train').dataset.series === '2');
+  assert.deepEqual((await curvesOf('#chart-train')).map((c) => c.label).sort(),
+    [run0.name, `${run0.name} → branch at step ${BRANCH_STEP}, D=20.5k`].sort());
+  await page.click(`#jobs tbody tr[data-job-id="${b0.id}"] .run-toggle`, { modifiers: ['Alt'] });
+  await waitInPage((n) => document.getElementById('chart-train').dataset.series === String(n), total);
+  await page.click(`#jobs tbody tr[data-job-id="${b0.id}"] .run-toggle`);
+  await waitInPage((n) => document.getElementById('chart-train').dataset.series === String(n), total - 1);
+  assert.ok((await curvesOf('#chart-train')).some((c) => c.label === run0.name), 'its run stays');
+  await page.click(`#jobs tbody tr[data-job-id="${b0.id}"] .run-toggle`);
+  await waitInPage((n) => document.getElementById('chart-train').dataset.series === String(n), total);
+
+  // Seeds averaged (one seed here): a branch's mean line is named after its configuration's and starts on it.
+  await page.selectOption('#seeds', 'mean');
+  await waitInPage(() => JSON.parse(document.getElementById('chart-train').dataset.curves).every((c) => !c.label.includes('/')));
+  for (const c of (await curvesOf('#chart-train')).filter((x) => x.branch)) {
+    assert.match(c.label, new RegExp(`^(${VARIANTS.join('|')}) tiny-[0-9.]+m → branch at step ${BRANCH_STEP}, D=20.5k$`));
+    assert.equal(c.start[0], BRANCH_STEP);
+  }
+  await page.selectOption('#seeds', 'runs');
+  await page.locator('#charts').screenshot({ path: join(resultsDir, 'branches-charts.png') });
+
+  // The coordinator's fit: tokens vary independently of size (two budgets at every size), so law chinchilla.
+  const fits = await poll('the chinchilla fit of the branch sweep', async () => {
+    const r = await api(`/api/sweeps/${id}/fits`);
+    return r.status === 200 && r.body.fits?.[0]?.job_ids?.length === total ? r.body.fits : null;
+  });
+  assert.equal(fits[0].law, 'chinchilla');
+
+  // The plot against D: a line per variant and size with both budgets, each in its variant's colour of the metric
+  // charts and a marker per size; the law at each size; axes and caption say what is drawn.
+  await waitInPage(() => !document.getElementById('chart-surface').hidden);
+  await waitInPage((n) => JSON.parse(document.getElementById('chart-surface').dataset.laws || '[]').length === n, PRESETS.length * VARIANTS.length);
+  const lines = JSON.parse(await chartAttr('#chart-surface', 'lines'));
+  assert.deepEqual(lines.map((l) => `${l.variant} ${l.preset}`), VARIANTS.flatMap((v) => PRESETS.map((p) => `${v} ${p}`)));
+  const runsApi = (await api(`/api/sweeps/${id}/runs`)).body;
+  const runColours = new Map((await curvesOf('#chart-train')).map((c) => [c.label, c.colour]));
+  for (const l of lines) {
+    const mine = runsApi.filter((r) => r.variant === l.variant && r.preset === l.preset).sort((a, b) => a.tokens - b.tokens);
+    assert.deepEqual(l.points, mine.map((r) => [r.tokens, r.loss]), `${l.variant} ${l.preset}: its run's and its branch's final losses`);
+    assert.deepEqual(l.points.map((p) => p[0]), [BRANCH_RUN_STEPS / 2 * 1024, BRANCH_RUN_STEPS * 1024]);
+    const runName = jobs.find((j) => !j.parent_id && JSON.parse(j.config_json).scale.variant === l.variant).name;
+    assert.equal(l.colour, runColours.get(runName), `${l.variant}: the metric charts' colour`);
+  }
+  assert.deepEqual(PRESETS.map((p) => lines.find((l) => l.preset === p).marker), ['circle', 'square', 'triangle']);
+  assert.deepEqual(JSON.parse(await chartAttr('#chart-surface', 'axes')), ['tokens D (each run\'s or branch\'s budget)', 'final loss (annealed)']);
+  assert.ok(JSON.parse(await chartAttr('#chart-surface', 'ticksX')).length >= 3, await chartAttr('#chart-surface', 'ticksX'));
+  assert.equal(await page.textContent('#surface-caption'), 'final (annealed) loss vs tokens D, a line per variant and model size');
+  assert.match(await page.textContent('#surface-legend'), /● tiny-0\.03m \(N [0-9.]+k\).*■ tiny-0\.05m.*▲ tiny-0\.1m.*dashed: the fitted law L\(N, D\) at each size's N/);
+  assert.match(await page.textContent('#surface-note'), /The fits use these annealed losses only, never a run's stable-phase evaluations/);
+  // Against N: the points, no chinchilla line through one budget; the caption sends the reader to the plot above.
+  assert.equal(await chartAttr('#chart-scaling', 'fits'), '0');
+  assert.equal(await chartAttr('#chart-scaling', 'points'), String(total));
+  assert.match(await page.textContent('#scaling-caption'), /^final loss vs parameters N: a size's budgets D lie one above another at its N; the law L\(N, D\) is drawn against D above$/);
+  // The chart is laid out above the plot against N, and the scaling legend's switch hides a variant on both.
+  const [surfaceBox, scalingBox] = [await page.locator('#chart-surface').boundingBox(), await page.locator('#chart-scaling').boundingBox()];
+  assert.ok(surfaceBox.y + surfaceBox.height <= scalingBox.y, 'the plot against D comes first');
+  await page.click('#scaling-legend button[data-group="unified"]');
+  await waitInPage(() => JSON.parse(document.getElementById('chart-surface').dataset.lines).every((l) => l.variant === 'baseline'));
+  assert.equal(JSON.parse(await chartAttr('#chart-surface', 'laws')).length, PRESETS.length);
+  await page.click('#scaling-legend button[data-group="unified"]');
+  await page.locator('#chart-surface').screenshot({ path: join(resultsDir, 'branches-surface.png') });
+
+  // A sweep without branches (one budget per size) has no plot against D, and its caption no word of it.
+  if (sweepId) {
+    await page.goto(`${base}/#/sweeps/${sweepId}`);
+    await waitInPage(() => document.getElementById('chart-scaling').dataset.points > 0);
+    assert.equal(await page.isVisible('#chart-surface'), false);
+    assert.equal(await page.textContent('#scaling-caption'), 'final loss vs parameters N');
+  }
+  assert.deepEqual(pageErrors, []);
+});
+
 test('strings from the database are text, never markup: a hostile sweep name and job error; a strict CSP', { timeout: RUN_TIMEOUT + 2 * TIMEOUT }, async () => {
   const name = `<img src=x onerror="window.__pwned=1">&amp;'"`;
   const trap = '<svg onload=window.__pwned=2>.bin';

@@ -585,13 +585,14 @@ function runToggle(job, colour) {
   });
 }
 
-// Under a branch's name in the jobs table: the run it belongs to (a link) and the step it leaves it at.
+// Under a branch's name in the jobs table: where it leaves its run, and the run (a link, its name on hover). One
+// short line: the branch is listed under its run already, and its own name starts with the run's.
 function branchNote(job) {
   const b = branchOf(job);
   if (!b) return null;
   const run = state.jobs.find((j) => String(j.id) === b.parentId);
-  return h('div', { class: 'branch-note' }, 'branch of ', h('a', { href: `#/jobs/${encodeURIComponent(b.parentId)}` },
-    run ? run.name : `job ${b.parentId}`), ` at step ${b.step}`);
+  return h('div', { class: 'branch-note' }, `branch at step ${b.step} of `,
+    h('a', { href: `#/jobs/${encodeURIComponent(b.parentId)}`, title: run ? run.name : '' }, `job ${b.parentId}`));
 }
 
 // The columns: header, what sorts and filters (a number or text), and the cell.

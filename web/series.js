@@ -501,7 +501,8 @@ export function pairedComparisons(reports, laws = multipliers(reports)) {
         // A local multiplier read off the reference's curve extended past its end segment.
         outside: hasLocal && !inside,
       };
-    });
+    // By N, then by D: on a surface a size's budgets in increasing order, whatever order the report keeps them in.
+    }).sort((a, b) => a.params - b.params || a.tokens - b.tokens);
     const withInterval = seeded && local.bounded;
     return {
       variant: c.variant,

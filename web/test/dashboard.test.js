@@ -1098,12 +1098,13 @@ max_attempts: 2
   for (const c of (await curvesOf('#chart-train')).filter((x) => x.branch)) assert.equal(c.start[0], BRANCH_STEP * 1024, c.label);
   await page.selectOption('#x-axis', 'step');
 
-  // The jobs table: a branch's row sits under its run, names it (a link) and the step it leaves it at.
+  // The jobs table: a branch's row sits under its run and names it (a link, its name on hover) and the step it leaves it at.
   const [b0] = branches;
   const run0 = byId.get(b0.parent_id);
   const row = page.locator(`#jobs tbody tr[data-job-id="${b0.id}"]`);
   assert.equal(await row.getAttribute('class'), 'branch');
-  assert.equal(await row.locator('.branch-note').textContent(), `branch of ${run0.name} at step ${BRANCH_STEP}`);
+  assert.equal(await row.locator('.branch-note').textContent(), `branch at step ${BRANCH_STEP} of job ${run0.id}`);
+  assert.equal(await row.locator('.branch-note a').getAttribute('title'), run0.name);
   assert.equal(await row.locator('.branch-note a').getAttribute('href'), `#/jobs/${run0.id}`);
   const order = await page.$$eval('#jobs tbody tr', (rows) => rows.map((r) => r.dataset.jobId));
   assert.equal(order.indexOf(b0.id), order.indexOf(run0.id) + 1, 'right under its run');
@@ -1180,7 +1181,9 @@ max_attempts: 2
   // A sweep without branches (one budget per size) has no plot against D, and its caption no word of it.
   if (sweepId) {
     await page.goto(`${base}/#/sweeps/${sweepId}`);
-    await waitInPage(() => document.getElementById('chart-scaling').dataset.points > 0);
+    // (One render draws the head and the scaling card: once the name is the sweep's, so is the card.)
+    await waitInPage(() => document.getElementById('sweep-name').textContent === 'web-test');
+    assert.ok(Number(await chartAttr('#chart-scaling', 'points')) > 0);
     assert.equal(await page.isVisible('#chart-surface'), false);
     assert.equal(await page.textContent('#scaling-caption'), 'final loss vs parameters N');
   }

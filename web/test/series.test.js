@@ -475,3 +475,14 @@ test('pairedComparisons: without resampled seeds no interval, at a bound no inte
   const [m] = multipliers([bounded]);
   assert.deepEqual([m.atBound, m.bounded, m.interval, m.includesOne], [true, false, null, false]);
 });
+
+test('pairedComparisons lists a surface\'s gaps by N, then by D, whatever order the report keeps them in', () => {
+  const at = (params, tokens) => ({ params, tokens, pairs: 2, complete: true, paired_mean: -0.01, paired_standard_error: 0.01,
+    gap: { value: -0.01 }, local_multiplier: { value: 1.1, lo: 1, hi: 1.2, bounded: true } });
+  const report = { law: 'chinchilla', confidence: 0.95, bootstrap: { used: 10, unit: 'seeds within each size, paired across groups' },
+    comparisons: [{ variant: 'unified', baseline: 'baseline', paired: true, ladder: true, sizes_inside: 2,
+      local_multiplier: { value: 1.1, lo: 1, hi: 1.2, bounded: true },
+      sizes: [at(1e4, 4e5), at(1e4, 5e4), at(1e4, 1e5), at(2e4, 8e5), at(2e4, 1e5)] }] };
+  const [c] = pairedComparisons([report]);
+  assert.deepEqual(c.sizes.map((z) => [z.params, z.tokens]), [[1e4, 5e4], [1e4, 1e5], [1e4, 4e5], [2e4, 1e5], [2e4, 8e5]]);
+});

@@ -6,10 +6,11 @@ import {
   LOSSES, STATE_ORDER, setMeta, isFailed, stateClass, int, jobInfo, appendColumns, groupColours, sortGroups,
   lossTables, count, fitReports, tuneSeries,
 } from './series.js';
-import { LossChart, ScalingChart, TuneChart } from './charts.js';
+import { LossChart, ScalingChart, SurfaceChart, TuneChart } from './charts.js';
+import { branchOf, branchLabel, branchColour, leadPoint } from './family.js';
 import { h, fill, shown } from './dom.js';
 import { startTheme } from './theme.js';
-import { fmt, renderStudyTable, scalingView, scalingLegend, fitTable, tunePicks, tuneStyles } from './study.js';
+import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 
 const byId = (id) => document.getElementById(id);
 
@@ -41,13 +42,29 @@ function curveMetrics(metrics) {
 
 // One chart per metric against step, one line per main-stage job (the tune stage has its own chart) coloured by
 // variant, failed jobs dashed. Each figure carries the colour key, so that a screenshot of one chart reads alone.
-function renderCurves(allJobs, metrics, paramsOf) {
+// Cooldown branches as the dashboard draws them (family.js): in their run's colour made fainter, named after their
+// run, each from a lead on its run's line at its branch step (these charts are against step, unsmoothed).
+function joinFamilies(curves, tokensOf) {
+  const byId = new Map(curves.map((c) => [String(c.id), c]));
+  for (const c of curves) {
+    const b = branchOf(c.jobs[0]);
+    if (!b) continue;
+    const run = byId.get(b.parentId);
+    c.label = branchLabel(run?.label ?? `job ${b.parentId}`, b.step, tokensOf.get(String(c.id)));
+    c.colour = branchColour(c.colour);
+    c.branch = { run: b.parentId, step: b.step };
+    c.lead = run ? leadPoint({ base: run.xs, xs: run.xs, ys: run.ys }, b.step) : null;
+  }
+}
+
+function renderCurves(allJobs, metrics, paramsOf, tokensOf) {
   const jobs = allJobs.filter((j) => j.stage !== 'tune');
   const variants = sortGroups(jobs.map((j) => jobInfo(j).variant), 'variant', paramsOf);
   const colours = groupColours(variants, false);
   const keys = variants.map((v) => h('span', { class: 'key', dataset: { group: v } },
     h('span', { class: 'swatch', style: { background: colours.get(v) } }), v));
   if (jobs.some(isFailed)) keys.push(h('span', { class: 'key note' }, 'dashed: failed'));
+  if (jobs.some((j) => branchOf(j))) keys.push(h('span', { class: 'key note' }, 'fainter: a cooldown branch, in its run\'s colour, from the point where it leaves its run'));
   fill(byId('legend'), keys);
   const charts = [];
   for (const [key, metric] of curveMetrics(metrics)) {
@@ -61,6 +78,7 @@ function renderCurves(allJobs, metrics, paramsOf) {
       id: job.id, label: job.name, colour: colours.get(jobInfo(job).variant), dash: isFailed(job),
       xs: tables[i][0], ys: tables[i][1], raw: tables[i][1], band: null, jobs: [job],
     }));
+    joinFamilies(curves, tokensOf);
     const chart = new LossChart(globalThis.uPlot, figure);
     chart.update({ curves, xLabel: 'step', yLabel: metric, logX: false, logY: false });
     charts.push(chart);
@@ -68,10 +86,24 @@ function renderCurves(allJobs, metrics, paramsOf) {
   return charts;
 }
 
-// Final loss against N, and against C when a stored law is over compute, with the stored fit's curves.
+// Final loss against N, and against C when a stored law is over compute, with the stored fit's curves; on a
+// surface of cooldown branches, first against D, a line per variant and size with the law at each size (the
+// dashboard's plot, study.js surfaceView).
 function renderScaling(runs, fits) {
   const axes = fits.some((r) => r.law === 'c') ? ['params', 'compute'] : ['params'];
   const views = axes.map((xKey) => scalingView(runs, fits, { xKey, lossKey: 'loss', unfinished: false }));
+  const surface = surfaceView(runs, fits, { lossKey: 'loss' });
+  if (surface.surface) {
+    const figure = h('figure', { class: 'chart wide', id: 'chart-surface' },
+      h('figcaption', {}, 'final (annealed) loss vs tokens D, a line per variant and model size ', h('span', { class: 'hover' })),
+      h('div', { class: 'legend keys' }, surfaceLegend(surface)), h('div', { class: 'plot' }),
+      h('p', { class: 'empty', hidden: true }, 'No finished runs with a final loss.'),
+      h('p', { id: 'surface-note', class: 'note' }, 'Each point is the mean over seeds of the final loss of the runs and branches with that budget, at the end '
+        + 'of their decay. The fits use these annealed losses only; against N below, a size\'s budgets lie one above another and no '
+        + 'law L(N, D) is drawn.'));
+    byId('scaling-charts').append(figure);
+    new SurfaceChart(globalThis.uPlot, figure).update(surface);
+  }
   for (const view of views) {
     const figure = h('figure', { class: 'chart wide', id: `chart-scaling-${view.xKey}` },
       h('figcaption', {}, `final loss vs ${view.xKey === 'compute' ? 'compute' : 'size'} `, h('span', { class: 'hover' })),
@@ -132,7 +164,7 @@ function main() {
   renderStudyTable({ table: byId('study'), empty: byId('study-empty'), multipliersEl: byId('multipliers') }, runs, fits, 'loss');
   renderTune(sweep);
   if (!globalThis.uPlot) throw new Error('uPlot is missing from this report');
-  renderCurves(jobs, metrics, paramsOf);
+  renderCurves(jobs, metrics, paramsOf, new Map(runs.map((r) => [String(r.id), r.tokens])));
   byId('curves-note').textContent = 'train and val loss, and the scale-vector norms per role where logged, per main-stage job against step (downsampled: each bucket keeps its first, last, lowest and highest point)';
   renderScaling(runs, fits);
   const variants = groupColours(sortGroups(jobs.map((j) => jobInfo(j).variant), 'variant'), false);

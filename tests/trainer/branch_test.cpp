@@ -8,6 +8,7 @@
 
 #include "core/branch_point.h"
 #include "core/config_error.h"
+#include "core/exit_codes.h"
 #include "core/metric.h"
 #include "core/shared_root.h"
 #include "tests/trainer/trainer_test_util.h"
@@ -114,6 +115,48 @@ TEST(Branch, ContinuesTheStandaloneRunBitForBit) {
   ASSERT_EQ(again.run(), 0);
   EXPECT_NE(log.str().find("resumed from"), std::string::npos) << log.str();
   EXPECT_EQ(log.str().find("branch point"), std::string::npos) << log.str();
+}
+
+// A trainer killed after a branch point's checkpoint is written but before its announcement is printed: the
+// attempt that resumes from that checkpoint must announce it, or the branch would wait for the whole run.
+TEST(Branch, AResumeFromABranchPointsCheckpointAnnouncesItAgain) {
+  TempDir data, parent_dir, resumed_dir;
+  write_byte_corpus(data.path, 800);
+  const JobConfig parent = wsd(data.path, 30, 6);
+  TrainerOptions po;
+  po.ckpt_dir = parent_dir.path;
+  po.keep_checkpoints_at = {12};
+  po.stop_after_step = 12;
+  std::ostringstream out, log;
+  ASSERT_EQ(Trainer(parent, po, out, log).run(), exit_codes::kStopped) << log.str();
+
+  // Only the branch point's checkpoint, as if the attempt died right after writing it.
+  const std::filesystem::path file = checkpoint_at(parent_dir.path, 12);
+  const CheckpointMeta meta = read_checkpoint_meta(file);
+  ASSERT_FALSE(meta.metric_lines.empty());
+  const auto kept = parse_metric_line(meta.metric_lines.back());
+  ASSERT_TRUE(kept.has_value());
+  ASSERT_EQ(kept->size(), 1u);
+  EXPECT_EQ(kept->front().name, "branch_point");
+  EXPECT_EQ(kept->front().step, 12);
+  for (const auto& entry : std::filesystem::directory_iterator(parent_dir.path)) {
+    const std::string name = entry.path().filename();
+    if (name.rfind(file.filename().string(), 0) == 0) std::filesystem::copy(entry.path(), resumed_dir.path / name);
+  }
+  TrainerOptions ro = po;
+  ro.ckpt_dir = resumed_dir.path;
+  ro.stop_after_step = 13;
+  std::ostringstream resumed_out, resumed_log;
+  ASSERT_EQ(Trainer(parent, ro, resumed_out, resumed_log).run(), exit_codes::kStopped) << resumed_log.str();
+  EXPECT_NE(resumed_log.str().find("resumed from"), std::string::npos) << resumed_log.str();
+  int announced = 0;
+  std::istringstream lines(resumed_out.str());
+  for (std::string line; std::getline(lines, line);) {
+    if (const auto points = parse_metric_line(line)) {
+      for (const auto& p : *points) announced += p.name == "branch_point" && p.step == 12;
+    }
+  }
+  EXPECT_EQ(announced, 1) << resumed_out.str();
 }
 
 TEST(Branch, RefusesAParentWhoseStateAtThePointIsNotTheStandaloneRunsState) {

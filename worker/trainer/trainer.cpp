@@ -14,6 +14,7 @@
 #include "core/shared_root.h"
 #include "worker/trainer/checkpoint.h"
 #include "core/lr_schedule.h"
+#include "core/metric.h"
 #include "worker/trainer/sharpness.h"
 #include "worker/trainer/torch_compat.h"
 
@@ -171,11 +172,15 @@ void Trainer::checkpoint(std::int64_t step) {
   meta.config = to_json(config_);
   meta.train_seconds = train_seconds();
   meta.metric_lines = metrics_.history();
+  // A branch point's announcement is printed only once its checkpoint is written, but it is kept in that
+  // checkpoint: a trainer killed between the two replays it on resume, so the branches never wait for the
+  // whole run to end (docs/branches.md).
+  const bool branch_point = is_branch_point(step);
+  const std::map<std::string, double> announcement{{std::string(metric_names::kBranchPoint), double(step)}};
+  if (branch_point) meta.metric_lines.push_back(format_metric_line(step, meta.tokens, announcement));
   const auto file = save_checkpoint(checkpoint_dir(), *model_, optimizer_.get(), meta, 2, options_.keep_checkpoints_at);
   log_ << "checkpoint " << file.string() << "\n";
-  if (is_branch_point(step)) {
-    metrics_.metrics(step, step * config_.batch_tokens, {{std::string(metric_names::kBranchPoint), double(step)}});
-  }
+  if (branch_point) metrics_.metrics(step, meta.tokens, announcement);
 }
 
 std::int64_t Trainer::resume() {

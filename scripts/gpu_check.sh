@@ -57,8 +57,12 @@ torch_prefix=${TORCH_CMAKE_PREFIX:-$("$python" -c 'import torch; print(torch.uti
 note "device $device, LibTorch at $torch_prefix, $(nproc) cores"
 
 # The README's trainer-only build (its two commands), with the tests and benchmarks; Ceres, gRPC, SQLite and
-# spdlog made unfindable: the trainer-only build must not need them.
-if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGAMMALAB_SERVICES=OFF \
+# spdlog made unfindable: the trainer-only build must not need them. As a unity build: nearly every file
+# includes LibTorch's headers, and parsing them once per batch of 16 files rather than once per file takes this
+# build from about 7.5 to 4.3 minutes on 2 cores (the main build stays one file per unit, so it still checks
+# that each file includes what it uses).
+if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGAMMALAB_SERVICES=OFF -DCMAKE_UNITY_BUILD=ON \
+    -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
     -DGAMMALAB_TESTS=ON -DGAMMALAB_BENCH=ON -DCMAKE_PREFIX_PATH="$torch_prefix;$prefix/usr" \
     -DCMAKE_DISABLE_FIND_PACKAGE_Ceres=ON -DCMAKE_DISABLE_FIND_PACKAGE_gRPC=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON -DCMAKE_DISABLE_FIND_PACKAGE_spdlog=ON > "$out/configure.log" 2>&1; then

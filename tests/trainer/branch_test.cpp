@@ -11,6 +11,7 @@
 #include "core/exit_codes.h"
 #include "core/metric.h"
 #include "core/shared_root.h"
+#include "tests/trainer/trained_run.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/checkpoint.h"
 #include "worker/trainer/trainer.h"
@@ -19,30 +20,16 @@ namespace gammalab::trainer {
 namespace {
 
 using testing::TempDir;
+using testing::TrainedRun;
+using testing::train_in_process;
 using testing::tiny_job;
 using testing::write_byte_corpus;
 
-struct Curve {
-  int code = 0;
-  std::map<std::string, std::map<std::int64_t, double>> series;  // metric -> step -> value
-  std::map<std::string, at::Tensor> params;                      // the final parameters
-};
-
-Curve train(const JobConfig& c, const TrainerOptions& o) {
-  std::ostringstream out, log;
-  Trainer t(c, o, out, log);
-  Curve curve;
-  curve.code = t.run();
-  std::istringstream lines(out.str());
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (auto points = parse_metric_line(line)) {
-      for (const auto& p : *points) curve.series[p.name][p.step] = p.value;
-    }
-  }
-  for (const auto& p : t.model().store().params()) curve.params[p.name] = p.tensor.clone();
-  EXPECT_EQ(curve.code, 0) << log.str();
-  return curve;
+// The branch tests expect every run to end well.
+TrainedRun train_well(const JobConfig& c, const TrainerOptions& o) {
+  TrainedRun run = train_in_process(c, o);
+  EXPECT_EQ(run.code, 0) << run.log;
+  return run;
 }
 
 // A WSD run with a 20% decay (in steps): the family's shape.
@@ -70,7 +57,7 @@ TEST(Branch, ContinuesTheStandaloneRunBitForBit) {
   TrainerOptions po;
   po.ckpt_dir = parent_dir.path;
   po.keep_checkpoints_at = {16, 28};
-  const Curve parent_curve = train(parent, po);
+  const TrainedRun parent_curve = train_well(parent, po);
   ASSERT_TRUE(std::filesystem::exists(checkpoint_at(parent_dir.path, 16)));
   ASSERT_TRUE(std::filesystem::exists(checkpoint_at(parent_dir.path, 28)));
   ASSERT_TRUE(std::filesystem::exists(checkpoint_at(parent_dir.path, 50)));
@@ -87,10 +74,10 @@ TEST(Branch, ContinuesTheStandaloneRunBitForBit) {
   TrainerOptions bo;
   bo.ckpt_dir = branch_dir.path;
   bo.start_from = checkpoint_at(parent_dir.path, 16);
-  const Curve branched = train(branch, bo);
+  const TrainedRun branched = train_well(branch, bo);
   TrainerOptions so;
   so.ckpt_dir = standalone_dir.path;
-  const Curve standalone = train(branch, so);
+  const TrainedRun standalone = train_well(branch, so);
 
   // The branch's own curve starts after its branch point; from there every point is the standalone run's.
   const auto& loss = branched.series.at("train/loss");
@@ -166,7 +153,7 @@ TEST(Branch, RefusesAParentWhoseStateAtThePointIsNotTheStandaloneRunsState) {
   TrainerOptions po;
   po.ckpt_dir = parent_dir.path;
   po.keep_checkpoints_at = {12, 24};
-  train(parent, po);
+  train_well(parent, po);
   auto refusal = [&](const JobConfig& branch, std::int64_t step) -> std::string {
     TempDir dir;
     TrainerOptions bo;
@@ -203,7 +190,7 @@ TEST(Branch, ALinkPlantedOnTheWayToTheParentsCheckpointIsRefused) {
   TrainerOptions po;
   po.ckpt_dir = root.path / "elsewhere";
   po.keep_checkpoints_at = {12};
-  train(parent, po);
+  train_well(parent, po);
   std::filesystem::create_directories(root.path / "jobs" / "1");
   std::filesystem::create_directory_symlink(root.path / "elsewhere", root.path / "jobs" / "1" / "ckpt");
   std::filesystem::create_directories(root.path / "jobs" / "2" / "ckpt");

@@ -13,6 +13,7 @@
 #include "core/file_util.h"
 #include "core/metric.h"
 #include "core/shared_root_files.h"
+#include "tests/trainer/trained_run.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/checkpoint.h"
 #include "worker/trainer/checkpoint_checksum.h"
@@ -22,32 +23,10 @@ namespace gammalab::trainer {
 namespace {
 
 using testing::TempDir;
+using testing::TrainedRun;
+using testing::train_in_process;
 using testing::tiny_job;
 using testing::write_byte_corpus;
-
-struct TrainedRun {
-  int code = 0;
-  std::map<std::int64_t, double> loss;  // step -> train/loss
-  std::string log;
-};
-
-TrainedRun train(const JobConfig& c, const TrainerOptions& o) {
-  std::ostringstream out, log;
-  Trainer t(c, o, out, log);
-  TrainedRun r;
-  r.code = t.run();
-  r.log = log.str();
-  std::istringstream in(out.str());
-  std::string line;
-  while (std::getline(in, line)) {
-    if (auto points = parse_metric_line(line)) {
-      for (const auto& p : *points) {
-        if (p.name == "train/loss") r.loss[p.step] = p.value;
-      }
-    }
-  }
-  return r;
-}
 
 std::string random_bytes(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -97,12 +76,12 @@ class CheckpointRun : public ::testing::Test {
     c.ckpt_every = 10;
     TrainerOptions ref;
     ref.ckpt_dir = ref_dir.path;
-    reference = train(c, ref);
+    reference = train_in_process(c, ref);
     ASSERT_EQ(reference.code, 0);
-    ASSERT_EQ(reference.loss.size(), 60u);
+    ASSERT_EQ(reference.loss().size(), 60u);
     o.ckpt_dir = dir.path;
     o.crash_after_step = 45;  // as if killed at 45: checkpoints 30 and 40 are on disk
-    ASSERT_EQ(train(c, o).code, exit_codes::kCrashed);
+    ASSERT_EQ(train_in_process(c, o).code, exit_codes::kCrashed);
     o.crash_after_step = 0;
     ASSERT_TRUE(std::filesystem::exists(ckpt(dir.path, 30)));
     ASSERT_EQ(*latest_checkpoint(dir.path), ckpt(dir.path, 40));
@@ -118,8 +97,8 @@ class CheckpointRun : public ::testing::Test {
 
   void expect_matches_reference(const TrainedRun& r) {
     ASSERT_EQ(r.code, 0) << r.log;
-    ASSERT_EQ(r.loss.size(), reference.loss.size()) << r.log;
-    for (const auto& [step, loss] : reference.loss) EXPECT_EQ(r.loss.at(step), loss) << "step " << step;
+    ASSERT_EQ(r.loss().size(), reference.loss().size()) << r.log;
+    for (const auto& [step, loss] : reference.loss()) EXPECT_EQ(r.loss().at(step), loss) << "step " << step;
   }
 
   TempDir data, ref_dir, dir;
@@ -132,7 +111,7 @@ class CheckpointIntegrity : public CheckpointRun, public ::testing::WithParamInt
 
 TEST_P(CheckpointIntegrity, DamagedNewestFallsBackToThePreviousAndMatchesAnUninterruptedRun) {
   damage(ckpt(dir.path, 40), GetParam());
-  const TrainedRun resumed = train(c, o);
+  const TrainedRun resumed = train_in_process(c, o);
   expect_matches_reference(resumed);
   EXPECT_NE(resumed.log.find("resumed from " + ckpt(dir.path, 30).string() + " at step 30"), std::string::npos)
       << resumed.log;
@@ -140,7 +119,7 @@ TEST_P(CheckpointIntegrity, DamagedNewestFallsBackToThePreviousAndMatchesAnUnint
 
 TEST_P(CheckpointIntegrity, TheDamagedFileIsNamedWithTheReason) {
   damage(ckpt(dir.path, 40), GetParam());
-  const TrainedRun resumed = train(c, o);
+  const TrainedRun resumed = train_in_process(c, o);
   ASSERT_EQ(resumed.code, 0) << resumed.log;
   const std::string expected = "rejected checkpoint " + ckpt(dir.path, 40).string() + ": ";
   const auto at = resumed.log.find(expected);
@@ -166,7 +145,7 @@ INSTANTIATE_TEST_SUITE_P(Damages, CheckpointIntegrity,
 TEST_F(CheckpointRun, NoIntactCheckpointStartsOverAndSaysSo) {
   damage(ckpt(dir.path, 40), Damage::Truncated);
   damage(ckpt(dir.path, 30), Damage::RandomLast4K);
-  const TrainedRun resumed = train(c, o);
+  const TrainedRun resumed = train_in_process(c, o);
   expect_matches_reference(resumed);
   EXPECT_NE(resumed.log.find("rejected checkpoint " + ckpt(dir.path, 30).string()), std::string::npos) << resumed.log;
   EXPECT_NE(resumed.log.find("no intact checkpoint in " + dir.path.string() + ": starting from step 0"),
@@ -177,7 +156,7 @@ TEST_F(CheckpointRun, NoIntactCheckpointStartsOverAndSaysSo) {
 // Checkpoints written before checksums were stored still resume, with a warning.
 TEST_F(CheckpointRun, PreviousFormatWithoutChecksumLoadsWithAWarning) {
   for (int step : {30, 40}) ASSERT_TRUE(std::filesystem::remove(checksum_path(ckpt(dir.path, step))));
-  const TrainedRun resumed = train(c, o);
+  const TrainedRun resumed = train_in_process(c, o);
   expect_matches_reference(resumed);
   EXPECT_NE(resumed.log.find("checkpoint " + ckpt(dir.path, 40).string() + " has no checksum"), std::string::npos)
       << resumed.log;
@@ -189,7 +168,7 @@ TEST_F(CheckpointRun, PreviousFormatWithoutChecksumLoadsWithAWarning) {
 TEST_F(CheckpointRun, AfterAFallbackTheIntactOlderCheckpointIsKept) {
   damage(ckpt(dir.path, 40), Damage::RandomSameLength);
   o.stop_after_step = 35;
-  ASSERT_EQ(train(c, o).code, exit_codes::kStopped);
+  ASSERT_EQ(train_in_process(c, o).code, exit_codes::kStopped);
   o.stop_after_step = 0;
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(dir.path)) names.push_back(e.path().filename().string());
@@ -198,7 +177,7 @@ TEST_F(CheckpointRun, AfterAFallbackTheIntactOlderCheckpointIsKept) {
                                              "ckpt_000000035.safetensors", "ckpt_000000035.safetensors.sum",
                                              "latest"}));
   damage(ckpt(dir.path, 35), Damage::Truncated);
-  const TrainedRun resumed = train(c, o);
+  const TrainedRun resumed = train_in_process(c, o);
   expect_matches_reference(resumed);
   EXPECT_NE(resumed.log.find("resumed from " + ckpt(dir.path, 30).string()), std::string::npos) << resumed.log;
 }
@@ -207,7 +186,7 @@ TEST_F(CheckpointRun, AfterAFallbackTheIntactOlderCheckpointIsKept) {
 TEST_F(CheckpointRun, IntactCheckpointOfAnotherModelStillFails) {
   JobConfig other = c;
   other.model.d_model *= 2;
-  EXPECT_THROW(train(other, o), std::runtime_error);
+  EXPECT_THROW(train_in_process(other, o), std::runtime_error);
 }
 
 
@@ -228,7 +207,7 @@ TEST_F(CheckpointRun, ALatestNamingAFileOutsideItsDirectoryIsIgnored) {
                                    std::string("ckpt_000000060.safetensors/../../x"), std::string(300, 'x')}) {
     const auto other = snapshot(ref_dir.path);
     std::ofstream(dir.path / "latest", std::ios::trunc) << named << "\n";
-    const TrainedRun resumed = train(c, o);
+    const TrainedRun resumed = train_in_process(c, o);
     expect_matches_reference(resumed);
     EXPECT_NE(resumed.log.find("ignored " + (dir.path / "latest").string()), std::string::npos) << resumed.log;
     EXPECT_NE(resumed.log.find("resumed from " + ckpt(dir.path, 40).string() + " at step 40"), std::string::npos)
@@ -250,7 +229,7 @@ TEST_F(CheckpointRun, LinksInTheCheckpointDirectoryAreRefusedAndNothingOutsideIs
   std::filesystem::create_symlink(checksum_path(ckpt(ref_dir.path, 60)), checksum_path(ckpt(dir.path, 40)));
   std::filesystem::create_symlink(outside.path / "canary", dir.path / "latest");
   const auto other = snapshot(ref_dir.path);
-  const TrainedRun resumed = train(c, o);
+  const TrainedRun resumed = train_in_process(c, o);
   expect_matches_reference(resumed);
   EXPECT_NE(resumed.log.find("ignored " + (dir.path / "latest").string() + ": is a symbolic link (not followed)"),
             std::string::npos)
@@ -268,7 +247,7 @@ TEST_F(CheckpointRun, LinksInTheCheckpointDirectoryAreRefusedAndNothingOutsideIs
 TEST_F(CheckpointRun, AHugeLatestOrFifoIsNotReadAndAnOversizedCheckpointIsRefusedUnread) {
   ASSERT_TRUE(std::filesystem::remove(dir.path / "latest"));
   ASSERT_EQ(::mkfifo((dir.path / "latest").c_str(), 0644), 0);
-  TrainedRun resumed = train(c, o);
+  TrainedRun resumed = train_in_process(c, o);
   expect_matches_reference(resumed);
   EXPECT_NE(resumed.log.find("latest: is not a regular file"), std::string::npos) << resumed.log;
 
@@ -279,7 +258,7 @@ TEST_F(CheckpointRun, AHugeLatestOrFifoIsNotReadAndAnOversizedCheckpointIsRefuse
   std::filesystem::resize_file(dir.path / "latest", 3ULL << 30);  // sparse: 3 GiB that would be read whole
   // A checkpoint far larger than this model's could be is refused from its size, before it is read.
   std::filesystem::resize_file(ckpt(dir.path, 40), 8ULL << 30);
-  resumed = train(c, o);
+  resumed = train_in_process(c, o);
   expect_matches_reference(resumed);
   EXPECT_NE(resumed.log.find("latest: larger than the limit of " + std::to_string(kMaxLatestBytes) + " bytes"),
             std::string::npos)
@@ -303,7 +282,7 @@ TEST_F(CheckpointRun, ALinkOnTheWayToTheCheckpointDirectoryFailsTheRun) {
     under.shared_root = shared.path;
     under.ckpt_dir = shared.path / "jobs" / job / "ckpt";
     try {
-      train(c, under);
+      train_in_process(c, under);
       ADD_FAILURE() << "job " << job << ": a link was followed";
     } catch (const shared_root::Refused& e) {
       EXPECT_NE(std::string(e.what()).find("is a symbolic link"), std::string::npos) << e.what();
@@ -315,10 +294,10 @@ TEST_F(CheckpointRun, ALinkOnTheWayToTheCheckpointDirectoryFailsTheRun) {
   TrainerOptions under = o;
   under.shared_root = shared.path;
   under.ckpt_dir = shared.path / "jobs" / "9" / "ckpt";
-  EXPECT_EQ(train(c, under).code, 0);
+  EXPECT_EQ(train_in_process(c, under).code, 0);
   EXPECT_TRUE(std::filesystem::exists(ckpt(under.ckpt_dir, 60)));
   under.ckpt_dir = dir.path;
-  EXPECT_THROW(train(c, under), std::invalid_argument);
+  EXPECT_THROW(train_in_process(c, under), std::invalid_argument);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "core/exit_codes.h"
 #include "core/metric.h"
 #include "core/rendezvous_line.h"
+#include "tests/trainer/trained_run.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/checkpoint.h"
 #include "worker/trainer/parallel/collectives.h"
@@ -32,30 +33,21 @@ namespace gammalab::trainer {
 namespace {
 
 using testing::TempDir;
+using testing::TrainedRun;
+using testing::read_trained_run;
+using testing::train_in_process;
 using testing::tiny_job;
 using testing::write_byte_corpus;
 
 using Series = std::map<std::string, std::map<std::int64_t, double>>;  // metric -> step -> value
 
-Series parse_series(const std::string& out) {
-  Series s;
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (auto points = parse_metric_line(line)) {
-      for (const auto& p : *points) s[p.name][p.step] = p.value;
-    }
-  }
-  return s;
-}
-
-Series train_in_process(const JobConfig& c, const std::filesystem::path& ckpt = {}) {
-  std::ostringstream out, log;
+// One rank in-process, expected to succeed: its metrics.
+Series train_one_rank(const JobConfig& c, const std::filesystem::path& ckpt = {}) {
   TrainerOptions o;
   o.ckpt_dir = ckpt;
-  Trainer t(c, o, out, log);
-  EXPECT_EQ(t.run(), exit_codes::kSucceeded) << log.str();
-  return parse_series(out.str());
+  const TrainedRun run = train_in_process(c, o);
+  EXPECT_EQ(run.code, exit_codes::kSucceeded) << run.log;
+  return run.series;
 }
 
 struct Child {
@@ -136,7 +128,7 @@ BinaryRun run_binary(const std::filesystem::path& dir, const JobConfig& c, const
   const std::string out = read_all(child.out);
   BinaryRun r;
   r.code = wait_bounded(child.pid, std::chrono::seconds(600));
-  r.series = parse_series(out);
+  r.series = read_trained_run(out).series;
   r.err = file_text(child.err);
   return r;
 }
@@ -182,7 +174,7 @@ TEST_P(DataParallel, TwoRanksGiveTheCurveOfOne) {
   write_byte_corpus(data.path, 800);
   JobConfig c = small_job(data.path, GetParam().variant, GetParam().optimizer);
   c.micro_batch = GetParam().micro_batch;
-  const Series one = train_in_process(c);
+  const Series one = train_one_rank(c);
   c.world_size = 2;
   const BinaryRun two = run_binary(dir.path, c);
   ASSERT_EQ(two.code, exit_codes::kSucceeded) << two.err;
@@ -215,10 +207,10 @@ TEST(EvalSet, TheSameForEveryMicroBatchAndWorldSize) {
   c.steps = 2;
   c.data.eval_windows = 24;  // not a multiple of every micro batch: a short last chunk counts by its windows
   c.micro_batch = 16;
-  const double reference = train_in_process(c).at("val/loss").at(1);
+  const double reference = train_one_rank(c).at("val/loss").at(1);
   for (int micro : {2, 4, 8}) {
     c.micro_batch = micro;
-    EXPECT_NEAR(train_in_process(c).at("val/loss").at(1), reference, 1e-6) << "micro_batch " << micro;
+    EXPECT_NEAR(train_one_rank(c).at("val/loss").at(1), reference, 1e-6) << "micro_batch " << micro;
   }
   c.micro_batch = 4;
   c.world_size = 2;
@@ -256,7 +248,7 @@ TEST(DataParallelResume, CheckpointOfTwoRanksResumesOnOne) {
   write_byte_corpus(data.path, 800);
   JobConfig c = small_job(data.path, "unified", OptimizerKind::AdamW);
   c.steps = 12;
-  const Series uninterrupted = train_in_process(c);
+  const Series uninterrupted = train_one_rank(c);
 
   JobConfig first = c;
   first.steps = 6;
@@ -266,7 +258,7 @@ TEST(DataParallelResume, CheckpointOfTwoRanksResumesOnOne) {
   ASSERT_EQ(two.code, exit_codes::kSucceeded) << two.err;
   ASSERT_EQ(read_checkpoint_meta(*latest_checkpoint(ckpt)).step, 6);
 
-  const Series resumed = train_in_process(c, ckpt);
+  const Series resumed = train_one_rank(c, ckpt);
   expect_same_curve(resumed.at("train/loss"), uninterrupted.at("train/loss"), 7);
   expect_same_curve(resumed.at("val/loss"), uninterrupted.at("val/loss"), 7);
 }
@@ -278,7 +270,7 @@ TEST(DataParallelNodes, TwoNodesOfOneRankGiveTheCurveOfOne) {
   TempDir data, dir;
   write_byte_corpus(data.path, 800);
   JobConfig c = small_job(data.path, "unified", OptimizerKind::AdamW);
-  const Series one = train_in_process(c);
+  const Series one = train_one_rank(c);
   c.world_size = 2;
   c.nodes = 2;
   const auto config_file = dir.path / "job.json";
@@ -304,7 +296,7 @@ TEST(DataParallelNodes, TwoNodesOfOneRankGiveTheCurveOfOne) {
   ASSERT_EQ(wait_bounded(node1.pid, std::chrono::seconds(600)), exit_codes::kSucceeded) << file_text(node1.err);
   EXPECT_NE(file_text(node1.err).find("started ranks 1 to 1 of 2"), std::string::npos) << file_text(node1.err);
   EXPECT_EQ(out1, "") << "only rank 0 prints metric lines";
-  const Series two = parse_series(out0);
+  const Series two = read_trained_run(out0).series;
   expect_same_curve(two.at("train/loss"), one.at("train/loss"));
   expect_same_curve(two.at("val/loss"), one.at("val/loss"));
 }
@@ -402,7 +394,7 @@ TEST(DataParallelFailure, ARankKilledStopsTheOtherWithAnError) {
   ASSERT_NE(code0, -1) << "rank 0 hung after its peer died";
   EXPECT_NE(code0, exit_codes::kSucceeded);
   EXPECT_NE(file_text(rank0.err).find("a collective failed"), std::string::npos) << file_text(rank0.err);
-  EXPECT_GE(parse_series(out).at("train/loss").rbegin()->first, 3);
+  EXPECT_GE(read_trained_run(out).series.at("train/loss").rbegin()->first, 3);
 }
 
 // The pids of `pid`'s children, in the order it started them.
@@ -422,7 +414,7 @@ TEST(DataParallelFailure, AKilledRankFailsTheJobAndTheRerunContinuesTheCurve) {
   JobConfig c = small_job(data.path, "baseline", OptimizerKind::AdamW);
   c.steps = 60;
   c.ckpt_every = 2;
-  const Series reference = train_in_process(c);
+  const Series reference = train_one_rank(c);
   c.world_size = 2;
   const auto config_file = dir.path / "job.json";
   std::ofstream(config_file) << to_json(c).dump();

@@ -12,7 +12,7 @@
 namespace gammalab::trainer {
 namespace {
 
-ModelSpec spec() {
+ModelSpec preconditioner_spec() {
   return {.vocab_size = 40, .n_layers = 1, .d_model = 16, .n_heads = 2, .ffn_hidden = 24, .seq_len = 12};
 }
 
@@ -21,7 +21,7 @@ struct Grads {
 };
 
 Grads gradients(const std::string& variant, std::uint64_t seed) {
-  Model model(spec(), variant_preset(variant));
+  Model model(preconditioner_spec(), variant_preset(variant));
   model.init(seed);
   {
     torch::NoGradGuard no_grad;

@@ -15,6 +15,7 @@
 
 #include "core/exit_codes.h"
 #include "core/metric.h"
+#include "tests/trainer/trained_run.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/checkpoint.h"
 #include "worker/trainer/trainer.h"
@@ -23,36 +24,11 @@ namespace gammalab::trainer {
 namespace {
 
 using testing::TempDir;
+using testing::TrainedRun;
+using testing::read_trained_run;
+using testing::train_in_process;
 using testing::tiny_job;
 using testing::write_byte_corpus;
-
-struct RunResult {
-  int code = 0;
-  std::map<std::string, std::map<std::int64_t, double>> series;  // metric -> step -> value
-  std::vector<std::string> lines;
-};
-
-RunResult parse_lines(const std::string& out) {
-  RunResult r;
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    r.lines.push_back(line);
-    if (auto points = parse_metric_line(line)) {
-      for (const auto& p : *points) r.series[p.name][p.step] = p.value;
-    }
-  }
-  return r;
-}
-
-RunResult train(const JobConfig& c, TrainerOptions o = {}) {
-  std::ostringstream out, log;
-  Trainer t(c, o, out, log);
-  const int code = t.run();
-  RunResult r = parse_lines(out.str());
-  r.code = code;
-  return r;
-}
 
 class Training : public ::testing::TestWithParam<std::string> {};
 
@@ -62,7 +38,7 @@ TEST_P(Training, TinyModelLossFalls) {
   JobConfig c = tiny_job(data.path, GetParam());
   c.steps = 300;
   c.eval_every = 100;
-  const RunResult r = train(c);
+  const TrainedRun r = train_in_process(c);
   ASSERT_EQ(r.code, 0);
   const auto& loss = r.series.at("train/loss");
   const double first = loss.begin()->second, final_loss = loss.rbegin()->second;
@@ -89,7 +65,7 @@ TEST(Metrics, LinesFollowTheContract) {
   c.log_every = 10;
   c.eval_every = 20;
   c.sharpness_every = 20;
-  const RunResult r = train(c);
+  const TrainedRun r = train_in_process(c);
   ASSERT_EQ(r.code, 0);
   std::vector<std::int64_t> log_steps;
   for (const auto& [step, v] : r.series.at("train/loss")) log_steps.push_back(step);
@@ -120,16 +96,16 @@ TEST(Resume, KillAndResumeFromCheckpointMatchesExactly) {
   c.micro_batch = 8;  // two micro-batches per step: gradient accumulation is part of the state too
   TrainerOptions o;
   o.ckpt_dir = ref_dir.path;
-  const RunResult reference = train(c, o);
+  const TrainedRun reference = train_in_process(c, o);
   ASSERT_EQ(reference.code, 0);
 
   o.ckpt_dir = dir.path;
   o.crash_after_step = 45;  // as if killed at 45: the last checkpoint is 30
-  const RunResult first = train(c, o);
+  const TrainedRun first = train_in_process(c, o);
   ASSERT_EQ(first.code, exit_codes::kCrashed);
   ASSERT_EQ(read_checkpoint_meta(*latest_checkpoint(dir.path)).step, 30);
   o.crash_after_step = 0;
-  const RunResult resumed = train(c, o);
+  const TrainedRun resumed = train_in_process(c, o);
   ASSERT_EQ(resumed.code, 0);
   const auto& ref_loss = reference.series.at("train/loss");
   const auto& loss = resumed.series.at("train/loss");
@@ -159,7 +135,7 @@ TEST(Resume, KeepsTheLastTwoCheckpointsAndLatestPointer) {
   c.ckpt_every = 10;
   TrainerOptions o;
   o.ckpt_dir = dir.path;
-  ASSERT_EQ(train(c, o).code, 0);
+  ASSERT_EQ(train_in_process(c, o).code, 0);
   int files = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir.path)) {
     const auto name = e.path().filename().string();
@@ -218,7 +194,7 @@ TEST(Resume, SigtermThroughTheBinary) {
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), exit_codes::kStopped);
-  const RunResult first = parse_lines(first_output);
+  const TrainedRun first = read_trained_run(first_output);
   const std::int64_t stopped_at = first.series.at("train/loss").rbegin()->first;
   ASSERT_LT(stopped_at, c.steps);
   ASSERT_EQ(read_checkpoint_meta(*latest_checkpoint(ckpt)).step, stopped_at);
@@ -228,11 +204,11 @@ TEST(Resume, SigtermThroughTheBinary) {
   TrainerOptions o;
   o.ckpt_dir = ckpt;
   o.data_dir = data.path;
-  const RunResult resumed = train(c, o);
+  const TrainedRun resumed = train_in_process(c, o);
   ASSERT_EQ(resumed.code, 0);
   TrainerOptions fresh;
   fresh.data_dir = data.path;
-  const RunResult reference = train(c, fresh);
+  const TrainedRun reference = train_in_process(c, fresh);
   for (std::int64_t s = 1; s <= stopped_at; ++s) {
     EXPECT_EQ(first.series.at("train/loss").at(s), reference.series.at("train/loss").at(s)) << s;
   }
@@ -326,7 +302,7 @@ TEST(Cli, AConfigLinkUnderTheSharedRootIsRefused) {
 // which loss and step in its log, and prints no non-finite metric line (the coordinator would refuse it).
 void expect_diverged(const JobConfig& c, const std::string& out_text, const std::string& log_text, int code) {
   EXPECT_EQ(code, exit_codes::kDiverged) << log_text;
-  const RunResult r = parse_lines(out_text);
+  const TrainedRun r = read_trained_run(out_text);
   std::int64_t diverged_step = -1;
   for (const auto& line : r.lines) {
     const auto j = nlohmann::json::parse(line);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -187,6 +189,17 @@ std::string local_verdict(const FitReport& r, const Comparison& c) {
   return out.str();
 }
 
+// A surface (cooldown branches, or budgets set per size): some model size has final losses at several D.
+bool several_budgets_per_size(const FitReport& r) {
+  for (const auto& g : r.groups) {
+    std::map<double, std::set<double>> budgets;  // N -> D
+    for (const auto& cell : g.sizes) {
+      if (budgets[cell.params].insert(cell.tokens).second && budgets[cell.params].size() > 1) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string fit_verdict_text(const FitReport& r) {
@@ -238,6 +251,10 @@ std::string fit_report_text(const FitReport& r) {
   out << "law " << law_name(r.law) << ", " << r.bootstrap_used << "/" << r.bootstrap_requested
       << " bootstrap resamples" << (r.bootstrap_unit.empty() ? "" : " of " + r.bootstrap_unit) << " (seed " << r.seed
       << "), " << significant(100.0 * r.confidence, kDigits) << "% percentile intervals\n";
+  if (several_budgets_per_size(r)) {
+    out << "points: each run's and each cooldown branch's final loss, after its decay (annealed); a run's "
+           "evaluations during its stable phase are not fitted (docs/branches.md)\n";
+  }
   for (const auto& c : r.comparisons) out << comparison_text(r, c);
   for (const auto& g : r.groups) {
     out << "\ngroup " << g.group << ": " << g.runs << " runs, " << g.model_sizes << " model sizes, " << g.fit.points

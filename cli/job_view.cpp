@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cli/job_family.h"
 #include "cli/number_text.h"
 #include "cli/table.h"
 #include "cli/terminal_text.h"
@@ -107,8 +108,9 @@ std::string worker_label(const WorkerNames& names, const std::string& worker_id)
 std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& names) {
   std::vector<std::vector<std::string>> rows;
   std::string reasons;  // why pending jobs wait, under the table: a sentence does not fit a column
-  for (const auto& j : jobs) {
-    rows.push_back({j.id(), j.name(), state_label(j.state()), slots_text(j),
+  for (const FamilyRow& row : family_rows(jobs)) {
+    const v1::Job& j = jobs[row.index];
+    rows.push_back({j.id(), row.name, state_label(j.state()), slots_text(j),
                     std::to_string(j.attempt()), std::to_string(j.step()) + "/" + std::to_string(j.total_steps()),
                     count_text(double(j.tokens())), loss_text(j),
                     j.tokens_per_s() > 0 ? count_text(j.tokens_per_s()) : "-",
@@ -132,7 +134,8 @@ std::string workers_table(const std::vector<v1::Worker>& workers) {
 
 std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width) {
   std::vector<std::vector<std::string>> rows;
-  for (const auto& j : jobs) {
+  for (const FamilyRow& row : family_rows(jobs)) {
+    const v1::Job& j = jobs[row.index];
     const double fraction = j.total_steps() > 0 ? std::min(1.0, double(j.step()) / double(j.total_steps())) : 0.0;
     const int filled = static_cast<int>(std::lround(fraction * bar_width));
     std::string bar = "[";
@@ -144,7 +147,7 @@ std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width) {
       const double tokens_per_step = double(j.tokens()) / double(j.step());
       eta = duration_text(double(j.total_steps() - j.step()) * tokens_per_step / j.tokens_per_s());
     }
-    rows.push_back({j.name(), state_label(j.state()), bar, percent(fraction),
+    rows.push_back({row.name, state_label(j.state()), bar, percent(fraction),
                     std::to_string(j.step()) + "/" + std::to_string(j.total_steps()), count_text(double(j.tokens())),
                     loss_text(j), j.tokens_per_s() > 0 ? count_text(j.tokens_per_s()) + "/s" : "-", eta});
   }

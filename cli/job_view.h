@@ -23,9 +23,11 @@ WorkerNames worker_names(const std::vector<v1::Worker>& workers);
 // A worker as a person reads it: its name from `names`, or its id when the map lacks it (a worker since removed).
 std::string worker_label(const WorkerNames& names, const std::string& worker_id);
 // The WORKER column names the worker (worker_names); an id the map lacks (a worker since removed) shows as is.
+// A run's cooldown branches follow it as a tree (cli/job_family.h), here and in progress_lines.
 std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& names = {});
 std::string workers_table(const std::vector<v1::Worker>& workers);
-// One line per job with a progress bar, step, tokens, loss, throughput and ETA (for `watch`).
+// One line per job with a progress bar, step, tokens, loss, throughput and ETA (for `watch`), in families as
+// jobs_table; jobs given in families stay in their order.
 std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width = 24);
 // "45s", "3m07s", "2h05m"; "-" for a time not known.
 std::string duration_text(double seconds);

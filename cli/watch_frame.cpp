@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/job_family.h"
 #include "cli/job_view.h"
 #include "cli/terminal_text.h"
 #include "core/job_state.h"
@@ -127,11 +128,11 @@ std::vector<std::string> watch_frame(const v1::Sweep& sweep, const std::vector<v
   const int columns = std::max(size.columns, 1);
   const int lines = size.rows - 1;  // the cursor's line stays free
   std::vector<std::string> frame{fit_width(sweep_line(sweep, jobs), columns)};
-  std::vector<std::size_t> order(jobs.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return display_rank(jobs[a].state()) < display_rank(jobs[b].state());
-  });
+  // By state, a run's cooldown branches kept with it (the family goes where its most urgent member would).
+  std::vector<std::size_t> order;
+  for (const FamilyRow& row : family_rows(jobs, [](const v1::Job& j) { return display_rank(j.state()); })) {
+    order.push_back(row.index);
+  }
   // "… 30 more: 2 running, 28 pending": the jobs from order[from] on, by state.
   const auto rest_line = [&](std::size_t from) {
     std::map<int, int> hidden;  // by display rank

@@ -1,11 +1,14 @@
 // What a person reads from the CLI: aligned tables (cli/table.h) and the fit report's text (cli/fit_view.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <regex>
 #include <sstream>
 
 #include "cli/fit_view.h"
+#include "cli/job_family.h"
 #include "cli/job_view.h"
 #include "cli/table.h"
 #include "cli/tune_view.h"
@@ -116,6 +119,24 @@ TEST(JobView, JobsTableNamesWorkersByHostnameAndSeparatesWorkersOfOneHost) {
   EXPECT_TRUE(first.ends_with("  gpu-a")) << text;
   EXPECT_TRUE(second.ends_with("  9")) << text;
   EXPECT_TRUE(third.ends_with("  -")) << text;
+}
+
+// On a surface (a size with final losses at several budgets: cooldown branches) the report says which losses
+// were fitted: the annealed ends, never a stable phase's evaluations. Along one line of budgets it says nothing.
+TEST(FitView, ASurfaceSaysTheFitsUseAnnealedLossesOnly) {
+  FitReport report;
+  report.law = LawKind::chinchilla;
+  GroupFit group;
+  group.group = "baseline";
+  group.sizes = {{.params = 1e4, .tokens = 2e5, .runs = 2}, {.params = 2e4, .tokens = 4e5, .runs = 2}};
+  report.groups.push_back(group);
+  EXPECT_EQ(fit_report_text(report).find("annealed"), std::string::npos) << fit_report_text(report);
+  report.groups[0].sizes.push_back({.params = 1e4, .tokens = 1e5, .runs = 2});
+  const std::string text = fit_report_text(report);
+  EXPECT_NE(text.find("points: each run's and each cooldown branch's final loss, after its decay (annealed); a "
+                      "run's evaluations during its stable phase are not fitted"),
+            std::string::npos)
+      << text;
 }
 
 TEST(FitView, ShowsEachGroupItsParametersAndTheMultiplier) {
@@ -248,6 +269,52 @@ TEST(TuneView, ListsEveryValueTriedPerGroupAndMarksThePick) {
   const std::string marked = tune_picks_text(picks);
   EXPECT_NE(marked.find("3.0000  <- pick, at an edge of the grid (allow_edge)"), std::string::npos) << marked;
   EXPECT_NE(marked.find("3.1250  <- pick\n"), std::string::npos) << marked;
+}
+
+
+// A WSD run and its cooldown branches (docs/branches.md): job ids in sweep order, `parent` the run's id or "".
+v1::Job family_job(const std::string& id, const std::string& name, const std::string& parent, v1::JobState state) {
+  v1::Job j;
+  j.set_id(id);
+  j.set_name(name);
+  j.set_parent_id(parent);
+  j.set_state(state);
+  return j;
+}
+
+TEST(JobFamily, ARunsBranchesFollowItAsATreeNamedByWhatTheyAdd) {
+  // Listed out of order (a second page, a filter): the branches still follow their run, in the order given.
+  const std::vector<v1::Job> jobs = {
+      family_job("2", "w/s/a/D=100", "1", v1::JOB_STATE_SUCCEEDED), family_job("1", "w/s/a", "", v1::JOB_STATE_RUNNING),
+      family_job("4", "w/s/b", "", v1::JOB_STATE_PENDING), family_job("3", "w/s/a/D=200", "1", v1::JOB_STATE_PENDING),
+      family_job("5", "other-name", "4", v1::JOB_STATE_PENDING),  // a name that does not extend its run's
+      family_job("6", "orphan/D=1", "99", v1::JOB_STATE_PENDING)};  // its run not in the list
+  const std::string text = jobs_table(jobs);
+  EXPECT_TRUE(std::regex_search(text, std::regex("\n +1 +w/s/a +running"))) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("\n +2 +├─ D=100 +succeeded"))) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("\n +3 +└─ D=200 +pending"))) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("\n +4 +w/s/b +pending"))) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("\n +5 +└─ other-name"))) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("\n +6 +orphan/D=1"))) << text;
+  EXPECT_LT(text.find(" 3  "), text.find(" 4  ")) << text;
+
+  // Ranked (watch: running first), a family goes where its most urgent member would, whole.
+  std::vector<std::size_t> order;
+  for (const auto& row : family_rows(jobs, [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING ? 0 : 1; })) {
+    order.push_back(row.index);
+  }
+  EXPECT_EQ(order, (std::vector<std::size_t>{1, 0, 3, 2, 4, 5}));
+}
+
+TEST(JobFamily, LinksThatAreNoTreeLeaveEveryJobListedOnce) {
+  const std::vector<v1::Job> jobs = {family_job("1", "a", "2", v1::JOB_STATE_PENDING),
+                                     family_job("2", "b", "1", v1::JOB_STATE_PENDING),
+                                     family_job("3", "c", "3", v1::JOB_STATE_PENDING),  // its own run
+                                     family_job("4", "d", "1", v1::JOB_STATE_PENDING)};
+  std::vector<std::size_t> order;
+  for (const auto& row : family_rows(jobs)) order.push_back(row.index);
+  std::sort(order.begin(), order.end());
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3}));
 }
 
 }  // namespace

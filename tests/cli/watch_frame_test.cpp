@@ -141,6 +141,30 @@ TEST(WatchFrame, TheEtaIsTheStepsLeftOverTheRunningJobsRate) {
 
 // A log of a 200-job sweep, each job going pending -> running -> succeeded (one failing) in its own round: about
 // twenty progress lines in all, not one per job and state; the failure once, with its attempt and error.
+// A run's cooldown branches stay under it (docs/branches.md), and the family is listed where its running branch
+// would be: among the running jobs, above the pending ones, though the run itself has finished.
+TEST(WatchFrame, ARunsBranchesStayUnderItWhereverItsMostUrgentMemberGoes) {
+  std::vector<v1::Job> jobs(4);
+  const char* const names[] = {"w/b", "w/a", "w/a/D=4096", "w/c"};
+  const v1::JobState states[] = {v1::JOB_STATE_PENDING, v1::JOB_STATE_SUCCEEDED, v1::JOB_STATE_RUNNING,
+                                 v1::JOB_STATE_SUCCEEDED};
+  for (int i = 0; i < 4; ++i) {
+    jobs[i].set_id(std::to_string(i + 1));
+    jobs[i].set_name(names[i]);
+    jobs[i].set_state(states[i]);
+    jobs[i].set_total_steps(100);
+  }
+  jobs[2].set_parent_id("2");
+  const auto frame = watch_frame(demo_sweep(), jobs, {120, 20}, false);
+  ASSERT_EQ(frame.size(), 7u);
+  EXPECT_EQ(frame[3].rfind("w/a ", 0), 0u) << frame[3];
+  EXPECT_NE(frame[3].find("succeeded"), std::string::npos) << frame[3];
+  EXPECT_EQ(frame[4].rfind("└─ D=4096 ", 0), 0u) << frame[4];
+  EXPECT_NE(frame[4].find("running"), std::string::npos) << frame[4];
+  EXPECT_EQ(frame[5].rfind("w/b ", 0), 0u) << frame[5];
+  EXPECT_EQ(frame[6].rfind("w/c ", 0), 0u) << frame[6];
+}
+
 TEST(ProgressLog, ALogGetsAboutTwentyLinesForASweepOfAnySize) {
   v1::Sweep sweep = demo_sweep();
   std::vector<v1::Job> jobs(200);

@@ -2,6 +2,7 @@
 #include "core/scaling/comparison.h"
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -169,8 +170,17 @@ ComparisonPlan plan_comparison(const std::vector<RunPoint>& runs, const std::vec
     const SizeBlock& block = pairing.blocks[b];
     if (block.cells[reference] == kNoCell || block.cells[variant] == kNoCell) continue;
     plan.blocks.push_back(b);
-    plan.base_cells.push_back(cells[block.cells[reference]]);
-    plan.variant_cells.push_back(cells[block.cells[variant]]);
+  }
+  // By the baseline's size, then budget: what every table of the comparison lists (the blocks come in the
+  // sweep's job order, where a run precedes its shorter cooldown branches).
+  std::stable_sort(plan.blocks.begin(), plan.blocks.end(), [&](std::size_t a, std::size_t b) {
+    const ReplicateCell& x = cells[pairing.blocks[a].cells[reference]];
+    const ReplicateCell& y = cells[pairing.blocks[b].cells[reference]];
+    return std::pair(x.params, x.tokens) < std::pair(y.params, y.tokens);
+  });
+  for (const std::size_t b : plan.blocks) {
+    plan.base_cells.push_back(cells[pairing.blocks[b].cells[reference]]);
+    plan.variant_cells.push_back(cells[pairing.blocks[b].cells[variant]]);
   }
   // Token slices: the k-th token count of each baseline size (in increasing order) is slice k. A ladder has one
   // token count per size, so one slice, whose cells ordered by compute are one curve. A surface (cooldown

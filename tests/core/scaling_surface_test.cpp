@@ -3,6 +3,7 @@
 // against the baseline's sizes at its own budget, and the pooled local multiplier recovers a known one.
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -78,6 +79,18 @@ TEST(ScalingSurface, EachBudgetIsALadderAndThePooledMultiplierIsTheTruth) {
   EXPECT_NEAR(none.comparisons.at(0).local.value, 1.0, 0.05);
   EXPECT_LE(none.comparisons.at(0).local.lo, 1.0);
   EXPECT_GE(none.comparisons.at(0).local.hi, 1.0);
+}
+
+// The runs come in a branch sweep's job order (a run, then its shorter branches); every table lists the sizes by
+// N, then D.
+TEST(ScalingSurface, TheComparisonListsSizesByParametersThenTokens) {
+  quiet_solver_logging();
+  const FitReport report = fit_runs(surface_runs(1.22, 11, {20.0, 5.0, 10.0}), law_free(3));
+  const auto& sizes = report.comparisons.at(0).sizes;
+  ASSERT_EQ(sizes.size(), 15u);
+  for (std::size_t k = 1; k < sizes.size(); ++k) {
+    EXPECT_LT(std::pair(sizes[k - 1].params, sizes[k - 1].tokens), std::pair(sizes[k].params, sizes[k].tokens)) << k;
+  }
 }
 
 TEST(ScalingSurface, SizesWithDifferentNumbersOfBudgetsAreNoCurves) {

@@ -17,6 +17,7 @@ import { HttpError, getJSON, getOptional, postJSON, events as eventStream } from
 import { h, fill, download, shown } from './dom.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
+import { FIXED_PATHS, jobConfig, varyingPaths, defaultConfigPaths, configText, shownColumnKeys } from './config_columns.js';
 import { startTheme, themeChoice, setThemeChoice } from './theme.js';
 
 const $ = (id) => document.getElementById(id);
@@ -31,6 +32,7 @@ const DEFAULTS = {
   xKey: 'step', logX: false, logY: false, groupBy: 'variant', panelBy: 'none', seeds: 'runs', smoothing: 0,
   metrics: [], hidden: [], hiddenRuns: [], scalingHidden: [], compare: [], scalingLoss: 'loss', scalingX: 'params', unfinished: false,
   sort: '', desc: false, filter: '', x0: null, x1: null, stage: 'main',
+  columns: [],  // the jobs table's columns shown (keys: fixed ones, config paths); empty: the sweep's default
 };
 let settings = { ...DEFAULTS };
 
@@ -595,8 +597,8 @@ function branchNote(job) {
     h('a', { href: `#/jobs/${encodeURIComponent(b.parentId)}`, title: run ? run.name : '' }, `job ${b.parentId}`));
 }
 
-// The columns: header, what sorts and filters (a number or text), and the cell.
-function jobColumns(colourOf) {
+// The fixed columns: header, what sorts (a number or text), the text the filter reads, and the cell.
+function fixedColumns(colourOf) {
   const runOf = new Map(state.runs.map((r) => [r.id, r]));
   const lastTrain = (j) => (j.has_loss && Number.isFinite(j.last_loss) ? j.last_loss : null);
   return [
@@ -627,6 +629,78 @@ function jobColumns(colourOf) {
   ];
 }
 
+// The config fields that vary across the sweep's jobs (config_columns.js), worked out again only when the jobs'
+// configs change (a live update brings the same jobs in new states far more often than new jobs).
+let configCache = { key: null };
+function sweepConfigs() {
+  const key = state.jobs.map((j) => `${j.id}:${j.config_hash}`).join(',');
+  if (configCache.key !== key) {
+    const configs = new Map(state.jobs.map((j) => [j.id, jobConfig(j)]));
+    const paths = varyingPaths([...configs.values()]);
+    const fixedVarying = varyingPaths([...configs.values()], new Set()).filter((p) => FIXED_PATHS.has(p));
+    configCache = { key, configs, paths, defaults: defaultConfigPaths(paths, fixedVarying) };
+  }
+  return configCache;
+}
+
+// A column per varying config field, keyed and headed by its dotted path: sorts by the value itself (numbers
+// numerically), shows and filters by its short text (1e-3, 40k).
+function configColumns() {
+  const { configs, paths } = sweepConfigs();
+  return paths.map((path) => {
+    const value = (j) => configs.get(j.id)?.get(path);
+    const numeric = state.jobs.every((j) => value(j) === undefined || typeof value(j) === 'number');
+    const distinct = new Set(state.jobs.map((j) => JSON.stringify(value(j) ?? null))).size;
+    return {
+      key: path, head: path, config: true, num: numeric, distinct,
+      get: (j) => { const v = value(j); return v !== null && typeof v === 'object' ? JSON.stringify(v) : v ?? null; },
+      text: (j) => configText(value(j)), cell: (j) => configText(value(j)),
+    };
+  });
+}
+
+// Every column the table can show, in its order (the config fields after the model, with what says what a run
+// is), and those the `columns` setting shows.
+function jobColumns(colourOf) {
+  const fixed = fixedColumns(colourOf);
+  const at = fixed.findIndex((c) => c.key === 'model') + 1;
+  const all = [...fixed.slice(0, at), ...configColumns(), ...fixed.slice(at)];
+  const defaults = [...fixed.map((c) => c.key), ...sweepConfigs().defaults];
+  const keys = new Set(shownColumnKeys(all.map((c) => c.key), defaults, settings.columns, 'job'));
+  return { all, defaults, shown: all.filter((c) => keys.has(c.key)) };
+}
+
+// The column chooser ("Columns" over the table): a box per column, the table's own and then the config fields
+// that vary, and a way back to the default. Rebuilt only when its content changes, so that a live update does
+// not take a box from under the pointer.
+let chooserKey = '';
+function renderColumnChooser({ all, defaults, shown }) {
+  const on = new Set(shown.map((c) => c.key));
+  const key = JSON.stringify([all.map((c) => [c.key, c.distinct]), [...on]]);
+  if (key === chooserKey) return;
+  chooserKey = key;
+  const choose = (k, checked) => {
+    const keys = all.map((c) => c.key).filter((x) => (x === k ? checked : on.has(x)));
+    // The default chosen by hand is the default: the address stays short, and follows the sweep's fields.
+    settings.columns = JSON.stringify(keys) === JSON.stringify(all.map((c) => c.key).filter((x) => defaults.includes(x))) ? [] : keys;
+    changed();
+  };
+  const box = (c) => h('label', { dataset: { column: c.key }, title: c.key === 'job' ? 'always shown: a row\'s name' : '' },
+    h('input', { type: 'checkbox', checked: on.has(c.key), disabled: c.key === 'job', onchange: (e) => choose(c.key, e.target.checked) }),
+    h('span', { class: c.config ? 'path' : '' }, c.head),
+    c.config ? h('span', { class: 'note' }, `${c.distinct} values`) : null);
+  const fixed = all.filter((c) => !c.config);
+  const config = all.filter((c) => c.config);
+  fill($('jobs-columns-menu'),
+    h('div', { class: 'group' }, h('div', { class: 'group-head' }, 'table'), fixed.map(box)),
+    h('div', { class: 'group config' }, h('div', { class: 'group-head' }, 'config fields that vary'),
+      config.length ? config.map(box) : h('div', { class: 'note' }, 'none: every job has the same config')),
+    h('button', { type: 'button', class: 'reset', disabled: !settings.columns.length, onclick: () => {
+      settings.columns = [];
+      changed();
+    } }, 'default columns'));
+}
+
 // The runs ticked in the jobs table, side by side: their final losses and every config field that differs.
 function renderCompare() {
   const jobs = settings.compare.map((id) => state.jobs.find((j) => String(j.id) === id)).filter(Boolean);
@@ -644,18 +718,21 @@ function renderCompare() {
       diff.length ? null : h('tr', {}, h('td', { colspan: jobs.length + 1 }, 'Their configs are equal.')))]);
 }
 
-// The jobs the table's filter keeps: those with every word of it in some column or in their error.
+// The jobs the table's filter keeps: those with every word of it in some shown column (as shown: a config
+// value's short text) or in their error.
 function filteredJobs(jobs, colourOf) {
-  const cols = jobColumns(colourOf);
-  return filterRows(jobs, (j) => [...cols.map((c) => c.get(j)), j.error], settings.filter);
+  const cols = jobColumns(colourOf).shown;
+  return filterRows(jobs, (j) => [...cols.map((c) => (c.text ? c.text(j) : c.get(j))), j.error], settings.filter);
 }
 
 function renderJobs({ colourOf }, tableJobs) {
-  const cols = jobColumns(colourOf);
+  const columns = jobColumns(colourOf);
+  renderColumnChooser(columns);
+  const cols = columns.shown;
   const table = $('jobs');
   fill(table.tHead, h('tr', {}, cols.map((c) => h('th', {
     class: [c.num ? 'num' : '', 'sortable', settings.sort === c.key ? (settings.desc ? 'desc' : 'asc') : ''].join(' ').trim(),
-    dataset: { key: c.key }, title: 'sort by this column (again: reverse)',
+    dataset: { key: c.key }, title: c.config ? `config field ${c.key}: sort by it (again: reverse)` : 'sort by this column (again: reverse)',
     onclick: () => {
       if (settings.sort === c.key) settings.desc = !settings.desc;
       else Object.assign(settings, { sort: c.key, desc: false });
@@ -666,7 +743,8 @@ function renderJobs({ colourOf }, tableJobs) {
   const by = cols.find((c) => c.key === settings.sort);
   if (by) rows = sortRows(rows, by.sortBy || by.get, settings.desc);
   fill(table.tBodies[0], rows.map((j) => h('tr', { class: branchOf(j) ? 'branch' : '', dataset: { jobId: j.id, state: j.state } },
-    cols.map((c) => h('td', { class: c.num ? 'num' : '' }, c.cell ? c.cell(j) : c.get(j))))));
+    cols.map((c) => h('td', { class: [c.num ? 'num' : '', c.config ? 'config' : ''].join(' ').trim() || null, dataset: { key: c.key } },
+      c.cell ? c.cell(j) : c.get(j))))));
   const running = state.jobs.filter((j) => ACTIVE_STATES.has(j.state)).length;
   $('jobs-summary').textContent = `${state.jobs.length} jobs${running ? `, ${running} running` : ''}`
     + (rows.length !== state.jobs.length ? ` (${rows.length} shown)` : '');
@@ -1054,6 +1132,11 @@ function bindControls() {
   $('csv').addEventListener('click', () => download(`${state.sweep?.name || 'sweep'}.csv`, new Blob([visibleCsv()], { type: 'text/csv' })));
   $('job-cancel').addEventListener('click', () => jobAction('cancel'));
   $('job-retry').addEventListener('click', () => jobAction('retry'));
+  // The column chooser closes on a click elsewhere, as a menu does.
+  document.addEventListener('click', (e) => {
+    const chooser = $('jobs-columns');
+    if (chooser.open && !chooser.contains(e.target)) chooser.open = false;
+  });
   $('theme').value = themeChoice();
   $('theme').addEventListener('change', () => setThemeChoice($('theme').value));
 }

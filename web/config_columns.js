@@ -42,18 +42,20 @@ export function jobConfig(job) {
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 // The paths whose values are not all equal over `configs` (flattened, one per job; a path absent from some
-// job counts as a value of its own), sorted, without the paths of fixed columns.
-export function varyingPaths(configs) {
+// job counts as a value of its own), sorted, but for those of `leaveOut` (by default the fixed columns' paths).
+export function varyingPaths(configs, leaveOut = FIXED_PATHS) {
   const paths = new Set(configs.flatMap((c) => [...c.keys()]));
-  return [...paths].filter((p) => !FIXED_PATHS.has(p) && configs.some((c) => c.has(p) !== configs[0].has(p)
+  return [...paths].filter((p) => !leaveOut.has(p) && configs.some((c) => c.has(p) !== configs[0].has(p)
     || !same(c.get(p), configs[0].get(p)))).sort();
 }
 
 // The config columns a sweep shows by default: of the varying paths, the preferred ones in their order, then
-// the rest in path order, at most DEFAULT_CONFIG_COLUMNS. Where the model preset varies, the model's other
-// fields (d_model, n_layers, ...) follow from it and the model column says them already: none by default.
-export function defaultConfigPaths(varying, presetVaries) {
-  const implied = (p) => presetVaries && p.startsWith('model.');
+// the rest in path order, at most DEFAULT_CONFIG_COLUMNS. `fixedVarying`: the fixed columns' paths that vary
+// (scale.variant, model.preset). Where one does, the other fields of its section follow from it (a preset sets
+// d_model and n_layers; a variant its scale.* switches) and its column says them already: none by default.
+export function defaultConfigPaths(varying, fixedVarying = []) {
+  const sections = fixedVarying.map((p) => `${p.slice(0, p.lastIndexOf('.'))}.`);
+  const implied = (p) => sections.some((s) => p.startsWith(s));
   const preferred = PREFERRED_PATHS.filter((p) => varying.includes(p) && !implied(p));
   const rest = varying.filter((p) => !PREFERRED_PATHS.includes(p) && !implied(p)).sort();
   return [...preferred, ...rest].slice(0, DEFAULT_CONFIG_COLUMNS);

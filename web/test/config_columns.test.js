@@ -44,20 +44,24 @@ test('varyingPaths: only the fields whose values differ, sorted, without the fix
   // A field only some jobs have varies (the others show it as absent).
   const absent = [withFields({}), withFields({ ckpt_every: 10 })].map((c) => jobConfig(job(c)));
   assert.deepEqual(varyingPaths(absent), ['ckpt_every']);
+  assert.deepEqual(varyingPaths(configs, new Set()), ['optim.lr', 'scale.variant', 'seed'], 'with the fixed columns\' paths');
   assert.deepEqual(varyingPaths([jobConfig(job(base))]), [], 'one job: nothing varies');
   assert.deepEqual(varyingPaths([]), []);
 });
 
-test('defaultConfigPaths: the preferred fields first, at most a few; model fields the preset implies left out', () => {
+test('defaultConfigPaths: the preferred fields first, at most a few; fields a varying preset or variant implies left out', () => {
   assert.equal(DEFAULT_CONFIG_COLUMNS, 2);
-  assert.deepEqual(defaultConfigPaths(['optim.beta2', 'optim.lr', 'seed', 'steps'], false), ['optim.lr', 'seed']);
-  assert.deepEqual(defaultConfigPaths(['seed', 'steps'], false), ['seed', 'steps']);
-  // A sweep over presets: d_model and n_layers vary with it, and say nothing the model column does not.
-  assert.deepEqual(defaultConfigPaths(['model.d_model', 'model.n_layers', 'seed'], true), ['seed']);
+  assert.deepEqual(defaultConfigPaths(['optim.beta2', 'optim.lr', 'seed', 'steps']), ['optim.lr', 'seed']);
+  assert.deepEqual(defaultConfigPaths(['seed', 'steps']), ['seed', 'steps']);
+  // A sweep over presets and variants: d_model, n_layers and the scale switches vary with them, and say nothing
+  // the model and variant columns do not.
+  assert.deepEqual(defaultConfigPaths(['model.d_model', 'model.n_layers', 'scale.decay', 'scale.param', 'seed'],
+    ['model.preset', 'scale.variant']), ['seed']);
+  assert.deepEqual(defaultConfigPaths(['model.d_model', 'scale.decay', 'seed'], ['scale.variant']), ['seed', 'model.d_model']);
   // Without a preset axis a model field is an axis of its own.
-  assert.deepEqual(defaultConfigPaths(['model.d_model', 'seed'], false), ['seed', 'model.d_model']);
-  assert.deepEqual(defaultConfigPaths(['optim.beta2', 'data.train'], false), ['data.train', 'optim.beta2'], 'the rest in path order');
-  assert.deepEqual(defaultConfigPaths([], false), []);
+  assert.deepEqual(defaultConfigPaths(['model.d_model', 'seed']), ['seed', 'model.d_model']);
+  assert.deepEqual(defaultConfigPaths(['optim.beta2', 'data.train']), ['data.train', 'optim.beta2'], 'the rest in path order');
+  assert.deepEqual(defaultConfigPaths([]), []);
 });
 
 test('configText: short numbers as the page writes them, strings as written, absent as a dash', () => {

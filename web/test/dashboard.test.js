@@ -860,6 +860,99 @@ test('jobs table: clear column names, sorting, filtering, a failed job\'s error 
   assert.deepEqual(pageErrors, []);
 });
 
+test('jobs table: config fields that vary as columns, a Columns menu to choose them, kept in the address over a reload', { timeout: 2 * TIMEOUT }, async () => {
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  await waitInPage((jobs) => document.querySelectorAll('#jobs tbody tr').length === jobs, JOBS);
+  const jobs = (await api(`/api/sweeps/${sweepId}/jobs`)).body;
+  const configOf = new Map(jobs.map((j) => [j.id, JSON.parse(j.config_json)]));
+  const heads = () => page.$$eval('#jobs thead th', (els) => els.map((e) => e.textContent.replace(/ [▲▼]$/, '')));
+  const fixed = ['job', 'variant', 'model', 'state', 'step / total', 'last train loss', 'final val loss', 'tokens/s', 'worker', 'compare'];
+  // The sweep's axes are model.preset, scale.variant and the seed: by default the seed is the one config column
+  // (the presets' d_model and the variants' scale switches vary too, but the model and variant columns say them).
+  assert.deepEqual(await heads(), ['job', 'variant', 'model', 'seed', ...fixed.slice(3)]);
+  const cells = (key) => page.$$eval(`#jobs tbody tr`, (trs, k) => trs.map((tr) => [tr.dataset.jobId, tr.querySelector(`td[data-key="${k}"]`)?.textContent ?? null]), key);
+  for (const [id, seed] of await cells('seed')) assert.equal(seed, String(configOf.get(id).seed), `job ${id}'s seed`);
+  assert.deepEqual(new Set((await cells('seed')).map(([, s]) => s)), new Set(['0', '1']));
+
+  // The menu: every column of the table, then the config fields that vary, each with its number of values.
+  assert.ok(await page.isHidden('#jobs-columns-menu'));
+  await page.click('#jobs-columns summary');
+  await waitInPage(() => document.getElementById('jobs-columns').open);
+  const groups = await page.$$eval('#jobs-columns-menu .group', (els) => els.map((g) => ({
+    head: g.querySelector('.group-head').textContent,
+    boxes: [...g.querySelectorAll('label')].map((l) => [l.dataset.column, l.textContent, l.querySelector('input').checked, l.querySelector('input').disabled]),
+  })));
+  assert.equal(groups[0].head, 'table');
+  assert.deepEqual(groups[0].boxes.map(([, text]) => text), fixed);
+  assert.ok(groups[0].boxes.every(([, , on]) => on), 'every fixed column is shown by default');
+  assert.deepEqual(groups[0].boxes.filter(([, , , off]) => off).map(([k]) => k), ['job'], 'only the job cannot be hidden');
+  assert.equal(groups[1].head, 'config fields that vary');
+  const offered = new Map(groups[1].boxes.map(([k, text, on]) => [k, { text, on }]));
+  assert.deepEqual(offered.get('seed'), { text: `seed${SEEDS} values`, on: true });
+  assert.deepEqual(offered.get('model.d_model'), { text: `model.d_model${PRESETS.length} values`, on: false });
+  assert.ok(!offered.has('scale.variant') && !offered.has('model.preset'), 'the variant and model columns are not offered twice');
+  assert.ok(!offered.has('steps') && !offered.has('optim.lr'), 'fields every job has equal are not offered');
+  // The menu lies inside the page, over the table, right-aligned with its button.
+  const menu = await page.locator('#jobs-columns-menu').boundingBox();
+  const button = await page.locator('#jobs-columns summary').boundingBox();
+  assert.ok(menu.y >= button.y + button.height && Math.abs(menu.x + menu.width - (button.x + button.width)) < 2
+    && menu.x >= 0, JSON.stringify({ menu, button }));
+  await page.locator('#jobs-columns').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(resultsDir, 'jobs-columns.png') });
+
+  // A config field ticked: its column after the model's, each job's own value; a click on its head sorts by it.
+  await page.check('#jobs-columns-menu label[data-column="model.d_model"] input');
+  await waitInPage(() => document.querySelector('#jobs thead th[data-key="model.d_model"]'));
+  assert.deepEqual(await heads(), ['job', 'variant', 'model', 'model.d_model', 'seed', ...fixed.slice(3)]);
+  for (const [id, d] of await cells('model.d_model')) assert.equal(d, String(configOf.get(id).model.d_model), `job ${id}'s d_model`);
+  await page.click('#jobs thead th[data-key="model.d_model"]');
+  await waitInPage(() => location.hash.includes('sort=model.d_model'));
+  const widths = (await cells('model.d_model')).map(([, d]) => Number(d));
+  assert.deepEqual(widths, [...widths].sort((a, b) => a - b));
+  assert.ok(widths[0] < widths.at(-1), widths.join(','));
+  // The filter reads the config columns shown, by their text: the widest model's d_model with its preset's name
+  // keeps every job of that preset (names that do not hold the d_model).
+  const widest = jobs.filter((j) => configOf.get(j.id).model.d_model === widths.at(-1));
+  const preset = configOf.get(widest[0].id).model.preset;
+  assert.ok(widest.every((j) => !j.name.includes(String(widths.at(-1)))), 'the names do not say the d_model');
+  await page.fill('#jobs-filter', `${widths.at(-1)} ${preset}`);
+  await waitInPage((n) => document.querySelectorAll('#jobs tbody tr').length === n, widest.length);
+  assert.deepEqual((await cells('model.d_model')).map(([id]) => id).sort(), widest.map((j) => j.id).sort());
+  await page.fill('#jobs-filter', '');
+  await waitInPage((n) => document.querySelectorAll('#jobs tbody tr').length === n, JOBS);
+
+  // Unticked: the seed and the worker leave the header and every row.
+  await page.click('#jobs-columns summary');  // (the filter's click closed the menu)
+  await waitInPage(() => document.getElementById('jobs-columns').open);
+  await page.uncheck('#jobs-columns-menu label[data-column="seed"] input');
+  await page.uncheck('#jobs-columns-menu label[data-column="worker"] input');
+  const chosen = ['job', 'variant', 'model', 'model.d_model', 'state', 'step / total', 'last train loss', 'final val loss', 'tokens/s', 'compare'];
+  await waitInPage((n) => document.querySelectorAll('#jobs thead th').length === n, chosen.length);
+  assert.deepEqual(await heads(), chosen);
+  assert.deepEqual(await page.$$eval('#jobs tbody tr', (trs) => [...new Set(trs.map((tr) => tr.cells.length))]), [chosen.length]);
+  assert.equal(await page.$$eval('#jobs tbody td[data-key="seed"], #jobs tbody td[data-key="worker"]', (els) => els.length), 0);
+  assert.match(await page.evaluate(() => decodeURIComponent(location.hash)), /columns=job,variant,model,model\.d_model,state,step,train,val,speed,compare(&|$)/);
+  // A click elsewhere closes the menu.
+  await page.click('#jobs-summary');
+  await waitInPage(() => !document.getElementById('jobs-columns').open);
+
+  // A reload keeps the choice, and its sort.
+  await page.reload();
+  await waitInPage((jobs) => document.querySelectorAll('#jobs tbody tr').length === jobs, JOBS);
+  assert.deepEqual(await heads(), chosen);
+  assert.equal(await page.getAttribute('#jobs thead th[data-key="model.d_model"]', 'class'), 'num sortable asc');
+  await page.click('#jobs-columns summary');
+  assert.equal(await page.isChecked('#jobs-columns-menu label[data-column="seed"] input'), false);
+  assert.equal(await page.isChecked('#jobs-columns-menu label[data-column="model.d_model"] input'), true);
+  // "default columns" goes back to the sweep's default, and the address forgets the choice.
+  await page.click('#jobs-columns-menu button.reset');
+  await waitInPage(() => !location.hash.includes('columns='));
+  assert.deepEqual(await heads(), ['job', 'variant', 'model', 'seed', ...fixed.slice(3)]);
+  assert.equal(await page.isDisabled('#jobs-columns-menu button.reset'), true);
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  assert.deepEqual(pageErrors, []);
+});
+
 test('job view: state history with attempts and workers, the log tail, checkpoints; cancel and retry from its buttons', { timeout: RUN_TIMEOUT + 4 * TIMEOUT }, async () => {
   const rows = () => page.$$eval('#job-history tbody tr', (trs) => trs.map((tr) => ({
     kind: tr.dataset.kind, state: tr.dataset.state, cells: [...tr.cells].map((c) => c.textContent) })));

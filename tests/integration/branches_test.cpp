@@ -25,6 +25,20 @@ std::int64_t column(DbReader& db, const std::string& column, std::int64_t job_id
   return db.count("SELECT " + column + " FROM jobs WHERE id = " + std::to_string(job_id));
 }
 
+// One WSD run of tiny-0.03m on the test corpus for `steps`, decaying over its last 20%, checkpointed every 20
+// steps, with cooldown branches at `fractions` (a YAML list) of its length, each decaying over its last 20%.
+std::string wsd_sweep_yaml(const std::string& name, int steps, const std::string& fractions) {
+  return "name: " + name + "\nbase:\n"
+         "  model: {preset: tiny-0.03m}\n"
+         "  optim: {lr: 0.01}\n"
+         "  schedule: {kind: wsd, warmup_steps: 10, decay_steps: " + std::to_string(steps / 5) + "}\n"
+         "  data: {train: d/train.bin, val: d/val.bin}\n"
+         "  batch_tokens: 1024\n"
+         "  steps: " + std::to_string(steps) + "\n"
+         "  log_every: 5\n  eval_every: " + std::to_string(steps / 4) + "\n  ckpt_every: 20\n  threads: 1\n"
+         "branches: {fraction: " + fractions + ", decay: 0.2}\n";
+}
+
 // The gammalab-train processes running this cluster's jobs: job id -> pid, read from /proc (a trainer's
 // command line names its job's config under the shared root).
 std::map<std::int64_t, int> running_trainers(Cluster& cluster) {
@@ -49,15 +63,7 @@ TEST(Branches, ARunKilledAfterItsBranchPointAndItsBranchEachEqualTheirStandalone
   cluster.prepare_data("d");
   cluster.start_server(/*heartbeat_ms=*/200, /*lease_timeout_ms=*/2000);
   const int first = cluster.start_worker();
-  const std::string yaml = "name: b\nbase:\n"
-                           "  model: {preset: tiny-0.03m}\n"
-                           "  optim: {lr: 0.01}\n"
-                           "  schedule: {kind: wsd, warmup_steps: 10, decay_steps: 48}\n"
-                           "  data: {train: d/train.bin, val: d/val.bin}\n"
-                           "  batch_tokens: 1024\n"
-                           "  steps: " + std::to_string(kSteps) + "\n"
-                           "  log_every: 5\n  eval_every: 60\n  ckpt_every: 20\n  threads: 1\n"
-                           "branches: {fraction: [0.5], decay: 0.2}\n";
+  const std::string yaml = wsd_sweep_yaml("b", kSteps, "[0.5]");
   ASSERT_EQ(cluster.cli({"submit", cluster.write_file("b.yaml", yaml).string()}).exit_code, 0);
 
   DbReader db(cluster.database());
@@ -154,15 +160,7 @@ TEST(Branches, KillsOfARunAtItsBranchPointsAndOfItsBranchesTrainersLeaveEveryCur
   cluster.prepare_data("d");
   cluster.start_server(/*heartbeat_ms=*/200, /*lease_timeout_ms=*/2000);
   std::vector<int> workers = {cluster.start_worker(), cluster.start_worker()};
-  const std::string yaml = "name: c\nmax_attempts: 40\nbase:\n"
-                           "  model: {preset: tiny-0.03m}\n"
-                           "  optim: {lr: 0.01}\n"
-                           "  schedule: {kind: wsd, warmup_steps: 10, decay_steps: 80}\n"
-                           "  data: {train: d/train.bin, val: d/val.bin}\n"
-                           "  batch_tokens: 1024\n"
-                           "  steps: " + std::to_string(kSteps) + "\n"
-                           "  log_every: 5\n  eval_every: 100\n  ckpt_every: 20\n  threads: 1\n"
-                           "branches: {fraction: [0.3, 0.6], decay: 0.2}\n";
+  const std::string yaml = wsd_sweep_yaml("c", kSteps, "[0.3, 0.6]") + "max_attempts: 40\n";
   ASSERT_EQ(cluster.cli({"submit", cluster.write_file("c.yaml", yaml).string()}).exit_code, 0);
   DbReader db(cluster.database());
   ASSERT_TRUE(wait_until([&] { return db.jobs().size() == 3; }, 30));

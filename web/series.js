@@ -1,6 +1,8 @@
 // Pure data helpers of the dashboard (no DOM): metric columns, grouping, colours, fitted curves.
 // Imported by the page and by the unit tests (node --test).
 
+import { flattenConfig } from './config_columns.js';
+
 // The coordinator's vocabulary, from GET /api/meta (setMeta, before anything below reads them): the dashboard
 // spells no state or metric name of its own.
 export let LOSS_NAMES = [];           // [train, val]: the loss curves plotted and fetched
@@ -334,21 +336,13 @@ export function missingFitReason(runs) {
 // whose values are not all equal, in path order: [{path, values: [one per job, as text; '' where absent]}].
 export function configDiff(jobs) {
   const flat = jobs.map((j) => {
-    const out = new Map();
-    const walk = (value, path) => {
-      if (value && typeof value === 'object' && !Array.isArray(value)) {
-        for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
-      } else {
-        // A string as written (scale.variant: unified, not "unified"); other values as JSON (a list, true, null).
-        out.set(path, typeof value === 'string' ? value : JSON.stringify(value));
-      }
-    };
     try {
-      walk(JSON.parse(j.config_json || '{}'), '');
+      // A string as written (scale.variant: unified, not "unified"); other values as JSON (a list, true, null).
+      const fields = flattenConfig(JSON.parse(j.config_json || '{}'));
+      return new Map([...fields].map(([path, v]) => [path, typeof v === 'string' ? v : JSON.stringify(v)]));
     } catch {
-      out.set('config', 'unreadable');
+      return new Map([['config', 'unreadable']]);
     }
-    return out;
   });
   const paths = [...new Set(flat.flatMap((m) => [...m.keys()]))].sort();
   return paths.map((path) => ({ path, values: flat.map((m) => m.get(path) ?? '') }))

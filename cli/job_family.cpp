@@ -57,12 +57,13 @@ std::vector<FamilyRow> family_rows(const std::vector<v1::Job>& jobs, const std::
   };
 
   if (rank) {
-    // A family's rank: its lowest member's, found over the same links.
+    // A family's rank: its lowest member's. Every job has one run, so the families are disjoint and one walk
+    // over the links, marking what it has seen, reaches each job once.
     std::vector<int> family_rank(jobs.size());
+    std::vector<bool> seen(jobs.size(), false);
     for (const std::size_t root : roots) {
       int lowest = rank(jobs[root]);
       std::vector<std::size_t> todo = children[root];
-      std::vector<bool> seen(jobs.size(), false);
       while (!todo.empty()) {
         const std::size_t i = todo.back();
         todo.pop_back();

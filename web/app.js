@@ -867,7 +867,20 @@ function renderJobCheckpoints(list) {
 
 // ---- render
 
+// The chart under the pointer keeps its place on the screen while a render changes the cards above it (a study
+// row or a fit that arrives, a banner): the page scrolls by as much as they grew or shrank. The browser's own
+// scroll anchoring does this only once the page is scrolled, not at its top, where the charts are read most.
 function render() {
+  const hovered = document.querySelector('#charts figure.chart:hover');
+  const top = hovered?.getBoundingClientRect().top;
+  renderPage();
+  if (hovered?.isConnected) {
+    const moved = hovered.getBoundingClientRect().top - top;
+    if (moved) window.scrollBy(0, moved);
+  }
+}
+
+function renderPage() {
   renderSweeps();
   const r = parseHash();
   const jobOpen = r.kind === 'jobs' && state.job;

@@ -1356,6 +1356,93 @@ test('theme: a dark choice redraws the charts in its colours and is remembered; 
   assert.deepEqual(pageErrors, []);
 });
 
+// ---- fifty live runs: the readout is an overlay of one line, capped, and the chart never moves under it
+
+const FIFTY_STEPS = 40;
+// 25 learning rates x 2 variants. The last learning rate's two jobs (the coordinator leases a sweep's jobs in
+// order) train on a batch 32 times as large, so that they are still running, a point a step, once every other
+// run has ended: 50 curves that span the x axis, two of them live while the pointer travels.
+const FIFTY_LRS = 25;
+const FIFTY = FIFTY_LRS * 2;
+
+test('fifty live runs: the plot does not move while the pointer travels over the train-loss chart; the readout is capped', { timeout: RUN_TIMEOUT + 3 * TIMEOUT }, async () => {
+  const lrs = [...Array(FIFTY_LRS).keys()];
+  const list = (f) => `[${lrs.map(f).join(', ')}]`;
+  // (The variant in a block of its own: names then tell the learning rates and batches apart.)
+  await cli('submit', sweepFile('web-fifty', `name: web-fifty
+base:
+  model: {preset: tiny-0.03m}
+  schedule: {kind: cosine, warmup_steps: 4}
+  data: {train: web/train.bin, val: web/val.bin}
+  steps: ${FIFTY_STEPS}
+  log_every: 1
+  eval_every: ${FIFTY_STEPS}
+  threads: 1
+  device: cpu
+axes:
+  zip:
+    optim.lr: ${list((i) => (0.002 + i * 0.0001).toFixed(4))}
+    batch_tokens: ${list((i) => (i === FIFTY_LRS - 1 ? 16384 : 512))}
+  grid:
+    scale.variant: [baseline, unified]
+max_attempts: 1
+`));
+  const fiftyId = (await api('/api/sweeps')).body.find((s) => s.name === 'web-fifty').id;
+  try {
+    await page.goto(`${base}/#/sweeps/${fiftyId}`);
+    // Every run has points, and some are still running.
+    await waitInPage((n) => document.getElementById('chart-train').dataset.series === String(n)
+      && document.querySelector('#jobs tbody tr[data-state="running"]'), FIFTY, RUN_TIMEOUT);
+    const plot = page.locator('#chart-train .plot');
+    const resting = await plot.boundingBox();
+    const over = await page.locator('#chart-train .u-over').boundingBox();
+    const nextFrame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const pointsNow = async () => Number(await chartAttr('#chart-train', 'points'));
+    const startPoints = await pointsNow();
+    let arrivals = 0;  // moves after which the chart had more points than before it
+    let capped = 0;    // moves at which the readout named fewer curves than it had
+    const STEPS_PER_PASS = 60;
+    // Back and forth across the chart, at heights that wander over it, until points have arrived during at
+    // least three moves (the two slow runs report a point a step); every move, the plot stays where it was.
+    for (let pass = 0; pass < 40 && arrivals < 3; pass++) {
+      for (let k = 0; k < STEPS_PER_PASS; k++) {
+        const t = (k + 0.5) / STEPS_PER_PASS;
+        const fx = pass % 2 ? 1 - t : t;
+        const fy = 0.5 + 0.4 * Math.sin(7 * t + pass);
+        const before = await pointsNow();
+        await page.mouse.move(over.x + over.width * fx, over.y + over.height * fy);
+        await nextFrame();
+        const box = await plot.boundingBox();
+        // (Under a pixel: a card above that grew is made up for by scrolling, in whole pixels.)
+        const moved = ['x', 'y', 'width', 'height'].filter((k) => Math.abs(box[k] - resting[k]) >= 1);
+        assert.deepEqual(moved, [], `at ${fx.toFixed(3)} of the x axis (pass ${pass}) the plot moved: ${JSON.stringify(box)}, at rest ${JSON.stringify(resting)}`);
+        if (await pointsNow() > before) arrivals++;
+        // (Read at once: a point that arrives redraws the readout.)
+        const { rows, items, head } = await page.$eval('#chart-train', (el) => ({
+          rows: JSON.parse(el.dataset.readout || '[]'), items: el.querySelectorAll('.readout .readout-item').length,
+          head: el.querySelector('.readout .readout-x')?.textContent ?? '',
+        }));
+        assert.ok(items <= 4, `the readout names at most 4 curves, not ${items}`);
+        if (rows.length > 4) {
+          capped++;
+          assert.equal(items, 4);
+          assert.match(head, new RegExp(`4 nearest of ${rows.length}:$`));
+        }
+      }
+    }
+    assert.ok(arrivals >= 3, `points arrived during ${arrivals} moves (${startPoints} -> ${await pointsNow()} points)`);
+    assert.ok(capped >= STEPS_PER_PASS / 2, `the readout was capped at ${capped} positions`);
+    // The readout is one line, inside the caption, whatever it holds.
+    const readout = await page.locator('#chart-train .readout').boundingBox();
+    assert.ok(readout.height <= 20 && readout.y + readout.height <= resting.y, JSON.stringify([readout, resting]));
+    await page.screenshot({ path: join(resultsDir, 'dashboard-fifty-live.png') });
+    await page.mouse.move(0, 0);
+  } finally {
+    await cli('cancel', fiftyId).catch(() => {});  // the slow runs: their workers are free for what follows
+  }
+  assert.deepEqual(pageErrors, []);
+});
+
 // Last: it restarts the coordinator. Sessions live in its memory, so the page's session is gone; the page must
 // not hang on "reconnecting…" but ask for the token, then come back live on the view it showed.
 test('a restarted coordinator: the page asks for the token again and returns to the same view', { timeout: 4 * TIMEOUT }, async () => {

@@ -283,7 +283,8 @@ export function fitReports(body) {
   for (const item of list) {
     let report = item;
     try {
-      if (typeof item?.report_json === 'string') report = { law: item.law, ...JSON.parse(item.report_json) };
+      // (version: the coordinator's fit version, which the study card names as its intervals' source.)
+      if (typeof item?.report_json === 'string') report = { law: item.law, version: item.version, ...JSON.parse(item.report_json) };
     } catch {
       continue;
     }
@@ -417,10 +418,13 @@ export function estimateOf(e) {
 // How a stored report's bootstrap resampled: its confidence, whether it ran, and whether it redrew seeds. A
 // comparison's intervals come only from resampled seeds: resampling model sizes redraws a ladder's nodes
 // (cli/fit_view.cpp seeds_resampled). A report without a unit is older than the choice: it resampled runs.
+// requested and used: the resamples asked for and those whose refit converged, which the label beside each
+// interval gives (the coordinator's automatic refit draws its own number, not the CLI's).
 function bootstrapOf(report) {
   const used = report?.bootstrap?.used ?? 0;
+  const requested = report?.bootstrap?.requested ?? used;  // (a report without it: as many as it used)
   const unit = report?.bootstrap?.unit || '';
-  return { confidence: num(report?.confidence ?? 0.95), used, unit, seeded: used > 0 && unit !== 'model sizes' };
+  return { confidence: num(report?.confidence ?? 0.95), used, requested, unit, seeded: used > 0 && unit !== 'model sizes' };
 }
 
 // m is the baseline's compute over the variant's for the same loss: a sentence says it as "m× less compute"
@@ -432,13 +436,13 @@ function direction(value) {
 
 // The compute multipliers of the stored fit reports (the constant of law c's shared-exponent fit): [{law,
 // variant, baseline, value, lo, hi, bounded, atBound, range: [lo, hi], profile, better, factor, interval,
-// includesOne, confidence, unit, bootstrapped}], from every report that has them. interval is [lo, hi] in the
+// includesOne, confidence, unit, bootstrapped, resamples: {used, requested}}], from every report that has them. interval is [lo, hi] in the
 // sentence's direction, null when the bootstrap did not bound it; profile ({lo, hi, open}) the range of
 // multipliers the joint fit cannot tell apart, open when it reaches the profile's grid edge.
 export function multipliers(reports) {
   const out = [];
   for (const report of reports) {
-    const { confidence, used, unit } = bootstrapOf(report);
+    const { confidence, used, requested, unit } = bootstrapOf(report);
     for (const m of report.multipliers || []) {
       if (!m.constant) continue;
       const e = estimateOf(m.constant);
@@ -450,7 +454,7 @@ export function multipliers(reports) {
         range: (m.compute_range || []).map(num),
         profile: m.profile ? { lo: num(m.profile.lo), hi: num(m.profile.hi), open: Boolean(m.profile.open_lo || m.profile.open_hi) } : null,
         better, factor, interval: bounded ? turn([e.lo, e.hi]) : null, includesOne: bounded && e.lo <= 1 && e.hi >= 1,
-        confidence, unit, bootstrapped: used > 0,
+        confidence, unit, bootstrapped: used > 0, resamples: { used, requested },
       });
     }
   }
@@ -467,7 +471,7 @@ export function multipliers(reports) {
 export function pairedComparisons(reports, laws = multipliers(reports)) {
   const report = reports.find((r) => (r.comparisons || []).length);
   if (!report) return [];
-  const { confidence, seeded } = bootstrapOf(report);
+  const { confidence, seeded, used, requested } = bootstrapOf(report);
   return report.comparisons.map((c) => {
     const local = estimateOf(c.local_multiplier);
     const { better, factor, turn } = direction(local.value);
@@ -508,6 +512,7 @@ export function pairedComparisons(reports, laws = multipliers(reports)) {
       ladder,
       confidence,
       seeded,
+      resamples: { used, requested },
       sizesInside,
       identified: ladder && sizesInside > 0 && Number.isFinite(local.value),
       better,

@@ -40,15 +40,40 @@ export function renderStudyTable({ table, empty, multipliersEl }, runs, fits, lo
   const laws = multipliers(fits);
   const comparisons = pairedComparisons(fits, laws);
   const alone = laws.filter((m) => !comparisons.some((c) => c.laws.includes(m)));
+  const sourceReport = fits.find((r) => (r.comparisons || []).length) ?? fits.find((r) => (r.multipliers || []).some((m) => m.constant));
   fill(multipliersEl, comparisons.map(comparisonView),
     alone.length && comparisons.length ? h('div', { class: 'law-heading' }, 'From the fitted law:') : null,
-    alone.map((m) => lawView(m, false)));
+    alone.map((m) => lawView(m, false)),
+    comparisons.length || laws.length ? intervalSource(sourceReport) : null);
 }
 
 // Multipliers with two decimals, as the CLI's verdict gives them; a percentage of the confidence as it prints it.
 const times = (x) => fmt(x, 2);
 const percent = (confidence) => `${+(100 * confidence).toPrecision(5)}%`;
 const signed = (x) => `${x > 0 ? '+' : ''}${fmt(x)}`;
+
+// The CLI's own resample count (`gammalab fit --bootstrap`, cli/cmd_fit.cpp), named where the card says why its
+// intervals may differ from the CLI's.
+const CLI_BOOTSTRAP = 1000;
+
+// Beside each interval: the resamples it rests on (used of requested: a resample whose refit fails is dropped).
+// The coordinator's automatic refit draws its own number of them (its --fit-bootstrap), so `gammalab fit` on the
+// same sweep gives the same estimate with an interval that differs by resampling noise; the count says which.
+export const resampleCount = (r) => `${r.used.toLocaleString('en-US')}/${r.requested.toLocaleString('en-US')} resamples`;
+
+// Where the intervals of the card come from, said once under them: the coordinator's stored fit (its version),
+// its resamples, and why `gammalab fit` may print other intervals. Null without a bootstrap to speak of.
+export function intervalSource(report) {
+  const used = report?.bootstrap?.used ?? 0;
+  if (!(used > 0)) return null;
+  const requested = report.bootstrap.requested ?? used;
+  const version = report.version != null ? ` (version ${report.version})` : '';
+  return h('div', { class: 'note interval-source', dataset: { used, requested } },
+    `Intervals from the coordinator's stored fit${version}: ${resampleCount({ used, requested })}`,
+    `${report.bootstrap.seed !== undefined ? ` (seed ${report.bootstrap.seed})` : ''}. `,
+    h('code', {}, 'gammalab fit'), ` draws its own (${CLI_BOOTSTRAP.toLocaleString('en-US')} by default, `,
+    h('code', {}, '--bootstrap'), '): the same estimates, intervals that differ by resampling noise.');
+}
 
 // "-0.0228 ± 0.0035": a gap with its standard error ("± –" with too few runs for one), as cli/fit_view.cpp gap_text.
 function gapText(g) {
@@ -83,7 +108,7 @@ function lawView(m, beside, holdout = null) {
     h('span', { class: 'big' }, `${times(m.factor)}× ${m.better ? 'less' : 'more'} compute`),
     h('span', { class: 'interval' }, ` ${interval}`),
     h('span', { class: 'note' }, ` (m = ${m.value.toPrecision(4)}`,
-      m.bootstrapped && !m.atBound ? `; ${percent(m.confidence)} bootstrap interval over ${m.unit || 'model sizes'}` : '',
+      m.bootstrapped && !m.atBound ? `; ${percent(m.confidence)} bootstrap interval over ${m.unit || 'model sizes'}, ${resampleCount(m.resamples)}` : '',
       m.range.length === 2 ? `; for C from ${si(m.range[0])} to ${si(m.range[1])} FLOPs` : '', ')'),
     m.includesOne ? h('span', { class: 'note one' }, '; the interval includes 1×: no clear difference') : null,
     m.profile ? h('span', { class: 'note profile' }, m.profile.open
@@ -98,8 +123,8 @@ function lawView(m, beside, holdout = null) {
 // with, the law's multiplier beside it, then the paired gap per size (the CLI's table of fit_report_text).
 function comparisonView(c) {
   const how = !c.interval ? 'no interval: add seeds'
-    : c.paired ? `${percent(c.confidence)} paired bootstrap over seeds`
-      : `${percent(c.confidence)} bootstrap over each group's seeds, pairs incomplete`;
+    : c.paired ? `${percent(c.confidence)} paired bootstrap over seeds, ${resampleCount(c.resamples)}`
+      : `${percent(c.confidence)} bootstrap over each group's seeds, pairs incomplete, ${resampleCount(c.resamples)}`;
   const headline = !c.identified
     ? [h('span', { class: 'big' }, `${c.variant}: no local multiplier over ${c.reference}`),
       h('span', { class: 'note' }, c.ladder ? ` (${c.reference}'s sizes never reach its loss)`
@@ -125,7 +150,8 @@ function comparisonView(c) {
     c.sizes.length ? h('table', { class: 'gaps' },
       h('caption', {}, `${c.variant} − ${c.reference} by size (${design})`),
       h('thead', {}, h('tr', {}, h('th', {}, 'N'), budgets ? h('th', {}, 'D') : null, h('th', {}, 'pairs'), h('th', {}, 'paired gap'),
-        unpaired ? h('th', {}, 'unpaired gap') : null, h('th', {}, 'm_local'), h('th', { class: 'text' }, 'note'))),
+        unpaired ? h('th', {}, 'unpaired gap') : null,
+        h('th', { title: c.seeded ? `${percent(c.confidence)} interval, ${resampleCount(c.resamples)} of the coordinator's stored fit` : '' }, 'm_local'), h('th', { class: 'text' }, 'note'))),
       h('tbody', {}, c.sizes.map((z) => h('tr', {
         dataset: {
           params: z.params, pairs: z.pairs, gap: z.gap, se: Number.isFinite(z.paired?.se) ? z.paired.se : '',
@@ -180,7 +206,9 @@ export function scalingView(allRuns, fits, { xKey, lossKey, unfinished, hidden =
       }
     }
   }
-  return { groups: ordered, all, hidden, fits: curves, colourOf, xKey, surface, confidence: fits[0]?.confidence ?? 0.95 };
+  const boot = fits[0]?.bootstrap;
+  return { groups: ordered, all, hidden, fits: curves, colourOf, xKey, surface, confidence: fits[0]?.confidence ?? 0.95,
+    resamples: boot?.used > 0 ? { used: boot.used, requested: boot.requested ?? boot.used } : null };
 }
 
 // What the plot of final loss against tokens D draws (surface.js): per variant and size the mean final loss over
@@ -217,7 +245,7 @@ export function scalingLegend(view, onToggle = null) {
       title: 'click: hide or show this variant', onclick: () => onToggle(g) }, key(g))
     : h('span', { class: 'key' }, key(g)))),
   view.fits.length ? h('span', { class: 'key note' }, 'dashed: fitted law') : null,
-  view.fits.some((f) => f.band?.pointwise) ? h('span', { class: 'key note band-note' }, `band: the law's pointwise ${Math.round(100 * view.confidence)}% bootstrap interval (at each x, the refitted laws' losses)`) : null,
+  view.fits.some((f) => f.band?.pointwise) ? h('span', { class: 'key note band-note' }, `band: the law's pointwise ${Math.round(100 * view.confidence)}% bootstrap interval (at each x, the refitted laws' losses${view.resamples ? `; ${resampleCount(view.resamples)} of the coordinator's stored fit` : ''})`) : null,
   view.fits.some((f) => f.band && !f.band.pointwise) ? h('span', { class: 'key note band-note' }, `band: the law's range over its parameters' ${Math.round(100 * view.confidence)}% bootstrap intervals (every corner: a fit stored before pointwise bands, wider than one)`) : null,
   view.fits.some((f) => !f.band) ? h('span', { class: 'key note' }, `no band: ${view.fits.filter((f) => !f.band).map((f) => f.group).join(', ')} (a parameter's interval is unbounded, or there was no bootstrap)`) : null];
 }
@@ -229,7 +257,8 @@ export function fitTable(report, colourOf) {
     : Number.isFinite(num(e.lo)) ? ` [${si(num(e.lo), 3)}, ${Number.isFinite(num(e.hi)) ? si(num(e.hi), 3) : 'unbounded'}]` : ''}` : '–');
   const names = [...new Set((report.groups || []).flatMap((g) => Object.keys(g.parameters || {})))];
   return h('div', { class: 'fit', dataset: { law: report.law } },
-    h('div', {}, 'law ', h('code', {}, report.law), report.bootstrap ? `, ${report.bootstrap.used}/${report.bootstrap.requested} bootstrap resamples` : ''),
+    h('div', {}, 'law ', h('code', {}, report.law), report.bootstrap ? `, ${report.bootstrap.used}/${report.bootstrap.requested} bootstrap resamples` : '',
+      `: the coordinator's stored fit${report.version != null ? ` (version ${report.version})` : ''}`),
     h('table', {}, (report.groups || []).map((g) => h('tr', {},
       h('th', {}, h('span', { class: 'dot', style: { background: colourOf(g.group) } }), ` ${g.group}`),
       names.map((n) => h('td', {}, `${n} = ${est(g.parameters?.[n])}`)), h('td', {}, `${g.runs ?? ''} runs`)))),

@@ -412,6 +412,9 @@ test('scaling view draws the coordinator\'s fitted law on a fresh load', { timeo
   assert.ok(report.groups.every((g) => g.band.axis === 'params' && g.band.points.length === 24), 'law n: 24 points along N');
   assert.equal(await chartAttr('#chart-scaling', 'bands'), String(banded));
   assert.match(await page.textContent('#scaling-legend'), /band: the law's pointwise 95% bootstrap interval/);
+  const boot = report.bootstrap;
+  assert.ok((await page.textContent('#scaling-legend')).includes(`; ${boot.used}/${boot.requested} resamples of the coordinator's stored fit)`),
+    'the band says what it rests on');
   if (banded < report.groups.length) assert.match(await page.textContent('#scaling-legend'), /no band: /);
   // The axes can be read: the runs' points span at least half the plot's height (not a stripe at its top), and
   // each log axis carries at least 4 labels.
@@ -691,7 +694,7 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   if (stat.ladder && stat.sizes_inside > 0 && Number.isFinite(local)) {
     assert.ok(headline.startsWith(local >= 1 ? `unified reaches baseline's loss with ${local.toFixed(2)}× less compute`
       : `unified needs ${(1 / local).toFixed(2)}× more compute than baseline`), headline);
-    assert.match(headline, /at the sizes measured( \[[^\]]+\])? \(local multiplier, no law: (95% paired bootstrap over seeds|no interval: add seeds); geometric mean over \d sizes? inside the data/);
+    assert.match(headline, /at the sizes measured( \[[^\]]+\])? \(local multiplier, no law: (95% paired bootstrap over seeds, \d+\/50 resamples|no interval: add seeds); geometric mean over \d sizes? inside the data/);
     if (stat.jackknife) assert.match(headline, /–.* leaving one size out\)/);
     // The same sentence as the CLI's verdict for this sweep (its interval may differ: it draws its own resamples).
     const verdict = (await cli('fit', String(sweepId), '--law', 'c', '--bootstrap', '50')).split('\n')
@@ -705,6 +708,21 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   assert.equal(await law.count(), 1, 'law c\'s multiplier beside the local one');
   const { constant } = reports.flatMap((r) => r.multipliers).find((m) => m.variant === 'unified' && m.constant);
   assert.match(await law.textContent(), new RegExp(`^from the fitted law c: ${(constant.value >= 1 ? constant.value : 1 / constant.value).toFixed(2)}× (less|more) compute `));
+  // Every interval says how many resamples it rests on, and the card says once that they are the coordinator's
+  // stored fit's (this coordinator refits with 50), which `gammalab fit` does not share (1,000 by default).
+  const storedFits = (await api(`/api/sweeps/${sweepId}/fits`)).body.fits;
+  const source = storedFits.find((f) => JSON.parse(f.report_json).comparisons?.length);
+  const { used, requested } = JSON.parse(source.report_json).bootstrap;
+  assert.equal(requested, 50);
+  if (stat.local_multiplier.bounded) assert.ok(headline.includes(`, ${used}/${requested} resamples;`), headline);
+  if (!constant.at_bound) assert.match(await law.textContent(), new RegExp(`, \\d+/${requested} resamples[;)]`));
+  assert.equal(await page.textContent('#multipliers .interval-source'), `Intervals from the coordinator's stored fit (version ${source.version}): `
+    + `${used}/${requested} resamples (seed ${JSON.parse(source.report_json).bootstrap.seed}). gammalab fit draws its own (1,000 by default, --bootstrap): `
+    + 'the same estimates, intervals that differ by resampling noise.');
+  for (const f of storedFits) {
+    const b = JSON.parse(f.report_json).bootstrap;
+    assert.ok((await page.textContent('#fits')).includes(`law ${f.law}, ${b.used}/${b.requested} bootstrap resamples: the coordinator's stored fit (version ${f.version})`));
+  }
   // The reports' warnings stay in view, under the fits.
   for (const w of reports.flatMap((r) => r.warnings)) assert.ok((await page.textContent('#fits')).includes(w), w);
 
@@ -743,10 +761,10 @@ test('study view: incomplete pairs, a bound and a profile range in the CLI\'s wo
   const [ahead, behind] = [card.locator('.comparison').nth(0), card.locator('.comparison').nth(1)];
   assert.equal(await card.locator('.comparison').count(), 2);
   assert.equal(await ahead.locator('.local').textContent(), "unified reaches baseline's loss with 1.62× less compute at the sizes "
-    + "measured [0.87, 3.41] (local multiplier, no law: 95% bootstrap over each group's seeds, pairs incomplete; geometric mean "
+    + "measured [0.87, 3.41] (local multiplier, no law: 95% bootstrap over each group's seeds, pairs incomplete, 200/200 resamples; geometric mean "
     + 'over 2 sizes inside the data; 1.41–2.06 leaving one size out); the interval includes 1×: no clear difference');
   assert.equal(await ahead.locator('.multiplier.beside').textContent(), 'from the fitted law c: 1.33× less compute [1.04, 1.58] '
-    + '(m = 1.330; 95% bootstrap interval over seeds within each size, paired across groups; for C from '
+    + '(m = 1.330; 95% bootstrap interval over seeds within each size, paired across groups, 200/200 resamples; for C from '
     + '10G to 1T FLOPs); the fit cannot tell multipliers from 1.08 to 1.73 apart, and beyond: the law does not identify it'
     + "but the laws miss the largest size's mean loss by up to 5.0% predicting it from the others, more than the 3.0% "
     + 'difference being measured: the law-based figure is not supported by the data; the local multiplier above is');
@@ -759,12 +777,18 @@ test('study view: incomplete pairs, a bound and a profile range in the CLI\'s wo
     ['40k', '0', '–', '-0.2000 ± 0.0500', '2.40 [1.92, 3.00]', "no pairs; outside baseline's range"],
   ]);
   assert.equal(await behind.locator('.local').textContent(), `${hostile} needs 1.25× more compute than qknorm at the sizes `
-    + "measured [1.11, 2.00] (local multiplier, no law: 95% paired bootstrap over seeds; geometric mean over 3 sizes inside the data; "
+    + "measured [1.11, 2.00] (local multiplier, no law: 95% paired bootstrap over seeds, 200/200 resamples; geometric mean over 3 sizes inside the data; "
     + '0.80–1.60 leaving one size out)');
   assert.equal(await behind.locator('.multiplier').count(), 0, 'the law compares with the baseline only');
+  // Under the intervals, once: where they come from and how many resamples, and why the CLI's may differ.
+  assert.equal(await card.locator('.interval-source').textContent(), 'Intervals from the coordinator\'s stored fit: 200/200 resamples '
+    + '(seed 1). gammalab fit draws its own (1,000 by default, --bootstrap): the same estimates, intervals that differ by resampling noise.');
+  assert.ok(await card.locator('#handwritten-multipliers').evaluate((el) => el.lastElementChild.matches('.interval-source')), 'after the comparisons');
+  assert.equal(await ahead.locator('thead th', { hasText: 'm_local' }).getAttribute('title'), '95% interval, 200/200 resamples of the coordinator\'s stored fit');
   // A parameter at its bound: no interval, the CLI's words; the report's warning beside the fits.
   const fitsText = await card.locator('#handwritten-fits').textContent();
   assert.match(fitsText, /E = 0 not identified \(at bound\)/);
+  assert.match(fitsText, /^law c, 200\/200 bootstrap resamples: the coordinator's stored fit/);
   assert.ok(fitsText.includes(REPORT.warnings[0]), fitsText);
   assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no markup from the report ran');
   assert.equal(await page.$$eval('img[src="x"]', (els) => els.length), 0);

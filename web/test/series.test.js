@@ -146,6 +146,7 @@ test('fitReports reads a report, a list, or proto Fit messages; newest per law',
   };
   const out = fitReports(fits);
   assert.deepEqual(out.map((r) => [r.law, r.groups[0].group]), [['n', 'unified'], ['c', 'baseline']]);
+  assert.deepEqual(out.map((r) => r.version), [3, 2], 'each keeps its version: the study card names it as its intervals\' source');
   assert.deepEqual(fitReports(fits.fits).length, 2);
 });
 
@@ -183,7 +184,7 @@ test('multipliers come from the reports that have them, with interval and comput
   assert.deepEqual(m[0], {
     law: 'c', variant: 'unified', baseline: 'baseline', value: 1.3, lo: 1.1, hi: Infinity, bounded: false, atBound: false,
     range: [1e12, 1e15], profile: null, better: true, factor: 1.3, interval: null, includesOne: false,
-    confidence: 0.9, unit: 'runs within each size', bootstrapped: true,
+    confidence: 0.9, unit: 'runs within each size', bootstrapped: true, resamples: { used: 40, requested: 40 },
   });
   // Below 1 the variant needs more compute: the sentence turns the value and its interval round.
   assert.equal(m[1].better, false);
@@ -459,6 +460,11 @@ test('pairedComparisons reads the paired gaps and local multipliers, in the dire
   assert.equal(pairedComparisons([REPORT], laws)[0].laws[0], laws[0], 'the same rows, so the view can tell which are placed');
 
   assert.deepEqual(pairedComparisons([{ law: 'n' }]), [], 'a report stored before comparisons existed has none');
+  // The resamples an interval rests on, for the label beside it: used of requested, the report's own.
+  const fewer = { ...REPORT, bootstrap: { ...REPORT.bootstrap, requested: 50, used: 48 } };
+  assert.deepEqual(pairedComparisons([fewer])[0].resamples, { used: 48, requested: 50 });
+  assert.deepEqual(multipliers([fewer])[0].resamples, { used: 48, requested: 50 });
+  assert.deepEqual(ahead.resamples, { used: 200, requested: 200 });
 });
 
 test('pairedComparisons: without resampled seeds no interval, at a bound no interval, off a ladder no multiplier', () => {

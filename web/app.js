@@ -19,6 +19,7 @@ import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surface
 import { ensureSession, sessionStatus } from './session.js';
 import { FIXED_PATHS, jobConfig, varyingPaths, defaultConfigPaths, configText, shownColumnKeys } from './config_columns.js';
 import { startTheme, themeChoice, setThemeChoice } from './theme.js';
+import { overlayGroup, overlayLabel, overlayIds, overlayChoices, overlayGroups, overlayColours } from './overlay.js';
 
 const $ = (id) => document.getElementById(id);
 // Bar colours by position in STATE_ORDER (running, leased, pending, succeeded, failed, cancelled).
@@ -33,6 +34,7 @@ const DEFAULTS = {
   metrics: [], hidden: [], hiddenRuns: [], scalingHidden: [], compare: [], scalingLoss: 'loss', scalingX: 'params', unfinished: false,
   sort: '', desc: false, filter: '', x0: null, x1: null, stage: 'main',
   columns: [],  // the jobs table's columns shown (keys: fixed ones, config paths); empty: the sweep's default
+  with: [],     // other sweeps (ids) whose runs the metric charts draw over this one's (overlay.js)
 };
 let settings = { ...DEFAULTS };
 
@@ -47,6 +49,7 @@ const state = {
   loadedFor: null,       // sweep id whose data is loaded
   job: null,             // the open job (#/jobs/ID) with its metrics
   zoom: null,            // {key, metrics: Map job id -> columns}: the zoomed x range at full resolution
+  overlays: new Map(),   // sweep id of `settings.with` -> {sweep, jobs, metrics, runs}, or {missing: true}
 };
 
 let uPlot = null;
@@ -142,17 +145,50 @@ function renderSweepHead() {
       : '';
 }
 
-function paramsByPreset() {
+function paramsByPreset(runs = state.runs) {
   const out = new Map();
-  for (const r of state.runs) if (r.preset && r.params != null) out.set(r.preset, r.params);
+  for (const r of runs) if (r.preset && r.params != null) out.set(r.preset, r.params);
   return out;
 }
 
-// Groups, colours and order of the jobs under a key ("variant" or "preset").
+// The overlaid sweeps that loaded, in the order chosen.
+function overlays() {
+  return overlayIds(settings.with, state.sweep?.id).map((id) => state.overlays.get(id)).filter((o) => o?.sweep);
+}
+
+// The overlaid sweep a job belongs to (undefined for the open sweep's own).
+let overlayOfJob = new Map();
+
+// Groups, colours and order of the jobs under a key ("variant" or "preset"): the open sweep's, then each
+// overlaid sweep's as groups of their own (overlay.js). groupOf(job): its group's key; labels: key -> legend text.
 function groupsBy(by) {
-  const groups = sortGroups(state.jobs.map((j) => jobInfo(j)[by]), by, paramsByPreset());
-  const colours = groupColours(groups, by === 'preset');
-  return { by, groups, colours, colourOf: (job) => colours.get(jobInfo(job)[by]) };
+  const own = sortGroups(state.jobs.map((j) => jobInfo(j)[by]), by, paramsByPreset());
+  overlayOfJob = new Map();
+  for (const o of overlays()) for (const j of o.jobs) overlayOfJob.set(j.id, o);
+  const { groups, labels } = overlayGroups(own, overlays().map((o) => ({
+    id: o.sweep.id, name: o.sweep.name, groups: sortGroups(o.jobs.map((j) => jobInfo(j)[by]), by, paramsByPreset(o.runs)),
+  })));
+  // The open sweep's groups keep the colours they have without an overlay; the overlaid ones take the farthest.
+  const ownColours = groupColours(own, by === 'preset');
+  const colours = new Map([...ownColours, ...overlayColours(groups.slice(own.length), ownColours.values())]);
+  const groupOf = (job) => {
+    const o = overlayOfJob.get(job.id);
+    return o ? overlayGroup(o.sweep.id, jobInfo(job)[by]) : jobInfo(job)[by];
+  };
+  return { by, groups, labels, colours, groupOf, colourOf: (job) => colours.get(groupOf(job)) };
+}
+
+// A curve's or a run's name as the charts give it: an overlaid sweep's runs carry their sweep's name first.
+function chartName(job, text) {
+  const o = overlayOfJob.get(job.id);
+  return o ? overlayLabel(o.sweep.name, text) : text;
+}
+
+// Every job's points the charts may draw, the open sweep's and the overlaid sweeps'.
+function chartMetrics() {
+  const all = overlays();
+  if (!all.length) return state.metrics;
+  return new Map([...state.metrics, ...all.flatMap((o) => [...o.metrics])]);
 }
 
 // The legend's keys are buttons, rebuilt only when the groups change (a double-click must land on the button
@@ -162,7 +198,7 @@ function renderLegend(g) {
   const sizes = paramsByPreset();
   const hidden = new Set(settings.hidden);
   const branches = state.jobs.some((j) => branchOf(j));
-  const key = JSON.stringify([g.by, g.groups, [...g.colours], state.jobs.some(isFailed), branches]);
+  const key = JSON.stringify([g.by, g.groups, [...g.labels], [...g.colours], state.jobs.some(isFailed), branches]);
   if (key !== legendKey) {
     legendKey = key;
     const keys = g.groups.map((group) => h('button', {
@@ -179,7 +215,7 @@ function renderLegend(g) {
         settings.hidden = g.groups.filter((x) => x !== group);
         changed();
       },
-    }, h('span', { class: 'swatch', style: { background: g.colours.get(group) } }), group,
+    }, h('span', { class: 'swatch', style: { background: g.colours.get(group) } }), g.labels.get(group) ?? group,
     g.by === 'preset' && sizes.has(group) ? h('span', { class: 'note' }, ` (${count(sizes.get(group))})`) : null));
     if (state.jobs.some(isFailed)) keys.push(h('span', { class: 'key note' }, 'dashed: failed'));
     if (branches) keys.push(h('span', { class: 'key note branches-note' }, 'fainter: a cooldown branch, in its run\'s colour, from the point where it leaves its run'));
@@ -238,7 +274,7 @@ function renderMetricList() {
 // Compute per token of each job (6N by the runs' sizes), for x = FLOPs.
 function flopsPerToken() {
   const out = new Map();
-  for (const r of state.runs) if (r.compute > 0 && r.tokens > 0) out.set(r.id, r.compute / r.tokens);
+  for (const r of [...state.runs, ...overlays().flatMap((o) => o.runs)]) if (r.compute > 0 && r.tokens > 0) out.set(r.id, r.compute / r.tokens);
   return out;
 }
 
@@ -248,12 +284,12 @@ const X_LABELS = { step: 'step', tokens: 'tokens', flops: 'compute (FLOPs)', wal
 // one job: FLOPs from tokens by the run's compute per token, wall time from the run's training clock (series.js
 // wallClock). Null map: x is the column itself; undefined: the job has no x on this axis.
 const xColumn = () => (settings.xKey === 'tokens' || settings.xKey === 'flops' ? 'tokens' : 'step');
-function xMap(job, perToken) {
+function xMap(job, perToken, metrics = state.metrics) {
   if (settings.xKey === 'flops') {
     const f = perToken.get(job.id);
     return f ? (x) => x * f : undefined;
   }
-  if (settings.xKey === 'wall') return wallClock(state.metrics.get(job.id)?.[WALL_CLOCK]) || undefined;
+  if (settings.xKey === 'wall') return wallClock(metrics.get(job.id)?.[WALL_CLOCK]) || undefined;
   return null;
 }
 
@@ -281,7 +317,7 @@ function jobPoints(job, source, metric, perToken) {
   if (!tables.length) return null;
   let [xs, ys] = tables[0];
   let base = xs;
-  const toX = xMap(job, perToken);
+  const toX = xMap(job, perToken, source);
   if (toX === undefined) return null;
   if (toX) {
     const mapped = xs.map(toX);
@@ -297,9 +333,10 @@ function jobPoints(job, source, metric, perToken) {
 function chartCurves(metric, panelJobs, g) {
   const hidden = new Set(settings.hidden);
   const hiddenRuns = new Set(settings.hiddenRuns);
-  const jobs = panelJobs.filter((j) => !hidden.has(jobInfo(j)[g.by]) && !hiddenRuns.has(String(j.id)));
+  const jobs = panelJobs.filter((j) => !hidden.has(g.groupOf(j)) && !hiddenRuns.has(String(j.id)));
   const zoomed = state.zoom?.key === zoomKey() ? state.zoom.metrics : null;
-  const source = zoomed ? new Map([...state.metrics].map(([id, m]) => [id, { ...m, ...zoomed.get(id) }])) : state.metrics;
+  const all = chartMetrics();
+  const source = zoomed ? new Map([...all].map(([id, m]) => [id, { ...m, ...zoomed.get(id) }])) : all;
   const perToken = flopsPerToken();
   const scaled = [];
   for (const job of jobs) {
@@ -327,7 +364,7 @@ function chartCurves(metric, panelJobs, g) {
   if (bandKind) {
     const bySeed = new Map();
     for (const c of scaled) {
-      const k = seedKey(c.job);
+      const k = `${overlayOfJob.get(c.job.id)?.sweep.id ?? ''}\u0000${seedKey(c.job)}`;  // (seeds of one sweep only)
       if (!bySeed.has(k)) bySeed.set(k, []);
       bySeed.get(k).push(c);
     }
@@ -347,14 +384,14 @@ function chartCurves(metric, panelJobs, g) {
       const info = jobInfo(list[0].job);
       const seeds = list.length > 1 ? ` (${list.length} seeds)` : '';
       return {
-        id: list.map((c) => c.job.id).join('+'), name: `${info.variant} ${info.preset}`, seeds, colour: g.colourOf(list[0].job),
+        id: list.map((c) => c.job.id).join('+'), name: chartName(list[0].job, `${info.variant} ${info.preset}`), seeds, colour: g.colourOf(list[0].job),
         dash: list.every((c) => isFailed(c.job)), xs, base, ys: ema(mean, w), raw: mean,
         band: list.length > 1 ? [ema(lo, w), ema(hi, w)] : null, jobs: list.map((c) => c.job),
       };
     });
   } else {
     curves = scaled.map(({ job, xs, ys, base }) => ({
-      id: job.id, name: job.name, seeds: '', colour: g.colourOf(job), dash: isFailed(job), xs, base, ys: ema(ys, w), raw: ys, band: null, jobs: [job],
+      id: job.id, name: chartName(job, job.name), seeds: '', colour: g.colourOf(job), dash: isFailed(job), xs, base, ys: ema(ys, w), raw: ys, band: null, jobs: [job],
     }));
   }
   joinFamilies(curves, metric, source, perToken);
@@ -366,8 +403,8 @@ function chartCurves(metric, panelJobs, g) {
 // run where it does (its own points start after that step). The lead is the run's line as drawn on this chart
 // where the run is drawn, else the run's own points there (its run hidden or filtered out).
 function joinFamilies(curves, metric, source, perToken) {
-  const tokensOf = new Map(state.runs.map((r) => [String(r.id), r.tokens]));
-  const jobOf = new Map(state.jobs.map((j) => [String(j.id), j]));
+  const tokensOf = new Map([...state.runs, ...overlays().flatMap((o) => o.runs)].map((r) => [String(r.id), r.tokens]));
+  const jobOf = new Map([...state.jobs, ...overlays().flatMap((o) => o.jobs)].map((j) => [String(j.id), j]));
   for (const c of curves) {
     const b = branchOf(c.jobs[0]);
     c.label = `${c.name}${c.seeds}`;
@@ -378,7 +415,7 @@ function joinFamilies(curves, metric, source, perToken) {
     c.colour = branchColour(c.colour);
     c.branch = { run: b.parentId, step: b.step };
     // A lead only where the curve starts at the branch's first point (a zoom may have cut it off).
-    const first = state.metrics.get(c.jobs[0].id)?.[metric]?.[xColumn()]?.[0];
+    const first = chartMetrics().get(c.jobs[0].id)?.[metric]?.[xColumn()]?.[0];
     if (!c.base.length || c.base[0] !== first || !run) continue;
     const runPoints = runCurve ?? jobPoints(run, source, metric, perToken);
     const runCol = source.get(run.id)?.[metric];
@@ -389,12 +426,50 @@ function joinFamilies(curves, metric, source, perToken) {
   }
 }
 
+// Over the metric charts: the sweeps overlaid (each a chip that takes it off again, in its first group's colour)
+// and a menu to add another. Rebuilt only when they change, so that a live update leaves an open menu alone.
+let overlayKey = '';
+function renderOverlayControl(g) {
+  const chosen = overlayIds(settings.with, state.sweep.id);
+  const choices = overlayChoices(state.sweeps, state.sweep.id, chosen);
+  $('overlay').hidden = !chosen.length && !choices.length;  // (no other sweep to overlay)
+  const key = JSON.stringify([chosen.map((id) => [id, state.overlays.get(id)?.sweep?.name, state.overlays.get(id)?.missing]),
+    choices.map((s) => [s.id, s.name]), [...g.colours]]);
+  if (key === overlayKey) return;
+  overlayKey = key;
+  const setWith = (ids) => {
+    settings.with = ids;
+    changed();
+    refresh();  // loads a sweep just added
+  };
+  const chip = (id) => {
+    const o = state.overlays.get(id);
+    const name = o?.sweep?.name ?? (o?.missing ? `#${id} (no such sweep)` : `#${id}`);
+    const first = o?.sweep ? g.groups.find((k) => k.startsWith(overlayGroup(o.sweep.id, ''))) : null;
+    return h('span', { class: 'overlay-chip', dataset: { sweepId: id } },
+      h('span', { class: 'swatch', style: { background: first ? g.colours.get(first) : 'transparent' } }), name,
+      h('button', { type: 'button', class: 'remove', title: `take ${name}'s runs off the charts`, onclick: () => setWith(chosen.filter((x) => x !== id)) }, '×'));
+  };
+  fill($('overlay'), h('span', { class: 'note' }, chosen.length ? 'with the runs of' : 'overlay the runs of another sweep:'),
+    chosen.map(chip),
+    choices.length ? h('select', {
+      id: 'overlay-add', title: 'draw the runs of another sweep over this one\'s, in colours of their own',
+      onchange: (e) => { if (e.target.value) setWith([...chosen, e.target.value]); },
+    }, h('option', { value: '' }, chosen.length ? 'add a sweep…' : 'choose a sweep…'),
+    choices.map((s) => h('option', { value: s.id }, `${s.name} (#${s.id})`))) : null);
+}
+
 // tableJobs: the jobs the table's filter keeps (filteredJobs, computed once per render for the table and the charts).
 function renderCharts(g, tableJobs) {
+  renderOverlayControl(g);
   // The stage control shows where there is a tune stage; its default leaves the tune trials out, as the study does.
-  $('stage-control').hidden = !state.jobs.some((j) => j.stage === 'tune');
+  $('stage-control').hidden = ![...state.jobs, ...overlays().flatMap((o) => o.jobs)].some((j) => j.stage === 'tune');
   // The runs of the chosen stage that the jobs table's filter keeps: the table and the charts show the same runs.
-  const staged = stageJobs(tableJobs, settings.stage);
+  // An overlaid sweep's runs go through the same stage and filter (its words matched in the sweep's name, the
+  // run's name, variant, model, state and error).
+  const overlaid = overlays().flatMap((o) => filterRows(o.jobs, (j) => [o.sweep.name, j.name, jobInfo(j).variant, jobInfo(j).preset,
+    j.state, j.error], settings.filter));
+  const staged = stageJobs([...tableJobs, ...overlaid], settings.stage);
   $('charts-filter-note').hidden = !settings.filter;
   $('charts-filter-note').textContent = settings.filter
     ? `The jobs table's filter "${settings.filter}" applies: ${staged.length} runs drawn.` : '';
@@ -504,8 +579,8 @@ function visibleCsv() {
         const key = `${job.id}\u0000${metric}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        const col = state.metrics.get(job.id)?.[metric];
-        if (col) series.push({ run: job.name, metric, step: col.step, tokens: col.tokens, value: col.value });
+        const col = chartMetrics().get(job.id)?.[metric];
+        if (col) series.push({ run: chartName(job, job.name), metric, step: col.step, tokens: col.tokens, value: col.value });
       }
     }
   }
@@ -976,19 +1051,12 @@ async function updateSweep() {
   const before = new Map(state.jobs.map((j) => [j.id, j]));
   let stateChanged = false;
   let jobsChanged = false;
-  const moved = jobs.filter((j) => {
+  for (const j of jobs) {
     const prev = before.get(j.id);
     if (!prev || prev.state !== j.state) stateChanged = true;
     if (!prev || prev.state !== j.state || prev.step !== j.step || prev.attempt !== j.attempt) jobsChanged = true;
-    return !prev || prev.state !== j.state || prev.step !== j.step || ACTIVE_STATES.has(j.state);
-  });
-  await pool(moved, 6, async (job) => {
-    const store = state.metrics.get(job.id) || {};
-    const after = afterStepFor(store, Object.keys(store));
-    const cols = await getJSON(`/api/jobs/${job.id}/metrics?after_step=${after}&max_points=${MAX_POINTS}`);
-    appendColumns(store, cols);
-    state.metrics.set(job.id, store);
-  });
+  }
+  await appendNewPoints(jobs, before, state.metrics);
   if (state.sweep?.id !== id) return;
   // The list's sweeps leave out the source and the tune report: the sweep itself is refetched when a job's
   // state changed (a tune stage that ended brings its report and the main stage's jobs).
@@ -1000,6 +1068,58 @@ async function updateSweep() {
   // A change that none of this sweep's jobs explains may be a new fit: the coordinator refits a few seconds
   // after jobs succeed, when the state change that triggered the last runs refresh is already past.
   if (stateChanged || !jobsChanged || settings.unfinished) scheduleRunsRefresh();
+}
+
+// New points of the jobs that moved since `before` (job id -> the job as last fetched) or are running, appended
+// to `metrics` (job id -> columns).
+async function appendNewPoints(jobs, before, metrics) {
+  const moved = jobs.filter((j) => {
+    const prev = before.get(j.id);
+    return !prev || prev.state !== j.state || prev.step !== j.step || ACTIVE_STATES.has(j.state);
+  });
+  await pool(moved, 6, async (job) => {
+    const store = metrics.get(job.id) || {};
+    const after = afterStepFor(store, Object.keys(store));
+    const cols = await getJSON(`/api/jobs/${job.id}/metrics?after_step=${after}&max_points=${MAX_POINTS}`);
+    appendColumns(store, cols);
+    metrics.set(job.id, store);
+  });
+}
+
+// The overlaid sweeps (settings.with): each loaded once in bulk as the open sweep is, then its new points as its
+// jobs move; one that has finished is not asked again. A sweep that is gone is kept as missing, and its chip says so.
+async function syncOverlays() {
+  const ids = overlayIds(settings.with, state.sweep.id);
+  for (const id of [...state.overlays.keys()]) if (!ids.includes(id)) state.overlays.delete(id);
+  await Promise.all(ids.map(async (id) => {
+    const o = state.overlays.get(id);
+    if (o?.missing) return;
+    if (!o) {
+      const sweep = await getJSON(`/api/sweeps/${encodeURIComponent(id)}`).catch((e) => {
+        if (e instanceof HttpError && e.status === 404) return null;
+        throw e;  // (a lost session among them: the sign-in form, as for the open sweep)
+      });
+      if (!sweep) {
+        state.overlays.set(id, { missing: true });
+        return;
+      }
+      const [jobs, metrics, runs] = await Promise.all([getJSON(`/api/sweeps/${sweep.id}/jobs`),
+        getJSON(`/api/sweeps/${sweep.id}/metrics?max_points=${MAX_POINTS}`), getJSON(`/api/sweeps/${sweep.id}/runs`)]);
+      const store = new Map(jobs.map((j) => {
+        const cols = {};
+        appendColumns(cols, metrics[j.id]);
+        return [j.id, cols];
+      }));
+      state.overlays.set(id, { sweep, jobs, metrics: store, runs });
+      return;
+    }
+    const listed = state.sweeps.find((s) => String(s.id) === id);
+    if (o.sweep.finished && listed?.finished) return;
+    const jobs = await getJSON(`/api/sweeps/${o.sweep.id}/jobs`);
+    await appendNewPoints(jobs, new Map(o.jobs.map((j) => [j.id, j])), o.metrics);
+    const runs = await getJSON(`/api/sweeps/${o.sweep.id}/runs`);
+    Object.assign(o, { jobs, runs, sweep: listed ? { ...o.sweep, ...listed } : o.sweep });
+  }));
 }
 
 async function loadJob(id) {
@@ -1038,6 +1158,7 @@ async function refreshOnce() {
   }
   if (state.sweep && r.kind === 'sweeps') {
     await fetchWorkersIfNeeded(state.jobs);
+    await syncOverlays();
     await loadZoom();
   }
   showError('');

@@ -101,7 +101,7 @@ export function afterStepFor(store, names = LOSS_NAMES) {
 
 // A colour per group. Variants get a categorical palette (Okabe-Ito, colour-blind safe, then Tableau);
 // ordered groups (model sizes) a sequential ramp from light to dark.
-const CATEGORICAL = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#332288', '#882255',
+export const CATEGORICAL = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#332288', '#882255',
   '#117733', '#999933', '#AA4499', '#44AA99'];
 const SEQUENTIAL = ['#fde725', '#b5de2b', '#6ece58', '#35b779', '#1f9e89', '#26828e', '#31688e', '#3e4989',
   '#482878', '#440154'];

@@ -1360,6 +1360,88 @@ test('another sweep opened from the list keeps the view settings, not the sweep\
   assert.equal(await page.inputValue('#seeds'), 'mean');
 });
 
+// The view across sweeps: the seeds sweep's runs over the main sweep's, in the metric charts.
+test('overlay: another sweep\'s runs drawn over this one\'s, named and coloured as its own, hidden by its legend keys, kept in the address', { timeout: 2 * TIMEOUT }, async () => {
+  assert.ok(sweepId && seedsId, 'the sweeps of the tests above');
+  const seedsName = (await api(`/api/sweeps/${seedsId}`)).body.name;
+  const seedsJobs = (await api(`/api/sweeps/${seedsId}/jobs`)).body;
+  const seedsPoints = (await api(`/api/sweeps/${seedsId}/metrics?names=train/loss`)).body;
+  const drawn = seedsJobs.filter((j) => seedsPoints[j.id]?.['train/loss']?.step.length);
+  assert.ok(drawn.length >= 4, `the seeds sweep's runs have train/loss points: ${drawn.length}`);
+  const series = () => page.$eval('#chart-train', (el) => Number(el.dataset.series));
+  const curves = async () => JSON.parse(await chartAttr('#chart-train', 'curves'));
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  await waitInPage((n) => document.getElementById('chart-train')?.dataset.series === String(n), JOBS);
+  const ownColours = new Set((await curves()).map((c) => c.colour));
+  const ownPoints = Number(await chartAttr('#chart-train', 'points'));
+
+  // Added from the menu over the charts: every run of both sweeps is drawn, the other's named after its sweep, in
+  // colours the open sweep does not use; the address keeps it.
+  await page.selectOption('#overlay-add', String(seedsId));
+  await waitInPage((n) => document.getElementById('chart-train')?.dataset.series === String(n), JOBS + drawn.length);
+  assert.match(await page.evaluate(() => location.hash), new RegExp(`[?&]with=${seedsId}(&|$)`));
+  const all = await curves();
+  const theirs = all.filter((c) => c.label.startsWith(`${seedsName} · `));
+  assert.deepEqual(theirs.map((c) => c.label).sort(), drawn.map((j) => `${seedsName} · ${j.name}`).sort());
+  const ours = all.filter((c) => !theirs.includes(c));
+  assert.equal(ours.length, JOBS);
+  assert.deepEqual(new Set(ours.map((c) => c.colour)), ownColours, 'the open sweep keeps its colours');
+  assert.ok(theirs.every((c) => !ownColours.has(c.colour)), `the overlaid sweep's colours are its own: ${JSON.stringify(theirs)}`);
+  const storedPoints = drawn.reduce((n, j) => n + seedsPoints[j.id]['train/loss'].step.length, 0);
+  assert.equal(Number(await chartAttr('#chart-train', 'points')), ownPoints + storedPoints);
+  assert.match(await page.textContent('#overlay .overlay-chip'), new RegExp(`^${seedsName}×$`));
+  // The readout names whose run a value is.
+  const over = await page.locator('#chart-train .u-over').boundingBox();
+  await page.mouse.move(over.x + over.width * 0.3, over.y + over.height / 2);
+  await waitInPage((name) => JSON.parse(document.getElementById('chart-train').dataset.readout || '[]')
+    .some((r) => r.label.startsWith(`${name} · `)), seedsName);
+  await page.mouse.move(0, 0);
+
+  // Its legend keys hide its groups (click) or show one alone (double-click), apart from the open sweep's.
+  const key = (variant) => page.locator(`#legend button[data-group="${seedsId}/${variant}"]`);
+  assert.equal(await key('unified').textContent(), `${seedsName} · unified`);
+  const count = (variant) => drawn.filter((j) => JSON.parse(j.config_json).scale.variant === variant).length;
+  await key('unified').click();
+  await waitInPage((n) => document.getElementById('chart-train')?.dataset.series === String(n), JOBS + count('baseline'));
+  assert.ok((await curves()).every((c) => !(c.label.startsWith(`${seedsName} · `) && c.label.includes('/unified/'))));
+  await key('baseline').dblclick();
+  await waitInPage((n) => document.getElementById('chart-train')?.dataset.series === String(n), count('baseline'));
+  assert.ok((await curves()).every((c) => c.label.startsWith(`${seedsName} · `) && c.label.includes('/baseline/')));
+  // A fresh page from the address alone draws the same.
+  const link = await page.evaluate(() => location.href);
+  const other = await context.newPage();
+  await other.goto(link);
+  await other.waitForFunction((n) => document.getElementById('chart-train')?.dataset.series === String(n), count('baseline'), { timeout: TIMEOUT });
+  assert.match(await other.textContent('#overlay .overlay-chip'), new RegExp(`^${seedsName}×$`));
+  await other.close();
+
+  // Both sweeps' runs again; seen as a researcher would, at 1440×900 and on a narrow window.
+  await page.goto(`${base}/#/sweeps/${sweepId}?with=${seedsId}`);
+  await waitInPage((n) => document.getElementById('chart-train')?.dataset.series === String(n), JOBS + drawn.length);
+  for (const [width, height] of [[1440, 900], [900, 900]]) {
+    await page.setViewportSize({ width, height });
+    await page.$eval('#metric-list', (el) => el.closest('.card').scrollIntoView());  // the controls, overlay, legend and charts
+    const plot = await page.locator('#chart-train .u-over').boundingBox();
+    await page.mouse.move(plot.x + plot.width * 0.3, plot.y + plot.height * 0.3);
+    await waitInPage(() => document.querySelector('#chart-train .readout .readout-item'));
+    await page.screenshot({ path: join(resultsDir, `dashboard-overlay-${width}.png`) });
+    await page.mouse.move(0, 0);
+  }
+  await page.setViewportSize({ width: 1400, height: 1100 });
+  // Another sweep opened from the list does not carry the overlay: it belongs to the sweep it was made on.
+  await page.click(`#sweeps a[data-sweep-id="${seedsId}"]`);
+  await waitInPage((id) => location.hash.startsWith(`#/sweeps/${id}`), seedsId);
+  assert.doesNotMatch(await page.evaluate(() => location.hash), /with=/);
+  await page.goBack();
+  // Its chip takes it off again.
+  await page.goto(`${base}/#/sweeps/${sweepId}?with=${seedsId}`);
+  await waitInPage((n) => document.getElementById('chart-train')?.dataset.series === String(n), JOBS + drawn.length);
+  await page.click('#overlay .overlay-chip button.remove');
+  await waitInPage((n) => document.getElementById('chart-train')?.dataset.series === String(n) && !location.hash.includes('with='), JOBS);
+  assert.equal(await page.locator('#overlay .overlay-chip').count(), 0);
+  assert.deepEqual(pageErrors, []);
+});
+
 test('theme: a dark choice redraws the charts in its colours and is remembered; auto follows the system', { timeout: 2 * TIMEOUT }, async () => {
   await page.goto(`${base}/#/sweeps/${sweepId}`);
   await waitInPage(() => document.getElementById('chart-train')?.dataset.theme === 'light');

@@ -405,6 +405,7 @@ function chartCurves(metric, panelJobs, g) {
 function joinFamilies(curves, metric, source, perToken) {
   const tokensOf = new Map([...state.runs, ...overlays().flatMap((o) => o.runs)].map((r) => [String(r.id), r.tokens]));
   const jobOf = new Map([...state.jobs, ...overlays().flatMap((o) => o.jobs)].map((j) => [String(j.id), j]));
+  const unzoomed = chartMetrics();
   for (const c of curves) {
     const b = branchOf(c.jobs[0]);
     c.label = `${c.name}${c.seeds}`;
@@ -415,7 +416,7 @@ function joinFamilies(curves, metric, source, perToken) {
     c.colour = branchColour(c.colour);
     c.branch = { run: b.parentId, step: b.step };
     // A lead only where the curve starts at the branch's first point (a zoom may have cut it off).
-    const first = chartMetrics().get(c.jobs[0].id)?.[metric]?.[xColumn()]?.[0];
+    const first = unzoomed.get(c.jobs[0].id)?.[metric]?.[xColumn()]?.[0];
     if (!c.base.length || c.base[0] !== first || !run) continue;
     const runPoints = runCurve ?? jobPoints(run, source, metric, perToken);
     const runCol = source.get(run.id)?.[metric];

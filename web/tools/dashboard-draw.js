@@ -11,7 +11,8 @@
 import { spawn, execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { parseArgs, promisify } from 'node:util';
 import { chromium } from 'playwright-core';
@@ -19,6 +20,8 @@ import { createTokens, signIn } from '../test/tokens.js';
 import { median } from '../series.js';
 
 const run = promisify(execFile);
+// The dashboard this tool sits in, not the one the server binary was built beside: the figures are of these files.
+const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: {
     build: { type: 'string' }, jobs: { type: 'string', default: '100' }, points: { type: 'string', default: '100000' },
@@ -46,7 +49,7 @@ try {
   console.log(`fixture: ${jobs} jobs × ${points} and × ${reference} points, made in ${((Date.now() - made) / 1000).toFixed(0)} s`);
   const tokens = await createTokens(join(build, 'server', 'gammalab-server'), db, tmp);
   server = spawn(join(build, 'server', 'gammalab-server'), ['--listen', '127.0.0.1:0', '--http', '127.0.0.1:0',
-    '--db', db, '--shared-root', join(tmp, 'shared')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    '--db', db, '--shared-root', join(tmp, 'shared'), '--web-root', webDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const ports = JSON.parse(await new Promise((res) => createInterface({ input: server.stdout }).once('line', res)));
   const base = `http://127.0.0.1:${ports.http_port}`;
   browser = await chromium.launch({

@@ -23,8 +23,8 @@ import { startTheme, themeChoice, setThemeChoice } from './theme.js';
 const $ = (id) => document.getElementById(id);
 // Bar colours by position in STATE_ORDER (running, leased, pending, succeeded, failed, cancelled).
 const STATE_COLOURS = ['#0072b2', '#56b4e9', '#c5cbd6', '#1a8f5a', '#c53030', '#b7791f'];
-// Points per series asked of the API on a sweep's first load: four per pixel column of a wide chart
-// (the API keeps each bucket's first, last, lowest and highest point).
+// Points per series asked of the API for a job's own charts and a sweep's live appends: four per pixel column
+// of a wide chart (the API keeps each bucket's first, last, lowest and highest point).
 const MAX_POINTS = 4000;
 
 // Settings of the view, held in the address; their defaults are what an address without them means.
@@ -439,6 +439,31 @@ function renderCharts(g, tableJobs) {
   $('charts-empty').hidden = wanted.length > 0;
 }
 
+// Points per series asked of the API for a sweep's metric charts: about one per pixel of a chart's width (a
+// bucket of four points per four pixels keeps each one's lowest and highest point, so no spike is lost). A chart
+// cannot show more, and the answer's size, the server's reading and every draw grow with it: 4,000 points per
+// series into charts 480 px wide were 13 MB of JSON for 100 runs (docs/perf.md). The widest loss chart there is;
+// before the first, the width the charts' grid gives each of the chosen metrics (style.css .charts: columns of
+// at least 360 px, 16 px apart), measured with the sweep's section shown for the moment.
+const CHART_MIN_WIDTH = 360;
+const CHART_GAP = 16;
+function seriesPoints() {
+  let width = 0;
+  for (const chart of lossCharts.values()) width = Math.max(width, chart.plot.clientWidth);
+  if (!width) {
+    const section = $('sweep');
+    const hidden = section.hidden;
+    section.hidden = false;
+    const row = $('charts').clientWidth;
+    section.hidden = hidden;
+    const n = Math.max(1, settings.metrics.length);
+    const columns = Math.max(1, Math.min(n, Math.floor((row + CHART_GAP) / (CHART_MIN_WIDTH + CHART_GAP))));
+    width = (row - (columns - 1) * CHART_GAP) / columns;
+  }
+  // Whole buckets of four; at least a narrow chart's worth, at most MAX_POINTS.
+  return 4 * Math.min(MAX_POINTS / 4, Math.max(64, Math.ceil((width || 600) / 4)));
+}
+
 function zoomTo(x0, x1) {
   settings.x0 = x0;
   settings.x1 = x1;
@@ -449,7 +474,7 @@ function zoomTo(x0, x1) {
 const zoomKey = () => JSON.stringify([state.sweep?.id, settings.xKey, settings.x0, settings.x1, settings.metrics]);
 
 // The steps a zoomed x range covers (over every job and chosen metric, one point beyond each end), fetched at
-// full resolution (downsampled only where the range still holds more than MAX_POINTS points).
+// full resolution (downsampled only where the range still holds more points than the chart has pixels).
 async function loadZoom() {
   if (!state.sweep || settings.x0 === null || settings.x1 === null) return;
   const key = zoomKey();
@@ -477,7 +502,7 @@ async function loadZoom() {
   }
   if (!(from <= to)) return;
   const body = await getJSON(`/api/sweeps/${state.sweep.id}/metrics?names=${settings.metrics.map(encodeURIComponent).join(',')}`
-    + `&from_step=${from}&to_step=${to}&max_points=${MAX_POINTS}`);
+    + `&from_step=${from}&to_step=${to}&max_points=${seriesPoints()}`);
   const metrics = new Map();
   for (const [id, cols] of Object.entries(body)) {
     const store = {};
@@ -938,7 +963,7 @@ async function loadSweep(id) {
   const sweep = await getJSON(`/api/sweeps/${encodeURIComponent(id)}`);
   const [jobs, metrics, runs, fits] = await Promise.all([
     getJSON(`/api/sweeps/${sweep.id}/jobs`),
-    getJSON(`/api/sweeps/${sweep.id}/metrics?max_points=${MAX_POINTS}`),
+    getJSON(`/api/sweeps/${sweep.id}/metrics?max_points=${seriesPoints()}`),
     getJSON(`/api/sweeps/${sweep.id}/runs`),
     getOptional(`/api/sweeps/${sweep.id}/fits`),
   ]);

@@ -464,11 +464,23 @@ function seriesPoints() {
   return 4 * Math.min(MAX_POINTS / 4, Math.max(64, Math.ceil((width || 600) / 4)));
 }
 
+// A zoom changes the metric charts and the zoom's reset button only: those are drawn at once from the points
+// the page has, and again when the range's own points came (nothing else of the page waits for either).
 function zoomTo(x0, x1) {
+  if (x0 === settings.x0 && x1 === settings.x1) return;  // (one drag can report its selection twice)
   settings.x0 = x0;
   settings.x1 = x1;
-  changed();
-  loadZoom().then(render).catch((e) => console.warn(e));
+  saveSettings();
+  renderZoomed();
+  loadZoom().then((loaded) => {
+    if (loaded && state.sweep && parseHash().kind === 'sweeps') renderZoomed();
+  }).catch((e) => console.warn(e));
+}
+
+function renderZoomed() {
+  const g = groupsBy(settings.groupBy);
+  renderCharts(g, filteredJobs(state.jobs, g.colourOf));
+  syncControls();
 }
 
 const zoomKey = () => JSON.stringify([state.sweep?.id, settings.xKey, settings.x0, settings.x1, settings.metrics]);
@@ -510,6 +522,7 @@ async function loadZoom() {
     metrics.set(id, store);
   }
   state.zoom = { key, metrics };
+  return true;
 }
 
 function savePng(figure) {

@@ -419,7 +419,9 @@ function renderCharts(g, tableJobs) {
   const jobsOf = (w) => (w.panel === null ? staged : staged.filter((j) => jobInfo(j)[settings.panelBy] === w.panel));
   const curvesOf = new Map(wanted.map((w) => [w.id, chartCurves(w.metric, jobsOf(w), g)]));
   const xRange = sharedXRange([...curvesOf.values()].flat());
-  wanted.forEach((w, i) => {
+  // Every figure in its place before any is drawn: a chart drawn while it was alone in its row would be drawn
+  // again at once at its width beside the others.
+  const charts = wanted.map((w, i) => {
     let chart = lossCharts.get(w.id);
     if (!chart) {
       const figure = h('figure', { class: 'chart', id: w.id, dataset: { metric: w.metric, panel: w.panel ?? '' } },
@@ -433,7 +435,10 @@ function renderCharts(g, tableJobs) {
     }
     // In the wanted order; a figure already in place is not moved (that would end a hover over it).
     if (container.children[i] !== chart.figure) container.insertBefore(chart.figure, container.children[i] || null);
-    chart.update({ curves: curvesOf.get(w.id), xLabel: X_LABELS[settings.xKey] || settings.xKey, yLabel: w.metric,
+    return chart;
+  });
+  wanted.forEach((w, i) => {
+    charts[i].update({ curves: curvesOf.get(w.id), xLabel: X_LABELS[settings.xKey] || settings.xKey, yLabel: w.metric,
       logX: settings.logX, logY: settings.logY, xRange });
   });
   $('charts-empty').hidden = wanted.length > 0;

@@ -65,8 +65,12 @@ class Chart {
     this.hover = figure.querySelector('.hover');
     this.u = null;
     this.key = '';
+    // (An observer reports every element once when it starts observing: a chart built at that width is not
+    // drawn a second time.)
     new ResizeObserver(() => {
-      if (this.u) this.u.setSize({ width: plotWidth(this.plot), height: HEIGHT });
+      if (!this.u) return;
+      const width = plotWidth(this.plot);
+      if (width !== this.u.width) this.u.setSize({ width, height: HEIGHT });
     }).observe(this.plot);
   }
 

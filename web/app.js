@@ -977,13 +977,19 @@ function scheduleRunsRefresh() {
   }, wait);
 }
 
+// Every request at once (the API takes a sweep's name or id in each), the workers too when its jobs name any:
+// one round trip before the first draw, not three.
 async function loadSweep(id) {
-  const sweep = await getJSON(`/api/sweeps/${encodeURIComponent(id)}`);
-  const [jobs, metrics, runs, fits] = await Promise.all([
-    getJSON(`/api/sweeps/${sweep.id}/jobs`),
-    getJSON(`/api/sweeps/${sweep.id}/metrics?max_points=${seriesPoints()}`),
-    getJSON(`/api/sweeps/${sweep.id}/runs`),
-    getOptional(`/api/sweeps/${sweep.id}/fits`),
+  const at = encodeURIComponent(id);
+  const [sweep, jobs, metrics, runs, fits] = await Promise.all([
+    getJSON(`/api/sweeps/${at}`),
+    getJSON(`/api/sweeps/${at}/jobs`).then(async (list) => {
+      await fetchWorkersIfNeeded(list);
+      return list;
+    }),
+    getJSON(`/api/sweeps/${at}/metrics?max_points=${seriesPoints()}`),
+    getJSON(`/api/sweeps/${at}/runs`),
+    getOptional(`/api/sweeps/${at}/fits`),
   ]);
   state.sweep = sweep;
   state.jobs = jobs;
@@ -1052,24 +1058,27 @@ async function pool(items, limit, fn) {
 }
 
 async function refreshOnce() {
-  state.sweeps = await getJSON('/api/sweeps');
   const r = parseHash();
-  if (r.kind === 'jobs') {
-    await loadJob(r.id);
-    await fetchWorkersIfNeeded([state.job.job]);
-  } else if (!r.id) {
+  // The sweep list is asked for alongside the view's own requests, which do not need it; the list is taken
+  // even when they fail (the page then shows the error beside it).
+  const firstLoad = r.kind === 'sweeps' && r.id !== state.loadedFor && r.id !== state.sweep?.name;
+  const view = r.kind === 'jobs' ? loadJob(r.id).then(() => fetchWorkersIfNeeded([state.job.job]))
+    : firstLoad ? loadSweep(r.id) : null;
+  const [listed, loaded] = await Promise.allSettled([getJSON('/api/sweeps'), view]);
+  if (listed.status === 'fulfilled') state.sweeps = listed.value;
+  for (const answer of [listed, loaded]) if (answer.status === 'rejected') throw answer.reason;
+  if (!r.id) {
     state.sweep = null;
     state.loadedFor = null;
     state.job = null;
-  } else if (r.id !== state.loadedFor && r.id !== state.sweep?.name) {
-    await loadSweep(r.id);
-  } else {
+  } else if (r.kind === 'sweeps' && !firstLoad) {
     await updateSweep();
   }
   if (state.sweep && r.kind === 'sweeps') {
     await fetchWorkersIfNeeded(state.jobs);
     await loadZoom();
   }
+  if (!(await plotsReady)) return;
   showError('');
   render();
 }
@@ -1190,15 +1199,17 @@ function restyleCharts() {
   render();
 }
 
+// Resolves once uPlot is loaded and the page's fixed charts are made (false when uPlot could not be loaded):
+// nothing is drawn before.
+let plotsReady = null;
+
 async function main() {
   startTheme(() => restyleCharts());
+  // uPlot is a plain file (no session needed): fetched while the session is checked, and evaluated while the
+  // first view's requests are out.
+  const uPlotModule = import('/vendor/uplot/uPlot.esm.js');
+  uPlotModule.catch(() => {});  // (awaited below)
   await ensureSession();  // a token form first when the API needs one (web/session.js)
-  try {
-    uPlot = (await import('/vendor/uplot/uPlot.esm.js')).default;
-  } catch (e) {
-    showError('uPlot is not installed on the server (run `npm ci` in web/); plots are unavailable.');
-    throw e;
-  }
   try {
     const meta = await getJSON('/api/meta');
     setMeta(meta);
@@ -1208,10 +1219,17 @@ async function main() {
     throw e;
   }
   readSettings();
-  scalingChart = new ScalingChart(uPlot, $('chart-scaling'));
-  surfaceChart = new SurfaceChart(uPlot, $('chart-surface'));
-  tuneChart = new TuneChart(uPlot, $('chart-tune'));
-  bindControls();
+  plotsReady = uPlotModule.then((module) => {
+    uPlot = module.default;
+    scalingChart = new ScalingChart(uPlot, $('chart-scaling'));
+    surfaceChart = new SurfaceChart(uPlot, $('chart-surface'));
+    tuneChart = new TuneChart(uPlot, $('chart-tune'));
+    bindControls();
+    return true;
+  }, () => {
+    showError('uPlot is not installed on the server (run `npm ci` in web/); plots are unavailable.');
+    return false;
+  });
   // Another sweep or job opens at its top (a job's link sits low in the jobs table); a change of settings
   // keeps the place.
   let route = `${parseHash().kind}/${parseHash().id}`;

@@ -910,7 +910,9 @@ function renderJobCheckpoints(list) {
 
 // ---- render
 
+let renderedFor = null;  // the address the page was last drawn for
 function render() {
+  renderedFor = location.hash;
   renderSweeps();
   const r = parseHash();
   const jobOpen = r.kind === 'jobs' && state.job;
@@ -956,6 +958,7 @@ async function fetchWorkersIfNeeded(jobs) {
 
 let runsTimer = null;
 let runsAt = 0;
+let runsText = '';  // the runs and fits answers drawn last
 // Runs (sizes and final losses) and fits change only when jobs finish: refetched then, at most every 3 s.
 function scheduleRunsRefresh() {
   if (runsTimer) return;
@@ -968,6 +971,10 @@ function scheduleRunsRefresh() {
     try {
       const [runs, fits] = await Promise.all([getJSON(`/api/sweeps/${id}/runs`), getOptional(`/api/sweeps/${id}/fits`)]);
       if (state.sweep?.id !== id) return;
+      // Often nothing new (the refresh is asked for whenever a change may be a new fit): then nothing is drawn.
+      const text = JSON.stringify([runs, fits]);
+      if (text === runsText) return;
+      runsText = text;
       state.runs = runs;
       state.fits = fitReports(fits);
       render();
@@ -1001,11 +1008,14 @@ async function loadSweep(id) {
   }
   state.runs = runs;
   state.fits = fitReports(fits);
+  runsText = JSON.stringify([runs, fits]);
   state.loadedFor = sweep.id;
   runsAt = Date.now();
 }
 
-// After a change: the open sweep's jobs, then new points only for jobs that moved (or are running).
+// After a change: the open sweep's jobs, then new points only for jobs that moved (or are running). Whether
+// anything the page shows came with it (the jobs, new points, the sweep), so that an answer with nothing new is
+// not drawn again.
 async function updateSweep() {
   const id = state.sweep.id;
   const jobs = await getJSON(`/api/sweeps/${id}/jobs`);
@@ -1018,24 +1028,27 @@ async function updateSweep() {
     if (!prev || prev.state !== j.state || prev.step !== j.step || prev.attempt !== j.attempt) jobsChanged = true;
     return !prev || prev.state !== j.state || prev.step !== j.step || ACTIVE_STATES.has(j.state);
   });
+  let added = 0;
   await pool(moved, 6, async (job) => {
     const store = state.metrics.get(job.id) || {};
     const after = afterStepFor(store, Object.keys(store));
     const cols = await getJSON(`/api/jobs/${job.id}/metrics?after_step=${after}&max_points=${MAX_POINTS}`);
-    appendColumns(store, cols);
+    added += appendColumns(store, cols);
     state.metrics.set(job.id, store);
   });
-  if (state.sweep?.id !== id) return;
+  if (state.sweep?.id !== id) return true;
   // The list's sweeps leave out the source and the tune report: the sweep itself is refetched when a job's
   // state changed (a tune stage that ended brings its report and the main stage's jobs).
   const full = stateChanged ? await getJSON(`/api/sweeps/${id}`) : null;
-  if (state.sweep?.id !== id) return;
+  if (state.sweep?.id !== id) return true;
+  const news = added > 0 || full !== null || JSON.stringify(jobs) !== JSON.stringify(state.jobs);
   state.jobs = jobs;
   const listed = state.sweeps.find((s) => s.id === id);
   state.sweep = full || (listed ? { ...listed, tune_report_json: state.sweep.tune_report_json, stage_error: state.sweep.stage_error } : state.sweep);
   // A change that none of this sweep's jobs explains may be a new fit: the coordinator refits a few seconds
   // after jobs succeed, when the state change that triggered the last runs refresh is already past.
   if (stateChanged || !jobsChanged || settings.unfinished) scheduleRunsRefresh();
+  return news;
 }
 
 async function loadJob(id) {
@@ -1065,22 +1078,28 @@ async function refreshOnce() {
   const view = r.kind === 'jobs' ? loadJob(r.id).then(() => fetchWorkersIfNeeded([state.job.job]))
     : firstLoad ? loadSweep(r.id) : null;
   const [listed, loaded] = await Promise.allSettled([getJSON('/api/sweeps'), view]);
-  if (listed.status === 'fulfilled') state.sweeps = listed.value;
+  // A refresh that brought nothing new to the sweep's view (the live stream's hello after the first load, a
+  // change elsewhere) draws nothing: a redraw of every chart and table is most of a second for 100 long runs.
+  let news = r.kind !== 'sweeps' || firstLoad || renderedFor !== location.hash || !$('error').hidden;
+  if (listed.status === 'fulfilled') {
+    if (JSON.stringify(listed.value) !== JSON.stringify(state.sweeps)) news = true;
+    state.sweeps = listed.value;
+  }
   for (const answer of [listed, loaded]) if (answer.status === 'rejected') throw answer.reason;
   if (!r.id) {
     state.sweep = null;
     state.loadedFor = null;
     state.job = null;
-  } else if (r.kind === 'sweeps' && !firstLoad) {
-    await updateSweep();
+  } else if (r.kind === 'sweeps' && !firstLoad && await updateSweep()) {
+    news = true;
   }
   if (state.sweep && r.kind === 'sweeps') {
     await fetchWorkersIfNeeded(state.jobs);
-    await loadZoom();
+    if (await loadZoom()) news = true;
   }
   if (!(await plotsReady)) return;
   showError('');
-  render();
+  if (news) render();
 }
 
 let busy = false;

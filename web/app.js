@@ -1252,9 +1252,12 @@ async function main() {
   // first view's requests are out.
   const uPlotModule = import('/vendor/uplot/uPlot.esm.js');
   uPlotModule.catch(() => {});  // (awaited below)
+  // /api/meta is asked for alongside the session's check, and again after a sign-in (it needs the session).
+  const metaFirst = getJSON('/api/meta');
+  metaFirst.catch(() => {});  // (awaited below)
   await ensureSession();  // a token form first when the API needs one (web/session.js)
   try {
-    const meta = await getJSON('/api/meta');
+    const meta = await metaFirst.catch(() => getJSON('/api/meta'));
     setMeta(meta);
     META_METRICS = meta.metrics || [];
   } catch (e) {

@@ -24,8 +24,8 @@ import { overlayGroup, overlayLabel, overlayIds, overlayChoices, overlayGroups, 
 const $ = (id) => document.getElementById(id);
 // Bar colours by position in STATE_ORDER (running, leased, pending, succeeded, failed, cancelled).
 const STATE_COLOURS = ['#0072b2', '#56b4e9', '#c5cbd6', '#1a8f5a', '#c53030', '#b7791f'];
-// Points per series asked of the API on a sweep's first load: four per pixel column of a wide chart
-// (the API keeps each bucket's first, last, lowest and highest point).
+// Points per series asked of the API for a job's own charts and a sweep's live appends: four per pixel column
+// of a wide chart (the API keeps each bucket's first, last, lowest and highest point).
 const MAX_POINTS = 4000;
 
 // Settings of the view, held in the address; their defaults are what an address without them means.
@@ -495,7 +495,9 @@ function renderCharts(g, tableJobs) {
   const jobsOf = (w) => (w.panel === null ? staged : staged.filter((j) => jobInfo(j)[settings.panelBy] === w.panel));
   const curvesOf = new Map(wanted.map((w) => [w.id, chartCurves(w.metric, jobsOf(w), g)]));
   const xRange = sharedXRange([...curvesOf.values()].flat());
-  wanted.forEach((w, i) => {
+  // Every figure in its place before any is drawn: a chart drawn while it was alone in its row would be drawn
+  // again at once at its width beside the others.
+  const charts = wanted.map((w, i) => {
     let chart = lossCharts.get(w.id);
     if (!chart) {
       const figure = h('figure', { class: 'chart', id: w.id, dataset: { metric: w.metric, panel: w.panel ?? '' } },
@@ -509,23 +511,63 @@ function renderCharts(g, tableJobs) {
     }
     // In the wanted order; a figure already in place is not moved (that would end a hover over it).
     if (container.children[i] !== chart.figure) container.insertBefore(chart.figure, container.children[i] || null);
-    chart.update({ curves: curvesOf.get(w.id), xLabel: X_LABELS[settings.xKey] || settings.xKey, yLabel: w.metric,
+    return chart;
+  });
+  wanted.forEach((w, i) => {
+    charts[i].update({ curves: curvesOf.get(w.id), xLabel: X_LABELS[settings.xKey] || settings.xKey, yLabel: w.metric,
       logX: settings.logX, logY: settings.logY, xRange });
   });
   $('charts-empty').hidden = wanted.length > 0;
 }
 
+// Points per series asked of the API for a sweep's metric charts: about one per pixel of a chart's width (a
+// bucket of four points per four pixels keeps each one's lowest and highest point, so no spike is lost). A chart
+// cannot show more, and the answer's size, the server's reading and every draw grow with it: 4,000 points per
+// series into charts 480 px wide were 13 MB of JSON for 100 runs (docs/perf.md). The widest loss chart there is;
+// before the first, the width the charts' grid gives each of the chosen metrics (style.css .charts: columns of
+// at least 360 px, 16 px apart), measured with the sweep's section shown for the moment.
+const CHART_MIN_WIDTH = 360;
+const CHART_GAP = 16;
+function seriesPoints() {
+  let width = 0;
+  for (const chart of lossCharts.values()) width = Math.max(width, chart.plot.clientWidth);
+  if (!width) {
+    const section = $('sweep');
+    const hidden = section.hidden;
+    section.hidden = false;
+    const row = $('charts').clientWidth;
+    section.hidden = hidden;
+    const n = Math.max(1, settings.metrics.length);
+    const columns = Math.max(1, Math.min(n, Math.floor((row + CHART_GAP) / (CHART_MIN_WIDTH + CHART_GAP))));
+    width = (row - (columns - 1) * CHART_GAP) / columns;
+  }
+  // Whole buckets of four; at least a narrow chart's worth, at most MAX_POINTS.
+  return 4 * Math.min(MAX_POINTS / 4, Math.max(64, Math.ceil((width || 600) / 4)));
+}
+
+// A zoom changes the metric charts and the zoom's reset button only: those are drawn at once from the points
+// the page has, and again when the range's own points came (nothing else of the page waits for either).
 function zoomTo(x0, x1) {
+  if (x0 === settings.x0 && x1 === settings.x1) return;  // (one drag can report its selection twice)
   settings.x0 = x0;
   settings.x1 = x1;
-  changed();
-  loadZoom().then(render).catch((e) => console.warn(e));
+  saveSettings();
+  renderZoomed();
+  loadZoom().then((loaded) => {
+    if (loaded && state.sweep && parseHash().kind === 'sweeps') renderZoomed();
+  }).catch((e) => console.warn(e));
+}
+
+function renderZoomed() {
+  const g = groupsBy(settings.groupBy);
+  renderCharts(g, filteredJobs(state.jobs, g.colourOf));
+  syncControls();
 }
 
 const zoomKey = () => JSON.stringify([state.sweep?.id, settings.xKey, settings.x0, settings.x1, settings.metrics]);
 
 // The steps a zoomed x range covers (over every job and chosen metric, one point beyond each end), fetched at
-// full resolution (downsampled only where the range still holds more than MAX_POINTS points).
+// full resolution (downsampled only where the range still holds more points than the chart has pixels).
 async function loadZoom() {
   if (!state.sweep || settings.x0 === null || settings.x1 === null) return;
   const key = zoomKey();
@@ -553,7 +595,7 @@ async function loadZoom() {
   }
   if (!(from <= to)) return;
   const body = await getJSON(`/api/sweeps/${state.sweep.id}/metrics?names=${settings.metrics.map(encodeURIComponent).join(',')}`
-    + `&from_step=${from}&to_step=${to}&max_points=${MAX_POINTS}`);
+    + `&from_step=${from}&to_step=${to}&max_points=${seriesPoints()}`);
   const metrics = new Map();
   for (const [id, cols] of Object.entries(body)) {
     const store = {};
@@ -561,6 +603,7 @@ async function loadZoom() {
     metrics.set(id, store);
   }
   state.zoom = { key, metrics };
+  return true;
 }
 
 function savePng(figure) {
@@ -943,10 +986,13 @@ function renderJobCheckpoints(list) {
 
 // ---- render
 
+let renderedFor = null;  // the address the page was last drawn for
+
 // The chart under the pointer keeps its place on the screen while a render changes the cards above it (a study
 // row or a fit that arrives, a banner): the page scrolls by as much as they grew or shrank. The browser's own
 // scroll anchoring does this only once the page is scrolled, not at its top, where the charts are read most.
 function render() {
+  renderedFor = location.hash;
   const hovered = document.querySelector('#charts figure.chart:hover');
   const top = hovered?.getBoundingClientRect().top;
   renderPage();
@@ -974,15 +1020,39 @@ function renderPage() {
   const g = groupsBy(settings.groupBy);
   renderLegend(g);
   const tableJobs = filteredJobs(state.jobs, g.colourOf);
-  renderJobs(g, tableJobs);
-  renderCompare();
   renderMetricList();
   renderCharts(g, tableJobs);
   renderStudy();
   renderTune();
   renderScaling();
   syncControls();
-  document.body.dataset.ready = '1';
+  // The jobs table and the compare card, at the page's foot: when a sweep opens, drawn after the first frame of
+  // the rest (a table of 100 runs, its layout and paint held the charts back by about 0.1 s); then with it.
+  const gen = ++renderGen;
+  const foot = () => {
+    if (gen !== renderGen || !state.sweep) return;  // (a later render draws them)
+    renderJobs(g, tableJobs);
+    renderCompare();
+    footFor = state.sweep.id;
+    document.body.dataset.ready = '1';
+  };
+  if (footFor === state.sweep.id) foot();
+  else afterFrame(foot);
+}
+
+let renderGen = 0;     // renders of a sweep so far: a deferred foot of an older one is not drawn
+let footFor = null;    // the sweep whose jobs table is drawn
+
+// fn once, after the next frame is drawn (or after 200 ms: a hidden page draws no frames).
+function afterFrame(fn) {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+  requestAnimationFrame(() => setTimeout(once, 0));
+  setTimeout(once, 200);
 }
 
 // A setting changed: into the address, then drawn.
@@ -1002,6 +1072,7 @@ async function fetchWorkersIfNeeded(jobs) {
 
 let runsTimer = null;
 let runsAt = 0;
+let runsText = '';  // the runs and fits answers drawn last
 // Runs (sizes and final losses) and fits change only when jobs finish: refetched then, at most every 3 s.
 function scheduleRunsRefresh() {
   if (runsTimer) return;
@@ -1014,6 +1085,10 @@ function scheduleRunsRefresh() {
     try {
       const [runs, fits] = await Promise.all([getJSON(`/api/sweeps/${id}/runs`), getOptional(`/api/sweeps/${id}/fits`)]);
       if (state.sweep?.id !== id) return;
+      // Often nothing new (the refresh is asked for whenever a change may be a new fit): then nothing is drawn.
+      const text = JSON.stringify([runs, fits]);
+      if (text === runsText) return;
+      runsText = text;
       state.runs = runs;
       state.fits = fitReports(fits);
       render();
@@ -1023,13 +1098,19 @@ function scheduleRunsRefresh() {
   }, wait);
 }
 
+// Every request at once (the API takes a sweep's name or id in each), the workers too when its jobs name any:
+// one round trip before the first draw, not three.
 async function loadSweep(id) {
-  const sweep = await getJSON(`/api/sweeps/${encodeURIComponent(id)}`);
-  const [jobs, metrics, runs, fits] = await Promise.all([
-    getJSON(`/api/sweeps/${sweep.id}/jobs`),
-    getJSON(`/api/sweeps/${sweep.id}/metrics?max_points=${MAX_POINTS}`),
-    getJSON(`/api/sweeps/${sweep.id}/runs`),
-    getOptional(`/api/sweeps/${sweep.id}/fits`),
+  const at = encodeURIComponent(id);
+  const [sweep, jobs, metrics, runs, fits] = await Promise.all([
+    getJSON(`/api/sweeps/${at}`),
+    getJSON(`/api/sweeps/${at}/jobs`).then(async (list) => {
+      await fetchWorkersIfNeeded(list);
+      return list;
+    }),
+    getJSON(`/api/sweeps/${at}/metrics?max_points=${seriesPoints()}`),
+    getJSON(`/api/sweeps/${at}/runs`),
+    getOptional(`/api/sweeps/${at}/fits`),
   ]);
   state.sweep = sweep;
   state.jobs = jobs;
@@ -1041,11 +1122,14 @@ async function loadSweep(id) {
   }
   state.runs = runs;
   state.fits = fitReports(fits);
+  runsText = JSON.stringify([runs, fits]);
   state.loadedFor = sweep.id;
   runsAt = Date.now();
 }
 
-// After a change: the open sweep's jobs, then new points only for jobs that moved (or are running).
+// After a change: the open sweep's jobs, then new points only for jobs that moved (or are running). Whether
+// anything the page shows came with it (the jobs, new points, the sweep), so that an answer with nothing new is
+// not drawn again.
 async function updateSweep() {
   const id = state.sweep.id;
   const jobs = await getJSON(`/api/sweeps/${id}/jobs`);
@@ -1057,41 +1141,52 @@ async function updateSweep() {
     if (!prev || prev.state !== j.state) stateChanged = true;
     if (!prev || prev.state !== j.state || prev.step !== j.step || prev.attempt !== j.attempt) jobsChanged = true;
   }
-  await appendNewPoints(jobs, before, state.metrics);
-  if (state.sweep?.id !== id) return;
+  const added = await appendNewPoints(jobs, before, state.metrics);
+  if (state.sweep?.id !== id) return true;
   // The list's sweeps leave out the source and the tune report: the sweep itself is refetched when a job's
   // state changed (a tune stage that ended brings its report and the main stage's jobs).
   const full = stateChanged ? await getJSON(`/api/sweeps/${id}`) : null;
-  if (state.sweep?.id !== id) return;
+  if (state.sweep?.id !== id) return true;
+  const news = added > 0 || full !== null || JSON.stringify(jobs) !== JSON.stringify(state.jobs);
   state.jobs = jobs;
   const listed = state.sweeps.find((s) => s.id === id);
   state.sweep = full || (listed ? { ...listed, tune_report_json: state.sweep.tune_report_json, stage_error: state.sweep.stage_error } : state.sweep);
   // A change that none of this sweep's jobs explains may be a new fit: the coordinator refits a few seconds
   // after jobs succeed, when the state change that triggered the last runs refresh is already past.
   if (stateChanged || !jobsChanged || settings.unfinished) scheduleRunsRefresh();
+  return news;
 }
 
 // New points of the jobs that moved since `before` (job id -> the job as last fetched) or are running, appended
-// to `metrics` (job id -> columns).
+// to `metrics` (job id -> columns). Returns how many points came.
 async function appendNewPoints(jobs, before, metrics) {
   const moved = jobs.filter((j) => {
     const prev = before.get(j.id);
     return !prev || prev.state !== j.state || prev.step !== j.step || ACTIVE_STATES.has(j.state);
   });
+  let added = 0;
   await pool(moved, 6, async (job) => {
     const store = metrics.get(job.id) || {};
     const after = afterStepFor(store, Object.keys(store));
     const cols = await getJSON(`/api/jobs/${job.id}/metrics?after_step=${after}&max_points=${MAX_POINTS}`);
-    appendColumns(store, cols);
+    added += appendColumns(store, cols);
     metrics.set(job.id, store);
   });
+  return added;
 }
 
 // The overlaid sweeps (settings.with): each loaded once in bulk as the open sweep is, then its new points as its
 // jobs move; one that has finished is not asked again. A sweep that is gone is kept as missing, and its chip says so.
+// Whether anything the charts show changed with it (an overlay added, dropped or grown).
 async function syncOverlays() {
   const ids = overlayIds(settings.with, state.sweep.id);
-  for (const id of [...state.overlays.keys()]) if (!ids.includes(id)) state.overlays.delete(id);
+  let news = false;
+  for (const id of [...state.overlays.keys()]) {
+    if (!ids.includes(id)) {
+      state.overlays.delete(id);
+      news = true;
+    }
+  }
   await Promise.all(ids.map(async (id) => {
     const o = state.overlays.get(id);
     if (o?.missing) return;
@@ -1100,12 +1195,13 @@ async function syncOverlays() {
         if (e instanceof HttpError && e.status === 404) return null;
         throw e;  // (a lost session among them: the sign-in form, as for the open sweep)
       });
+      news = true;
       if (!sweep) {
         state.overlays.set(id, { missing: true });
         return;
       }
       const [jobs, metrics, runs] = await Promise.all([getJSON(`/api/sweeps/${sweep.id}/jobs`),
-        getJSON(`/api/sweeps/${sweep.id}/metrics?max_points=${MAX_POINTS}`), getJSON(`/api/sweeps/${sweep.id}/runs`)]);
+        getJSON(`/api/sweeps/${sweep.id}/metrics?max_points=${seriesPoints()}`), getJSON(`/api/sweeps/${sweep.id}/runs`)]);
       const store = new Map(jobs.map((j) => {
         const cols = {};
         appendColumns(cols, metrics[j.id]);
@@ -1117,10 +1213,13 @@ async function syncOverlays() {
     const listed = state.sweeps.find((s) => String(s.id) === id);
     if (o.sweep.finished && listed?.finished) return;
     const jobs = await getJSON(`/api/sweeps/${o.sweep.id}/jobs`);
-    await appendNewPoints(jobs, new Map(o.jobs.map((j) => [j.id, j])), o.metrics);
+    if (await appendNewPoints(jobs, new Map(o.jobs.map((j) => [j.id, j])), o.metrics) > 0) news = true;
+    if (JSON.stringify(jobs) !== JSON.stringify(o.jobs)) news = true;
     const runs = await getJSON(`/api/sweeps/${o.sweep.id}/runs`);
+    if (JSON.stringify(runs) !== JSON.stringify(o.runs)) news = true;
     Object.assign(o, { jobs, runs, sweep: listed ? { ...o.sweep, ...listed } : o.sweep });
   }));
+  return news;
 }
 
 async function loadJob(id) {
@@ -1143,27 +1242,36 @@ async function pool(items, limit, fn) {
 }
 
 async function refreshOnce() {
-  state.sweeps = await getJSON('/api/sweeps');
   const r = parseHash();
-  if (r.kind === 'jobs') {
-    await loadJob(r.id);
-    await fetchWorkersIfNeeded([state.job.job]);
-  } else if (!r.id) {
+  // The sweep list is asked for alongside the view's own requests, which do not need it; the list is taken
+  // even when they fail (the page then shows the error beside it).
+  const firstLoad = r.kind === 'sweeps' && r.id !== state.loadedFor && r.id !== state.sweep?.name;
+  const view = r.kind === 'jobs' ? loadJob(r.id).then(() => fetchWorkersIfNeeded([state.job.job]))
+    : firstLoad ? loadSweep(r.id) : null;
+  const [listed, loaded] = await Promise.allSettled([getJSON('/api/sweeps'), view]);
+  // A refresh that brought nothing new to the sweep's view (the live stream's hello after the first load, a
+  // change elsewhere) draws nothing: a redraw of every chart and table is most of a second for 100 long runs.
+  let news = r.kind !== 'sweeps' || firstLoad || renderedFor !== location.hash || !$('error').hidden;
+  if (listed.status === 'fulfilled') {
+    if (JSON.stringify(listed.value) !== JSON.stringify(state.sweeps)) news = true;
+    state.sweeps = listed.value;
+  }
+  for (const answer of [listed, loaded]) if (answer.status === 'rejected') throw answer.reason;
+  if (!r.id) {
     state.sweep = null;
     state.loadedFor = null;
     state.job = null;
-  } else if (r.id !== state.loadedFor && r.id !== state.sweep?.name) {
-    await loadSweep(r.id);
-  } else {
-    await updateSweep();
+  } else if (r.kind === 'sweeps' && !firstLoad && await updateSweep()) {
+    news = true;
   }
   if (state.sweep && r.kind === 'sweeps') {
     await fetchWorkersIfNeeded(state.jobs);
-    await syncOverlays();
-    await loadZoom();
+    if (await syncOverlays()) news = true;
+    if (await loadZoom()) news = true;
   }
+  if (!(await plotsReady)) return;
   showError('');
-  render();
+  if (news) render();
 }
 
 let busy = false;
@@ -1282,17 +1390,22 @@ function restyleCharts() {
   render();
 }
 
+// Resolves once uPlot is loaded and the page's fixed charts are made (false when uPlot could not be loaded):
+// nothing is drawn before.
+let plotsReady = null;
+
 async function main() {
   startTheme(() => restyleCharts());
+  // uPlot is a plain file (no session needed): fetched while the session is checked, and evaluated while the
+  // first view's requests are out.
+  const uPlotModule = import('/vendor/uplot/uPlot.esm.js');
+  uPlotModule.catch(() => {});  // (awaited below)
+  // /api/meta is asked for alongside the session's check, and again after a sign-in (it needs the session).
+  const metaFirst = getJSON('/api/meta');
+  metaFirst.catch(() => {});  // (awaited below)
   await ensureSession();  // a token form first when the API needs one (web/session.js)
   try {
-    uPlot = (await import('/vendor/uplot/uPlot.esm.js')).default;
-  } catch (e) {
-    showError('uPlot is not installed on the server (run `npm ci` in web/); plots are unavailable.');
-    throw e;
-  }
-  try {
-    const meta = await getJSON('/api/meta');
+    const meta = await metaFirst.catch(() => getJSON('/api/meta'));
     setMeta(meta);
     META_METRICS = meta.metrics || [];
   } catch (e) {
@@ -1300,10 +1413,17 @@ async function main() {
     throw e;
   }
   readSettings();
-  scalingChart = new ScalingChart(uPlot, $('chart-scaling'));
-  surfaceChart = new SurfaceChart(uPlot, $('chart-surface'));
-  tuneChart = new TuneChart(uPlot, $('chart-tune'));
-  bindControls();
+  plotsReady = uPlotModule.then((module) => {
+    uPlot = module.default;
+    scalingChart = new ScalingChart(uPlot, $('chart-scaling'));
+    surfaceChart = new SurfaceChart(uPlot, $('chart-surface'));
+    tuneChart = new TuneChart(uPlot, $('chart-tune'));
+    bindControls();
+    return true;
+  }, () => {
+    showError('uPlot is not installed on the server (run `npm ci` in web/); plots are unavailable.');
+    return false;
+  });
   // Another sweep or job opens at its top (a job's link sits low in the jobs table); a change of settings
   // keeps the place.
   let route = `${parseHash().kind}/${parseHash().id}`;

@@ -65,8 +65,12 @@ class Chart {
     this.hover = figure.querySelector('.hover');
     this.u = null;
     this.key = '';
+    // (An observer reports every element once when it starts observing: a chart built at that width is not
+    // drawn a second time.)
     new ResizeObserver(() => {
-      if (this.u) this.u.setSize({ width: plotWidth(this.plot), height: HEIGHT });
+      if (!this.u) return;
+      const width = plotWidth(this.plot);
+      if (width !== this.u.width) this.u.setSize({ width, height: HEIGHT });
     }).observe(this.plot);
   }
 
@@ -111,8 +115,16 @@ class Chart {
 
 // Indices of series s's points that no line can show, as dots: finite values whose nearest values on both
 // sides (skipping the holes of other jobs' x values) are NaN gaps or the ends, e.g. a run's only evaluation.
+// uPlot asks on every draw of every series; the answer depends only on the data, so it is kept per data
+// column until setData gives new ones.
+const isolatedOf = new WeakMap();
 function isolatedPoints(u, s) {
   const ys = u.data[s];
+  if (!isolatedOf.has(ys)) isolatedOf.set(ys, findIsolated(ys));
+  return isolatedOf.get(ys);
+}
+
+function findIsolated(ys) {
   const defined = [];
   for (let i = 0; i < ys.length; i++) if (ys[i] !== undefined) defined.push(i);
   const out = defined.filter((i, k) => ys[i] != null && ys[defined[k - 1]] == null && ys[defined[k + 1]] == null);

@@ -55,8 +55,22 @@ export function num(v) {
   return Number.isFinite(n) ? n : NaN;
 }
 
-// What a job is: variant and model preset from its resolved config (config_json).
+// What a job is: variant and model preset from its resolved config (config_json). Kept per job object (a
+// fetch of the jobs brings new ones): a page of 100 runs asks for it thousands of times a draw, and each
+// asking parsed the config's JSON.
+const infoOf = new WeakMap();
 export function jobInfo(job) {
+  if (job && typeof job === 'object') {
+    const kept = infoOf.get(job);
+    if (kept?.json === job.config_json) return kept.info;
+    const info = readJobInfo(job);
+    infoOf.set(job, { json: job.config_json, info });
+    return info;
+  }
+  return readJobInfo(job);
+}
+
+function readJobInfo(job) {
   let config = {};
   try {
     config = JSON.parse(job.config_json || '{}');

@@ -3,6 +3,8 @@
 // reference measured in the same run: 100 jobs × 1,000 points, what a downsampled chart draws anyway. For each:
 //   first draw: from the navigation to the sweep's address until the train-loss chart has drawn every job
 //               (the page's own clock, performance.now(), read at the next frame after the chart's draw);
+//   hover:      the pointer moved to 9 places over the chart, one at a time: from each move until the frame
+//               after the chart's readout changed (the median of the 9);
 //   zoom redraw: a drag over the middle fifth of the chart, from the mouse-up until the chart is redrawn from
 //               the points it has, and until it is redrawn again at full resolution from the API's answer.
 // Prints each time and long / short. The database is made by bench_http_dashboard_fixture (through the store's
@@ -11,7 +13,8 @@
 import { spawn, execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { parseArgs, promisify } from 'node:util';
 import { chromium } from 'playwright-core';
@@ -19,6 +22,8 @@ import { createTokens, signIn } from '../test/tokens.js';
 import { median } from '../series.js';
 
 const run = promisify(execFile);
+// The dashboard this tool sits in, not the one the server binary was built beside: the figures are of these files.
+const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: {
     build: { type: 'string' }, jobs: { type: 'string', default: '100' }, points: { type: 'string', default: '100000' },
@@ -46,7 +51,7 @@ try {
   console.log(`fixture: ${jobs} jobs × ${points} and × ${reference} points, made in ${((Date.now() - made) / 1000).toFixed(0)} s`);
   const tokens = await createTokens(join(build, 'server', 'gammalab-server'), db, tmp);
   server = spawn(join(build, 'server', 'gammalab-server'), ['--listen', '127.0.0.1:0', '--http', '127.0.0.1:0',
-    '--db', db, '--shared-root', join(tmp, 'shared')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    '--db', db, '--shared-root', join(tmp, 'shared'), '--web-root', webDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const ports = JSON.parse(await new Promise((res) => createInterface({ input: server.stdout }).once('line', res)));
   const base = `http://127.0.0.1:${ports.http_port}`;
   browser = await chromium.launch({
@@ -78,6 +83,22 @@ try {
     await page.waitForTimeout(300);  // the page settles (no draw pending) before the zoom
     const over = await page.locator('#chart-train .u-over').boundingBox();
     const y = over.y + over.height / 2;
+    await page.evaluate(() => {
+      window.__hovers = [];
+      window.addEventListener('mousemove', () => { window.__moved = performance.now(); }, { capture: true });
+      new MutationObserver(() => {
+        const moved = window.__moved;
+        requestAnimationFrame(() => window.__hovers.push(performance.now() - moved));
+      }).observe(document.getElementById('chart-train'), { attributes: true, attributeFilter: ['data-readout'] });
+    });
+    const hovers = [];
+    for (let k = 1; k <= 9; k++) {
+      const n = await page.evaluate(() => window.__hovers.length);
+      await page.mouse.move(over.x + (over.width * k) / 10, y);
+      await page.waitForFunction((m) => window.__hovers.length > m, n, { timeout: 10_000, polling: 10 });
+      hovers.push(await page.evaluate((m) => window.__hovers[m], n));
+    }
+    const hover = median(hovers);
     await page.mouse.move(over.x + over.width * 0.4, y);
     await page.mouse.down();
     await page.mouse.move(over.x + over.width * 0.6, y + 2, { steps: 4 });
@@ -100,18 +121,18 @@ try {
     const [redraw, full] = await timings.jsonValue();
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
     await page.close();
-    return { first, redraw, full };
+    return { first, hover, redraw, full };
   }
 
   const results = {};
   for (const sweep of [long, short]) {
     const all = [];
     for (let i = 0; i < runs; i++) all.push(await time(sweep));
-    results[sweep.points] = Object.fromEntries(['first', 'redraw', 'full'].map((k) => [k, median(all.map((r) => r[k]))]));
+    results[sweep.points] = Object.fromEntries(['first', 'hover', 'redraw', 'full'].map((k) => [k, median(all.map((r) => r[k]))]));
   }
-  const ms = (x) => `${x.toFixed(0)} ms`;
+  const ms = (x) => `${x < 100 ? x.toFixed(1) : x.toFixed(0)} ms`;
   console.log(`median of ${runs} page loads each, ${jobs} jobs per sweep:`);
-  for (const [k, label] of [['first', 'first draw'], ['redraw', 'zoom: redraw from the points it has'], ['full', 'zoom: redraw at full resolution']]) {
+  for (const [k, label] of [['first', 'first draw'], ['hover', 'hover readout'], ['redraw', 'zoom: redraw from the points it has'], ['full', 'zoom: redraw at full resolution']]) {
     const a = results[points][k];
     const b = results[reference][k];
     console.log(`  ${label}: ${ms(a)} at ${points} points per job, ${ms(b)} at ${reference}; ratio ${(a / b).toFixed(2)}`);

@@ -60,6 +60,13 @@ CoordinatorMetrics::CoordinatorMetrics()
                            .Help("Metric points stored from workers' reports (resent points are not counted)")
                            .Register(*registry_)
                            .Add({})),
+      points_repeated_(prometheus::BuildCounter()
+                           .Name("gammalab_metric_points_repeated_total")
+                           .Help("Metric points reports carried that were already stored: resends after an unclear "
+                                 "failure. A resumed trainer prints only what the lease says is missing, so a "
+                                 "steady rise means work done twice")
+                           .Register(*registry_)
+                           .Add({})),
       leases_expired_(prometheus::BuildCounter()
                           .Name("gammalab_leases_expired_total")
                           .Help("Job leases that expired after missed heartbeats; each job was requeued, or failed "
@@ -103,8 +110,9 @@ CoordinatorMetrics::CoordinatorMetrics()
   for (JobState s : kJobStates) jobs_.Add({{"state", std::string(job_state_name(s))}});
 }
 
-void CoordinatorMetrics::points_ingested(std::int64_t stored) {
+void CoordinatorMetrics::points_ingested(std::int64_t received, std::int64_t stored) {
   if (stored > 0) points_ingested_.Increment(static_cast<double>(stored));
+  if (received > stored) points_repeated_.Increment(static_cast<double>(received - stored));
 }
 
 void CoordinatorMetrics::leases_expired(int n) {

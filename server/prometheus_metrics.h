@@ -29,7 +29,8 @@ class CoordinatorMetrics {
   // The process's metrics: every hook and the /metrics route share it (a second registry would split counts).
   static CoordinatorMetrics& instance();
 
-  void points_ingested(std::int64_t stored);  // metric points a report added (resends not counted)
+  // Of the metric points a report carried (`received`), those it added; the rest were already stored.
+  void points_ingested(std::int64_t received, std::int64_t stored);
   void leases_expired(int n);                 // leases whose heartbeats stopped; their jobs were requeued or failed
   void sqlite_write(std::chrono::nanoseconds took);                      // one writing statement or COMMIT
   void fit_finished(std::chrono::steady_clock::duration took, bool ok);  // one background refit of a sweep
@@ -43,6 +44,7 @@ class CoordinatorMetrics {
 
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Counter& points_ingested_;
+  prometheus::Counter& points_repeated_;
   prometheus::Counter& leases_expired_;
   prometheus::Histogram& sqlite_write_seconds_;
   prometheus::Family<prometheus::Histogram>& fit_seconds_;

@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/job_state.h"
 #include "core/metric.h"
+#include "core/metric_replay.h"
 #include "core/scaling/job_points.h"
 #include "core/sweep/sweep.h"
 #include "gammalab/v1/gammalab.pb.h"
@@ -43,6 +44,8 @@ struct Lease {
   // rendezvous address, "host:port".
   int node = 0;
   std::string rendezvous;
+  // What the store has of the job's metrics (core/metric_replay.h); nullopt: nothing.
+  std::optional<StoredMetrics> stored;
 };
 
 struct HeartbeatResult {
@@ -282,6 +285,8 @@ class Store {
   std::vector<std::pair<std::int64_t, std::string>> metric_names_of(std::int64_t job_id,
                                                                     const std::vector<std::string>& names)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The last step the job has a point of and the metrics it has there: what a lease tells its trainer.
+  std::optional<StoredMetrics> stored_metrics(std::int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // loss_tails' points, appended to `out` (job_id, job_name and config_json are the caller's).
   void read_loss_tails(std::int64_t job_id, JobLosses& out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Appends to the job's history, in the caller's transaction. worker_id -1: none.

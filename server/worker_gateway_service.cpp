@@ -96,6 +96,12 @@ grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext* context, const 
       response->set_node(lease->node);
       response->set_nodes(std::max(1, lease->job.nodes()));
       response->set_rendezvous(lease->rendezvous);
+      if (lease->stored) {
+        response->mutable_stored()->set_last_step(lease->stored->last_step);
+        for (const std::string& name : lease->stored->names_at_last_step) {
+          response->mutable_stored()->add_names_at_last_step(name);
+        }
+      }
       spdlog::info("job {} ({}) leased to worker {}, attempt {}, {} slot(s){}", lease->job.id(), lease->job.name(),
                    request->worker_id(), lease->attempt, lease->job.slots_per_node(),
                    lease->job.nodes() > 1 ? ", node " + std::to_string(lease->node) + " of " +
@@ -179,7 +185,7 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext* context,
       if (r.refusal != IngestResult::Refusal::kNone) return refuse_metrics(status_of(r.refusal), r.reason);
       response->set_points_received(response->points_received() + r.received);
       response->set_points_stored(response->points_stored() + r.stored);
-      CoordinatorMetrics::instance().points_ingested(r.stored);
+      CoordinatorMetrics::instance().points_ingested(r.received, r.stored);
     }
     return grpc::Status::OK;
   });

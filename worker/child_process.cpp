@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <stdexcept>
 
@@ -19,7 +20,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::vect
   const int stderr_fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (stderr_fd < 0) throw std::runtime_error("cannot open " + stderr_path + ": " + std::strerror(errno));
   try {
-    start(argv, extra_env, stderr_fd);
+    start(argv, extra_env, stderr_fd, ChildStdin::kNull);
   } catch (...) {
     close(stderr_fd);
     throw;
@@ -28,14 +29,21 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::vect
 }
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
-                           int stderr_fd) {
-  start(argv, extra_env, stderr_fd);
+                           int stderr_fd, ChildStdin in) {
+  start(argv, extra_env, stderr_fd, in);
 }
 
 void ChildProcess::start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
-                         int stderr_fd) {
+                         int stderr_fd, ChildStdin in) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  int stdin_fds[2] = {-1, -1};
+  if (in == ChildStdin::kPipe && pipe2(stdin_fds, O_CLOEXEC) != 0) {
+    const int pipe_errno = errno;
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(pipe_errno));
+  }
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string entry = *e;
@@ -61,8 +69,12 @@ void ChildProcess::start(const std::vector<std::string>& argv, const std::vector
     if (getppid() != parent) _exit(127);
     dup2(pipe_fds[1], STDOUT_FILENO);
     dup2(stderr_fd, STDERR_FILENO);
-    const int null_fd = open("/dev/null", O_RDONLY);
-    if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
+    if (stdin_fds[0] >= 0) {
+      dup2(stdin_fds[0], STDIN_FILENO);
+    } else {
+      const int null_fd = open("/dev/null", O_RDONLY);
+      if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
+    }
     execve(args[0], args.data(), envp.data());
     const char message[] = "exec failed\n";
     (void)!write(STDERR_FILENO, message, sizeof message - 1);
@@ -70,11 +82,16 @@ void ChildProcess::start(const std::vector<std::string>& argv, const std::vector
   }
   const int fork_errno = errno;
   close(pipe_fds[1]);
+  if (stdin_fds[0] >= 0) close(stdin_fds[0]);
   if (pid_ < 0) {
     close(pipe_fds[0]);
+    if (stdin_fds[1] >= 0) close(stdin_fds[1]);
     throw std::runtime_error("cannot start " + argv.front() + ": " + std::strerror(fork_errno));
   }
   stdout_fd_ = pipe_fds[0];
+  stdin_fd_ = stdin_fds[1];
+  // A full pipe (a child that does not read) makes offer_line return false rather than wait.
+  if (stdin_fd_ >= 0) fcntl(stdin_fd_, F_SETFL, fcntl(stdin_fd_, F_GETFL) | O_NONBLOCK);
 }
 
 ChildProcess::~ChildProcess() {
@@ -83,6 +100,19 @@ ChildProcess::~ChildProcess() {
     wait();
   }
   if (stdout_fd_ >= 0) close(stdout_fd_);
+  if (stdin_fd_ >= 0) close(stdin_fd_);
+}
+
+bool ChildProcess::offer_line(const std::string& line) {
+  if (stdin_fd_ < 0 || reaped_) return false;
+  const std::string text = line + '\n';
+  // Up to PIPE_BUF bytes a pipe write is all or nothing: no half line for the child to read.
+  if (text.size() > PIPE_BUF) return false;
+  ssize_t n;
+  do {
+    n = ::write(stdin_fd_, text.data(), text.size());
+  } while (n < 0 && errno == EINTR);
+  return n == static_cast<ssize_t>(text.size());
 }
 
 std::optional<std::string> ChildProcess::read_line() {

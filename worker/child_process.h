@@ -1,11 +1,14 @@
 #pragma once
-// A child process with its stdout on a pipe (read line by line) and its stderr appended to a log file.
+// A child process with its stdout on a pipe (read line by line) and its stderr appended to a log file. Its stdin
+// is /dev/null, or a pipe the parent writes lines into without ever waiting (offer_line).
 #include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace gammalab {
+
+enum class ChildStdin { kNull, kPipe };
 
 class ChildProcess {
  public:
@@ -15,23 +18,30 @@ class ChildProcess {
   ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
                const std::string& stderr_path);
   // The same, with stderr going to `stderr_fd`, a descriptor the caller opened and keeps (it is not closed).
-  ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, int stderr_fd);
+  ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, int stderr_fd,
+               ChildStdin in = ChildStdin::kNull);
   ~ChildProcess();  // kills (SIGKILL) and reaps the child if it is still running
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   // Next line of stdout without the newline; nullopt at end of stream (the child closed stdout or exited).
   std::optional<std::string> read_line();
+  // Writes `line` and a newline to the child's stdin (ChildStdin::kPipe) if the pipe takes it whole now; false
+  // when it does not (full: the child is not reading; closed: it exited) or there is no pipe. Never blocks, so
+  // a child that does not read cannot stall the caller. Safe beside read_line on another thread.
+  bool offer_line(const std::string& line);
   void signal(int sig);
   // Waits for the child; returns its exit code, or 128 + signal number if a signal ended it.
   int wait();
   int pid() const { return pid_; }
 
  private:
-  void start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, int stderr_fd);
+  void start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, int stderr_fd,
+             ChildStdin in);
 
   int pid_ = -1;
   int stdout_fd_ = -1;
+  int stdin_fd_ = -1;  // the pipe's write end (ChildStdin::kPipe), non-blocking
   std::atomic<bool> reaped_{false};
   int status_ = 0;
   std::string buffer_;

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "proto/convert.h"
 
@@ -28,8 +30,8 @@ bool is_refusal(const grpc::Status& status) {
 }
 }  // namespace
 
-MetricRelay::MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub)
-    : stub_(std::move(stub)), thread_([this] { run(); }) {}
+MetricRelay::MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub, StoredListener on_stored)
+    : stub_(std::move(stub)), on_stored_(std::move(on_stored)), thread_([this] { run(); }) {}
 
 MetricRelay::~MetricRelay() {
   {
@@ -76,9 +78,20 @@ grpc::Status MetricRelay::send(const std::vector<Batch>& batches) {
   return writer->Finish();
 }
 
+void MetricRelay::report_stored(const std::vector<Batch>& batches) const {
+  if (!on_stored_) return;
+  // A job's batches are in the order its trainer printed them, so its last one carries its last step.
+  std::map<std::pair<std::string, int>, std::int64_t> last;
+  for (const Batch& b : batches) last[{b.job_id, b.attempt}] = b.points.back().step;
+  for (const auto& [job, step] : last) on_stored_(job.first, job.second, step);
+}
+
 std::size_t MetricRelay::send_each(const std::vector<Batch>& batches) {
   const grpc::Status status = send(batches);
-  if (status.ok()) return batches.size();
+  if (status.ok()) {
+    report_stored(batches);
+    return batches.size();
+  }
   if (!is_refusal(status)) {
     spdlog::warn("metric upload failed ({}); points stay buffered", status.error_message());
     return 0;

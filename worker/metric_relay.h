@@ -5,8 +5,12 @@
 // it already has, so resending after an unclear failure is safe. A report the coordinator refuses as such (a
 // point out of range, an unknown job: INVALID_ARGUMENT or NOT_FOUND) would be refused again: it is dropped
 // with a warning, and the job's outcome is still reported.
+// After each stream it tells its listener, per job and attempt, the last step of a batch the coordinator stored
+// with every batch of that job before it: what the job's trainer need no longer keep (worker_daemon.cpp feeds it
+// to the trainer's stdin, worker/trainer/stored_step_feed.h).
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,7 +25,9 @@ namespace gammalab {
 
 class MetricRelay {
  public:
-  explicit MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub);
+  // Called on the relay's thread, with no lock of the relay held.
+  using StoredListener = std::function<void(const std::string& job_id, int attempt, std::int64_t step)>;
+  explicit MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub, StoredListener on_stored = {});
   ~MetricRelay();  // stops after a last attempt to send what is buffered
 
   void add(const std::string& job_id, int attempt, std::vector<MetricPoint> points) ABSL_LOCKS_EXCLUDED(mutex_);
@@ -41,7 +47,11 @@ class MetricRelay {
   // coordinator refused them (a point out of range, an unknown job). The rest stay buffered.
   std::size_t send_each(const std::vector<Batch>& batches);
 
+  // Tells on_stored_ the last step of each job's batches among `batches`, all stored.
+  void report_stored(const std::vector<Batch>& batches) const;
+
   std::shared_ptr<v1::WorkerGateway::Stub> stub_;
+  StoredListener on_stored_;  // set in the constructor, then only read
   absl::Mutex mutex_;
   std::deque<Batch> queue_ ABSL_GUARDED_BY(mutex_);
   std::size_t in_flight_ ABSL_GUARDED_BY(mutex_) = 0;  // batches at the front of queue_ being sent now

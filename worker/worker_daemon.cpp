@@ -13,6 +13,7 @@
 #include "core/exit_codes.h"
 #include "core/limits.h"
 #include "core/metric.h"
+#include "core/metric_replay.h"
 #include "core/rendezvous_line.h"
 #include "core/shared_root.h"
 #include "core/shared_root_files.h"
@@ -146,10 +147,22 @@ WorkerDaemon::WorkerDaemon(WorkerOptions options) : options_(std::move(options))
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);  // the shortest connect attempt (default 20 s): reconnect soon after a restart
   channel_ = open_channel(options_.coordinator, options_.security, args);
   stub_ = v1::WorkerGateway::NewStub(channel_);
-  relay_ = std::make_unique<MetricRelay>(stub_);
+  relay_ = std::make_unique<MetricRelay>(
+      stub_, [this](const std::string& job_id, int attempt, std::int64_t step) { tell_stored(job_id, attempt, step); });
 }
 
-WorkerDaemon::~WorkerDaemon() = default;
+// The relay first: its thread calls tell_stored, which reads jobs_, until it is joined.
+WorkerDaemon::~WorkerDaemon() { relay_.reset(); }
+
+void WorkerDaemon::tell_stored(const std::string& job_id, int attempt, std::int64_t step) {
+  absl::MutexLock lock(&jobs_mutex_);
+  for (const auto& job : jobs_) {
+    if (job->job_id != job_id || job->attempt != attempt || job->node != 0) continue;
+    absl::MutexLock child_lock(&job->mutex);
+    // Advice only: a trainer that does not read it now keeps more lines in its next checkpoint, nothing worse.
+    if (job->child) job->child->offer_line(std::to_string(step));
+  }
+}
 
 bool WorkerDaemon::register_once() {
   v1::RegisterWorkerRequest request;
@@ -306,9 +319,10 @@ void WorkerDaemon::report_finish(RunningJob& job, v1::JobOutcome outcome, const 
   }
 }
 
-std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const v1::Job& leased,
+std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const v1::LeaseJobResponse& lease,
                                                     const std::filesystem::path& config_path,
                                                     const std::filesystem::path& ckpt_dir) const {
+  const v1::Job& leased = lease.job();
   // The trainer opens both beneath the shared root, following no link below it, as the worker does.
   std::vector<std::string> argv = {options_.trainer.string(), "run",        "--config",
                                    config_path.string(),      "--ckpt-dir", ckpt_dir.string(),
@@ -327,6 +341,20 @@ std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const
     argv.insert(argv.end(), {"--start-from", (options_.shared_root / shared_root::job_ckpt_dir(start) /
                                               shared_root::checkpoint_file_name(leased.branch_step()))
                                                  .string()});
+  }
+  // What the coordinator has of the job's metrics: a resume prints only the rest (core/metric_replay.h). Node 0
+  // alone prints metric lines, and hears from the relay what gets stored as the run goes on (tell_stored).
+  if (job.node == 0) {
+    if (lease.has_stored()) {
+      const StoredMetrics stored{lease.stored().last_step(),
+                                 {lease.stored().names_at_last_step().begin(), lease.stored().names_at_last_step().end()}};
+      if (const std::string error = stored_metrics_error(stored); !error.empty()) {
+        throw std::runtime_error("lease: " + error);
+      }
+      argv.insert(argv.end(), {"--stored-through-step", std::to_string(stored.last_step)});
+      for (const std::string& name : stored.names_at_last_step) argv.insert(argv.end(), {"--stored-at-step", name});
+    }
+    argv.push_back("--stored-steps-on-stdin");
   }
   if (leased.branch_points_size() > 0) {
     if (leased.branch_points_size() > static_cast<int>(limits::kMaxAxisValues)) {
@@ -398,7 +426,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     log << ")" << std::endl;
 
     const std::vector<std::string> argv =
-        trainer_argv(job, lease.job(), options_.shared_root / config_rel, options_.shared_root / ckpt_rel);
+        trainer_argv(job, lease, options_.shared_root / config_rel, options_.shared_root / ckpt_rel);
     // The job's ranks come from its config alone: a launcher's variables in the worker's own environment (the
     // worker itself may run under one) must not make the trainer think it is one rank of another job.
     std::vector<std::string> env = devices;
@@ -410,7 +438,8 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     ChildProcess* child = nullptr;
     {
       absl::MutexLock lock(&job.mutex);
-      job.child = std::make_unique<ChildProcess>(argv, env, log_fd.get());
+      job.child = std::make_unique<ChildProcess>(argv, env, log_fd.get(),
+                                                 job.node == 0 ? ChildStdin::kPipe : ChildStdin::kNull);
       child = job.child.get();
     }
     // Node 0 of a gang reports its start once its store is up and it knows the port (the rendezvous line).

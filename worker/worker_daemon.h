@@ -70,9 +70,11 @@ class WorkerDaemon {
   void heartbeat_loop();
   void run_job(RunningJob& job, v1::LeaseJobResponse lease);
   // The trainer's command line for the job.
-  std::vector<std::string> trainer_argv(const RunningJob& job, const v1::Job& leased,
+  std::vector<std::string> trainer_argv(const RunningJob& job, const v1::LeaseJobResponse& lease,
                                         const std::filesystem::path& config_path,
                                         const std::filesystem::path& ckpt_dir) const;
+  // The relay's word that the coordinator stored the job's metric lines up to `step`, handed to its trainer.
+  void tell_stored(const std::string& job_id, int attempt, std::int64_t step) ABSL_LOCKS_EXCLUDED(jobs_mutex_);
   void report_finish(RunningJob& job, v1::JobOutcome outcome, const std::string& error, int exit_code);
   // SIGTERM (then SIGKILL after `grace`) or, if `hard`, SIGKILL now to the job's trainer.
   void stop_child(RunningJob& job, bool hard, std::chrono::milliseconds grace) ABSL_LOCKS_EXCLUDED(job.mutex);

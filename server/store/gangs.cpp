@@ -69,6 +69,7 @@ Store::GangTurn Store::gang_turn(std::int64_t worker, std::int64_t now, std::int
   lease.attempt = static_cast<int>(attempt);
   lease.node = static_cast<int>(node);
   lease.rendezvous = std::move(rendezvous);
+  lease.stored = stored_metrics(job_id);
   turn.lease = std::move(lease);
   return turn;
 }

@@ -154,6 +154,7 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   Lease lease;
   if (auto job = read_job_by_id(job_id)) lease.job = std::move(*job);
   lease.attempt = lease.job.attempt();
+  lease.stored = stored_metrics(job_id);
   record_event(job_id, job_event_kind::kLeased, JobState::kLeased, lease.attempt, wid);
   tx.commit();
   changed();

@@ -181,6 +181,23 @@ std::vector<std::pair<std::int64_t, std::string>> Store::metric_names_of(std::in
   return out;
 }
 
+std::optional<StoredMetrics> Store::stored_metrics(std::int64_t job_id) {
+  // Each metric's last step by the (job, name, step) key: a row per metric, however long the run.
+  sql::Statement& last = statements_.get(
+      "SELECT step FROM metrics WHERE job_id = ? AND name_id = ? ORDER BY step DESC LIMIT 1");
+  std::optional<StoredMetrics> stored;
+  for (const auto& [name_id, name] : metric_names_of(job_id, {})) {
+    last.bind(1, job_id).bind(2, name_id);
+    if (last.step()) {
+      const std::int64_t step = last.int64(0);
+      if (!stored || step > stored->last_step) stored = StoredMetrics{step, {}};
+      if (step == stored->last_step) stored->names_at_last_step.push_back(name);
+    }
+    last.reset();
+  }
+  return stored;
+}
+
 JobLosses Store::loss_tails(const std::string& job_id) {
   absl::MutexLock lock(&mutex_);
   JobLosses out;

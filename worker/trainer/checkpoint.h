@@ -27,8 +27,10 @@ struct CheckpointMeta {
   std::uint64_t seed = 0;
   nlohmann::json config;  // the job config, for `export`
   double train_seconds = 0;  // wall-clock seconds of training up to `step`, summed over attempts (metric wall_s)
-  // Every metric line printed up to `step`. A resumed run prints them again first: a line the previous run
-  // printed but nobody relayed (its worker was killed) is not lost with it. The coordinator ignores repeats.
+  // The metric lines up to `step` the coordinator may not have: every one printed since the run began without a
+  // worker; under one, those from the step its relay last reported stored (metrics_logger.h), about the lines
+  // since the previous checkpoint. A resumed run prints again those the lease says the coordinator lacks
+  // (core/metric_replay.h): a line the previous run printed but nobody relayed (its worker was killed) is not lost.
   std::vector<std::string> metric_lines;
 };
 

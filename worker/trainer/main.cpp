@@ -2,6 +2,7 @@
 // Exit status: 0 done, 1 failure while running, 2 bad command line or config (the message names the problem).
 #include <atomic>
 #include <csignal>
+#include <unistd.h>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@
 #include "worker/trainer/describe.h"
 #include "worker/trainer/parallel/rank_env.h"
 #include "worker/trainer/parallel/rank_launcher.h"
+#include "worker/trainer/stored_step_feed.h"
 #include "worker/trainer/export.h"
 #include "worker/trainer/out_of_memory.h"
 #include "worker/trainer/trainer.h"
@@ -67,6 +69,8 @@ JobConfig load_job(const std::string& path, const std::string& shared_root = {})
 struct RunArgs {
   std::string config, ckpt_dir, data_dir, shared_root, start_from;
   std::vector<std::int64_t> keep_checkpoints_at;
+  StoredMetrics stored;
+  bool stored_steps_on_stdin = false;
   RankFlags ranks;
   double bucket_mb = 25;
 };
@@ -90,6 +94,12 @@ int cmd_run(const RunArgs& a, int argc, char** argv) {
   o.bucket_bytes = static_cast<std::int64_t>(a.bucket_mb * (1 << 20));
   o.start_from = a.start_from;
   o.keep_checkpoints_at = a.keep_checkpoints_at;
+  o.stored = a.stored;
+  std::optional<StoredStepFeed> feed;
+  if (a.stored_steps_on_stdin && plan.spec.rank == 0) {
+    feed.emplace(STDIN_FILENO);
+    o.stored_before = &feed->stored_before();
+  }
   if (plan.spec.rank != 0) {
     NullStream quiet;
     Trainer trainer(c, o, quiet, quiet);
@@ -171,6 +181,16 @@ int main(int argc, char** argv) {
                       "steps (comma-separated) to checkpoint and keep: the branch points of this run's branches")
       ->delimiter(',')
       ->check(CLI::Range(std::int64_t{1}, limits::kMaxSteps));
+  // What the coordinator already has (the worker passes its lease's word, core/metric_replay.h), and the
+  // worker's running word on what it stored since (stored_step_feed.h).
+  run_cmd->add_option("--stored-through-step", run.stored.last_step,
+                      "the last step the coordinator stores a metric of: a resume prints no line before it again")
+      ->check(CLI::Range(std::int64_t{-1}, limits::kMaxSteps));
+  run_cmd->add_option("--stored-at-step", run.stored.names_at_last_step,
+                      "a metric the coordinator stores at --stored-through-step (repeat for each): not printed again")
+      ->expected(0, static_cast<int>(limits::kMaxMetricNames));
+  run_cmd->add_flag("--stored-steps-on-stdin", run.stored_steps_on_stdin,
+                    "read the steps the coordinator stored from stdin, one per line: checkpoints keep only later lines");
   // Data-parallel ranks (docs/distributed.md): each flag overrides the launcher variable named after it.
   run_cmd->add_option("--world-size", run.ranks.world_size,
                       "ranks of the job ($WORLD_SIZE); without --rank/$RANK this process starts them all");

@@ -4,18 +4,36 @@
 
 namespace gammalab::trainer {
 
+void MetricsLogger::emit(std::int64_t step, std::string line) {
+  const std::optional<std::string> part = unstored_part(line, stored_);
+  if (part) out_ << *part << '\n';
+  // A line stored in part is kept whole: the stored part is told apart again on a resume.
+  if (part || step == stored_.last_step) kept_.push_back({step, std::move(line)});
+}
+
 void MetricsLogger::metrics(std::int64_t step, std::int64_t tokens, const std::map<std::string, double>& values) {
-  history_.push_back(format_metric_line(step, tokens, values));
-  out_ << history_.back() << '\n';
+  emit(step, format_metric_line(step, tokens, values));
   out_.flush();
+}
+
+std::vector<std::string> MetricsLogger::unstored() const {
+  std::vector<std::string> lines;
+  lines.reserve(kept_.size());
+  for (const Line& line : kept_) lines.push_back(line.text);
+  return lines;
 }
 
 void MetricsLogger::replay(const std::vector<std::string>& lines) {
   for (const auto& line : lines) {
-    history_.push_back(line);
-    out_ << line << '\n';
+    const auto points = parse_metric_line(line);
+    if (!points || points->empty()) continue;  // a checkpoint keeps metric lines only: nothing else to print
+    emit(points->front().step, line);
   }
   out_.flush();
+}
+
+void MetricsLogger::forget_stored_before(std::int64_t step) {
+  while (!kept_.empty() && kept_.front().step < step) kept_.pop_front();
 }
 
 void MetricsLogger::event(const nlohmann::json& object) {

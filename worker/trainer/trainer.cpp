@@ -63,7 +63,7 @@ std::vector<std::filesystem::path> data_files(const char* field, const std::stri
 }  // namespace
 
 Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& metrics_out, std::ostream& log)
-    : config_(config), options_(std::move(options)), metrics_(metrics_out), log_(log) {
+    : config_(config), options_(std::move(options)), metrics_(metrics_out, options_.stored), log_(log) {
   validate(config_);
   if (config_.data.train.empty()) throw ConfigError("data.train", "is required (a .bin shard or a directory of shards)");
   set_cpu_threads(config_.threads);
@@ -171,7 +171,8 @@ void Trainer::checkpoint(std::int64_t step) {
   meta.seed = config_.seed;
   meta.config = to_json(config_);
   meta.train_seconds = train_seconds();
-  meta.metric_lines = metrics_.history();
+  if (options_.stored_before != nullptr) metrics_.forget_stored_before(std::min(options_.stored_before->load(), step));
+  meta.metric_lines = metrics_.unstored();
   // A branch point's announcement is printed only once its checkpoint is written, but it is kept in that
   // checkpoint: a trainer killed between the two replays it on resume, so the branches never wait for the
   // whole run to end (docs/branches.md).

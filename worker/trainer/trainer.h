@@ -11,6 +11,7 @@
 
 #include "core/exit_codes.h"
 #include "core/job_config.h"
+#include "core/metric_replay.h"
 #include "core/shared_root_files.h"
 #include "worker/trainer/data/data_loader.h"
 #include "worker/trainer/parallel/collectives.h"
@@ -41,6 +42,12 @@ struct TrainerOptions {
   // that this run's branches start from. Each is announced, once written, by a metric line of
   // metric_names::kBranchPoint.
   std::vector<std::int64_t> keep_checkpoints_at;
+  // What the coordinator already stores of this job's metrics (the lease's, core/metric_replay.h): never
+  // printed again, neither from a checkpoint nor by the steps trained again after it (metrics_logger.h).
+  StoredMetrics stored;
+  // Set by the worker as it relays (stored_step_feed.h): every metric line before this step is stored, so a
+  // checkpoint need not keep it. Null (no worker): a checkpoint keeps every line since the run began.
+  const std::atomic<std::int64_t>* stored_before = nullptr;
 };
 
 // `path` (the config's `field`) under data_dir, else $GAMMALAB_DATA_DIR; with neither, `path` as it is. Under a

@@ -102,8 +102,8 @@ class LogBuffer : public std::streambuf {
 // Tells the coordinator that this attempt's trainer has started (the job goes from leased to running). For a
 // job on one worker one try is enough: should it be lost, the job shows as leased until its outcome is
 // reported, and nothing else changes. Node 0 of a job that spans workers also says where its store is
-// (`rendezvous`); the other nodes wait for that, so run_job retries it. Returns false when the coordinator could
-// not be reached (worth another try), true when it answered, whatever it said.
+// (`rendezvous`); the other nodes wait for that, so relay_trainer_output retries it. Returns false when the
+// coordinator could not be reached (worth another try), true when it answered, whatever it said.
 bool report_started(v1::WorkerGateway::Stub& stub, const std::string& worker_id, const std::string& job_id,
                     int attempt, const std::string& rendezvous = {}) {
   v1::StartJobRequest request;
@@ -382,96 +382,121 @@ std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const
   return argv;
 }
 
-void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
+WorkerDaemon::AttemptFiles WorkerDaemon::attempt_files(const RunningJob& job) {
   // Node 0 (or the only one) writes the job's log; another node of a job that spans workers its own.
+  return {job.node == 0 ? shared_root::job_log_path(job.job_id) : shared_root::job_node_log_path(job.job_id, job.node),
+          job.node == 0 ? shared_root::job_config_path(job.job_id)
+                        : shared_root::job_node_config_path(job.job_id, job.node),
+          shared_root::job_ckpt_dir(job.job_id)};
+}
+
+void WorkerDaemon::check_lease_paths(const RunningJob& job, const v1::LeaseJobResponse& lease,
+                                     const AttemptFiles& files) {
+  if (!shared_root::is_job_id(job.job_id)) {
+    throw std::runtime_error("lease: job id '" + utf8_head(job.job_id, 64) +
+                             "' is not a decimal job id; no path is made from it");
+  }
+  // Our own layout, never a path the coordinator sends: the lease's directory must be the one we would use.
+  if (!lease.ckpt_dir().empty() && std::filesystem::path(lease.ckpt_dir()) != files.ckpt) {
+    throw std::runtime_error("lease: checkpoint directory '" + utf8_head(lease.ckpt_dir(), 256) + "' is not " +
+                             files.ckpt.string() + " under the shared root");
+  }
+}
+
+int WorkerDaemon::run_trainer(RunningJob& job, const v1::LeaseJobResponse& lease, const AttemptFiles& files,
+                              int log_fd, std::ostream& log) {
+  const std::vector<std::string> devices = device_env(job.slots);
+  log << "== " << lease.job().name() << ": attempt " << job.attempt << " on worker " << worker_id() << " ("
+      << options_.hostname << ", " << (job.slots.size() == 1 ? "slot " : "slots ") << absl::StrJoin(job.slots, ",");
+  for (const auto& variable : devices) log << ", " << variable;
+  if (job.nodes > 1) log << ", node " << job.node << " of " << job.nodes;
+  log << ")" << std::endl;
+
+  const std::vector<std::string> argv =
+      trainer_argv(job, lease, options_.shared_root / files.config, options_.shared_root / files.ckpt);
+  // The job's ranks come from its config alone: a launcher's variables in the worker's own environment (the
+  // worker itself may run under one) must not make the trainer think it is one rank of another job.
+  std::vector<std::string> env = devices;
+  for (const char* variable : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT="}) {
+    env.emplace_back(variable);
+  }
+  // Only this thread creates and resets the child, so it may use it through `child` without the lock;
+  // the lock is for the other threads that signal it.
+  ChildProcess* child = nullptr;
+  {
+    absl::MutexLock lock(&job.mutex);
+    // Node 0's trainer hears on its stdin what the relay stored (tell_stored).
+    job.child = std::make_unique<ChildProcess>(argv, env, log_fd, job.node == 0 ? ChildStdin::kPipe : ChildStdin::kNull);
+    child = job.child.get();
+  }
+  relay_trainer_output(job, *child, log);
+  log.flush();
+  return child->wait();
+}
+
+void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, std::ostream& log) {
+  // Node 0 of a gang reports its start once its store is up and it knows the port (the rendezvous line).
+  const bool hosts_gang = job.nodes > 1 && job.node == 0;
+  if (!hosts_gang) report_started(*stub_, worker_id(), job.job_id, job.attempt);
+  bool start_reported = false;  // node 0 of a gang: with its rendezvous
+  drain_starting_job(job);
+  std::string rendezvous;
+  while (auto line = child.read_line()) {
+    log << *line << '\n';
+    if (hosts_gang && rendezvous.empty()) {
+      if (const auto port = parse_rendezvous_line(*line)) {
+        rendezvous = host_port_text({options_.advertise_address, *port});
+        log << "gammalab-worker: rendezvous at " << rendezvous << " for the other nodes" << std::endl;
+      }
+    }
+    // The other nodes wait for this report: it is retried while the coordinator is away.
+    for (auto backoff = std::chrono::milliseconds(200); hosts_gang && !rendezvous.empty() && !start_reported &&
+                                                        !job.lost && !job.cancel;
+         backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
+      start_reported = report_started(*stub_, worker_id(), job.job_id, job.attempt, rendezvous);
+      if (!start_reported) std::this_thread::sleep_for(backoff);
+    }
+    if (job.node > 0) continue;  // node 0 relays the job's metrics (its other ranks print none)
+    try {
+      if (auto points = parse_metric_line(*line)) relay_->add(job.job_id, job.attempt, std::move(*points));
+    } catch (const std::exception& e) {
+      log << "gammalab-worker: bad metric line ignored: " << e.what() << '\n';
+    }
+  }
+}
+
+v1::JobOutcome WorkerDaemon::attempt_outcome(const RunningJob& job, int exit_code) const {
+  if (job.cancel) return v1::JOB_OUTCOME_CANCELLED;
+  if (exit_code == 0) return v1::JOB_OUTCOME_SUCCEEDED;
+  // Stopped after a checkpoint because this worker drains, or (a job spanning workers) another one does.
+  if (exit_code == exit_codes::kStopped && (drain_ || job.nodes > 1)) return v1::JOB_OUTCOME_HANDED_BACK;
+  return exit_codes::is_permanent_failure(exit_code) ? v1::JOB_OUTCOME_FAILED_PERMANENTLY : v1::JOB_OUTCOME_FAILED;
+}
+
+void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
   // The job's files, relative to the shared root; each is opened from the root's descriptor without following
   // a link anywhere below it (core/shared_root_files.h).
-  const auto log_rel = job.node == 0 ? shared_root::job_log_path(job.job_id)
-                                     : shared_root::job_node_log_path(job.job_id, job.node);
-  const auto config_rel = job.node == 0 ? shared_root::job_config_path(job.job_id)
-                                        : shared_root::job_node_config_path(job.job_id, job.node);
-  // Our own layout, never a path the coordinator sends: the lease's directory must be the one we would use.
-  const auto ckpt_rel = shared_root::job_ckpt_dir(job.job_id);
+  const AttemptFiles files = attempt_files(job);
   std::optional<shared_root::Dir> root;
   off_t attempt_log_start = 0;  // where this attempt's part of the log begins
   int exit_code = -1;
   std::string error;
   try {
-    if (!shared_root::is_job_id(job.job_id)) {
-      throw std::runtime_error("lease: job id '" + utf8_head(job.job_id, 64) +
-                               "' is not a decimal job id; no path is made from it");
-    }
-    if (!lease.ckpt_dir().empty() && std::filesystem::path(lease.ckpt_dir()) != ckpt_rel) {
-      throw std::runtime_error("lease: checkpoint directory '" + utf8_head(lease.ckpt_dir(), 256) + "' is not " +
-                               ckpt_rel.string() + " under the shared root");
-    }
+    check_lease_paths(job, lease, files);
     // The root as configured may be a link; below it, a link at jobs/<id> or at ckpt/ is refused (the attempt
     // fails, naming it).
     root = shared_root::Dir::open(options_.shared_root, true);
-    root->make_dir(ckpt_rel);
+    root->make_dir(files.ckpt);
     // The config is replaced atomically (a temp file in the job's directory, renamed over the name): a link
     // planted at config.json is replaced, never written through. Replaced rather than refused because it is
     // the worker's own file, rewritten whole on every attempt.
-    root->write_atomic(config_rel, lease.job().config_json() + "\n");
+    root->write_atomic(files.config, lease.job().config_json() + "\n");
     // The log is appended to by every attempt, so it cannot be replaced: a link there is refused.
-    const shared_root::Fd log_fd = root->open_append(log_rel);
+    const shared_root::Fd log_fd = root->open_append(files.log);
     attempt_log_start = std::max<off_t>(0, ::lseek(log_fd.get(), 0, SEEK_END));
     LogBuffer log_buffer(log_fd.get());
     std::ostream log(&log_buffer);
-    const std::vector<std::string> devices = device_env(job.slots);
-    log << "== " << lease.job().name() << ": attempt " << job.attempt << " on worker " << worker_id() << " ("
-        << options_.hostname << ", " << (job.slots.size() == 1 ? "slot " : "slots ") << absl::StrJoin(job.slots, ",");
-    for (const auto& variable : devices) log << ", " << variable;
-    if (job.nodes > 1) log << ", node " << job.node << " of " << job.nodes;
-    log << ")" << std::endl;
-
-    const std::vector<std::string> argv =
-        trainer_argv(job, lease, options_.shared_root / config_rel, options_.shared_root / ckpt_rel);
-    // The job's ranks come from its config alone: a launcher's variables in the worker's own environment (the
-    // worker itself may run under one) must not make the trainer think it is one rank of another job.
-    std::vector<std::string> env = devices;
-    for (const char* variable : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT="}) {
-      env.emplace_back(variable);
-    }
-    // Only this thread creates and resets the child, so it may use it through `child` without the lock;
-    // the lock is for the other threads that signal it.
-    ChildProcess* child = nullptr;
-    {
-      absl::MutexLock lock(&job.mutex);
-      job.child = std::make_unique<ChildProcess>(argv, env, log_fd.get(),
-                                                 job.node == 0 ? ChildStdin::kPipe : ChildStdin::kNull);
-      child = job.child.get();
-    }
-    // Node 0 of a gang reports its start once its store is up and it knows the port (the rendezvous line).
-    const bool hosts_gang = job.nodes > 1 && job.node == 0;
-    if (!hosts_gang) report_started(*stub_, worker_id(), job.job_id, job.attempt);
-    bool start_reported = false;  // node 0 of a gang: with its rendezvous
-    drain_starting_job(job);
-    std::string rendezvous;
-    while (auto line = child->read_line()) {
-      log << *line << '\n';
-      if (hosts_gang && rendezvous.empty()) {
-        if (const auto port = parse_rendezvous_line(*line)) {
-          rendezvous = host_port_text({options_.advertise_address, *port});
-          log << "gammalab-worker: rendezvous at " << rendezvous << " for the other nodes" << std::endl;
-        }
-      }
-      // The other nodes wait for this report: it is retried while the coordinator is away.
-      for (auto backoff = std::chrono::milliseconds(200); hosts_gang && !rendezvous.empty() && !start_reported &&
-                                                          !job.lost && !job.cancel;
-           backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
-        start_reported = report_started(*stub_, worker_id(), job.job_id, job.attempt, rendezvous);
-        if (!start_reported) std::this_thread::sleep_for(backoff);
-      }
-      if (job.node > 0) continue;  // node 0 relays the job's metrics (its other ranks print none)
-      try {
-        if (auto points = parse_metric_line(*line)) relay_->add(job.job_id, job.attempt, std::move(*points));
-      } catch (const std::exception& e) {
-        log << "gammalab-worker: bad metric line ignored: " << e.what() << '\n';
-      }
-    }
-    log.flush();
-    exit_code = child->wait();
+    exit_code = run_trainer(job, lease, files, log_fd.get(), log);
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -483,24 +508,13 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     spdlog::warn("job {}: dropped (lease lost)", job.job_id);
   } else {
     relay_->flush(job.job_id);  // every point is stored before the outcome is reported
-    v1::JobOutcome outcome;
-    if (job.cancel) {
-      outcome = v1::JOB_OUTCOME_CANCELLED;
-    } else if (exit_code == 0) {
-      outcome = v1::JOB_OUTCOME_SUCCEEDED;
-    } else if (exit_code == exit_codes::kStopped && (drain_ || job.nodes > 1)) {
-      // Stopped after a checkpoint because this worker drains, or (a job spanning workers) another one does.
-      outcome = v1::JOB_OUTCOME_HANDED_BACK;
-    } else {
-      const bool permanent = exit_codes::is_permanent_failure(exit_code);
-      outcome = permanent ? v1::JOB_OUTCOME_FAILED_PERMANENTLY : v1::JOB_OUTCOME_FAILED;
-      if (error.empty()) {
-        const std::string_view meaning = exit_codes::meaning(exit_code);
-        error = "gammalab-train exited with code " + std::to_string(exit_code) +
-                (meaning.empty() ? "" : " (" + std::string(meaning) + ")") +
-                (drain_ ? drain_kill_note(exit_code) : "") + ": " +
-                (root ? attempt_error(*root, log_rel, attempt_log_start) : "");
-      }
+    const v1::JobOutcome outcome = attempt_outcome(job, exit_code);
+    const bool failed = outcome == v1::JOB_OUTCOME_FAILED || outcome == v1::JOB_OUTCOME_FAILED_PERMANENTLY;
+    if (failed && error.empty()) {
+      const std::string_view meaning = exit_codes::meaning(exit_code);
+      error = "gammalab-train exited with code " + std::to_string(exit_code) +
+              (meaning.empty() ? "" : " (" + std::string(meaning) + ")") + (drain_ ? drain_kill_note(exit_code) : "") +
+              ": " + (root ? attempt_error(*root, files.log, attempt_log_start) : "");
     }
     spdlog::info("job {}: {} (exit code {})", job.job_id, v1::JobOutcome_Name(outcome), exit_code);
     report_finish(job, outcome, error, exit_code);

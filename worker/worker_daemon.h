@@ -14,8 +14,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <list>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -68,7 +70,24 @@ class WorkerDaemon {
 
   bool register_once();
   void heartbeat_loop();
+  // One attempt of a job, on its own thread: its files, its trainer, the outcome reported. Its steps follow.
   void run_job(RunningJob& job, v1::LeaseJobResponse lease);
+  // The job's files for this node, relative to the shared root.
+  struct AttemptFiles {
+    std::filesystem::path log, config, ckpt;
+  };
+  static AttemptFiles attempt_files(const RunningJob& job);
+  // Throws unless the lease's job id and checkpoint directory are the ones our own layout makes.
+  static void check_lease_paths(const RunningJob& job, const v1::LeaseJobResponse& lease, const AttemptFiles& files);
+  // Starts the trainer (its stderr to `log_fd`), relays its output until it ends; returns its exit code.
+  int run_trainer(RunningJob& job, const v1::LeaseJobResponse& lease, const AttemptFiles& files, int log_fd,
+                  std::ostream& log);
+  // The trainer's stdout into the log, its start (node 0 of a gang: with the rendezvous) and its metric lines to
+  // the relay.
+  void relay_trainer_output(RunningJob& job, ChildProcess& child, std::ostream& log);
+  // What the attempt's end means for the job: the user's cancel, success, a hand-back when drained, or a failure
+  // that another attempt may or cannot mend.
+  v1::JobOutcome attempt_outcome(const RunningJob& job, int exit_code) const;
   // The trainer's command line for the job.
   std::vector<std::string> trainer_argv(const RunningJob& job, const v1::LeaseJobResponse& lease,
                                         const std::filesystem::path& config_path,

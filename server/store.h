@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -284,6 +285,17 @@ class Store {
   // metric the job has points of.
   std::vector<std::pair<std::int64_t, std::string>> metric_names_of(std::int64_t job_id,
                                                                     const std::vector<std::string>& names)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // add_metrics' steps. Why a report may not be stored, checked before anything is written (Refusal::kNone:
+  // it may): the job and its fence (the attempt holds it, through the token, within the rate), setting
+  // `total_steps` when the job exists; then each point's step within the job and never going back.
+  std::pair<IngestResult::Refusal, std::string> ingest_refusal(std::int64_t id, int attempt, std::size_t points,
+                                                               const IngestFence* fence, std::int64_t& total_steps)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::pair<IngestResult::Refusal, std::string> order_refusal(std::int64_t id, const std::vector<MetricPoint>& points,
+                                                              std::int64_t total_steps) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Stores the points in one transaction with their tiles and the job's progress; returns how many were new.
+  std::int64_t write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The last step the job has a point of and the metrics it has there: what a lease tells its trainer.
   std::optional<StoredMetrics> stored_metrics(std::int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include "core/limits.h"
 #include "core/metric_names.h"
@@ -36,39 +39,52 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
   absl::MutexLock lock(&mutex_);
   IngestResult result;
   result.received = static_cast<std::int64_t>(points.size());
-  auto refuse = [&](IngestResult::Refusal why, std::string reason) {
+  const std::int64_t id = parse_id(job_id);
+  // Every check before anything is written: a refused report leaves the database as it was.
+  std::int64_t total_steps = 0;
+  auto [why, reason] = ingest_refusal(id, attempt, points.size(), fence, total_steps);
+  if (why == IngestResult::Refusal::kNone && !points.empty()) std::tie(why, reason) = order_refusal(id, points, total_steps);
+  if (why != IngestResult::Refusal::kNone) {
     result.refusal = why;
     result.reason = "job " + utf8_head(job_id, 64) + " attempt " + std::to_string(attempt) + ": " + std::move(reason);
     return result;
-  };
-  const std::int64_t id = parse_id(job_id);
+  }
+  if (points.empty()) return result;
+  result.stored = write_points(id, attempt, points);
+  changed();
+  return result;
+}
+
+std::pair<IngestResult::Refusal, std::string> Store::ingest_refusal(std::int64_t id, int attempt, std::size_t points,
+                                                                   const IngestFence* fence, std::int64_t& total_steps) {
   sql::Statement& job = statements_.get(
       "SELECT j.total_steps, j.attempt = ? AND j.state IN (" + sql_active_states() + "), w.token_id FROM jobs j "
       "LEFT JOIN workers w ON w.id = j.worker_id WHERE j.id = ?");
   job.bind(1, attempt).bind(2, id);
-  if (!job.step()) return refuse(IngestResult::Refusal::kUnknownJob, "no such job");
-  const std::int64_t total_steps = job.int64(0);
+  if (!job.step()) return {IngestResult::Refusal::kUnknownJob, "no such job"};
+  total_steps = job.int64(0);
   const bool held = job.int64(1) != 0;
   const std::optional<std::int64_t> holder_token = job.is_null(2) ? std::nullopt : std::optional(job.int64(2));
   job.reset();
-  if (fence) {
-    if (!held) return refuse(IngestResult::Refusal::kNotHolder, "this attempt does not hold the job (a stale or unknown attempt)");
-    if (fence->token_id && holder_token != fence->token_id) {
-      return refuse(IngestResult::Refusal::kOtherToken, "the job is held by a worker of another token");
-    }
-    if (fence->admit && !fence->admit(points.size())) {
-      return refuse(IngestResult::Refusal::kRateLimited,
-                    "over the limit of " + std::to_string(static_cast<int>(limits::kMetricPointsPerSecondPerJob)) +
-                        " metric points per second per job; resend later");
-    }
+  if (!fence) return {};
+  if (!held) return {IngestResult::Refusal::kNotHolder, "this attempt does not hold the job (a stale or unknown attempt)"};
+  if (fence->token_id && holder_token != fence->token_id) {
+    return {IngestResult::Refusal::kOtherToken, "the job is held by a worker of another token"};
   }
-  if (points.empty()) return result;
+  if (fence->admit && !fence->admit(points)) {
+    return {IngestResult::Refusal::kRateLimited,
+            "over the limit of " + std::to_string(static_cast<int>(limits::kMetricPointsPerSecondPerJob)) +
+                " metric points per second per job; resend later"};
+  }
+  return {};
+}
 
-  // Every point is checked before anything is written: a refused report leaves the database as it was.
+std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t id, const std::vector<MetricPoint>& points,
+                                                                  std::int64_t total_steps) {
   // A metric's head (its highest stored step of the job) comes from the table, whose key (job, name, step) finds
   // it in one seek: it is right after a restart and costs no memory. Stored points of a job are a prefix of its
-  // curve (reports are stored whole and in order; a resumed attempt resends what the last one stored), so a
-  // step below the head is a resend or a step back.
+  // curve (reports are stored whole and in order; a resumed attempt sends what the last one did not store,
+  // core/metric_replay.h), so a step below the head is a resend or a step back.
   sql::Statement& head_of = statements_.get(
       "SELECT MAX(m.step) FROM metrics m JOIN metric_names n ON n.id = m.name_id WHERE m.job_id = ? AND n.name = ?");
   sql::Statement& stored = statements_.get(
@@ -77,9 +93,8 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
   std::map<std::string, std::int64_t> heads;  // per metric: the highest step, this report's points included
   for (const MetricPoint& p : points) {
     if (p.step > total_steps) {
-      return refuse(IngestResult::Refusal::kStepBeyondJob,
-                    what(p) + "step " + std::to_string(p.step) + " is beyond the job's " + std::to_string(total_steps) +
-                        " steps");
+      return {IngestResult::Refusal::kStepBeyondJob,
+              what(p) + "step " + std::to_string(p.step) + " is beyond the job's " + std::to_string(total_steps) + " steps"};
     }
     auto [head, first] = heads.try_emplace(p.name, -1);
     if (first) {
@@ -92,70 +107,72 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
       const bool resend = stored.step();
       stored.reset();
       if (!resend) {
-        return refuse(IngestResult::Refusal::kStepBackwards,
-                      what(p) + "step " + std::to_string(p.step) + " comes after step " + std::to_string(head->second) +
-                          " of the same metric (steps never go back)");
+        return {IngestResult::Refusal::kStepBackwards,
+                what(p) + "step " + std::to_string(p.step) + " comes after step " + std::to_string(head->second) +
+                    " of the same metric (steps never go back)"};
       }
     }
     head->second = std::max(head->second, p.step);
   }
+  return {};
+}
+
+std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points) {
   // Name ids first, each committed on its own: a name row outlives a rolled-back batch harmlessly, and the
   // in-memory id cache never holds an id that does not exist.
   std::vector<std::int64_t> name_ids;
   name_ids.reserve(points.size());
   for (const MetricPoint& p : points) name_ids.push_back(metric_name_id(p.name));
-  {
-    sql::Transaction tx(db_);
-    sql::Statement& insert = statements_.get(
-        "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT DO NOTHING");
-    store_tiles::TileDelta tiles;  // of the points stored now (a resend is not merged twice)
-    const MetricPoint* last_loss = nullptr;
-    const MetricPoint* last_speed = nullptr;
-    bool branch_point = false;  // a checkpoint that a cooldown branch starts from is written
-    std::int64_t max_step = 0, max_tokens = 0;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      const MetricPoint& p = points[i];
-      insert.bind(1, id).bind(2, name_ids[i]).bind(3, p.step).bind(4, p.tokens);
-      if (std::isnan(p.value))
-        insert.bind_null(5);
-      else
-        insert.bind(5, p.value);
-      insert.run();
-      if (db_.changes() == 1) {
-        ++result.stored;
-        tiles.add(name_ids[i], p.step, p.tokens, p.value);
-        branch_point = branch_point || p.name == metric_names::kBranchPoint;
-      }
-      if (p.step >= max_step) {
-        max_step = p.step;
-        max_tokens = std::max(max_tokens, p.tokens);
-      }
-      if (p.name == metric_names::kTrainLoss && (!last_loss || p.step >= last_loss->step)) last_loss = &p;
-      if (p.name == metric_names::kTokensPerSecond && (!last_speed || p.step >= last_speed->step)) last_speed = &p;
+  std::int64_t stored = 0;
+  sql::Transaction tx(db_);
+  sql::Statement& insert = statements_.get(
+      "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, ?, ?, ?, ?) "
+      "ON CONFLICT DO NOTHING");
+  store_tiles::TileDelta tiles;  // of the points stored now (a resend is not merged twice)
+  const MetricPoint* last_loss = nullptr;
+  const MetricPoint* last_speed = nullptr;
+  bool branch_point = false;  // a checkpoint that a cooldown branch starts from is written
+  std::int64_t max_step = 0, max_tokens = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const MetricPoint& p = points[i];
+    insert.bind(1, id).bind(2, name_ids[i]).bind(3, p.step).bind(4, p.tokens);
+    if (std::isnan(p.value))
+      insert.bind_null(5);
+    else
+      insert.bind(5, p.value);
+    insert.run();
+    if (db_.changes() == 1) {
+      ++stored;
+      tiles.add(name_ids[i], p.step, p.tokens, p.value);
+      branch_point = branch_point || p.name == metric_names::kBranchPoint;
     }
-    // Progress is taken only from the attempt that holds the job, and never moves backwards.
-    sql::Statement& progress = statements_.get(
-        "UPDATE jobs SET step = MAX(step, ?), tokens = MAX(tokens, ?), "
-        "last_loss = CASE WHEN ? >= step THEN COALESCE(?, last_loss) ELSE last_loss END, "
-        "tokens_per_s = COALESCE(?, tokens_per_s) "
-        "WHERE id = ? AND attempt = ? AND state IN (" + sql_active_states() + ")");
-    progress.bind(1, max_step).bind(2, max_tokens).bind(3, last_loss ? last_loss->step : -1);
-    if (last_loss && std::isfinite(last_loss->value))
-      progress.bind(4, last_loss->value);
-    else
-      progress.bind_null(4);
-    if (last_speed)
-      progress.bind(5, last_speed->value);
-    else
-      progress.bind_null(5);
-    progress.bind(6, id).bind(7, attempt).run();
-    tiles.write(id, statements_.get(store_tiles::read_tile_sql()), statements_.get(store_tiles::kWriteTile));
-    if (branch_point) release_branches(id);
-    tx.commit();
+    if (p.step >= max_step) {
+      max_step = p.step;
+      max_tokens = std::max(max_tokens, p.tokens);
+    }
+    if (p.name == metric_names::kTrainLoss && (!last_loss || p.step >= last_loss->step)) last_loss = &p;
+    if (p.name == metric_names::kTokensPerSecond && (!last_speed || p.step >= last_speed->step)) last_speed = &p;
   }
-  changed();
-  return result;
+  // Progress is taken only from the attempt that holds the job, and never moves backwards.
+  sql::Statement& progress = statements_.get(
+      "UPDATE jobs SET step = MAX(step, ?), tokens = MAX(tokens, ?), "
+      "last_loss = CASE WHEN ? >= step THEN COALESCE(?, last_loss) ELSE last_loss END, "
+      "tokens_per_s = COALESCE(?, tokens_per_s) "
+      "WHERE id = ? AND attempt = ? AND state IN (" + sql_active_states() + ")");
+  progress.bind(1, max_step).bind(2, max_tokens).bind(3, last_loss ? last_loss->step : -1);
+  if (last_loss && std::isfinite(last_loss->value))
+    progress.bind(4, last_loss->value);
+  else
+    progress.bind_null(4);
+  if (last_speed)
+    progress.bind(5, last_speed->value);
+  else
+    progress.bind_null(5);
+  progress.bind(6, id).bind(7, attempt).run();
+  tiles.write(id, statements_.get(store_tiles::read_tile_sql()), statements_.get(store_tiles::kWriteTile));
+  if (branch_point) release_branches(id);
+  tx.commit();
+  return stored;
 }
 
 std::vector<std::pair<std::int64_t, std::string>> Store::metric_names_of(std::int64_t job_id,

@@ -319,149 +319,169 @@ std::optional<std::string> not_enough_sizes(const std::vector<RunPoint>& input, 
   return std::nullopt;
 }
 
-FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options) {
-  validate(input);
-  if (auto missing = not_enough_sizes(input, options)) throw std::invalid_argument(*missing);
-  const std::vector<RunPoint> runs = with_groups(input);
-  FitReport report;
-  report.law = options.law.value_or(default_law(runs));
-  report.confidence = options.confidence;
-  report.bootstrap_requested = std::max(options.bootstrap, 0);
-  report.seed = options.seed;
-  report.baseline = options.baseline;
-  const LawKind law = report.law;
-  const FitSettings& settings = options.settings;
+namespace {
 
-  const std::vector<std::string> names = group_names(runs, options.baseline);
-  std::vector<std::vector<RunPoint>> group_runs;
-  for (const auto& name : names) group_runs.push_back(select(runs, name));
-
-  std::vector<LawFit> fits;
+// One fit_runs call's working state, filled by its steps in order.
+struct Fitting {
+  Fitting(const FitOptions& o, LawKind l, std::vector<RunPoint> r) : options(o), law(l), runs(std::move(r)) {}
+  const FitOptions& options;
+  LawKind law;
+  std::vector<RunPoint> runs;                     // every run, with its group
+  std::vector<std::string> names;                 // the groups, the baseline first when present
+  std::vector<std::vector<RunPoint>> group_runs;  // per group
+  std::vector<LawFit> fits;                       // per group, on all its runs
+  std::vector<LawFit> shared;                     // law c: per variant, the joint fit with the baseline
   Layout layout;
-  for (std::size_t g = 0; g < names.size(); ++g) {
-    fits.push_back(fit_law(law, group_runs[g], settings));
+  std::vector<ComputeRange> ranges;  // per group: the compute its runs cover
+  std::vector<ReplicateCell> cells;
+  Pairing pairing;
+  bool has_baseline = false;
+};
+
+// The bootstrap's draws: one resample = one draw of seeds within each size (the same seeds for every group when
+// the runs pair up), or of model sizes shared by all groups; every law refitted from the best optima of its full
+// fit.
+struct Resamples {
+  std::vector<std::vector<double>> draws;  // per resample, collect()'s values
+  std::vector<char> usable;                // per resample: every law came out finite
+  // The pointwise band's x per group, and each resample's predicted loss at each of them.
+  std::vector<std::vector<RunPoint>> band_at;
+  std::vector<std::vector<std::vector<double>>> band_draws;
+  bool by_seed = false, paired = false;
+  std::vector<std::string> frozen;  // groups whose sizes cannot be redrawn: then no resample at all
+};
+
+// Each group's law on all its runs, its sizes and what its fit warns of.
+void fit_groups(Fitting& f, FitReport& report) {
+  for (std::size_t g = 0; g < f.names.size(); ++g) {
+    f.fits.push_back(fit_law(f.law, f.group_runs[g], f.options.settings));
     GroupFit group;
-    group.group = names[g];
-    group.runs = static_cast<int>(group_runs[g].size());
-    group.model_sizes = count_model_sizes(group_runs[g]);
-    for (const auto& cell : replicate_cells(group_runs[g])) group.sizes.push_back(summarise(cell, group_runs[g]));
-    group.fit = fits.back();
+    group.group = f.names[g];
+    group.runs = static_cast<int>(f.group_runs[g].size());
+    group.model_sizes = count_model_sizes(f.group_runs[g]);
+    for (const auto& cell : replicate_cells(f.group_runs[g])) group.sizes.push_back(summarise(cell, f.group_runs[g]));
+    group.fit = f.fits.back();
     std::vector<std::string> keys;
-    for (const auto& v : fits.back().parameters) keys.push_back(v.name);
-    for (const auto& v : fits.back().derived) keys.push_back(v.name);
-    layout.group_names.push_back(keys);
-    if (!fits.back().converged) {
-      report.warnings.push_back("group '" + names[g] + "': best start did not converge (" + fits.back().termination +
-                                ")");
+    for (const auto& v : f.fits.back().parameters) keys.push_back(v.name);
+    for (const auto& v : f.fits.back().derived) keys.push_back(v.name);
+    f.layout.group_names.push_back(keys);
+    if (!f.fits.back().converged) {
+      report.warnings.push_back("group '" + f.names[g] + "': best start did not converge (" +
+                                f.fits.back().termination + ")");
     }
-    if (law == LawKind::c && fits.back().points < 3) {
-      report.warnings.push_back("group '" + names[g] + "': only " + std::to_string(fits.back().points) +
+    if (f.law == LawKind::c && f.fits.back().points < 3) {
+      report.warnings.push_back("group '" + f.names[g] + "': only " + std::to_string(f.fits.back().points) +
                                 " frontier points for 3 parameters");
     }
-    if (group.model_sizes < 3 && law != LawKind::isoflop) {
-      report.warnings.push_back("group '" + names[g] + "': fewer than 3 model sizes; exponents are not identified");
+    if (group.model_sizes < 3 && f.law != LawKind::isoflop) {
+      report.warnings.push_back("group '" + f.names[g] + "': fewer than 3 model sizes; exponents are not identified");
     }
     report.groups.push_back(std::move(group));
   }
+}
 
-  const bool has_frontier = law == LawKind::c || law == LawKind::chinchilla;
-  const bool has_baseline = names.front() == options.baseline;  // group_names puts it first when present
-  if (has_frontier && has_baseline) {
-    for (std::size_t g = 1; g < names.size(); ++g) layout.variants.push_back(g);
-  } else if (has_frontier && names.size() > 1) {
+// What the report compares: the variants with a multiplier over the baseline and the budgets they are read at
+// (throws for an explicit budget outside a pair's range, unless asked to extrapolate), law c's joint fits, and
+// the law-free comparisons of each variant (and of each control) on the paired runs.
+void plan_comparisons(Fitting& f, FitReport& report) {
+  const FitOptions& options = f.options;
+  const bool has_frontier = f.law == LawKind::c || f.law == LawKind::chinchilla;
+  if (has_frontier && f.has_baseline) {
+    for (std::size_t g = 1; g < f.names.size(); ++g) f.layout.variants.push_back(g);
+  } else if (has_frontier && f.names.size() > 1) {
     report.warnings.push_back("baseline group '" + options.baseline + "' not found: no multipliers");
-  } else if (names.size() > 1) {
-    report.warnings.push_back("law " + std::string(law_name(law)) +
+  } else if (f.names.size() > 1) {
+    report.warnings.push_back("law " + std::string(law_name(f.law)) +
                               " has no compute frontier: multipliers need law c or chinchilla");
   }
   // Budgets inside the compute range every group's runs cover, unless asked for explicitly; an explicit budget
   // outside a pair's range needs `extrapolate`.
-  std::vector<ComputeRange> ranges;
-  for (const auto& part : group_runs) ranges.push_back(compute_range(part));
-  ComputeRange everywhere = ranges[0];
-  for (const auto& range : ranges) everywhere = common_range(everywhere, range);
-  layout.budgets = options.budgets.empty() ? default_budgets(everywhere) : options.budgets;
-  if (!layout.variants.empty() && layout.budgets.empty()) {
+  for (const auto& part : f.group_runs) f.ranges.push_back(compute_range(part));
+  ComputeRange everywhere = f.ranges[0];
+  for (const auto& range : f.ranges) everywhere = common_range(everywhere, range);
+  f.layout.budgets = options.budgets.empty() ? default_budgets(everywhere) : options.budgets;
+  if (!f.layout.variants.empty() && f.layout.budgets.empty()) {
     report.warnings.push_back("the groups' compute ranges do not overlap: no multipliers at budgets");
   }
-  for (auto v : layout.variants) {
-    const ComputeRange pair = common_range(ranges[0], ranges[v]);
-    for (double c : layout.budgets) {
+  for (auto v : f.layout.variants) {
+    const ComputeRange pair = common_range(f.ranges[0], f.ranges[v]);
+    for (double c : f.layout.budgets) {
       if (pair.contains(c) || options.extrapolate) continue;
       throw std::invalid_argument("fit: budget C=" + number_text(c) + " lies outside the compute range [" +
                                   number_text(pair.lo) + ", " + number_text(pair.hi) + "] that the runs of '" +
-                                  names[0] + "' and '" + names[v] +
+                                  f.names[0] + "' and '" + f.names[v] +
                                   "' both cover; a multiplier there extrapolates the laws (pass --extrapolate to "
                                   "report it, marked as extrapolation)");
     }
   }
-  layout.shared = law == LawKind::c;
-  std::vector<LawFit> shared;
-  for (auto v : layout.variants) {
-    if (!layout.shared) break;
-    shared.push_back(fit_shared(group_runs[0], group_runs[v], settings, start_grid(settings, 1, 2), settings.threads));
+  f.layout.shared = f.law == LawKind::c;
+  for (auto v : f.layout.variants) {
+    if (!f.layout.shared) break;
+    f.shared.push_back(fit_shared(f.group_runs[0], f.group_runs[v], options.settings,
+                                  start_grid(options.settings, 1, 2), options.settings.threads));
   }
-  const std::vector<ReplicateCell> cells = replicate_cells(runs);
-  const Pairing pairing = pair_cells(runs, cells, names);
-  if (has_baseline) {
-    for (std::size_t g = 1; g < names.size(); ++g) {
-      layout.comparisons.push_back(plan_comparison(runs, cells, pairing, names, g));
-    }
-    std::set<std::size_t> references;  // a control named twice is compared once
-    for (const std::string& control : options.controls) {
-      const auto at = std::find(names.begin() + 1, names.end(), control);
-      if (at == names.end()) continue;
-      const auto reference = static_cast<std::size_t>(at - names.begin());
-      if (!references.insert(reference).second) continue;
-      for (std::size_t g = 1; g < names.size(); ++g) {
-        if (g != reference) layout.comparisons.push_back(plan_comparison(runs, cells, pairing, names, g, reference));
-      }
+  f.cells = replicate_cells(f.runs);
+  f.pairing = pair_cells(f.runs, f.cells, f.names);
+  if (!f.has_baseline) return;
+  for (std::size_t g = 1; g < f.names.size(); ++g) {
+    f.layout.comparisons.push_back(plan_comparison(f.runs, f.cells, f.pairing, f.names, g));
+  }
+  std::set<std::size_t> references;  // a control named twice is compared once
+  for (const std::string& control : options.controls) {
+    const auto at = std::find(f.names.begin() + 1, f.names.end(), control);
+    if (at == f.names.end()) continue;
+    const auto reference = static_cast<std::size_t>(at - f.names.begin());
+    if (!references.insert(reference).second) continue;
+    for (std::size_t g = 1; g < f.names.size(); ++g) {
+      if (g != reference) f.layout.comparisons.push_back(plan_comparison(f.runs, f.cells, f.pairing, f.names, g, reference));
     }
   }
-  const std::vector<double> point = collect(layout, fits, shared, runs, true);
+}
 
-  // Bootstrap: one resample = one draw of seeds within each size (the same seeds for every group when the runs
-  // pair up), or of model sizes shared by all groups; every law refitted from the best optima of its full fit.
+// The resamples, drawn on the settings' threads, each from its own seed: the same draws whatever the threads.
+Resamples bootstrap(const Fitting& f, FitReport& report) {
+  const FitSettings& settings = f.options.settings;
+  const std::vector<std::string>& names = f.names;
+  const std::vector<RunPoint>& runs = f.runs;
+  const LawKind law = f.law;
   const int resamples = report.bootstrap_requested;
-  std::vector<std::vector<double>> draws(static_cast<std::size_t>(resamples));
-  std::vector<char> usable(static_cast<std::size_t>(resamples), 0);
-  const bool by_seed = every_cell_replicated(cells);
-  const bool paired = by_seed && pairing.complete && names.size() > 1;
-  report.bootstrap_unit = paired ? kResamplePairedSeeds : by_seed ? kResampleSeeds : kResampleSizes;
-  if (by_seed && !paired && names.size() > 1) {
+  Resamples r;
+  r.draws.resize(static_cast<std::size_t>(resamples));
+  r.usable.assign(static_cast<std::size_t>(resamples), 0);
+  r.by_seed = every_cell_replicated(f.cells);
+  r.paired = r.by_seed && f.pairing.complete && names.size() > 1;
+  report.bootstrap_unit = r.paired ? kResamplePairedSeeds : r.by_seed ? kResampleSeeds : kResampleSizes;
+  if (r.by_seed && !r.paired && names.size() > 1) {
     report.warnings.push_back("pairs incomplete (runs without a seed, or seeds a group did not run at a size): the "
                               "bootstrap resamples each group's seeds on its own, and the gaps are unpaired");
   }
-  if (!by_seed && resamples > 0 && cells.size() < runs.size()) {
+  if (!r.by_seed && resamples > 0 && f.cells.size() < runs.size()) {
     report.warnings.push_back("some configurations have a single run: the bootstrap resamples model sizes, not seeds");
   }
   // Without seeds the bootstrap redraws model sizes and keeps at least kMinResampledSizes distinct ones per
   // group, so that the law stays identified. A group with no more sizes than that can only be redrawn as
   // itself: every resample would be the data, and their spread, zero, no interval at all.
-  std::vector<std::string> frozen;
-  for (std::size_t g = 0; g < names.size() && !by_seed && resamples > 0; ++g) {
+  for (std::size_t g = 0; g < names.size() && !r.by_seed && resamples > 0; ++g) {
     if (report.groups[g].model_sizes <= kMinResampledSizes) {
-      frozen.push_back(names[g] + " (" + std::to_string(report.groups[g].model_sizes) + " sizes)");
+      r.frozen.push_back(names[g] + " (" + std::to_string(report.groups[g].model_sizes) + " sizes)");
     }
   }
-  if (!frozen.empty()) {
+  if (!r.frozen.empty()) {
     report.warnings.push_back(
-        "no bootstrap interval: one run per configuration, and " + absl::StrJoin(frozen, ", ") + " has no more than " +
-        std::to_string(kMinResampledSizes) + " model sizes, so every resample of sizes would be the data itself; "
-        "add sizes or seeds");
+        "no bootstrap interval: one run per configuration, and " + absl::StrJoin(r.frozen, ", ") +
+        " has no more than " + std::to_string(kMinResampledSizes) +
+        " model sizes, so every resample of sizes would be the data itself; add sizes or seeds");
   }
-  // The pointwise band's x per group, and each resample's predicted loss at each of them.
-  std::vector<std::vector<RunPoint>> band_at(names.size());
-  for (std::size_t g = 0; g < names.size(); ++g) band_at[g] = band_grid(law, group_runs[g]);
-  std::vector<std::vector<std::vector<double>>> band_draws(
-      names.size(), std::vector<std::vector<double>>(static_cast<std::size_t>(resamples)));
-  parallel_for(frozen.empty() ? resamples : 0, settings.threads, [&](int b) {
-    std::mt19937_64 rng(resample_seed(options.seed, static_cast<std::uint64_t>(b)));
+  r.band_at.resize(names.size());
+  for (std::size_t g = 0; g < names.size(); ++g) r.band_at[g] = band_grid(law, f.group_runs[g]);
+  r.band_draws.assign(names.size(), std::vector<std::vector<double>>(static_cast<std::size_t>(resamples)));
+  parallel_for(r.frozen.empty() ? resamples : 0, settings.threads, [&](int b) {
+    std::mt19937_64 rng(resample_seed(f.options.seed, static_cast<std::uint64_t>(b)));
     std::vector<RunPoint> sample;
-    if (paired) {
-      sample = resample_paired(runs, cells, pairing, rng);
-    } else if (by_seed) {
-      sample = resample_within_cells(runs, cells, rng);
+    if (r.paired) {
+      sample = resample_paired(runs, f.cells, f.pairing, rng);
+    } else if (r.by_seed) {
+      sample = resample_within_cells(runs, f.cells, rng);
     } else {
       for (auto i : resample_by_model_size(runs, rng, kMinResampledSizes)) sample.push_back(runs[i]);
     }
@@ -472,35 +492,43 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
       parts.push_back(select(sample, names[g]));
       LawFit fit;
       if (static_cast<int>(parts.back().size()) >= parameters_of(law)) {
-        fit = fit_law_from(law, parts.back(), at_delta_of(settings, fits[g]), fits[g].best_optima, 1);
+        fit = fit_law_from(law, parts.back(), at_delta_of(settings, f.fits[g]), f.fits[g].best_optima, 1);
       } else {
         fit.kind = law;
       }
       bool finite = !fit.parameters.empty();
       for (const auto& v : fit.parameters) finite = finite && std::isfinite(v.value);
       ok = ok && finite;
-      for (const RunPoint& at : band_at[g]) {
-        band_draws[g][static_cast<std::size_t>(b)].push_back(finite ? predict_loss(fit, at) : kNaN);
+      for (const RunPoint& at : r.band_at[g]) {
+        r.band_draws[g][static_cast<std::size_t>(b)].push_back(finite ? predict_loss(fit, at) : kNaN);
       }
       refits.push_back(std::move(fit));
     }
     std::vector<LawFit> shared_refits;
-    for (std::size_t v = 0; v < layout.variants.size() && layout.shared; ++v) {
-      shared_refits.push_back(
-          fit_shared(parts[0], parts[layout.variants[v]], at_delta_of(settings, shared[v]), shared[v].best_optima, 1));
+    for (std::size_t v = 0; v < f.layout.variants.size() && f.layout.shared; ++v) {
+      shared_refits.push_back(fit_shared(parts[0], parts[f.layout.variants[v]], at_delta_of(settings, f.shared[v]),
+                                         f.shared[v].best_optima, 1));
     }
-    draws[static_cast<std::size_t>(b)] = collect(layout, refits, shared_refits, sample, by_seed);
-    usable[static_cast<std::size_t>(b)] = ok ? 1 : 0;
+    r.draws[static_cast<std::size_t>(b)] = collect(f.layout, refits, shared_refits, sample, r.by_seed);
+    r.usable[static_cast<std::size_t>(b)] = ok ? 1 : 0;
   });
-  report.bootstrap_used = static_cast<int>(std::count(usable.begin(), usable.end(), 1));
+  report.bootstrap_used = static_cast<int>(std::count(r.usable.begin(), r.usable.end(), 1));
+  return r;
+}
 
+// Every estimate with its interval, in collect()'s order: the comparisons, each group's parameters (and its
+// band), then each variant's multipliers with law c's joint fit and its profile.
+void report_estimates(const Fitting& f, const Resamples& r, const std::vector<double>& point, FitReport& report) {
+  const FitOptions& options = f.options;
+  const std::vector<std::string>& names = f.names;
+  const Layout& layout = f.layout;
   std::size_t cursor = 0;
   auto estimate = [&](const std::string& name) {
     Estimate e{name, point[cursor], kNaN, kNaN};
     if (report.bootstrap_used > 0) {
       std::vector<double> values;
-      for (std::size_t b = 0; b < draws.size(); ++b) {
-        if (usable[b]) values.push_back(draws[b][cursor]);
+      for (std::size_t b = 0; b < r.draws.size(); ++b) {
+        if (r.usable[b]) values.push_back(r.draws[b][cursor]);
       }
       const Interval interval = percentile_interval(std::move(values), options.confidence);
       e.lo = interval.lo;
@@ -512,89 +540,123 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   for (const auto& plan : layout.comparisons) {
     std::vector<Estimate> tracked;
     for (std::size_t k = 0; k < comparison_value_count(plan); ++k) tracked.push_back(estimate("comparison"));
-    report.comparisons.push_back(describe_comparison(plan, runs, std::move(tracked), paired, options.confidence));
+    report.comparisons.push_back(describe_comparison(plan, f.runs, std::move(tracked), r.paired, options.confidence));
   }
   for (std::size_t g = 0; g < names.size(); ++g) {
-    const std::size_t n_params = fits[g].parameters.size();
+    const std::size_t n_params = f.fits[g].parameters.size();
     for (std::size_t k = 0; k < layout.group_names[g].size(); ++k) {
       (k < n_params ? report.groups[g].parameters : report.groups[g].derived).push_back(estimate(layout.group_names[g][k]));
     }
-    const double smallest = smallest_loss(group_runs[g]);
+    const double smallest = smallest_loss(f.group_runs[g]);
     mark_unidentified(report.groups[g].parameters, smallest, "group '" + names[g] + "'", report.warnings);
     mark_unidentified(report.groups[g].derived, smallest, "group '" + names[g] + "'", report.warnings);
   }
-  for (std::size_t g = 0; g < names.size() && report.bootstrap_used > 0 && !band_at[g].empty(); ++g) {
+  for (std::size_t g = 0; g < names.size() && report.bootstrap_used > 0 && !r.band_at[g].empty(); ++g) {
     GroupFit& group = report.groups[g];
-    for (std::size_t k = 0; k < band_at[g].size(); ++k) {
+    for (std::size_t k = 0; k < r.band_at[g].size(); ++k) {
       std::vector<double> losses;
-      for (std::size_t b = 0; b < draws.size(); ++b) {
-        if (usable[b]) losses.push_back(band_draws[g][b][k]);
+      for (std::size_t b = 0; b < r.draws.size(); ++b) {
+        if (r.usable[b]) losses.push_back(r.band_draws[g][b][k]);
       }
       const Interval interval = percentile_interval(std::move(losses), options.confidence);
-      group.band.push_back({law == LawKind::c ? band_at[g][k].compute : band_at[g][k].params, interval.lo, interval.hi});
+      group.band.push_back(
+          {f.law == LawKind::c ? r.band_at[g][k].compute : r.band_at[g][k].params, interval.lo, interval.hi});
     }
   }
   for (std::size_t v = 0; v < layout.variants.size(); ++v) {
     Multiplier m;
     m.variant = names[layout.variants[v]];
     m.baseline = names[0];
-    const ComputeRange pair = common_range(ranges[0], ranges[layout.variants[v]]);
+    const ComputeRange pair = common_range(f.ranges[0], f.ranges[layout.variants[v]]);
     m.compute_lo = pair.lo;
     m.compute_hi = pair.hi;
     for (double c : layout.budgets) {
       BudgetMultiplier at{c, estimate("m(C)"), false};
       const double reach = at.multiplier.value * c;  // the baseline's compute to match the variant at c
-      at.extrapolated = !pair.contains(c) || !std::isfinite(reach) || !ranges[0].contains(reach);
+      at.extrapolated = !pair.contains(c) || !std::isfinite(reach) || !f.ranges[0].contains(reach);
       m.at_budgets.push_back(std::move(at));
     }
     if (layout.shared) {
       for (const char* key : {"E", "alpha", "A_baseline", "A_variant"}) m.shared_fit.push_back(estimate(key));
       m.constant = estimate("m");
-      const std::string pair = "shared fit " + m.variant + "/" + m.baseline;
-      const double smallest = std::min(smallest_loss(group_runs[0]), smallest_loss(group_runs[layout.variants[v]]));
-      mark_unidentified(m.shared_fit, smallest, pair, report.warnings);
-      m.profile = profile_multiplier(compute_frontier(group_runs[0]), compute_frontier(group_runs[layout.variants[v]]),
-                                     shared[v], settings, options.confidence);
+      const std::string pair_name = "shared fit " + m.variant + "/" + m.baseline;
+      const double smallest =
+          std::min(smallest_loss(f.group_runs[0]), smallest_loss(f.group_runs[layout.variants[v]]));
+      mark_unidentified(m.shared_fit, smallest, pair_name, report.warnings);
+      m.profile = profile_multiplier(compute_frontier(f.group_runs[0]),
+                                     compute_frontier(f.group_runs[layout.variants[v]]), f.shared[v],
+                                     options.settings, options.confidence);
       if (m.profile && m.profile->open()) {
-        report.warnings.push_back(pair + ": the objective is flat along the multiplier (within " +
+        report.warnings.push_back(pair_name + ": the objective is flat along the multiplier (within " +
                                   rounded(m.profile->tolerance, 3) + " of its best from m = " +
                                   rounded(m.profile->lo, 3) + " to " + rounded(m.profile->hi, 3) +
                                   ", the profile's edge): the law does not identify the multiplier");
       }
-      if (!shared[v].converged) {
+      if (!f.shared[v].converged) {
         report.warnings.push_back("shared fit " + m.variant + "/" + m.baseline + " did not converge (" +
-                                  shared[v].termination + ")");
+                                  f.shared[v].termination + ")");
       }
     }
     report.multipliers.push_back(std::move(m));
   }
-  if (resamples > 0 && frozen.empty() && report.bootstrap_used < resamples) {
+  const int resamples = report.bootstrap_requested;
+  if (resamples > 0 && r.frozen.empty() && report.bootstrap_used < resamples) {
     report.warnings.push_back(std::to_string(resamples - report.bootstrap_used) +
                               " bootstrap resamples gave non-finite fits and were left out");
   }
+}
 
+// Per group: the law fitted without its largest size, and its prediction there against the runs (on its own
+// when a group has 5 or more sizes, for every group when asked); then each comparison against those checks.
+void check_holdouts(const Fitting& f, FitReport& report) {
   // Per group: variants of one size differ in N by their scale vectors, so "the largest size" is the group's own.
-  for (std::size_t g = 0; g < names.size(); ++g) {
-    if (!options.holdout_largest && report.groups[g].model_sizes < 5) continue;
-    if (law == LawKind::isoflop) {
+  for (std::size_t g = 0; g < f.names.size(); ++g) {
+    if (!f.options.holdout_largest && report.groups[g].model_sizes < 5) continue;
+    if (f.law == LawKind::isoflop) {
       report.warnings.push_back("holdout: the isoflop law predicts no losses; skipped");
       break;
     }
     double largest = 0.0;
-    for (const auto& r : group_runs[g]) largest = std::max(largest, r.params);
+    for (const auto& r : f.group_runs[g]) largest = std::max(largest, r.params);
     std::vector<RunPoint> below;
-    for (const auto& r : group_runs[g]) {
+    for (const auto& r : f.group_runs[g]) {
       if (r.params < largest * (1.0 - 1e-9)) below.push_back(r);
     }
-    FitOptions held_out = options;
-    held_out.law = law;
+    FitOptions held_out = f.options;
+    held_out.law = f.law;
     if (auto missing = not_enough_sizes(below, held_out)) {
-      report.warnings.push_back("holdout: group '" + names[g] + "' below the largest size: " + *missing);
+      report.warnings.push_back("holdout: group '" + f.names[g] + "' below the largest size: " + *missing);
       continue;
     }
-    report.groups[g].holdout = holdout_check(law, group_runs[g], largest, settings);
+    report.groups[g].holdout = holdout_check(f.law, f.group_runs[g], largest, f.options.settings);
   }
   for (auto& c : report.comparisons) check_holdout_against_effect(report, c);
+}
+
+}  // namespace
+
+FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options) {
+  validate(input);
+  if (auto missing = not_enough_sizes(input, options)) throw std::invalid_argument(*missing);
+  std::vector<RunPoint> runs = with_groups(input);
+  const LawKind law = options.law.value_or(default_law(runs));
+  Fitting f(options, law, std::move(runs));
+  FitReport report;
+  report.law = law;
+  report.confidence = options.confidence;
+  report.bootstrap_requested = std::max(options.bootstrap, 0);
+  report.seed = options.seed;
+  report.baseline = options.baseline;
+  f.names = group_names(f.runs, options.baseline);
+  for (const auto& name : f.names) f.group_runs.push_back(select(f.runs, name));
+  f.has_baseline = f.names.front() == options.baseline;  // group_names puts it first when present
+
+  fit_groups(f, report);
+  plan_comparisons(f, report);
+  const std::vector<double> point = collect(f.layout, f.fits, f.shared, f.runs, true);
+  const Resamples resamples = bootstrap(f, report);
+  report_estimates(f, resamples, point, report);
+  check_holdouts(f, report);
   return report;
 }
 

@@ -44,15 +44,10 @@ std::string wsd_sweep_yaml(const std::string& name, int steps, const std::string
 std::map<std::int64_t, int> running_trainers(Cluster& cluster) {
   const std::string jobs = (cluster.shared_root() / "jobs").string() + "/";
   std::map<std::int64_t, int> found;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream file(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
-    if (cmdline.find("gammalab-train run --config " + jobs) == std::string::npos) continue;
-    const std::size_t at = cmdline.find(jobs) + jobs.size();
-    found[std::stoll(cmdline.substr(at, cmdline.find('/', at) - at))] = std::stoi(name);
+  for (const ProcessInfo& p : processes()) {
+    if (p.zombie || p.cmdline.find("gammalab-train run --config " + jobs) == std::string::npos) continue;
+    const std::size_t at = p.cmdline.find(jobs) + jobs.size();
+    found[std::stoll(p.cmdline.substr(at, p.cmdline.find('/', at) - at))] = p.pid;
   }
   return found;
 }

@@ -1,11 +1,15 @@
 #include "tests/integration/cluster.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -17,6 +21,42 @@ namespace gammalab::testing {
 
 std::filesystem::path binary(const std::string& relative) {
   return std::filesystem::path(GAMMALAB_BINARY_DIR) / relative;
+}
+
+namespace {
+// A /proc file whole, by read(2): nullopt when it cannot be read (the process ended meanwhile).
+std::optional<std::string> read_proc_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  char chunk[4096];
+  ssize_t n;
+  while ((n = ::read(fd, chunk, sizeof chunk)) > 0) text.append(chunk, static_cast<std::size_t>(n));
+  ::close(fd);
+  if (n < 0) return std::nullopt;
+  return text;
+}
+}  // namespace
+
+std::vector<ProcessInfo> processes() {
+  std::vector<ProcessInfo> found;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it("/proc", error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto cmdline = read_proc_file(it->path() / "cmdline");
+    const auto environment = read_proc_file(it->path() / "environ");
+    const auto stat = read_proc_file(it->path() / "stat");
+    if (!cmdline || !stat) continue;
+    ProcessInfo p;
+    p.pid = std::stoi(name);
+    p.cmdline = *cmdline;
+    std::replace(p.cmdline.begin(), p.cmdline.end(), '\0', ' ');
+    p.environment = environment.value_or("");
+    p.zombie = stat->find(") Z ") != std::string::npos;
+    found.push_back(std::move(p));
+  }
+  return found;
 }
 
 bool wait_until(const std::function<bool()>& done, double timeout_s) {

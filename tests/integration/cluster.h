@@ -78,6 +78,16 @@ class Cluster {
 // worker, no checkpoints): what a job's stored curve must equal, bit for bit, however it was interrupted.
 std::map<std::int64_t, double> standalone_curve(Cluster& cluster, std::int64_t job_id);
 
+// A process as /proc shows it now. processes() lists every one it can read; one that ends while it is read
+// (its files then fail with ESRCH) is left out rather than thrown over.
+struct ProcessInfo {
+  int pid = 0;
+  std::string cmdline;      // its arguments, joined by spaces
+  std::string environment;  // NAME=value entries, each followed by a NUL
+  bool zombie = false;      // ended, not yet reaped
+};
+std::vector<ProcessInfo> processes();
+
 // Waits until `done()` or the timeout (seconds); returns done().
 bool wait_until(const std::function<bool()>& done, double timeout_s);
 

@@ -29,16 +29,8 @@ std::string job_state(DbReader& db, std::int64_t job_id) {
 
 // Is a process running whose command line mentions `needle` (e.g. the job's config path)?
 bool process_running(const std::string& needle) {
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::ifstream stat(entry.path() / "stat");
-    std::string stat_line;
-    std::getline(stat, stat_line);
-    const bool zombie = stat_line.find(") Z ") != std::string::npos;
-    if (!zombie && cmdline.find(needle) != std::string::npos) return true;
+  for (const ProcessInfo& p : processes()) {
+    if (!p.zombie && p.cmdline.find(needle) != std::string::npos) return true;
   }
   return false;
 }

@@ -53,17 +53,9 @@ bool succeeded(DbReader& db, std::int64_t job) { return job_text(db, job, "state
 
 // The live process whose environment holds `variable` (NAME=value) and whose command line mentions `needle`.
 int find_process(const std::string& needle, const std::string& variable) {
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream cmd(entry.path() / "cmdline", std::ios::binary), env(entry.path() / "environ", std::ios::binary);
-    const std::string cmdline((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
-    const std::string environ_text = std::string(1, '\0') +
-                                     std::string((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
-    if (cmdline.find(needle) != std::string::npos &&
-        environ_text.find(std::string(1, '\0') + variable + std::string(1, '\0')) != std::string::npos) {
-      return std::stoi(name);
-    }
+  for (const ProcessInfo& p : processes()) {
+    if (p.zombie || p.cmdline.find(needle) == std::string::npos) continue;
+    if ((std::string(1, '\0') + p.environment).find(std::string(1, '\0') + variable + std::string(1, '\0')) != std::string::npos) return p.pid;
   }
   return -1;
 }

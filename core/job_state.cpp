@@ -54,6 +54,26 @@ bool transition_allowed(std::optional<JobState> from, JobState to) {
   return false;
 }
 
+JobState state_after_attempt(AttemptEnd end, bool cancel_requested, bool retries_left) {
+  switch (end) {
+    case AttemptEnd::kSucceeded:
+      return JobState::kSucceeded;
+    case AttemptEnd::kCancelled:
+      return JobState::kCancelled;
+    case AttemptEnd::kHandedBack:
+      retries_left = true;  // a drained worker's hand-back does not use up an attempt
+      break;
+    case AttemptEnd::kFailedPermanently:
+      retries_left = false;  // another try would fail alike
+      break;
+    case AttemptEnd::kFailed:
+    case AttemptEnd::kLeaseExpired:
+      break;
+  }
+  if (cancel_requested) return JobState::kCancelled;
+  return retries_left ? JobState::kPending : JobState::kFailed;
+}
+
 void check_transition(std::optional<JobState> from, JobState to) {
   if (!transition_allowed(from, to)) {
     throw std::logic_error("job state: " + describe(from) + " -> " + describe(to) + " is not an allowed transition");

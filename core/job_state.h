@@ -54,6 +54,16 @@ inline constexpr std::array<JobTransition, 15> kJobTransitions = {{
 }};
 
 bool transition_allowed(std::optional<JobState> from, JobState to);
+
+// How an attempt ended, as its worker reported it (the proto's JobOutcome maps onto it, proto/convert.h), or
+// kLeaseExpired when its worker went silent.
+enum class AttemptEnd { kSucceeded, kFailed, kFailedPermanently, kCancelled, kHandedBack, kLeaseExpired };
+// The policy beside the table: where a job goes when its attempt ends so. Success stands even when a cancel was
+// asked meanwhile; otherwise a cancel request wins; a hand-back (a draining worker) goes back to the queue
+// whatever attempts are left; a permanent failure fails at once; any other failure, and a lost lease, go back
+// to the queue while attempts are left (`retries_left`), else fail. Every result is an allowed transition from
+// leased and from running (tests/core/job_state_test.cpp).
+JobState state_after_attempt(AttemptEnd end, bool cancel_requested, bool retries_left);
 // Throws std::logic_error naming both states when the transition is not allowed (a store bug, never input).
 void check_transition(std::optional<JobState> from, JobState to);
 

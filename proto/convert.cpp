@@ -28,6 +28,21 @@ std::optional<JobState> from_proto(v1::JobState state) {
   return std::nullopt;
 }
 
+AttemptEnd from_proto(v1::JobOutcome outcome) {
+  switch (outcome) {
+    case v1::JOB_OUTCOME_SUCCEEDED:
+      return AttemptEnd::kSucceeded;
+    case v1::JOB_OUTCOME_CANCELLED:
+      return AttemptEnd::kCancelled;
+    case v1::JOB_OUTCOME_HANDED_BACK:
+      return AttemptEnd::kHandedBack;
+    case v1::JOB_OUTCOME_FAILED_PERMANENTLY:
+      return AttemptEnd::kFailedPermanently;
+    default:
+      return AttemptEnd::kFailed;
+  }
+}
+
 void to_proto(const MetricPoint& point, v1::MetricPoint* out) {
   out->set_step(point.step);
   out->set_tokens(point.tokens);

@@ -1,6 +1,7 @@
 // Store: a worker's hold on a job's attempt. Leasing (pending -> leased), the trainer's start (-> running),
 // heartbeats that renew the lease, the attempt's end (finish) and leases that ran out (expire_leases).
 // Every report from a worker is fenced by (worker, attempt): a stale one changes nothing.
+#include "proto/convert.h"
 #include "server/schema.h"
 #include "server/store.h"
 #include "server/store/rows.h"
@@ -12,15 +13,8 @@ using store_rows::read_state;
 
 namespace {
 
-// Where an attempt that did not succeed goes: cancelled if the user asked, else back to the queue while
-// attempts are left, else failed.
-JobState after_unsuccessful_attempt(bool cancel_requested, bool retries_left) {
-  if (cancel_requested) return JobState::kCancelled;
-  return retries_left ? JobState::kPending : JobState::kFailed;
-}
-
 // The history's name for how an attempt ended (Store::finish).
-std::string_view finish_event_kind(v1::JobOutcome outcome, JobState to) {
+std::string_view finish_event_kind(AttemptEnd end, JobState to) {
   switch (to) {
     case JobState::kSucceeded:
       return job_event_kind::kSucceeded;
@@ -29,7 +23,7 @@ std::string_view finish_event_kind(v1::JobOutcome outcome, JobState to) {
     case JobState::kFailed:
       return job_event_kind::kFailed;
     default:
-      return outcome == v1::JOB_OUTCOME_HANDED_BACK ? job_event_kind::kHandedBack : job_event_kind::kRequeued;
+      return end == AttemptEnd::kHandedBack ? job_event_kind::kHandedBack : job_event_kind::kRequeued;
   }
 }
 
@@ -233,26 +227,10 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
     }
     why = "node " + std::to_string(*node) + " (worker " + worker_id + "): " + error;
   }
-  JobState to = JobState::kFailed;
-  std::int64_t attempt_change = 0;
-  switch (outcome) {
-    case v1::JOB_OUTCOME_SUCCEEDED:
-      to = JobState::kSucceeded;
-      break;
-    case v1::JOB_OUTCOME_CANCELLED:
-      to = JobState::kCancelled;
-      break;
-    case v1::JOB_OUTCOME_HANDED_BACK:
-      to = after_unsuccessful_attempt(cancel_requested, /*retries_left=*/true);
-      attempt_change = -1;  // a drained worker's hand-back does not use up an attempt
-      break;
-    case v1::JOB_OUTCOME_FAILED_PERMANENTLY:
-      to = after_unsuccessful_attempt(cancel_requested, /*retries_left=*/false);  // another try would fail alike
-      break;
-    default:
-      to = after_unsuccessful_attempt(cancel_requested, retries_left);
-      break;
-  }
+  const AttemptEnd end = from_proto(outcome);
+  const JobState to = state_after_attempt(end, cancel_requested, retries_left);
+  // A drained worker's hand-back does not use up an attempt.
+  const std::int64_t attempt_change = end == AttemptEnd::kHandedBack ? -1 : 0;
   check_transition(from, to);
   const bool done = is_terminal(to);
   sql::Statement& update = statements_.get(
@@ -263,7 +241,7 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   update.bind(5, done ? 1 : 0).bind(6, now).bind(7, id).run();
   end_gang(id);
   if (to == JobState::kSucceeded) release_branches(id);
-  record_event(id, finish_event_kind(outcome, to), to, attempt, wid,
+  record_event(id, finish_event_kind(end, to), to, attempt, wid,
                to == JobState::kCancelled && error.empty() ? "cancelled by user" : why);
   tx.commit();
   changed();
@@ -311,7 +289,8 @@ int Store::expire_leases() {
                     expired.int64(4) != 0, expired.is_null(5) ? -1 : expired.int64(5)});
   }
   for (const Expired& job : jobs) {
-    const JobState to = after_unsuccessful_attempt(job.cancel_requested, job.attempt < job.max_attempts);
+    const JobState to =
+        state_after_attempt(AttemptEnd::kLeaseExpired, job.cancel_requested, job.attempt < job.max_attempts);
     check_transition(job.from, to);
     update.bind(1, job_state_name(to));
     const std::string why = "lease expired on attempt " + std::to_string(job.attempt) + " of " +

@@ -6,6 +6,8 @@
 
 #include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace gammalab {
 namespace {
@@ -63,6 +65,34 @@ TEST(JobState, CheckAgreesWithTheTable) {
 }
 
 // A refusal reads as a sentence in every state ("job 1 is succeeded" did not), the same from gRPC and HTTP.
+TEST(JobState, TheStateAfterAnAttemptFollowsThePolicyAndIsAlwaysAnAllowedTransition) {
+  using E = AttemptEnd;
+  using S = JobState;
+  // (end, cancel requested, retries left) -> state
+  const std::vector<std::tuple<E, bool, bool, S>> policy = {
+      {E::kSucceeded, false, false, S::kSucceeded},       {E::kSucceeded, true, true, S::kSucceeded},
+      {E::kCancelled, false, true, S::kCancelled},        {E::kCancelled, false, false, S::kCancelled},
+      {E::kHandedBack, false, false, S::kPending},        {E::kHandedBack, true, true, S::kCancelled},
+      {E::kFailedPermanently, false, true, S::kFailed},   {E::kFailedPermanently, true, true, S::kCancelled},
+      {E::kFailed, false, true, S::kPending},             {E::kFailed, false, false, S::kFailed},
+      {E::kFailed, true, true, S::kCancelled},            {E::kLeaseExpired, false, true, S::kPending},
+      {E::kLeaseExpired, false, false, S::kFailed},       {E::kLeaseExpired, true, false, S::kCancelled},
+  };
+  for (const auto& [end, cancel, retries, expected] : policy) {
+    EXPECT_EQ(state_after_attempt(end, cancel, retries), expected)
+        << static_cast<int>(end) << " cancel " << cancel << " retries " << retries;
+  }
+  for (E end : {E::kSucceeded, E::kFailed, E::kFailedPermanently, E::kCancelled, E::kHandedBack, E::kLeaseExpired}) {
+    for (bool cancel : {false, true}) {
+      for (bool retries : {false, true}) {
+        const S to = state_after_attempt(end, cancel, retries);
+        EXPECT_TRUE(transition_allowed(S::kLeased, to)) << job_state_name(to);
+        EXPECT_TRUE(transition_allowed(S::kRunning, to)) << job_state_name(to);
+      }
+    }
+  }
+}
+
 TEST(JobState, RefusalsNameTheStateAsASentence) {
   EXPECT_EQ(retry_refusal("7", JobState::kSucceeded), "job 7 has succeeded; only failed or cancelled jobs can be retried");
   EXPECT_EQ(retry_refusal("7", JobState::kRunning), "job 7 is running; only failed or cancelled jobs can be retried");

@@ -102,4 +102,8 @@ json dashboard_run(const v1::Job& job, const JobLosses& losses) {
   return row;
 }
 
+json dashboard_latest_fits(const std::vector<v1::Fit>& fits) {
+  return {{"version", fits.front().version()}, {"fits", json::parse(proto_json_array(fits))}};
+}
+
 }  // namespace gammalab

@@ -32,4 +32,8 @@ nlohmann::json metric_columns(const std::vector<MetricPoint>& points, std::size_
 // read gives a row without a size, with config_error.
 nlohmann::json dashboard_run(const v1::Job& job, const JobLosses& losses);
 
+// A sweep's newest fit version, {"version": V, "fits": [Fit, ...]} with one Fit message per law, in proto JSON
+// (report_json holds each law's report); `fits` are that version's, not empty.
+nlohmann::json dashboard_latest_fits(const std::vector<v1::Fit>& fits);
+
 }  // namespace gammalab

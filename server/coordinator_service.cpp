@@ -1,90 +1,27 @@
+// The Coordinator gRPC service: each call read from its request, answered by one operation of the application
+// layer (server/coordinator/coordinator.h) and written into its reply.
 #include "server/coordinator_service.h"
 
-#include <absl/strings/numbers.h>
-#include <absl/strings/str_split.h>
-#include <spdlog/spdlog.h>
-
-#include <fstream>
-#include <limits>
-#include <map>
+#include <algorithm>
+#include <chrono>
 #include <memory>
-#include <sstream>
+#include <thread>
 
-#include "core/config_paths.h"
-#include "core/job_state.h"
 #include "core/limits.h"
-#include "core/shared_root.h"
-#include "core/sweep/sweep.h"
 #include "core/utf8_text.h"
 #include "proto/convert.h"
 #include "server/grpc_auth.h"
 #include "server/guarded.h"
-#include "server/job_files.h"
-#include "server/pending_reason.h"
 
 namespace gammalab {
 
 namespace {
 
-grpc::Status not_found(const std::string& what) { return {grpc::StatusCode::NOT_FOUND, what + " not found"}; }
-grpc::Status invalid_argument(const std::string& what) { return {grpc::StatusCode::INVALID_ARGUMENT, what}; }
-
-// A list request's page_size and page_token: the size to read (0 means the default) and the position after
-// which to read (-1: from the start), or INVALID_ARGUMENT naming the field, the limit and the value.
-grpc::Status page_arguments(int page_size, const std::string& page_token, std::size_t& size, std::int64_t& after) {
-  if (page_size < 0 || page_size > limits::kMaxPageSize) {
-    return invalid_argument("page_size: " + std::to_string(page_size) + " is outside 0.." +
-                            std::to_string(limits::kMaxPageSize));
-  }
-  size = page_size == 0 ? limits::kDefaultPageSize : static_cast<std::size_t>(page_size);
-  after = -1;
-  if (!page_token.empty() && (!absl::SimpleAtoi(page_token, &after) || after < 0)) {
-    return invalid_argument("page_token: '" + utf8_head(page_token, 64) + "' is not a token from a previous page");
-  }
-  return grpc::Status::OK;
+grpc::Status to_grpc(const absl::Status& status) {
+  return {static_cast<grpc::StatusCode>(status.code()), std::string(status.message())};
 }
 
-// Moves `rows` into `out` while the reply stays within limits::kMaxReplyBytes (the first row always goes in):
-// a page is bounded in bytes as well as in rows, whatever a stored row weighs. True when rows were left over
-// for the next page.
-template <typename Row>
-bool add_within_reply_budget(std::vector<Row> rows, google::protobuf::RepeatedPtrField<Row>& out) {
-  std::size_t bytes = 0;
-  for (Row& row : rows) {
-    const std::size_t size = row.ByteSizeLong() + 8;  // the row and its tag and length
-    if (!out.empty() && bytes + size > limits::kMaxReplyBytes) return true;
-    bytes += size;
-    *out.Add() = std::move(row);
-  }
-  return false;
-}
-
-// Where a GetMetrics page starts: the index of a job in the request's job_ids, and within it where the page
-// before ended (none: from its first point). The token is "JOB:STEP:NAME"; NAME last, as it may hold ':'.
-struct MetricsPagePosition {
-  int job = 0;
-  std::optional<Store::MetricsResume> resume;
-};
-
-std::string metrics_page_token(int job, const std::optional<Store::MetricsResume>& resume) {
-  if (!resume) return std::to_string(job) + ":-1:";
-  return std::to_string(job) + ":" + std::to_string(resume->step) + ":" + resume->name;
-}
-
-// The position a token names, or INVALID_ARGUMENT: the token is the client's, and only a token this service
-// made, for a request with as many jobs, is one.
-grpc::Status metrics_page_position(const std::string& token, int jobs, MetricsPagePosition& at) {
-  at = {};
-  if (token.empty()) return grpc::Status::OK;
-  const std::vector<absl::string_view> parts = absl::StrSplit(token, absl::MaxSplits(':', 2));
-  std::int64_t step = 0;
-  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &at.job) || at.job < 0 || at.job >= jobs ||
-      !absl::SimpleAtoi(parts[1], &step) || step < -1 || parts[2].size() > limits::kMaxKeyBytes) {
-    return invalid_argument("page_token: '" + utf8_head(token, 64) + "' is not a token from a previous page");
-  }
-  if (step >= 0 || !parts[2].empty()) at.resume = Store::MetricsResume{std::string(parts[2]), step};
-  return grpc::Status::OK;
-}
+coordinator::PageRequest page_request(int size, const std::string& token) { return {size, token}; }
 
 // A refused file's problems into the reply (see SubmitSweepResponse): bounded in number and length, valid
 // UTF-8 whatever the file held.
@@ -101,30 +38,23 @@ void add_problems(const std::vector<SweepDiagnostic>& problems, v1::SubmitSweepR
   response->set_problems_omitted(static_cast<int>(problems.size()) - response->problems_size());
 }
 
+// A page's rows into a repeated field, and its next token.
+template <typename Row>
+void write_page(coordinator::Page<Row> page, google::protobuf::RepeatedPtrField<Row>& out, std::string* next) {
+  for (Row& row : page.items) *out.Add() = std::move(row);
+  *next = std::move(page.next_token);
+}
+
 }  // namespace
 
 grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::SubmitSweepRequest* request,
                                              v1::SubmitSweepResponse* response) {
   return guarded(*request, [&] {
-    SweepStages stages;
-    try {
-      SweepOptions options;
-      options.preset_dir = model_preset_dir();
-      stages =
-          expand_stages(request->yaml(), request->file_name().empty() ? "sweep.yaml" : request->file_name(), options);
-    } catch (const SweepError& e) {
-      add_problems(e.diagnostics(), response);
-      return grpc::Status::OK;
-    }
-    // A sweep with a tune stage starts with it; the main stage is added when it ends (server/tune_stage.h).
-    const bool tune = stages.tune.has_value();
-    const Sweep& first = tune ? *stages.tune : stages.main;
-    SubmitResult result = store_.create_sweep(first, request->yaml(), request->file_name(), request->rerun(), tune);
-    *response->mutable_sweep() = result.sweep;
-    response->set_jobs_created(result.jobs_created);
-    response->set_jobs_reused(result.jobs_reused);
-    spdlog::info("sweep {} '{}': {} {}jobs ({} reused)", result.sweep.id(), first.name,
-                 result.jobs_created + result.jobs_reused, tune ? "tune " : "", result.jobs_reused);
+    coordinator::Submitted submitted = app_.submit_sweep(request->yaml(), request->file_name(), request->rerun());
+    add_problems(submitted.problems, response);
+    if (submitted.sweep) *response->mutable_sweep() = std::move(*submitted.sweep);
+    response->set_jobs_created(submitted.jobs_created);
+    response->set_jobs_reused(submitted.jobs_reused);
     return grpc::Status::OK;
   });
 }
@@ -132,14 +62,9 @@ grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::Sub
 grpc::Status CoordinatorService::ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest* request,
                                             v1::ListSweepsResponse* response) {
   return guarded(*request, [&] {
-    std::int64_t after = -1;
-    std::size_t size = 0;
-    if (grpc::Status bad = page_arguments(request->page_size(), request->page_token(), size, after); !bad.ok()) {
-      return bad;
-    }
-    bool more = false;
-    more = add_within_reply_budget(store_.list_sweeps_page(after, size, more), *response->mutable_sweeps()) || more;
-    if (more) response->set_next_page_token(response->sweeps(response->sweeps_size() - 1).id());
+    auto page = app_.list_sweeps(page_request(request->page_size(), request->page_token()));
+    if (!page.ok()) return to_grpc(page.status());
+    write_page(std::move(*page), *response->mutable_sweeps(), response->mutable_next_page_token());
     return grpc::Status::OK;
   });
 }
@@ -147,9 +72,9 @@ grpc::Status CoordinatorService::ListSweeps(grpc::ServerContext*, const v1::List
 grpc::Status CoordinatorService::GetSweep(grpc::ServerContext*, const v1::GetSweepRequest* request,
                                           v1::Sweep* response) {
   return guarded(*request, [&] {
-    auto sweep = store_.find_sweep(request->sweep_id());
-    if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
-    *response = *sweep;
+    auto sweep = app_.sweep(request->sweep_id());
+    if (!sweep.ok()) return to_grpc(sweep.status());
+    *response = std::move(*sweep);
     return grpc::Status::OK;
   });
 }
@@ -157,40 +82,20 @@ grpc::Status CoordinatorService::GetSweep(grpc::ServerContext*, const v1::GetSwe
 grpc::Status CoordinatorService::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
                                           v1::ListJobsResponse* response) {
   return guarded(*request, [&] {
-    std::int64_t after = -1;
-    std::size_t size = 0;
-    if (grpc::Status bad = page_arguments(request->page_size(), request->page_token(), size, after); !bad.ok()) {
-      return bad;
-    }
-    auto sweep = store_.find_sweep(request->sweep_id());
-    if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
     std::vector<v1::JobState> states;
     for (int s : request->states()) states.push_back(static_cast<v1::JobState>(s));
-    Store::JobPage page = store_.list_jobs_page(sweep->id(), states, after, size);
-    std::vector<v1::Job*> listed;
-    for (v1::Job& job : page.jobs) listed.push_back(&job);
-    explain_pending(store_, options_.lease_timeout_ms, listed);
-    // The page also ends before the reply passes its byte budget (at least one job, however large).
-    std::size_t bytes = 0;
-    for (std::size_t i = 0; i < page.jobs.size(); ++i) {
-      bytes += page.jobs[i].ByteSizeLong() + 8;
-      if (i > 0 && bytes > limits::kMaxReplyBytes) {
-        page.next_ordinal = page.ordinals[i - 1];
-        break;
-      }
-      *response->add_jobs() = std::move(page.jobs[i]);
-    }
-    if (page.next_ordinal >= 0) response->set_next_page_token(std::to_string(page.next_ordinal));
+    auto page = app_.list_jobs(request->sweep_id(), states, page_request(request->page_size(), request->page_token()));
+    if (!page.ok()) return to_grpc(page.status());
+    write_page(std::move(*page), *response->mutable_jobs(), response->mutable_next_page_token());
     return grpc::Status::OK;
   });
 }
 
 grpc::Status CoordinatorService::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request, v1::Job* response) {
   return guarded(*request, [&] {
-    auto job = store_.find_job(request->job_id());
-    if (!job) return not_found("job '" + request->job_id() + "'");
-    explain_pending(store_, options_.lease_timeout_ms, {&*job});
-    *response = *job;
+    auto job = app_.job(request->job_id());
+    if (!job.ok()) return to_grpc(job.status());
+    *response = std::move(*job);
     return grpc::Status::OK;
   });
 }
@@ -198,32 +103,18 @@ grpc::Status CoordinatorService::GetJob(grpc::ServerContext*, const v1::GetJobRe
 grpc::Status CoordinatorService::CancelSweep(grpc::ServerContext*, const v1::CancelSweepRequest* request,
                                              v1::CancelSweepResponse* response) {
   return guarded(*request, [&] {
-    auto sweep = store_.find_sweep(request->sweep_id());
-    if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
-    std::vector<std::string> ids;
-    for (const auto& id : request->job_ids()) {
-      auto job = store_.find_job(id);
-      if (!job || job->sweep_id() != sweep->id()) return not_found("job '" + id + "' in sweep " + sweep->id());
-      ids.push_back(job->id());
-    }
-    response->set_cancelled(store_.cancel(sweep->id(), ids));
-    if (ids.empty() && sweep->awaiting_main_stage()) {
-      store_.refuse_main_stage(sweep->id(), "", "cancelled before its tune stage ended");
-    }
+    auto cancelled = app_.cancel_sweep(request->sweep_id(), {request->job_ids().begin(), request->job_ids().end()});
+    if (!cancelled.ok()) return to_grpc(cancelled.status());
+    response->set_cancelled(*cancelled);
     return grpc::Status::OK;
   });
 }
 
 grpc::Status CoordinatorService::RetryJob(grpc::ServerContext*, const v1::RetryJobRequest* request, v1::Job* response) {
   return guarded(*request, [&] {
-    auto job = store_.find_job(request->job_id());
-    if (!job) return not_found("job '" + request->job_id() + "'");
-    auto retried = store_.retry(job->id());
-    if (!retried) {
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          retry_refusal(job->id(), from_proto(job->state()).value()));
-    }
-    *response = *retried;
+    auto retried = app_.retry_job(request->job_id());
+    if (!retried.ok()) return to_grpc(retried.status());
+    *response = std::move(*retried);
     return grpc::Status::OK;
   });
 }
@@ -231,8 +122,8 @@ grpc::Status CoordinatorService::RetryJob(grpc::ServerContext*, const v1::RetryJ
 grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const v1::WatchSweepRequest* request,
                                             grpc::ServerWriter<v1::SweepUpdate>* writer) {
   return guarded(*request, [&] {
-    auto sweep = store_.find_sweep(request->sweep_id());
-    if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
+    auto sweep = app_.sweep(request->sweep_id());
+    if (!sweep.ok()) return to_grpc(sweep.status());
     grpc::Status refusal;
     // Ended by the registry's watchdog (IsCancelled below) when its token is revoked.
     const std::unique_ptr<LongCalls::Call> call =
@@ -240,30 +131,26 @@ grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const 
     if (!call) return refusal;
     const std::string id = sweep->id();
     std::uint64_t seen = store_.version();
-    // What this watcher was last sent of each job, encoded: an update carries only the jobs whose encoding
-    // changed, so ten watchers of a large sweep receive its changes, not the whole sweep four times a second.
-    std::map<std::string, std::string> sent;
+    // An update carries only the jobs that changed for this watcher, so ten watchers of a large sweep receive
+    // its changes, not the whole sweep four times a second.
+    coordinator::WatchMemory sent;
     while (!context->IsCancelled()) {
+      auto changes = app_.watch_round(id, sent);
+      if (!changes.ok()) return to_grpc(changes.status());
       v1::SweepUpdate update;
-      *update.mutable_sweep() = *store_.find_sweep(id);
-      update.mutable_sweep()->clear_source_yaml();  // GetSweep has these; an update needs the state only
-      update.mutable_sweep()->clear_tune_report_json();
+      *update.mutable_sweep() = std::move(changes->sweep);
       std::size_t bytes = update.sweep().ByteSizeLong();
       bool written = true;
-      for (auto& j : store_.list_jobs(id)) {
-        j.clear_config_json();
-        std::string encoded = j.SerializeAsString();
-        auto it = sent.find(j.id());
-        if (it != sent.end() && it->second == encoded) continue;
-        if (update.jobs_size() > 0 && bytes + encoded.size() + 8 > limits::kMaxReplyBytes) {
+      for (v1::Job& job : changes->jobs) {
+        const std::size_t size = job.ByteSizeLong() + 8;
+        if (update.jobs_size() > 0 && bytes + size > limits::kMaxReplyBytes) {
           written = writer->Write(update);  // a full update; the rest follow in the next
           if (!written) break;
           update.clear_jobs();
           bytes = update.sweep().ByteSizeLong();
         }
-        bytes += encoded.size() + 8;
-        sent[j.id()] = std::move(encoded);
-        *update.add_jobs() = std::move(j);
+        bytes += size;
+        *update.add_jobs() = std::move(job);
       }
       if (!written) break;
       update.set_complete(true);
@@ -280,58 +167,18 @@ grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const 
 grpc::Status CoordinatorService::GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest* request,
                                             v1::GetMetricsResponse* response) {
   return guarded(*request, [&] {
-    if (request->page_size() < 0 || request->page_size() > limits::kMaxMetricPageSize) {
-      return invalid_argument("page_size: " + std::to_string(request->page_size()) + " is outside 0.." +
-                              std::to_string(limits::kMaxMetricPageSize));
-    }
-    MetricsPagePosition at;
-    if (grpc::Status bad = metrics_page_position(request->page_token(), request->job_ids_size(), at); !bad.ok()) {
-      return bad;
-    }
-    const std::vector<std::string> names(request->names().begin(), request->names().end());
-    std::size_t room = static_cast<std::size_t>(request->page_size() == 0 ? limits::kDefaultMetricPageSize
-                                                                          : request->page_size());
-    // The page ends at `room` points or before its encoded size passes kMaxReplyBytes (at least one point),
-    // whichever comes first; the token says where it ended.
-    std::size_t bytes = 0, points = 0;
-    for (int i = at.job; i < request->job_ids_size(); ++i) {
-      auto job = store_.find_job(request->job_ids(i));
-      if (!job) return not_found("job '" + request->job_ids(i) + "'");
-      const std::optional<Store::MetricsResume> from = i == at.job ? at.resume : std::nullopt;
-      Store::MetricsPage page = store_.metrics_page(job->id(), names, request->after_step(),
-                                                    std::numeric_limits<std::int64_t>::max(), from, room);
+    coordinator::StepRange range;
+    range.after_step = request->after_step();
+    auto page = app_.metrics({request->job_ids().begin(), request->job_ids().end()},
+                             {request->names().begin(), request->names().end()}, range,
+                             page_request(request->page_size(), request->page_token()));
+    if (!page.ok()) return to_grpc(page.status());
+    for (const coordinator::JobSeries& series : page->items) {
       v1::JobMetrics* out = response->add_jobs();
-      out->set_job_id(job->id());
-      std::size_t kept = 0;
-      for (; kept < page.points.size(); ++kept) {
-        v1::MetricPoint* point = out->add_points();
-        to_proto(page.points[kept], point);
-        const std::size_t size = point->ByteSizeLong() + 8;
-        if (points > 0 && bytes + size > limits::kMaxReplyBytes) {
-          out->mutable_points()->RemoveLast();
-          break;
-        }
-        bytes += size;
-        ++points;
-      }
-      if (kept < page.points.size()) {  // out of bytes inside this job
-        response->set_next_page_token(
-            metrics_page_token(i, kept > 0 ? std::optional(Store::MetricsResume{page.points[kept - 1].name,
-                                                                                page.points[kept - 1].step})
-                                           : from));
-        if (kept == 0) response->mutable_jobs()->RemoveLast();
-        break;
-      }
-      if (page.next) {  // out of points inside this job
-        response->set_next_page_token(metrics_page_token(i, page.next));
-        break;
-      }
-      room -= kept;
-      if (room == 0 && i + 1 < request->job_ids_size()) {
-        response->set_next_page_token(metrics_page_token(i + 1, std::nullopt));
-        break;
-      }
+      out->set_job_id(series.job_id);
+      to_proto(series.points, out->mutable_points());
     }
+    response->set_next_page_token(std::move(page->next_token));
     return grpc::Status::OK;
   });
 }
@@ -339,16 +186,9 @@ grpc::Status CoordinatorService::GetMetrics(grpc::ServerContext*, const v1::GetM
 grpc::Status CoordinatorService::ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest* request,
                                              v1::ListWorkersResponse* response) {
   return guarded(*request, [&] {
-    std::int64_t after = -1;
-    std::size_t size = 0;
-    if (grpc::Status bad = page_arguments(request->page_size(), request->page_token(), size, after); !bad.ok()) {
-      return bad;
-    }
-    bool more = false;
-    more = add_within_reply_budget(store_.list_workers_page(options_.lease_timeout_ms, after, size, more),
-                                   *response->mutable_workers()) ||
-           more;
-    if (more) response->set_next_page_token(response->workers(response->workers_size() - 1).id());
+    auto page = app_.list_workers(page_request(request->page_size(), request->page_token()));
+    if (!page.ok()) return to_grpc(page.status());
+    write_page(std::move(*page), *response->mutable_workers(), response->mutable_next_page_token());
     return grpc::Status::OK;
   });
 }
@@ -356,17 +196,15 @@ grpc::Status CoordinatorService::ListWorkers(grpc::ServerContext*, const v1::Lis
 grpc::Status CoordinatorService::GetJobLog(grpc::ServerContext*, const v1::GetJobLogRequest* request,
                                            v1::GetJobLogResponse* response) {
   return guarded(*request, [&] {
-    auto job = store_.find_job(request->job_id());
-    if (!job) return not_found("job '" + request->job_id() + "'");
-    // The end of the log, read from its end (server/job_files.h) and never more than a reply may carry:
-    // a log is as long as its trainer made it. Valid UTF-8 only goes into the reply's string field.
+    // The end of the log, never more than a reply may carry: a log is as long as its trainer made it.
     const std::size_t most = limits::kMaxReplyBytes;
     const std::size_t asked = request->tail_bytes() > 0 ? static_cast<std::size_t>(request->tail_bytes()) : most;
-    const LogTail tail = read_log_tail(options_.shared_root, job->id(), std::min(asked, most));
+    auto log = app_.log_tail(request->job_id(), std::min(asked, most));
+    if (!log.ok()) return to_grpc(log.status());
     // A link or another kind of file at the log: the reason, never what it points at.
-    if (!tail.refused.empty()) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, tail.refused);
-    if (!tail.exists) return grpc::Status(grpc::StatusCode::NOT_FOUND, "job " + job->id() + " has no log yet");
-    response->set_text(tail.text);
+    if (!log->tail.refused.empty()) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, log->tail.refused);
+    if (!log->tail.exists) return grpc::Status(grpc::StatusCode::NOT_FOUND, "job " + log->job_id + " has no log yet");
+    response->set_text(std::move(log->tail.text));
     return grpc::Status::OK;
   });
 }
@@ -374,36 +212,10 @@ grpc::Status CoordinatorService::GetJobLog(grpc::ServerContext*, const v1::GetJo
 grpc::Status CoordinatorService::GetFits(grpc::ServerContext*, const v1::GetFitsRequest* request,
                                          v1::GetFitsResponse* response) {
   return guarded(*request, [&] {
-    if (request->page_size() < 0 || request->page_size() > limits::kMaxFitPageSize) {
-      return invalid_argument("page_size: " + std::to_string(request->page_size()) + " is outside 0.." +
-                              std::to_string(limits::kMaxFitPageSize));
-    }
-    int below = 0;
-    if (!request->page_token().empty() && (!absl::SimpleAtoi(request->page_token(), &below) || below < 1)) {
-      return invalid_argument("page_token: '" + utf8_head(request->page_token(), 64) +
-                              "' is not a token from a previous page");
-    }
-    auto sweep = store_.find_sweep(request->sweep_id());
-    if (!sweep) return not_found("sweep '" + request->sweep_id() + "'");
-    const std::size_t versions = request->latest_only()     ? 1
-                                 : request->page_size() == 0 ? limits::kDefaultFitPageSize
-                                                             : static_cast<std::size_t>(request->page_size());
-    Store::FitPage page = store_.fits_page(sweep->id(), below > 0 ? std::optional(below) : std::nullopt, versions);
-    // Whole versions up to the byte budget (at least one): the next page starts below the last one kept.
-    std::size_t bytes = 0;
-    int kept = 0;  // the version of the last fit kept
-    for (v1::Fit& fit : page.fits) {
-      bytes += fit.ByteSizeLong() + 8;
-      if (bytes > limits::kMaxReplyBytes && kept != 0 && fit.version() != kept) {  // a version after the first
-        page.next_below = kept;
-        break;
-      }
-      kept = fit.version();
-      *response->add_fits() = std::move(fit);
-    }
-    if (!request->latest_only() && page.next_below > 0) {
-      response->set_next_page_token(std::to_string(page.next_below));
-    }
+    auto page = app_.fits(request->sweep_id(), request->latest_only(),
+                          page_request(request->page_size(), request->page_token()));
+    if (!page.ok()) return to_grpc(page.status());
+    write_page(std::move(*page), *response->mutable_fits(), response->mutable_next_page_token());
     return grpc::Status::OK;
   });
 }

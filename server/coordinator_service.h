@@ -1,6 +1,8 @@
 #pragma once
-// The Coordinator gRPC service: what people and tools call (submit, list, watch, cancel, metrics).
+// The Coordinator gRPC service: what people and tools call (submit, list, watch, cancel, metrics), an adapter
+// of the application layer (server/coordinator/coordinator.h) to gRPC's messages and status codes.
 #include "core/limits.h"
+#include "server/coordinator/coordinator.h"
 #include "gammalab/v1/gammalab.grpc.pb.h"
 #include "server/server_options.h"
 #include "server/store.h"
@@ -13,6 +15,7 @@ class CoordinatorService final : public v1::Coordinator::Service {
   CoordinatorService(Store& store, const ServerOptions& options)
       : store_(store),
         options_(options),
+        app_(store, options),
         watches_({.kind = "watch",
                   .kinds = "watches",
                   .total = limits::kMaxWatches,
@@ -40,6 +43,7 @@ class CoordinatorService final : public v1::Coordinator::Service {
  private:
   Store& store_;
   const ServerOptions& options_;
+  coordinator::Coordinator app_;
   LongCalls watches_;  // open WatchSweep calls: each holds a thread of the server while it lasts
 };
 

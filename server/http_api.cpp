@@ -1,4 +1,5 @@
-// The dashboard's HTTP API and static files (routes in server/http_api.h).
+// The dashboard's HTTP API and static files (routes in server/http_api.h). Each API route reads its request,
+// calls one operation of the application layer (server/coordinator/coordinator.h) and writes its JSON.
 #include "server/http_api.h"
 
 #include <absl/strings/str_split.h>
@@ -6,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <chrono>
 #include <filesystem>
 #include <limits>
@@ -20,18 +23,15 @@
 #include "core/limits.h"
 #include "core/metric_downsample.h"
 #include "core/metric_names.h"
-#include "core/scaling/job_points.h"
 #include "core/shared_root.h"
 #include "core/utf8_text.h"
 #include "http/http_router.h"
 #include "http/http_server.h"
-#include "proto/convert.h"
 #include "proto/dashboard_json.h"
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
 #include "server/job_files.h"
 #include "server/loopback.h"
-#include "server/pending_reason.h"
 #include "server/prometheus_metrics.h"
 #include "server/tls_files.h"
 
@@ -109,10 +109,8 @@ void send_json(HttpResponse& res, std::string body) {
 }
 
 void send_error(HttpResponse& res, int status, std::string_view message) { res.set_error(status, message); }
-
-// ?names=a,b as a list; empty parts are dropped, no names = every metric.
-std::vector<std::string> names_param(const HttpRequest& req) {
-  return absl::StrSplit(req.param("names"), ',', absl::SkipEmpty());
+void send_error(HttpResponse& res, const absl::Status& refusal) {
+  send_error(res, coordinator::http_status(refusal), std::string(refusal.message()));
 }
 
 // An integer query parameter in [lo, hi], or `fallback` when absent. Throws std::invalid_argument naming the
@@ -135,57 +133,68 @@ std::int64_t int_param(const HttpRequest& req, const char* name, std::int64_t lo
 }
 
 // Which points of each series a metrics request wants: steps after `after_step` (the live append) and within
-// [from_step, to_step] (a zoomed chart), at most `max_points` per series (0: all of them), downsampled by
-// core/metric_downsample.h. Throws std::invalid_argument with a message for the client.
-struct SeriesQuery {
-  std::int64_t after_step = -1;
-  std::int64_t to_step = std::numeric_limits<std::int64_t>::max();
-  std::size_t buckets = 0;  // 0: every point
-};
-
-SeriesQuery series_query(const HttpRequest& req) {
+// [from_step, to_step] (a zoomed chart), at most `max_points` per series (absent: all of them, at most
+// `max_full_points` in all), downsampled by core/metric_downsample.h. Throws std::invalid_argument with a message
+// for the client.
+coordinator::Coordinator::SeriesQuery series_query(const HttpRequest& req, std::size_t max_full_points) {
   constexpr auto kNoLimit = std::numeric_limits<std::int64_t>::max();
-  SeriesQuery q;
-  q.after_step = int_param(req, "after_step", -1, kNoLimit, -1);
+  coordinator::Coordinator::SeriesQuery q;
+  q.range.after_step = int_param(req, "after_step", -1, kNoLimit, -1);
   const std::int64_t from = int_param(req, "from_step", 0, kNoLimit, 0);
-  q.after_step = std::max(q.after_step, from - 1);
-  q.to_step = int_param(req, "to_step", 0, kNoLimit, kNoLimit);
-  if (req.has_param("from_step") && q.to_step < from) {
+  q.range.after_step = std::max(q.range.after_step, from - 1);
+  q.range.to_step = int_param(req, "to_step", 0, kNoLimit, kNoLimit);
+  if (req.has_param("from_step") && q.range.to_step < from) {
     throw std::invalid_argument("to_step: expected at least from_step (" + std::to_string(from) + "), got " +
-                                std::to_string(q.to_step));
+                                std::to_string(q.range.to_step));
   }
   // Four points per bucket (first, last, lowest, highest): max_points / 4 buckets.
   const std::int64_t max_points =
       int_param(req, "max_points", 4 * kMinDownsampleBuckets, 4 * kMaxDownsampleBuckets, 0);
   q.buckets = static_cast<std::size_t>(max_points / 4);
+  q.max_points = max_full_points;
+  q.names = absl::StrSplit(req.param("names"), ',', absl::SkipEmpty());  // no names: every metric
   return q;
 }
 
-// How many points an answer without max_points may still hold, over all its series: every point of a long
-// curve, or of a whole sweep, would be a reply (and a buffer) as large as the database.
-struct FullSeriesBudget {
-  std::size_t limit;
-  std::size_t left = limit;
+// A list route's page: ?page_size and ?page_token, as the gRPC lists take them (server/coordinator/page.h);
+// without either, the whole list, which the dashboard's tables show (read a page at a time all the same).
+struct ListRequest {
+  bool paged = false;
+  coordinator::PageRequest page;
 };
 
-// The points a SeriesQuery asks for: downsampled by the store from its tiles, or every one, taken from
-// `budget`. Throws std::invalid_argument, with a message for the client, when every one is more than is left.
-std::vector<MetricPoint> series(Store& store, const std::string& job_id, const std::vector<std::string>& names,
-                                const SeriesQuery& q, FullSeriesBudget& budget) {
-  if (q.buckets != 0) return store.downsampled_metrics(job_id, names, q.after_step, q.to_step, q.buckets);
-  Store::MetricsPage page =
-      store.metrics_page(job_id, names, q.after_step, q.to_step, std::nullopt, std::max<std::size_t>(budget.left, 1));
-  if (page.next || page.points.size() > budget.left) {
-    throw std::invalid_argument("the answer would hold more than " + std::to_string(budget.limit) +
-                                " points, the limit without max_points: ask with max_points, or for fewer steps "
-                                "(after_step, from_step and to_step) or metrics (names)");
-  }
-  budget.left -= page.points.size();
-  return std::move(page.points);
+ListRequest list_request(const HttpRequest& req) {
+  ListRequest out;
+  out.paged = req.has_param("page_size") || req.has_param("page_token");
+  out.page.size = int_param(req, "page_size", std::numeric_limits<std::int64_t>::min(),
+                            std::numeric_limits<std::int64_t>::max(), 0);
+  out.page.token = req.param("page_token");
+  return out;
 }
 
-// One row of /api/sweeps/{id}/runs (proto/dashboard_json.h), from the ends of the job's loss curves.
-json run_row(Store& store, const v1::Job& job) { return dashboard_run(job, store.loss_tails(job.id())); }
+// The rows of a list request: one page, its next token in the X-Next-Page-Token header, or every page.
+template <typename Row, typename Read>
+absl::StatusOr<std::vector<Row>> list_rows(const HttpRequest& req, HttpResponse& res, Read read) {
+  ListRequest request;
+  try {
+    request = list_request(req);
+  } catch (const std::invalid_argument& e) {
+    return absl::InvalidArgumentError(e.what());
+  }
+  coordinator::PageRequest page = request.page;
+  std::vector<Row> rows;
+  do {
+    absl::StatusOr<coordinator::Page<Row>> one = read(page);
+    if (!one.ok()) return one.status();
+    std::move(one->items.begin(), one->items.end(), std::back_inserter(rows));
+    page.token = std::move(one->next_token);
+    if (request.paged) {
+      if (!page.token.empty()) res.set_header("X-Next-Page-Token", page.token);
+      break;
+    }
+  } while (!page.token.empty());
+  return rows;
+}
 
 // A dashboard file's content type, by its extension (server/dashboard_files.h allows no others).
 std::string_view content_type(std::string_view path) {
@@ -244,6 +253,7 @@ HttpServerOptions server_options(const ServerOptions& options) {
 HttpApi::HttpApi(Store& store, const ServerOptions& options, Tokens* tokens)
     : store_(store),
       options_(options),
+      app_(store, options),
       auth_(tokens, !options.tls_cert.empty()),
       event_streams_(kMaxEventStreams, kMaxEventStreamsPerClient),
       router_(std::make_unique<HttpRouter>()) {
@@ -338,51 +348,44 @@ void HttpApi::add_routes() {
   r.get("/api/session", [this](const HttpRequest&, HttpResponse& res, const Args&) {
     send_json(res, json{{"auth", auth_.enabled()}}.dump());  // only reached past the auth check
   });
-  r.get("/api/sweeps", [this](const HttpRequest&, HttpResponse& res, const Args&) {
-    send_json(res, proto_json_array(store_.list_sweeps()));
+  r.get("/api/sweeps", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
+    auto sweeps = list_rows<v1::Sweep>(req, res, [this](const auto& p) { return app_.list_sweeps(p); });
+    if (!sweeps.ok()) return send_error(res, sweeps.status());
+    send_json(res, proto_json_array(*sweeps));
   });
   r.get("/api/sweeps/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto sweep = store_.find_sweep(args[0]);
-    if (!sweep) return send_error(res, 404, "sweep not found");
+    auto sweep = app_.sweep(args[0]);
+    if (!sweep.ok()) return send_error(res, sweep.status());
     send_json(res, proto_to_json(*sweep));
   });
-  r.get("/api/sweeps/{}/jobs", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto sweep = store_.find_sweep(args[0]);
-    if (!sweep) return send_error(res, 404, "sweep not found");
-    auto jobs = nlohmann::ordered_json::array();
-    std::vector<v1::Job> list = store_.list_jobs(sweep->id());
-    std::vector<v1::Job*> listed;
-    for (v1::Job& job : list) listed.push_back(&job);
-    explain_pending(store_, options_.lease_timeout_ms, listed);
-    for (const auto& job : list) jobs.push_back(dashboard_job(job));
-    send_json(res, jobs.dump());
+  r.get("/api/sweeps/{}/jobs", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
+    auto jobs = list_rows<v1::Job>(req, res,
+                                   [&](const auto& p) { return app_.list_jobs(args[0], {}, p); });
+    if (!jobs.ok()) return send_error(res, jobs.status());
+    auto out = nlohmann::ordered_json::array();
+    for (const v1::Job& job : *jobs) out.push_back(dashboard_job(job));
+    send_json(res, out.dump());
   });
-  r.get("/api/sweeps/{}/runs", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto sweep = store_.find_sweep(args[0]);
-    if (!sweep) return send_error(res, 404, "sweep not found");
+  // One row per job (proto/dashboard_json.h), from the ends of its loss curves.
+  r.get("/api/sweeps/{}/runs", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
+    auto runs = list_rows<coordinator::Run>(req, res,
+                                            [&](const auto& p) { return app_.list_runs(args[0], p); });
+    if (!runs.ok()) return send_error(res, runs.status());
     json out = json::array();
-    for (const auto& job : store_.list_jobs(sweep->id())) out.push_back(run_row(store_, job));
+    for (const coordinator::Run& run : *runs) out.push_back(dashboard_run(run.job, run.losses));
     send_json(res, out.dump());
   });
   r.get("/api/sweeps/{}/metrics", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    auto sweep = store_.find_sweep(args[0]);
-    if (!sweep) return send_error(res, 404, "sweep not found");
-    SeriesQuery q;
+    coordinator::Coordinator::SeriesQuery q;
     try {
-      q = series_query(req);
+      q = series_query(req, options_.http_max_full_series_points);
     } catch (const std::invalid_argument& e) {
       return send_error(res, 400, e.what());
     }
-    const std::vector<std::string> names = names_param(req);
+    auto series = app_.sweep_series(args[0], q);
+    if (!series.ok()) return send_error(res, series.status());
     json out = json::object();
-    FullSeriesBudget budget{options_.http_max_full_series_points};
-    try {
-      for (const auto& job : store_.list_jobs(sweep->id())) {
-        out[job.id()] = metric_columns(series(store_, job.id(), names, q, budget));
-      }
-    } catch (const std::invalid_argument& e) {
-      return send_error(res, 400, e.what());
-    }
+    for (const coordinator::JobSeries& s : *series) out[s.job_id] = metric_columns(s.points);
     send_json(res, out.dump());
   });
   // The latest scaling-law fit version of a sweep, {"version": V, "fits": [Fit, ...]} with one Fit message per
@@ -401,43 +404,28 @@ void HttpApi::add_routes() {
     } catch (const std::invalid_argument& e) {
       return send_error(res, 400, e.what());
     }
-    auto sweep = store_.find_sweep(args[0]);
-    if (!sweep) return send_error(res, 404, "sweep not found");
-    const Store::FitPage page =
-        store_.fits_page(sweep->id(), before > 0 ? std::optional(static_cast<int>(before)) : std::nullopt,
-                         static_cast<std::size_t>(limit));
-    if (page.fits.empty() && before == 0) return send_error(res, 404, "no scaling-law fit for this sweep yet");
-    const std::string version =
-        all ? "" : "\"version\":" + std::to_string(page.fits.front().version()) + ",";
-    const std::string next = all && page.next_below > 0
-                                 ? ",\"next_before_version\":" + std::to_string(page.next_below)
-                                 : "";
-    send_json(res, "{" + version + "\"fits\":" + proto_json_array(page.fits) + next + "}");
+    auto page = app_.fits(args[0], !all, {limit, before > 0 ? std::to_string(before) : ""});
+    if (!page.ok()) return send_error(res, page.status());
+    if (page->items.empty() && before == 0) return send_error(res, 404, "no scaling-law fit for this sweep yet");
+    if (!all) return send_json(res, dashboard_latest_fits(page->items).dump());
+    const std::string next = page->next_token.empty() ? "" : ",\"next_before_version\":" + page->next_token;
+    send_json(res, "{\"fits\":" + proto_json_array(page->items) + next + "}");
   });
   r.get("/api/jobs/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto job = store_.find_job(args[0]);
-    if (!job) return send_error(res, 404, "job not found");
-    explain_pending(store_, options_.lease_timeout_ms, {&*job});
+    auto job = app_.job(args[0]);
+    if (!job.ok()) return send_error(res, job.status());
     send_json(res, dashboard_job(*job).dump());
   });
   r.get("/api/jobs/{}/metrics", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    SeriesQuery q;
+    coordinator::Coordinator::SeriesQuery q;
     try {
-      q = series_query(req);
+      q = series_query(req, options_.http_max_full_series_points);
     } catch (const std::invalid_argument& e) {
       return send_error(res, 400, e.what());
     }
-    auto job = store_.find_job(args[0]);
-    if (!job) return send_error(res, 404, "job not found");
-    const std::vector<std::string> names = names_param(req);
-    FullSeriesBudget budget{options_.http_max_full_series_points};
-    std::vector<MetricPoint> points;
-    try {
-      points = series(store_, job->id(), names, q, budget);
-    } catch (const std::invalid_argument& e) {
-      return send_error(res, 400, e.what());
-    }
-    send_json(res, metric_columns(points).dump());
+    auto series = app_.job_series(args[0], q);
+    if (!series.ok()) return send_error(res, series.status());
+    send_json(res, metric_columns(series->points).dump());
   });
   r.get("/api/jobs/{}/events", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
     std::int64_t limit = 0;
@@ -446,16 +434,15 @@ void HttpApi::add_routes() {
     } catch (const std::invalid_argument& e) {
       return send_error(res, 400, e.what());
     }
-    auto job = store_.find_job(args[0]);
-    if (!job) return send_error(res, 404, "job not found");
-    const Store::JobHistory history = store_.job_events(job->id(), static_cast<std::size_t>(limit));
+    auto history = app_.job_events(args[0], static_cast<std::size_t>(limit));
+    if (!history.ok()) return send_error(res, history.status());
     json events = json::array();
-    for (const JobEvent& e : history.events) {
+    for (const JobEvent& e : history->events) {
       events.push_back({{"id", std::to_string(e.id)}, {"at_ms", e.at_ms}, {"kind", e.kind},
                         {"state", std::string(job_state_name(e.state))}, {"attempt", e.attempt},
                         {"worker_id", e.worker_id}, {"worker", e.worker_hostname}, {"detail", e.detail}});
     }
-    send_json(res, json{{"events", std::move(events)}, {"earlier", history.earlier}}.dump());
+    send_json(res, json{{"events", std::move(events)}, {"earlier", history->earlier}}.dump());
   });
   r.get("/api/jobs/{}/log", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
     std::int64_t tail_bytes = 0;
@@ -464,47 +451,39 @@ void HttpApi::add_routes() {
     } catch (const std::invalid_argument& e) {
       return send_error(res, 400, e.what());
     }
-    auto job = store_.find_job(args[0]);
-    if (!job) return send_error(res, 404, "job not found");
-    const LogTail tail = read_log_tail(options_.shared_root, job->id(), static_cast<std::size_t>(tail_bytes));
+    auto log = app_.log_tail(args[0], static_cast<std::size_t>(tail_bytes));
+    if (!log.ok()) return send_error(res, log.status());
+    const LogTail& tail = log->tail;
     // A link or another kind of file at the log is no log: the answer says why, never what it points at.
     json answer{{"exists", tail.exists}, {"size", tail.size}, {"truncated", tail.truncated}, {"text", tail.text}};
     if (!tail.refused.empty()) answer["refused"] = tail.refused;
     send_json(res, answer.dump());
   });
   r.get("/api/jobs/{}/checkpoints", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto job = store_.find_job(args[0]);
-    if (!job) return send_error(res, 404, "job not found");
-    const CheckpointList list = list_checkpoints(options_.shared_root, job->id(), kMaxCheckpointsListed);
+    auto job = app_.job(args[0]);
+    if (!job.ok()) return send_error(res, job.status());
+    auto list = app_.checkpoints(job->id(), kMaxCheckpointsListed);
+    if (!list.ok()) return send_error(res, list.status());
     json files = json::array();
-    for (const CheckpointFile& f : list.files) {
+    for (const CheckpointFile& f : list->files) {
       files.push_back({{"name", f.name}, {"step", f.step}, {"bytes", f.bytes}, {"modified_ms", f.modified_ms}});
     }
     json answer{{"dir", shared_root::job_ckpt_dir(job->id()).string()}, {"checkpoints", std::move(files)},
-                {"truncated", list.truncated}};
-    if (!list.refused.empty()) answer["refused"] = list.refused;
+                {"truncated", list->truncated}};
+    if (!list->refused.empty()) answer["refused"] = list->refused;
     send_json(res, answer.dump());
   });
-  // The user's two actions on a job, the same store operations as the Coordinator service's CancelSweep (with
-  // this one job) and RetryJob. 409 when the job's state does not allow it.
+  // The user's two actions on a job, the same operations as the Coordinator service's CancelSweep (with this
+  // one job) and RetryJob. 409 when the job's state does not allow it.
   r.post("/api/jobs/{}/cancel", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto job = store_.find_job(args[0]);
-    if (!job) return send_error(res, 404, "job not found");
-    if (store_.cancel(job->sweep_id(), {job->id()}) == 0) {
-      job = store_.find_job(job->id());
-      return send_error(res, 409, cancel_refusal(job->id(), from_proto(job->state()).value()));
-    }
-    send_json(res, dashboard_job(*store_.find_job(job->id())).dump());
+    auto job = app_.cancel_job(args[0]);
+    if (!job.ok()) return send_error(res, job.status());
+    send_json(res, dashboard_job(*job).dump());
   });
   r.post("/api/jobs/{}/retry", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto job = store_.find_job(args[0]);
-    if (!job) return send_error(res, 404, "job not found");
-    auto retried = store_.retry(job->id());
-    if (!retried) {
-      job = store_.find_job(job->id());
-      return send_error(res, 409, retry_refusal(job->id(), from_proto(job->state()).value()));
-    }
-    send_json(res, dashboard_job(*retried).dump());
+    auto job = app_.retry_job(args[0]);
+    if (!job.ok()) return send_error(res, job.status());
+    send_json(res, dashboard_job(*job).dump());
   });
   r.get(kMetricsPath, [this](const HttpRequest&, HttpResponse& res, const Args&) {
     res.set_content(CoordinatorMetrics::instance().scrape(store_, options_), kMetricsContentType);
@@ -514,8 +493,10 @@ void HttpApi::add_routes() {
     if (!store_.readable()) return send_error(res, 503, "the database does not answer");
     send_json(res, json{{"ok", true}}.dump());
   });
-  r.get("/api/workers", [this](const HttpRequest&, HttpResponse& res, const Args&) {
-    send_json(res, proto_json_array(store_.list_workers(options_.lease_timeout_ms)));
+  r.get("/api/workers", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
+    auto workers = list_rows<v1::Worker>(req, res, [this](const auto& p) { return app_.list_workers(p); });
+    if (!workers.ok()) return send_error(res, workers.status());
+    send_json(res, proto_json_array(*workers));
   });
   r.get("/api/events", [this](const HttpRequest& req, HttpResponse& res, const Args&) { open_event_stream(req, res); });
 }

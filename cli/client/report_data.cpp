@@ -49,10 +49,7 @@ nlohmann::json fetch_report_data(const std::string& server, const std::string& s
   v1::GetFitsResponse fits;
   check(stub->GetFits(rpc_context().get(), fits_request, &fits), "fits of sweep " + sweep_id, server);
   nlohmann::json fit_data = nullptr;
-  if (fits.fits_size() > 0) {
-    const std::vector<v1::Fit> list(fits.fits().begin(), fits.fits().end());
-    fit_data = {{"version", list.front().version()}, {"fits", nlohmann::json::parse(proto_json_array(list))}};
-  }
+  if (fits.fits_size() > 0) fit_data = dashboard_latest_fits({fits.fits().begin(), fits.fits().end()});
   return {{"format", 1},
           {"generated_at", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone())},
           {"meta", dashboard_meta()},

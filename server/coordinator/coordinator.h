@@ -1,0 +1,142 @@
+#pragma once
+// The coordinator's application layer: every operation people and tools call, once, whichever door the call
+// came through. The gRPC service (server/coordinator_service.h) and the HTTP API (server/http_api.h) are
+// adapters: they read their request's fields, call one operation here and write its answer in their own form.
+// So a lookup, a refusal's text, a page's bounds and a pending job's reason are the same through both.
+//
+// A refusal is an absl::Status: NOT_FOUND (HTTP 404), INVALID_ARGUMENT (400), FAILED_PRECONDITION (409: the
+// job's state does not allow it); each message names what, and for a bad field the field, its limit and value.
+// Lists are paged (server/coordinator/page.h): one cursor and one set of limits for all of them.
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/metric.h"
+#include "core/scaling/job_points.h"
+#include "core/sweep/diagnostics.h"
+#include "gammalab/v1/gammalab.pb.h"
+#include "server/coordinator/page.h"
+#include "server/job_files.h"
+#include "server/server_options.h"
+#include "server/store.h"
+
+namespace gammalab::coordinator {
+
+// A submitted sweep file: the stored sweep with its job counts, or the file's problems (nothing stored).
+struct Submitted {
+  std::optional<v1::Sweep> sweep;
+  int jobs_created = 0;
+  int jobs_reused = 0;
+  std::vector<SweepDiagnostic> problems;
+};
+
+// A row of a sweep's runs table: the job and the ends of its loss curves (the final losses' inputs).
+struct Run {
+  v1::Job job;
+  JobLosses losses;
+};
+
+// Which points of a job's series: steps in (after_step, to_step].
+struct StepRange {
+  std::int64_t after_step = -1;
+  std::int64_t to_step = std::numeric_limits<std::int64_t>::max();
+};
+
+// One job's points in a metrics page.
+struct JobSeries {
+  std::string job_id;
+  std::vector<MetricPoint> points;
+};
+
+// What changed of a watched sweep since the last round (see WatchMemory).
+struct SweepChanges {
+  v1::Sweep sweep;            // without its file and tune report: a watcher needs the state only
+  std::vector<v1::Job> jobs;  // the jobs that changed (every job in the first round), without their configs
+};
+// What one watcher was sent of each job, as encoded then: a round sends only the jobs whose encoding changed.
+using WatchMemory = std::map<std::string, std::string>;
+
+class Coordinator {
+ public:
+  Coordinator(Store& store, const ServerOptions& options) : store_(store), options_(options) {}
+
+  Store& store() { return store_; }
+
+  // ---- sweeps
+  Submitted submit_sweep(const std::string& yaml, const std::string& file_name, bool rerun);
+  absl::StatusOr<Page<v1::Sweep>> list_sweeps(const PageRequest& page);
+  absl::StatusOr<v1::Sweep> sweep(const std::string& id_or_name);
+  // Cancels the sweep's pending and active jobs, or only `job_ids` (each must be the sweep's); a sweep still
+  // in its tune stage, cancelled whole, gets no main stage. Returns how many jobs were cancelled.
+  absl::StatusOr<int> cancel_sweep(const std::string& sweep_id, const std::vector<std::string>& job_ids);
+
+  // ---- jobs: each pending one with the reason it waits, when it is not only a free slot (pending_reason.h)
+  // The sweep's jobs in their order; `states` empty: all.
+  absl::StatusOr<Page<v1::Job>> list_jobs(const std::string& sweep_id, const std::vector<v1::JobState>& states,
+                                          const PageRequest& page);
+  absl::StatusOr<v1::Job> job(const std::string& id_or_path);
+  // The runs table: the sweep's jobs with the ends of their loss curves, a page of rows at a time.
+  absl::StatusOr<Page<Run>> list_runs(const std::string& sweep_id, const PageRequest& page);
+  // The job after the request; FAILED_PRECONDITION (core/job_state.h's refusal) when its state allows none.
+  absl::StatusOr<v1::Job> cancel_job(const std::string& job_id);
+  absl::StatusOr<v1::Job> retry_job(const std::string& job_id);
+  // The newest `limit` entries of the job's history.
+  absl::StatusOr<Store::JobHistory> job_events(const std::string& job_id, std::size_t limit);
+  // The end of the job's log (at most `max_bytes`) and its checkpoints (at most `max_files`), read from the
+  // shared root without following a link (server/job_files.h).
+  struct JobLog {
+    std::string job_id;  // the job's id (the request may name it by its path)
+    LogTail tail;
+  };
+  absl::StatusOr<JobLog> log_tail(const std::string& job_id, std::size_t max_bytes);
+  absl::StatusOr<CheckpointList> checkpoints(const std::string& job_id, std::size_t max_files);
+
+  // ---- metrics
+  // Every point of the jobs' series in `range` ordered by job (as listed), metric and step, a page of points
+  // at a time; `names` empty: every metric.
+  absl::StatusOr<Page<JobSeries>> metrics(const std::vector<std::string>& job_ids,
+                                          const std::vector<std::string>& names, const StepRange& range,
+                                          const PageRequest& page);
+  // The series as a chart draws them, whole (not paged): downsampled to at most `buckets` buckets each
+  // (core/metric_downsample.h, read from the store's tiles: bounded by the request's shape, not by the curves'
+  // lengths), or with `buckets` 0 every point, at most `max_points` in all (INVALID_ARGUMENT beyond, naming
+  // the limit and what to ask instead). Of every job of a sweep, or of one job.
+  struct SeriesQuery {
+    std::vector<std::string> names;
+    StepRange range;
+    std::size_t buckets = 0;
+    std::size_t max_points = 0;
+  };
+  absl::StatusOr<std::vector<JobSeries>> sweep_series(const std::string& sweep_id, const SeriesQuery& query);
+  absl::StatusOr<JobSeries> job_series(const std::string& job_id, const SeriesQuery& query);
+
+  // ---- fits: a page of versions, newest first (latest_only: the newest version, no next page)
+  absl::StatusOr<Page<v1::Fit>> fits(const std::string& sweep_id, bool latest_only, const PageRequest& page);
+
+  // ---- workers
+  absl::StatusOr<Page<v1::Worker>> list_workers(const PageRequest& page);
+
+  // ---- watching a sweep: what changed since the last round `sent` remembers (the first round: everything).
+  absl::StatusOr<SweepChanges> watch_round(const std::string& sweep_id, WatchMemory& sent);
+
+ private:
+  absl::StatusOr<v1::Sweep> find_sweep(const std::string& id_or_name);
+  absl::StatusOr<v1::Job> find_job(const std::string& id_or_path);
+  void explain_pending(std::vector<v1::Job*> jobs);
+  // One job's series for sweep_series and job_series; `left`: the points an answer without buckets may still
+  // hold.
+  absl::StatusOr<JobSeries> series(const std::string& job_id, const SeriesQuery& query, std::size_t& left);
+
+  Store& store_;
+  const ServerOptions& options_;
+};
+
+// The status a refusal is sent as through each door.
+int http_status(const absl::Status& status);
+
+}  // namespace gammalab::coordinator

@@ -10,24 +10,25 @@ std::string slots_text(int n) { return std::to_string(n) + (n == 1 ? " slot" : "
 
 }  // namespace
 
-std::string pending_reason(int gpus, int nodes, const std::vector<int>& live_worker_slots) {
-  gpus = std::max(1, gpus);
+std::string pending_reason(int slots_per_node, int nodes, const std::vector<int>& live_worker_slots) {
+  slots_per_node = std::max(1, slots_per_node);
   nodes = std::max(1, nodes);
-  const std::string needs = nodes == 1 ? "needs " + slots_text(gpus) + " of one worker"
-                                       : "needs " + std::to_string(nodes) + " workers with " + slots_text(gpus) +
-                                             " each";
+  const std::string slots = slots_text(slots_per_node);
+  const std::string needs = nodes == 1 ? "needs " + slots + " of one worker"
+                                       : "needs " + std::to_string(nodes) + " workers with " + slots + " each";
   if (live_worker_slots.empty()) return needs + "; no worker is alive (or every one is draining)";
   const auto fitting = std::count_if(live_worker_slots.begin(), live_worker_slots.end(),
-                                     [gpus](int slots) { return slots >= gpus; });
+                                     [slots_per_node](int slots) { return slots >= slots_per_node; });
   if (fitting >= nodes) return "";
   const int largest = live_worker_slots.front();  // largest first (Store::live_worker_slots)
   if (nodes == 1) {
     return needs + " (its world_size); the largest live worker has " + slots_text(largest) +
-           ": start a worker with --slots " + std::to_string(gpus) + " or more, or lower world_size";
+           ": start a worker with --slots " + std::to_string(slots_per_node) + " or more, or lower world_size";
   }
   return needs + " (world_size / nodes); " + std::to_string(fitting) + " live " +
-         (fitting == 1 ? "worker has" : "workers have") + " " + slots_text(gpus) + " or more: start " +
-         std::to_string(nodes - fitting) + " more with --slots " + std::to_string(gpus) + " or more, or lower nodes";
+         (fitting == 1 ? "worker has" : "workers have") + " " + slots + " or more: start " +
+         std::to_string(nodes - fitting) + " more with --slots " + std::to_string(slots_per_node) +
+         " or more, or lower nodes";
 }
 
 void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<v1::Job*> jobs) {

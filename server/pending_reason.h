@@ -12,9 +12,9 @@
 
 namespace gammalab {
 
-// The reason for a job needing `gpus` slots of each of `nodes` workers, given the slots of each live worker,
+// The reason for a job needing `slots_per_node` slots of each of `nodes` workers, given the slots of each live worker,
 // largest first; empty when enough such workers are alive.
-std::string pending_reason(int gpus, int nodes, const std::vector<int>& live_worker_slots);
+std::string pending_reason(int slots_per_node, int nodes, const std::vector<int>& live_worker_slots);
 
 // Sets pending_reason on each pending job of `jobs` (a worker is live when it heartbeat within
 // `worker_timeout_ms` and is not draining). One store query, whatever the number of jobs.

@@ -277,6 +277,11 @@ ALTER TABLE jobs ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0 CHECK (waiting IN
 CREATE INDEX jobs_ready ON jobs(sweep_id, state, ordinal) WHERE waiting = 0;
 CREATE INDEX jobs_by_parent ON jobs(parent_id, waiting) WHERE parent_id IS NOT NULL;
 )sql",
+    // 14: the jobs' `gpus` column has held the slots a job takes of each worker it spans since migration 11,
+    // not a number of GPUs: it takes the name the Job message and the code give it.
+    R"sql(
+ALTER TABLE jobs RENAME COLUMN gpus TO slots_per_node;
+)sql",
   };
   return all;
 }

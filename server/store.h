@@ -169,7 +169,7 @@ class Store {
   HeartbeatResult heartbeat(const std::string& worker_id, const std::vector<std::pair<std::string, int>>& running,
                             bool draining, std::int64_t lease_timeout_ms);
   // Highest priority first; among equal priorities the sweep served longest ago. One transaction.
-  // A job takes `gpus` slots of one worker (docs/distributed.md): the worker's first pending job in that order
+  // A job takes `slots_per_node` slots of one worker (docs/distributed.md): the worker's first pending job in that order
   // among those no larger than its registered slots is leased when it fits the worker's `free_slots` (the
   // caller checks them against the registered slots). When it does not fit yet, nothing is leased: the
   // worker's slots are kept for it as its running jobs end, rather than filled with smaller jobs behind it.

@@ -31,8 +31,9 @@ absl::StatusOr<std::optional<PageCursor>> page_cursor(std::string_view token, co
   if (token.empty()) return std::optional<PageCursor>();
   const std::size_t parts_wanted = shape.numbers + (shape.text ? 1 : 0);
   // The text comes last and may hold ':', so the split stops before it.
+  const absl::string_view text(token.data(), token.size());
   const std::vector<absl::string_view> parts =
-      absl::StrSplit(absl::string_view(token.data(), token.size()), absl::MaxSplits(':', static_cast<int>(parts_wanted) - 1));
+      absl::StrSplit(text, absl::MaxSplits(':', static_cast<int>(parts_wanted) - 1));
   if (parts.size() != parts_wanted) return foreign_token(token);
   PageCursor cursor;
   for (std::size_t i = 0; i < shape.numbers; ++i) {

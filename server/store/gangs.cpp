@@ -77,7 +77,7 @@ Store::GangTurn Store::gang_turn(std::int64_t worker, std::int64_t now, std::int
 bool Store::join_gang(std::int64_t worker, std::int64_t now, std::int64_t lease_timeout_ms, int free_slots) {
   sql::Statement& gathering = statements_.get(
       "SELECT g.job_id, j.nodes, COUNT(*), MAX(g.attempt) FROM gang_members g CROSS JOIN jobs j ON j.id = g.job_id "
-      "WHERE j.state = ? AND j.gpus <= ? GROUP BY g.job_id ORDER BY MIN(g.joined_ms), g.job_id LIMIT 1");
+      "WHERE j.state = ? AND j.slots_per_node <= ? GROUP BY g.job_id ORDER BY MIN(g.joined_ms), g.job_id LIMIT 1");
   if (!gathering.bind(1, pending_name()).bind(2, free_slots).step()) return false;
   const std::int64_t job_id = gathering.int64(0), nodes = gathering.int64(1), node = gathering.int64(2),
                      attempt = gathering.int64(3);

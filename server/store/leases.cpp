@@ -116,21 +116,22 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   // A cooldown branch, only once it no longer waits for its run's checkpoint (Store::release_branches).
   const std::string can_gather =
       "j.waiting = 0 AND (j.nodes = 1 OR j.nodes <= (SELECT COUNT(*) FROM workers w WHERE w.draining = 0 AND "
-      "w.heartbeat_ms >= ?3 AND w.slots >= j.gpus))";
+      "w.heartbeat_ms >= ?3 AND w.slots >= j.slots_per_node))";
   sql::Statement& pick_sweep = statements_.get(
       "SELECT s.id FROM sweeps s WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id "
-      "AND j.state = ?1 AND j.gpus <= ?2 AND " + can_gather + ") ORDER BY s.priority DESC, s.lease_turn, s.id LIMIT 1");
+      "AND j.state = ?1 AND j.slots_per_node <= ?2 AND " + can_gather + ") ORDER BY s.priority DESC, s.lease_turn, s.id LIMIT 1");
   const std::int64_t live_since = now - lease_timeout_ms;
   if (!pick_sweep.bind(1, pending).bind(2, slots).bind(3, live_since).step()) return std::nullopt;
   const std::int64_t sweep_id = pick_sweep.int64(0);
   pick_sweep.reset();
   sql::Statement& pick = statements_.get(
-      "SELECT j.id, j.gpus, j.nodes FROM jobs j WHERE j.sweep_id = ?4 AND j.state = ?1 AND j.gpus <= ?2 AND " +
+      "SELECT j.id, j.slots_per_node, j.nodes FROM jobs j WHERE j.sweep_id = ?4 AND j.state = ?1 AND j.slots_per_node <= ?2 AND " +
       can_gather + " ORDER BY j.ordinal LIMIT 1");
   if (!pick.bind(1, pending).bind(2, slots).bind(3, live_since).bind(4, sweep_id).step()) return std::nullopt;
-  const std::int64_t job_id = pick.int64(0), gpus = pick.int64(1), nodes = pick.int64(2);
+  const std::int64_t job_id = pick.int64(0), slots_per_node = pick.int64(1), nodes = pick.int64(2);
   pick.reset();
-  if (gpus > free_slots) return std::nullopt;  // its turn: wait for the worker's running jobs to free enough slots
+  // Its turn: wait for the worker's running jobs to free enough slots.
+  if (slots_per_node > free_slots) return std::nullopt;
   if (nodes > 1) {
     // This worker gathers a gang for it as node 0; the job is leased once `nodes` workers hold places.
     start_gang(job_id, wid, now, lease_timeout_ms);

@@ -45,7 +45,7 @@ const std::string& job_columns() {
   static const std::string columns =
       "j.id, j.sweep_id, j.name, j.config_hash, j.config_json, j.state, j.attempt, j.max_attempts, j.worker_id, "
       "j.step, j.total_steps, j.tokens, j.last_loss, j.tokens_per_s, j.created_ms, j.started_ms, j.finished_ms, "
-      "j.error, j.priority, j.reused_from, j.stage, j.gpus, j.nodes, j.parent_id, j.branch_step, j.branch_points, "
+      "j.error, j.priority, j.reused_from, j.stage, j.slots_per_node, j.nodes, j.parent_id, j.branch_step, j.branch_points, "
       // A branch's parent's state, and the job whose checkpoint it starts from once written.
       "(SELECT p.state FROM jobs p WHERE p.id = j.parent_id), "
       "(SELECT COALESCE(p.reused_from, p.id) FROM jobs p WHERE p.id = j.parent_id AND " + sql_branch_point_written() +

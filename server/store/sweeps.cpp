@@ -53,7 +53,7 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
       "WHERE config_hash = ? AND state = ? ORDER BY id LIMIT 1");
   sql::Statement& insert_job = statements_.get(
       "INSERT INTO jobs(sweep_id, ordinal, name, config_hash, config_json, state, max_attempts, priority, "
-      "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from, stage, gpus, nodes, parent_id, "
+      "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from, stage, slots_per_node, nodes, parent_id, "
       "branch_step, branch_points, waiting) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   sql::Statement& copy_metrics = statements_.get(
       "INSERT INTO metrics(job_id, name_id, step, tokens, value) "

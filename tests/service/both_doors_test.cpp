@@ -26,7 +26,8 @@ class BothDoors : public ::testing::Test {
     http_ = std::make_unique<HttpApi>(coordinator_.store(), http_options_);
     client_ = std::make_unique<httplib::Client>("127.0.0.1", http_->port());
     stub_ = connect_coordinator(coordinator_.address());
-    sweep_ = coordinator_.store().create_sweep(make_sweep("doors", 7), "name: doors", "doors.yaml", false).sweep.id();
+    sweep_ =
+        coordinator_.store().create_sweep(make_sweep("doors", 7), "name: doors", "doors.yaml", false).sweep.id();
   }
 
   // GET over HTTP: the status, the JSON body, and the next page's token (X-Next-Page-Token).
@@ -104,14 +105,16 @@ TEST_F(BothDoors, RefuseWithTheSameWords) {
   v1::ListJobsResponse jobs;
 
   list.set_page_size(limits::kMaxPageSize + 1);
-  const std::string too_large = grpc_error(stub_->ListJobs(rpc_context().get(), list, &jobs), grpc::StatusCode::INVALID_ARGUMENT);
+  const std::string too_large =
+      grpc_error(stub_->ListJobs(rpc_context().get(), list, &jobs), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(too_large, "page_size: 5001 is outside 0..5000");
   EXPECT_EQ(http_error("/api/sweeps/" + sweep_ + "/jobs?page_size=5001", 400), too_large);
   EXPECT_EQ(http_error("/api/workers?page_size=5001", 400), too_large);
 
   list.set_page_size(0);
   list.set_page_token("x9");
-  const std::string foreign = grpc_error(stub_->ListJobs(rpc_context().get(), list, &jobs), grpc::StatusCode::INVALID_ARGUMENT);
+  const std::string foreign =
+      grpc_error(stub_->ListJobs(rpc_context().get(), list, &jobs), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(foreign, "page_token: 'x9' is not a token from a previous page");
   EXPECT_EQ(http_error("/api/sweeps/" + sweep_ + "/runs?page_token=x9", 400), foreign);
   EXPECT_EQ(http_error("/api/sweeps?page_token=x9", 400), foreign);
@@ -119,7 +122,8 @@ TEST_F(BothDoors, RefuseWithTheSameWords) {
   v1::GetSweepRequest missing;
   missing.set_sweep_id("nowhere");
   v1::Sweep sweep;
-  const std::string not_found = grpc_error(stub_->GetSweep(rpc_context().get(), missing, &sweep), grpc::StatusCode::NOT_FOUND);
+  const std::string not_found =
+      grpc_error(stub_->GetSweep(rpc_context().get(), missing, &sweep), grpc::StatusCode::NOT_FOUND);
   EXPECT_EQ(not_found, "sweep 'nowhere' not found");
   EXPECT_EQ(http_error("/api/sweeps/nowhere", 404), not_found);
   EXPECT_EQ(http_error("/api/sweeps/nowhere/metrics", 404), not_found);
@@ -129,7 +133,8 @@ TEST_F(BothDoors, RefuseWithTheSameWords) {
   v1::RetryJobRequest retry;
   retry.set_job_id(job);
   v1::Job retried;
-  const std::string refusal = grpc_error(stub_->RetryJob(rpc_context().get(), retry, &retried), grpc::StatusCode::FAILED_PRECONDITION);
+  const std::string refusal =
+      grpc_error(stub_->RetryJob(rpc_context().get(), retry, &retried), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_NE(refusal.find(job), std::string::npos) << refusal;
   auto res = client_->Post(("/api/jobs/" + job + "/retry").c_str());
   ASSERT_TRUE(res);
@@ -150,8 +155,9 @@ TEST(PageCursor, TakesOnlyTokensOfItsListsShape) {
   EXPECT_EQ((*back)->text, "eval:ppl/x");
   EXPECT_FALSE(page_cursor("", metrics)->has_value()) << "no token: from the start";
 
-  for (const std::string& token : std::vector<std::string>{"x", "1", "1:2", "-2:0:a", "1:-2:a", "1:9223372036854775808:a", "1:x:a",
-                                  "1:2:" + std::string(limits::kMaxKeyBytes + 1, 'n')}) {
+  const std::vector<std::string> foreign{"x",     "1",      "1:2",   "-2:0:a", "1:-2:a", "1:9223372036854775808:a",
+                                        "1:x:a", "1:2:" + std::string(limits::kMaxKeyBytes + 1, 'n')};
+  for (const std::string& token : foreign) {
     const auto refused = page_cursor(token, metrics);
     ASSERT_FALSE(refused.ok()) << token;
     EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
@@ -161,7 +167,8 @@ TEST(PageCursor, TakesOnlyTokensOfItsListsShape) {
   EXPECT_EQ((*page_cursor("42", {}))->numbers, std::vector<std::int64_t>{42});
 
   EXPECT_EQ(*coordinator::page_size(0, coordinator::kRowPages), static_cast<std::size_t>(limits::kDefaultPageSize));
-  EXPECT_EQ(coordinator::page_size(-1, coordinator::kVersionPages).status().message(), "page_size: -1 is outside 0..100");
+  EXPECT_EQ(coordinator::page_size(-1, coordinator::kVersionPages).status().message(),
+            "page_size: -1 is outside 0..100");
 }
 
 }  // namespace

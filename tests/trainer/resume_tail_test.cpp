@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <tuple>
 
@@ -129,6 +130,20 @@ TEST(ResumeTail, AResumedRunPrintsOnlyWhatTheCoordinatorLacksAndTogetherTheyMake
       }
     }
   }
+}
+
+// A run without a checkpoint directory never writes the lines anywhere: it keeps none of them in memory
+// either, however long it runs, and prints every one.
+TEST(ResumeTail, ALoggerForARunWithoutCheckpointsKeepsNoLine) {
+  std::ostringstream printed_keeping, printed;
+  MetricsLogger keeping(printed_keeping), forgetting(printed, {}, /*keep_lines=*/false);
+  for (std::int64_t step = 1; step <= 100; ++step) {
+    keeping.metrics(step, step * 64, {{"train/loss", 3.0}});
+    forgetting.metrics(step, step * 64, {{"train/loss", 3.0}});
+  }
+  EXPECT_EQ(keeping.unstored().size(), 100u);
+  EXPECT_TRUE(forgetting.unstored().empty());
+  EXPECT_EQ(printed.str(), printed_keeping.str());
 }
 
 TEST(ResumeTail, TheStoredStepFeedTakesDecimalStepsOnlyAndNeverGoesBack) {

@@ -4,18 +4,22 @@
 
 namespace gammalab::trainer {
 
+void MetricsLogger::keep(std::int64_t step, std::string line) {
+  if (keep_lines_) kept_.push_back({step, std::move(line)});
+}
+
 void MetricsLogger::emit(std::int64_t step, std::string line) {
   // Past what the coordinator stores (every step of a run after its resume): printed and kept as it is, with
   // no parse of the line on the training loop's path.
   if (step > stored_.last_step) {
     out_ << line << '\n';
-    kept_.push_back({step, std::move(line)});
+    keep(step, std::move(line));
     return;
   }
   const std::optional<std::string> part = unstored_part(line, stored_);
   if (part) out_ << *part << '\n';
   // A line stored in part is kept whole: the stored part is told apart again on a resume.
-  if (part || step == stored_.last_step) kept_.push_back({step, std::move(line)});
+  if (part || step == stored_.last_step) keep(step, std::move(line));
 }
 
 void MetricsLogger::metrics(std::int64_t step, std::int64_t tokens, const std::map<std::string, double>& values) {

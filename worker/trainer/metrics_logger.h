@@ -4,7 +4,8 @@
 // resumed run that trains again the steps after its checkpoint sends no point twice. Of the rest it keeps the
 // lines the coordinator may not have yet, for the next checkpoint (checkpoint.h): every one on its own, only
 // those from the step the worker last reported stored (forget_stored_before) under a worker, so that a
-// checkpoint holds about the lines since the one before it, not the whole run's.
+// checkpoint holds about the lines since the one before it, not the whole run's. A run that writes no
+// checkpoint keeps none.
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -20,7 +21,9 @@ namespace gammalab::trainer {
 
 class MetricsLogger {
  public:
-  explicit MetricsLogger(std::ostream& out, StoredMetrics stored = {}) : out_(out), stored_(std::move(stored)) {}
+  // `keep_lines`: whether a checkpoint will ask for the lines (the run has a checkpoint directory).
+  explicit MetricsLogger(std::ostream& out, StoredMetrics stored = {}, bool keep_lines = true)
+      : out_(out), stored_(std::move(stored)), keep_lines_(keep_lines) {}
   void metrics(std::int64_t step, std::int64_t tokens, const std::map<std::string, double>& values);
   void event(const nlohmann::json& object);  // must not have a "metrics" key
   // The lines kept: what a checkpoint holds.
@@ -34,6 +37,7 @@ class MetricsLogger {
  private:
   // Prints the part of `line` (of `step`) the coordinator lacks and keeps the line unless it has all of it.
   void emit(std::int64_t step, std::string line);
+  void keep(std::int64_t step, std::string line);
 
   struct Line {
     std::int64_t step = 0;
@@ -41,6 +45,7 @@ class MetricsLogger {
   };
   std::ostream& out_;
   const StoredMetrics stored_;
+  const bool keep_lines_;
   std::deque<Line> kept_;
 };
 

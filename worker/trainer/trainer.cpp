@@ -63,7 +63,7 @@ std::vector<std::filesystem::path> data_files(const char* field, const std::stri
 }  // namespace
 
 Trainer::Trainer(const JobConfig& config, TrainerOptions options, std::ostream& metrics_out, std::ostream& log)
-    : config_(config), options_(std::move(options)), metrics_(metrics_out, options_.stored), log_(log) {
+    : config_(config), options_(std::move(options)), metrics_(metrics_out, options_.stored, !options_.ckpt_dir.empty()), log_(log) {
   validate(config_);
   if (config_.data.train.empty()) throw ConfigError("data.train", "is required (a .bin shard or a directory of shards)");
   set_cpu_threads(config_.threads);

@@ -13,6 +13,7 @@ export let ACTIVE_STATES = new Set(); // a worker holds the job
 let FIT_STATE = null;                 // the runs a scaling-law fit reads
 let FAILED_STATE = null;
 let TERMINAL_STATES = new Set();
+export let CLI_FIT_BOOTSTRAP = null;  // the resamples `gammalab fit` draws unless told otherwise (its --bootstrap)
 
 export function setMeta(meta) {
   const states = meta.job_states;
@@ -25,6 +26,7 @@ export function setMeta(meta) {
   FIT_STATE = meta.fit_state;
   FAILED_STATE = meta.failed_state;
   TERMINAL_STATES = new Set(states.filter((s) => s.terminal).map((s) => s.name));
+  CLI_FIT_BOOTSTRAP = Number.isInteger(meta.cli_fit_bootstrap) ? meta.cli_fit_bootstrap : null;
 }
 
 export const isFailed = (job) => job.state === FAILED_STATE;

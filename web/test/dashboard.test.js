@@ -709,7 +709,10 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   const { constant } = reports.flatMap((r) => r.multipliers).find((m) => m.variant === 'unified' && m.constant);
   assert.match(await law.textContent(), new RegExp(`^from the fitted law c: ${(constant.value >= 1 ? constant.value : 1 / constant.value).toFixed(2)}× (less|more) compute `));
   // Every interval says how many resamples it rests on, and the card says once that they are the coordinator's
-  // stored fit's (this coordinator refits with 50), which `gammalab fit` does not share (1,000 by default).
+  // stored fit's (this coordinator refits with 50), which `gammalab fit` does not share: it draws its default
+  // count, which the coordinator's /api/meta gives (core/scaling/fit_options.h), not a number of the page's own.
+  const cliBootstrap = (await api('/api/meta')).body.cli_fit_bootstrap;
+  assert.ok(Number.isInteger(cliBootstrap) && cliBootstrap > 0 && cliBootstrap !== 50, `cli_fit_bootstrap ${cliBootstrap}`);
   const storedFits = (await api(`/api/sweeps/${sweepId}/fits`)).body.fits;
   const source = storedFits.find((f) => JSON.parse(f.report_json).comparisons?.length);
   const { used, requested } = JSON.parse(source.report_json).bootstrap;
@@ -717,7 +720,7 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   if (stat.local_multiplier.bounded) assert.ok(headline.includes(`, ${used}/${requested} resamples;`), headline);
   if (!constant.at_bound) assert.match(await law.textContent(), new RegExp(`, \\d+/${requested} resamples[;)]`));
   assert.equal(await page.textContent('#multipliers .interval-source'), `Intervals from the coordinator's stored fit (version ${source.version}): `
-    + `${used}/${requested} resamples (seed ${JSON.parse(source.report_json).bootstrap.seed}). gammalab fit draws its own (1,000 by default, --bootstrap): `
+    + `${used}/${requested} resamples (seed ${JSON.parse(source.report_json).bootstrap.seed}). gammalab fit draws its own (${cliBootstrap.toLocaleString('en-US')} by default, --bootstrap): `
     + 'the same estimates, intervals that differ by resampling noise.');
   for (const f of storedFits) {
     const b = JSON.parse(f.report_json).bootstrap;
@@ -781,8 +784,9 @@ test('study view: incomplete pairs, a bound and a profile range in the CLI\'s wo
     + '0.80–1.60 leaving one size out)');
   assert.equal(await behind.locator('.multiplier').count(), 0, 'the law compares with the baseline only');
   // Under the intervals, once: where they come from and how many resamples, and why the CLI's may differ.
+  const cliBootstrap = (await api('/api/meta')).body.cli_fit_bootstrap.toLocaleString('en-US');
   assert.equal(await card.locator('.interval-source').textContent(), 'Intervals from the coordinator\'s stored fit: 200/200 resamples '
-    + '(seed 1). gammalab fit draws its own (1,000 by default, --bootstrap): the same estimates, intervals that differ by resampling noise.');
+    + `(seed 1). gammalab fit draws its own (${cliBootstrap} by default, --bootstrap): the same estimates, intervals that differ by resampling noise.`);
   assert.ok(await card.locator('#handwritten-multipliers').evaluate((el) => el.lastElementChild.matches('.interval-source')), 'after the comparisons');
   assert.equal(await ahead.locator('thead th', { hasText: 'm_local' }).getAttribute('title'), '95% interval, 200/200 resamples of the coordinator\'s stored fit');
   // A parameter at its bound: no interval, the CLI's words; the report's warning beside the fits.

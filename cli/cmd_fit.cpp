@@ -14,6 +14,7 @@
 #include "core/scaling/csv_points.h"
 #include "core/scaling/fit_runs.h"
 #include "core/scaling/fit.h"
+#include "core/scaling/fit_options.h"
 #include "core/scaling/fit_report.h"
 
 namespace gammalab::cli {
@@ -83,7 +84,7 @@ void add_fit_command(CLI::App& app, CliContext& context) {
                                     "qknorm, the baseline with QK-norm)")
                         ->default_str("qknorm"));
   fitting.push_back(cmd->add_option("--bootstrap", args->options.bootstrap, "bootstrap resamples (0: none)")
-                        ->default_val(1000)
+                        ->default_val(FitOptions{}.bootstrap)
                         ->check(CLI::NonNegativeNumber));
   fitting.push_back(
       cmd->add_option("--seed", args->seed, "bootstrap seed (same seed, same intervals)")->default_val(0));

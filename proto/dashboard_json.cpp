@@ -12,6 +12,7 @@
 #include "core/metric_downsample.h"
 #include "core/metric_names.h"
 #include "core/param_count.h"
+#include "core/scaling/fit_options.h"
 #include "core/scaling/run_point.h"
 #include "proto/convert.h"
 #include "proto/proto_json.h"
@@ -48,7 +49,10 @@ json dashboard_meta() {
           {"metrics", metrics},
           {"wall_clock", std::string(metric_names::kWallSeconds)},
           {"losses",
-           {{"train", std::string(metric_names::kTrainLoss)}, {"val", std::string(metric_names::kValLoss)}}}};
+           {{"train", std::string(metric_names::kTrainLoss)}, {"val", std::string(metric_names::kValLoss)}}},
+          // The resamples `gammalab fit` draws unless told otherwise (its --bootstrap): the study card says the
+          // coordinator's stored intervals may differ from the CLI's by resampling noise, and how many the CLI draws.
+          {"cli_fit_bootstrap", FitOptions{}.bootstrap}};
 }
 
 json metric_columns(const std::vector<MetricPoint>& points, std::size_t buckets) {

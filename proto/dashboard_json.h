@@ -19,7 +19,8 @@ nlohmann::ordered_json dashboard_job(const v1::Job& job);
 std::string dashboard_state(v1::JobState state);
 
 // What the page would otherwise spell itself: the job states with their flags, in the order of a job's life,
-// the state whose jobs the fits read and the failed state, and the metric names (core/metric_names.h).
+// the state whose jobs the fits read and the failed state, the metric names (core/metric_names.h), and
+// `gammalab fit`'s default resample count (core/scaling/fit_options.h).
 nlohmann::json dashboard_meta();
 
 // Columnar per metric name: {"train/loss": {"step": [...], "tokens": [...], "value": [...]}} (what uPlot wants);

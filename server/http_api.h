@@ -3,7 +3,8 @@
 // Sweeps, jobs and workers are printed as their proto messages (proto field names, every field present), except
 // that a job's state is spelled as everywhere else on this API: "pending", "running", ... (core/job_state.h).
 //   GET /api/meta                        job states {name, active, terminal} in the order of a job's life,
-//                                        fit_state, failed_state, metric names and the loss names {train, val}
+//                                        fit_state, failed_state, metric names, the loss names {train, val}
+//                                        and cli_fit_bootstrap (`gammalab fit`'s default resample count)
 //   GET /api/sweeps                      every sweep with job counts
 //   GET /api/sweeps/{id}                 one sweep (id or unique name)
 //   GET /api/sweeps/{id}/jobs            its jobs

@@ -1,10 +1,11 @@
 // uPlot wrappers: one chart object per <figure>, rebuilt when its series change and updated in place when
 // only the data does. uPlot itself is passed in (app.js loads it from /vendor/uplot/).
-import { si, count, valueAt, tightLogRange, logTicks, tickLabels } from './series.js';
+import { si, count, valueAt, shortLabels, tightLogRange, logTicks, tickLabels } from './series.js';
 import { onColumns } from './columns.js';
 
 const HEIGHT = 300;
-// Curves the hover readout names at once (the nearest to the pointer); it keeps to one line.
+// Curves the hover readout names at once (the nearest to the pointer), a line each under a line that says where
+// and how many; the readout keeps that many lines whether or not the pointer is on the chart.
 const READOUT_ITEMS = 4;
 
 function plotWidth(plot) {
@@ -176,6 +177,11 @@ export class LossChart extends Chart {
     const readout = this.hover;
     const figure = this.figure;
     this.curves = curves;
+    // The readout names a curve by what tells it apart from the others drawn (the full name is its title), and
+    // keeps room for as many lines as it can show: the plot under it moves when the curves change, never with
+    // the pointer.
+    this.short = shortLabels(curves.map((c) => c.label));
+    if (readout) readout.style.setProperty('--readout-lines', String(1 + Math.min(READOUT_ITEMS, Math.max(1, curves.length))));
     const build = () => ({
       legend: { show: false },
       // Dragging selects: along x, the zoom of every chart (onZoom puts it in the address and redraws with the
@@ -230,17 +236,16 @@ export class LossChart extends Chart {
     }
     const x = u.posToVal(left, 'x');
     const rows = [];
-    for (const c of this.curves || []) {
+    for (const [i, c] of (this.curves || []).entries()) {
       const at = valueAt(c.xs, c.raw, x);
       if (!at) continue;
-      rows.push({ label: c.label, x: at.x, y: at.y, colour: c.colour });
+      rows.push({ label: c.label, short: this.short?.[i] ?? c.label, x: at.x, y: at.y, colour: c.colour });
     }
-    figure.dataset.readout = JSON.stringify(rows.map(({ label, x: rx, y }) => ({ label, x: rx, y })));
+    figure.dataset.readout = JSON.stringify(rows.map(({ label, short, x: rx, y }) => ({ label, short, x: rx, y })));
     if (!rows.length) return;
-    // One line whatever the number of curves, so the chart below never moves: the READOUT_ITEMS curves
-    // nearest the pointer's height, highest value first as they lie on the chart, each cut with an ellipsis
-    // where the line is short. How many there are in all comes first, where a narrow chart cannot cut it off
-    // (the full list is figure.dataset.readout).
+    // The READOUT_ITEMS curves nearest the pointer's height, highest value first as they lie on the chart, a line
+    // each: its colour, its value, and its short name (cut with an ellipsis only where even that is too long).
+    // How many there are in all comes first (the full list is figure.dataset.readout).
     const top = u.cursor.top;
     const y = top === undefined || top === null || top < 0 ? null : u.posToVal(top, 'y');
     if (y !== null) rows.sort((a, b) => Math.abs((a.y ?? Infinity) - y) - Math.abs((b.y ?? Infinity) - y));
@@ -255,8 +260,14 @@ export class LossChart extends Chart {
       const sw = document.createElement('span');
       sw.className = 'swatch';
       sw.style.background = r.colour;
-      // The value before the name, so a cut name never takes the number with it.
-      item.append(sw, `${r.y === null ? 'NaN' : r.y.toPrecision(5)} ${r.label}`);
+      const value = document.createElement('span');
+      value.className = 'readout-value';
+      value.textContent = r.y === null ? 'NaN' : r.y.toPrecision(5);
+      const name = document.createElement('span');
+      name.className = 'readout-label';
+      name.textContent = r.short;
+      name.title = r.label;
+      item.append(sw, value, ' ', name);  // (the space: the row's text reads as a line where it is copied)
       el.append(item);
     }
   }

@@ -13,6 +13,7 @@ export let ACTIVE_STATES = new Set(); // a worker holds the job
 let FIT_STATE = null;                 // the runs a scaling-law fit reads
 let FAILED_STATE = null;
 let TERMINAL_STATES = new Set();
+export let CLI_FIT_BOOTSTRAP = null;  // the resamples `gammalab fit` draws unless told otherwise (its --bootstrap)
 
 export function setMeta(meta) {
   const states = meta.job_states;
@@ -25,6 +26,7 @@ export function setMeta(meta) {
   FIT_STATE = meta.fit_state;
   FAILED_STATE = meta.failed_state;
   TERMINAL_STATES = new Set(states.filter((s) => s.terminal).map((s) => s.name));
+  CLI_FIT_BOOTSTRAP = Number.isInteger(meta.cli_fit_bootstrap) ? meta.cli_fit_bootstrap : null;
 }
 
 export const isFailed = (job) => job.state === FAILED_STATE;
@@ -574,6 +576,27 @@ export function valueAt(xs, ys, x) {
     else hi = mid - 1;
   }
   return { x: xs[lo], y: ys[lo] };
+}
+
+// Curve names as short as still tells them apart, for a readout in a narrow chart: a name's '/' parts that every
+// name has (the optimizer, the schedule, a size the whole sweep shares) are left out, so what is left is what
+// varies between the curves drawn (`tiny-0.03m/baseline/adamw/cosine/s0` -> `tiny-0.03m/baseline/s0`). An
+// overlaid sweep's name before ` · ` is a part of its own. A name keeps all its parts where nothing would be
+// left, and every name does where two short ones would come out the same.
+export function shortLabels(labels) {
+  const split = (label) => {
+    const cut = label.lastIndexOf(' · ');
+    const rest = cut < 0 ? label : label.slice(cut + 3);
+    return { prefix: cut < 0 ? '' : label.slice(0, cut + 3), parts: rest.split('/') };
+  };
+  const all = labels.map(split);
+  if (all.length < 2) return [...labels];
+  const common = new Set(all[0].parts.filter((p) => all.every((l) => l.parts.includes(p))));
+  const out = all.map(({ prefix, parts }, i) => {
+    const kept = parts.filter((p) => !common.has(p));
+    return kept.length ? prefix + kept.join('/') : labels[i];
+  });
+  return new Set(out).size === new Set(labels).size ? out : [...labels];
 }
 
 // Seeds of one configuration as one curve: per x (the union of the runs' x), the mean, min and max of the

@@ -4,7 +4,7 @@
 // (runs, fit reports, tune series) and the elements to fill; all text goes in through dom.js.
 import {
   scalingPoints, fitCurve, logSpace, median, si, count, studyTable, multipliers, sortGroups, groupColours, num,
-  studyRuns, fitBand, storedBand, pairedComparisons,
+  studyRuns, fitBand, storedBand, pairedComparisons, CLI_FIT_BOOTSTRAP,
 } from './series.js';
 import { h, fill } from './dom.js';
 import { surfaceLines, surfaceSizes, markerOf, lawsAtSizes } from './surface.js';
@@ -52,10 +52,6 @@ const times = (x) => fmt(x, 2);
 const percent = (confidence) => `${+(100 * confidence).toPrecision(5)}%`;
 const signed = (x) => `${x > 0 ? '+' : ''}${fmt(x)}`;
 
-// The CLI's own resample count (`gammalab fit --bootstrap`, cli/cmd_fit.cpp), named where the card says why its
-// intervals may differ from the CLI's.
-const CLI_BOOTSTRAP = 1000;
-
 // Beside each interval: the resamples it rests on (used of requested: a resample whose refit fails is dropped).
 // The coordinator's automatic refit draws its own number of them (its --fit-bootstrap), so `gammalab fit` on the
 // same sweep gives the same estimate with an interval that differs by resampling noise; the count says which.
@@ -71,7 +67,9 @@ export function intervalSource(report) {
   return h('div', { class: 'note interval-source', dataset: { used, requested } },
     `Intervals from the coordinator's stored fit${version}: ${resampleCount({ used, requested })}`,
     `${report.bootstrap.seed !== undefined ? ` (seed ${report.bootstrap.seed})` : ''}. `,
-    h('code', {}, 'gammalab fit'), ` draws its own (${CLI_BOOTSTRAP.toLocaleString('en-US')} by default, `,
+    // (The CLI's default count comes with /api/meta, core/scaling/fit_options.h's; a report written by an older
+    // CLI may lack it, and then only the option is named.)
+    h('code', {}, 'gammalab fit'), ` draws its own (${CLI_FIT_BOOTSTRAP === null ? '' : `${CLI_FIT_BOOTSTRAP.toLocaleString('en-US')} by default, `}`,
     h('code', {}, '--bootstrap'), '): the same estimates, intervals that differ by resampling noise.');
 }
 

@@ -19,6 +19,7 @@
 #include "core/job_state.h"
 #include "core/metric_names.h"
 #include "core/param_count.h"
+#include "core/scaling/fit_options.h"
 #include "proto/convert.h"
 #include "tests/service/test_sweeps.h"
 
@@ -139,6 +140,7 @@ TEST_F(HttpApiTest, MetaServesTheStatesAndMetricNames) {
   EXPECT_EQ(meta["losses"], json({{"train", "train/loss"}, {"val", "val/loss"}}));
   ASSERT_EQ(meta["metrics"].size(), metric_names::kAll.size());
   EXPECT_EQ(meta["metrics"][0], "train/loss");
+  EXPECT_EQ(meta["cli_fit_bootstrap"], FitOptions{}.bootstrap);  // what `gammalab fit` draws by default
 }
 
 TEST_F(HttpApiTest, UnknownSweepsJobsAndRoutesAre404) {

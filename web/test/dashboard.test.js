@@ -525,7 +525,7 @@ max_attempts: 2
   };
   const over = page.locator('#chart-train .u-over');
   const box = await over.boundingBox();
-  // The readout keeps to one line: the chart does not move while the pointer does.
+  // The readout keeps its height: the chart does not move while the pointer does.
   const plotTop = async () => (await page.locator('#chart-train .plot').boundingBox()).y;
   const restingTop = await plotTop();
   // Early (both configurations running) and late (the unified runs have ended).
@@ -709,7 +709,10 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   const { constant } = reports.flatMap((r) => r.multipliers).find((m) => m.variant === 'unified' && m.constant);
   assert.match(await law.textContent(), new RegExp(`^from the fitted law c: ${(constant.value >= 1 ? constant.value : 1 / constant.value).toFixed(2)}× (less|more) compute `));
   // Every interval says how many resamples it rests on, and the card says once that they are the coordinator's
-  // stored fit's (this coordinator refits with 50), which `gammalab fit` does not share (1,000 by default).
+  // stored fit's (this coordinator refits with 50), which `gammalab fit` does not share: it draws its default
+  // count, which the coordinator's /api/meta gives (core/scaling/fit_options.h), not a number of the page's own.
+  const cliBootstrap = (await api('/api/meta')).body.cli_fit_bootstrap;
+  assert.ok(Number.isInteger(cliBootstrap) && cliBootstrap > 0 && cliBootstrap !== 50, `cli_fit_bootstrap ${cliBootstrap}`);
   const storedFits = (await api(`/api/sweeps/${sweepId}/fits`)).body.fits;
   const source = storedFits.find((f) => JSON.parse(f.report_json).comparisons?.length);
   const { used, requested } = JSON.parse(source.report_json).bootstrap;
@@ -717,7 +720,7 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   if (stat.local_multiplier.bounded) assert.ok(headline.includes(`, ${used}/${requested} resamples;`), headline);
   if (!constant.at_bound) assert.match(await law.textContent(), new RegExp(`, \\d+/${requested} resamples[;)]`));
   assert.equal(await page.textContent('#multipliers .interval-source'), `Intervals from the coordinator's stored fit (version ${source.version}): `
-    + `${used}/${requested} resamples (seed ${JSON.parse(source.report_json).bootstrap.seed}). gammalab fit draws its own (1,000 by default, --bootstrap): `
+    + `${used}/${requested} resamples (seed ${JSON.parse(source.report_json).bootstrap.seed}). gammalab fit draws its own (${cliBootstrap.toLocaleString('en-US')} by default, --bootstrap): `
     + 'the same estimates, intervals that differ by resampling noise.');
   for (const f of storedFits) {
     const b = JSON.parse(f.report_json).bootstrap;
@@ -781,8 +784,9 @@ test('study view: incomplete pairs, a bound and a profile range in the CLI\'s wo
     + '0.80–1.60 leaving one size out)');
   assert.equal(await behind.locator('.multiplier').count(), 0, 'the law compares with the baseline only');
   // Under the intervals, once: where they come from and how many resamples, and why the CLI's may differ.
+  const cliBootstrap = (await api('/api/meta')).body.cli_fit_bootstrap.toLocaleString('en-US');
   assert.equal(await card.locator('.interval-source').textContent(), 'Intervals from the coordinator\'s stored fit: 200/200 resamples '
-    + '(seed 1). gammalab fit draws its own (1,000 by default, --bootstrap): the same estimates, intervals that differ by resampling noise.');
+    + `(seed 1). gammalab fit draws its own (${cliBootstrap} by default, --bootstrap): the same estimates, intervals that differ by resampling noise.`);
   assert.ok(await card.locator('#handwritten-multipliers').evaluate((el) => el.lastElementChild.matches('.interval-source')), 'after the comparisons');
   assert.equal(await ahead.locator('thead th', { hasText: 'm_local' }).getAttribute('title'), '95% interval, 200/200 resamples of the coordinator\'s stored fit');
   // A parameter at its bound: no interval, the CLI's words; the report's warning beside the fits.
@@ -1424,6 +1428,29 @@ test('overlay: another sweep\'s runs drawn over this one\'s, named and coloured 
     const plot = await page.locator('#chart-train .u-over').boundingBox();
     await page.mouse.move(plot.x + plot.width * 0.3, plot.y + plot.height * 0.3);
     await waitInPage(() => document.querySelector('#chart-train .readout .readout-item'));
+    // Each row says whose run its value is, whole, in a chart half the page wide: the name without the parts
+    // every run shares (the optimizer and the schedule), an overlaid run's sweep name first; the full name is
+    // the row's title.
+    const { head, shown, all } = await page.$eval('#chart-train', (el) => ({
+      head: el.querySelector('.readout .readout-x').textContent,
+      all: JSON.parse(el.dataset.readout),
+      shown: [...el.querySelectorAll('.readout .readout-item')].map((item) => {
+        const label = item.querySelector('.readout-label');
+        return { text: item.textContent, label: label.textContent, title: label.title,
+          scroll: label.scrollWidth, client: label.clientWidth, itemScroll: item.scrollWidth, itemClient: item.clientWidth };
+      }),
+    }));
+    assert.ok(all.length > 4, `${all.length} curves at the cursor`);
+    assert.match(head, new RegExp(`^step [\\d.]+ · 4 nearest of ${all.length}:$`));
+    assert.equal(shown.length, 4);
+    for (const r of shown) {
+      const at = `at ${width} px: ${JSON.stringify(r)}`;
+      assert.ok(all.some((a) => a.label === r.title), at);
+      assert.equal(r.label, r.title.replace('/adamw/cosine/', '/'), at);
+      assert.match(r.label, new RegExp(`^(${seedsName} · )?(${PRESETS.join('|')})/(${VARIANTS.join('|')})/s\\d+$`), at);
+      assert.ok(r.scroll <= r.client && r.itemScroll <= r.itemClient, `cut: ${at}`);
+      assert.match(r.text, /^\d\.\d{4} /, at);
+    }
     await page.screenshot({ path: join(resultsDir, `dashboard-overlay-${width}.png`) });
     await page.mouse.move(0, 0);
   }
@@ -1462,7 +1489,7 @@ test('theme: a dark choice redraws the charts in its colours and is remembered; 
   assert.deepEqual(pageErrors, []);
 });
 
-// ---- fifty live runs: the readout is an overlay of one line, capped, and the chart never moves under it
+// ---- fifty live runs: the readout is capped at four curves, and the chart never moves under it
 
 const FIFTY_STEPS = 40;
 // 25 learning rates x 2 variants. The last learning rate's two jobs (the coordinator leases a sweep's jobs in
@@ -1538,9 +1565,22 @@ max_attempts: 1
     }
     assert.ok(arrivals >= 3, `points arrived during ${arrivals} moves (${startPoints} -> ${await pointsNow()} points)`);
     assert.ok(capped >= STEPS_PER_PASS / 2, `the readout was capped at ${capped} positions`);
-    // The readout is one line, inside the caption, whatever it holds.
+    // The readout is a line and one per curve it names, inside the caption, whatever it holds; each name is
+    // whole: what tells the run apart within the sweep (its variant, learning rate and batch; every run has the
+    // same size), its full name the title.
+    await page.mouse.move(over.x + over.width * 0.5, over.y + over.height * 0.5);
+    await nextFrame();
     const readout = await page.locator('#chart-train .readout').boundingBox();
-    assert.ok(readout.height <= 20 && readout.y + readout.height <= resting.y, JSON.stringify([readout, resting]));
+    assert.ok(readout.height <= 5 * 16 + 1 && readout.y + readout.height <= resting.y, JSON.stringify([readout, resting]));
+    const labels = await page.$$eval('#chart-train .readout .readout-label', (els) => els.map((el) => ({
+      text: el.textContent, title: el.title, scroll: el.scrollWidth, client: el.clientWidth,
+    })));
+    assert.ok(labels.length > 0);
+    for (const l of labels) {
+      assert.ok(l.scroll <= l.client, JSON.stringify(l));
+      assert.match(l.text, /^(baseline|unified)\/[\w.]*lr=[\d.]+\/batch_tokens=\d+$/, JSON.stringify(l));
+      assert.equal(l.text, l.title.replace(/^tiny-0\.03m\/(\w+)\/adamw\/cosine\/(.*)\/s\d+$/, '$1/$2'), JSON.stringify(l));
+    }
     await page.screenshot({ path: join(resultsDir, 'dashboard-fifty-live.png') });
     await page.mouse.move(0, 0);
   } finally {

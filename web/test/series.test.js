@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import {
   appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
-  meanSe, wallClock, studyTable, multipliers, ema, valueAt, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
+  meanSe, wallClock, studyTable, multipliers, ema, valueAt, shortLabels, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
   settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, missingFitReason, tQuantile975, configDiff, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
   pairedComparisons,
 } from '../series.js';
@@ -209,6 +209,24 @@ test('valueAt: the last point at or before x, nothing past the run\'s end or bef
   assert.equal(valueAt(xs, ys, 31), null);
   assert.equal(valueAt(xs, ys, 5), null);
   assert.equal(valueAt([], [], 5), null);
+});
+
+test('shortLabels: the parts every curve shares are left out, an overlaid sweep\'s name kept; never ambiguous', () => {
+  assert.deepEqual(shortLabels([
+    'tiny-0.03m/baseline/adamw/cosine/s0', 'tiny-0.05m/unified/adamw/cosine/s1',
+    'web-seeds · tiny-0.03m/baseline/adamw/cosine/s1', 'tiny-0.03m/baseline/adamw/cosine/s0 → branch at step 20, D=20k',
+  ]), ['tiny-0.03m/baseline/s0', 'tiny-0.05m/unified/s1', 'web-seeds · tiny-0.03m/baseline/s1',
+    'tiny-0.03m/baseline/s0 → branch at step 20, D=20k']);
+  // A size the whole sweep shares goes too.
+  assert.deepEqual(shortLabels(['tiny/baseline/adamw/cosine/lr=0.002/s0', 'tiny/unified/adamw/cosine/lr=0.003/s0']),
+    ['baseline/lr=0.002', 'unified/lr=0.003']);
+  // One curve, names with nothing in common, and names that are all parts in common keep theirs.
+  assert.deepEqual(shortLabels(['tiny/baseline/s0']), ['tiny/baseline/s0']);
+  assert.deepEqual(shortLabels(['baseline tiny (2 seeds)', 'unified tiny (2 seeds)']), ['baseline tiny (2 seeds)', 'unified tiny (2 seeds)']);
+  assert.deepEqual(shortLabels(['a/b', 'b/a/c']), ['a/b', 'c']);
+  // Two that would read the same keep their full names, all of them.
+  assert.deepEqual(shortLabels(['c/m/x', 'm/c/x', 'c/m/y']), ['c/m/x', 'm/c/x', 'c/m/y']);
+  assert.deepEqual(shortLabels([]), []);
 });
 
 test('seedBand: mean, min and max per x over the seeds; seedKey ignores the seed', () => {

@@ -5,7 +5,8 @@ import { onColumns } from './columns.js';
 
 const HEIGHT = 300;
 // Curves the hover readout names at once (the nearest to the pointer), a line each under a line that says where
-// and how many; the readout keeps that many lines whether or not the pointer is on the chart.
+// and how many. The readout floats over the plot, in a corner away from the pointer (placeReadout): it never
+// moves the plot, and takes no room while the pointer is elsewhere.
 const READOUT_ITEMS = 4;
 
 function plotWidth(plot) {
@@ -177,11 +178,8 @@ export class LossChart extends Chart {
     const readout = this.hover;
     const figure = this.figure;
     this.curves = curves;
-    // The readout names a curve by what tells it apart from the others drawn (the full name is its title), and
-    // keeps room for as many lines as it can show: the plot under it moves when the curves change, never with
-    // the pointer.
+    // The readout names a curve by what tells it apart from the others drawn (the full name is its title).
     this.short = shortLabels(curves.map((c) => c.label));
-    if (readout) readout.style.setProperty('--readout-lines', String(1 + Math.min(READOUT_ITEMS, Math.max(1, curves.length))));
     const build = () => ({
       legend: { show: false },
       // Dragging selects: along x, the zoom of every chart (onZoom puts it in the address and redraws with the
@@ -270,6 +268,26 @@ export class LossChart extends Chart {
       item.append(sw, value, ' ', name);  // (the space: the row's text reads as a line where it is copied)
       el.append(item);
     }
+    this.placeReadout(u, el, figure, left, top);
+  }
+
+  // The readout floats in a corner of the plot away from the pointer: the left half when the pointer is on the
+  // right, the bottom when it is in the top half. It never hides the point it describes, and (positioned over
+  // the plot, not beside it) never moves the chart.
+  placeReadout(u, el, figure, left, top) {
+    const fig = figure.getBoundingClientRect();
+    const over = u.over.getBoundingClientRect();
+    const overLeft = over.left - fig.left, overTop = over.top - fig.top;
+    const margin = 6;
+    if (left > over.width / 2) {
+      el.style.left = `${overLeft + margin}px`;
+      el.style.right = 'auto';
+    } else {
+      el.style.left = 'auto';
+      el.style.right = `${fig.width - overLeft - over.width + margin}px`;
+    }
+    const low = top !== undefined && top !== null && top >= 0 && top < over.height / 2;
+    el.style.top = `${low ? overTop + over.height - el.offsetHeight - margin : overTop + margin}px`;
   }
 }
 

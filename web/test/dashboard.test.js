@@ -1565,13 +1565,25 @@ max_attempts: 1
     }
     assert.ok(arrivals >= 3, `points arrived during ${arrivals} moves (${startPoints} -> ${await pointsNow()} points)`);
     assert.ok(capped >= STEPS_PER_PASS / 2, `the readout was capped at ${capped} positions`);
-    // The readout is a line and one per curve it names, inside the caption, whatever it holds; each name is
-    // whole: what tells the run apart within the sweep (its variant, learning rate and batch; every run has the
-    // same size), its full name the title.
+    // The readout is a line and one per curve it names, floating over the plot on the half away from the
+    // pointer (never under it), gone when the pointer leaves; each name is whole: what tells the run apart
+    // within the sweep (its variant, learning rate and batch; every run has the same size), its full name the
+    // title.
+    for (const [fx, fy] of [[0.25, 0.2], [0.75, 0.2], [0.25, 0.8], [0.75, 0.8], [0.5, 0.5]]) {
+      const pointer = { x: over.x + over.width * fx, y: over.y + over.height * fy };
+      await page.mouse.move(pointer.x, pointer.y);
+      await nextFrame();
+      const readout = await page.locator('#chart-train .readout').boundingBox();
+      const at = JSON.stringify({ fx, fy, readout, over });
+      assert.ok(readout.height <= 5 * 16 + 10, at);
+      assert.ok(readout.x >= over.x && readout.x + readout.width <= over.x + over.width, `outside the plot: ${at}`);
+      assert.ok(readout.y >= over.y && readout.y + readout.height <= over.y + over.height, `outside the plot: ${at}`);
+      const covers = pointer.x >= readout.x && pointer.x <= readout.x + readout.width &&
+        pointer.y >= readout.y && pointer.y <= readout.y + readout.height;
+      assert.ok(!covers, `the readout covers the pointer: ${at}`);
+    }
     await page.mouse.move(over.x + over.width * 0.5, over.y + over.height * 0.5);
     await nextFrame();
-    const readout = await page.locator('#chart-train .readout').boundingBox();
-    assert.ok(readout.height <= 5 * 16 + 1 && readout.y + readout.height <= resting.y, JSON.stringify([readout, resting]));
     const labels = await page.$$eval('#chart-train .readout .readout-label', (els) => els.map((el) => ({
       text: el.textContent, title: el.title, scroll: el.scrollWidth, client: el.clientWidth,
     })));
@@ -1583,6 +1595,8 @@ max_attempts: 1
     }
     await page.screenshot({ path: join(resultsDir, 'dashboard-fifty-live.png') });
     await page.mouse.move(0, 0);
+    await nextFrame();
+    assert.equal(await page.locator('#chart-train .readout').isVisible(), false, 'the readout leaves with the pointer');
   } finally {
     await cli('cancel', fiftyId).catch(() => {});  // the slow runs: their workers are free for what follows
   }

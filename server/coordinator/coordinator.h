@@ -7,6 +7,7 @@
 // A refusal is an absl::Status: NOT_FOUND (HTTP 404), INVALID_ARGUMENT (400), FAILED_PRECONDITION (409: the
 // job's state does not allow it); each message names what, and for a bad field the field, its limit and value.
 // Lists are paged (server/coordinator/page.h): one cursor and one set of limits for all of them.
+// Rows are still the wire's messages (v1::Sweep, v1::Job, v1::Worker, v1::Fit), as the store returns them.
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -64,8 +65,6 @@ using WatchMemory = std::map<std::string, std::string>;
 class Coordinator {
  public:
   Coordinator(Store& store, const ServerOptions& options) : store_(store), options_(options) {}
-
-  Store& store() { return store_; }
 
   // ---- sweeps
   Submitted submit_sweep(const std::string& yaml, const std::string& file_name, bool rerun);

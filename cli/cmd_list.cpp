@@ -7,6 +7,7 @@
 #include "cli/client/coordinator_client.h"
 #include "cli/command.h"
 #include "cli/job_view.h"
+#include "cli/terminal.h"
 #include "cli/terminal_text.h"
 #include "proto/dashboard_json.h"
 
@@ -50,7 +51,7 @@ void add_jobs_command(CLI::App& app, CliContext& context) {
     auto stub = connect_coordinator(context.server);
     const std::vector<v1::Job> list = list_all_jobs(*stub, *sweep, {}, context.server);
     if (!context.json) {
-      std::cout << jobs_table(list, known_worker_names(*stub, context.server));
+      std::cout << jobs_table(list, known_worker_names(*stub, context.server), output_columns());
       return;
     }
     // The HTTP API's shape (proto/dashboard_json.h): states spelt "running", as everywhere else.

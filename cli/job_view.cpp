@@ -105,21 +105,37 @@ std::string worker_label(const WorkerNames& names, const std::string& worker_id)
   return name == names.end() ? worker_id : name->second;
 }
 
-std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& names) {
-  std::vector<std::vector<std::string>> rows;
+std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& names, std::size_t width) {
+  using Align = TextTable::Align;
+  TextTable table({{"ID", Align::kRight},
+                   {"NAME", Align::kLeft, 0, /*elastic=*/true},
+                   {"STATE", Align::kLeft},
+                   {"SLOTS", Align::kRight, 2},
+                   {"ATTEMPT", Align::kRight, 1},
+                   {"STEP", Align::kRight},
+                   {"TOKENS", Align::kRight, 4},
+                   {"LOSS", Align::kRight},
+                   {"TOK/S", Align::kRight, 5},
+                   {"WORKER", Align::kLeft, 3}});
   std::string reasons;  // why pending jobs wait, under the table: a sentence does not fit a column
   for (const FamilyRow& row : family_rows(jobs)) {
     const v1::Job& j = jobs[row.index];
-    rows.push_back({j.id(), row.name, state_label(j.state()), slots_text(j),
-                    std::to_string(j.attempt()), std::to_string(j.step()) + "/" + std::to_string(j.total_steps()),
-                    count_text(double(j.tokens())), loss_text(j),
-                    j.tokens_per_s() > 0 ? count_text(j.tokens_per_s()) : "-",
-                    j.worker_id().empty() ? "-" : worker_label(names, j.worker_id())});
+    table.add_row({j.id(), row.name, state_label(j.state()), slots_text(j), std::to_string(j.attempt()),
+                   std::to_string(j.step()) + "/" + std::to_string(j.total_steps()), count_text(double(j.tokens())),
+                   loss_text(j), j.tokens_per_s() > 0 ? count_text(j.tokens_per_s()) : "-",
+                   j.worker_id().empty() ? "-" : worker_label(names, j.worker_id())});
     if (!j.pending_reason().empty()) reasons += "job " + j.id() + " waits: " + j.pending_reason() + "\n";
   }
-  return render({"ID", "NAME", "STATE", "SLOTS", "ATTEMPT", "STEP", "TOKENS", "LOSS", "TOK/S", "WORKER"}, rows,
-                {true, false, false, true, true, true, true, true, true, false}) +
-         terminal_text(reasons);
+  std::vector<std::string> left_out;
+  bool cut = false;
+  std::string out = table.render(width, left_out, cut);
+  if (!left_out.empty() || cut) {
+    std::string what = left_out.empty() ? "" : absl::StrJoin(left_out, ", ") + " left out";
+    if (cut) what += std::string(what.empty() ? "" : ", ") + "names cut in the middle";
+    out += wrap_words("(fitted to " + std::to_string(width) + " columns: " + what + "; a wider terminal or --json shows all)",
+                      width);
+  }
+  return out + terminal_text(reasons);
 }
 
 std::string workers_table(const std::vector<v1::Worker>& workers) {

@@ -24,7 +24,9 @@ WorkerNames worker_names(const std::vector<v1::Worker>& workers);
 std::string worker_label(const WorkerNames& names, const std::string& worker_id);
 // The WORKER column names the worker (worker_names); an id the map lacks (a worker since removed) shows as is.
 // A run's cooldown branches follow it as a tree (cli/job_family.h), here and in progress_lines.
-std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& names = {});
+// In at most `width` columns (0: any), for a terminal: the throughput, tokens, worker, slots and attempt columns
+// go first, in that order, then names are cut in the middle; a line under the table says what was left out.
+std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& names = {}, std::size_t width = 0);
 std::string workers_table(const std::vector<v1::Worker>& workers);
 // One line per job with a progress bar, step, tokens, loss, throughput and ETA (for `watch`), in families as
 // jobs_table; jobs given in families stay in their order.

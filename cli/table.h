@@ -12,6 +12,10 @@ class TextTable {
   struct Column {
     std::string header;
     Align align = Align::kLeft;
+    // Fitting a narrow terminal (render(max_width)): a column with a drop rank may be left out, the highest
+    // rank first; the cells of an elastic column (a long name) may be cut in the middle.
+    int drop_rank = 0;
+    bool elastic = false;
   };
 
   explicit TextTable(std::vector<Column> columns);
@@ -22,6 +26,11 @@ class TextTable {
   std::size_t rows() const { return rows_.size(); }
 
   std::string render() const;
+  // The table in at most `max_width` columns (0: any width): while it is wider, columns with a drop rank are left
+  // out, the highest rank first; then the elastic column's long cells are cut in the middle with "…", down to
+  // kMinElasticWidth. `left_out` gets the headers of the columns left out; `cut` says whether cells were cut.
+  static constexpr std::size_t kMinElasticWidth = 16;
+  std::string render(std::size_t max_width, std::vector<std::string>& left_out, bool& cut) const;
 
  private:
   std::vector<Column> columns_;
@@ -30,5 +39,9 @@ class TextTable {
 
 // Display width of UTF-8 text (code points; good enough for the symbols we print).
 std::size_t display_width(const std::string& text);
+
+// A note under a table: `text`'s words in lines of at most `width` (0: one line; a longer word alone on its
+// line), each ended by a newline.
+std::string wrap_words(const std::string& text, std::size_t width);
 
 }  // namespace gammalab::cli

@@ -1,9 +1,6 @@
 // A `watch` frame sized to the terminal (cli/watch_frame.h).
 #include "cli/watch_frame.h"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -62,26 +59,9 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-int env_int(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? 0 : std::max(0, std::atoi(value));
-}
 
 }  // namespace
 
-TerminalSize terminal_size(int fd) {
-  winsize w{};
-  if (ioctl(fd, TIOCGWINSZ, &w) == 0 && w.ws_col > 0 && w.ws_row > 0) return {w.ws_col, w.ws_row};
-  TerminalSize size;
-  if (const int c = env_int("COLUMNS"); c > 0) size.columns = c;
-  if (const int r = env_int("LINES"); r > 0) size.rows = r;
-  return size;
-}
-
-bool colour_wanted(int fd) {
-  const char* no_colour = std::getenv("NO_COLOR");
-  return isatty(fd) && (no_colour == nullptr || *no_colour == '\0');
-}
 
 std::string fit_width(const std::string& line, int columns) {
   if (columns <= 0) return "";

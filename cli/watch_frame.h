@@ -8,22 +8,13 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/terminal.h"
 #include "gammalab/v1/gammalab.pb.h"
 
 namespace gammalab::cli {
 
 namespace v1 = ::gammalab::v1;
 
-struct TerminalSize {
-  int columns = 80;
-  int rows = 24;
-};
-
-// The size of the terminal on `fd`; $COLUMNS / $LINES, then 80×24, where it cannot be asked.
-TerminalSize terminal_size(int fd);
-
-// Whether to colour the output on `fd`: a terminal, and NO_COLOR unset or empty (no-color.org).
-bool colour_wanted(int fd);
 
 // "sweep 3 'demo': 12/54 done, ETA 3m10s; 10 succeeded, 2 failed, 4 running, 38 pending" ("finished" in place
 // of the ETA once it has). The ETA is the steps left in every unfinished job over the steps per second the

@@ -306,6 +306,49 @@ TEST(JobFamily, ARunsBranchesFollowItAsATreeNamedByWhatTheyAdd) {
   EXPECT_EQ(order, (std::vector<std::size_t>{1, 0, 3, 2, 4, 5}));
 }
 
+// In a terminal 80 columns wide the jobs table keeps to 80: the columns a glance needs least go first, then the
+// long names are cut in the middle (their stage and size, and their variant and seed, stay); a line says so.
+// Piped (width 0) it is whole.
+TEST(JobsTable, FitsANarrowTerminalSayingWhatItLeftOut) {
+  std::vector<v1::Job> jobs;
+  for (int i = 1; i <= 3; ++i) {
+    v1::Job j = family_job(std::to_string(i), "tune/tiny-2x16/baseline/adamw/cosine/lr=" + std::to_string(i) +
+                                                  ".0_model.d_model/s100",
+                           "", v1::JOB_STATE_RUNNING);
+    j.set_step(70);
+    j.set_total_steps(140);
+    j.set_tokens(143360);
+    j.set_has_loss(true);
+    j.set_last_loss(2.3356);
+    j.set_tokens_per_s(140400);
+    j.set_worker_id("7");
+    jobs.push_back(j);
+  }
+  const WorkerNames names{{"7", "demo-worker-1"}};
+  const std::string whole = jobs_table(jobs, names);
+  EXPECT_NE(whole.find("tune/tiny-2x16/baseline/adamw/cosine/lr=1.0_model.d_model/s100"), std::string::npos) << whole;
+  EXPECT_EQ(whole.find("left out"), std::string::npos) << whole;
+  const std::string narrow = jobs_table(jobs, names, 80);
+  std::istringstream lines(narrow);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(display_width(line), 80u) << narrow;
+  for (const char* kept : {"ID", "NAME", "STATE", "STEP", "LOSS", "running", "70/140", "2.3356"}) {
+    EXPECT_NE(narrow.find(kept), std::string::npos) << kept << "\n" << narrow;
+  }
+  EXPECT_EQ(narrow.substr(0, narrow.find("(fitted")).find("TOK/S"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("(fitted to 80 columns: TOK/S, TOKENS, WORKER, SLOTS, ATTEMPT left out"), std::string::npos)
+      << narrow;
+  // Each row's name is cut in the middle and still told apart from the others by its end.
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_TRUE(std::regex_search(narrow, std::regex("\n +" + std::to_string(i) + " +tune/tiny-2x16/.*….*lr=" +
+                                                     std::to_string(i) + "\\.0_model\\.d_model/s100 +running")))
+        << narrow;
+  }
+  // Wide enough for everything but the names: only columns go, nothing is cut.
+  const std::string roomy = jobs_table(jobs, names, 120);
+  EXPECT_EQ(roomy.find("names cut"), std::string::npos) << roomy;
+  EXPECT_NE(roomy.find("lr=1.0_model.d_model/s100"), std::string::npos) << roomy;
+}
+
 TEST(JobFamily, LinksThatAreNoTreeLeaveEveryJobListedOnce) {
   const std::vector<v1::Job> jobs = {family_job("1", "a", "2", v1::JOB_STATE_PENDING),
                                      family_job("2", "b", "1", v1::JOB_STATE_PENDING),

@@ -236,6 +236,14 @@ void coordinator_under_load(int jobs) {
       if (!res || res->status != 200) std::fprintf(stderr, "GET %s failed\n", runs_path.c_str());
     }
   }
+  // The store's share of it: the sweep's jobs and their loss tails, read as /runs reads them.
+  std::vector<double> store_runs_ms;
+  for (int i = 0; i < 10; ++i) {
+    const auto t = Clock::now();
+    const std::size_t runs = c.store().runs(runs_id).size();
+    store_runs_ms.push_back(seconds_since(t) * 1e3);
+    if (runs != std::size_t(jobs)) std::fprintf(stderr, "read %zu runs of %d\n", runs, jobs);
+  }
   std::vector<double> none;
   const Latency lease_alone = latency_ms(load_phase(c, workers, api.port(), runs_path, 0, none));
   std::vector<double> runs_ms;
@@ -247,6 +255,7 @@ void coordinator_under_load(int jobs) {
   print_row("LeaseJob, 8 readers of /runs", latency_ms(lease_read), lease_alone, lease_read.size());
   print_row("/runs on an idle coordinator (reference)", runs_idle, runs_idle, idle_runs_ms.size());
   print_row("/runs, 8 readers beside the 200 workers", latency_ms(runs_ms), runs_idle, runs_ms.size());
+  print_row("  of which the store's read, idle", latency_ms(store_runs_ms), runs_idle, store_runs_ms.size());
 }
 
 // What a watch round of a sweep reads when one job changed since the last round (the coordinator's

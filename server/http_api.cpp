@@ -184,9 +184,6 @@ std::vector<MetricPoint> series(Store& store, const std::string& job_id, const s
   return std::move(page.points);
 }
 
-// One row of /api/sweeps/{id}/runs (proto/dashboard_json.h), from the ends of the job's loss curves.
-json run_row(Store& store, const v1::Job& job) { return dashboard_run(job, store.loss_tails(job.id())); }
-
 // A dashboard file's content type, by its extension (server/dashboard_files.h allows no others).
 std::string_view content_type(std::string_view path) {
   if (path.ends_with(".js")) return "text/javascript; charset=utf-8";
@@ -361,7 +358,7 @@ void HttpApi::add_routes() {
     auto sweep = store_.find_sweep(args[0]);
     if (!sweep) return send_error(res, 404, "sweep not found");
     json out = json::array();
-    for (const auto& job : store_.list_jobs(sweep->id())) out.push_back(run_row(store_, job));
+    for (const auto& run : store_.runs(sweep->id())) out.push_back(dashboard_run(run.job, run.losses));
     send_json(res, out.dump());
   });
   r.get("/api/sweeps/{}/metrics", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {

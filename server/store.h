@@ -6,7 +6,7 @@
 // returned before it began, and never waits for a write nor holds one up.
 // Every write that changes a job's state checks the transition against core/job_state.h first.
 // The methods are defined by entity under server/store/: sweeps.cpp, jobs.cpp, leases.cpp, metrics.cpp,
-// fits.cpp, workers.cpp, job_events.cpp (a job's history, written by the others in each state change's
+// fits.cpp, workers.cpp, loss_tails.cpp (the ends of the loss curves), job_events.cpp (a job's history, written by the others in each state change's
 // transaction; rows.h: the row readers they share); server/store.cpp has the change notification.
 #include <chrono>
 #include <cstdint>
@@ -238,8 +238,16 @@ class Store {
                                                std::int64_t after_step, std::int64_t to_step, std::size_t buckets);
   // The end of the job's train and val loss curves, the last kLossTail points of each: all that a final loss
   // (core/scaling/run_point.h: the last evaluation; the mean of the last train points) is computed from.
+  // Kept by ingest beside the points (table loss_tails), so that reading them costs one range of one key.
   static constexpr std::int64_t kLossTail = 16;
   JobLosses loss_tails(const std::string& job_id);
+  // The runs table of a sweep (the dashboard's /api/sweeps/ID/runs): every job, in list_jobs' order, with its
+  // loss_tails, in one read whatever the sweep's size.
+  struct Run {
+    v1::Job job;
+    JobLosses losses;
+  };
+  std::vector<Run> runs(const std::string& sweep_id);
 
   // ---- scaling-law fits
   using FitInput = JobLosses;
@@ -306,6 +314,10 @@ class Store {
   static std::optional<StoredMetrics> stored_metrics(sql::StatementCache& statements, std::int64_t job_id);
   // loss_tails' points, appended to `out` (job_id, job_name and config_json are the caller's).
   static void read_loss_tails(sql::StatementCache& statements, std::int64_t job_id, JobLosses& out);
+  // Adds the loss points just stored (name ids beside them) to the job's loss_tails and drops what falls out of
+  // the last kLossTail, in write_points' transaction.
+  void keep_loss_tails(std::int64_t job_id, const std::vector<std::pair<std::int64_t, const MetricPoint*>>& stored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Appends to the job's history, in the caller's transaction. worker_id -1: none.
   void record_event(std::int64_t job_id, std::string_view kind, JobState state, std::int64_t attempt,
                     std::int64_t worker_id, std::string_view detail = {}) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

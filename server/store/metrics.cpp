@@ -132,6 +132,7 @@ std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector
   const MetricPoint* last_loss = nullptr;
   const MetricPoint* last_speed = nullptr;
   bool branch_point = false;  // a checkpoint that a cooldown branch starts from is written
+  std::vector<std::pair<std::int64_t, const MetricPoint*>> losses;  // loss points stored now, for loss_tails
   std::int64_t max_step = 0, max_tokens = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const MetricPoint& p = points[i];
@@ -145,6 +146,7 @@ std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector
       ++stored;
       tiles.add(name_ids[i], p.step, p.tokens, p.value);
       branch_point = branch_point || p.name == metric_names::kBranchPoint;
+      if (p.name == metric_names::kTrainLoss || p.name == metric_names::kValLoss) losses.emplace_back(name_ids[i], &p);
     }
     if (p.step >= max_step) {
       max_step = p.step;
@@ -170,6 +172,7 @@ std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector
     progress.bind_null(5);
   progress.bind(6, id).bind(7, attempt).run();
   tiles.write(id, statements_.get(store_tiles::read_tile_sql()), statements_.get(store_tiles::kWriteTile));
+  if (!losses.empty()) keep_loss_tails(id, losses);
   if (branch_point) release_branches(id);
   tx.commit();
   return stored;
@@ -214,30 +217,6 @@ std::optional<StoredMetrics> Store::stored_metrics(sql::StatementCache& statemen
     last.reset();
   }
   return stored;
-}
-
-JobLosses Store::loss_tails(const std::string& job_id) {
-  store_read::ReadPool::Read snapshot = readers_.read();
-  sql::StatementCache& statements = snapshot.statements();
-  JobLosses out;
-  out.job_id = job_id;
-  read_loss_tails(statements, parse_id(job_id), out);
-  return out;
-}
-
-void Store::read_loss_tails(sql::StatementCache& statements, std::int64_t job_id, JobLosses& out) {
-  // Newest first by the (job, name, step) key, so a curve of any length costs kLossTail rows.
-  sql::Statement& s = statements.get(
-      "SELECT step, tokens, value FROM metrics WHERE job_id = ? AND name_id = ? ORDER BY step DESC LIMIT ?");
-  const std::vector<std::string> losses(metric_names::kLosses.begin(), metric_names::kLosses.end());
-  for (const auto& [name_id, name] : metric_names_of(statements, job_id, losses)) {
-    std::vector<MetricPoint> tail;
-    s.bind(1, job_id).bind(2, name_id).bind(3, kLossTail);
-    while (s.step()) {
-      tail.push_back({s.int64(0), s.int64(1), name, s.optional_real(2).value_or(std::numeric_limits<double>::quiet_NaN())});
-    }
-    for (auto it = tail.rbegin(); it != tail.rend(); ++it) out.add(std::move(*it));
-  }
 }
 
 std::vector<MetricPoint> Store::metrics(const std::string& job_id, const std::vector<std::string>& names,

@@ -58,6 +58,9 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
   sql::Statement& copy_metrics = statements_.get(
       "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
       "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
+  sql::Statement& copy_loss_tails = statements_.get(
+      "INSERT INTO loss_tails(job_id, name_id, step, tokens, value) "
+      "SELECT ?, name_id, step, tokens, value FROM loss_tails WHERE job_id = ?");
   const std::string tile_columns(store_tiles::kTileExtremes);
   sql::Statement& copy_tiles = statements_.get("INSERT INTO metric_tiles(job_id, name_id, level, tile, " + tile_columns +
                                                ") SELECT ?, name_id, level, tile, " + tile_columns +
@@ -107,6 +110,7 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
     if (reused >= 0) {
       copy_metrics.bind(1, job_id).bind(2, reused).run();
       copy_tiles.bind(1, job_id).bind(2, reused).run();
+      copy_loss_tails.bind(1, job_id).bind(2, reused).run();
       record_event(job_id, job_event_kind::kReused, JobState::kSucceeded, 0, -1,
                    "the results of job " + std::to_string(reused) + " (same config)");
       ++result.jobs_reused;

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/metric_names.h"
+#include "server/store.h"
 #include "server/store/metric_tiles.h"
 
 namespace gammalab {
@@ -277,7 +279,26 @@ ALTER TABLE jobs ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0 CHECK (waiting IN
 CREATE INDEX jobs_ready ON jobs(sweep_id, state, ordinal) WHERE waiting = 0;
 CREATE INDEX jobs_by_parent ON jobs(parent_id, waiting) WHERE parent_id IS NOT NULL;
 )sql",
-    // 14: the jobs' `gpus` column has held the slots a job takes of each worker it spans since migration 11,
+    // 14: the end of each job's train and val loss curves (server/store/loss_tails.cpp), kept by ingest beside
+    // the points, so that a sweep's runs table is one read of its jobs' tails rather than a search of the
+    // points per job; filled here from the points of the jobs stored so far.
+    std::string(R"sql(
+CREATE TABLE loss_tails (
+  job_id  INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  name_id INTEGER NOT NULL REFERENCES metric_names(id),
+  step    INTEGER NOT NULL,
+  tokens  INTEGER NOT NULL,
+  value   REAL,                               -- NULL stands for NaN
+  PRIMARY KEY (job_id, name_id, step)
+) WITHOUT ROWID;
+INSERT INTO loss_tails(job_id, name_id, step, tokens, value)
+  SELECT job_id, name_id, step, tokens, value FROM (
+    SELECT m.job_id, m.name_id, m.step, m.tokens, m.value,
+           ROW_NUMBER() OVER (PARTITION BY m.job_id, m.name_id ORDER BY m.step DESC) AS newest
+    FROM metrics m WHERE m.name_id IN (SELECT id FROM metric_names WHERE name IN (')sql") +
+        std::string(metric_names::kTrainLoss) + "', '" + std::string(metric_names::kValLoss) + R"sql(')))
+  WHERE newest <= )sql" + std::to_string(Store::kLossTail) + ";\n",
+    // 15: the jobs' `gpus` column has held the slots a job takes of each worker it spans since migration 11,
     // not a number of GPUs: it takes the name the Job message and the code give it.
     R"sql(
 ALTER TABLE jobs RENAME COLUMN gpus TO slots_per_node;

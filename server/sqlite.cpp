@@ -73,20 +73,22 @@ std::string Statement::text(int column) const {
 }
 bool Statement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
-Database::Database(const std::string& path) {
+Database::Database(const std::string& path, Access access) {
+  const bool read_only = access == Access::kReadOnly;
   // Owner-only from its creation, and so its WAL and shared memory too (server/private_files.h).
-  if (!path.empty() && path.front() != ':' && !path.starts_with("file:")) create_private_file(path);
+  if (!read_only && !path.empty() && path.front() != ':' && !path.starts_with("file:")) create_private_file(path);
   // NOMUTEX: every owner of a Database serializes its use under its own lock (Store, Tokens), so SQLite's
   // per-call mutex only added a lock and an unlock to each bind, step and column read (16% of the time of a
   // sweep's downsampled metrics read, measured with perf).
-  int rc =
-      sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     throw Error("open " + path + ": " + message);
   }
   sqlite3_busy_timeout(db_, 10000);
+  if (read_only) return;  // the writer set the file's journal mode; a reader's synchronous and foreign keys are moot
   exec("PRAGMA journal_mode=WAL");
   exec("PRAGMA synchronous=NORMAL");  // WAL + NORMAL: durable across process crashes, fast commits
   exec("PRAGMA foreign_keys=ON");
@@ -114,16 +116,8 @@ Statement& StatementCache::get(const std::string& sql) {
   return *it->second;
 }
 
-ReadTransaction::ReadTransaction(Database& db) : db_(db) { db_.exec("BEGIN DEFERRED"); }
-ReadTransaction::~ReadTransaction() {
-  try {
-    db_.exec("COMMIT");
-  } catch (...) {
-    try {
-      db_.exec("ROLLBACK");  // never leave the connection inside a transaction: the next write would fail
-    } catch (...) {
-    }
-  }
+void StatementCache::reset_all() {
+  for (auto& [sql, statement] : statements_) statement->reset();
 }
 
 Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }

@@ -52,8 +52,10 @@ class Statement {
 
 class Database {
  public:
-  // Opens (creating if needed) with WAL, foreign keys on and a busy timeout for other processes.
-  explicit Database(const std::string& path);
+  // kReadWrite opens (creating if needed) with WAL, foreign keys on and a busy timeout for other processes.
+  // kReadOnly opens an existing database for reads only (its WAL mode is the file's), with the same timeout.
+  enum class Access { kReadWrite, kReadOnly };
+  explicit Database(const std::string& path, Access access = Access::kReadWrite);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -73,24 +75,12 @@ class StatementCache {
  public:
   explicit StatementCache(Database& db) : db_(db) {}
   Statement& get(const std::string& sql);
+  // Resets every statement: none is left part-way through its rows, holding the connection's snapshot open.
+  void reset_all();
 
  private:
   Database& db_;
   std::map<std::string, std::unique_ptr<Statement>, std::less<>> statements_;
-};
-
-// One snapshot for a read of many statements (BEGIN DEFERRED ... COMMIT when destroyed). In WAL mode each
-// statement outside a transaction takes and drops a read lock on the -shm file (two fcntl calls); a read of
-// thousands of point lookups takes it once.
-class ReadTransaction {
- public:
-  explicit ReadTransaction(Database& db);
-  ~ReadTransaction();
-  ReadTransaction(const ReadTransaction&) = delete;
-  ReadTransaction& operator=(const ReadTransaction&) = delete;
-
- private:
-  Database& db_;
 };
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back if destroyed before commit() (an exception on the way).

@@ -12,7 +12,13 @@ std::int64_t now_ms() {
       .count();
 }
 
-Store::Store(const std::string& path) : db_(path), statements_(db_) { migrate(db_); }
+namespace {
+// Read connections kept open between reads: about as many as reads that run at once (the dashboard's handler
+// threads, watch streams, the CLI's calls); more open while needed.
+constexpr std::size_t kIdleReaders = 8;
+}  // namespace
+
+Store::Store(const std::string& path) : db_(path), statements_(db_), readers_(path, kIdleReaders) { migrate(db_); }
 Store::~Store() = default;
 
 void Store::changed() { ++version_; }  // a waiter's condition (wait_for_change) is re-evaluated on unlock

@@ -1,9 +1,12 @@
 #pragma once
 // The coordinator's state in one SQLite file: sweeps, jobs and their leases, workers, metric points, fits.
-// Every public method is one transaction and is safe to call from any thread (one mutex guards the connection).
+// Every public method is one transaction and is safe to call from any thread. Writes take the store's mutex and
+// run on its one read-write connection; reads run on pooled read-only connections (server/store/read_pool.h),
+// each in a read transaction of its own: a read sees one committed snapshot, the state after every write that
+// returned before it began, and never waits for a write nor holds one up.
 // Every write that changes a job's state checks the transition against core/job_state.h first.
 // The methods are defined by entity under server/store/: sweeps.cpp, jobs.cpp, leases.cpp, metrics.cpp,
-// fits.cpp, workers.cpp, job_events.cpp (a job's history, written by the others in each state change's
+// fits.cpp, workers.cpp, loss_tails.cpp (the ends of the loss curves), job_events.cpp (a job's history, written by the others in each state change's
 // transaction; rows.h: the row readers they share); server/store.cpp has the change notification.
 #include <chrono>
 #include <cstdint>
@@ -27,6 +30,7 @@
 #include "core/sweep/sweep.h"
 #include "gammalab/v1/gammalab.pb.h"
 #include "server/sqlite.h"
+#include "server/store/read_pool.h"
 
 namespace gammalab {
 
@@ -234,8 +238,24 @@ class Store {
                                                std::int64_t after_step, std::int64_t to_step, std::size_t buckets);
   // The end of the job's train and val loss curves, the last kLossTail points of each: all that a final loss
   // (core/scaling/run_point.h: the last evaluation; the mean of the last train points) is computed from.
+  // Kept by ingest beside the points (table loss_tails), so that reading them costs one range of one key.
   static constexpr std::int64_t kLossTail = 16;
-  JobLosses loss_tails(const std::string& job_id) ABSL_LOCKS_EXCLUDED(mutex_);
+  JobLosses loss_tails(const std::string& job_id);
+  // The runs table of a sweep (the dashboard's /api/sweeps/ID/runs): every job, in list_jobs' order, with its
+  // loss_tails, in one read whatever the sweep's size.
+  struct Run {
+    v1::Job job;
+    JobLosses losses;
+  };
+  std::vector<Run> runs(const std::string& sweep_id);
+  // A page of them, as list_jobs_page pages the jobs: up to `limit` runs after the job at `after_ordinal` (-1:
+  // from the first); `next_ordinal` is where the next page starts (-1: none).
+  struct RunPage {
+    std::vector<Run> runs;
+    std::vector<std::int64_t> ordinals;
+    std::int64_t next_ordinal = -1;
+  };
+  RunPage runs_page(const std::string& sweep_id, std::int64_t after_ordinal, std::size_t limit);
 
   // ---- scaling-law fits
   using FitInput = JobLosses;
@@ -275,17 +295,18 @@ class Store {
   void with_connection(const std::function<void(sqlite3*)>& f);
 
  private:
-  // Helpers for the methods above; each expects mutex_ held.
-  v1::Sweep read_sweep(sql::Statement& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Helpers for the methods above. The static ones read through the statements of whichever connection the
+  // caller holds: the writer's (statements_, under mutex_) or a read's (readers_).
+  static v1::Sweep read_sweep(sql::StatementCache& statements, sql::Statement& s);
   void insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::string& stage, bool rerun,
                    SubmitResult& result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  std::optional<v1::Job> read_job_by_id(std::int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  static std::optional<v1::Job> read_job_by_id(sql::StatementCache& statements, std::int64_t id);
   std::int64_t metric_name_id(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // (id, name) of the metrics a read asks for, ordered by name: `names` that exist, or (names empty) every
   // metric the job has points of.
-  std::vector<std::pair<std::int64_t, std::string>> metric_names_of(std::int64_t job_id,
-                                                                    const std::vector<std::string>& names)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  static std::vector<std::pair<std::int64_t, std::string>> metric_names_of(sql::StatementCache& statements,
+                                                                           std::int64_t job_id,
+                                                                           const std::vector<std::string>& names);
   // add_metrics' steps. Why a report may not be stored, checked before anything is written (Refusal::kNone:
   // it may): the job and its fence (the attempt holds it, through the token, within the rate), setting
   // `total_steps` when the job exists; then each point's step within the job and never going back.
@@ -298,9 +319,13 @@ class Store {
   std::int64_t write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The last step the job has a point of and the metrics it has there: what a lease tells its trainer.
-  std::optional<StoredMetrics> stored_metrics(std::int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  static std::optional<StoredMetrics> stored_metrics(sql::StatementCache& statements, std::int64_t job_id);
   // loss_tails' points, appended to `out` (job_id, job_name and config_json are the caller's).
-  void read_loss_tails(std::int64_t job_id, JobLosses& out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  static void read_loss_tails(sql::StatementCache& statements, std::int64_t job_id, JobLosses& out);
+  // Adds the loss points just stored (name ids beside them) to the job's loss_tails and drops what falls out of
+  // the last kLossTail, in write_points' transaction.
+  void keep_loss_tails(std::int64_t job_id, const std::vector<std::pair<std::int64_t, const MetricPoint*>>& stored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Appends to the job's history, in the caller's transaction. worker_id -1: none.
   void record_event(std::int64_t job_id, std::string_view kind, JobState state, std::int64_t attempt,
                     std::int64_t worker_id, std::string_view detail = {}) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -340,6 +365,8 @@ class Store {
   sql::Database db_ ABSL_GUARDED_BY(mutex_);
   sql::StatementCache statements_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, std::int64_t> name_ids_ ABSL_GUARDED_BY(mutex_);  // metric name -> metric_names.id
+  // Reads; opened after migrate() has run on db_ (lazily, on the first read).
+  store_read::ReadPool readers_;
 };
 
 }  // namespace gammalab

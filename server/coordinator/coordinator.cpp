@@ -53,6 +53,25 @@ absl::StatusOr<Page<Row>> page_by_id(const PageRequest& request, Read read) {
   return page;
 }
 
+// A page of rows listed by ordinal (a sweep's jobs and runs) from what the store read: it also ends before the
+// reply passes its byte budget (at least one row, however large); the token is the ordinal of its last row.
+template <typename Row, typename Bytes>
+Page<Row> page_by_ordinal(std::vector<Row> rows, const std::vector<std::int64_t>& ordinals,
+                          std::int64_t next_ordinal, Bytes bytes_of) {
+  Page<Row> page;
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    bytes += bytes_of(rows[i]);
+    if (i > 0 && bytes > limits::kMaxReplyBytes) {
+      next_ordinal = ordinals[i - 1];
+      break;
+    }
+    page.items.push_back(std::move(rows[i]));
+  }
+  if (next_ordinal >= 0) page.next_token = std::to_string(next_ordinal);
+  return page;
+}
+
 }  // namespace
 
 int http_status(const absl::Status& status) {
@@ -148,19 +167,8 @@ absl::StatusOr<Page<v1::Job>> Coordinator::list_jobs(const std::string& sweep_id
   std::vector<v1::Job*> listed;
   for (v1::Job& job : stored.jobs) listed.push_back(&job);
   explain_pending(listed);
-  // The page also ends before the reply passes its byte budget (at least one job, however large).
-  Page<v1::Job> page;
-  std::size_t bytes = 0;
-  for (std::size_t i = 0; i < stored.jobs.size(); ++i) {
-    bytes += reply_bytes(stored.jobs[i]);
-    if (i > 0 && bytes > limits::kMaxReplyBytes) {
-      stored.next_ordinal = stored.ordinals[i - 1];
-      break;
-    }
-    page.items.push_back(std::move(stored.jobs[i]));
-  }
-  if (stored.next_ordinal >= 0) page.next_token = std::to_string(stored.next_ordinal);
-  return page;
+  return page_by_ordinal(std::move(stored.jobs), stored.ordinals, stored.next_ordinal,
+                         [](const v1::Job& job) { return reply_bytes(job); });
 }
 
 absl::StatusOr<v1::Job> Coordinator::job(const std::string& id_or_path) {
@@ -170,15 +178,20 @@ absl::StatusOr<v1::Job> Coordinator::job(const std::string& id_or_path) {
 }
 
 absl::StatusOr<Page<Run>> Coordinator::list_runs(const std::string& sweep_id, const PageRequest& request) {
-  absl::StatusOr<Page<v1::Job>> jobs = list_jobs(sweep_id, {}, request);
-  if (!jobs.ok()) return jobs.status();
-  Page<Run> page;
-  page.next_token = std::move(jobs->next_token);
-  for (v1::Job& job : jobs->items) {
-    JobLosses losses = store_.loss_tails(job.id());
-    page.items.push_back({std::move(job), std::move(losses)});
-  }
-  return page;
+  const absl::StatusOr<std::size_t> size = page_size(request.size, kRowPages);
+  if (!size.ok()) return size.status();
+  const absl::StatusOr<std::optional<PageCursor>> at = page_cursor(request.token, {.numbers = 1});
+  if (!at.ok()) return at.status();
+  const absl::StatusOr<v1::Sweep> sweep = find_sweep(sweep_id);
+  if (!sweep.ok()) return sweep.status();
+  // The jobs and the ends of their loss curves in one read (the store keeps the tails at ingest).
+  Store::RunPage stored = store_.runs_page(sweep->id(), *at ? (*at)->numbers[0] : -1, *size);
+  std::vector<v1::Job*> listed;
+  for (Run& run : stored.runs) listed.push_back(&run.job);
+  explain_pending(listed);
+  return page_by_ordinal(std::move(stored.runs), stored.ordinals, stored.next_ordinal, [](const Run& run) {
+    return reply_bytes(run.job) + 16 * (run.losses.train_loss.size() + run.losses.val_loss.size());
+  });
 }
 
 absl::StatusOr<v1::Job> Coordinator::cancel_job(const std::string& job_id) {

@@ -37,10 +37,7 @@ struct Submitted {
 };
 
 // A row of a sweep's runs table: the job and the ends of its loss curves (the final losses' inputs).
-struct Run {
-  v1::Job job;
-  JobLosses losses;
-};
+using Run = Store::Run;
 
 // Which points of a job's series: steps in (after_step, to_step].
 struct StepRange {

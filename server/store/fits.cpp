@@ -16,9 +16,10 @@ namespace gammalab {
 using store_rows::parse_id;
 
 std::vector<Store::StageJob> Store::stage_jobs(const std::string& sweep_id, const std::string& stage) {
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   std::vector<StageJob> out;
-  sql::Statement& jobs = statements_.get(
+  sql::Statement& jobs = statements.get(
       "SELECT id, name, config_json, state FROM jobs WHERE sweep_id = ? AND stage = ? ORDER BY ordinal");
   jobs.bind(1, parse_id(sweep_id)).bind(2, stage);
   while (jobs.step()) {
@@ -28,7 +29,7 @@ std::vector<Store::StageJob> Store::stage_jobs(const std::string& sweep_id, cons
       out.push_back(std::move(job));
       continue;
     }
-    read_loss_tails(jobs.int64(0), job.losses);
+    read_loss_tails(statements, jobs.int64(0), job.losses);
     out.push_back(std::move(job));
   }
   return out;
@@ -43,10 +44,11 @@ std::vector<Store::FitInput> Store::fit_inputs(const std::string& sweep_id) {
 }
 
 std::map<std::string, std::vector<std::string>> Store::succeeded_jobs_by_sweep() {
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   std::map<std::string, std::vector<std::string>> out;
   sql::Statement& s =
-      statements_.get("SELECT sweep_id, id FROM jobs WHERE state = ? AND stage = 'main' ORDER BY sweep_id, id");
+      statements.get("SELECT sweep_id, id FROM jobs WHERE state = ? AND stage = 'main' ORDER BY sweep_id, id");
   s.bind(1, job_state_name(JobState::kSucceeded));
   while (s.step()) out[std::to_string(s.int64(0))].push_back(std::to_string(s.int64(1)));
   return out;
@@ -88,11 +90,12 @@ std::vector<v1::Fit> Store::fits(const std::string& sweep_id, bool latest_only) 
 
 Store::FitPage Store::fits_page(const std::string& sweep_id, std::optional<int> below_version, std::size_t versions) {
   if (versions < 1) throw std::invalid_argument("fits_page: versions must be at least 1");
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   const std::int64_t sweep = parse_id(sweep_id);
   const std::int64_t below = below_version.value_or(std::numeric_limits<int>::max());
   // The page's versions first (one more tells whether an older one remains), then their reports.
-  sql::Statement& listed = statements_.get(
+  sql::Statement& listed = statements.get(
       "SELECT DISTINCT version FROM fits WHERE sweep_id = ? AND version < ? ORDER BY version DESC LIMIT ?");
   listed.bind(1, sweep).bind(2, below).bind(3, static_cast<std::int64_t>(std::min<std::size_t>(versions, 1 << 20)) + 1);
   std::vector<std::int64_t> found;
@@ -103,7 +106,7 @@ Store::FitPage Store::fits_page(const std::string& sweep_id, std::optional<int> 
     found.resize(versions);
     page.next_below = static_cast<int>(found.back());
   }
-  sql::Statement& s = statements_.get(
+  sql::Statement& s = statements.get(
       "SELECT version, created_ms, law, group_by, job_ids, report FROM fits WHERE sweep_id = ? AND version <= ? "
       "AND version >= ? ORDER BY version DESC, id");
   s.bind(1, sweep).bind(2, found.front()).bind(3, found.back());

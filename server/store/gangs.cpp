@@ -65,11 +65,11 @@ Store::GangTurn Store::gang_turn(std::int64_t worker, std::int64_t now, std::int
   sql::Statement& deliver = statements_.get("UPDATE gang_members SET delivered = 1 WHERE job_id = ? AND worker_id = ?");
   deliver.bind(1, job_id).bind(2, worker).run();
   Lease lease;
-  if (auto job = read_job_by_id(job_id)) lease.job = std::move(*job);
+  if (auto job = read_job_by_id(statements_, job_id)) lease.job = std::move(*job);
   lease.attempt = static_cast<int>(attempt);
   lease.node = static_cast<int>(node);
   lease.rendezvous = std::move(rendezvous);
-  lease.stored = stored_metrics(job_id);
+  lease.stored = stored_metrics(statements_, job_id);
   turn.lease = std::move(lease);
   return turn;
 }

@@ -24,10 +24,11 @@ void Store::record_event(std::int64_t job_id, std::string_view kind, JobState st
 }
 
 Store::JobHistory Store::job_events(const std::string& job_id, std::size_t limit) {
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   JobHistory history;
   // Newest first by the (job_id, id) index, one more than asked to know whether older ones exist.
-  sql::Statement& s = statements_.get(
+  sql::Statement& s = statements.get(
       "SELECT e.id, e.at_ms, e.kind, e.state, e.attempt, e.worker_id, COALESCE(w.hostname, ''), e.detail "
       "FROM job_events e LEFT JOIN workers w ON w.id = e.worker_id WHERE e.job_id = ? ORDER BY e.id DESC LIMIT ?");
   s.bind(1, parse_id(job_id)).bind(2, static_cast<std::int64_t>(limit) + 1);

@@ -14,8 +14,8 @@ using store_rows::parse_id;
 using store_rows::read_job;
 using store_rows::read_state;
 
-std::optional<v1::Job> Store::read_job_by_id(std::int64_t id) {
-  sql::Statement& s = statements_.get("SELECT " + job_columns() + " FROM jobs j WHERE j.id = ?");
+std::optional<v1::Job> Store::read_job_by_id(sql::StatementCache& statements, std::int64_t id) {
+  sql::Statement& s = statements.get("SELECT " + job_columns() + " FROM jobs j WHERE j.id = ?");
   s.bind(1, id);
   std::optional<v1::Job> out;
   if (s.step()) out = read_job(s);
@@ -24,10 +24,11 @@ std::optional<v1::Job> Store::read_job_by_id(std::int64_t id) {
 }
 
 std::vector<v1::Job> Store::list_jobs(const std::string& sweep_id, const std::vector<v1::JobState>& states) {
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   std::vector<v1::Job> out;
   sql::Statement& s =
-      statements_.get("SELECT " + job_columns() + " FROM jobs j WHERE j.sweep_id = ? ORDER BY j.ordinal");
+      statements.get("SELECT " + job_columns() + " FROM jobs j WHERE j.sweep_id = ? ORDER BY j.ordinal");
   s.bind(1, parse_id(sweep_id));
   while (s.step()) {
     v1::Job job = read_job(s);
@@ -38,9 +39,10 @@ std::vector<v1::Job> Store::list_jobs(const std::string& sweep_id, const std::ve
 
 Store::JobPage Store::list_jobs_page(const std::string& sweep_id, const std::vector<v1::JobState>& states,
                                     std::int64_t after_ordinal, std::size_t limit) {
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   JobPage page;
-  sql::Statement& s = statements_.get("SELECT " + job_columns() +
+  sql::Statement& s = statements.get("SELECT " + job_columns() +
                                       ", j.ordinal FROM jobs j WHERE j.sweep_id = ? AND j.ordinal > ? ORDER BY j.ordinal");
   s.bind(1, parse_id(sweep_id)).bind(2, after_ordinal);
   const int ordinal_column = store_rows::kJobColumnCount;
@@ -61,14 +63,15 @@ Store::JobPage Store::list_jobs_page(const std::string& sweep_id, const std::vec
 }
 
 std::optional<v1::Job> Store::find_job(const std::string& id_or_path) {
-  absl::MutexLock lock(&mutex_);
-  if (std::int64_t id = parse_id(id_or_path); id >= 0) return read_job_by_id(id);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
+  if (std::int64_t id = parse_id(id_or_path); id >= 0) return read_job_by_id(statements, id);
   // SWEEP/JOB-NAME, where SWEEP is an id or a name (the newest sweep of that name).
   std::optional<v1::Job> out;
   const auto slash = id_or_path.find('/');
   if (slash == std::string::npos) return out;
   const std::string sweep = id_or_path.substr(0, slash), name = id_or_path.substr(slash + 1);
-  sql::Statement& s = statements_.get("SELECT " + job_columns() +
+  sql::Statement& s = statements.get("SELECT " + job_columns() +
                                       " FROM jobs j JOIN sweeps s ON s.id = j.sweep_id "
                                       "WHERE (s.id = ? OR s.name = ?) AND j.name = ? ORDER BY s.id DESC LIMIT 1");
   s.bind(1, parse_id(sweep)).bind(2, sweep).bind(3, name);
@@ -125,7 +128,7 @@ std::optional<v1::Job> Store::retry(const std::string& job_id) {
   absl::MutexLock lock(&mutex_);
   const std::int64_t id = parse_id(job_id);
   sql::Transaction tx(db_);
-  const auto job = read_job_by_id(id);
+  const auto job = read_job_by_id(statements_, id);
   if (!job) return std::nullopt;
   // A job that has ended and may go back to the queue: failed or cancelled, never succeeded.
   const JobState from = from_proto(job->state()).value();
@@ -137,7 +140,7 @@ std::optional<v1::Job> Store::retry(const std::string& job_id) {
   record_event(id, job_event_kind::kRetried, JobState::kPending, 0, -1,
                "by user, after it was " + std::string(job_state_name(from)) + " on attempt " +
                    std::to_string(job->attempt()));
-  auto retried = read_job_by_id(id);
+  auto retried = read_job_by_id(statements_, id);
   tx.commit();
   changed();
   return retried;

@@ -147,9 +147,9 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   take.bind(5, job_id).bind(6, pending).run();
   advance_lease_turn(sweep_id);
   Lease lease;
-  if (auto job = read_job_by_id(job_id)) lease.job = std::move(*job);
+  if (auto job = read_job_by_id(statements_, job_id)) lease.job = std::move(*job);
   lease.attempt = lease.job.attempt();
-  lease.stored = stored_metrics(job_id);
+  lease.stored = stored_metrics(statements_, job_id);
   record_event(job_id, job_event_kind::kLeased, JobState::kLeased, lease.attempt, wid);
   tx.commit();
   changed();

@@ -107,21 +107,22 @@ std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, c
                                                     std::int64_t after_step, std::int64_t to_step,
                                                     std::size_t buckets) {
   if (buckets < 1) throw std::invalid_argument("downsampled_metrics: buckets must be at least 1");
-  absl::MutexLock lock(&mutex_);
+  // One snapshot for the edges, the tiles and the ragged ends.
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   const std::int64_t job = store_rows::parse_id(job_id);
   const std::int64_t from = std::max<std::int64_t>(0, after_step + 1);
   std::vector<MetricPoint> out;
-  sql::ReadTransaction snapshot(db_);  // one snapshot for the edges, the tiles and the ragged ends
-  sql::Statement& edge_first = statements_.get(
+  sql::Statement& edge_first = statements.get(
       "SELECT step FROM metrics WHERE job_id = ? AND name_id = ? AND step BETWEEN ? AND ? ORDER BY step LIMIT 1");
-  sql::Statement& edge_last = statements_.get(
+  sql::Statement& edge_last = statements.get(
       "SELECT step FROM metrics WHERE job_id = ? AND name_id = ? AND step BETWEEN ? AND ? ORDER BY step DESC "
       "LIMIT 1");
-  sql::Statement& raw = statements_.get(
+  sql::Statement& raw = statements.get(
       "SELECT step, tokens, value FROM metrics WHERE job_id = ? AND name_id = ? AND step BETWEEN ? AND ? "
       "ORDER BY step");
-  sql::Statement& tiles = statements_.get(store_tiles::read_tile_range_sql());
-  for (const auto& metric : metric_names_of(job, names)) {
+  sql::Statement& tiles = statements.get(store_tiles::read_tile_range_sql());
+  for (const auto& metric : metric_names_of(statements, job, names)) {
     // (Named copies, not a structured binding: clang before 16 cannot capture one in the lambdas below.)
     const std::int64_t name_id = metric.first;
     const std::string& name = metric.second;

@@ -132,6 +132,7 @@ std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector
   const MetricPoint* last_loss = nullptr;
   const MetricPoint* last_speed = nullptr;
   bool branch_point = false;  // a checkpoint that a cooldown branch starts from is written
+  std::vector<std::pair<std::int64_t, const MetricPoint*>> losses;  // loss points stored now, for loss_tails
   std::int64_t max_step = 0, max_tokens = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const MetricPoint& p = points[i];
@@ -145,6 +146,7 @@ std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector
       ++stored;
       tiles.add(name_ids[i], p.step, p.tokens, p.value);
       branch_point = branch_point || p.name == metric_names::kBranchPoint;
+      if (p.name == metric_names::kTrainLoss || p.name == metric_names::kValLoss) losses.emplace_back(name_ids[i], &p);
     }
     if (p.step >= max_step) {
       max_step = p.step;
@@ -170,24 +172,26 @@ std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector
     progress.bind_null(5);
   progress.bind(6, id).bind(7, attempt).run();
   tiles.write(id, statements_.get(store_tiles::read_tile_sql()), statements_.get(store_tiles::kWriteTile));
+  if (!losses.empty()) keep_loss_tails(id, losses);
   if (branch_point) release_branches(id);
   tx.commit();
   return stored;
 }
 
-std::vector<std::pair<std::int64_t, std::string>> Store::metric_names_of(std::int64_t job_id,
+std::vector<std::pair<std::int64_t, std::string>> Store::metric_names_of(sql::StatementCache& statements,
+                                                                         std::int64_t job_id,
                                                                          const std::vector<std::string>& names) {
   std::vector<std::pair<std::int64_t, std::string>> out;
   if (names.empty()) {
     // Every stored point is in one top-level tile: a few rows per metric, where the points are millions.
-    sql::Statement& all = statements_.get(
+    sql::Statement& all = statements.get(
         "SELECT DISTINCT t.name_id, n.name FROM metric_tiles t JOIN metric_names n ON n.id = t.name_id "
         "WHERE t.job_id = ? AND t.level = ? ORDER BY n.name");
     all.bind(1, job_id).bind(2, kTileLevels);
     while (all.step()) out.emplace_back(all.int64(0), all.text(1));
     return out;
   }
-  sql::Statement& one = statements_.get("SELECT id FROM metric_names WHERE name = ?");
+  sql::Statement& one = statements.get("SELECT id FROM metric_names WHERE name = ?");
   for (const std::string& name : names) {
     one.bind(1, name);
     if (one.step()) out.emplace_back(one.int64(0), name);
@@ -198,12 +202,12 @@ std::vector<std::pair<std::int64_t, std::string>> Store::metric_names_of(std::in
   return out;
 }
 
-std::optional<StoredMetrics> Store::stored_metrics(std::int64_t job_id) {
+std::optional<StoredMetrics> Store::stored_metrics(sql::StatementCache& statements, std::int64_t job_id) {
   // Each metric's last step by the (job, name, step) key: a row per metric, however long the run.
-  sql::Statement& last = statements_.get(
+  sql::Statement& last = statements.get(
       "SELECT step FROM metrics WHERE job_id = ? AND name_id = ? ORDER BY step DESC LIMIT 1");
   std::optional<StoredMetrics> stored;
-  for (const auto& [name_id, name] : metric_names_of(job_id, {})) {
+  for (const auto& [name_id, name] : metric_names_of(statements, job_id, {})) {
     last.bind(1, job_id).bind(2, name_id);
     if (last.step()) {
       const std::int64_t step = last.int64(0);
@@ -213,29 +217,6 @@ std::optional<StoredMetrics> Store::stored_metrics(std::int64_t job_id) {
     last.reset();
   }
   return stored;
-}
-
-JobLosses Store::loss_tails(const std::string& job_id) {
-  absl::MutexLock lock(&mutex_);
-  JobLosses out;
-  out.job_id = job_id;
-  read_loss_tails(parse_id(job_id), out);
-  return out;
-}
-
-void Store::read_loss_tails(std::int64_t job_id, JobLosses& out) {
-  // Newest first by the (job, name, step) key, so a curve of any length costs kLossTail rows.
-  sql::Statement& s = statements_.get(
-      "SELECT step, tokens, value FROM metrics WHERE job_id = ? AND name_id = ? ORDER BY step DESC LIMIT ?");
-  const std::vector<std::string> losses(metric_names::kLosses.begin(), metric_names::kLosses.end());
-  for (const auto& [name_id, name] : metric_names_of(job_id, losses)) {
-    std::vector<MetricPoint> tail;
-    s.bind(1, job_id).bind(2, name_id).bind(3, kLossTail);
-    while (s.step()) {
-      tail.push_back({s.int64(0), s.int64(1), name, s.optional_real(2).value_or(std::numeric_limits<double>::quiet_NaN())});
-    }
-    for (auto it = tail.rbegin(); it != tail.rend(); ++it) out.add(std::move(*it));
-  }
 }
 
 std::vector<MetricPoint> Store::metrics(const std::string& job_id, const std::vector<std::string>& names,
@@ -248,15 +229,16 @@ Store::MetricsPage Store::metrics_page(const std::string& job_id, const std::vec
                                        std::int64_t after_step, std::int64_t to_step,
                                        const std::optional<MetricsResume>& from, std::size_t limit) {
   if (limit < 1) throw std::invalid_argument("metrics_page: limit must be at least 1");
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   const std::int64_t job = parse_id(job_id);
   MetricsPage page;
   // One range of the (job, name, step) key per metric: no join, no sort. One point past the limit tells
   // whether another page follows.
-  sql::Statement& s = statements_.get(
+  sql::Statement& s = statements.get(
       "SELECT step, tokens, value FROM metrics WHERE job_id = ? AND name_id = ? AND step > ? AND step <= ? "
       "ORDER BY step LIMIT ?");
-  for (const auto& [name_id, name] : metric_names_of(job, names)) {
+  for (const auto& [name_id, name] : metric_names_of(statements, job, names)) {
     if (from && name < from->name) continue;  // metric_names_of orders by name, as pages do
     const std::int64_t after = from && name == from->name ? std::max(after_step, from->step) : after_step;
     const std::size_t room = limit - page.points.size();

@@ -12,7 +12,7 @@ namespace gammalab {
 using store_rows::kSweepColumns;
 using store_rows::parse_id;
 
-v1::Sweep Store::read_sweep(sql::Statement& s) {
+v1::Sweep Store::read_sweep(sql::StatementCache& statements, sql::Statement& s) {
   v1::Sweep sw;
   sw.set_id(std::to_string(s.int64(0)));
   sw.set_name(s.text(1));
@@ -21,7 +21,7 @@ v1::Sweep Store::read_sweep(sql::Statement& s) {
   *sw.mutable_created_at() = store_rows::timestamp(s.int64(4));
   sw.set_source_yaml(s.text(5));
   sw.set_file_name(s.text(6));
-  sql::Statement& counts = statements_.get("SELECT state, COUNT(*) FROM jobs WHERE sweep_id = ? GROUP BY state");
+  sql::Statement& counts = statements.get("SELECT state, COUNT(*) FROM jobs WHERE sweep_id = ? GROUP BY state");
   counts.bind(1, s.int64(0));
   int total = 0;
   bool finished = true;
@@ -58,6 +58,9 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
   sql::Statement& copy_metrics = statements_.get(
       "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
       "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
+  sql::Statement& copy_loss_tails = statements_.get(
+      "INSERT INTO loss_tails(job_id, name_id, step, tokens, value) "
+      "SELECT ?, name_id, step, tokens, value FROM loss_tails WHERE job_id = ?");
   const std::string tile_columns(store_tiles::kTileExtremes);
   sql::Statement& copy_tiles = statements_.get("INSERT INTO metric_tiles(job_id, name_id, level, tile, " + tile_columns +
                                                ") SELECT ?, name_id, level, tile, " + tile_columns +
@@ -107,6 +110,7 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
     if (reused >= 0) {
       copy_metrics.bind(1, job_id).bind(2, reused).run();
       copy_tiles.bind(1, job_id).bind(2, reused).run();
+      copy_loss_tails.bind(1, job_id).bind(2, reused).run();
       record_event(job_id, job_event_kind::kReused, JobState::kSucceeded, 0, -1,
                    "the results of job " + std::to_string(reused) + " (same config)");
       ++result.jobs_reused;
@@ -136,16 +140,17 @@ SubmitResult Store::create_sweep(const Sweep& sweep, const std::string& yaml, co
   }
   sql::Statement& read = statements_.get(std::string("SELECT ") + kSweepColumns + " FROM sweeps s WHERE s.id = ?");
   read.bind(1, sweep_id);
-  if (read.step()) result.sweep = read_sweep(read);
+  if (read.step()) result.sweep = read_sweep(statements_, read);
   read.reset();
   changed();
   return result;
 }
 
 std::vector<std::string> Store::sweeps_awaiting_main() {
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   std::vector<std::string> out;
-  sql::Statement& s = statements_.get("SELECT id FROM sweeps WHERE awaiting_main = 1 ORDER BY id");
+  sql::Statement& s = statements.get("SELECT id FROM sweeps WHERE awaiting_main = 1 ORDER BY id");
   while (s.step()) out.push_back(std::to_string(s.int64(0)));
   return out;
 }
@@ -178,36 +183,39 @@ void Store::refuse_main_stage(const std::string& sweep_id, const std::string& tu
 }
 
 std::vector<v1::Sweep> Store::list_sweeps() {
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   std::vector<v1::Sweep> out;
   // A list stays small whatever the files were: the source and the tune report are for find_sweep.
   sql::Statement& s =
-      statements_.get(std::string("SELECT ") + store_rows::kSweepSummaryColumns + " FROM sweeps s ORDER BY s.id");
-  while (s.step()) out.push_back(read_sweep(s));
+      statements.get(std::string("SELECT ") + store_rows::kSweepSummaryColumns + " FROM sweeps s ORDER BY s.id");
+  while (s.step()) out.push_back(read_sweep(statements, s));
   return out;
 }
 
 std::vector<v1::Sweep> Store::list_sweeps_page(std::int64_t after_id, std::size_t limit, bool& more) {
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   std::vector<v1::Sweep> out;
-  sql::Statement& s = statements_.get(std::string("SELECT ") + store_rows::kSweepSummaryColumns +
+  sql::Statement& s = statements.get(std::string("SELECT ") + store_rows::kSweepSummaryColumns +
                                       " FROM sweeps s WHERE s.id > ? ORDER BY s.id LIMIT ?");
   s.bind(1, after_id).bind(2, static_cast<std::int64_t>(limit) + 1);  // one more: is there a next page?
-  while (s.step()) out.push_back(read_sweep(s));
+  while (s.step()) out.push_back(read_sweep(statements, s));
   more = out.size() > limit;
   if (more) out.pop_back();
   return out;
 }
 
 std::optional<v1::Sweep> Store::find_sweep(const std::string& id_or_name) {
-  absl::MutexLock lock(&mutex_);
-  sql::Statement& s = statements_.get(std::string("SELECT ") + kSweepColumns +
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
+  sql::Statement& s = statements.get(std::string("SELECT ") + kSweepColumns +
                                       " FROM sweeps s WHERE s.id = ? OR s.name = ? ORDER BY (s.id = ?) DESC, s.id DESC "
                                       "LIMIT 1");
   const std::int64_t id = parse_id(id_or_name);
   s.bind(1, id).bind(2, id_or_name).bind(3, id);
   std::optional<v1::Sweep> out;
-  if (s.step()) out = read_sweep(s);
+  if (s.step()) out = read_sweep(statements, s);
   s.reset();
   return out;
 }

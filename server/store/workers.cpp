@@ -54,8 +54,9 @@ std::string Store::register_worker(const std::string& hostname, int slots, const
 }
 
 bool Store::worker_of_other_token(const std::string& worker_id, std::int64_t token_id) {
-  absl::MutexLock lock(&mutex_);
-  sql::Statement& s = statements_.get("SELECT token_id FROM workers WHERE id = ?");
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
+  sql::Statement& s = statements.get("SELECT token_id FROM workers WHERE id = ?");
   if (!s.bind(1, parse_id(worker_id)).step()) return false;
   const bool other = s.is_null(0) || s.int64(0) != token_id;
   s.reset();
@@ -63,8 +64,9 @@ bool Store::worker_of_other_token(const std::string& worker_id, std::int64_t tok
 }
 
 std::optional<int> Store::worker_slots(const std::string& worker_id) {
-  absl::MutexLock lock(&mutex_);
-  sql::Statement& s = statements_.get("SELECT slots FROM workers WHERE id = ?");
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
+  sql::Statement& s = statements.get("SELECT slots FROM workers WHERE id = ?");
   if (!s.bind(1, parse_id(worker_id)).step()) return std::nullopt;
   const int slots = static_cast<int>(s.int64(0));
   s.reset();
@@ -72,9 +74,10 @@ std::optional<int> Store::worker_slots(const std::string& worker_id) {
 }
 
 std::vector<int> Store::live_worker_slots(std::int64_t worker_timeout_ms) {
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   sql::Statement& s =
-      statements_.get("SELECT slots FROM workers WHERE heartbeat_ms >= ? AND draining = 0 ORDER BY slots DESC");
+      statements.get("SELECT slots FROM workers WHERE heartbeat_ms >= ? AND draining = 0 ORDER BY slots DESC");
   s.bind(1, now_ms() - worker_timeout_ms);
   std::vector<int> slots;
   while (s.step()) slots.push_back(static_cast<int>(s.int64(0)));
@@ -88,11 +91,12 @@ std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {
 
 std::vector<v1::Worker> Store::list_workers_page(std::int64_t worker_timeout_ms, std::int64_t after_id,
                                                  std::size_t limit, bool& more) {
-  absl::MutexLock lock(&mutex_);
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::StatementCache& statements = snapshot.statements();
   const std::int64_t now = now_ms();
   std::vector<v1::Worker> out;
   more = false;
-  sql::Statement& s = statements_.get(
+  sql::Statement& s = statements.get(
       "SELECT id, hostname, slots, gpus, registered_ms, heartbeat_ms, draining FROM workers WHERE id > ? "
       "ORDER BY id LIMIT ?");
   // One more than the page tells whether another follows.
@@ -100,7 +104,7 @@ std::vector<v1::Worker> Store::list_workers_page(std::int64_t worker_timeout_ms,
                                     ? std::int64_t{-1}
                                     : static_cast<std::int64_t>(limit) + 1);
   sql::Statement& jobs =
-      statements_.get("SELECT id FROM jobs WHERE state IN (" + sql_active_states() + ") AND (worker_id = ?1 OR id IN "
+      statements.get("SELECT id FROM jobs WHERE state IN (" + sql_active_states() + ") AND (worker_id = ?1 OR id IN "
                       "(SELECT g.job_id FROM gang_members g WHERE g.worker_id = ?1 AND g.attempt = jobs.attempt)) "
                       "ORDER BY id");
   while (s.step()) {

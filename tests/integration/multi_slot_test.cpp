@@ -99,8 +99,8 @@ TEST(MultiSlot, TwoRankJobOnATwoSlotWorkerEndsAtTheOneRankLoss) {
   DbReader db(cluster.database());
   ASSERT_TRUE(wait_until([&] { return succeeded(db, one) && succeeded(db, two); }, 300))
       << job_text(db, one, "state") << " " << job_text(db, two, "state") << ": " << job_text(db, two, "error");
-  EXPECT_EQ(job_int(db, two, "gpus"), 2);
-  EXPECT_EQ(job_int(db, one, "gpus"), 1);
+  EXPECT_EQ(job_int(db, two, "slots_per_node"), 2);
+  EXPECT_EQ(job_int(db, one, "slots_per_node"), 1);
   EXPECT_EQ(job_int(db, two, "attempt"), 1);
 
   expect_same_curve(db.points(two, "train/loss"), db.points(one, "train/loss"), "train/loss");
@@ -187,7 +187,7 @@ TEST(MultiNode, ATwoNodeJobOnTwoOneSlotWorkersEndsAtTheOneRankLoss) {
   DbReader db(cluster.database());
   ASSERT_TRUE(wait_until([&] { return succeeded(db, one) && succeeded(db, gang); }, 300))
       << job_text(db, one, "state") << " " << job_text(db, gang, "state") << ": " << job_text(db, gang, "error");
-  EXPECT_EQ(job_int(db, gang, "gpus"), 1) << "one slot of each worker";
+  EXPECT_EQ(job_int(db, gang, "slots_per_node"), 1) << "one slot of each worker";
   EXPECT_EQ(job_int(db, gang, "nodes"), 2);
   EXPECT_EQ(job_int(db, gang, "attempt"), 1);
   expect_same_curve(db.points(gang, "train/loss"), db.points(one, "train/loss"), "train/loss");

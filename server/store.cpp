@@ -1,6 +1,9 @@
 // The store's connection and change notification; the methods by entity are under server/store/.
 #include "server/store.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "absl/time/time.h"
 
 #include "server/schema.h"
@@ -13,12 +16,16 @@ std::int64_t now_ms() {
 }
 
 namespace {
-// Read connections kept open between reads: about as many as reads that run at once (the dashboard's handler
-// threads, watch streams, the CLI's calls); more open while needed.
-constexpr std::size_t kIdleReaders = 8;
+// Reads at once (server/store/read_pool.h): one per core, at least 2 so that one long read (a sweep's
+// metrics) never holds up every other, at most 16.
+std::size_t read_connections() {
+  return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, 16);
+}
 }  // namespace
 
-Store::Store(const std::string& path) : db_(path), statements_(db_), readers_(path, kIdleReaders) { migrate(db_); }
+Store::Store(const std::string& path) : db_(path), statements_(db_), readers_(path, read_connections()) {
+  migrate(db_);
+}
 Store::~Store() = default;
 
 void Store::changed() { ++version_; }  // a waiter's condition (wait_for_change) is re-evaluated on unlock

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 #include "server/store.h"
@@ -30,21 +31,31 @@ void by_step(std::vector<MetricPoint>& points) {
 void Store::keep_loss_tails(std::int64_t job_id, const std::vector<std::pair<std::int64_t, const MetricPoint*>>& stored) {
   sql::Statement& insert = statements_.get(
       "INSERT INTO loss_tails(job_id, name_id, step, tokens, value) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
-  std::vector<std::int64_t> names;
-  for (const auto& [name_id, p] : stored) {
-    insert.bind(1, job_id).bind(2, name_id).bind(3, p->step).bind(4, p->tokens);
-    if (std::isnan(p->value))
-      insert.bind_null(5);
-    else
-      insert.bind(5, p->value);
-    insert.run();
-    if (std::find(names.begin(), names.end(), name_id) == names.end()) names.push_back(name_id);
+  // Of a report's loss points only the newest kLossTail of each loss can be in its tail: a report of many (a
+  // resumed run's first, a long batch) writes those, not one row per point to delete again.
+  std::map<std::int64_t, std::vector<const MetricPoint*>> newest;  // name id -> its points, newest first
+  for (const auto& [name_id, p] : stored) newest[name_id].push_back(p);
+  for (auto& [name_id, points] : newest) {
+    const std::size_t keep = std::min(points.size(), static_cast<std::size_t>(kLossTail));
+    std::partial_sort(points.begin(), points.begin() + static_cast<std::ptrdiff_t>(keep), points.end(),
+                      [](const MetricPoint* a, const MetricPoint* b) { return a->step > b->step; });
+    points.resize(keep);
+  }
+  for (const auto& [name_id, points] : newest) {
+    for (const MetricPoint* p : points) {
+      insert.bind(1, job_id).bind(2, name_id).bind(3, p->step).bind(4, p->tokens);
+      if (std::isnan(p->value))
+        insert.bind_null(5);
+      else
+        insert.bind(5, p->value);
+      insert.run();
+    }
   }
   // Below the kLossTail-th newest step (none while the curve is shorter): a range of the key, newest first.
   sql::Statement& trim = statements_.get(
       "DELETE FROM loss_tails WHERE job_id = ?1 AND name_id = ?2 AND step < (SELECT step FROM loss_tails "
       "WHERE job_id = ?1 AND name_id = ?2 ORDER BY step DESC LIMIT 1 OFFSET ?3)");
-  for (const std::int64_t name_id : names) trim.bind(1, job_id).bind(2, name_id).bind(3, kLossTail - 1).run();
+  for (const auto& [name_id, points] : newest) trim.bind(1, job_id).bind(2, name_id).bind(3, kLossTail - 1).run();
 }
 
 void Store::read_loss_tails(sql::StatementCache& statements, std::int64_t job_id, JobLosses& out) {

@@ -1,6 +1,11 @@
 // Core types <-> proto messages (see proto/convert.h).
 #include "proto/convert.h"
 
+#include <google/protobuf/io/coded_stream.h>
+
+#include <bit>
+#include <cstdint>
+
 namespace gammalab {
 
 v1::JobState to_proto(JobState state) {
@@ -48,6 +53,19 @@ void to_proto(const MetricPoint& point, v1::MetricPoint* out) {
   out->set_tokens(point.tokens);
   out->set_name(point.name);
   out->set_value(point.value);
+}
+
+std::size_t encoded_size(const MetricPoint& point) {
+  using google::protobuf::io::CodedOutputStream;
+  // proto3 leaves out a field at its default (0, "", +0.0); each field present is a one-byte tag and its value.
+  std::size_t bytes = 0;
+  if (point.step != 0) bytes += 1 + CodedOutputStream::VarintSize64(static_cast<std::uint64_t>(point.step));
+  if (point.tokens != 0) bytes += 1 + CodedOutputStream::VarintSize64(static_cast<std::uint64_t>(point.tokens));
+  if (!point.name.empty()) {
+    bytes += 1 + CodedOutputStream::VarintSize32(static_cast<std::uint32_t>(point.name.size())) + point.name.size();
+  }
+  if (std::bit_cast<std::uint64_t>(point.value) != 0) bytes += 1 + sizeof(double);
+  return bytes;
 }
 
 void to_proto(const std::vector<MetricPoint>& points, google::protobuf::RepeatedPtrField<v1::MetricPoint>* out) {

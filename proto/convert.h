@@ -1,6 +1,7 @@
 #pragma once
 // The one mapping between core's types and their proto messages: JobState (core/job_state.h) <-> v1::JobState,
 // v1::JobOutcome -> AttemptEnd, MetricPoint (core/metric.h) <-> v1::MetricPoint. The worker's relay, both services and the CLI use it.
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -20,6 +21,9 @@ AttemptEnd from_proto(v1::JobOutcome outcome);
 void to_proto(const MetricPoint& point, v1::MetricPoint* out);
 void to_proto(const std::vector<MetricPoint>& points, google::protobuf::RepeatedPtrField<v1::MetricPoint>* out);
 MetricPoint from_proto(const v1::MetricPoint& point);
+// The bytes of to_proto(point) when encoded (ByteSizeLong), without making the message: what a page that must
+// stay under a reply's budget counts for every point it holds.
+std::size_t encoded_size(const MetricPoint& point);
 std::vector<MetricPoint> from_proto(const google::protobuf::RepeatedPtrField<v1::MetricPoint>& points);
 
 }  // namespace gammalab

@@ -18,11 +18,7 @@ namespace {
 
 // Entries of a reply as encoded: the entry and its tag and length.
 std::size_t reply_bytes(const google::protobuf::Message& m) { return m.ByteSizeLong() + 8; }
-std::size_t reply_bytes(const MetricPoint& p) {
-  v1::MetricPoint encoded;
-  to_proto(p, &encoded);
-  return reply_bytes(encoded);
-}
+std::size_t reply_bytes(const MetricPoint& p) { return encoded_size(p) + 8; }
 
 // Moves `rows` into the page while it stays within limits::kMaxReplyBytes (the first row always goes in).
 // True when rows were left over for the next page.
@@ -38,16 +34,28 @@ bool add_within_reply_budget(std::vector<Row> rows, std::vector<Row>& out) {
   return false;
 }
 
-// A page of rows listed by id (sweeps, workers): the token is the last id of the page before.
-template <typename Row, typename Read>
-absl::StatusOr<Page<Row>> page_by_id(const PageRequest& request, Read read) {
+// Where a page of rows starts and how many it may hold: the request's size within kRowPages, and after the row
+// (an id or an ordinal) its token names, -1 for the first page.
+struct RowPageStart {
+  std::size_t size = 0;
+  std::int64_t after = -1;
+};
+absl::StatusOr<RowPageStart> row_page_start(const PageRequest& request) {
   const absl::StatusOr<std::size_t> size = page_size(request.size, kRowPages);
   if (!size.ok()) return size.status();
   const absl::StatusOr<std::optional<PageCursor>> at = page_cursor(request.token, {.numbers = 1});
   if (!at.ok()) return at.status();
+  return RowPageStart{*size, *at ? (*at)->numbers[0] : -1};
+}
+
+// A page of rows listed by id (sweeps, workers): the token is the last id of the page before.
+template <typename Row, typename Read>
+absl::StatusOr<Page<Row>> page_by_id(const PageRequest& request, Read read) {
+  const absl::StatusOr<RowPageStart> start = row_page_start(request);
+  if (!start.ok()) return start.status();
   bool more = false;
   Page<Row> page;
-  std::vector<Row> rows = read(*at ? (*at)->numbers[0] : -1, *size, more);
+  std::vector<Row> rows = read(start->after, start->size, more);
   more = add_within_reply_budget(std::move(rows), page.items) || more;
   if (more) page.next_token = page.items.back().id();
   return page;
@@ -157,13 +165,11 @@ absl::StatusOr<int> Coordinator::cancel_sweep(const std::string& sweep_id, const
 absl::StatusOr<Page<v1::Job>> Coordinator::list_jobs(const std::string& sweep_id,
                                                      const std::vector<v1::JobState>& states,
                                                      const PageRequest& request) {
-  const absl::StatusOr<std::size_t> size = page_size(request.size, kRowPages);
-  if (!size.ok()) return size.status();
-  const absl::StatusOr<std::optional<PageCursor>> at = page_cursor(request.token, {.numbers = 1});
-  if (!at.ok()) return at.status();
+  const absl::StatusOr<RowPageStart> start = row_page_start(request);
+  if (!start.ok()) return start.status();
   const absl::StatusOr<v1::Sweep> sweep = find_sweep(sweep_id);
   if (!sweep.ok()) return sweep.status();
-  Store::JobPage stored = store_.list_jobs_page(sweep->id(), states, *at ? (*at)->numbers[0] : -1, *size);
+  Store::JobPage stored = store_.list_jobs_page(sweep->id(), states, start->after, start->size);
   std::vector<v1::Job*> listed;
   for (v1::Job& job : stored.jobs) listed.push_back(&job);
   explain_pending(listed);
@@ -178,14 +184,12 @@ absl::StatusOr<v1::Job> Coordinator::job(const std::string& id_or_path) {
 }
 
 absl::StatusOr<Page<Run>> Coordinator::list_runs(const std::string& sweep_id, const PageRequest& request) {
-  const absl::StatusOr<std::size_t> size = page_size(request.size, kRowPages);
-  if (!size.ok()) return size.status();
-  const absl::StatusOr<std::optional<PageCursor>> at = page_cursor(request.token, {.numbers = 1});
-  if (!at.ok()) return at.status();
+  const absl::StatusOr<RowPageStart> start = row_page_start(request);
+  if (!start.ok()) return start.status();
   const absl::StatusOr<v1::Sweep> sweep = find_sweep(sweep_id);
   if (!sweep.ok()) return sweep.status();
   // The jobs and the ends of their loss curves in one read (the store keeps the tails at ingest).
-  Store::RunPage stored = store_.runs_page(sweep->id(), *at ? (*at)->numbers[0] : -1, *size);
+  Store::RunPage stored = store_.runs_page(sweep->id(), start->after, start->size);
   std::vector<v1::Job*> listed;
   for (Run& run : stored.runs) listed.push_back(&run.job);
   explain_pending(listed);

@@ -17,6 +17,7 @@
 #include <random>
 #include <thread>
 
+#include "bench/ingest_workload.h"
 #include "core/metric_names.h"
 #include "core/sweep/config_hash.h"
 #include "tests/service/in_process_coordinator.h"
@@ -166,46 +167,11 @@ int main() {
   }
 
   // ---- metric ingest: the same rows both ways
-  const std::int64_t total_points = std::int64_t{kStreams} * kMessagesPerStream * kPointsPerMessage;
-  // One job per stream, long enough for every step it reports (ingest refuses a step past the job's end).
-  Sweep ingest_sweep = testing::make_sweep("bench", kStreams);
-  for (auto& job : ingest_sweep.jobs) {
-    job.config.steps = std::int64_t{kMessagesPerStream} * kPointsPerMessage;
-    job.config_hash = config_hash(job.config);
-  }
-  double plain_s = 0, grpc_s = 0;
-  {
-    const auto dir = testing::temp_db("plain").parent_path();
-    Store store((dir / "gammalab.db").string());  // same schema
-    store.create_sweep(ingest_sweep, "", "", false);
-    store.add_metrics("1", 0, {{0, 0, std::string(metric_names::kTrainLoss), 0.0}});  // create the name id
-    sqlite3* db = nullptr;
-    sqlite3_open((dir / "gammalab.db").string().c_str(), &db);
-    sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr);
-    sqlite3_stmt* insert = nullptr;
-    sqlite3_prepare_v2(db, "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, 1, ?, ?, ?)", -1,
-                       &insert, nullptr);
-    const auto t = Clock::now();
-    for (int s = 0; s < kStreams; ++s) {
-      for (int m = 0; m < kMessagesPerStream; ++m) {
-        sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr);
-        for (int p = 0; p < kPointsPerMessage; ++p) {
-          const int step = 1 + m * kPointsPerMessage + p;
-          sqlite3_bind_int64(insert, 1, s + 1);
-          sqlite3_bind_int64(insert, 2, step);
-          sqlite3_bind_int64(insert, 3, step * 4096);
-          sqlite3_bind_double(insert, 4, 3.0 / step);
-          sqlite3_step(insert);
-          sqlite3_reset(insert);
-        }
-        sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
-      }
-    }
-    plain_s = seconds_since(t);
-    sqlite3_finalize(insert);
-    sqlite3_close(db);
-    std::filesystem::remove_all(dir);
-  }
+  const bench::IngestWorkload workload{kStreams, kMessagesPerStream, kPointsPerMessage};
+  const std::int64_t total_points = workload.total_points();
+  const Sweep ingest_sweep = workload.sweep("bench");
+  const double plain_s = workload.plain_inserts_s();
+  double grpc_s = 0;
   {
     testing::InProcessCoordinator c("bench");
     c.store().create_sweep(ingest_sweep, "", "", false);
@@ -230,20 +196,8 @@ int main() {
         grpc::ClientContext context;
         v1::ReportMetricsResponse response;
         auto writer = stub->ReportMetrics(&context, &response);
-        for (int m = 0; m < kMessagesPerStream; ++m) {
-          v1::ReportMetricsRequest request;
-          request.set_job_id(std::to_string(s + 1));
-          request.set_attempt(attempts.at(request.job_id()));
-          for (int p = 0; p < kPointsPerMessage; ++p) {
-            const int step = 1 + m * kPointsPerMessage + p;
-            auto* point = request.add_points();
-            point->set_step(step);
-            point->set_tokens(step * 4096);
-            point->set_name(std::string(metric_names::kTrainLoss));
-            point->set_value(3.0 / step);
-          }
-          writer->Write(request);
-        }
+        const std::string job = std::to_string(s + 1);
+        for (int m = 0; m < kMessagesPerStream; ++m) writer->Write(workload.report(job, attempts.at(job), m));
         writer->WritesDone();
         const grpc::Status status = writer->Finish();
         if (!status.ok()) std::fprintf(stderr, "stream %d refused: %s\n", s, status.error_message().c_str());

@@ -24,8 +24,10 @@
 #include <semaphore>
 #include <thread>
 
+#include "bench/ingest_workload.h"
 #include "core/metric_names.h"
 #include "core/sweep/config_hash.h"
+#include "server/coordinator/coordinator.h"
 #include "server/http_api.h"
 #include "tests/service/in_process_coordinator.h"
 
@@ -258,8 +260,8 @@ void coordinator_under_load(int jobs) {
   print_row("  of which the store's read, idle", latency_ms(store_runs_ms), runs_idle, store_runs_ms.size());
 }
 
-// What a watch round of a sweep reads when one job changed since the last round (the coordinator's
-// WatchSweep: the sweep, then its jobs), timed against the queue's length; and Store::lease from that queue.
+// A watch round of a sweep when one job changed since the last round (coordinator::Coordinator::watch_round,
+// what each WatchSweep round calls), timed against the queue's length; and Store::lease from that queue.
 void costs_against_queue_length() {
   constexpr int kLeases = 200, kRounds = 50;
   std::printf("== against the queue's length (Store called directly; %d leases, %d watch rounds each)\n", kLeases,
@@ -270,6 +272,8 @@ void costs_against_queue_length() {
     std::vector<double> lease_ms, watch_ms;
     {
       Store store((dir / "gammalab.db").string());
+      const ServerOptions options;
+      coordinator::Coordinator app(store, options);
       const std::string sweep = store.create_sweep(testing::make_sweep("q", queue + kLeases + kRounds), "", "", false)
                                     .sweep.id();
       const std::string worker = store.register_worker("bench", 1, {}, "");
@@ -278,13 +282,14 @@ void costs_against_queue_length() {
         if (!store.lease(worker, 30000)) std::fprintf(stderr, "no lease from a queue of %d\n", queue);
         lease_ms.push_back(seconds_since(t) * 1e3);
       }
+      coordinator::WatchMemory sent;
+      if (!app.watch_round(sweep, sent).ok()) std::fprintf(stderr, "no first watch round\n");
       for (int i = 0; i < kRounds; ++i) {
         store.lease(worker, 30000);  // one job changed since the last round
         const auto t = Clock::now();
-        auto found = store.find_sweep(sweep);
-        auto jobs = store.list_jobs(sweep);
+        const auto changes = app.watch_round(sweep, sent);
         watch_ms.push_back(seconds_since(t) * 1e3);
-        if (!found || jobs.empty()) std::fprintf(stderr, "the watch round read nothing\n");
+        if (!changes.ok() || changes->jobs.size() != 1) std::fprintf(stderr, "the watch round sent not one job\n");
       }
     }
     std::filesystem::remove_all(dir);
@@ -302,46 +307,10 @@ void costs_against_queue_length() {
 constexpr int kStreams = 32;
 constexpr int kMessagesPerStream = 50;
 constexpr int kPointsPerMessage = 100;
-
-double plain_inserts_s(const Sweep& sweep) {
-  const auto dir = testing::temp_db("plain").parent_path();
-  double seconds = 0;
-  {
-    Store store((dir / "gammalab.db").string());  // same schema
-    store.create_sweep(sweep, "", "", false);
-    store.add_metrics("1", 0, {{0, 0, std::string(metric_names::kTrainLoss), 0.0}});  // create the name id
-    sqlite3* db = nullptr;
-    sqlite3_open((dir / "gammalab.db").string().c_str(), &db);
-    sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr);
-    sqlite3_stmt* insert = nullptr;
-    sqlite3_prepare_v2(db, "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, 1, ?, ?, ?)", -1,
-                       &insert, nullptr);
-    const auto t = Clock::now();
-    for (int s = 0; s < kStreams; ++s) {
-      for (int m = 0; m < kMessagesPerStream; ++m) {
-        sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr);
-        for (int p = 0; p < kPointsPerMessage; ++p) {
-          const int step = 1 + m * kPointsPerMessage + p;
-          sqlite3_bind_int64(insert, 1, s + 1);
-          sqlite3_bind_int64(insert, 2, step);
-          sqlite3_bind_int64(insert, 3, step * 4096);
-          sqlite3_bind_double(insert, 4, 3.0 / step);
-          sqlite3_step(insert);
-          sqlite3_reset(insert);
-        }
-        sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
-      }
-    }
-    seconds = seconds_since(t);
-    sqlite3_finalize(insert);
-    sqlite3_close(db);
-  }
-  std::filesystem::remove_all(dir);
-  return seconds;
-}
+constexpr bench::IngestWorkload kIngest{kStreams, kMessagesPerStream, kPointsPerMessage};
 
 // The worker gateway listening on 127.0.0.1 and on ::1, for two client addresses.
-double grpc_ingest_s(const Sweep& sweep) {
+double grpc_ingest_s() {
   const auto path = testing::temp_db("ingest");
   double seconds = -1;
   {
@@ -364,7 +333,7 @@ double grpc_ingest_s(const Sweep& sweep) {
       std::fprintf(stderr, "could not listen on 127.0.0.1 and ::1\n");
       return -1;
     }
-    store.create_sweep(sweep, "", "", false);
+    store.create_sweep(kIngest.sweep("ingest"), "", "", false);
     const std::string worker = store.register_worker("bench", kStreams, {}, "", tokens.list().back().id);
     std::map<std::string, int> attempts;
     for (int s = 0; s < kStreams; ++s) {
@@ -384,20 +353,8 @@ double grpc_ingest_s(const Sweep& sweep) {
         grpc::ClientContext context;
         v1::ReportMetricsResponse response;
         auto writer = stub->ReportMetrics(&context, &response);
-        for (int m = 0; m < kMessagesPerStream; ++m) {
-          v1::ReportMetricsRequest request;
-          request.set_job_id(std::to_string(s + 1));
-          request.set_attempt(attempts.at(request.job_id()));
-          for (int p = 0; p < kPointsPerMessage; ++p) {
-            const int step = 1 + m * kPointsPerMessage + p;
-            auto* point = request.add_points();
-            point->set_step(step);
-            point->set_tokens(step * 4096);
-            point->set_name(std::string(metric_names::kTrainLoss));
-            point->set_value(3.0 / step);
-          }
-          writer->Write(request);
-        }
+        const std::string job = std::to_string(s + 1);
+        for (int m = 0; m < kMessagesPerStream; ++m) writer->Write(kIngest.report(job, attempts.at(job), m));
         writer->WritesDone();
         const grpc::Status status = writer->Finish();
         if (!status.ok()) std::fprintf(stderr, "stream %d refused: %s\n", s, status.error_message().c_str());
@@ -407,7 +364,7 @@ double grpc_ingest_s(const Sweep& sweep) {
     for (auto& th : streams) th.join();
     const double elapsed = seconds_since(t);
     server->Shutdown();
-    const std::int64_t total = std::int64_t{kStreams} * kMessagesPerStream * kPointsPerMessage;
+    const std::int64_t total = kIngest.total_points();
     if (stored == total) seconds = elapsed;  // a rate of refused points measures nothing
     else std::fprintf(stderr, "only %lld of %lld points were stored\n", static_cast<long long>(stored.load()),
                       static_cast<long long>(total));
@@ -417,9 +374,8 @@ double grpc_ingest_s(const Sweep& sweep) {
 }
 
 void ingest_against_plain_inserts() {
-  const Sweep sweep = sweep_of("ingest", kStreams, std::int64_t{kMessagesPerStream} * kPointsPerMessage);
-  const double plain_s = plain_inserts_s(sweep), grpc_s = grpc_ingest_s(sweep);
-  const double points = double(kStreams) * kMessagesPerStream * kPointsPerMessage;
+  const double plain_s = kIngest.plain_inserts_s(), grpc_s = grpc_ingest_s();
+  const double points = double(kIngest.total_points());
   std::printf("== metric ingest (%.0f points: %d streams x %d messages x %d points)\n", points, kStreams,
               kMessagesPerStream, kPointsPerMessage);
   std::printf("  %-46s %10.0f points/s\n", "plain batched SQLite inserts (reference)", points / plain_s);

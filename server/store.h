@@ -3,11 +3,13 @@
 // Every public method is one transaction and is safe to call from any thread. Writes take the store's mutex and
 // run on its one read-write connection; reads run on pooled read-only connections (server/store/read_pool.h),
 // each in a read transaction of its own: a read sees one committed snapshot, the state after every write that
-// returned before it began, and never waits for a write nor holds one up.
+// returned before it began, and never waits for a write nor holds one up. At most one read per core runs at
+// once; a read beyond them waits for another read, never for a write.
 // Every write that changes a job's state checks the transition against core/job_state.h first.
 // The methods are defined by entity under server/store/: sweeps.cpp, jobs.cpp, leases.cpp, metrics.cpp,
-// fits.cpp, workers.cpp, loss_tails.cpp (the ends of the loss curves), job_events.cpp (a job's history, written by the others in each state change's
-// transaction; rows.h: the row readers they share); server/store.cpp has the change notification.
+// fits.cpp, workers.cpp, loss_tails.cpp (the ends of the loss curves), job_events.cpp (a job's history, written
+// by the others in each state change's transaction; rows.h: the row readers they share); server/store.cpp has
+// the change notification.
 #include <chrono>
 #include <cstdint>
 #include <functional>

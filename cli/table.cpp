@@ -60,9 +60,19 @@ std::string TextTable::render(std::size_t max_width, std::vector<std::string>& l
   left_out.clear();
   cut = false;
   if (max_width == 0) return render();
-  auto width_of = [](const TextTable& t) {
-    const std::string text = t.render();
-    return display_width(text.substr(0, text.find('\n')));  // the header line is as wide as any
+  // The table's width from its columns' (two spaces between them), without rendering it.
+  std::vector<std::size_t> widths(columns_.size());
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    widths[c] = display_width(columns_[c].header);
+    for (const auto& row : rows_) widths[c] = std::max(widths[c], display_width(row[c]));
+  }
+  std::vector<bool> kept(columns_.size(), true);
+  auto width = [&] {
+    std::size_t sum = 0, shown = 0;
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      if (kept[c]) sum += widths[c], ++shown;
+    }
+    return shown == 0 ? 0 : sum + 2 * (shown - 1);
   };
   std::vector<std::size_t> ranked;  // droppable columns, the first to go first
   for (std::size_t c = 0; c < columns_.size(); ++c) {
@@ -70,43 +80,30 @@ std::string TextTable::render(std::size_t max_width, std::vector<std::string>& l
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [&](std::size_t a, std::size_t b) { return columns_[a].drop_rank > columns_[b].drop_rank; });
-  std::vector<bool> kept(columns_.size(), true);
-  auto fitted = [&] {
-    TextTable t({});
-    for (std::size_t c = 0; c < columns_.size(); ++c) {
-      if (kept[c]) t.columns_.push_back(columns_[c]);
-    }
-    for (const auto& row : rows_) {
-      std::vector<std::string> cells;
-      for (std::size_t c = 0; c < columns_.size(); ++c) {
-        if (kept[c]) cells.push_back(row[c]);
-      }
-      t.rows_.push_back(std::move(cells));
-    }
-    return t;
-  };
-  TextTable t = fitted();
-  for (std::size_t next = 0; width_of(t) > max_width && next < ranked.size(); ++next) {
+  for (std::size_t next = 0; width() > max_width && next < ranked.size(); ++next) {
     kept[ranked[next]] = false;
     left_out.push_back(columns_[ranked[next]].header);
-    t = fitted();
   }
-  const std::size_t wide = width_of(t);
-  if (wide <= max_width) return t.render();
-  for (std::size_t c = 0; c < t.columns_.size(); ++c) {
-    if (!t.columns_[c].elastic) continue;
-    std::size_t longest = display_width(t.columns_[c].header);
-    for (const auto& row : t.rows_) longest = std::max(longest, display_width(row[c]));
-    const std::size_t over = wide - max_width;
-    const std::size_t room = std::max(kMinElasticWidth, longest > over ? longest - over : 0);
-    for (auto& row : t.rows_) {
-      if (display_width(row[c]) > room) {
-        row[c] = cut_middle(row[c], room);
-        cut = true;
-      }
+  const std::size_t over = width() > max_width ? width() - max_width : 0;
+  TextTable fitted({});
+  std::vector<std::size_t> room;  // per kept column: the widest a cell may be
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    if (!kept[c]) continue;
+    fitted.columns_.push_back(columns_[c]);
+    const bool cut_here = over > 0 && columns_[c].elastic;
+    room.push_back(cut_here ? std::max(kMinElasticWidth, widths[c] > over ? widths[c] - over : 0) : widths[c]);
+  }
+  for (const auto& row : rows_) {
+    std::vector<std::string> cells;
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      if (!kept[c]) continue;
+      const std::size_t most = room[cells.size()];
+      cells.push_back(display_width(row[c]) > most ? cut_middle(row[c], most) : row[c]);
+      cut = cut || cells.back() != row[c];
     }
+    fitted.rows_.push_back(std::move(cells));
   }
-  return t.render();
+  return fitted.render();
 }
 
 std::string TextTable::render() const {

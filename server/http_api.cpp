@@ -460,17 +460,16 @@ void HttpApi::add_routes() {
     send_json(res, answer.dump());
   });
   r.get("/api/jobs/{}/checkpoints", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto job = app_.job(args[0]);
-    if (!job.ok()) return send_error(res, job.status());
-    auto list = app_.checkpoints(job->id(), kMaxCheckpointsListed);
-    if (!list.ok()) return send_error(res, list.status());
+    auto checkpoints = app_.checkpoints(args[0], kMaxCheckpointsListed);
+    if (!checkpoints.ok()) return send_error(res, checkpoints.status());
+    const CheckpointList& list = checkpoints->list;
     json files = json::array();
-    for (const CheckpointFile& f : list->files) {
+    for (const CheckpointFile& f : list.files) {
       files.push_back({{"name", f.name}, {"step", f.step}, {"bytes", f.bytes}, {"modified_ms", f.modified_ms}});
     }
-    json answer{{"dir", shared_root::job_ckpt_dir(job->id()).string()}, {"checkpoints", std::move(files)},
-                {"truncated", list->truncated}};
-    if (!list->refused.empty()) answer["refused"] = list->refused;
+    json answer{{"dir", shared_root::job_ckpt_dir(checkpoints->job_id).string()}, {"checkpoints", std::move(files)},
+                {"truncated", list.truncated}};
+    if (!list.refused.empty()) answer["refused"] = list.refused;
     send_json(res, answer.dump());
   });
   // The user's two actions on a job, the same operations as the Coordinator service's CancelSweep (with this

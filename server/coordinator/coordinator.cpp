@@ -233,10 +233,11 @@ absl::StatusOr<Coordinator::JobLog> Coordinator::log_tail(const std::string& job
   return JobLog{job->id(), read_log_tail(options_.shared_root, job->id(), max_bytes)};
 }
 
-absl::StatusOr<CheckpointList> Coordinator::checkpoints(const std::string& job_id, std::size_t max_files) {
+absl::StatusOr<Coordinator::JobCheckpoints> Coordinator::checkpoints(const std::string& job_id,
+                                                                     std::size_t max_files) {
   const absl::StatusOr<v1::Job> job = find_job(job_id);
   if (!job.ok()) return job.status();
-  return list_checkpoints(options_.shared_root, job->id(), max_files);
+  return JobCheckpoints{job->id(), list_checkpoints(options_.shared_root, job->id(), max_files)};
 }
 
 absl::StatusOr<Page<JobSeries>> Coordinator::metrics(const std::vector<std::string>& job_ids,

@@ -90,7 +90,11 @@ class Coordinator {
     LogTail tail;
   };
   absl::StatusOr<JobLog> log_tail(const std::string& job_id, std::size_t max_bytes);
-  absl::StatusOr<CheckpointList> checkpoints(const std::string& job_id, std::size_t max_files);
+  struct JobCheckpoints {
+    std::string job_id;
+    CheckpointList list;
+  };
+  absl::StatusOr<JobCheckpoints> checkpoints(const std::string& job_id, std::size_t max_files);
 
   // ---- metrics
   // Every point of the jobs' series in `range` ordered by job (as listed), metric and step, a page of points

@@ -177,40 +177,10 @@ int main() {
     c.store().create_sweep(ingest_sweep, "", "", false);
     // Each stream reports for a job its worker holds, as a trainer's worker does (ingest is fenced by attempt).
     const std::string worker = c.store().register_worker("bench", kStreams, {}, "", c.worker_token_id());
-    std::map<std::string, int> attempts;
-    for (int s = 0; s < kStreams; ++s) {
-      auto lease = c.store().lease(worker, 600'000);
-      if (!lease) {
-        std::fprintf(stderr, "lease %d of %d failed\n", s + 1, kStreams);
-        return 1;
-      }
-      c.store().start(worker, lease->job.id(), lease->attempt);
-      attempts[lease->job.id()] = lease->attempt;
-    }
-    std::vector<std::thread> streams;
-    std::atomic<std::int64_t> stored{0};
-    const auto t = Clock::now();
-    for (int s = 0; s < kStreams; ++s) {
-      streams.emplace_back([&, s] {
-        auto stub = v1::WorkerGateway::NewStub(c.own_channel());
-        grpc::ClientContext context;
-        v1::ReportMetricsResponse response;
-        auto writer = stub->ReportMetrics(&context, &response);
-        const std::string job = std::to_string(s + 1);
-        for (int m = 0; m < kMessagesPerStream; ++m) writer->Write(workload.report(job, attempts.at(job), m));
-        writer->WritesDone();
-        const grpc::Status status = writer->Finish();
-        if (!status.ok()) std::fprintf(stderr, "stream %d refused: %s\n", s, status.error_message().c_str());
-        stored += response.points_stored();
-      });
-    }
-    for (auto& th : streams) th.join();
-    grpc_s = seconds_since(t);
-    if (stored != total_points) {  // a rate of refused points measures nothing
-      std::fprintf(stderr, "only %lld of %lld points were stored\n", static_cast<long long>(stored.load()),
-                   static_cast<long long>(total_points));
-      return 1;
-    }
+    const std::map<std::string, int> attempts = workload.hold_jobs(c.store(), worker);
+    if (attempts.empty()) return 1;
+    grpc_s = workload.report_all_s([&](int) { return c.own_channel(); }, attempts);
+    if (grpc_s < 0) return 1;
   }
   std::printf("== metric ingest (%lld points: %d streams x %d messages x %d points)\n",
               static_cast<long long>(total_points), kStreams, kMessagesPerStream, kPointsPerMessage);

@@ -2,16 +2,22 @@
 // The metric-ingest workload the dispatch benchmarks share (dispatch_ingest.cpp, dispatch_load.cpp): one job
 // per stream, each stream `messages` reports of `points` train-loss points, and its reference, the same rows
 // inserted with plain batched SQLite (one transaction per report) into the same schema.
+#include <grpcpp/grpcpp.h>
 #include <sqlite3.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "core/metric_names.h"
 #include "core/sweep/config_hash.h"
-#include "gammalab/v1/gammalab.pb.h"
+#include "gammalab/v1/gammalab.grpc.pb.h"
 #include "server/store.h"
 #include "tests/service/test_sweeps.h"
 
@@ -48,6 +54,51 @@ struct IngestWorkload {
       point->set_value(3.0 / step);
     }
     return request;
+  }
+
+  // A worker holds every stream's job, leased and started (ingest is fenced by attempt): job id -> attempt.
+  // Empty (said on stderr) when a lease failed.
+  std::map<std::string, int> hold_jobs(Store& store, const std::string& worker) const {
+    std::map<std::string, int> attempts;
+    for (int s = 0; s < streams; ++s) {
+      auto lease = store.lease(worker, 600'000);
+      if (!lease) {
+        std::fprintf(stderr, "lease %d of %d failed\n", s + 1, streams);
+        return {};
+      }
+      store.start(worker, lease->job.id(), lease->attempt);
+      attempts[lease->job.id()] = lease->attempt;
+    }
+    return attempts;
+  }
+
+  // Every stream's reports at once, stream s over `channel(s)` to job s + 1; the seconds until every stream was
+  // answered, or -1 (said on stderr) when not every point was stored: a rate of refused points measures nothing.
+  template <typename Channel>
+  double report_all_s(Channel channel, const std::map<std::string, int>& attempts) const {
+    std::vector<std::thread> threads;
+    std::atomic<std::int64_t> stored{0};
+    const auto t = std::chrono::steady_clock::now();
+    for (int s = 0; s < streams; ++s) {
+      threads.emplace_back([&, s] {
+        auto stub = v1::WorkerGateway::NewStub(channel(s));
+        grpc::ClientContext context;
+        v1::ReportMetricsResponse response;
+        auto writer = stub->ReportMetrics(&context, &response);
+        const std::string job = std::to_string(s + 1);
+        for (int m = 0; m < messages; ++m) writer->Write(report(job, attempts.at(job), m));
+        writer->WritesDone();
+        const grpc::Status status = writer->Finish();
+        if (!status.ok()) std::fprintf(stderr, "stream %d refused: %s\n", s, status.error_message().c_str());
+        stored += response.points_stored();
+      });
+    }
+    for (auto& th : threads) th.join();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    if (stored == total_points()) return seconds;
+    std::fprintf(stderr, "only %lld of %lld points were stored\n", static_cast<long long>(stored.load()),
+                 static_cast<long long>(total_points()));
+    return -1;
   }
 
   // Seconds to insert the same rows with plain batched SQLite, into a fresh store's schema.

@@ -303,6 +303,67 @@ INSERT INTO loss_tails(job_id, name_id, step, tokens, value)
     R"sql(
 ALTER TABLE jobs RENAME COLUMN gpus TO slots_per_node;
 )sql",
+    // 16: a watch round costs what changed since the last, not the sweep's size (server/store/job_changes.cpp).
+    // Every write that changes what a job reads as takes the next number of one counter into its changed_seq,
+    // by triggers, so that no write of the store's can forget it; a change of a run's state renumbers its
+    // branches too, whose pending reason reads it. The jobs stored so far are changes after 0. A sweep's jobs
+    // per state are counted as they change (sweep_job_counts), so a sweep's row is read without its jobs.
+    R"sql(
+CREATE TABLE job_change_seq (
+  id  INTEGER PRIMARY KEY CHECK (id = 1),
+  seq INTEGER NOT NULL
+);
+INSERT INTO job_change_seq(id, seq) VALUES (1, 1);
+ALTER TABLE jobs ADD COLUMN changed_seq INTEGER NOT NULL DEFAULT 0;
+UPDATE jobs SET changed_seq = 1;
+CREATE INDEX jobs_by_sweep_change ON jobs(sweep_id, changed_seq);
+CREATE TRIGGER jobs_inserted_change AFTER INSERT ON jobs BEGIN
+  UPDATE job_change_seq SET seq = seq + 1 WHERE id = 1;
+  UPDATE jobs SET changed_seq = (SELECT seq FROM job_change_seq WHERE id = 1) WHERE id = NEW.id;
+END;
+-- Only a write that changed what a job reads as (store_rows::job_columns, and the cancel flag and the waiting
+-- that its pending reason follows): not a heartbeat's renewal of the lease, nor an update that left the row as
+-- it was. (A column added later that a job reads as needs a migration that lists it here.)
+CREATE TRIGGER jobs_updated_change AFTER UPDATE ON jobs WHEN NEW.changed_seq = OLD.changed_seq AND
+  (NEW.name, NEW.config_hash, NEW.config_json, NEW.state, NEW.attempt, NEW.max_attempts, NEW.priority,
+   NEW.worker_id, NEW.cancel_requested, NEW.step, NEW.total_steps, NEW.tokens, NEW.last_loss, NEW.tokens_per_s,
+   NEW.started_ms, NEW.finished_ms, NEW.error, NEW.reused_from, NEW.stage, NEW.slots_per_node, NEW.nodes,
+   NEW.parent_id, NEW.branch_step, NEW.branch_points, NEW.waiting) IS NOT
+  (OLD.name, OLD.config_hash, OLD.config_json, OLD.state, OLD.attempt, OLD.max_attempts, OLD.priority,
+   OLD.worker_id, OLD.cancel_requested, OLD.step, OLD.total_steps, OLD.tokens, OLD.last_loss, OLD.tokens_per_s,
+   OLD.started_ms, OLD.finished_ms, OLD.error, OLD.reused_from, OLD.stage, OLD.slots_per_node, OLD.nodes,
+   OLD.parent_id, OLD.branch_step, OLD.branch_points, OLD.waiting)
+BEGIN
+  UPDATE job_change_seq SET seq = seq + 1 WHERE id = 1;
+  UPDATE jobs SET changed_seq = (SELECT seq FROM job_change_seq WHERE id = 1) WHERE id = NEW.id;
+END;
+-- A run's state is read by its branches' rows (their pending reason): a change of it is theirs too. Apart
+-- from the trigger above so that a report, which leaves the state as it was, never looks for branches.
+CREATE TRIGGER jobs_state_change_of_branches AFTER UPDATE OF state ON jobs WHEN NEW.state IS NOT OLD.state BEGIN
+  UPDATE job_change_seq SET seq = seq + 1 WHERE id = 1;
+  UPDATE jobs SET changed_seq = (SELECT seq FROM job_change_seq WHERE id = 1) WHERE parent_id = NEW.id;
+END;
+CREATE TABLE sweep_job_counts (
+  sweep_id INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+  state    TEXT NOT NULL,
+  jobs     INTEGER NOT NULL CHECK (jobs >= 0),
+  PRIMARY KEY (sweep_id, state)
+) WITHOUT ROWID;
+INSERT INTO sweep_job_counts(sweep_id, state, jobs) SELECT sweep_id, state, COUNT(*) FROM jobs GROUP BY sweep_id, state;
+CREATE TRIGGER jobs_inserted_count AFTER INSERT ON jobs BEGIN
+  INSERT INTO sweep_job_counts(sweep_id, state, jobs) VALUES (NEW.sweep_id, NEW.state, 1)
+    ON CONFLICT(sweep_id, state) DO UPDATE SET jobs = jobs + 1;
+END;
+CREATE TRIGGER jobs_moved_count AFTER UPDATE OF sweep_id, state ON jobs
+  WHEN NEW.state IS NOT OLD.state OR NEW.sweep_id IS NOT OLD.sweep_id BEGIN
+  UPDATE sweep_job_counts SET jobs = jobs - 1 WHERE sweep_id = OLD.sweep_id AND state = OLD.state;
+  INSERT INTO sweep_job_counts(sweep_id, state, jobs) VALUES (NEW.sweep_id, NEW.state, 1)
+    ON CONFLICT(sweep_id, state) DO UPDATE SET jobs = jobs + 1;
+END;
+CREATE TRIGGER jobs_deleted_count AFTER DELETE ON jobs BEGIN
+  UPDATE sweep_job_counts SET jobs = jobs - 1 WHERE sweep_id = OLD.sweep_id AND state = OLD.state;
+END;
+)sql",
   };
   return all;
 }

@@ -7,9 +7,9 @@
 // once; a read beyond them waits for another read, never for a write.
 // Every write that changes a job's state checks the transition against core/job_state.h first.
 // The methods are defined by entity under server/store/: sweeps.cpp, jobs.cpp, leases.cpp, metrics.cpp,
-// fits.cpp, workers.cpp, loss_tails.cpp (the ends of the loss curves), job_events.cpp (a job's history, written
-// by the others in each state change's transaction; rows.h: the row readers they share); server/store.cpp has
-// the change notification.
+// fits.cpp, workers.cpp, job_changes.cpp (what changed since a watch's last round), loss_tails.cpp (the ends of
+// the loss curves), job_events.cpp (a job's history, written by the others in each state change's transaction;
+// rows.h: the row readers they share); server/store.cpp has the change notification.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -287,6 +287,17 @@ class Store {
   // Reads the database (its schema version) under the store's lock: true when it answered. What a health
   // check asks: a store whose lock is held for good, or whose file cannot be read, never answers or says false.
   bool readable();
+
+  // ---- what changed in a sweep (for watch streams), so that a round costs what changed, not the sweep.
+  // Every write that changes what a job reads as (and a change of its run's state, for a branch) gives it the
+  // next number of one counter for the database (jobs.changed_seq; server/store/job_changes.cpp).
+  struct JobChanges {
+    std::optional<v1::Sweep> sweep;  // its summary (as list_sweeps has it); nullopt: no sweep has that id
+    std::vector<v1::Job> jobs;       // its jobs changed after `after_seq`, in the order they last changed
+    std::int64_t seq = 0;            // the counter as the read saw it: the next call's after_seq
+  };
+  // One read: the sweep's row and every job changed by `seq`. after_seq 0: every job of the sweep.
+  JobChanges jobs_changed_since(const std::string& sweep_id, std::int64_t after_seq);
 
   // ---- change notification (for watch streams): a counter bumped by every write.
   std::uint64_t version();

@@ -374,21 +374,14 @@ absl::StatusOr<Page<v1::Worker>> Coordinator::list_workers(const PageRequest& pa
   });
 }
 
-absl::StatusOr<SweepChanges> Coordinator::watch_round(const std::string& sweep_id, WatchMemory& sent) {
-  absl::StatusOr<v1::Sweep> sweep = find_sweep(sweep_id);
-  if (!sweep.ok()) return sweep.status();
+absl::StatusOr<SweepChanges> Coordinator::watch_round(const std::string& sweep_id, WatchMemory& memory) {
+  Store::JobChanges read = store_.jobs_changed_since(sweep_id, memory.seen);
+  if (!read.sweep) return absl::NotFoundError("sweep '" + sweep_id + "' not found");
+  memory.seen = read.seq;
   SweepChanges changes;
-  changes.sweep = std::move(*sweep);
-  changes.sweep.clear_source_yaml();  // GetSweep has these; an update needs the state only
-  changes.sweep.clear_tune_report_json();
-  for (v1::Job& job : store_.list_jobs(changes.sweep.id())) {
-    job.clear_config_json();
-    std::string encoded = job.SerializeAsString();
-    auto it = sent.find(job.id());
-    if (it != sent.end() && it->second == encoded) continue;
-    sent[job.id()] = std::move(encoded);
-    changes.jobs.push_back(std::move(job));
-  }
+  changes.sweep = std::move(*read.sweep);  // a summary: without its file and tune report
+  changes.jobs = std::move(read.jobs);
+  for (v1::Job& job : changes.jobs) job.clear_config_json();  // GetJob has it; an update needs the state only
   return changes;
 }
 

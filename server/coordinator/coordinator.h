@@ -56,8 +56,11 @@ struct SweepChanges {
   v1::Sweep sweep;            // without its file and tune report: a watcher needs the state only
   std::vector<v1::Job> jobs;  // the jobs that changed (every job in the first round), without their configs
 };
-// What one watcher was sent of each job, as encoded then: a round sends only the jobs whose encoding changed.
-using WatchMemory = std::map<std::string, std::string>;
+// How far one watcher has been sent its sweep: the store's change number of its last round
+// (Store::jobs_changed_since), so that a round reads and sends only the jobs written since.
+struct WatchMemory {
+  std::int64_t seen = 0;  // 0: nothing sent yet, the first round sends every job
+};
 
 class Coordinator {
  public:

@@ -78,32 +78,50 @@ json metric_columns(const std::vector<MetricPoint>& points, std::size_t buckets)
   return out;
 }
 
-json dashboard_run(const v1::Job& job, const JobLosses& losses) {
+RunSize run_size(const std::string& config_json) {
+  RunSize size;
+  try {
+    const JobConfig config = job_config_from_json(json::parse(config_json));
+    size.total_steps = config.steps;
+    const RunPoint run = job_run_point(config, std::numeric_limits<double>::quiet_NaN(), "scale.variant", "");
+    size.variant = config.scale.variant;
+    size.preset = config.model.preset.empty() ? "custom" : config.model.preset;
+    size.params = static_cast<std::int64_t>(run.params);  // a parameter count: exact in a double
+    size.total_params = count_params(config.model, config.scale).total;
+    size.tokens = run.tokens;
+    size.compute = run.compute;
+  } catch (const std::exception& e) {
+    size.config_error = e.what();
+  }
+  return size;
+}
+
+json dashboard_run(const v1::Job& job, const JobLosses& losses, const RunSize& size) {
   json row = {{"id", job.id()},          {"name", job.name()},  {"state", dashboard_state(job.state())},
               {"stage", job.stage()},
               {"step", job.step()},      {"total_steps", job.total_steps()}, {"tokens_seen", job.tokens()},
               {"variant", nullptr},      {"preset", nullptr},   {"params", nullptr},
               {"total_params", nullptr}, {"tokens", nullptr},   {"compute", nullptr},
               {"error", job.error()}};
-  std::optional<std::int64_t> total_steps;  // of the config; a run without one has no final loss
-  try {
-    const JobConfig config = job_config_from_json(json::parse(job.config_json()));
-    total_steps = config.steps;
-    const RunPoint run = job_run_point(config, std::numeric_limits<double>::quiet_NaN(), "scale.variant", job.name());
-    row["variant"] = config.scale.variant;
-    row["preset"] = config.model.preset.empty() ? "custom" : config.model.preset;
-    row["params"] = static_cast<std::int64_t>(run.params);  // a parameter count: exact in a double
-    row["total_params"] = count_params(config.model, config.scale).total;
-    row["tokens"] = run.tokens;
-    row["compute"] = run.compute;
-  } catch (const std::exception& e) {
-    row["config_error"] = e.what();  // a config this build cannot read: the run has no size, still listed
+  if (size.config_error.empty()) {
+    row["variant"] = size.variant;
+    row["preset"] = size.preset;
+    row["params"] = size.params;
+    row["total_params"] = size.total_params;
+    row["tokens"] = size.tokens;
+    row["compute"] = size.compute;
+  } else {
+    row["config_error"] = size.config_error;  // a config this build cannot read: the run is still listed
   }
   const auto& val = losses.val_loss;
   row["final_val_loss"] = number_or_null(val.empty() ? std::numeric_limits<double>::quiet_NaN() : val.back().value);
   row["final_train_loss"] = number_or_null(recent_train_loss(losses.train_loss));
-  row["loss"] = total_steps ? number_or_null(final_loss(val, *total_steps)) : json(nullptr);
+  row["loss"] = size.total_steps ? number_or_null(final_loss(val, *size.total_steps)) : json(nullptr);
   return row;
+}
+
+json dashboard_run(const v1::Job& job, const JobLosses& losses) {
+  return dashboard_run(job, losses, run_size(job.config_json()));
 }
 
 json dashboard_latest_fits(const std::vector<v1::Fit>& fits) {

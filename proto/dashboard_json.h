@@ -3,6 +3,9 @@
 // (server/http_api.cpp) and for the static report (`gammalab report`, cli/client/report_data.cpp), so a chart
 // drawn from either reads the same fields.
 #include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,9 +31,26 @@ nlohmann::json dashboard_meta();
 // is downsampled to `buckets` buckets (core/metric_downsample.h) when that is not 0.
 nlohmann::json metric_columns(const std::vector<MetricPoint>& points, std::size_t buckets = 0);
 
-// One run row: name, state, stage ("tune" or "main"), variant, preset, params (N as the fits count it), tokens, compute and the final
-// losses (core/scaling/run_point.h) of `job`, whose stored loss curves are `losses`. A config this build cannot
-// read gives a row without a size, with config_error.
+// What a run's config says of its size, for its row: the same for every job of one config, and a job's config
+// never changes, so a server keeps it per config hash (server/run_sizes.h) rather than parse each config again
+// on every read of a sweep's runs.
+struct RunSize {
+  std::string variant;
+  std::string preset;              // "custom" for a model given by its dimensions
+  std::int64_t params = 0;         // N as the fits count it (core/scaling/run_point.h)
+  std::int64_t total_params = 0;   // every parameter, embeddings included
+  double tokens = 0;               // the run's training tokens
+  double compute = 0;              // its training FLOPs
+  std::string config_error;        // not empty: a config this build cannot read, and the fields above are unset
+  std::optional<std::int64_t> total_steps;  // the config's steps, once it was read: a run without has no final loss
+};
+RunSize run_size(const std::string& config_json);
+
+// One run row: name, state, stage ("tune" or "main"), variant, preset, params, tokens, compute (from `size`, the
+// size of the job's config) and the final losses (core/scaling/run_point.h) of `job`, whose stored loss curves
+// are `losses`. A config this build cannot read gives a row without a size, with config_error.
+nlohmann::json dashboard_run(const v1::Job& job, const JobLosses& losses, const RunSize& size);
+// The same, reading the size from the job's config.
 nlohmann::json dashboard_run(const v1::Job& job, const JobLosses& losses);
 
 // A sweep's newest fit version, {"version": V, "fits": [Fit, ...]} with one Fit message per law, in proto JSON

@@ -372,7 +372,9 @@ void HttpApi::add_routes() {
                                             [&](const auto& p) { return app_.list_runs(args[0], p); });
     if (!runs.ok()) return send_error(res, runs.status());
     json out = json::array();
-    for (const coordinator::Run& run : *runs) out.push_back(dashboard_run(run.job, run.losses));
+    for (const coordinator::Run& run : *runs) {
+      out.push_back(dashboard_run(run.job, run.losses, run_sizes_.of(run.job.config_hash(), run.job.config_json())));
+    }
     send_json(res, out.dump());
   });
   r.get("/api/sweeps/{}/metrics", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {

@@ -54,6 +54,7 @@
 
 #include "http/http_server.h"
 #include "server/coordinator/coordinator.h"
+#include "server/run_sizes.h"
 #include "server/stream_slots.h"
 #include "server/http_auth.h"
 #include "server/server_options.h"
@@ -82,6 +83,7 @@ class HttpApi {
   Store& store_;
   const ServerOptions& options_;
   coordinator::Coordinator app_;  // the operations behind the API's routes
+  RunSizes run_sizes_;            // the runs table's sizes, per config
   HttpAuth auth_;
   // Before server_: a stream's slot is given back when the server, which owns the stream, is destroyed.
   StreamSlots event_streams_;

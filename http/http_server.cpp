@@ -23,6 +23,19 @@ namespace gammalab {
 
 namespace {
 
+// Once per thread: libmicrohttpd makes the pool's threads, so each lowers itself on its first request.
+void lower_this_thread(int niceness) {
+  thread_local bool lowered = false;
+  if (lowered || niceness == 0) return;
+  lowered = true;
+  const auto tid = static_cast<id_t>(::gettid());
+  errno = 0;
+  const int now = ::getpriority(PRIO_PROCESS, tid);
+  if (errno != 0 || ::setpriority(PRIO_PROCESS, tid, std::min(now + niceness, 19)) != 0) {
+    spdlog::warn("HTTP server: cannot lower a thread's priority by {}: {}", niceness, std::strerror(errno));
+  }
+}
+
 // Debian's Abseil has its own string_view, not std::string_view.
 bool same_name(std::string_view a, std::string_view b) {
   return absl::EqualsIgnoreCase(absl::string_view(a.data(), a.size()), absl::string_view(b.data(), b.size()));
@@ -302,6 +315,7 @@ struct HttpServerCallbacks {
   static MHD_Result access(void* cls, MHD_Connection* connection, const char*, const char* method, const char*,
                            const char* upload_data, std::size_t* upload_data_size, void** req_cls) {
     HttpServer& server = *static_cast<HttpServer*>(cls);
+    lower_this_thread(server.options_.thread_niceness);
     auto* pending = static_cast<HttpServer::Pending*>(*req_cls);
     if (pending == nullptr) return MHD_NO;  // start_request runs first for every request
     if (!pending->headers_seen) {  // the headers are in; the body, if any, comes in the next calls

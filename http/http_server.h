@@ -81,6 +81,10 @@ struct HttpServerOptions {
   std::string tls_cert_pem;  // both set: HTTPS only
   std::string tls_key_pem;
   unsigned threads = 4;
+  // Added to the niceness of each of the server's threads (Linux schedules threads by their own niceness):
+  // a service whose HTTP requests matter less than its other work (the coordinator's dashboard beside the
+  // workers' leases) keeps that work prompt while its cores are busy with reads. 0: as the process.
+  int thread_niceness = 0;
   unsigned idle_timeout_s = 5;
   unsigned request_deadline_s = 10;  // 0: none
   unsigned max_connections = 8192;

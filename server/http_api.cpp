@@ -42,9 +42,14 @@ namespace {
 using nlohmann::json;
 
 // The event threads that read requests and run the handlers (http/http_server.h): slow clients and open
-// event streams hold none of them, a long handler (a sweep's metrics) holds one while it runs. The handlers
-// take turns at the store anyway; more threads would only wait there.
+// event streams hold none of them, a long handler (a sweep's metrics) holds one while it runs. Their reads
+// share the store's read connections (server/store/read_pool.h), one per core at once.
 constexpr unsigned kHttpThreads = 8;
+// The workers' calls (leases, reports, heartbeats) come before the dashboard's reads: with every core busy
+// drawing sweeps' tables, a lease still waits milliseconds, not the reads' turn, and no reader with a valid
+// token, however many requests it sends, can starve the workers of CPU. Niceness 10 weighs a thread about a
+// tenth of a normal one (Linux CFS).
+constexpr int kHttpThreadNiceness = 10;
 // A container's or a load balancer's health check: 200 {"ok": true} once the store answered a read, 503 if it
 // failed. No token (the checker has none) and nothing in it but that.
 constexpr std::string_view kHealthPath = "/healthz";
@@ -237,6 +242,7 @@ HttpServerOptions server_options(const ServerOptions& options) {
     o.tls_key_pem = tls->key_pem;
   }
   o.threads = kHttpThreads;
+  o.thread_niceness = kHttpThreadNiceness;
   o.idle_timeout_s = kIdleTimeoutSeconds;
   o.request_deadline_s = kRequestDeadlineSeconds;
   o.max_connections = kMaxConnections;

@@ -21,9 +21,12 @@ namespace {
 std::size_t read_connections() {
   return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, 16);
 }
+// The workers' reads are single lookups by key, done as soon as they start: two connections are plenty.
+constexpr std::size_t kWorkerReadConnections = 2;
 }  // namespace
 
-Store::Store(const std::string& path) : db_(path), statements_(db_), readers_(path, read_connections()) {
+Store::Store(const std::string& path)
+    : db_(path), statements_(db_), readers_(path, read_connections()), worker_readers_(path, kWorkerReadConnections) {
   migrate(db_);
 }
 Store::~Store() = default;

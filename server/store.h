@@ -4,7 +4,8 @@
 // run on its one read-write connection; reads run on pooled read-only connections (server/store/read_pool.h),
 // each in a read transaction of its own: a read sees one committed snapshot, the state after every write that
 // returned before it began, and never waits for a write nor holds one up. At most one read per core runs at
-// once; a read beyond them waits for another read, never for a write.
+// once; a read beyond them waits for another read, never for a write. The workers' checks of their own rows
+// read on connections of their own, so that no number of dashboard reads holds up a worker's call.
 // Every write that changes a job's state checks the transition against core/job_state.h first.
 // The methods are defined by entity under server/store/: sweeps.cpp, jobs.cpp, leases.cpp, metrics.cpp,
 // fits.cpp, workers.cpp, job_changes.cpp (what changed since a watch's last round), loss_tails.cpp (the ends of
@@ -380,6 +381,9 @@ class Store {
   std::map<std::string, std::int64_t> name_ids_ ABSL_GUARDED_BY(mutex_);  // metric name -> metric_names.id
   // Reads; opened after migrate() has run on db_ (lazily, on the first read).
   store_read::ReadPool readers_;
+  // The workers' own reads (a worker's row, checked on each of its calls), apart from everyone else's: a lease
+  // never waits for the connections that a dashboard's reads of large sweeps hold. Each is one lookup by key.
+  store_read::ReadPool worker_readers_;
 };
 
 }  // namespace gammalab

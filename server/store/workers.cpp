@@ -54,7 +54,7 @@ std::string Store::register_worker(const std::string& hostname, int slots, const
 }
 
 bool Store::worker_of_other_token(const std::string& worker_id, std::int64_t token_id) {
-  store_read::ReadPool::Read snapshot = readers_.read();
+  store_read::ReadPool::Read snapshot = worker_readers_.read();
   sql::StatementCache& statements = snapshot.statements();
   sql::Statement& s = statements.get("SELECT token_id FROM workers WHERE id = ?");
   if (!s.bind(1, parse_id(worker_id)).step()) return false;
@@ -64,7 +64,7 @@ bool Store::worker_of_other_token(const std::string& worker_id, std::int64_t tok
 }
 
 std::optional<int> Store::worker_slots(const std::string& worker_id) {
-  store_read::ReadPool::Read snapshot = readers_.read();
+  store_read::ReadPool::Read snapshot = worker_readers_.read();
   sql::StatementCache& statements = snapshot.statements();
   sql::Statement& s = statements.get("SELECT slots FROM workers WHERE id = ?");
   if (!s.bind(1, parse_id(worker_id)).step()) return std::nullopt;

@@ -364,12 +364,31 @@ void HttpApi::add_routes() {
     if (!sweep.ok()) return send_error(res, sweep.status());
     send_json(res, proto_to_json(*sweep));
   });
+  // With changed_after=N, only the jobs written after change number N. Either way X-Change-Seq says what to
+  // ask for next and X-Pending-Basis what the pending reasons were worked out from (coordinator::JobChanges):
+  // a page that keeps the jobs asks for the changes, and for the whole list again when the basis moved.
   r.get("/api/sweeps/{}/jobs", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    auto jobs = list_rows<v1::Job>(req, res,
-                                   [&](const auto& p) { return app_.list_jobs(args[0], {}, p); });
-    if (!jobs.ok()) return send_error(res, jobs.status());
+    coordinator::JobChanges changes;
+    if (req.has_param("changed_after")) {
+      std::int64_t after = 0;
+      try {
+        after = int_param(req, "changed_after", 0, std::numeric_limits<std::int64_t>::max(), 0);
+      } catch (const std::invalid_argument& e) {
+        return send_error(res, 400, e.what());
+      }
+      absl::StatusOr<coordinator::JobChanges> read = app_.jobs_changed(args[0], after);
+      if (!read.ok()) return send_error(res, read.status());
+      changes = std::move(*read);
+    } else {
+      changes = app_.whole_list_start();  // before the list: a change during it comes again in the next changes
+      auto jobs = list_rows<v1::Job>(req, res, [&](const auto& p) { return app_.list_jobs(args[0], {}, p); });
+      if (!jobs.ok()) return send_error(res, jobs.status());
+      changes.jobs = std::move(*jobs);
+    }
     auto out = nlohmann::ordered_json::array();
-    for (const v1::Job& job : *jobs) out.push_back(dashboard_job(job));
+    for (const v1::Job& job : changes.jobs) out.push_back(dashboard_job(job));
+    res.set_header("X-Change-Seq", std::to_string(changes.seq));
+    res.set_header("X-Pending-Basis", changes.pending_basis);
     send_json(res, out.dump());
   });
   // One row per job (proto/dashboard_json.h), from the ends of its loss curves.

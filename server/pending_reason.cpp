@@ -35,7 +35,10 @@ void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<v
   const bool any_pending =
       std::any_of(jobs.begin(), jobs.end(), [](const v1::Job* j) { return j->state() == v1::JOB_STATE_PENDING; });
   if (!any_pending) return;
-  const std::vector<int> live = store.live_worker_slots(worker_timeout_ms);
+  explain_pending(store.live_worker_slots(worker_timeout_ms), std::move(jobs));
+}
+
+void explain_pending(const std::vector<int>& live, std::vector<v1::Job*> jobs) {
   for (v1::Job* job : jobs) {
     // A branch waiting for its run's checkpoint has its reason already (store_rows::read_job): it comes first.
     const bool waiting_branch =

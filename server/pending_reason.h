@@ -19,5 +19,8 @@ std::string pending_reason(int slots_per_node, int nodes, const std::vector<int>
 // Sets pending_reason on each pending job of `jobs` (a worker is live when it heartbeat within
 // `worker_timeout_ms` and is not draining). One store query, whatever the number of jobs.
 void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<v1::Job*> jobs);
+// The same from the live workers' slots (largest first) already read: a reader that keeps them as the basis of
+// the reasons it was given (Coordinator::jobs_changed) explains with what it keeps.
+void explain_pending(const std::vector<int>& live_worker_slots, std::vector<v1::Job*> jobs);
 
 }  // namespace gammalab

@@ -299,6 +299,8 @@ class Store {
   };
   // One read: the sweep's row and every job changed by `seq`. after_seq 0: every job of the sweep.
   JobChanges jobs_changed_since(const std::string& sweep_id, std::int64_t after_seq);
+  // The counter now: a reader that lists a sweep's jobs whole reads it first, then asks for the changes after it.
+  std::int64_t job_change_seq();
 
   // ---- change notification (for watch streams): a counter bumped by every write.
   std::uint64_t version();

@@ -374,6 +374,35 @@ absl::StatusOr<Page<v1::Worker>> Coordinator::list_workers(const PageRequest& pa
   });
 }
 
+namespace {
+std::string slots_basis(const std::vector<int>& live) {
+  std::string out;
+  for (int slots : live) out += (out.empty() ? "" : ",") + std::to_string(slots);
+  return out;
+}
+}  // namespace
+
+absl::StatusOr<JobChanges> Coordinator::jobs_changed(const std::string& sweep_id, std::int64_t after_seq) {
+  if (after_seq < 0) return absl::InvalidArgumentError("changed_after: must be 0 or more, got " + std::to_string(after_seq));
+  const absl::StatusOr<v1::Sweep> sweep = find_sweep(sweep_id);  // by id or name
+  if (!sweep.ok()) return sweep.status();
+  const std::vector<int> live = store_.live_worker_slots(options_.lease_timeout_ms);
+  Store::JobChanges read = store_.jobs_changed_since(sweep->id(), after_seq);
+  if (!read.sweep) return absl::NotFoundError("sweep '" + sweep_id + "' not found");
+  JobChanges out{std::move(read.jobs), read.seq, slots_basis(live)};
+  std::vector<v1::Job*> listed;
+  for (v1::Job& job : out.jobs) listed.push_back(&job);
+  gammalab::explain_pending(live, std::move(listed));
+  return out;
+}
+
+JobChanges Coordinator::whole_list_start() {
+  JobChanges start;
+  start.pending_basis = slots_basis(store_.live_worker_slots(options_.lease_timeout_ms));
+  start.seq = store_.job_change_seq();
+  return start;
+}
+
 absl::StatusOr<SweepChanges> Coordinator::watch_round(const std::string& sweep_id, WatchMemory& memory) {
   Store::JobChanges read = store_.jobs_changed_since(sweep_id, memory.seen);
   if (!read.sweep) return absl::NotFoundError("sweep '" + sweep_id + "' not found");

@@ -56,6 +56,16 @@ struct SweepChanges {
   v1::Sweep sweep;            // without its file and tune report: a watcher needs the state only
   std::vector<v1::Job> jobs;  // the jobs that changed (every job in the first round), without their configs
 };
+// A sweep's jobs written after a change number, with their pending reasons, and what those reasons were worked
+// out from. A reader that keeps a sweep's jobs by id stays its whole list by asking for what changed since its
+// last answer (`seq`), and asks for the whole list again when `pending_basis` differs from the one it holds: a
+// worker came or went, and a pending job's reason may change without its row.
+struct JobChanges {
+  std::vector<v1::Job> jobs;   // in the order they last changed
+  std::int64_t seq = 0;        // the next call's after_seq
+  std::string pending_basis;   // the live workers' slots the reasons were worked out from, e.g. "8,8,4"
+};
+
 // How far one watcher has been sent its sweep: the store's change number of its last round
 // (Store::jobs_changed_since), so that a round reads and sends only the jobs written since.
 struct WatchMemory {
@@ -123,6 +133,12 @@ class Coordinator {
 
   // ---- workers
   absl::StatusOr<Page<v1::Worker>> list_workers(const PageRequest& page);
+
+  // ---- a sweep's jobs changed since a change number (0: every job), and the number and basis of a whole list
+  absl::StatusOr<JobChanges> jobs_changed(const std::string& sweep_id, std::int64_t after_seq);
+  // Read before a whole list of a sweep's jobs: what a reader asks jobs_changed for next, and holds its list's
+  // pending reasons against.
+  JobChanges whole_list_start();
 
   // ---- watching a sweep: what changed since the last round `sent` remembers (the first round: everything).
   absl::StatusOr<SweepChanges> watch_round(const std::string& sweep_id, WatchMemory& sent);

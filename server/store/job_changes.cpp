@@ -8,13 +8,17 @@
 
 namespace gammalab {
 
+namespace {
+constexpr std::string_view kChangeSeq = "SELECT seq FROM job_change_seq WHERE id = 1";
+}  // namespace
+
 Store::JobChanges Store::jobs_changed_since(const std::string& sweep_id, std::int64_t after_seq) {
   store_read::ReadPool::Read snapshot = readers_.read();
   sql::StatementCache& statements = snapshot.statements();
   JobChanges out;
   const std::int64_t id = store_rows::parse_id(sweep_id);
   // The counter first, in the same snapshot as the rows: every change it counts is in what is read below.
-  sql::Statement& seq = statements.get("SELECT seq FROM job_change_seq WHERE id = 1");
+  sql::Statement& seq = statements.get(std::string(kChangeSeq));
   if (seq.step()) out.seq = seq.int64(0);
   seq.reset();
   sql::Statement& sweep =
@@ -28,6 +32,14 @@ Store::JobChanges Store::jobs_changed_since(const std::string& sweep_id, std::in
   jobs.bind(1, id).bind(2, after_seq);
   while (jobs.step()) out.jobs.push_back(store_rows::read_job(jobs));
   return out;
+}
+
+std::int64_t Store::job_change_seq() {
+  store_read::ReadPool::Read snapshot = readers_.read();
+  sql::Statement& seq = snapshot.statements().get(std::string(kChangeSeq));
+  const std::int64_t now = seq.step() ? seq.int64(0) : 0;
+  seq.reset();
+  return now;
 }
 
 }  // namespace gammalab

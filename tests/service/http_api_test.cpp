@@ -631,3 +631,48 @@ TEST_F(HttpApiTest, ShutdownEndsAnOpenEventStreamPromptly) {
 
 }  // namespace
 }  // namespace gammalab::testing
+
+namespace gammalab::testing {
+namespace {
+
+// A page that keeps a sweep's jobs asks for what changed since its last answer: the whole list says where the
+// changes start (X-Change-Seq), changed_after gives only the jobs written since, and X-Pending-Basis moves when
+// the live workers change, since a pending job's reason may then change without its row.
+TEST_F(HttpApiTest, JobsChangedAfterGiveOnlyTheJobsWrittenSinceTheLastAnswer) {
+  const auto sweep = store_->create_sweep(make_sweep("c", 3), "name: c", "c.yaml", false).sweep;
+  auto whole = client_->Get(("/api/sweeps/" + sweep.id() + "/jobs").c_str());
+  ASSERT_TRUE(whole);
+  ASSERT_EQ(whole->status, 200);
+  EXPECT_EQ(json::parse(whole->body).size(), 3u);
+  const std::string seq = whole->get_header_value("X-Change-Seq");
+  ASSERT_FALSE(seq.empty());
+  EXPECT_EQ(whole->get_header_value("X-Pending-Basis"), "") << "no worker is alive";
+  EXPECT_EQ(json::parse(whole->body)[0]["pending_reason"].get<std::string>().find("no worker is alive") !=
+                std::string::npos,
+            true);
+
+  auto quiet = client_->Get(("/api/sweeps/" + sweep.name() + "/jobs?changed_after=" + seq).c_str());
+  ASSERT_TRUE(quiet);
+  EXPECT_EQ(json::parse(quiet->body), json::array()) << "nothing changed; the sweep's name serves as its id";
+  EXPECT_EQ(quiet->get_header_value("X-Change-Seq"), seq);
+
+  worker_ = store_->register_worker("host", 2, {}, "");
+  auto lease = store_->lease(worker_, 10000);
+  ASSERT_TRUE(lease);
+  auto changed = client_->Get(("/api/sweeps/" + sweep.id() + "/jobs?changed_after=" + seq).c_str());
+  ASSERT_TRUE(changed);
+  const json jobs = json::parse(changed->body);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0]["id"], lease->job.id());
+  EXPECT_EQ(jobs[0]["state"], "leased");
+  EXPECT_EQ(changed->get_header_value("X-Pending-Basis"), "2") << "one live worker with 2 slots";
+  EXPECT_NE(changed->get_header_value("X-Change-Seq"), seq);
+
+  get("/api/sweeps/" + sweep.id() + "/jobs?changed_after=-1", 400);
+  const json refused = get("/api/sweeps/" + sweep.id() + "/jobs?changed_after=x", 400);
+  EXPECT_NE(refused["error"].get<std::string>().find("changed_after"), std::string::npos) << refused;
+  get("/api/sweeps/999/jobs?changed_after=0", 404);
+}
+
+}  // namespace
+}  // namespace gammalab::testing

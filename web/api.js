@@ -13,11 +13,16 @@ export async function request(path, init = {}) {
   return fetch(path, { cache: 'no-store', credentials: 'same-origin', ...init });
 }
 
-export async function getJSON(path) {
+// A GET whose answer's headers matter too (a sweep's jobs: where the next changes start): {body, headers}.
+export async function getAnswer(path) {
   const res = await request(path);
   const body = await res.json().catch(() => null);
   if (!res.ok) throw new HttpError(path, res.status, body);
-  return body;
+  return { body, headers: res.headers };
+}
+
+export async function getJSON(path) {
+  return (await getAnswer(path)).body;
 }
 
 // A write (the job view's cancel and retry): same origin, so the browser's Origin header matches the

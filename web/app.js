@@ -13,7 +13,7 @@ import {
 } from './series.js';
 import { LossChart, ScalingChart, SurfaceChart, TuneChart } from './charts.js';
 import { branchOf, branchLabel, branchColour, interpolate, leadPoint, familyIds, soloIds } from './family.js';
-import { HttpError, getJSON, getOptional, postJSON, events as eventStream } from './api.js';
+import { HttpError, getAnswer, getJSON, getOptional, postJSON, events as eventStream } from './api.js';
 import { h, fill, download, shown } from './dom.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
@@ -47,6 +47,7 @@ const state = {
   fits: [],              // reports of /api/sweeps/{id}/fits (fitReports)
   workers: new Map(),
   loadedFor: null,       // sweep id whose data is loaded
+  jobsHeld: null,        // the open sweep's jobs with where their next changes start (sweepJobs)
   job: null,             // the open job (#/jobs/ID) with its metrics
   zoom: null,            // {key, metrics: Map job id -> columns}: the zoomed x range at full resolution
   overlays: new Map(),   // sweep id of `settings.with` -> {sweep, jobs, metrics, runs}, or {missing: true}
@@ -1098,22 +1099,53 @@ function scheduleRunsRefresh() {
   }, wait);
 }
 
+// A sweep's jobs now, from `held` ({jobs, seq, basis} of the last answer, or null): the jobs written since
+// merged into those held, or the whole list when nothing is held or the basis of the pending reasons moved (a
+// worker came or went: a pending job's reason may change without its row). So a page open on a sweep of
+// 30,000 jobs is sent what changed, not the sweep, on each change. Returns {jobs, seq, basis}.
+async function sweepJobs(id, held) {
+  if (held?.seq != null) {
+    const { body, headers } = await getAnswer(`/api/sweeps/${id}/jobs?changed_after=${held.seq}`);
+    if (headers.get('X-Pending-Basis') === held.basis) {
+      return { jobs: mergeJobs(held.jobs, body), seq: headers.get('X-Change-Seq'), basis: held.basis };
+    }
+  }
+  const { body, headers } = await getAnswer(`/api/sweeps/${id}/jobs`);
+  return { jobs: body, seq: headers.get('X-Change-Seq'), basis: headers.get('X-Pending-Basis') };
+}
+
+// `held` with each of `changed` in its place (by id); a new job joins in id order, which is the sweep's order.
+function mergeJobs(held, changed) {
+  if (changed.length === 0) return held;
+  const byId = new Map(held.map((j) => [j.id, j]));
+  let added = false;
+  for (const j of changed) {
+    if (!byId.has(j.id)) added = true;
+    byId.set(j.id, j);  // an id already held keeps its place
+  }
+  const out = [...byId.values()];
+  if (added) out.sort((a, b) => Number(a.id) - Number(b.id));
+  return out;
+}
+
 // Every request at once (the API takes a sweep's name or id in each), the workers too when its jobs name any:
 // one round trip before the first draw, not three.
 async function loadSweep(id) {
   const at = encodeURIComponent(id);
-  const [sweep, jobs, metrics, runs, fits] = await Promise.all([
+  const [sweep, listed, metrics, runs, fits] = await Promise.all([
     getJSON(`/api/sweeps/${at}`),
-    getJSON(`/api/sweeps/${at}/jobs`).then(async (list) => {
-      await fetchWorkersIfNeeded(list);
-      return list;
+    sweepJobs(at, null).then(async (answer) => {
+      await fetchWorkersIfNeeded(answer.jobs);
+      return answer;
     }),
     getJSON(`/api/sweeps/${at}/metrics?max_points=${seriesPoints()}`),
     getJSON(`/api/sweeps/${at}/runs`),
     getOptional(`/api/sweeps/${at}/fits`),
   ]);
+  const jobs = listed.jobs;
   state.sweep = sweep;
   state.jobs = jobs;
+  state.jobsHeld = listed;
   state.metrics = new Map();
   for (const job of jobs) {
     const store = {};
@@ -1132,7 +1164,9 @@ async function loadSweep(id) {
 // not drawn again.
 async function updateSweep() {
   const id = state.sweep.id;
-  const jobs = await getJSON(`/api/sweeps/${id}/jobs`);
+  const listed = await sweepJobs(id, state.jobsHeld);
+  if (state.sweep?.id !== id) return true;
+  const jobs = listed.jobs;
   const before = new Map(state.jobs.map((j) => [j.id, j]));
   let stateChanged = false;
   let jobsChanged = false;
@@ -1149,8 +1183,9 @@ async function updateSweep() {
   if (state.sweep?.id !== id) return true;
   const news = added > 0 || full !== null || JSON.stringify(jobs) !== JSON.stringify(state.jobs);
   state.jobs = jobs;
-  const listed = state.sweeps.find((s) => s.id === id);
-  state.sweep = full || (listed ? { ...listed, tune_report_json: state.sweep.tune_report_json, stage_error: state.sweep.stage_error } : state.sweep);
+  state.jobsHeld = listed;
+  const summary = state.sweeps.find((s) => s.id === id);
+  state.sweep = full || (summary ? { ...summary, tune_report_json: state.sweep.tune_report_json, stage_error: state.sweep.stage_error } : state.sweep);
   // A change that none of this sweep's jobs explains may be a new fit: the coordinator refits a few seconds
   // after jobs succeed, when the state change that triggered the last runs refresh is already past.
   if (stateChanged || !jobsChanged || settings.unfinished) scheduleRunsRefresh();
@@ -1200,24 +1235,25 @@ async function syncOverlays() {
         state.overlays.set(id, { missing: true });
         return;
       }
-      const [jobs, metrics, runs] = await Promise.all([getJSON(`/api/sweeps/${sweep.id}/jobs`),
+      const [held, metrics, runs] = await Promise.all([sweepJobs(sweep.id, null),
         getJSON(`/api/sweeps/${sweep.id}/metrics?max_points=${seriesPoints()}`), getJSON(`/api/sweeps/${sweep.id}/runs`)]);
-      const store = new Map(jobs.map((j) => {
+      const store = new Map(held.jobs.map((j) => {
         const cols = {};
         appendColumns(cols, metrics[j.id]);
         return [j.id, cols];
       }));
-      state.overlays.set(id, { sweep, jobs, metrics: store, runs });
+      state.overlays.set(id, { sweep, jobs: held.jobs, held, metrics: store, runs });
       return;
     }
     const listed = state.sweeps.find((s) => String(s.id) === id);
     if (o.sweep.finished && listed?.finished) return;
-    const jobs = await getJSON(`/api/sweeps/${o.sweep.id}/jobs`);
+    const held = await sweepJobs(o.sweep.id, o.held);
+    const jobs = held.jobs;
     if (await appendNewPoints(jobs, new Map(o.jobs.map((j) => [j.id, j])), o.metrics) > 0) news = true;
     if (JSON.stringify(jobs) !== JSON.stringify(o.jobs)) news = true;
     const runs = await getJSON(`/api/sweeps/${o.sweep.id}/runs`);
     if (JSON.stringify(runs) !== JSON.stringify(o.runs)) news = true;
-    Object.assign(o, { jobs, runs, sweep: listed ? { ...o.sweep, ...listed } : o.sweep });
+    Object.assign(o, { jobs, held, runs, sweep: listed ? { ...o.sweep, ...listed } : o.sweep });
   }));
   return news;
 }

@@ -376,6 +376,7 @@ absl::StatusOr<Page<v1::Worker>> Coordinator::list_workers(const PageRequest& pa
 
 namespace {
 std::string slots_basis(const std::vector<int>& live) {
+  if (live.empty()) return "none";
   std::string out;
   for (int slots : live) out += (out.empty() ? "" : ",") + std::to_string(slots);
   return out;

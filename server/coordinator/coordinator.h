@@ -63,7 +63,7 @@ struct SweepChanges {
 struct JobChanges {
   std::vector<v1::Job> jobs;   // in the order they last changed
   std::int64_t seq = 0;        // the next call's after_seq
-  std::string pending_basis;   // the live workers' slots the reasons were worked out from, e.g. "8,8,4"
+  std::string pending_basis;   // the live workers' slots the reasons were worked out from: "8,8,4", or "none"
 };
 
 // How far one watcher has been sent its sweep: the store's change number of its last round

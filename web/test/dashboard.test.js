@@ -297,6 +297,15 @@ max_attempts: 1
   assert.ok(appends.some((n) => n >= 0), `incremental requests after points it has: ${appends.join(',')}`);
   assert.equal(countRequests(`/api/sweeps/${sweepId}/metrics`), 1, 'no whole-sweep reload on updates');
 
+  // The jobs table followed the jobs by asking for those that changed (?changed_after=N): the whole list came
+  // only when the page opened the sweep and when the live workers changed (a pending job's reason follows them),
+  // never on every change; the table above, checked against the stored jobs, is what the merged answers made.
+  const jobLists = requests.filter((u) => new URL(u).pathname === `/api/sweeps/${sweepId}/jobs`);
+  const changesOnly = jobLists.filter((u) => new URL(u).searchParams.has('changed_after'));
+  assert.ok(changesOnly.length >= 5, `updates asked for the changes: ${changesOnly.length} of ${jobLists.length}`);
+  assert.ok(jobLists.length - changesOnly.length <= 4,
+    `whole lists: ${jobLists.length - changesOnly.length} of ${jobLists.length} (the first, and one per change of the live workers)`);
+
   // Scaling view: per variant one series per seed (uPlot needs one point per x in a series), every run drawn.
   await waitInPage((n) => document.getElementById('chart-scaling').dataset.series === String(n), VARIANTS.length * SEEDS);
   await waitInPage((jobs) => document.getElementById('chart-scaling').dataset.points === String(jobs), JOBS);

@@ -133,9 +133,9 @@ grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const 
     std::uint64_t seen = store_.version();
     // An update carries only the jobs that changed for this watcher, so ten watchers of a large sweep receive
     // its changes, not the whole sweep four times a second.
-    coordinator::WatchMemory sent;
+    coordinator::WatchMemory memory;
     while (!context->IsCancelled()) {
-      auto changes = app_.watch_round(id, sent);
+      auto changes = app_.watch_round(id, memory);
       if (!changes.ok()) return to_grpc(changes.status());
       v1::SweepUpdate update;
       *update.mutable_sweep() = std::move(changes->sweep);

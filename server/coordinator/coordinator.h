@@ -140,8 +140,8 @@ class Coordinator {
   // pending reasons against.
   JobChanges whole_list_start();
 
-  // ---- watching a sweep: what changed since the last round `sent` remembers (the first round: everything).
-  absl::StatusOr<SweepChanges> watch_round(const std::string& sweep_id, WatchMemory& sent);
+  // ---- watching a sweep: what changed since the round `memory` remembers (the first round: everything).
+  absl::StatusOr<SweepChanges> watch_round(const std::string& sweep_id, WatchMemory& memory);
 
  private:
   absl::StatusOr<v1::Sweep> find_sweep(const std::string& id_or_name);

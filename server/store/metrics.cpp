@@ -1,10 +1,13 @@
 // Store: metric points (idempotent per job, name and step) and the progress of a job they carry; a report for
 // an unknown job, or with a step past the job or going back, is refused whole. Ingest never
-// changes a job's state: the trainer's start does (leases.cpp).
+// changes a job's state: the trainer's start does (leases.cpp). Reports that arrive together are written in one
+// transaction (store/group_commit.h), each in a savepoint of its own.
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <map>
+#include <span>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -30,13 +33,73 @@ std::int64_t Store::metric_name_id(const std::string& name) {
   if (!upsert.step()) throw sql::Error("metric name id for " + name);
   const std::int64_t id = upsert.int64(0);
   upsert.reset();
+  // Written in the ingest transaction: the cache forgets the id again if that rolls back (write_ingest_group).
   name_ids_[name] = id;
+  uncommitted_names_.push_back(name);
   return id;
 }
 
+// A report waiting in (or written by) the ingest group commit: what add_metrics was asked, and how it went.
+struct Store::IngestReport {
+  const std::string& job_id;
+  int attempt;
+  const std::vector<MetricPoint>& points;
+  const IngestFence* fence;
+  IngestResult result;
+  std::exception_ptr failure;  // its write threw: rolled back to its savepoint, rethrown to its caller
+};
+
 IngestResult Store::add_metrics(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points,
                                 const IngestFence* fence) {
+  IngestReport report{job_id, attempt, points, fence, {}, {}};
+  ingest_groups_.run(report, std::max<std::size_t>(1, points.size()),
+                     [this](std::span<IngestReport* const> group) { write_ingest_group(group); });
+  if (report.failure) std::rethrow_exception(report.failure);
+  return std::move(report.result);
+}
+
+void Store::write_ingest_group(std::span<IngestReport* const> group) {
   absl::MutexLock lock(&mutex_);
+  // Savepoints by prepared statements: a report's own costs no parse of SQL text.
+  sql::Statement& savepoint = statements_.get("SAVEPOINT report");
+  sql::Statement& release = statements_.get("RELEASE report");
+  sql::Statement& rollback_to = statements_.get("ROLLBACK TO report");
+  try {
+    sql::Transaction tx(db_);
+    bool wrote = false;
+    for (IngestReport* report : group) {
+      const std::size_t names_before = uncommitted_names_.size();
+      savepoint.run();
+      try {
+        report->result = ingest_report(report->job_id, report->attempt, report->points, report->fence);
+      } catch (...) {
+        report->failure = std::current_exception();
+      }
+      if (report->failure) {
+        // Its writes undone, and the ids of names it added forgotten; the group goes on. (When SQLite has
+        // rolled the whole transaction back, ROLLBACK TO throws: the group fails, below.)
+        statements_.reset_all();  // none left part-way through its rows
+        rollback_to.run();
+        for (std::size_t i = names_before; i < uncommitted_names_.size(); ++i) name_ids_.erase(uncommitted_names_[i]);
+        uncommitted_names_.resize(names_before);
+      } else {
+        wrote = wrote || (report->result.refusal == IngestResult::Refusal::kNone && !report->points.empty());
+      }
+      release.run();
+    }
+    tx.commit();
+    uncommitted_names_.clear();
+    if (wrote) changed();
+  } catch (...) {
+    for (const std::string& name : uncommitted_names_) name_ids_.erase(name);
+    uncommitted_names_.clear();
+    statements_.reset_all();  // none left part-way through its rows
+    throw;
+  }
+}
+
+IngestResult Store::ingest_report(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points,
+                                  const IngestFence* fence) {
   IngestResult result;
   result.received = static_cast<std::int64_t>(points.size());
   const std::int64_t id = parse_id(job_id);
@@ -51,7 +114,6 @@ IngestResult Store::add_metrics(const std::string& job_id, int attempt, const st
   }
   if (points.empty()) return result;
   result.stored = write_points(id, attempt, points);
-  changed();
   return result;
 }
 
@@ -118,13 +180,11 @@ std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t 
 }
 
 std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points) {
-  // Name ids first, each committed on its own: a name row outlives a rolled-back batch harmlessly, and the
-  // in-memory id cache never holds an id that does not exist.
+  // In the caller's transaction and savepoint (write_ingest_group).
   std::vector<std::int64_t> name_ids;
   name_ids.reserve(points.size());
   for (const MetricPoint& p : points) name_ids.push_back(metric_name_id(p.name));
   std::int64_t stored = 0;
-  sql::Transaction tx(db_);
   sql::Statement& insert = statements_.get(
       "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, ?, ?, ?, ?) "
       "ON CONFLICT DO NOTHING");
@@ -174,7 +234,6 @@ std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector
   tiles.write(id, statements_.get(store_tiles::read_tile_sql()), statements_.get(store_tiles::kWriteTile));
   if (!losses.empty()) keep_loss_tails(id, losses);
   if (branch_point) release_branches(id);
-  tx.commit();
   return stored;
 }
 

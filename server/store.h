@@ -323,11 +323,15 @@ class Store {
   std::pair<IngestResult::Refusal, std::string> ingest_refusal(std::int64_t id, int attempt, std::size_t points,
                                                                const IngestFence* fence, std::int64_t& total_steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // `stored_heads`: each reported metric's highest stored step (metrics with none left out), for write_points.
   std::pair<IngestResult::Refusal, std::string> order_refusal(std::int64_t id, const std::vector<MetricPoint>& points,
-                                                              std::int64_t total_steps) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+                                                              std::int64_t total_steps,
+                                                              std::map<std::string, std::int64_t>& stored_heads)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Stores the points with their tiles and the job's progress, in the caller's transaction; returns how many
   // were new.
-  std::int64_t write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points)
+  std::int64_t write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points,
+                            const std::map<std::string, std::int64_t>& stored_heads)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The last step the job has a point of and the metrics it has there: what a lease tells its trainer.
   static std::optional<StoredMetrics> stored_metrics(sql::StatementCache& statements, std::int64_t job_id);

@@ -105,15 +105,18 @@ IngestResult Store::ingest_report(const std::string& job_id, int attempt, const 
   const std::int64_t id = parse_id(job_id);
   // Every check before anything is written: a refused report leaves the database as it was.
   std::int64_t total_steps = 0;
+  std::map<std::string, std::int64_t> stored_heads;
   auto [why, reason] = ingest_refusal(id, attempt, points.size(), fence, total_steps);
-  if (why == IngestResult::Refusal::kNone && !points.empty()) std::tie(why, reason) = order_refusal(id, points, total_steps);
+  if (why == IngestResult::Refusal::kNone && !points.empty()) {
+    std::tie(why, reason) = order_refusal(id, points, total_steps, stored_heads);
+  }
   if (why != IngestResult::Refusal::kNone) {
     result.refusal = why;
     result.reason = "job " + utf8_head(job_id, 64) + " attempt " + std::to_string(attempt) + ": " + std::move(reason);
     return result;
   }
   if (points.empty()) return result;
-  result.stored = write_points(id, attempt, points);
+  result.stored = write_points(id, attempt, points, stored_heads);
   return result;
 }
 
@@ -142,7 +145,8 @@ std::pair<IngestResult::Refusal, std::string> Store::ingest_refusal(std::int64_t
 }
 
 std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t id, const std::vector<MetricPoint>& points,
-                                                                  std::int64_t total_steps) {
+                                                                  std::int64_t total_steps,
+                                                                  std::map<std::string, std::int64_t>& stored_heads) {
   // A metric's head (its highest stored step of the job) comes from the table, whose key (job, name, step) finds
   // it in one seek: it is right after a restart and costs no memory. Stored points of a job are a prefix of its
   // curve (reports are stored whole and in order; a resumed attempt sends what the last one did not store,
@@ -161,7 +165,7 @@ std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t 
     auto [head, first] = heads.try_emplace(p.name, -1);
     if (first) {
       head_of.bind(1, id).bind(2, p.name);
-      if (head_of.step() && !head_of.is_null(0)) head->second = head_of.int64(0);
+      if (head_of.step() && !head_of.is_null(0)) head->second = stored_heads[p.name] = head_of.int64(0);
       head_of.reset();
     }
     if (p.step < head->second) {
@@ -179,11 +183,14 @@ std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t 
   return {};
 }
 
-std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points) {
+std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points,
+                                const std::map<std::string, std::int64_t>& stored_heads) {
   // In the caller's transaction and savepoint (write_ingest_group).
   std::vector<std::int64_t> name_ids;
   name_ids.reserve(points.size());
   for (const MetricPoint& p : points) name_ids.push_back(metric_name_id(p.name));
+  std::map<std::int64_t, std::int64_t> heads_by_id;  // stored_heads by name id, for the tiles
+  for (const auto& [name, head] : stored_heads) heads_by_id.emplace(metric_name_id(name), head);
   std::int64_t stored = 0;
   sql::Statement& insert = statements_.get(
       "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, ?, ?, ?, ?) "
@@ -231,7 +238,7 @@ std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector
   else
     progress.bind_null(5);
   progress.bind(6, id).bind(7, attempt).run();
-  tiles.write(id, statements_.get(store_tiles::read_tile_sql()), statements_.get(store_tiles::kWriteTile));
+  tiles.write(id, statements_.get(store_tiles::read_tile_sql()), statements_.get(store_tiles::kWriteTile), &heads_by_id);
   if (!losses.empty()) keep_loss_tails(id, losses);
   if (branch_point) release_branches(id);
   return stored;

@@ -22,6 +22,7 @@
 #include <map>
 #include <random>
 #include <semaphore>
+#include <string>
 #include <thread>
 
 #include "bench/ingest_workload.h"
@@ -367,10 +368,18 @@ void ingest_against_plain_inserts() {
 
 }  // namespace
 
-int main() {
+// `--only load|queue|ingest` runs one section: a profile of one path without the others' samples.
+int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);  // the coordinator logs every lease at info
-  for (const int jobs : {1000, 10000}) coordinator_under_load(jobs);
-  costs_against_queue_length();
-  ingest_against_plain_inserts();
+  const std::string only = argc == 3 && std::string(argv[1]) == "--only" ? argv[2] : "";
+  if (argc != 1 && (only != "load" && only != "queue" && only != "ingest")) {
+    std::fprintf(stderr, "usage: %s [--only load|queue|ingest]\n", argv[0]);
+    return 2;
+  }
+  if (only.empty() || only == "load") {
+    for (const int jobs : {1000, 10000}) coordinator_under_load(jobs);
+  }
+  if (only.empty() || only == "queue") costs_against_queue_length();
+  if (only.empty() || only == "ingest") ingest_against_plain_inserts();
   return 0;
 }

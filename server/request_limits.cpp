@@ -3,6 +3,7 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include <string>
 #include <string_view>
 #include <unordered_map>
 
@@ -54,9 +55,18 @@ const std::unordered_map<std::string_view, FieldLimit>& field_limits() {
 }
 
 FieldLimit limit_of(const FieldDescriptor& field) {
-  const auto& table = field_limits();
-  const auto it = table.find(field.full_name());
-  return it == table.end() ? FieldLimit{} : it->second;
+  // Keyed by descriptor, resolved from the names once: a report asks for the limits of each field of each of
+  // its (up to 10,000) points, and a pointer hashes in a step where a full name hashes in one per byte.
+  static const auto* by_field = [] {
+    auto* table = new std::unordered_map<const FieldDescriptor*, FieldLimit>;
+    for (const auto& [name, limit] : field_limits()) {
+      const FieldDescriptor* known = google::protobuf::DescriptorPool::generated_pool()->FindFieldByName(std::string(name));
+      if (known) table->emplace(known, limit);
+    }
+    return table;
+  }();
+  const auto it = by_field->find(&field);
+  return it == by_field->end() ? FieldLimit{} : it->second;
 }
 
 // Where a field stands in the request, spelled out only for an error (a report holds 10,000 points).

@@ -28,6 +28,11 @@ constexpr std::size_t kWorkerReadConnections = 2;
 Store::Store(const std::string& path)
     : db_(path), statements_(db_), readers_(path, read_connections()), worker_readers_(path, kWorkerReadConnections) {
   migrate(db_);
+  // Savepoint journals in memory, not in a temporary file: ingest writes each report in a savepoint of its own
+  // (store/metrics.cpp), and a report's original pages (a few dozen KiB) spilled to a file cost it a write
+  // call each. The writer's other temporary data is small: its statements sort nothing large (the migrations,
+  // which may sort a whole table, have run above, with the default).
+  db_.exec("PRAGMA temp_store=MEMORY");
 }
 Store::~Store() = default;
 

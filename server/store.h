@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -33,6 +34,7 @@
 #include "core/sweep/sweep.h"
 #include "gammalab/v1/gammalab.pb.h"
 #include "server/sqlite.h"
+#include "server/store/group_commit.h"
 #include "server/store/read_pool.h"
 
 namespace gammalab {
@@ -323,16 +325,27 @@ class Store {
   static std::vector<std::pair<std::int64_t, std::string>> metric_names_of(sql::StatementCache& statements,
                                                                            std::int64_t job_id,
                                                                            const std::vector<std::string>& names);
-  // add_metrics' steps. Why a report may not be stored, checked before anything is written (Refusal::kNone:
+  // add_metrics' steps. Reports are written in groups, one transaction each (store/group_commit.h), each report
+  // in a savepoint of its own: a refused or failed one leaves the others as they would be alone.
+  struct IngestReport;
+  void write_ingest_group(std::span<IngestReport* const> group) ABSL_LOCKS_EXCLUDED(mutex_);
+  IngestResult ingest_report(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points,
+                             const IngestFence* fence) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Why a report may not be stored, checked before anything is written (Refusal::kNone:
   // it may): the job and its fence (the attempt holds it, through the token, within the rate), setting
   // `total_steps` when the job exists; then each point's step within the job and never going back.
   std::pair<IngestResult::Refusal, std::string> ingest_refusal(std::int64_t id, int attempt, std::size_t points,
                                                                const IngestFence* fence, std::int64_t& total_steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // `stored_heads`: each reported metric's highest stored step (metrics with none left out), for write_points.
   std::pair<IngestResult::Refusal, std::string> order_refusal(std::int64_t id, const std::vector<MetricPoint>& points,
-                                                              std::int64_t total_steps) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Stores the points in one transaction with their tiles and the job's progress; returns how many were new.
-  std::int64_t write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points)
+                                                              std::int64_t total_steps,
+                                                              std::map<std::string, std::int64_t>& stored_heads)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Stores the points with their tiles and the job's progress, in the caller's transaction; returns how many
+  // were new.
+  std::int64_t write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points,
+                            const std::map<std::string, std::int64_t>& stored_heads)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The last step the job has a point of and the metrics it has there: what a lease tells its trainer.
   static std::optional<StoredMetrics> stored_metrics(sql::StatementCache& statements, std::int64_t job_id);
@@ -381,6 +394,10 @@ class Store {
   sql::Database db_ ABSL_GUARDED_BY(mutex_);
   sql::StatementCache statements_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, std::int64_t> name_ids_ ABSL_GUARDED_BY(mutex_);  // metric name -> metric_names.id
+  // Names name_ids_ took in the transaction in progress: forgotten again if it, or their savepoint, rolls back.
+  std::vector<std::string> uncommitted_names_ ABSL_GUARDED_BY(mutex_);
+  // Metric reports waiting for, or in, the group being written; at most ~4,096 points a group.
+  store_ingest::GroupCommit<IngestReport> ingest_groups_{4096};
   // Reads; opened after migrate() has run on db_ (lazily, on the first read).
   store_read::ReadPool readers_;
   // The workers' own reads (a worker's row, checked on each of its calls), apart from everyone else's: a lease

@@ -60,17 +60,31 @@ const std::string& read_tile_range_sql() {
 
 void TileDelta::add(std::int64_t name_id, std::int64_t step, std::int64_t tokens, double value) {
   for (int level = 1; level <= kTileLevels; ++level) {
-    tiles_[{name_id, level, step / tile_steps(level)}].add(step, tokens, value);
+    const Key key{name_id, level, step / tile_steps(level)};
+    auto& [last_key, last_tile] = last_[level];
+    if (!last_tile || last_key != key) {
+      last_key = key;
+      last_tile = &tiles_[key];
+    }
+    last_tile->add(step, tokens, value);
   }
 }
 
-void TileDelta::write(std::int64_t job_id, sql::Statement& read, sql::Statement& write) const {
+void TileDelta::write(std::int64_t job_id, sql::Statement& read, sql::Statement& write,
+                      const std::map<std::int64_t, std::int64_t>* stored_heads) const {
   for (const auto& [key, delta] : tiles_) {
     const auto& [name_id, level, tile] = key;
     Extremes e;
-    read.bind(1, job_id).bind(2, name_id).bind(3, level).bind(4, tile);
-    if (read.step()) e = read_extremes(read, 0);
-    read.reset();
+    bool may_exist = true;
+    if (stored_heads) {
+      const auto head = stored_heads->find(name_id);
+      may_exist = head != stored_heads->end() && head->second >= tile * tile_steps(level);
+    }
+    if (may_exist) {
+      read.bind(1, job_id).bind(2, name_id).bind(3, level).bind(4, tile);
+      if (read.step()) e = read_extremes(read, 0);
+      read.reset();
+    }
     e.merge(delta);
     write.bind(1, job_id).bind(2, name_id).bind(3, level).bind(4, tile).bind(5, e.points);
     int column = 6;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 
 #include "core/metric_tiles.h"
 #include "server/sqlite.h"
@@ -20,12 +21,18 @@ class TileDelta {
   // A point that was stored (not a resend: its extremes would be merged twice).
   void add(std::int64_t name_id, std::int64_t step, std::int64_t tokens, double value);
   // Merges every collected tile into its row. `read` and `write` are read_tile_sql() and kWriteTile
-  // prepared.
-  void write(std::int64_t job_id, sql::Statement& read, sql::Statement& write) const;
+  // prepared. `stored_heads`, when given, holds each metric's highest step stored before these points (none: no
+  // point): a tile that starts past it has no row yet, and is written without reading one.
+  void write(std::int64_t job_id, sql::Statement& read, sql::Statement& write,
+             const std::map<std::int64_t, std::int64_t>* stored_heads = nullptr) const;
   bool empty() const { return tiles_.empty(); }
 
  private:
-  std::map<std::tuple<std::int64_t, int, std::int64_t>, Extremes> tiles_;
+  using Key = std::tuple<std::int64_t, int, std::int64_t>;  // name id, level, tile
+  std::map<Key, Extremes> tiles_;
+  // Per level, the tile the last point went to: points come by step, so most go to the same tile as the one
+  // before them, found without a search of the map (whose nodes never move).
+  std::pair<Key, Extremes*> last_[kTileLevels + 1] = {};
 };
 
 // The statements on tile rows. Their Extremes columns are listed once, in the order read_extremes

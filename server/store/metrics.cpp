@@ -1,10 +1,13 @@
 // Store: metric points (idempotent per job, name and step) and the progress of a job they carry; a report for
 // an unknown job, or with a step past the job or going back, is refused whole. Ingest never
-// changes a job's state: the trainer's start does (leases.cpp).
+// changes a job's state: the trainer's start does (leases.cpp). Reports that arrive together are written in one
+// transaction (store/group_commit.h), each in a savepoint of its own.
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <map>
+#include <span>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -30,28 +33,90 @@ std::int64_t Store::metric_name_id(const std::string& name) {
   if (!upsert.step()) throw sql::Error("metric name id for " + name);
   const std::int64_t id = upsert.int64(0);
   upsert.reset();
+  // Written in the ingest transaction: the cache forgets the id again if that rolls back (write_ingest_group).
   name_ids_[name] = id;
+  uncommitted_names_.push_back(name);
   return id;
 }
 
+// A report waiting in (or written by) the ingest group commit: what add_metrics was asked, and how it went.
+struct Store::IngestReport {
+  const std::string& job_id;
+  int attempt;
+  const std::vector<MetricPoint>& points;
+  const IngestFence* fence;
+  IngestResult result;
+  std::exception_ptr failure;  // its write threw: rolled back to its savepoint, rethrown to its caller
+};
+
 IngestResult Store::add_metrics(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points,
                                 const IngestFence* fence) {
+  IngestReport report{job_id, attempt, points, fence, {}, {}};
+  ingest_groups_.run(report, std::max<std::size_t>(1, points.size()),
+                     [this](std::span<IngestReport* const> group) { write_ingest_group(group); });
+  if (report.failure) std::rethrow_exception(report.failure);
+  return std::move(report.result);
+}
+
+void Store::write_ingest_group(std::span<IngestReport* const> group) {
   absl::MutexLock lock(&mutex_);
+  // Savepoints by prepared statements: a report's own costs no parse of SQL text.
+  sql::Statement& savepoint = statements_.get("SAVEPOINT report");
+  sql::Statement& release = statements_.get("RELEASE report");
+  sql::Statement& rollback_to = statements_.get("ROLLBACK TO report");
+  try {
+    sql::Transaction tx(db_);
+    bool wrote = false;
+    for (IngestReport* report : group) {
+      const std::size_t names_before = uncommitted_names_.size();
+      savepoint.run();
+      try {
+        report->result = ingest_report(report->job_id, report->attempt, report->points, report->fence);
+      } catch (...) {
+        report->failure = std::current_exception();
+      }
+      if (report->failure) {
+        // Its writes undone, and the ids of names it added forgotten; the group goes on. (When SQLite has
+        // rolled the whole transaction back, ROLLBACK TO throws: the group fails, below.)
+        statements_.reset_all();  // none left part-way through its rows
+        rollback_to.run();
+        for (std::size_t i = names_before; i < uncommitted_names_.size(); ++i) name_ids_.erase(uncommitted_names_[i]);
+        uncommitted_names_.resize(names_before);
+      } else {
+        wrote = wrote || (report->result.refusal == IngestResult::Refusal::kNone && !report->points.empty());
+      }
+      release.run();
+    }
+    tx.commit();
+    uncommitted_names_.clear();
+    if (wrote) changed();
+  } catch (...) {
+    for (const std::string& name : uncommitted_names_) name_ids_.erase(name);
+    uncommitted_names_.clear();
+    statements_.reset_all();  // none left part-way through its rows
+    throw;
+  }
+}
+
+IngestResult Store::ingest_report(const std::string& job_id, int attempt, const std::vector<MetricPoint>& points,
+                                  const IngestFence* fence) {
   IngestResult result;
   result.received = static_cast<std::int64_t>(points.size());
   const std::int64_t id = parse_id(job_id);
   // Every check before anything is written: a refused report leaves the database as it was.
   std::int64_t total_steps = 0;
+  std::map<std::string, std::int64_t> stored_heads;
   auto [why, reason] = ingest_refusal(id, attempt, points.size(), fence, total_steps);
-  if (why == IngestResult::Refusal::kNone && !points.empty()) std::tie(why, reason) = order_refusal(id, points, total_steps);
+  if (why == IngestResult::Refusal::kNone && !points.empty()) {
+    std::tie(why, reason) = order_refusal(id, points, total_steps, stored_heads);
+  }
   if (why != IngestResult::Refusal::kNone) {
     result.refusal = why;
     result.reason = "job " + utf8_head(job_id, 64) + " attempt " + std::to_string(attempt) + ": " + std::move(reason);
     return result;
   }
   if (points.empty()) return result;
-  result.stored = write_points(id, attempt, points);
-  changed();
+  result.stored = write_points(id, attempt, points, stored_heads);
   return result;
 }
 
@@ -80,7 +145,8 @@ std::pair<IngestResult::Refusal, std::string> Store::ingest_refusal(std::int64_t
 }
 
 std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t id, const std::vector<MetricPoint>& points,
-                                                                  std::int64_t total_steps) {
+                                                                  std::int64_t total_steps,
+                                                                  std::map<std::string, std::int64_t>& stored_heads) {
   // A metric's head (its highest stored step of the job) comes from the table, whose key (job, name, step) finds
   // it in one seek: it is right after a restart and costs no memory. Stored points of a job are a prefix of its
   // curve (reports are stored whole and in order; a resumed attempt sends what the last one did not store,
@@ -99,7 +165,7 @@ std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t 
     auto [head, first] = heads.try_emplace(p.name, -1);
     if (first) {
       head_of.bind(1, id).bind(2, p.name);
-      if (head_of.step() && !head_of.is_null(0)) head->second = head_of.int64(0);
+      if (head_of.step() && !head_of.is_null(0)) head->second = stored_heads[p.name] = head_of.int64(0);
       head_of.reset();
     }
     if (p.step < head->second) {
@@ -117,14 +183,15 @@ std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t 
   return {};
 }
 
-std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points) {
-  // Name ids first, each committed on its own: a name row outlives a rolled-back batch harmlessly, and the
-  // in-memory id cache never holds an id that does not exist.
+std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points,
+                                const std::map<std::string, std::int64_t>& stored_heads) {
+  // In the caller's transaction and savepoint (write_ingest_group).
   std::vector<std::int64_t> name_ids;
   name_ids.reserve(points.size());
   for (const MetricPoint& p : points) name_ids.push_back(metric_name_id(p.name));
+  std::map<std::int64_t, std::int64_t> heads_by_id;  // stored_heads by name id, for the tiles
+  for (const auto& [name, head] : stored_heads) heads_by_id.emplace(metric_name_id(name), head);
   std::int64_t stored = 0;
-  sql::Transaction tx(db_);
   sql::Statement& insert = statements_.get(
       "INSERT INTO metrics(job_id, name_id, step, tokens, value) VALUES (?, ?, ?, ?, ?) "
       "ON CONFLICT DO NOTHING");
@@ -171,10 +238,9 @@ std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector
   else
     progress.bind_null(5);
   progress.bind(6, id).bind(7, attempt).run();
-  tiles.write(id, statements_.get(store_tiles::read_tile_sql()), statements_.get(store_tiles::kWriteTile));
+  tiles.write(id, statements_.get(store_tiles::read_tile_sql()), statements_.get(store_tiles::kWriteTile), &heads_by_id);
   if (!losses.empty()) keep_loss_tails(id, losses);
   if (branch_point) release_branches(id);
-  tx.commit();
   return stored;
 }
 

@@ -39,14 +39,22 @@ class GroupCommit {
       if (entry.done) break;
       // No group is being written: this caller writes the next one, outside the queue's lock so that items
       // keep queueing for the group after it.
-      leading_ = true;
       std::size_t n = 1, total = queue_.front()->weight;
       while (n < queue_.size() && total + queue_[n]->weight <= max_weight_) total += queue_[n++]->weight;
-      std::vector<Entry*> group(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
-      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
+      std::vector<Entry*> group;
       std::vector<Item*> items;
-      items.reserve(n);
+      try {  // the only allocations: before anything is taken from the queue
+        group.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
+        items.reserve(n);
+      } catch (...) {
+        // Out of memory: nothing was taken. This caller's entry, which lives on its stack, leaves the queue
+        // with it; the others stay queued for the next leader.
+        queue_.erase(std::find(queue_.begin(), queue_.end(), &entry));
+        throw;
+      }
       for (Entry* e : group) items.push_back(e->item);
+      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));  // frees, never allocates
+      leading_ = true;
       std::exception_ptr failure;
       mutex_.Unlock();
       try {

@@ -296,7 +296,7 @@ class Store {
   // next number of one counter for the database (jobs.changed_seq; server/store/job_changes.cpp).
   struct JobChanges {
     std::optional<v1::Sweep> sweep;  // its summary (as list_sweeps has it); nullopt: no sweep has that id
-    std::vector<v1::Job> jobs;       // its jobs changed after `after_seq`, in the order they last changed
+    std::vector<v1::Job> jobs;       // its jobs changed after `after_seq`, in the sweep's order (as list_jobs)
     std::int64_t seq = 0;            // the counter as the read saw it: the next call's after_seq
   };
   // One read: the sweep's row and every job changed by `seq`. after_seq 0: every job of the sweep.

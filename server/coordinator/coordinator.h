@@ -61,7 +61,7 @@ struct SweepChanges {
 // last answer (`seq`), and asks for the whole list again when `pending_basis` differs from the one it holds: a
 // worker came or went, and a pending job's reason may change without its row.
 struct JobChanges {
-  std::vector<v1::Job> jobs;   // in the order they last changed
+  std::vector<v1::Job> jobs;   // in the sweep's order
   std::int64_t seq = 0;        // the next call's after_seq
   std::string pending_basis;   // the live workers' slots the reasons were worked out from: "8,8,4", or "none"
 };

@@ -28,7 +28,7 @@ Store::JobChanges Store::jobs_changed_since(const std::string& sweep_id, std::in
   sweep.reset();
   if (!out.sweep) return out;
   sql::Statement& jobs = statements.get("SELECT " + store_rows::job_columns() +
-                                        " FROM jobs j WHERE j.sweep_id = ? AND j.changed_seq > ? ORDER BY j.changed_seq");
+                                        " FROM jobs j WHERE j.sweep_id = ? AND j.changed_seq > ? ORDER BY j.ordinal");
   jobs.bind(1, id).bind(2, after_seq);
   while (jobs.step()) out.jobs.push_back(store_rows::read_job(jobs));
   return out;

@@ -196,6 +196,10 @@ TEST(WatchRound, SendsOnlyTheJobsWrittenSinceTheWatchersLastRound) {
     ASSERT_TRUE(first.ok());
     EXPECT_EQ(first->jobs.size(), 4u);
     EXPECT_EQ(first->sweep.total_jobs(), 4);
+    std::vector<std::string> listed, sent;
+    for (const auto& job : store.list_jobs(sweep)) listed.push_back(job.id());
+    for (const auto& job : first->jobs) sent.push_back(job.id());
+    EXPECT_EQ(sent, listed) << "in the sweep's order, as a whole list is";
     for (const auto& job : first->jobs) EXPECT_TRUE(job.config_json().empty()) << "an update carries no config";
     auto quiet = app.watch_round(sweep, memory);
     ASSERT_TRUE(quiet.ok());

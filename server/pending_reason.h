@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gammalab/v1/gammalab.pb.h"
+#include "core/job_record.h"
 #include "server/store.h"
 
 namespace gammalab {
@@ -18,6 +18,6 @@ std::string pending_reason(int slots_per_node, int nodes, const std::vector<int>
 
 // Sets pending_reason on each pending job of `jobs` (a worker is live when it heartbeat within
 // `worker_timeout_ms` and is not draining). One store query, whatever the number of jobs.
-void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<v1::Job*> jobs);
+void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<JobRecord*> jobs);
 
 }  // namespace gammalab

@@ -9,7 +9,7 @@
 // Lists are paged (server/coordinator/page.h): one cursor and one set of limits for all of them.
 // Rows are core's records (core/sweep_record.h, core/job_record.h, core/worker_record.h, core/fit_record.h), as
 // the store returns them; each door converts them to its own form (proto/convert.h). A page's byte budget
-// still counts a row as the wire encodes it, the larger of the two forms.
+// (page.h) counts each row as the gRPC reply encodes it.
 #include <cstdint>
 #include <limits>
 #include <map>

@@ -151,7 +151,7 @@ int main() {
           const auto t = Clock::now();
           const auto lease = store.lease(worker, 30000);
           us.push_back(seconds_since(t) * 1e6);
-          if (!lease || !lease->job.parent_id().empty()) {
+          if (!lease || !lease->job.parent_id.empty()) {
             std::fprintf(stderr, "lease %d did not find the next run\n", i);
             return 1;
           }

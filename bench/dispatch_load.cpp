@@ -79,22 +79,22 @@ std::string runs_sweep(Store& store, int jobs) {
   const std::string worker = store.register_worker("seeder", kSeedRuns, {}, "");
   for (int r = 0; r < kSeedRuns; ++r) {
     auto lease = store.lease(worker, 3'600'000);
-    store.start(worker, lease->job.id(), lease->attempt);
+    store.start(worker, lease->job.id, lease->attempt);
     std::vector<MetricPoint> points;
     for (std::int64_t s = 1; s <= kSeedTrainPoints; ++s) {
       const double loss = 2.0 + 0.01 * r + 3.0 / double(s);
       points.push_back({s, s * 4096, std::string(metric_names::kTrainLoss), loss});
       if (s % 50 == 0) points.push_back({s, s * 4096, std::string(metric_names::kValLoss), loss + 0.05});
     }
-    store.add_metrics(lease->job.id(), lease->attempt, points);
-    store.finish(worker, lease->job.id(), lease->attempt, v1::JOB_OUTCOME_SUCCEEDED, "");
+    store.add_metrics(lease->job.id, lease->attempt, points);
+    store.finish(worker, lease->job.id, lease->attempt, AttemptEnd::kSucceeded, "");
   }
   Sweep sweep = sweep_of("runs", jobs, kJobSteps);
   for (int j = 0; j < jobs / 2; ++j) {
     sweep.jobs[std::size_t(j)].config = seeds.jobs[std::size_t(j % kSeedRuns)].config;
     sweep.jobs[std::size_t(j)].config_hash = seeds.jobs[std::size_t(j % kSeedRuns)].config_hash;
   }
-  return store.create_sweep(sweep, "", "", false).sweep.id();
+  return store.create_sweep(sweep, "", "", false).sweep.id;
 }
 
 // One simulated worker: lease, start, report kReportPoints points on one stream, finish, pause; `cycles` times.
@@ -276,7 +276,7 @@ void costs_against_queue_length() {
       const ServerOptions options;
       coordinator::Coordinator app(store, options);
       const std::string sweep = store.create_sweep(testing::make_sweep("q", queue + kLeases + kRounds), "", "", false)
-                                    .sweep.id();
+                                    .sweep.id;
       const std::string worker = store.register_worker("bench", 1, {}, "");
       for (int i = 0; i < kLeases; ++i) {
         const auto t = Clock::now();

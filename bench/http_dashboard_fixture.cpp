@@ -34,13 +34,13 @@ void fill_sweep(Store& store, const std::string& worker, int jobs, std::int64_t 
     job.config.steps = points;
     job.config_hash = config_hash(job.config);
   }
-  const std::string sweep_id = store.create_sweep(spec, "", "", false).sweep.id();
+  const std::string sweep_id = store.create_sweep(spec, "", "", false).sweep.id;
   std::mt19937_64 rng(7);
   std::normal_distribution<double> noise(0.0, 0.02);
   for (int j = 0; j < jobs; ++j) {
     auto lease = store.lease(worker, 3'600'000);
     if (!lease) throw std::runtime_error("no lease for job " + std::to_string(j));
-    store.start(worker, lease->job.id(), lease->attempt);
+    store.start(worker, lease->job.id, lease->attempt);
     const double floor = 2.0 + 0.002 * j;  // each job its own curve
     std::vector<MetricPoint> batch;
     for (std::int64_t s = 1; s <= points; ++s) {
@@ -51,12 +51,12 @@ void fill_sweep(Store& store, const std::string& worker, int jobs, std::int64_t 
         batch.push_back({s, s * 4096, std::string(metric_names::kValLoss), floor + 3.0 / std::sqrt(double(s))});
       }
       if (std::int64_t(batch.size()) >= kBatch || s == points) {
-        const auto result = store.add_metrics(lease->job.id(), lease->attempt, batch);
+        const auto result = store.add_metrics(lease->job.id, lease->attempt, batch);
         if (result.stored != std::int64_t(batch.size())) throw std::runtime_error("the store refused points");
         batch.clear();
       }
     }
-    store.finish(worker, lease->job.id(), lease->attempt, v1::JOB_OUTCOME_SUCCEEDED, "");
+    store.finish(worker, lease->job.id, lease->attempt, AttemptEnd::kSucceeded, "");
   }
   std::cout << R"({"sweep": ")" << sweep_id << R"(", "name": ")" << spec.name << R"(", "jobs": )" << jobs
             << R"(, "points": )" << points << "}" << std::endl;

@@ -42,12 +42,12 @@ struct Fixture {
     const std::string worker = store->register_worker("bench", 1, {}, "");
     auto lease = store->lease(worker, 600'000);
     if (!lease) throw std::runtime_error("no lease");
-    store->start(worker, lease->job.id(), lease->attempt);
+    store->start(worker, lease->job.id, lease->attempt);
     std::vector<MetricPoint> batch;
     for (std::int64_t s = 1; s <= kPoints; ++s) {
       batch.push_back({s, s * 4096, std::string(metric_names::kTrainLoss), 2.0 + 3.0 / std::sqrt(double(s))});
       if (batch.size() == 10'000 || s == kPoints) {
-        if (store->add_metrics(lease->job.id(), lease->attempt, batch).stored != std::int64_t(batch.size())) {
+        if (store->add_metrics(lease->job.id, lease->attempt, batch).stored != std::int64_t(batch.size())) {
           throw std::runtime_error("the store refused points");
         }
         batch.clear();
@@ -57,7 +57,7 @@ struct Fixture {
     api = std::make_unique<HttpApi>(*store, options);
     client = std::make_unique<httplib::Client>("127.0.0.1", api->port());
     client->set_read_timeout(120, 0);
-    path = "/api/jobs/" + lease->job.id() + "/metrics?names=" + std::string(metric_names::kTrainLoss);
+    path = "/api/jobs/" + lease->job.id + "/metrics?names=" + std::string(metric_names::kTrainLoss);
   }
   ~Fixture() {
     client.reset();

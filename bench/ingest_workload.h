@@ -66,8 +66,8 @@ struct IngestWorkload {
         std::fprintf(stderr, "lease %d of %d failed\n", s + 1, streams);
         return {};
       }
-      store.start(worker, lease->job.id(), lease->attempt);
-      attempts[lease->job.id()] = lease->attempt;
+      store.start(worker, lease->job.id, lease->attempt);
+      attempts[lease->job.id] = lease->attempt;
     }
     return attempts;
   }

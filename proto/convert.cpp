@@ -2,6 +2,7 @@
 #include "proto/convert.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/util/time_util.h>
 
 #include <bit>
 #include <cstdint>
@@ -46,6 +47,93 @@ AttemptEnd from_proto(v1::JobOutcome outcome) {
     default:
       return AttemptEnd::kFailed;
   }
+}
+
+namespace {
+
+google::protobuf::Timestamp timestamp(std::int64_t ms) {
+  return google::protobuf::util::TimeUtil::MillisecondsToTimestamp(ms);
+}
+
+}  // namespace
+
+v1::Job to_proto(const JobRecord& job) {
+  v1::Job out;
+  out.set_id(job.id);
+  out.set_sweep_id(job.sweep_id);
+  out.set_name(job.name);
+  out.set_config_hash(job.config_hash);
+  out.set_config_json(job.config_json);
+  out.set_state(to_proto(job.state));
+  out.set_attempt(job.attempt);
+  out.set_max_attempts(job.max_attempts);
+  out.set_worker_id(job.worker_id);
+  out.set_step(job.step);
+  out.set_total_steps(job.total_steps);
+  out.set_tokens(job.tokens);
+  if (job.last_loss) {
+    out.set_last_loss(*job.last_loss);
+    out.set_has_loss(true);
+  }
+  out.set_tokens_per_s(job.tokens_per_s);
+  *out.mutable_created_at() = timestamp(job.created_ms);
+  if (job.started_ms) *out.mutable_started_at() = timestamp(*job.started_ms);
+  if (job.finished_ms) *out.mutable_finished_at() = timestamp(*job.finished_ms);
+  out.set_error(job.error);
+  out.set_priority(job.priority);
+  out.set_reused_from(job.reused_from);
+  out.set_stage(job.stage);
+  out.set_slots_per_node(job.slots_per_node);
+  out.set_pending_reason(job.pending_reason);
+  out.set_nodes(job.nodes);
+  out.set_parent_id(job.parent_id);
+  out.set_branch_step(job.branch_step);
+  out.mutable_branch_points()->Add(job.branch_points.begin(), job.branch_points.end());
+  out.set_branch_start_job_id(job.branch_start_job_id);
+  return out;
+}
+
+v1::Sweep to_proto(const SweepRecord& sweep) {
+  v1::Sweep out;
+  out.set_id(sweep.id);
+  out.set_name(sweep.name);
+  out.set_priority(sweep.priority);
+  out.set_max_attempts(sweep.max_attempts);
+  *out.mutable_created_at() = timestamp(sweep.created_ms);
+  out.set_source_yaml(sweep.source_yaml);
+  out.set_file_name(sweep.file_name);
+  out.mutable_job_counts()->insert(sweep.job_counts.begin(), sweep.job_counts.end());
+  out.set_total_jobs(sweep.total_jobs);
+  out.set_finished(sweep.finished);
+  out.set_awaiting_main_stage(sweep.awaiting_main_stage);
+  out.set_tune_report_json(sweep.tune_report_json);
+  out.set_stage_error(sweep.stage_error);
+  return out;
+}
+
+v1::Worker to_proto(const WorkerRecord& worker) {
+  v1::Worker out;
+  out.set_id(worker.id);
+  out.set_hostname(worker.hostname);
+  out.set_slots(worker.slots);
+  out.mutable_gpus()->Add(worker.gpus.begin(), worker.gpus.end());
+  *out.mutable_registered_at() = timestamp(worker.registered_ms);
+  *out.mutable_last_heartbeat() = timestamp(worker.last_heartbeat_ms);
+  out.set_alive(worker.alive);
+  out.set_draining(worker.draining);
+  out.mutable_running_job_ids()->Add(worker.running_job_ids.begin(), worker.running_job_ids.end());
+  return out;
+}
+
+v1::Fit to_proto(const FitRecord& fit) {
+  v1::Fit out;
+  out.set_version(fit.version);
+  *out.mutable_created_at() = timestamp(fit.created_ms);
+  out.set_law(fit.law);
+  out.set_group_by(fit.group_by);
+  out.mutable_job_ids()->Add(fit.job_ids.begin(), fit.job_ids.end());
+  out.set_report_json(fit.report_json);
+  return out;
 }
 
 void to_proto(const MetricPoint& point, v1::MetricPoint* out) {

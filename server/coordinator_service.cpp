@@ -38,10 +38,11 @@ void add_problems(const std::vector<SweepDiagnostic>& problems, v1::SubmitSweepR
   response->set_problems_omitted(static_cast<int>(problems.size()) - response->problems_size());
 }
 
-// A page's rows into a repeated field, and its next token.
-template <typename Row>
-void write_page(coordinator::Page<Row> page, google::protobuf::RepeatedPtrField<Row>& out, std::string* next) {
-  for (Row& row : page.items) *out.Add() = std::move(row);
+// A page's rows into a repeated field of their messages, and its next token.
+template <typename Record, typename Message>
+void write_page(coordinator::Page<Record> page, google::protobuf::RepeatedPtrField<Message>& out, std::string* next) {
+  out.Reserve(static_cast<int>(page.items.size()));
+  for (const Record& row : page.items) *out.Add() = to_proto(row);
   *next = std::move(page.next_token);
 }
 
@@ -52,7 +53,7 @@ grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::Sub
   return guarded(*request, [&] {
     coordinator::Submitted submitted = app_.submit_sweep(request->yaml(), request->file_name(), request->rerun());
     add_problems(submitted.problems, response);
-    if (submitted.sweep) *response->mutable_sweep() = std::move(*submitted.sweep);
+    if (submitted.sweep) *response->mutable_sweep() = to_proto(*submitted.sweep);
     response->set_jobs_created(submitted.jobs_created);
     response->set_jobs_reused(submitted.jobs_reused);
     return grpc::Status::OK;
@@ -74,7 +75,7 @@ grpc::Status CoordinatorService::GetSweep(grpc::ServerContext*, const v1::GetSwe
   return guarded(*request, [&] {
     auto sweep = app_.sweep(request->sweep_id());
     if (!sweep.ok()) return to_grpc(sweep.status());
-    *response = std::move(*sweep);
+    *response = to_proto(*sweep);
     return grpc::Status::OK;
   });
 }
@@ -82,8 +83,15 @@ grpc::Status CoordinatorService::GetSweep(grpc::ServerContext*, const v1::GetSwe
 grpc::Status CoordinatorService::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
                                           v1::ListJobsResponse* response) {
   return guarded(*request, [&] {
-    std::vector<v1::JobState> states;
-    for (int s : request->states()) states.push_back(static_cast<v1::JobState>(s));
+    // A state this build does not know matches no job: a filter of only such states lists none.
+    std::vector<JobState> states;
+    for (int s : request->states()) {
+      if (const std::optional<JobState> state = from_proto(static_cast<v1::JobState>(s))) states.push_back(*state);
+    }
+    if (states.empty() && !request->states().empty()) {
+      auto sweep = app_.sweep(request->sweep_id());
+      return sweep.ok() ? grpc::Status::OK : to_grpc(sweep.status());
+    }
     auto page = app_.list_jobs(request->sweep_id(), states, page_request(request->page_size(), request->page_token()));
     if (!page.ok()) return to_grpc(page.status());
     write_page(std::move(*page), *response->mutable_jobs(), response->mutable_next_page_token());
@@ -95,7 +103,7 @@ grpc::Status CoordinatorService::GetJob(grpc::ServerContext*, const v1::GetJobRe
   return guarded(*request, [&] {
     auto job = app_.job(request->job_id());
     if (!job.ok()) return to_grpc(job.status());
-    *response = std::move(*job);
+    *response = to_proto(*job);
     return grpc::Status::OK;
   });
 }
@@ -114,7 +122,7 @@ grpc::Status CoordinatorService::RetryJob(grpc::ServerContext*, const v1::RetryJ
   return guarded(*request, [&] {
     auto retried = app_.retry_job(request->job_id());
     if (!retried.ok()) return to_grpc(retried.status());
-    *response = std::move(*retried);
+    *response = to_proto(*retried);
     return grpc::Status::OK;
   });
 }
@@ -129,7 +137,7 @@ grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const 
     const std::unique_ptr<LongCalls::Call> call =
         watches_.enter(context, options_.insecure_no_auth ? std::nullopt : caller_token_id(*context), refusal);
     if (!call) return refusal;
-    const std::string id = sweep->id();
+    const std::string id = sweep->id;
     std::uint64_t seen = store_.version();
     // An update carries only the jobs that changed for this watcher, so ten watchers of a large sweep receive
     // its changes, not the whole sweep four times a second.
@@ -138,10 +146,11 @@ grpc::Status CoordinatorService::WatchSweep(grpc::ServerContext* context, const 
       auto changes = app_.watch_round(id, memory);
       if (!changes.ok()) return to_grpc(changes.status());
       v1::SweepUpdate update;
-      *update.mutable_sweep() = std::move(changes->sweep);
+      *update.mutable_sweep() = to_proto(changes->sweep);
       std::size_t bytes = update.sweep().ByteSizeLong();
       bool written = true;
-      for (v1::Job& job : changes->jobs) {
+      for (const JobRecord& record : changes->jobs) {
+        v1::Job job = to_proto(record);
         const std::size_t size = job.ByteSizeLong() + 8;
         if (update.jobs_size() > 0 && bytes + size > limits::kMaxReplyBytes) {
           written = writer->Write(update);  // a full update; the rest follow in the next

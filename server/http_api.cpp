@@ -27,6 +27,7 @@
 #include "core/utf8_text.h"
 #include "http/http_router.h"
 #include "http/http_server.h"
+#include "proto/convert.h"
 #include "proto/dashboard_json.h"
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
@@ -355,14 +356,14 @@ void HttpApi::add_routes() {
     send_json(res, json{{"auth", auth_.enabled()}}.dump());  // only reached past the auth check
   });
   r.get("/api/sweeps", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
-    auto sweeps = list_rows<v1::Sweep>(req, res, [this](const auto& p) { return app_.list_sweeps(p); });
+    auto sweeps = list_rows<SweepRecord>(req, res, [this](const auto& p) { return app_.list_sweeps(p); });
     if (!sweeps.ok()) return send_error(res, sweeps.status());
-    send_json(res, proto_json_array(*sweeps));
+    send_json(res, proto_json_array(to_proto(*sweeps)));
   });
   r.get("/api/sweeps/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
     auto sweep = app_.sweep(args[0]);
     if (!sweep.ok()) return send_error(res, sweep.status());
-    send_json(res, proto_to_json(*sweep));
+    send_json(res, proto_to_json(to_proto(*sweep)));
   });
   // With changed_after=N, only the jobs written after change number N. Either way X-Change-Seq says what to
   // ask for next and X-Pending-Basis what the pending reasons were worked out from (coordinator::JobChanges):
@@ -381,12 +382,12 @@ void HttpApi::add_routes() {
       changes = std::move(*read);
     } else {
       changes = app_.whole_list_start();  // before the list: a change during it comes again in the next changes
-      auto jobs = list_rows<v1::Job>(req, res, [&](const auto& p) { return app_.list_jobs(args[0], {}, p); });
+      auto jobs = list_rows<JobRecord>(req, res, [&](const auto& p) { return app_.list_jobs(args[0], {}, p); });
       if (!jobs.ok()) return send_error(res, jobs.status());
       changes.jobs = std::move(*jobs);
     }
     auto out = nlohmann::ordered_json::array();
-    for (const v1::Job& job : changes.jobs) out.push_back(dashboard_job(job));
+    for (const JobRecord& job : changes.jobs) out.push_back(dashboard_job(to_proto(job)));
     res.set_header("X-Change-Seq", std::to_string(changes.seq));
     res.set_header("X-Pending-Basis", changes.pending_basis);
     send_json(res, out.dump());
@@ -398,7 +399,7 @@ void HttpApi::add_routes() {
     if (!runs.ok()) return send_error(res, runs.status());
     json out = json::array();
     for (const coordinator::Run& run : *runs) {
-      out.push_back(dashboard_run(run.job, run.losses, run_sizes_.of(run.job.config_hash(), run.job.config_json())));
+      out.push_back(dashboard_run(to_proto(run.job), run.losses, run_sizes_.of(run.job.config_hash, run.job.config_json)));
     }
     send_json(res, out.dump());
   });
@@ -434,14 +435,14 @@ void HttpApi::add_routes() {
     auto page = app_.fits(args[0], !all, {limit, before > 0 ? std::to_string(before) : ""});
     if (!page.ok()) return send_error(res, page.status());
     if (page->items.empty() && before == 0) return send_error(res, 404, "no scaling-law fit for this sweep yet");
-    if (!all) return send_json(res, dashboard_latest_fits(page->items).dump());
+    if (!all) return send_json(res, dashboard_latest_fits(to_proto(page->items)).dump());
     const std::string next = page->next_token.empty() ? "" : ",\"next_before_version\":" + page->next_token;
-    send_json(res, "{\"fits\":" + proto_json_array(page->items) + next + "}");
+    send_json(res, "{\"fits\":" + proto_json_array(to_proto(page->items)) + next + "}");
   });
   r.get("/api/jobs/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
     auto job = app_.job(args[0]);
     if (!job.ok()) return send_error(res, job.status());
-    send_json(res, dashboard_job(*job).dump());
+    send_json(res, dashboard_job(to_proto(*job)).dump());
   });
   r.get("/api/jobs/{}/metrics", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
     coordinator::Coordinator::SeriesQuery q;
@@ -504,12 +505,12 @@ void HttpApi::add_routes() {
   r.post("/api/jobs/{}/cancel", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
     auto job = app_.cancel_job(args[0]);
     if (!job.ok()) return send_error(res, job.status());
-    send_json(res, dashboard_job(*job).dump());
+    send_json(res, dashboard_job(to_proto(*job)).dump());
   });
   r.post("/api/jobs/{}/retry", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
     auto job = app_.retry_job(args[0]);
     if (!job.ok()) return send_error(res, job.status());
-    send_json(res, dashboard_job(*job).dump());
+    send_json(res, dashboard_job(to_proto(*job)).dump());
   });
   r.get(kMetricsPath, [this](const HttpRequest&, HttpResponse& res, const Args&) {
     res.set_content(CoordinatorMetrics::instance().scrape(store_, options_), kMetricsContentType);
@@ -520,9 +521,9 @@ void HttpApi::add_routes() {
     send_json(res, json{{"ok", true}}.dump());
   });
   r.get("/api/workers", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
-    auto workers = list_rows<v1::Worker>(req, res, [this](const auto& p) { return app_.list_workers(p); });
+    auto workers = list_rows<WorkerRecord>(req, res, [this](const auto& p) { return app_.list_workers(p); });
     if (!workers.ok()) return send_error(res, workers.status());
-    send_json(res, proto_json_array(*workers));
+    send_json(res, proto_json_array(to_proto(*workers)));
   });
   r.get("/api/events", [this](const HttpRequest& req, HttpResponse& res, const Args&) { open_event_stream(req, res); });
 }

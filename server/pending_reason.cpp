@@ -31,20 +31,20 @@ std::string pending_reason(int slots_per_node, int nodes, const std::vector<int>
          " or more, or lower nodes";
 }
 
-void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<v1::Job*> jobs) {
+void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<JobRecord*> jobs) {
   const bool any_pending =
-      std::any_of(jobs.begin(), jobs.end(), [](const v1::Job* j) { return j->state() == v1::JOB_STATE_PENDING; });
+      std::any_of(jobs.begin(), jobs.end(), [](const JobRecord* j) { return j->state == JobState::kPending; });
   if (!any_pending) return;
   explain_pending(store.live_worker_slots(worker_timeout_ms), std::move(jobs));
 }
 
-void explain_pending(const std::vector<int>& live, std::vector<v1::Job*> jobs) {
-  for (v1::Job* job : jobs) {
+void explain_pending(const std::vector<int>& live, std::vector<JobRecord*> jobs) {
+  for (JobRecord* job : jobs) {
     // A branch waiting for its run's checkpoint has its reason already (store_rows::read_job): it comes first.
     const bool waiting_branch =
-        !job->parent_id().empty() && job->branch_start_job_id().empty() && !job->pending_reason().empty();
-    if (job->state() == v1::JOB_STATE_PENDING && !waiting_branch) {
-      job->set_pending_reason(pending_reason(job->slots_per_node(), job->nodes(), live));
+        !job->parent_id.empty() && job->branch_start_job_id.empty() && !job->pending_reason.empty();
+    if (job->state == JobState::kPending && !waiting_branch) {
+      job->pending_reason = pending_reason(job->slots_per_node, job->nodes, live);
     }
   }
 }

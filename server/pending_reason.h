@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gammalab/v1/gammalab.pb.h"
+#include "core/job_record.h"
 #include "server/store.h"
 
 namespace gammalab {
@@ -18,9 +18,9 @@ std::string pending_reason(int slots_per_node, int nodes, const std::vector<int>
 
 // Sets pending_reason on each pending job of `jobs` (a worker is live when it heartbeat within
 // `worker_timeout_ms` and is not draining). One store query, whatever the number of jobs.
-void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<v1::Job*> jobs);
+void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<JobRecord*> jobs);
 // The same from the live workers' slots (largest first) already read: a reader that keeps them as the basis of
 // the reasons it was given (Coordinator::jobs_changed) explains with what it keeps.
-void explain_pending(const std::vector<int>& live_worker_slots, std::vector<v1::Job*> jobs);
+void explain_pending(const std::vector<int>& live_worker_slots, std::vector<JobRecord*> jobs);
 
 }  // namespace gammalab

@@ -129,18 +129,18 @@ void CoordinatorMetrics::fit_finished(std::chrono::steady_clock::duration took, 
 std::string CoordinatorMetrics::scrape(Store& store, const ServerOptions& options) {
   std::map<std::string, std::int64_t, std::less<>> by_state;
   for (JobState s : kJobStates) by_state[std::string(job_state_name(s))] = 0;
-  for (const v1::Sweep& sweep : store.list_sweeps()) {
-    for (const auto& [state, n] : sweep.job_counts()) by_state[state] += n;
+  for (const SweepRecord& sweep : store.list_sweeps()) {
+    for (const auto& [state, n] : sweep.job_counts) by_state[state] += n;
   }
   for (const auto& [state, n] : by_state) jobs_.Add({{"state", state}}).Set(static_cast<double>(n));
   active_leases_.Set(static_cast<double>(by_state[std::string(job_state_name(JobState::kLeased))] +
                                          by_state[std::string(job_state_name(JobState::kRunning))]));
   int alive = 0;
   int slots = 0;
-  for (const v1::Worker& w : store.list_workers(options.lease_timeout_ms)) {
-    if (!w.alive()) continue;
+  for (const WorkerRecord& w : store.list_workers(options.lease_timeout_ms)) {
+    if (!w.alive) continue;
     ++alive;
-    slots += w.slots();
+    slots += w.slots;
   }
   workers_alive_.Set(alive);
   worker_slots_.Set(slots);

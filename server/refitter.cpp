@@ -21,10 +21,7 @@ Refitter::~Refitter() {
 int Refitter::refit(const std::string& sweep_id) {
   const JobPoints points = job_points(store_.fit_inputs(sweep_id), options_.group_by);
   const auto latest = store_.fits(sweep_id, /*latest_only=*/true);
-  if (!latest.empty() &&
-      std::vector<std::string>(latest[0].job_ids().begin(), latest[0].job_ids().end()) == points.job_ids) {
-    return 0;
-  }
+  if (!latest.empty() && latest[0].job_ids == points.job_ids) return 0;
   FitOptions fit_options;
   fit_options.bootstrap = options_.bootstrap;
   if (auto missing = not_enough_sizes(points.runs, fit_options)) {

@@ -11,6 +11,8 @@
 // fits.cpp, workers.cpp, job_changes.cpp (what changed since a watch's last round), loss_tails.cpp (the ends of
 // the loss curves), job_events.cpp (a job's history, written by the others in each state change's transaction;
 // rows.h: the row readers they share); server/store.cpp has the change notification.
+// It speaks core's types only (core/sweep_record.h, core/job_record.h, core/worker_record.h, core/fit_record.h):
+// no generated message passes its door; the gRPC and HTTP doors convert (proto/convert.h).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -27,12 +29,15 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "core/fit_record.h"
+#include "core/job_record.h"
 #include "core/job_state.h"
 #include "core/metric.h"
 #include "core/metric_replay.h"
 #include "core/scaling/job_points.h"
 #include "core/sweep/sweep.h"
-#include "gammalab/v1/gammalab.pb.h"
+#include "core/sweep_record.h"
+#include "core/worker_record.h"
 #include "server/sqlite.h"
 #include "server/store/group_commit.h"
 #include "server/store/read_pool.h"
@@ -42,15 +47,15 @@ namespace gammalab {
 std::int64_t now_ms();
 
 struct SubmitResult {
-  v1::Sweep sweep;
+  SweepRecord sweep;
   int jobs_created = 0;
   int jobs_reused = 0;
 };
 
 struct Lease {
-  v1::Job job;
+  JobRecord job;
   int attempt = 0;
-  // A job that spans workers (job.nodes() > 1): this worker is node `node` of them; node > 0 gets node 0's
+  // A job that spans workers (job.nodes > 1): this worker is node `node` of them; node > 0 gets node 0's
   // rendezvous address, "host:port".
   int node = 0;
   std::string rendezvous;
@@ -141,25 +146,25 @@ class Store {
                       SubmitResult* result = nullptr);
   // Ends the wait without a main stage, saying why.
   void refuse_main_stage(const std::string& sweep_id, const std::string& tune_report_json, const std::string& error);
-  std::vector<v1::Sweep> list_sweeps();  // without source_yaml and tune_report_json (find_sweep has them)
+  std::vector<SweepRecord> list_sweeps();  // without source_yaml and tune_report_json (find_sweep has them)
   // Up to `limit` of them with ids above `after_id`, oldest first; `more` says whether others follow.
-  std::vector<v1::Sweep> list_sweeps_page(std::int64_t after_id, std::size_t limit, bool& more);
-  std::optional<v1::Sweep> find_sweep(const std::string& id_or_name);
-  std::vector<v1::Job> list_jobs(const std::string& sweep_id, const std::vector<v1::JobState>& states = {});
+  std::vector<SweepRecord> list_sweeps_page(std::int64_t after_id, std::size_t limit, bool& more);
+  std::optional<SweepRecord> find_sweep(const std::string& id_or_name);
+  std::vector<JobRecord> list_jobs(const std::string& sweep_id, const std::vector<JobState>& states = {});
   // One page of list_jobs, in the same order: up to `limit` jobs after the job at `after_ordinal` (-1: from the
   // first), so that no reply grows with the sweep. `next_ordinal` is where the next page starts (-1: none).
   struct JobPage {
-    std::vector<v1::Job> jobs;
+    std::vector<JobRecord> jobs;
     std::vector<std::int64_t> ordinals;  // each job's place, for a caller that keeps fewer of them
     std::int64_t next_ordinal = -1;
   };
-  JobPage list_jobs_page(const std::string& sweep_id, const std::vector<v1::JobState>& states,
+  JobPage list_jobs_page(const std::string& sweep_id, const std::vector<JobState>& states,
                          std::int64_t after_ordinal, std::size_t limit);
-  std::optional<v1::Job> find_job(const std::string& id_or_path);  // id, or SWEEP/JOB-NAME
+  std::optional<JobRecord> find_job(const std::string& id_or_path);  // id, or SWEEP/JOB-NAME
   // Pending jobs become cancelled now; leased and running ones are stopped by their worker.
   int cancel(const std::string& sweep_id, const std::vector<std::string>& job_ids);
   // A failed or cancelled job goes back to pending with a fresh attempt budget.
-  std::optional<v1::Job> retry(const std::string& job_id);
+  std::optional<JobRecord> retry(const std::string& job_id);
   // The newest `limit` events of a job's history, oldest first; `earlier`: older ones were left out.
   struct JobHistory {
     std::vector<JobEvent> events;
@@ -202,18 +207,19 @@ class Store {
   // Returns false when the worker no longer holds this attempt of the job (the report is stale). Of a gang,
   // any member's failure, cancel or hand-back ends the whole attempt; a member other than node 0 that
   // succeeded only leaves the gang (node 0's report ends the attempt).
-  bool finish(const std::string& worker_id, const std::string& job_id, int attempt, v1::JobOutcome outcome,
+  // `end` is the worker's word (never kLeaseExpired, which expire_leases decides).
+  bool finish(const std::string& worker_id, const std::string& job_id, int attempt, AttemptEnd end,
               const std::string& error);
   // Jobs whose lease ran out go back to pending (or fail after max_attempts). Returns how many.
   int expire_leases();
   // Every active lease runs at least `grace_ms` from now: at start-up, a coordinator that was down longer than
   // the lease timeout gives workers that kept training the time to reconnect and heartbeat. Returns how many.
   int grant_lease_grace(std::int64_t grace_ms);
-  std::vector<v1::Worker> list_workers(std::int64_t worker_timeout_ms);
+  std::vector<WorkerRecord> list_workers(std::int64_t worker_timeout_ms);
   // One page of list_workers, by id: up to `limit` workers with an id above `after_id` (-1: from the first).
   // Every worker process that ever registered has a row, so that a cluster's history never outgrows a reply.
-  std::vector<v1::Worker> list_workers_page(std::int64_t worker_timeout_ms, std::int64_t after_id, std::size_t limit,
-                                            bool& more);
+  std::vector<WorkerRecord> list_workers_page(std::int64_t worker_timeout_ms, std::int64_t after_id,
+                                              std::size_t limit, bool& more);
 
   // ---- metrics
   // Stores the points and the job's progress (step, tokens, last loss, speed) when `attempt` holds the job.
@@ -249,7 +255,7 @@ class Store {
   // The runs table of a sweep (the dashboard's /api/sweeps/ID/runs): every job, in list_jobs' order, with its
   // loss_tails, in one read whatever the sweep's size.
   struct Run {
-    v1::Job job;
+    JobRecord job;
     JobLosses losses;
   };
   std::vector<Run> runs(const std::string& sweep_id);
@@ -277,12 +283,12 @@ class Store {
               const std::vector<LawReport>& reports);
   // Newest version first, the reports of one version in the order they were stored; latest_only: the reports
   // of the newest version.
-  std::vector<v1::Fit> fits(const std::string& sweep_id, bool latest_only);
+  std::vector<FitRecord> fits(const std::string& sweep_id, bool latest_only);
   // A page of fits(sweep_id, false), so that no reply grows with a sweep's refits: every report of at most
   // `versions` (>= 1) versions below `below_version` (none: from the newest). `next_below` is where the next
   // page starts (the last version of this one), -1 when no older version remains.
   struct FitPage {
-    std::vector<v1::Fit> fits;
+    std::vector<FitRecord> fits;
     int next_below = -1;
   };
   FitPage fits_page(const std::string& sweep_id, std::optional<int> below_version, std::size_t versions);
@@ -295,9 +301,9 @@ class Store {
   // Every write that changes what a job reads as (and a change of its run's state, for a branch) gives it the
   // next number of one counter for the database (jobs.changed_seq; server/store/job_changes.cpp).
   struct JobChanges {
-    std::optional<v1::Sweep> sweep;  // its summary (as list_sweeps has it); nullopt: no sweep has that id
-    std::vector<v1::Job> jobs;       // its jobs changed after `after_seq`, in the sweep's order (as list_jobs)
-    std::int64_t seq = 0;            // the counter as the read saw it: the next call's after_seq
+    std::optional<SweepRecord> sweep;  // its summary (as list_sweeps has it); nullopt: no sweep has that id
+    std::vector<JobRecord> jobs;       // its jobs changed after `after_seq`, in the sweep's order (as list_jobs)
+    std::int64_t seq = 0;              // the counter as the read saw it: the next call's after_seq
   };
   // One read: the sweep's row and every job changed by `seq`. after_seq 0: every job of the sweep.
   JobChanges jobs_changed_since(const std::string& sweep_id, std::int64_t after_seq);
@@ -315,10 +321,10 @@ class Store {
  private:
   // Helpers for the methods above. The static ones read through the statements of whichever connection the
   // caller holds: the writer's (statements_, under mutex_) or a read's (readers_).
-  static v1::Sweep read_sweep(sql::StatementCache& statements, sql::Statement& s);
+  static SweepRecord read_sweep(sql::StatementCache& statements, sql::Statement& s);
   void insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::string& stage, bool rerun,
                    SubmitResult& result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  static std::optional<v1::Job> read_job_by_id(sql::StatementCache& statements, std::int64_t id);
+  static std::optional<JobRecord> read_job_by_id(sql::StatementCache& statements, std::int64_t id);
   std::int64_t metric_name_id(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // (id, name) of the metrics a read asks for, ordered by name: `names` that exist, or (names empty) every
   // metric the job has points of.

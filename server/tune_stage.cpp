@@ -24,10 +24,10 @@ TuneStage::~TuneStage() {
 
 bool TuneStage::advance(const std::string& sweep_id) {
   const auto sweep = store_.find_sweep(sweep_id);
-  if (!sweep || !sweep->awaiting_main_stage()) return true;
+  if (!sweep || !sweep->awaiting_main_stage) return true;
   // Woken by every store change (each metric report among them): while the sweep still has only its tune jobs,
   // its job counts say whether they have all ended, without reading any curve.
-  for (const auto& [state, count] : sweep->job_counts()) {
+  for (const auto& [state, count] : sweep->job_counts) {
     const auto known = parse_job_state(state);
     if (count > 0 && (!known || !is_terminal(*known))) return false;
   }
@@ -42,7 +42,7 @@ bool TuneStage::advance(const std::string& sweep_id) {
   }
   SweepOptions options;
   options.preset_dir = model_preset_dir();
-  const SweepStages stages = expand_stages(sweep->source_yaml(), sweep->file_name(), options);
+  const SweepStages stages = expand_stages(sweep->source_yaml, sweep->file_name, options);
   const TunePicks picks = pick_tuned(stages, runs);
   const std::string report = to_json(picks).dump();
   if (!picks.ok()) {

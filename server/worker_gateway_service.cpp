@@ -92,9 +92,9 @@ grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext* context, const 
     auto lease = store_.lease(request->worker_id(), options_.lease_timeout_ms, free_slots, options_.gang_wait_ms);
     if (lease) {
       response->set_attempt(lease->attempt);
-      response->set_ckpt_dir(shared_root::job_ckpt_dir(lease->job.id()).string());
+      response->set_ckpt_dir(shared_root::job_ckpt_dir(lease->job.id).string());
       response->set_node(lease->node);
-      response->set_nodes(std::max(1, lease->job.nodes()));
+      response->set_nodes(std::max(1, lease->job.nodes));
       response->set_rendezvous(lease->rendezvous);
       if (lease->stored) {
         response->mutable_stored()->set_last_step(lease->stored->last_step);
@@ -102,12 +102,12 @@ grpc::Status WorkerGatewayService::LeaseJob(grpc::ServerContext* context, const 
           response->mutable_stored()->add_names_at_last_step(name);
         }
       }
-      spdlog::info("job {} ({}) leased to worker {}, attempt {}, {} slot(s){}", lease->job.id(), lease->job.name(),
-                   request->worker_id(), lease->attempt, lease->job.slots_per_node(),
-                   lease->job.nodes() > 1 ? ", node " + std::to_string(lease->node) + " of " +
-                                                std::to_string(lease->job.nodes())
+      spdlog::info("job {} ({}) leased to worker {}, attempt {}, {} slot(s){}", lease->job.id, lease->job.name,
+                   request->worker_id(), lease->attempt, lease->job.slots_per_node,
+                   lease->job.nodes > 1 ? ", node " + std::to_string(lease->node) + " of " +
+                                                std::to_string(lease->job.nodes)
                                           : std::string());
-      *response->mutable_job() = std::move(lease->job);
+      *response->mutable_job() = to_proto(lease->job);
     }
     return grpc::Status::OK;
   });
@@ -201,7 +201,8 @@ grpc::Status WorkerGatewayService::FinishJob(grpc::ServerContext* context, const
                                              v1::FinishJobResponse* response) {
   return guarded(*request, [&] {
     if (grpc::Status s = check_worker(context, request->worker_id()); !s.ok()) return s;
-    const bool accepted = store_.finish(request->worker_id(), request->job_id(), request->attempt(), request->outcome(),
+    const bool accepted = store_.finish(request->worker_id(), request->job_id(), request->attempt(),
+                                        from_proto(request->outcome()),
                                         utf8_head(request->error(), limits::kMaxJobErrorBytes));
     response->set_accepted(accepted);
     spdlog::info("job {} attempt {} finished on worker {}: {}{}", request->job_id(), request->attempt(),

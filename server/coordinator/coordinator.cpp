@@ -17,8 +17,10 @@ namespace gammalab::coordinator {
 namespace {
 
 // Entries of a reply as encoded: the entry and its tag and length.
-std::size_t reply_bytes(const google::protobuf::Message& m) { return m.ByteSizeLong() + 8; }
-std::size_t reply_bytes(const MetricPoint& p) { return encoded_size(p) + 8; }
+template <typename Row>
+std::size_t reply_bytes(const Row& row) {
+  return encoded_size(row) + 8;
+}
 
 // Moves `rows` into the page while it stays within limits::kMaxReplyBytes (the first row always goes in).
 // True when rows were left over for the next page.
@@ -57,7 +59,7 @@ absl::StatusOr<Page<Row>> page_by_id(const PageRequest& request, Read read) {
   Page<Row> page;
   std::vector<Row> rows = read(start->after, start->size, more);
   more = add_within_reply_budget(std::move(rows), page.items) || more;
-  if (more) page.next_token = page.items.back().id();
+  if (more) page.next_token = page.items.back().id;
   return page;
 }
 
@@ -97,19 +99,19 @@ int http_status(const absl::Status& status) {
   }
 }
 
-absl::StatusOr<v1::Sweep> Coordinator::find_sweep(const std::string& id_or_name) {
-  std::optional<v1::Sweep> sweep = store_.find_sweep(id_or_name);
+absl::StatusOr<SweepRecord> Coordinator::find_sweep(const std::string& id_or_name) {
+  std::optional<SweepRecord> sweep = store_.find_sweep(id_or_name);
   if (!sweep) return absl::NotFoundError("sweep '" + id_or_name + "' not found");
   return std::move(*sweep);
 }
 
-absl::StatusOr<v1::Job> Coordinator::find_job(const std::string& id_or_path) {
-  std::optional<v1::Job> job = store_.find_job(id_or_path);
+absl::StatusOr<JobRecord> Coordinator::find_job(const std::string& id_or_path) {
+  std::optional<JobRecord> job = store_.find_job(id_or_path);
   if (!job) return absl::NotFoundError("job '" + id_or_path + "' not found");
   return std::move(*job);
 }
 
-void Coordinator::explain_pending(std::vector<v1::Job*> jobs) {
+void Coordinator::explain_pending(std::vector<JobRecord*> jobs) {
   gammalab::explain_pending(store_, options_.lease_timeout_ms, std::move(jobs));
 }
 
@@ -128,7 +130,7 @@ Submitted Coordinator::submit_sweep(const std::string& yaml, const std::string& 
   const bool tune = stages.tune.has_value();
   const Sweep& first = tune ? *stages.tune : stages.main;
   SubmitResult result = store_.create_sweep(first, yaml, file_name, rerun, tune);
-  spdlog::info("sweep {} '{}': {} {}jobs ({} reused)", result.sweep.id(), first.name,
+  spdlog::info("sweep {} '{}': {} {}jobs ({} reused)", result.sweep.id, first.name,
                result.jobs_created + result.jobs_reused, tune ? "tune " : "", result.jobs_reused);
   out.sweep = std::move(result.sweep);
   out.jobs_created = result.jobs_created;
@@ -136,49 +138,49 @@ Submitted Coordinator::submit_sweep(const std::string& yaml, const std::string& 
   return out;
 }
 
-absl::StatusOr<Page<v1::Sweep>> Coordinator::list_sweeps(const PageRequest& page) {
-  return page_by_id<v1::Sweep>(page, [this](std::int64_t after, std::size_t size, bool& more) {
+absl::StatusOr<Page<SweepRecord>> Coordinator::list_sweeps(const PageRequest& page) {
+  return page_by_id<SweepRecord>(page, [this](std::int64_t after, std::size_t size, bool& more) {
     return store_.list_sweeps_page(after, size, more);
   });
 }
 
-absl::StatusOr<v1::Sweep> Coordinator::sweep(const std::string& id_or_name) { return find_sweep(id_or_name); }
+absl::StatusOr<SweepRecord> Coordinator::sweep(const std::string& id_or_name) { return find_sweep(id_or_name); }
 
 absl::StatusOr<int> Coordinator::cancel_sweep(const std::string& sweep_id, const std::vector<std::string>& job_ids) {
-  const absl::StatusOr<v1::Sweep> sweep = find_sweep(sweep_id);
+  const absl::StatusOr<SweepRecord> sweep = find_sweep(sweep_id);
   if (!sweep.ok()) return sweep.status();
   std::vector<std::string> ids;
   for (const std::string& id : job_ids) {
-    const std::optional<v1::Job> job = store_.find_job(id);
-    if (!job || job->sweep_id() != sweep->id()) {
-      return absl::NotFoundError("job '" + id + "' in sweep " + sweep->id() + " not found");
+    const std::optional<JobRecord> job = store_.find_job(id);
+    if (!job || job->sweep_id != sweep->id) {
+      return absl::NotFoundError("job '" + id + "' in sweep " + sweep->id + " not found");
     }
-    ids.push_back(job->id());
+    ids.push_back(job->id);
   }
-  const int cancelled = store_.cancel(sweep->id(), ids);
-  if (ids.empty() && sweep->awaiting_main_stage()) {
-    store_.refuse_main_stage(sweep->id(), "", "cancelled before its tune stage ended");
+  const int cancelled = store_.cancel(sweep->id, ids);
+  if (ids.empty() && sweep->awaiting_main_stage) {
+    store_.refuse_main_stage(sweep->id, "", "cancelled before its tune stage ended");
   }
   return cancelled;
 }
 
-absl::StatusOr<Page<v1::Job>> Coordinator::list_jobs(const std::string& sweep_id,
-                                                     const std::vector<v1::JobState>& states,
-                                                     const PageRequest& request) {
+absl::StatusOr<Page<JobRecord>> Coordinator::list_jobs(const std::string& sweep_id,
+                                                       const std::vector<JobState>& states,
+                                                       const PageRequest& request) {
   const absl::StatusOr<RowPageStart> start = row_page_start(request);
   if (!start.ok()) return start.status();
-  const absl::StatusOr<v1::Sweep> sweep = find_sweep(sweep_id);
+  const absl::StatusOr<SweepRecord> sweep = find_sweep(sweep_id);
   if (!sweep.ok()) return sweep.status();
-  Store::JobPage stored = store_.list_jobs_page(sweep->id(), states, start->after, start->size);
-  std::vector<v1::Job*> listed;
-  for (v1::Job& job : stored.jobs) listed.push_back(&job);
+  Store::JobPage stored = store_.list_jobs_page(sweep->id, states, start->after, start->size);
+  std::vector<JobRecord*> listed;
+  for (JobRecord& job : stored.jobs) listed.push_back(&job);
   explain_pending(listed);
   return page_by_ordinal(std::move(stored.jobs), stored.ordinals, stored.next_ordinal,
-                         [](const v1::Job& job) { return reply_bytes(job); });
+                         [](const JobRecord& job) { return reply_bytes(job); });
 }
 
-absl::StatusOr<v1::Job> Coordinator::job(const std::string& id_or_path) {
-  absl::StatusOr<v1::Job> job = find_job(id_or_path);
+absl::StatusOr<JobRecord> Coordinator::job(const std::string& id_or_path) {
+  absl::StatusOr<JobRecord> job = find_job(id_or_path);
   if (job.ok()) explain_pending({&*job});
   return job;
 }
@@ -186,11 +188,11 @@ absl::StatusOr<v1::Job> Coordinator::job(const std::string& id_or_path) {
 absl::StatusOr<Page<Run>> Coordinator::list_runs(const std::string& sweep_id, const PageRequest& request) {
   const absl::StatusOr<RowPageStart> start = row_page_start(request);
   if (!start.ok()) return start.status();
-  const absl::StatusOr<v1::Sweep> sweep = find_sweep(sweep_id);
+  const absl::StatusOr<SweepRecord> sweep = find_sweep(sweep_id);
   if (!sweep.ok()) return sweep.status();
   // The jobs and the ends of their loss curves in one read (the store keeps the tails at ingest).
-  Store::RunPage stored = store_.runs_page(sweep->id(), start->after, start->size);
-  std::vector<v1::Job*> listed;
+  Store::RunPage stored = store_.runs_page(sweep->id, start->after, start->size);
+  std::vector<JobRecord*> listed;
   for (Run& run : stored.runs) listed.push_back(&run.job);
   explain_pending(listed);
   return page_by_ordinal(std::move(stored.runs), stored.ordinals, stored.next_ordinal, [](const Run& run) {
@@ -198,46 +200,46 @@ absl::StatusOr<Page<Run>> Coordinator::list_runs(const std::string& sweep_id, co
   });
 }
 
-absl::StatusOr<v1::Job> Coordinator::cancel_job(const std::string& job_id) {
-  const absl::StatusOr<v1::Job> job = find_job(job_id);
+absl::StatusOr<JobRecord> Coordinator::cancel_job(const std::string& job_id) {
+  const absl::StatusOr<JobRecord> job = find_job(job_id);
   if (!job.ok()) return job.status();
-  if (store_.cancel(job->sweep_id(), {job->id()}) == 0) {
-    const absl::StatusOr<v1::Job> now = find_job(job->id());
+  if (store_.cancel(job->sweep_id, {job->id}) == 0) {
+    const absl::StatusOr<JobRecord> now = find_job(job->id);
     if (!now.ok()) return now.status();
-    return absl::FailedPreconditionError(cancel_refusal(now->id(), from_proto(now->state()).value()));
+    return absl::FailedPreconditionError(cancel_refusal(now->id, now->state));
   }
-  return this->job(job->id());
+  return this->job(job->id);
 }
 
-absl::StatusOr<v1::Job> Coordinator::retry_job(const std::string& job_id) {
-  const absl::StatusOr<v1::Job> job = find_job(job_id);
+absl::StatusOr<JobRecord> Coordinator::retry_job(const std::string& job_id) {
+  const absl::StatusOr<JobRecord> job = find_job(job_id);
   if (!job.ok()) return job.status();
-  std::optional<v1::Job> retried = store_.retry(job->id());
+  std::optional<JobRecord> retried = store_.retry(job->id);
   if (!retried) {
-    const absl::StatusOr<v1::Job> now = find_job(job->id());
+    const absl::StatusOr<JobRecord> now = find_job(job->id);
     if (!now.ok()) return now.status();
-    return absl::FailedPreconditionError(retry_refusal(now->id(), from_proto(now->state()).value()));
+    return absl::FailedPreconditionError(retry_refusal(now->id, now->state));
   }
   return std::move(*retried);
 }
 
 absl::StatusOr<Store::JobHistory> Coordinator::job_events(const std::string& job_id, std::size_t limit) {
-  const absl::StatusOr<v1::Job> job = find_job(job_id);
+  const absl::StatusOr<JobRecord> job = find_job(job_id);
   if (!job.ok()) return job.status();
-  return store_.job_events(job->id(), limit);
+  return store_.job_events(job->id, limit);
 }
 
 absl::StatusOr<Coordinator::JobLog> Coordinator::log_tail(const std::string& job_id, std::size_t max_bytes) {
-  const absl::StatusOr<v1::Job> job = find_job(job_id);
+  const absl::StatusOr<JobRecord> job = find_job(job_id);
   if (!job.ok()) return job.status();
-  return JobLog{job->id(), read_log_tail(options_.shared_root, job->id(), max_bytes)};
+  return JobLog{job->id, read_log_tail(options_.shared_root, job->id, max_bytes)};
 }
 
 absl::StatusOr<Coordinator::JobCheckpoints> Coordinator::checkpoints(const std::string& job_id,
                                                                      std::size_t max_files) {
-  const absl::StatusOr<v1::Job> job = find_job(job_id);
+  const absl::StatusOr<JobRecord> job = find_job(job_id);
   if (!job.ok()) return job.status();
-  return JobCheckpoints{job->id(), list_checkpoints(options_.shared_root, job->id(), max_files)};
+  return JobCheckpoints{job->id, list_checkpoints(options_.shared_root, job->id, max_files)};
 }
 
 absl::StatusOr<Page<JobSeries>> Coordinator::metrics(const std::vector<std::string>& job_ids,
@@ -269,11 +271,11 @@ absl::StatusOr<Page<JobSeries>> Coordinator::metrics(const std::vector<std::stri
   Page<JobSeries> page;
   std::size_t room = *size, bytes = 0, points = 0;
   for (std::size_t i = first; i < job_ids.size(); ++i) {
-    const absl::StatusOr<v1::Job> job = find_job(job_ids[i]);
+    const absl::StatusOr<JobRecord> job = find_job(job_ids[i]);
     if (!job.ok()) return job.status();
     const std::optional<Store::MetricsResume> from = i == first ? resume : std::nullopt;
-    Store::MetricsPage stored = store_.metrics_page(job->id(), names, range.after_step, range.to_step, from, room);
-    JobSeries& out = page.items.emplace_back(JobSeries{job->id(), {}});
+    Store::MetricsPage stored = store_.metrics_page(job->id, names, range.after_step, range.to_step, from, room);
+    JobSeries& out = page.items.emplace_back(JobSeries{job->id, {}});
     std::size_t kept = 0;
     for (; kept < stored.points.size(); ++kept) {
       const std::size_t point_bytes = reply_bytes(stored.points[kept]);
@@ -320,12 +322,12 @@ absl::StatusOr<JobSeries> Coordinator::series(const std::string& job_id, const S
 
 absl::StatusOr<std::vector<JobSeries>> Coordinator::sweep_series(const std::string& sweep_id,
                                                                  const SeriesQuery& query) {
-  const absl::StatusOr<v1::Sweep> sweep = find_sweep(sweep_id);
+  const absl::StatusOr<SweepRecord> sweep = find_sweep(sweep_id);
   if (!sweep.ok()) return sweep.status();
   std::vector<JobSeries> out;
   std::size_t left = query.max_points;
-  for (const v1::Job& job : store_.list_jobs(sweep->id())) {
-    absl::StatusOr<JobSeries> one = series(job.id(), query, left);
+  for (const JobRecord& job : store_.list_jobs(sweep->id)) {
+    absl::StatusOr<JobSeries> one = series(job.id, query, left);
     if (!one.ok()) return one.status();
     out.push_back(std::move(*one));
   }
@@ -333,13 +335,13 @@ absl::StatusOr<std::vector<JobSeries>> Coordinator::sweep_series(const std::stri
 }
 
 absl::StatusOr<JobSeries> Coordinator::job_series(const std::string& job_id, const SeriesQuery& query) {
-  const absl::StatusOr<v1::Job> job = find_job(job_id);
+  const absl::StatusOr<JobRecord> job = find_job(job_id);
   if (!job.ok()) return job.status();
   std::size_t left = query.max_points;
-  return series(job->id(), query, left);
+  return series(job->id, query, left);
 }
 
-absl::StatusOr<Page<v1::Fit>> Coordinator::fits(const std::string& sweep_id, bool latest_only,
+absl::StatusOr<Page<FitRecord>> Coordinator::fits(const std::string& sweep_id, bool latest_only,
                                                 const PageRequest& request) {
   const absl::StatusOr<std::size_t> size = page_size(request.size, kVersionPages);
   if (!size.ok()) return size.status();
@@ -347,29 +349,29 @@ absl::StatusOr<Page<v1::Fit>> Coordinator::fits(const std::string& sweep_id, boo
   const absl::StatusOr<std::optional<PageCursor>> at = page_cursor(request.token, {.numbers = 1, .min_number = 1});
   if (!at.ok()) return at.status();
   if (*at && (*at)->numbers[0] > std::numeric_limits<int>::max()) return foreign_token(request.token);
-  const absl::StatusOr<v1::Sweep> sweep = find_sweep(sweep_id);
+  const absl::StatusOr<SweepRecord> sweep = find_sweep(sweep_id);
   if (!sweep.ok()) return sweep.status();
   const std::optional<int> below = *at ? std::optional(static_cast<int>((*at)->numbers[0])) : std::nullopt;
-  Store::FitPage stored = store_.fits_page(sweep->id(), below, latest_only ? 1 : *size);
+  Store::FitPage stored = store_.fits_page(sweep->id, below, latest_only ? 1 : *size);
   // Whole versions up to the byte budget (at least one): the next page starts below the last one kept.
-  Page<v1::Fit> page;
+  Page<FitRecord> page;
   std::size_t bytes = 0;
   int kept = 0;  // the version of the last fit kept
-  for (v1::Fit& fit : stored.fits) {
+  for (FitRecord& fit : stored.fits) {
     bytes += reply_bytes(fit);
-    if (bytes > limits::kMaxReplyBytes && kept != 0 && fit.version() != kept) {  // a version after the first
+    if (bytes > limits::kMaxReplyBytes && kept != 0 && fit.version != kept) {  // a version after the first
       stored.next_below = kept;
       break;
     }
-    kept = fit.version();
+    kept = fit.version;
     page.items.push_back(std::move(fit));
   }
   if (!latest_only && stored.next_below > 0) page.next_token = std::to_string(stored.next_below);
   return page;
 }
 
-absl::StatusOr<Page<v1::Worker>> Coordinator::list_workers(const PageRequest& page) {
-  return page_by_id<v1::Worker>(page, [this](std::int64_t after, std::size_t size, bool& more) {
+absl::StatusOr<Page<WorkerRecord>> Coordinator::list_workers(const PageRequest& page) {
+  return page_by_id<WorkerRecord>(page, [this](std::int64_t after, std::size_t size, bool& more) {
     return store_.list_workers_page(options_.lease_timeout_ms, after, size, more);
   });
 }
@@ -385,14 +387,14 @@ std::string slots_basis(const std::vector<int>& live) {
 
 absl::StatusOr<JobChanges> Coordinator::jobs_changed(const std::string& sweep_id, std::int64_t after_seq) {
   if (after_seq < 0) return absl::InvalidArgumentError("changed_after: must be 0 or more, got " + std::to_string(after_seq));
-  const absl::StatusOr<v1::Sweep> sweep = find_sweep(sweep_id);  // by id or name
+  const absl::StatusOr<SweepRecord> sweep = find_sweep(sweep_id);  // by id or name
   if (!sweep.ok()) return sweep.status();
   const std::vector<int> live = store_.live_worker_slots(options_.lease_timeout_ms);
-  Store::JobChanges read = store_.jobs_changed_since(sweep->id(), after_seq);
+  Store::JobChanges read = store_.jobs_changed_since(sweep->id, after_seq);
   if (!read.sweep) return absl::NotFoundError("sweep '" + sweep_id + "' not found");
   JobChanges out{std::move(read.jobs), read.seq, slots_basis(live)};
-  std::vector<v1::Job*> listed;
-  for (v1::Job& job : out.jobs) listed.push_back(&job);
+  std::vector<JobRecord*> listed;
+  for (JobRecord& job : out.jobs) listed.push_back(&job);
   gammalab::explain_pending(live, std::move(listed));
   return out;
 }
@@ -411,7 +413,7 @@ absl::StatusOr<SweepChanges> Coordinator::watch_round(const std::string& sweep_i
   SweepChanges changes;
   changes.sweep = std::move(*read.sweep);  // a summary: without its file and tune report
   changes.jobs = std::move(read.jobs);
-  for (v1::Job& job : changes.jobs) job.clear_config_json();  // GetJob has it; an update needs the state only
+  for (JobRecord& job : changes.jobs) job.config_json.clear();  // GetJob has it; an update needs the state only
   return changes;
 }
 

@@ -7,7 +7,9 @@
 // A refusal is an absl::Status: NOT_FOUND (HTTP 404), INVALID_ARGUMENT (400), FAILED_PRECONDITION (409: the
 // job's state does not allow it); each message names what, and for a bad field the field, its limit and value.
 // Lists are paged (server/coordinator/page.h): one cursor and one set of limits for all of them.
-// Rows are still the wire's messages (v1::Sweep, v1::Job, v1::Worker, v1::Fit), as the store returns them.
+// Rows are core's records (core/sweep_record.h, core/job_record.h, core/worker_record.h, core/fit_record.h), as
+// the store returns them; each door converts them to its own form (proto/convert.h). A page's byte budget
+// (page.h) counts each row as the gRPC reply encodes it.
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -17,10 +19,14 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/fit_record.h"
+#include "core/job_record.h"
+#include "core/job_state.h"
 #include "core/metric.h"
 #include "core/scaling/job_points.h"
 #include "core/sweep/diagnostics.h"
-#include "gammalab/v1/gammalab.pb.h"
+#include "core/sweep_record.h"
+#include "core/worker_record.h"
 #include "server/coordinator/page.h"
 #include "server/job_files.h"
 #include "server/server_options.h"
@@ -30,7 +36,7 @@ namespace gammalab::coordinator {
 
 // A submitted sweep file: the stored sweep with its job counts, or the file's problems (nothing stored).
 struct Submitted {
-  std::optional<v1::Sweep> sweep;
+  std::optional<SweepRecord> sweep;
   int jobs_created = 0;
   int jobs_reused = 0;
   std::vector<SweepDiagnostic> problems;
@@ -53,15 +59,15 @@ struct JobSeries {
 
 // What changed of a watched sweep since the last round (see WatchMemory).
 struct SweepChanges {
-  v1::Sweep sweep;            // without its file and tune report: a watcher needs the state only
-  std::vector<v1::Job> jobs;  // the jobs that changed (every job in the first round), without their configs
+  SweepRecord sweep;           // without its file and tune report: a watcher needs the state only
+  std::vector<JobRecord> jobs;  // the jobs that changed (every job in the first round), without their configs
 };
 // A sweep's jobs written after a change number, with their pending reasons, and what those reasons were worked
 // out from. A reader that keeps a sweep's jobs by id stays its whole list by asking for what changed since its
 // last answer (`seq`), and asks for the whole list again when `pending_basis` differs from the one it holds: a
 // worker came or went, and a pending job's reason may change without its row.
 struct JobChanges {
-  std::vector<v1::Job> jobs;   // in the sweep's order
+  std::vector<JobRecord> jobs;  // in the sweep's order
   std::int64_t seq = 0;        // the next call's after_seq
   std::string pending_basis;   // the live workers' slots the reasons were worked out from: "8,8,4", or "none"
 };
@@ -78,22 +84,22 @@ class Coordinator {
 
   // ---- sweeps
   Submitted submit_sweep(const std::string& yaml, const std::string& file_name, bool rerun);
-  absl::StatusOr<Page<v1::Sweep>> list_sweeps(const PageRequest& page);
-  absl::StatusOr<v1::Sweep> sweep(const std::string& id_or_name);
+  absl::StatusOr<Page<SweepRecord>> list_sweeps(const PageRequest& page);
+  absl::StatusOr<SweepRecord> sweep(const std::string& id_or_name);
   // Cancels the sweep's pending and active jobs, or only `job_ids` (each must be the sweep's); a sweep still
   // in its tune stage, cancelled whole, gets no main stage. Returns how many jobs were cancelled.
   absl::StatusOr<int> cancel_sweep(const std::string& sweep_id, const std::vector<std::string>& job_ids);
 
   // ---- jobs: each pending one with the reason it waits, when it is not only a free slot (pending_reason.h)
   // The sweep's jobs in their order; `states` empty: all.
-  absl::StatusOr<Page<v1::Job>> list_jobs(const std::string& sweep_id, const std::vector<v1::JobState>& states,
-                                          const PageRequest& page);
-  absl::StatusOr<v1::Job> job(const std::string& id_or_path);
+  absl::StatusOr<Page<JobRecord>> list_jobs(const std::string& sweep_id, const std::vector<JobState>& states,
+                                            const PageRequest& page);
+  absl::StatusOr<JobRecord> job(const std::string& id_or_path);
   // The runs table: the sweep's jobs with the ends of their loss curves, a page of rows at a time.
   absl::StatusOr<Page<Run>> list_runs(const std::string& sweep_id, const PageRequest& page);
   // The job after the request; FAILED_PRECONDITION (core/job_state.h's refusal) when its state allows none.
-  absl::StatusOr<v1::Job> cancel_job(const std::string& job_id);
-  absl::StatusOr<v1::Job> retry_job(const std::string& job_id);
+  absl::StatusOr<JobRecord> cancel_job(const std::string& job_id);
+  absl::StatusOr<JobRecord> retry_job(const std::string& job_id);
   // The newest `limit` entries of the job's history.
   absl::StatusOr<Store::JobHistory> job_events(const std::string& job_id, std::size_t limit);
   // The end of the job's log (at most `max_bytes`) and its checkpoints (at most `max_files`), read from the
@@ -129,10 +135,10 @@ class Coordinator {
   absl::StatusOr<JobSeries> job_series(const std::string& job_id, const SeriesQuery& query);
 
   // ---- fits: a page of versions, newest first (latest_only: the newest version, no next page)
-  absl::StatusOr<Page<v1::Fit>> fits(const std::string& sweep_id, bool latest_only, const PageRequest& page);
+  absl::StatusOr<Page<FitRecord>> fits(const std::string& sweep_id, bool latest_only, const PageRequest& page);
 
   // ---- workers
-  absl::StatusOr<Page<v1::Worker>> list_workers(const PageRequest& page);
+  absl::StatusOr<Page<WorkerRecord>> list_workers(const PageRequest& page);
 
   // ---- a sweep's jobs changed since a change number (0: every job), and the number and basis of a whole list
   absl::StatusOr<JobChanges> jobs_changed(const std::string& sweep_id, std::int64_t after_seq);
@@ -144,9 +150,9 @@ class Coordinator {
   absl::StatusOr<SweepChanges> watch_round(const std::string& sweep_id, WatchMemory& memory);
 
  private:
-  absl::StatusOr<v1::Sweep> find_sweep(const std::string& id_or_name);
-  absl::StatusOr<v1::Job> find_job(const std::string& id_or_path);
-  void explain_pending(std::vector<v1::Job*> jobs);
+  absl::StatusOr<SweepRecord> find_sweep(const std::string& id_or_name);
+  absl::StatusOr<JobRecord> find_job(const std::string& id_or_path);
+  void explain_pending(std::vector<JobRecord*> jobs);
   // One job's series for sweep_series and job_series; `left`: the points an answer without buckets may still
   // hold.
   absl::StatusOr<JobSeries> series(const std::string& job_id, const SeriesQuery& query, std::size_t& left);

@@ -77,8 +77,8 @@ int Store::add_fit(const std::string& sweep_id, const std::string& group_by, con
   return static_cast<int>(version);
 }
 
-std::vector<v1::Fit> Store::fits(const std::string& sweep_id, bool latest_only) {
-  std::vector<v1::Fit> out;
+std::vector<FitRecord> Store::fits(const std::string& sweep_id, bool latest_only) {
+  std::vector<FitRecord> out;
   std::optional<int> below;
   for (;;) {
     FitPage page = fits_page(sweep_id, below, latest_only ? 1 : 100);
@@ -111,14 +111,12 @@ Store::FitPage Store::fits_page(const std::string& sweep_id, std::optional<int> 
       "AND version >= ? ORDER BY version DESC, id");
   s.bind(1, sweep).bind(2, found.front()).bind(3, found.back());
   while (s.step()) {
-    v1::Fit fit;
-    fit.set_version(static_cast<int>(s.int64(0)));
-    *fit.mutable_created_at() = store_rows::timestamp(s.int64(1));
-    fit.set_law(s.text(2));
-    fit.set_group_by(s.text(3));
-    for (const auto& id : nlohmann::json::parse(s.text(4))) fit.add_job_ids(id.get<std::string>());
-    fit.set_report_json(s.text(5));
-    page.fits.push_back(std::move(fit));
+    page.fits.push_back(FitRecord{.version = static_cast<int>(s.int64(0)),
+                                  .created_ms = s.int64(1),
+                                  .law = s.text(2),
+                                  .group_by = s.text(3),
+                                  .job_ids = nlohmann::json::parse(s.text(4)).get<std::vector<std::string>>(),
+                                  .report_json = s.text(5)});
   }
   return page;
 }

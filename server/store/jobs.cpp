@@ -2,7 +2,6 @@
 // flagged for its worker to stop) and retry (failed or cancelled -> pending).
 #include <algorithm>
 
-#include "proto/convert.h"
 #include "server/schema.h"
 #include "server/store.h"
 #include "server/store/rows.h"
@@ -14,30 +13,32 @@ using store_rows::parse_id;
 using store_rows::read_job;
 using store_rows::read_state;
 
-std::optional<v1::Job> Store::read_job_by_id(sql::StatementCache& statements, std::int64_t id) {
+std::optional<JobRecord> Store::read_job_by_id(sql::StatementCache& statements, std::int64_t id) {
   sql::Statement& s = statements.get("SELECT " + job_columns() + " FROM jobs j WHERE j.id = ?");
   s.bind(1, id);
-  std::optional<v1::Job> out;
+  std::optional<JobRecord> out;
   if (s.step()) out = read_job(s);
   s.reset();
   return out;
 }
 
-std::vector<v1::Job> Store::list_jobs(const std::string& sweep_id, const std::vector<v1::JobState>& states) {
+std::vector<JobRecord> Store::list_jobs(const std::string& sweep_id, const std::vector<JobState>& states) {
   store_read::ReadPool::Read snapshot = readers_.read();
   sql::StatementCache& statements = snapshot.statements();
-  std::vector<v1::Job> out;
+  std::vector<JobRecord> out;
   sql::Statement& s =
       statements.get("SELECT " + job_columns() + " FROM jobs j WHERE j.sweep_id = ? ORDER BY j.ordinal");
   s.bind(1, parse_id(sweep_id));
   while (s.step()) {
-    v1::Job job = read_job(s);
-    if (states.empty() || std::find(states.begin(), states.end(), job.state()) != states.end()) out.push_back(job);
+    JobRecord job = read_job(s);
+    if (states.empty() || std::find(states.begin(), states.end(), job.state) != states.end()) {
+      out.push_back(std::move(job));
+    }
   }
   return out;
 }
 
-Store::JobPage Store::list_jobs_page(const std::string& sweep_id, const std::vector<v1::JobState>& states,
+Store::JobPage Store::list_jobs_page(const std::string& sweep_id, const std::vector<JobState>& states,
                                     std::int64_t after_ordinal, std::size_t limit) {
   store_read::ReadPool::Read snapshot = readers_.read();
   sql::StatementCache& statements = snapshot.statements();
@@ -48,8 +49,8 @@ Store::JobPage Store::list_jobs_page(const std::string& sweep_id, const std::vec
   const int ordinal_column = store_rows::kJobColumnCount;
   std::int64_t last = after_ordinal;
   while (s.step()) {
-    v1::Job job = read_job(s);
-    if (!states.empty() && std::find(states.begin(), states.end(), job.state()) == states.end()) continue;
+    JobRecord job = read_job(s);
+    if (!states.empty() && std::find(states.begin(), states.end(), job.state) == states.end()) continue;
     if (page.jobs.size() == limit) {  // one more match: there is a next page, from after the last one kept
       page.next_ordinal = last;
       break;
@@ -62,12 +63,12 @@ Store::JobPage Store::list_jobs_page(const std::string& sweep_id, const std::vec
   return page;
 }
 
-std::optional<v1::Job> Store::find_job(const std::string& id_or_path) {
+std::optional<JobRecord> Store::find_job(const std::string& id_or_path) {
   store_read::ReadPool::Read snapshot = readers_.read();
   sql::StatementCache& statements = snapshot.statements();
   if (std::int64_t id = parse_id(id_or_path); id >= 0) return read_job_by_id(statements, id);
   // SWEEP/JOB-NAME, where SWEEP is an id or a name (the newest sweep of that name).
-  std::optional<v1::Job> out;
+  std::optional<JobRecord> out;
   const auto slash = id_or_path.find('/');
   if (slash == std::string::npos) return out;
   const std::string sweep = id_or_path.substr(0, slash), name = id_or_path.substr(slash + 1);
@@ -124,14 +125,14 @@ int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& j
   return cancelled;
 }
 
-std::optional<v1::Job> Store::retry(const std::string& job_id) {
+std::optional<JobRecord> Store::retry(const std::string& job_id) {
   absl::MutexLock lock(&mutex_);
   const std::int64_t id = parse_id(job_id);
   sql::Transaction tx(db_);
   const auto job = read_job_by_id(statements_, id);
   if (!job) return std::nullopt;
   // A job that has ended and may go back to the queue: failed or cancelled, never succeeded.
-  const JobState from = from_proto(job->state()).value();
+  const JobState from = job->state;
   if (!is_terminal(from) || !transition_allowed(from, JobState::kPending)) return std::nullopt;
   sql::Statement& s = statements_.get(
       "UPDATE jobs SET state = ?, attempt = 0, error = '', cancel_requested = 0, "
@@ -139,7 +140,7 @@ std::optional<v1::Job> Store::retry(const std::string& job_id) {
   s.bind(1, job_state_name(JobState::kPending)).bind(2, id).bind(3, job_state_name(from)).run();
   record_event(id, job_event_kind::kRetried, JobState::kPending, 0, -1,
                "by user, after it was " + std::string(job_state_name(from)) + " on attempt " +
-                   std::to_string(job->attempt()));
+                   std::to_string(job->attempt));
   auto retried = read_job_by_id(statements_, id);
   tx.commit();
   changed();

@@ -1,7 +1,6 @@
 // Store: a worker's hold on a job's attempt. Leasing (pending -> leased), the trainer's start (-> running),
 // heartbeats that renew the lease, the attempt's end (finish) and leases that ran out (expire_leases).
 // Every report from a worker is fenced by (worker, attempt): a stale one changes nothing.
-#include "proto/convert.h"
 #include "server/schema.h"
 #include "server/store.h"
 #include "server/store/rows.h"
@@ -148,7 +147,7 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   advance_lease_turn(sweep_id);
   Lease lease;
   if (auto job = read_job_by_id(statements_, job_id)) lease.job = std::move(*job);
-  lease.attempt = lease.job.attempt();
+  lease.attempt = lease.job.attempt;
   lease.stored = stored_metrics(statements_, job_id);
   record_event(job_id, job_event_kind::kLeased, JobState::kLeased, lease.attempt, wid);
   tx.commit();
@@ -200,7 +199,7 @@ bool Store::start(const std::string& worker_id, const std::string& job_id, int a
   return true;
 }
 
-bool Store::finish(const std::string& worker_id, const std::string& job_id, int attempt, v1::JobOutcome outcome,
+bool Store::finish(const std::string& worker_id, const std::string& job_id, int attempt, AttemptEnd end,
                    const std::string& error) {
   absl::MutexLock lock(&mutex_);
   const std::int64_t now = now_ms(), id = parse_id(job_id), wid = parse_id(worker_id);
@@ -219,7 +218,7 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
     // Not the attempt's holder: a member of its gang, or a stale report.
     const std::optional<int> node = gang_node(id, wid, attempt);
     if (!node) return false;
-    if (outcome == v1::JOB_OUTCOME_SUCCEEDED) {
+    if (end == AttemptEnd::kSucceeded) {
       // Its ranks ended with the others'; node 0's report ends the attempt.
       sql::Statement& leave = statements_.get("DELETE FROM gang_members WHERE job_id = ? AND worker_id = ?");
       leave.bind(1, id).bind(2, wid).run();
@@ -228,7 +227,6 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
     }
     why = "node " + std::to_string(*node) + " (worker " + worker_id + "): " + error;
   }
-  const AttemptEnd end = from_proto(outcome);
   const JobState to = state_after_attempt(end, cancel_requested, retries_left);
   // A drained worker's hand-back does not use up an attempt.
   const std::int64_t attempt_change = end == AttemptEnd::kHandedBack ? -1 : 0;

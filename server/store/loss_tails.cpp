@@ -96,7 +96,7 @@ Store::RunPage Store::runs_page(const std::string& sweep_id, std::int64_t after_
     place.emplace(jobs.int64(0), page.runs.size());
     page.ordinals.push_back(jobs.int64(store_rows::kJobColumnCount));
     Run& run = page.runs.emplace_back(Run{store_rows::read_job(jobs), {}});
-    run.losses.job_id = run.job.id();
+    run.losses.job_id = run.job.id;
   }
   jobs.reset();
   if (page.runs.empty()) return page;

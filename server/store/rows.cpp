@@ -1,23 +1,16 @@
 // The store's shared row readers (see server/store/rows.h).
 #include "server/store/rows.h"
 
-#include <google/protobuf/util/time_util.h>
-
 #include <absl/strings/numbers.h>
 #include <absl/strings/str_split.h>
 
 #include "core/metric_names.h"
-#include "proto/convert.h"
 
 namespace gammalab::store_rows {
 
 std::int64_t parse_id(const std::string& id) {
   if (id.empty() || id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos) return -1;
   return std::stoll(id);
-}
-
-google::protobuf::Timestamp timestamp(std::int64_t ms) {
-  return google::protobuf::util::TimeUtil::MillisecondsToTimestamp(ms);
 }
 
 JobState read_state(const sql::Statement& s, int column) {
@@ -56,10 +49,10 @@ const std::string& job_columns() {
 namespace {
 
 // Why a pending branch is not leased yet; empty when it may be.
-std::string branch_wait(const v1::Job& j, const sql::Statement& s) {
-  if (j.state() != v1::JOB_STATE_PENDING || j.parent_id().empty() || !j.branch_start_job_id().empty()) return "";
-  const std::string run = "its run (job " + j.parent_id() + ")";
-  const std::string at = "its checkpoint at step " + std::to_string(j.branch_step());
+std::string branch_wait(const JobRecord& j, const sql::Statement& s) {
+  if (j.state != JobState::kPending || j.parent_id.empty() || !j.branch_start_job_id.empty()) return "";
+  const std::string run = "its run (job " + j.parent_id + ")";
+  const std::string at = "its checkpoint at step " + std::to_string(j.branch_step);
   if (s.is_null(26)) return "waits for " + run + " to write " + at;
   const JobState parent = read_state(s, 26);
   if (parent == JobState::kSucceeded) return "";
@@ -72,42 +65,40 @@ std::string branch_wait(const v1::Job& j, const sql::Statement& s) {
 
 }  // namespace
 
-v1::Job read_job(const sql::Statement& s) {
-  v1::Job j;
-  j.set_id(std::to_string(s.int64(0)));
-  j.set_sweep_id(std::to_string(s.int64(1)));
-  j.set_name(s.text(2));
-  j.set_config_hash(s.text(3));
-  j.set_config_json(s.text(4));
-  j.set_state(to_proto(read_state(s, 5)));
-  j.set_attempt(static_cast<int>(s.int64(6)));
-  j.set_max_attempts(static_cast<int>(s.int64(7)));
-  if (!s.is_null(8)) j.set_worker_id(std::to_string(s.int64(8)));
-  j.set_step(s.int64(9));
-  j.set_total_steps(s.int64(10));
-  j.set_tokens(s.int64(11));
-  if (auto loss = s.optional_real(12)) {
-    j.set_last_loss(*loss);
-    j.set_has_loss(true);
-  }
-  j.set_tokens_per_s(s.optional_real(13).value_or(0.0));
-  *j.mutable_created_at() = timestamp(s.int64(14));
-  if (!s.is_null(15)) *j.mutable_started_at() = timestamp(s.int64(15));
-  if (!s.is_null(16)) *j.mutable_finished_at() = timestamp(s.int64(16));
-  j.set_error(s.text(17));
-  j.set_priority(static_cast<int>(s.int64(18)));
-  if (!s.is_null(19)) j.set_reused_from(std::to_string(s.int64(19)));
-  j.set_stage(s.text(20));
-  j.set_slots_per_node(static_cast<int>(s.int64(21)));
-  j.set_nodes(static_cast<int>(s.int64(22)));
-  if (!s.is_null(23)) j.set_parent_id(std::to_string(s.int64(23)));
-  j.set_branch_step(s.int64(24));
+JobRecord read_job(const sql::Statement& s) {
+  auto optional_id = [&](int column) { return s.is_null(column) ? std::string() : std::to_string(s.int64(column)); };
+  JobRecord j;
+  j.id = std::to_string(s.int64(0));
+  j.sweep_id = std::to_string(s.int64(1));
+  j.name = s.text(2);
+  j.config_hash = s.text(3);
+  j.config_json = s.text(4);
+  j.state = read_state(s, 5);
+  j.attempt = static_cast<int>(s.int64(6));
+  j.max_attempts = static_cast<int>(s.int64(7));
+  j.worker_id = optional_id(8);
+  j.step = s.int64(9);
+  j.total_steps = s.int64(10);
+  j.tokens = s.int64(11);
+  j.last_loss = s.optional_real(12);
+  j.tokens_per_s = s.optional_real(13).value_or(0.0);
+  j.created_ms = s.int64(14);
+  if (!s.is_null(15)) j.started_ms = s.int64(15);
+  if (!s.is_null(16)) j.finished_ms = s.int64(16);
+  j.error = s.text(17);
+  j.priority = static_cast<int>(s.int64(18));
+  j.reused_from = optional_id(19);
+  j.stage = s.text(20);
+  j.slots_per_node = static_cast<int>(s.int64(21));
+  j.nodes = static_cast<int>(s.int64(22));
+  j.parent_id = optional_id(23);
+  j.branch_step = s.int64(24);
   for (absl::string_view step : absl::StrSplit(s.text(25), ',', absl::SkipEmpty())) {  // (this Abseil has its own string_view)
     std::int64_t value = 0;
-    if (absl::SimpleAtoi(step, &value)) j.add_branch_points(value);
+    if (absl::SimpleAtoi(step, &value)) j.branch_points.push_back(value);
   }
-  if (!s.is_null(27)) j.set_branch_start_job_id(std::to_string(s.int64(27)));
-  j.set_pending_reason(branch_wait(j, s));
+  j.branch_start_job_id = optional_id(27);
+  j.pending_reason = branch_wait(j, s);
   return j;
 }
 

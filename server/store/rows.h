@@ -1,20 +1,17 @@
 #pragma once
-// What the store's entity files (server/store/*.cpp) share: id parsing, timestamps, the column lists of the
+// What the store's entity files (server/store/*.cpp) share: id parsing, the column lists of the
 // jobs and sweeps tables and the reader of a job row. Internal to the store.
 #include <cstdint>
 #include <string>
 
-#include <google/protobuf/timestamp.pb.h>
-
+#include "core/job_record.h"
 #include "core/job_state.h"
-#include "gammalab/v1/gammalab.pb.h"
 #include "server/sqlite.h"
 
 namespace gammalab::store_rows {
 
 // A row id from its decimal text; -1 (matches no row) for anything else.
 std::int64_t parse_id(const std::string& id);
-google::protobuf::Timestamp timestamp(std::int64_t ms);
 
 // The state stored in `column`; throws sql::Error for a name core/job_state.h does not know.
 JobState read_state(const sql::Statement& s, int column);
@@ -37,6 +34,6 @@ inline constexpr const char* kSweepColumns =
 inline constexpr const char* kSweepSummaryColumns =
     "s.id, s.name, s.priority, s.max_attempts, s.created_ms, '', s.file_name, s.awaiting_main, NULL, s.stage_error";
 
-v1::Job read_job(const sql::Statement& s);
+JobRecord read_job(const sql::Statement& s);
 
 }  // namespace gammalab::store_rows

@@ -12,15 +12,15 @@ namespace gammalab {
 using store_rows::kSweepColumns;
 using store_rows::parse_id;
 
-v1::Sweep Store::read_sweep(sql::StatementCache& statements, sql::Statement& s) {
-  v1::Sweep sw;
-  sw.set_id(std::to_string(s.int64(0)));
-  sw.set_name(s.text(1));
-  sw.set_priority(static_cast<int>(s.int64(2)));
-  sw.set_max_attempts(static_cast<int>(s.int64(3)));
-  *sw.mutable_created_at() = store_rows::timestamp(s.int64(4));
-  sw.set_source_yaml(s.text(5));
-  sw.set_file_name(s.text(6));
+SweepRecord Store::read_sweep(sql::StatementCache& statements, sql::Statement& s) {
+  SweepRecord sw;
+  sw.id = std::to_string(s.int64(0));
+  sw.name = s.text(1);
+  sw.priority = static_cast<int>(s.int64(2));
+  sw.max_attempts = static_cast<int>(s.int64(3));
+  sw.created_ms = s.int64(4);
+  sw.source_yaml = s.text(5);
+  sw.file_name = s.text(6);
   // Counted as the jobs change (schema migration 16), so that reading a sweep's row costs the same whatever
   // its size: a watch round reads it every time.
   sql::Statement& counts =
@@ -31,16 +31,16 @@ v1::Sweep Store::read_sweep(sql::StatementCache& statements, sql::Statement& s) 
   while (counts.step()) {
     const JobState state = store_rows::read_state(counts, 0);
     const int n = static_cast<int>(counts.int64(1));
-    (*sw.mutable_job_counts())[std::string(job_state_name(state))] = n;
+    sw.job_counts[std::string(job_state_name(state))] = n;
     total += n;
     if (!is_terminal(state)) finished = false;
   }
   const bool awaiting_main = s.int64(7) != 0;
-  sw.set_total_jobs(total);
-  sw.set_finished(finished && !awaiting_main);
-  sw.set_awaiting_main_stage(awaiting_main);
-  if (!s.is_null(8)) sw.set_tune_report_json(s.text(8));
-  if (!s.is_null(9)) sw.set_stage_error(s.text(9));
+  sw.total_jobs = total;
+  sw.finished = finished && !awaiting_main;
+  sw.awaiting_main_stage = awaiting_main;
+  if (!s.is_null(8)) sw.tune_report_json = s.text(8);
+  if (!s.is_null(9)) sw.stage_error = s.text(9);
   return sw;
 }
 
@@ -185,10 +185,10 @@ void Store::refuse_main_stage(const std::string& sweep_id, const std::string& tu
   changed();
 }
 
-std::vector<v1::Sweep> Store::list_sweeps() {
+std::vector<SweepRecord> Store::list_sweeps() {
   store_read::ReadPool::Read snapshot = readers_.read();
   sql::StatementCache& statements = snapshot.statements();
-  std::vector<v1::Sweep> out;
+  std::vector<SweepRecord> out;
   // A list stays small whatever the files were: the source and the tune report are for find_sweep.
   sql::Statement& s =
       statements.get(std::string("SELECT ") + store_rows::kSweepSummaryColumns + " FROM sweeps s ORDER BY s.id");
@@ -196,10 +196,10 @@ std::vector<v1::Sweep> Store::list_sweeps() {
   return out;
 }
 
-std::vector<v1::Sweep> Store::list_sweeps_page(std::int64_t after_id, std::size_t limit, bool& more) {
+std::vector<SweepRecord> Store::list_sweeps_page(std::int64_t after_id, std::size_t limit, bool& more) {
   store_read::ReadPool::Read snapshot = readers_.read();
   sql::StatementCache& statements = snapshot.statements();
-  std::vector<v1::Sweep> out;
+  std::vector<SweepRecord> out;
   sql::Statement& s = statements.get(std::string("SELECT ") + store_rows::kSweepSummaryColumns +
                                       " FROM sweeps s WHERE s.id > ? ORDER BY s.id LIMIT ?");
   s.bind(1, after_id).bind(2, static_cast<std::int64_t>(limit) + 1);  // one more: is there a next page?
@@ -209,7 +209,7 @@ std::vector<v1::Sweep> Store::list_sweeps_page(std::int64_t after_id, std::size_
   return out;
 }
 
-std::optional<v1::Sweep> Store::find_sweep(const std::string& id_or_name) {
+std::optional<SweepRecord> Store::find_sweep(const std::string& id_or_name) {
   store_read::ReadPool::Read snapshot = readers_.read();
   sql::StatementCache& statements = snapshot.statements();
   sql::Statement& s = statements.get(std::string("SELECT ") + kSweepColumns +
@@ -217,7 +217,7 @@ std::optional<v1::Sweep> Store::find_sweep(const std::string& id_or_name) {
                                       "LIMIT 1");
   const std::int64_t id = parse_id(id_or_name);
   s.bind(1, id).bind(2, id_or_name).bind(3, id);
-  std::optional<v1::Sweep> out;
+  std::optional<SweepRecord> out;
   if (s.step()) out = read_sweep(statements, s);
   s.reset();
   return out;

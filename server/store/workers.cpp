@@ -11,7 +11,6 @@
 namespace gammalab {
 
 using store_rows::parse_id;
-using store_rows::timestamp;
 
 std::string Store::register_worker(const std::string& hostname, int slots, const std::vector<std::string>& gpus,
                                    const std::string& requested_id, std::optional<std::int64_t> token_id) {
@@ -84,17 +83,17 @@ std::vector<int> Store::live_worker_slots(std::int64_t worker_timeout_ms) {
   return slots;
 }
 
-std::vector<v1::Worker> Store::list_workers(std::int64_t worker_timeout_ms) {
+std::vector<WorkerRecord> Store::list_workers(std::int64_t worker_timeout_ms) {
   bool more = false;
   return list_workers_page(worker_timeout_ms, -1, std::numeric_limits<std::size_t>::max(), more);
 }
 
-std::vector<v1::Worker> Store::list_workers_page(std::int64_t worker_timeout_ms, std::int64_t after_id,
-                                                 std::size_t limit, bool& more) {
+std::vector<WorkerRecord> Store::list_workers_page(std::int64_t worker_timeout_ms, std::int64_t after_id,
+                                                   std::size_t limit, bool& more) {
   store_read::ReadPool::Read snapshot = readers_.read();
   sql::StatementCache& statements = snapshot.statements();
   const std::int64_t now = now_ms();
-  std::vector<v1::Worker> out;
+  std::vector<WorkerRecord> out;
   more = false;
   sql::Statement& s = statements.get(
       "SELECT id, hostname, slots, gpus, registered_ms, heartbeat_ms, draining FROM workers WHERE id > ? "
@@ -113,17 +112,17 @@ std::vector<v1::Worker> Store::list_workers_page(std::int64_t worker_timeout_ms,
       s.reset();
       break;
     }
-    v1::Worker w;
-    w.set_id(std::to_string(s.int64(0)));
-    w.set_hostname(s.text(1));
-    w.set_slots(static_cast<int>(s.int64(2)));
-    for (absl::string_view gpu : absl::StrSplit(s.text(3), ',', absl::SkipEmpty())) w.add_gpus(std::string(gpu));
-    *w.mutable_registered_at() = timestamp(s.int64(4));
-    *w.mutable_last_heartbeat() = timestamp(s.int64(5));
-    w.set_alive(now - s.int64(5) <= worker_timeout_ms);
-    w.set_draining(s.int64(6) != 0);
+    WorkerRecord w;
+    w.id = std::to_string(s.int64(0));
+    w.hostname = s.text(1);
+    w.slots = static_cast<int>(s.int64(2));
+    for (absl::string_view gpu : absl::StrSplit(s.text(3), ',', absl::SkipEmpty())) w.gpus.emplace_back(gpu);
+    w.registered_ms = s.int64(4);
+    w.last_heartbeat_ms = s.int64(5);
+    w.alive = now - s.int64(5) <= worker_timeout_ms;
+    w.draining = s.int64(6) != 0;
     jobs.bind(1, s.int64(0));
-    while (jobs.step()) w.add_running_job_ids(std::to_string(jobs.int64(0)));
+    while (jobs.step()) w.running_job_ids.push_back(std::to_string(jobs.int64(0)));
     out.push_back(std::move(w));
   }
   return out;

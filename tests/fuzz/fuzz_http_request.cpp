@@ -72,10 +72,10 @@ Fixture& fixture() {
     job.name = "fuzz/job0";
     job.config_hash = gammalab::config_hash(job.config);
     sweep.jobs.push_back(job);
-    f->sweep_id = f->store->create_sweep(sweep, "name: fuzz", "fuzz.yaml", false).sweep.id();
+    f->sweep_id = f->store->create_sweep(sweep, "name: fuzz", "fuzz.yaml", false).sweep.id;
     const std::string worker = f->store->register_worker("host", 1, {"gpu0"}, "");
     const auto lease = f->store->lease(worker, 600000);
-    f->job_id = lease->job.id();
+    f->job_id = lease->job.id;
     f->store->start(worker, f->job_id, lease->attempt);
     f->store->add_metrics(f->job_id, lease->attempt,
                           {{1, 100, "train/loss", 3.0}, {2, 200, "train/loss", 2.5}, {2, 200, "val/loss", 2.7}});

@@ -115,7 +115,7 @@ TEST(Auth, TokensAreStoredOnlyAsSaltedHashes) {
 
 TEST(Auth, AWorkerTokenActsOnlyForItsOwnWorkersAndLeases) {
   InProcessCoordinator c("auth-workers");
-  const std::string sweep = c.store().create_sweep(make_sweep("auth-workers", 1), "", "", false).sweep.id();
+  const std::string sweep = c.store().create_sweep(make_sweep("auth-workers", 1), "", "", false).sweep.id;
   ClientSecurity a = with_token(c.tokens().create(Role::kWorker, "worker a"));
   ClientSecurity b = with_token(c.tokens().create(Role::kWorker, "worker b"));
   auto stub_a = v1::WorkerGateway::NewStub(open_channel(c.address(), a));
@@ -186,8 +186,8 @@ TEST(Auth, AWorkerTokenActsOnlyForItsOwnWorkersAndLeases) {
   EXPECT_EQ(register_worker(*stub_a, "host-a", &code, wa), wa) << "A re-registers under its own id";
   const auto held = c.store().find_job(job);
   ASSERT_TRUE(held);
-  EXPECT_EQ(held->worker_id(), wa);
-  EXPECT_EQ(held->attempt(), attempt);
+  EXPECT_EQ(held->worker_id, wa);
+  EXPECT_EQ(held->attempt, attempt);
 }
 
 // The HTTP API: 401 without a valid user token or session, 403 for a worker token; a dashboard session from
@@ -214,8 +214,8 @@ TEST(Auth, HttpApiNeedsAUserTokenOrASession) {
   EXPECT_EQ(health->status, 200);
   EXPECT_EQ(health->body, R"({"ok":true})");
   // The job view's routes, and its two write actions, are behind the same check.
-  const std::string sweep = c.store().create_sweep(make_sweep("auth-http", 1), "", "", false).sweep.id();
-  const std::string job = c.store().list_jobs(sweep).at(0).id();
+  const std::string sweep = c.store().create_sweep(make_sweep("auth-http", 1), "", "", false).sweep.id;
+  const std::string job = c.store().list_jobs(sweep).at(0).id;
   for (const std::string route : {"events", "log", "checkpoints"}) {
     const std::string path = "/api/jobs/" + job + "/" + route;
     EXPECT_EQ(http.Get(path)->status, 401) << path;
@@ -227,16 +227,16 @@ TEST(Auth, HttpApiNeedsAUserTokenOrASession) {
     EXPECT_EQ(http.Post(path, "", "text/plain")->status, 401) << path;
     EXPECT_EQ(http.Post(path, bearer(c.worker_token()), "", "text/plain")->status, 403) << path;
   }
-  EXPECT_EQ(c.store().find_job(job)->state(), v1::JOB_STATE_PENDING) << "refused requests changed nothing";
+  EXPECT_EQ(c.store().find_job(job)->state, JobState::kPending) << "refused requests changed nothing";
   auto foreign = http.Post("/api/jobs/" + job + "/cancel",
                            httplib::Headers{{"Authorization", "Bearer " + c.user_token()}, {"Origin", "http://evil.example"}},
                            "", "text/plain");
   EXPECT_EQ(foreign->status, 403) << "a write from another origin's page, even with a token";
-  EXPECT_EQ(c.store().find_job(job)->state(), v1::JOB_STATE_PENDING);
+  EXPECT_EQ(c.store().find_job(job)->state, JobState::kPending);
   EXPECT_EQ(http.Post("/api/jobs/" + job + "/cancel", bearer(c.user_token()), "", "text/plain")->status, 200);
-  EXPECT_EQ(c.store().find_job(job)->state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(c.store().find_job(job)->state, JobState::kCancelled);
   EXPECT_EQ(http.Post("/api/jobs/" + job + "/retry", bearer(c.user_token()), "", "text/plain")->status, 200);
-  EXPECT_EQ(c.store().find_job(job)->state(), v1::JOB_STATE_PENDING);
+  EXPECT_EQ(c.store().find_job(job)->state, JobState::kPending);
 
   const std::string token = c.tokens().create(Role::kUser, "browser");
   auto refused = http.Post("/api/session", bearer(c.worker_token()), "", "text/plain");

@@ -27,7 +27,7 @@ class BothDoors : public ::testing::Test {
     client_ = std::make_unique<httplib::Client>("127.0.0.1", http_->port());
     stub_ = connect_coordinator(coordinator_.address());
     sweep_ =
-        coordinator_.store().create_sweep(make_sweep("doors", 7), "name: doors", "doors.yaml", false).sweep.id();
+        coordinator_.store().create_sweep(make_sweep("doors", 7), "name: doors", "doors.yaml", false).sweep.id;
   }
 
   // GET over HTTP: the status, the JSON body, and the next page's token (X-Next-Page-Token).
@@ -129,7 +129,7 @@ TEST_F(BothDoors, RefuseWithTheSameWords) {
   EXPECT_EQ(http_error("/api/sweeps/nowhere/metrics", 404), not_found);
 
   // A pending job cannot be retried: FAILED_PRECONDITION through gRPC, 409 through HTTP, the same sentence.
-  const std::string job = coordinator_.store().list_jobs(sweep_).front().id();
+  const std::string job = coordinator_.store().list_jobs(sweep_).front().id;
   v1::RetryJobRequest retry;
   retry.set_job_id(job);
   v1::Job retried;

@@ -23,8 +23,8 @@ namespace {
 
 TEST(BoundedReplies, ListJobsPagesEveryJobOnceInOrder) {
   InProcessCoordinator coordinator("list-pages");
-  const std::string sweep = coordinator.store().create_sweep(make_sweep("paged", 250), "", "", false).sweep.id();
-  const std::vector<v1::Job> all = coordinator.store().list_jobs(sweep);
+  const std::string sweep = coordinator.store().create_sweep(make_sweep("paged", 250), "", "", false).sweep.id;
+  const std::vector<JobRecord> all = coordinator.store().list_jobs(sweep);
   auto stub = connect_coordinator(coordinator.address());
   v1::ListJobsRequest request;
   request.set_sweep_id(sweep);
@@ -41,7 +41,7 @@ TEST(BoundedReplies, ListJobsPagesEveryJobOnceInOrder) {
   } while (!request.page_token().empty());
   EXPECT_EQ(pages, 3);
   ASSERT_EQ(ids.size(), all.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], all[i].id()) << i;
+  for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], all[i].id) << i;
   // The client's own loop gives the same list, with the default page size.
   const auto listed = list_all_jobs(*stub, sweep, {}, coordinator.address());
   EXPECT_EQ(listed.size(), all.size());
@@ -49,10 +49,10 @@ TEST(BoundedReplies, ListJobsPagesEveryJobOnceInOrder) {
 
 TEST(BoundedReplies, ListJobsFiltersStatesAcrossPages) {
   InProcessCoordinator coordinator("list-states");
-  const std::string sweep = coordinator.store().create_sweep(make_sweep("states", 30), "", "", false).sweep.id();
-  const std::vector<v1::Job> all = coordinator.store().list_jobs(sweep);
+  const std::string sweep = coordinator.store().create_sweep(make_sweep("states", 30), "", "", false).sweep.id;
+  const std::vector<JobRecord> all = coordinator.store().list_jobs(sweep);
   std::vector<std::string> cancel;
-  for (std::size_t i = 0; i < all.size(); i += 3) cancel.push_back(all[i].id());
+  for (std::size_t i = 0; i < all.size(); i += 3) cancel.push_back(all[i].id);
   ASSERT_EQ(coordinator.store().cancel(sweep, cancel), 10);
   auto stub = connect_coordinator(coordinator.address());
   v1::ListJobsRequest request;
@@ -78,7 +78,7 @@ TEST(BoundedReplies, ListSweepsPagesOldestFirstWithoutTheirFiles) {
   for (int i = 0; i < 7; ++i) {
     created.push_back(coordinator.store()
                           .create_sweep(make_sweep("s" + std::to_string(i), 1), "name: big\n# " + std::string(5000, 'x'), "f.yaml", false)
-                          .sweep.id());
+                          .sweep.id);
   }
   auto stub = connect_coordinator(coordinator.address());
   v1::ListSweepsRequest request;
@@ -102,7 +102,7 @@ TEST(BoundedReplies, ListSweepsPagesOldestFirstWithoutTheirFiles) {
 
 TEST(BoundedReplies, BadPageArgumentsAreRefusedNamingTheField) {
   InProcessCoordinator coordinator("list-bad-page");
-  const std::string sweep = coordinator.store().create_sweep(make_sweep("bad", 2), "", "", false).sweep.id();
+  const std::string sweep = coordinator.store().create_sweep(make_sweep("bad", 2), "", "", false).sweep.id;
   auto stub = connect_coordinator(coordinator.address());
   v1::ListJobsRequest request;
   request.set_sweep_id(sweep);
@@ -127,23 +127,23 @@ std::vector<std::string> jobs_with_curves(InProcessCoordinator& coordinator) {
     job.config_hash = config_hash(job.config);
   }
   Store& store = coordinator.store();
-  const std::string sweep = store.create_sweep(spec, "", "", false).sweep.id();
+  const std::string sweep = store.create_sweep(spec, "", "", false).sweep.id;
   const std::string worker = store.register_worker("host", 3, {"gpu0", "gpu1", "gpu2"}, "");
   std::vector<std::string> ids;
   for (const std::int64_t steps : {60000, 100, 0}) {
     auto lease = store.lease(worker, 60000);
     EXPECT_TRUE(lease);
-    store.start(worker, lease->job.id(), lease->attempt);
+    store.start(worker, lease->job.id, lease->attempt);
     std::vector<MetricPoint> points;
     for (std::int64_t s = 1; s <= steps; ++s) {
       points.push_back({s, s * 4096, "train/loss", 3.0 + 1.0 / double(s)});
       if (s % 100 == 0) points.push_back({s, s * 4096, "val/loss", 3.1});
       if (points.size() == 10000 || s == steps) {
-        store.add_metrics(lease->job.id(), lease->attempt, points);
+        store.add_metrics(lease->job.id, lease->attempt, points);
         points.clear();
       }
     }
-    ids.push_back(lease->job.id());
+    ids.push_back(lease->job.id);
   }
   return ids;
 }
@@ -207,8 +207,8 @@ TEST(BoundedReplies, GetMetricsPagesEveryPointOnceAcrossMetricsAndJobs) {
 
 TEST(BoundedReplies, BadMetricsRequestsAreRefusedNamingTheField) {
   InProcessCoordinator coordinator("metric-bad-page");
-  const std::string sweep = coordinator.store().create_sweep(make_sweep("bad", 1), "", "", false).sweep.id();
-  const std::string job = coordinator.store().list_jobs(sweep)[0].id();
+  const std::string sweep = coordinator.store().create_sweep(make_sweep("bad", 1), "", "", false).sweep.id;
+  const std::string job = coordinator.store().list_jobs(sweep)[0].id;
   auto stub = connect_coordinator(coordinator.address());
   auto refused = [&](const v1::GetMetricsRequest& request) {
     v1::GetMetricsResponse page;
@@ -245,7 +245,7 @@ TEST(BoundedReplies, BadMetricsRequestsAreRefusedNamingTheField) {
 TEST(BoundedReplies, GetFitsPagesTheHistoryByVersionsAndBytes) {
   InProcessCoordinator coordinator("fit-pages");
   Store& store = coordinator.store();
-  const std::string sweep = store.create_sweep(make_sweep("fits", 1), "", "", false).sweep.id();
+  const std::string sweep = store.create_sweep(make_sweep("fits", 1), "", "", false).sweep.id;
   // 30 versions of two laws each; reports of 300 KB, so that 2 MiB holds 6 versions and a page of 10 is cut.
   const std::string report = "{\"pad\":\"" + std::string(300'000, 'x') + "\"}";
   for (int v = 1; v <= 30; ++v) store.add_fit(sweep, "scale.variant", {"1"}, {{"n", report}, {"c", "{}"}});
@@ -328,8 +328,8 @@ TEST(BoundedReplies, ListWorkersPagesEveryWorkerThatRegistered) {
 
 TEST(BoundedReplies, WatchSweepSendsEveryJobOnceThenOnlyChanges) {
   InProcessCoordinator coordinator("watch-changes");
-  const std::string sweep = coordinator.store().create_sweep(make_sweep("watched", 40), "", "", false).sweep.id();
-  const std::vector<v1::Job> all = coordinator.store().list_jobs(sweep);
+  const std::string sweep = coordinator.store().create_sweep(make_sweep("watched", 40), "", "", false).sweep.id;
+  const std::vector<JobRecord> all = coordinator.store().list_jobs(sweep);
   auto stub = connect_coordinator(coordinator.address());
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
@@ -343,18 +343,18 @@ TEST(BoundedReplies, WatchSweepSendsEveryJobOnceThenOnlyChanges) {
   for (const auto& job : update.jobs()) EXPECT_TRUE(job.config_json().empty()) << "watch updates carry no config";
   EXPECT_TRUE(update.sweep().source_yaml().empty());
 
-  ASSERT_EQ(coordinator.store().cancel(sweep, {all[7].id()}), 1);
+  ASSERT_EQ(coordinator.store().cancel(sweep, {all[7].id}), 1);
   ASSERT_TRUE(reader->Read(&update));
   EXPECT_TRUE(update.complete());
   ASSERT_EQ(update.jobs_size(), 1) << "only the cancelled job changed";
-  EXPECT_EQ(update.jobs(0).id(), all[7].id());
+  EXPECT_EQ(update.jobs(0).id(), all[7].id);
   EXPECT_EQ(update.jobs(0).state(), v1::JOB_STATE_CANCELLED);
   context.TryCancel();
 }
 
 TEST(BoundedReplies, WatchesAreBoundedPerClientAndGiveTheirSlotBackWhenTheyEnd) {
   InProcessCoordinator coordinator("watch-bound");
-  const std::string sweep = coordinator.store().create_sweep(make_sweep("watched", 2), "", "", false).sweep.id();
+  const std::string sweep = coordinator.store().create_sweep(make_sweep("watched", 2), "", "", false).sweep.id;
   auto stub = connect_coordinator(coordinator.address());
   v1::WatchSweepRequest request;
   request.set_sweep_id(sweep);

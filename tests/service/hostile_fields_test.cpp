@@ -77,7 +77,7 @@ TEST(HostileFields, AJobIdHasOneSpellingSoTheMetricRateLimitHolds) {
   c.store().create_sweep(make_sweep("ids", 1), "", "", false);
   const auto lease = c.store().lease(worker, 30'000);
   ASSERT_TRUE(lease);
-  const std::string job = lease->job.id();
+  const std::string job = lease->job.id;
   ASSERT_TRUE(c.store().start(worker, job, lease->attempt));
   auto gateway = v1::WorkerGateway::NewStub(c.own_channel());
   auto report = [&](const std::string& id, std::int64_t step) {

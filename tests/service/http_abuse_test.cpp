@@ -129,8 +129,8 @@ TEST(HttpAbuse, WithoutTokensARequestForAnotherHostNameIsRefused) {
   options.http_address = "127.0.0.1:0";
   options.insecure_no_auth = true;
   HttpApi api(c.store(), options, nullptr);
-  const std::string sweep = c.store().create_sweep(make_sweep("rebound", 1), "", "", false).sweep.id();
-  const std::string job = c.store().list_jobs(sweep).at(0).id();
+  const std::string sweep = c.store().create_sweep(make_sweep("rebound", 1), "", "", false).sweep.id;
+  const std::string job = c.store().list_jobs(sweep).at(0).id;
   httplib::Client http("127.0.0.1", api.port());
   // The page of a rebound name sends that name as Host, and as Origin for its writes.
   const httplib::Headers rebound{{"Host", "attacker.example:" + std::to_string(api.port())},
@@ -142,7 +142,7 @@ TEST(HttpAbuse, WithoutTokensARequestForAnotherHostNameIsRefused) {
   auto cancel = http.Post("/api/jobs/" + job + "/cancel", rebound, "", "text/plain");
   ASSERT_TRUE(cancel);
   EXPECT_EQ(cancel->status, 403);
-  EXPECT_EQ(c.store().find_job(job)->state(), v1::JOB_STATE_PENDING);
+  EXPECT_EQ(c.store().find_job(job)->state, JobState::kPending);
   // Loopback names, with and without a port, are this machine's own.
   for (const std::string& host :
        std::vector<std::string>{"localhost", "127.0.0.1:" + std::to_string(api.port()), "[::1]", "localhost:80"}) {

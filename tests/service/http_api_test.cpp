@@ -20,7 +20,6 @@
 #include "core/metric_names.h"
 #include "core/param_count.h"
 #include "core/scaling/fit_options.h"
-#include "proto/convert.h"
 #include "tests/service/test_sweeps.h"
 
 namespace gammalab::testing {
@@ -60,15 +59,15 @@ class HttpApiTest : public ::testing::Test {
   }
 
   // A sweep of `jobs` jobs; the first is leased, starts, reports `points` and (when `succeed`) finishes.
-  std::pair<v1::Sweep, v1::Job> sweep_with_running_job(const std::vector<MetricPoint>& points, bool succeed) {
+  std::pair<SweepRecord, JobRecord> sweep_with_running_job(const std::vector<MetricPoint>& points, bool succeed) {
     auto sweep = store_->create_sweep(make_sweep("s", 2), "name: s", "s.yaml", false).sweep;
     worker_ = store_->register_worker("host", 1, {"gpu0"}, "");
     auto lease = store_->lease(worker_, 10000);
     EXPECT_TRUE(lease);
-    store_->start(worker_, lease->job.id(), lease->attempt);
-    store_->add_metrics(lease->job.id(), lease->attempt, points);
-    if (succeed) store_->finish(worker_, lease->job.id(), lease->attempt, v1::JOB_OUTCOME_SUCCEEDED, "");
-    return {sweep, *store_->find_job(lease->job.id())};
+    store_->start(worker_, lease->job.id, lease->attempt);
+    store_->add_metrics(lease->job.id, lease->attempt, points);
+    if (succeed) store_->finish(worker_, lease->job.id, lease->attempt, AttemptEnd::kSucceeded, "");
+    return {sweep, *store_->find_job(lease->job.id)};
   }
 
   std::filesystem::path path_ = temp_db("http");
@@ -90,19 +89,19 @@ TEST_F(HttpApiTest, SweepsJobsAndWorkersUseProtoFieldNames) {
                                              false);
   json sweeps = get("/api/sweeps");
   ASSERT_EQ(sweeps.size(), 1u);
-  EXPECT_EQ(sweeps[0]["id"], sweep.id());
+  EXPECT_EQ(sweeps[0]["id"], sweep.id);
   EXPECT_EQ(sweeps[0]["name"], "s");
   EXPECT_EQ(sweeps[0]["total_jobs"], 2);
   EXPECT_EQ(sweeps[0]["finished"], false);
   EXPECT_EQ(sweeps[0]["job_counts"]["running"], 1);
   EXPECT_EQ(sweeps[0]["job_counts"]["pending"], 1);
 
-  EXPECT_EQ(get("/api/sweeps/" + sweep.id())["name"], "s");
-  EXPECT_EQ(get("/api/sweeps/s")["id"], sweep.id()) << "a sweep by its name";
+  EXPECT_EQ(get("/api/sweeps/" + sweep.id)["name"], "s");
+  EXPECT_EQ(get("/api/sweeps/s")["id"], sweep.id) << "a sweep by its name";
 
-  json jobs = get("/api/sweeps/" + sweep.id() + "/jobs");
+  json jobs = get("/api/sweeps/" + sweep.id + "/jobs");
   ASSERT_EQ(jobs.size(), 2u);
-  EXPECT_EQ(jobs[0]["id"], job.id());
+  EXPECT_EQ(jobs[0]["id"], job.id);
   EXPECT_EQ(jobs[0]["name"], "s/job0");
   EXPECT_EQ(jobs[0]["state"], "running") << "one spelling of states on the API, as in job_counts and /runs";
   EXPECT_EQ(jobs[0]["worker_id"], worker_);
@@ -115,14 +114,14 @@ TEST_F(HttpApiTest, SweepsJobsAndWorkersUseProtoFieldNames) {
   EXPECT_EQ(jobs[1]["state"], "pending");
   EXPECT_EQ(jobs[1]["has_loss"], false);
 
-  EXPECT_EQ(get("/api/jobs/" + job.id())["name"], "s/job0");
-  EXPECT_EQ(get("/api/jobs/" + job.id())["state"], "running");
+  EXPECT_EQ(get("/api/jobs/" + job.id)["name"], "s/job0");
+  EXPECT_EQ(get("/api/jobs/" + job.id)["state"], "running");
 
   json workers = get("/api/workers");
   ASSERT_EQ(workers.size(), 1u);
   EXPECT_EQ(workers[0]["id"], worker_);
   EXPECT_EQ(workers[0]["hostname"], "host");
-  EXPECT_EQ(workers[0]["running_job_ids"], json::array({job.id()}));
+  EXPECT_EQ(workers[0]["running_job_ids"], json::array({job.id}));
 }
 
 TEST_F(HttpApiTest, MetaServesTheStatesAndMetricNames) {
@@ -160,7 +159,7 @@ TEST_F(HttpApiTest, MetricsAreColumnarWithNullForNaNAndAppendAfterStep) {
                                               {3, 300, "val/loss", 3.25},
                                               {3, 300, "lr", 0.001}},
                                              false);
-  const std::string base = "/api/jobs/" + job.id() + "/metrics";
+  const std::string base = "/api/jobs/" + job.id + "/metrics";
   json all = get(base);
   EXPECT_EQ(all.size(), 3u) << all.dump();
   EXPECT_EQ(all["train/loss"]["step"], json::array({1, 2, 3}));
@@ -173,7 +172,7 @@ TEST_F(HttpApiTest, MetricsAreColumnarWithNullForNaNAndAppendAfterStep) {
   EXPECT_EQ(some["val/loss"]["value"], json::array({3.25}));
   EXPECT_EQ(get(base + "?after_step=3"), json::object()) << "nothing new";
 
-  store_->add_metrics(job.id(), 1, {{4, 400, "train/loss", 2.5}});
+  store_->add_metrics(job.id, 1, {{4, 400, "train/loss", 2.5}});
   EXPECT_EQ(get(base + "?names=train/loss&after_step=3")["train/loss"]["step"], json::array({4}));
 
   EXPECT_TRUE(get(base + "?after_step=abc", 400)["error"].get<std::string>().find("after_step") !=
@@ -181,10 +180,10 @@ TEST_F(HttpApiTest, MetricsAreColumnarWithNullForNaNAndAppendAfterStep) {
   get(base + "?after_step=5x", 400);
   get(base + "?after_step=-2", 400);
 
-  json bulk = get("/api/sweeps/" + sweep.id() + "/metrics?names=train/loss");
+  json bulk = get("/api/sweeps/" + sweep.id + "/metrics?names=train/loss");
   ASSERT_EQ(bulk.size(), 2u) << "every job of the sweep, with or without points";
-  EXPECT_EQ(bulk[job.id()]["train/loss"]["step"], json::array({1, 2, 3, 4}));
-  EXPECT_FALSE(bulk[job.id()].contains("val/loss"));
+  EXPECT_EQ(bulk[job.id]["train/loss"]["step"], json::array({1, 2, 3, 4}));
+  EXPECT_FALSE(bulk[job.id].contains("val/loss"));
 }
 
 TEST_F(HttpApiTest, MetricsDownsampleToMaxPointsKeepingExtremesAndZoomAtFullResolution) {
@@ -196,14 +195,14 @@ TEST_F(HttpApiTest, MetricsDownsampleToMaxPointsKeepingExtremesAndZoomAtFullReso
   worker_ = store_->register_worker("host", 1, {"gpu0"}, "");
   auto lease = store_->lease(worker_, 10000);
   ASSERT_TRUE(lease);
-  store_->start(worker_, lease->job.id(), lease->attempt);
+  store_->start(worker_, lease->job.id, lease->attempt);
   std::vector<MetricPoint> points;
   for (std::int64_t s = 1; s <= 4000; ++s) points.push_back({s, s * 64, "train/loss", 4.0 - s * 0.0005});
   points[1233].value = 9.5;                                       // step 1234
   points[2999].value = std::numeric_limits<double>::quiet_NaN();  // step 3000
   points.push_back({4000, 4000 * 64, "val/loss", 2.0});
-  ASSERT_EQ(store_->add_metrics(lease->job.id(), lease->attempt, points).stored, 4001);
-  const std::string base = "/api/jobs/" + lease->job.id() + "/metrics?names=train/loss";
+  ASSERT_EQ(store_->add_metrics(lease->job.id, lease->attempt, points).stored, 4001);
+  const std::string base = "/api/jobs/" + lease->job.id + "/metrics?names=train/loss";
 
   json full = get(base)["train/loss"];
   EXPECT_EQ(full["step"].size(), 4000u) << "no max_points: every point";
@@ -223,7 +222,7 @@ TEST_F(HttpApiTest, MetricsDownsampleToMaxPointsKeepingExtremesAndZoomAtFullReso
   EXPECT_TRUE(spike) << "the spike is kept";
   EXPECT_TRUE(diverged) << "the NaN step is kept (as null)";
   // Each series of a sweep's bulk answer is downsampled on its own; a short one comes back whole.
-  json bulk = get("/api/sweeps/" + sweep.id() + "/metrics?max_points=100")[lease->job.id()];
+  json bulk = get("/api/sweeps/" + sweep.id + "/metrics?max_points=100")[lease->job.id];
   EXPECT_EQ(bulk["train/loss"]["step"], small["step"]);
   EXPECT_EQ(bulk["val/loss"]["step"], json::array({4000}));
 
@@ -275,12 +274,12 @@ TEST_F(HttpApiTest, MetricsWithoutMaxPointsAreBoundedInAllTheAnswersSeries) {
   for (int i = 0; i < 2; ++i) {
     auto lease = store_->lease(worker_, 10000);
     ASSERT_TRUE(lease);
-    store_->start(worker_, lease->job.id(), lease->attempt);
+    store_->start(worker_, lease->job.id, lease->attempt);
     std::vector<MetricPoint> points;
     for (std::int64_t s = 1; s <= 2000; ++s) points.push_back({s, s * 64, "train/loss", 3.0});
     for (std::int64_t s = 1; s <= 1500; ++s) points.push_back({s, s * 64, "val/loss", 3.0});
-    ASSERT_EQ(store_->add_metrics(lease->job.id(), lease->attempt, points).stored, 3500);
-    jobs.push_back(lease->job.id());
+    ASSERT_EQ(store_->add_metrics(lease->job.id, lease->attempt, points).stored, 3500);
+    jobs.push_back(lease->job.id);
   }
   const std::string job = "/api/jobs/" + jobs[0] + "/metrics";
   EXPECT_EQ(get(job + "?names=train/loss")["train/loss"]["step"].size(), 2000u);
@@ -288,10 +287,10 @@ TEST_F(HttpApiTest, MetricsWithoutMaxPointsAreBoundedInAllTheAnswersSeries) {
   const std::string error = get(job, 400)["error"];
   EXPECT_EQ(error, "the answer would hold more than 3000 points, the limit without max_points: ask with "
                    "max_points, or for fewer steps (after_step, from_step and to_step) or metrics (names)");
-  get("/api/sweeps/" + sweep.id() + "/metrics?names=train/loss", 400);
-  EXPECT_EQ(get("/api/sweeps/" + sweep.id() + "/metrics?names=train/loss&after_step=1000").size(), 2u)
+  get("/api/sweeps/" + sweep.id + "/metrics?names=train/loss", 400);
+  EXPECT_EQ(get("/api/sweeps/" + sweep.id + "/metrics?names=train/loss&after_step=1000").size(), 2u)
       << "1,000 steps of each job: 2,000 points";
-  const json downsampled = get("/api/sweeps/" + sweep.id() + "/metrics?max_points=400");
+  const json downsampled = get("/api/sweeps/" + sweep.id + "/metrics?max_points=400");
   for (const std::string& id : jobs) {
     for (const char* name : {"train/loss", "val/loss"}) {
       const std::size_t n = downsampled[id][name]["step"].size();
@@ -309,12 +308,12 @@ TEST_F(HttpApiTest, RunsCarryParamsTokensAndFinalLosses) {
                                               {10, 1000, "train/loss", 2.0},
                                               {10, 1000, "val/loss", 2.75}},
                                              true);
-  json runs = get("/api/sweeps/" + sweep.id() + "/runs");
+  json runs = get("/api/sweeps/" + sweep.id + "/runs");
   ASSERT_EQ(runs.size(), 2u);
-  const JobConfig config = job_config_from_json(json::parse(job.config_json()));
+  const JobConfig config = job_config_from_json(json::parse(job.config_json));
   const ParamCounts counts = count_params(config.model, config.scale);
   json run = runs[0];
-  EXPECT_EQ(run["id"], job.id());
+  EXPECT_EQ(run["id"], job.id);
   EXPECT_EQ(run["name"], "s/job0");
   EXPECT_EQ(run["state"], "succeeded");
   EXPECT_EQ(run["stage"], "main");
@@ -336,26 +335,26 @@ TEST_F(HttpApiTest, RunsCarryParamsTokensAndFinalLosses) {
 
 TEST_F(HttpApiTest, FitsAre404UntilStoredThenTheLatestOrAllVersions) {
   auto sweep = store_->create_sweep(make_sweep("s", 1), "name: s", "s.yaml", false).sweep;
-  get("/api/sweeps/" + sweep.id() + "/fits", 404);
+  get("/api/sweeps/" + sweep.id + "/fits", 404);
   get("/api/sweeps/9999/fits", 404);
-  store_->add_fit(sweep.id(), "scale.variant", {"1"}, {{"n", R"({"law":"n","groups":[]})"}});
-  store_->add_fit(sweep.id(), "scale.variant", {"1", "2"},
+  store_->add_fit(sweep.id, "scale.variant", {"1"}, {{"n", R"({"law":"n","groups":[]})"}});
+  store_->add_fit(sweep.id, "scale.variant", {"1", "2"},
                   {{"n", R"({"law":"n","groups":[{"group":"baseline"}]})"}, {"c", R"({"law":"c","groups":[]})"}});
-  const json latest = get("/api/sweeps/" + sweep.id() + "/fits");
+  const json latest = get("/api/sweeps/" + sweep.id + "/fits");
   EXPECT_EQ(latest["version"], 2);
   ASSERT_EQ(latest["fits"].size(), 2u) << "every law of the newest version";
   EXPECT_EQ(latest["fits"][0]["law"], "n");
   EXPECT_EQ(latest["fits"][1]["law"], "c");
   EXPECT_EQ(latest["fits"][0]["job_ids"], json({"1", "2"}));
   EXPECT_EQ(json::parse(latest["fits"][0]["report_json"].get<std::string>())["groups"][0]["group"], "baseline");
-  const json all = get("/api/sweeps/" + sweep.id() + "/fits?all=1");
+  const json all = get("/api/sweeps/" + sweep.id + "/fits?all=1");
   ASSERT_EQ(all["fits"].size(), 3u);
   EXPECT_EQ(all["fits"][2]["version"], 1);
   EXPECT_FALSE(all.contains("next_before_version")) << "no older version";
 
   // The history a page of versions at a time, a version's laws together.
-  for (int v = 3; v <= 12; ++v) store_->add_fit(sweep.id(), "scale.variant", {"1"}, {{"n", "{}"}});
-  const std::string history = "/api/sweeps/" + sweep.id() + "/fits?all=1";
+  for (int v = 3; v <= 12; ++v) store_->add_fit(sweep.id, "scale.variant", {"1"}, {{"n", "{}"}});
+  const std::string history = "/api/sweeps/" + sweep.id + "/fits?all=1";
   const json newest = get(history);
   EXPECT_EQ(newest["fits"].size(), 10u) << "10 versions by default";
   EXPECT_EQ(newest["fits"][0]["version"], 12);
@@ -385,8 +384,8 @@ json post(httplib::Client& client, const std::string& path, int status) {
 
 TEST_F(HttpApiTest, JobHistoryWithAttemptsWorkersAndReasonsBounded) {
   auto [sweep, job] = sweep_with_running_job({}, false);
-  ASSERT_TRUE(store_->finish(worker_, job.id(), 1, v1::JOB_OUTCOME_FAILED, "exit code 1: out of memory"));
-  const json history = get("/api/jobs/" + job.id() + "/events");
+  ASSERT_TRUE(store_->finish(worker_, job.id, 1, AttemptEnd::kFailed, "exit code 1: out of memory"));
+  const json history = get("/api/jobs/" + job.id + "/events");
   EXPECT_EQ(history["earlier"], false);
   const json& events = history["events"];
   ASSERT_EQ(events.size(), 4u) << events.dump();
@@ -400,22 +399,22 @@ TEST_F(HttpApiTest, JobHistoryWithAttemptsWorkersAndReasonsBounded) {
   EXPECT_EQ(events[3]["state"], "pending");
   EXPECT_EQ(events[3]["detail"], "exit code 1: out of memory");
   EXPECT_TRUE(events[3]["at_ms"].is_number_integer());
-  const json last = get("/api/jobs/" + job.id() + "/events?limit=2");
+  const json last = get("/api/jobs/" + job.id + "/events?limit=2");
   ASSERT_EQ(last["events"].size(), 2u);
   EXPECT_EQ(last["events"][1]["kind"], "requeued");
   EXPECT_EQ(last["earlier"], true);
-  EXPECT_EQ(get("/api/jobs/" + job.id() + "/events?limit=0", 400)["error"],
+  EXPECT_EQ(get("/api/jobs/" + job.id + "/events?limit=0", 400)["error"],
             "limit: expected an integer from 1 to 1000, got '0'");
-  get("/api/jobs/" + job.id() + "/events?limit=1001", 400);
+  get("/api/jobs/" + job.id + "/events?limit=1001", 400);
   get("/api/jobs/999/events", 404);
 }
 
 TEST_F(HttpApiTest, LogTailIsTheLast64KiBOfValidTextWithoutControlCharacters) {
   auto [sweep, job] = sweep_with_running_job({}, false);
-  const json none = get("/api/jobs/" + job.id() + "/log");
+  const json none = get("/api/jobs/" + job.id + "/log");
   EXPECT_EQ(none["exists"], false);
   EXPECT_EQ(none["text"], "");
-  const auto log = options_.shared_root / "jobs" / job.id() / "log.txt";
+  const auto log = options_.shared_root / "jobs" / job.id / "log.txt";
   std::filesystem::create_directories(log.parent_path());
   const std::string euro = "\xE2\x82\xAC";  // 3 bytes
   // 70,000 bytes of euro signs: the last 64 KiB starts inside one, which is dropped whole.
@@ -423,7 +422,7 @@ TEST_F(HttpApiTest, LogTailIsTheLast64KiBOfValidTextWithoutControlCharacters) {
   while (body.size() < 70000 - 16) body += euro;
   const std::string end = "\x1B[1mdone\x1B[0m\r\nlast \xFF line\n";
   std::ofstream(log, std::ios::binary) << body << end;
-  const json tail = get("/api/jobs/" + job.id() + "/log");
+  const json tail = get("/api/jobs/" + job.id + "/log");
   EXPECT_EQ(tail["exists"], true);
   EXPECT_EQ(tail["size"], body.size() + end.size());
   EXPECT_EQ(tail["truncated"], true);
@@ -433,16 +432,16 @@ TEST_F(HttpApiTest, LogTailIsTheLast64KiBOfValidTextWithoutControlCharacters) {
   EXPECT_EQ(text.substr(0, 3), euro) << "starts at a whole character";
   const std::string fffd = "\xEF\xBF\xBD";
   EXPECT_TRUE(text.ends_with("[1mdone[0m\nlast " + fffd + " line\n")) << text.substr(text.size() - 40);
-  const json small = get("/api/jobs/" + job.id() + "/log?tail_bytes=10");
+  const json small = get("/api/jobs/" + job.id + "/log?tail_bytes=10");
   EXPECT_EQ(small["text"], " " + fffd + " line\n");
-  get("/api/jobs/" + job.id() + "/log?tail_bytes=65537", 400);
+  get("/api/jobs/" + job.id + "/log?tail_bytes=65537", 400);
   get("/api/jobs/999/log", 404);
 }
 
 TEST_F(HttpApiTest, CheckpointsAreListedByNameStepAndSizeNeverRead) {
   auto [sweep, job] = sweep_with_running_job({}, false);
-  EXPECT_EQ(get("/api/jobs/" + job.id() + "/checkpoints")["checkpoints"], json::array());
-  const auto dir = options_.shared_root / "jobs" / job.id() / "ckpt";
+  EXPECT_EQ(get("/api/jobs/" + job.id + "/checkpoints")["checkpoints"], json::array());
+  const auto dir = options_.shared_root / "jobs" / job.id / "ckpt";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "ckpt_000000010.safetensors") << std::string(100, 'x');
   std::ofstream(dir / "ckpt_000000020.safetensors") << std::string(250, 'y');
@@ -450,8 +449,8 @@ TEST_F(HttpApiTest, CheckpointsAreListedByNameStepAndSizeNeverRead) {
   std::ofstream(dir / "latest") << "ckpt_000000020.safetensors\n";
   std::filesystem::create_directories(dir / "ckpt_000000030.safetensors");  // a directory: not a checkpoint
   std::filesystem::create_symlink(dir / "ckpt_000000010.safetensors", dir / "ckpt_000000040.safetensors");
-  const json list = get("/api/jobs/" + job.id() + "/checkpoints");
-  EXPECT_EQ(list["dir"], "jobs/" + job.id() + "/ckpt");
+  const json list = get("/api/jobs/" + job.id + "/checkpoints");
+  EXPECT_EQ(list["dir"], "jobs/" + job.id + "/ckpt");
   EXPECT_EQ(list["truncated"], false);
   ASSERT_EQ(list["checkpoints"].size(), 2u) << list.dump();
   EXPECT_EQ(list["checkpoints"][0]["name"], "ckpt_000000020.safetensors");
@@ -472,9 +471,9 @@ TEST_F(HttpApiTest, LogAndCheckpointRoutesNeverFollowALink) {
   std::ofstream(outside / "server.key") << "CANARY-PRIVATE-KEY";
   std::ofstream(outside / "log.txt") << "CANARY-LOG";
   std::ofstream(outside / "ckpt" / "ckpt_000000010.safetensors") << "CANARY-CKPT";
-  const auto dir = options_.shared_root / "jobs" / job.id();
-  const std::string log = "/api/jobs/" + job.id() + "/log", checkpoints = "/api/jobs/" + job.id() + "/checkpoints";
-  const std::string rel = "jobs/" + job.id();
+  const auto dir = options_.shared_root / "jobs" / job.id;
+  const std::string log = "/api/jobs/" + job.id + "/log", checkpoints = "/api/jobs/" + job.id + "/checkpoints";
+  const std::string rel = "jobs/" + job.id;
   const auto refused = [&](const std::string& route, const std::string& reason) {
     const json answer = get(route);
     EXPECT_EQ(answer["refused"], reason) << route;
@@ -502,30 +501,30 @@ TEST_F(HttpApiTest, LogAndCheckpointRoutesNeverFollowALink) {
 
 TEST_F(HttpApiTest, CancelAndRetryUseTheStoresOperations) {
   auto [sweep, running] = sweep_with_running_job({}, false);
-  const v1::Job pending = store_->list_jobs(sweep.id()).at(1);
+  const JobRecord pending = store_->list_jobs(sweep.id).at(1);
   // A pending job is cancelled at once; a running one is flagged for its worker and stays running until then.
-  EXPECT_EQ(post(*client_, "/api/jobs/" + pending.id() + "/cancel", 200)["state"], "cancelled");
-  EXPECT_EQ(post(*client_, "/api/jobs/" + running.id() + "/cancel", 200)["state"], "running");
-  EXPECT_TRUE(store_->heartbeat(worker_, {{running.id(), 1}}, false, 10000).cancel_job_ids ==
-              std::vector<std::string>{running.id()});
-  ASSERT_TRUE(store_->finish(worker_, running.id(), 1, v1::JOB_OUTCOME_CANCELLED, ""));
-  EXPECT_EQ(post(*client_, "/api/jobs/" + running.id() + "/cancel", 409)["error"],
-            "job " + running.id() + " was cancelled; only pending, leased or running jobs can be cancelled");
-  const json retried = post(*client_, "/api/jobs/" + running.id() + "/retry", 200);
+  EXPECT_EQ(post(*client_, "/api/jobs/" + pending.id + "/cancel", 200)["state"], "cancelled");
+  EXPECT_EQ(post(*client_, "/api/jobs/" + running.id + "/cancel", 200)["state"], "running");
+  EXPECT_TRUE(store_->heartbeat(worker_, {{running.id, 1}}, false, 10000).cancel_job_ids ==
+              std::vector<std::string>{running.id});
+  ASSERT_TRUE(store_->finish(worker_, running.id, 1, AttemptEnd::kCancelled, ""));
+  EXPECT_EQ(post(*client_, "/api/jobs/" + running.id + "/cancel", 409)["error"],
+            "job " + running.id + " was cancelled; only pending, leased or running jobs can be cancelled");
+  const json retried = post(*client_, "/api/jobs/" + running.id + "/retry", 200);
   EXPECT_EQ(retried["state"], "pending");
   EXPECT_EQ(retried["attempt"], 0);
-  EXPECT_EQ(post(*client_, "/api/jobs/" + running.id() + "/retry", 409)["error"],
-            "job " + running.id() + " is pending; only failed or cancelled jobs can be retried");
+  EXPECT_EQ(post(*client_, "/api/jobs/" + running.id + "/retry", 409)["error"],
+            "job " + running.id + " is pending; only failed or cancelled jobs can be retried");
   std::vector<std::string> kinds;
-  for (const JobEvent& e : store_->job_events(running.id(), 100).events) kinds.push_back(e.kind);
+  for (const JobEvent& e : store_->job_events(running.id, 100).events) kinds.push_back(e.kind);
   EXPECT_EQ(kinds, (std::vector<std::string>{"submitted", "leased", "started", "cancel_requested", "cancelled",
                                              "retried"}));
   post(*client_, "/api/jobs/999/cancel", 404);
   post(*client_, "/api/jobs/999/retry", 404);
-  auto get_cancel = client_->Get(("/api/jobs/" + pending.id() + "/cancel").c_str());
+  auto get_cancel = client_->Get(("/api/jobs/" + pending.id + "/cancel").c_str());
   ASSERT_TRUE(get_cancel);
   EXPECT_EQ(get_cancel->status, 405) << "a GET changes nothing";
-  EXPECT_EQ(from_proto(store_->find_job(pending.id())->state()).value(), JobState::kCancelled);
+  EXPECT_EQ(store_->find_job(pending.id)->state, JobState::kCancelled);
 }
 
 TEST_F(HttpApiTest, ServesDashboardAndUPlotButNotPackageFiles) {
@@ -605,7 +604,7 @@ TEST_F(HttpApiTest, EventStreamSendsHelloThenChangeAfterAWrite) {
   }
   auto lease = store_->lease(store_->register_worker("host", 1, {}, ""), 10000);
   ASSERT_TRUE(lease);
-  store_->add_metrics(lease->job.id(), 1, {{1, 10, "train/loss", 2.0}});
+  store_->add_metrics(lease->job.id, 1, {{1, 10, "train/loss", 2.0}});
   EXPECT_TRUE(wait_for("event: change\ndata: {\"version\":")) << received;
   reader.join();
 }
@@ -640,7 +639,7 @@ namespace {
 // the live workers change, since a pending job's reason may then change without its row.
 TEST_F(HttpApiTest, JobsChangedAfterGiveOnlyTheJobsWrittenSinceTheLastAnswer) {
   const auto sweep = store_->create_sweep(make_sweep("c", 3), "name: c", "c.yaml", false).sweep;
-  auto whole = client_->Get(("/api/sweeps/" + sweep.id() + "/jobs").c_str());
+  auto whole = client_->Get(("/api/sweeps/" + sweep.id + "/jobs").c_str());
   ASSERT_TRUE(whole);
   ASSERT_EQ(whole->status, 200);
   EXPECT_EQ(json::parse(whole->body).size(), 3u);
@@ -651,7 +650,7 @@ TEST_F(HttpApiTest, JobsChangedAfterGiveOnlyTheJobsWrittenSinceTheLastAnswer) {
                 std::string::npos,
             true);
 
-  auto quiet = client_->Get(("/api/sweeps/" + sweep.name() + "/jobs?changed_after=" + seq).c_str());
+  auto quiet = client_->Get(("/api/sweeps/" + sweep.name + "/jobs?changed_after=" + seq).c_str());
   ASSERT_TRUE(quiet);
   EXPECT_EQ(json::parse(quiet->body), json::array()) << "nothing changed; the sweep's name serves as its id";
   EXPECT_EQ(quiet->get_header_value("X-Change-Seq"), seq);
@@ -659,17 +658,17 @@ TEST_F(HttpApiTest, JobsChangedAfterGiveOnlyTheJobsWrittenSinceTheLastAnswer) {
   worker_ = store_->register_worker("host", 2, {}, "");
   auto lease = store_->lease(worker_, 10000);
   ASSERT_TRUE(lease);
-  auto changed = client_->Get(("/api/sweeps/" + sweep.id() + "/jobs?changed_after=" + seq).c_str());
+  auto changed = client_->Get(("/api/sweeps/" + sweep.id + "/jobs?changed_after=" + seq).c_str());
   ASSERT_TRUE(changed);
   const json jobs = json::parse(changed->body);
   ASSERT_EQ(jobs.size(), 1u);
-  EXPECT_EQ(jobs[0]["id"], lease->job.id());
+  EXPECT_EQ(jobs[0]["id"], lease->job.id);
   EXPECT_EQ(jobs[0]["state"], "leased");
   EXPECT_EQ(changed->get_header_value("X-Pending-Basis"), "2") << "one live worker with 2 slots";
   EXPECT_NE(changed->get_header_value("X-Change-Seq"), seq);
 
-  get("/api/sweeps/" + sweep.id() + "/jobs?changed_after=-1", 400);
-  const json refused = get("/api/sweeps/" + sweep.id() + "/jobs?changed_after=x", 400);
+  get("/api/sweeps/" + sweep.id + "/jobs?changed_after=-1", 400);
+  const json refused = get("/api/sweeps/" + sweep.id + "/jobs?changed_after=x", 400);
   EXPECT_NE(refused["error"].get<std::string>().find("changed_after"), std::string::npos) << refused;
   get("/api/sweeps/999/jobs?changed_after=0", 404);
 }

@@ -57,8 +57,8 @@ class IngestGroups : public ::testing::Test {
     for (int j = 0; j < jobs; ++j) {
       auto lease = store_.lease(worker, 600'000);
       ASSERT_TRUE(lease);
-      ASSERT_TRUE(store_.start(worker, lease->job.id(), lease->attempt));
-      attempts_[lease->job.id()] = lease->attempt;
+      ASSERT_TRUE(store_.start(worker, lease->job.id, lease->attempt));
+      attempts_[lease->job.id] = lease->attempt;
     }
   }
 

@@ -10,7 +10,6 @@
 
 #include "core/metric_names.h"
 #include "core/sweep/config_hash.h"
-#include "proto/convert.h"
 #include "server/coordinator/coordinator.h"
 #include "server/schema.h"
 #include "server/server_options.h"
@@ -22,7 +21,7 @@ namespace {
 
 std::vector<std::string> ids(const Store::JobChanges& changes) {
   std::vector<std::string> out;
-  for (const auto& job : changes.jobs) out.push_back(job.id());
+  for (const auto& job : changes.jobs) out.push_back(job.id);
   return out;
 }
 
@@ -30,12 +29,12 @@ TEST(JobChanges, ARoundGetsTheJobsWrittenSinceTheLastAndNoOthers) {
   const auto path = temp_db("job-changes");
   {
     Store store(path.string());
-    const std::string sweep = store.create_sweep(make_sweep("s", 3), "", "", false).sweep.id();
-    const std::string other = store.create_sweep(make_sweep("other", 2), "", "", false).sweep.id();
+    const std::string sweep = store.create_sweep(make_sweep("s", 3), "", "", false).sweep.id;
+    const std::string other = store.create_sweep(make_sweep("other", 2), "", "", false).sweep.id;
     const auto all = store.jobs_changed_since(sweep, 0);
     const auto jobs = store.list_jobs(sweep);
     ASSERT_EQ(ids(all).size(), 3u);
-    for (const auto& job : jobs) EXPECT_NE(std::find(ids(all).begin(), ids(all).end(), job.id()), ids(all).end());
+    for (const auto& job : jobs) EXPECT_NE(std::find(ids(all).begin(), ids(all).end(), job.id), ids(all).end());
 
     const auto quiet = store.jobs_changed_since(sweep, all.seq);
     EXPECT_TRUE(quiet.jobs.empty());
@@ -45,16 +44,16 @@ TEST(JobChanges, ARoundGetsTheJobsWrittenSinceTheLastAndNoOthers) {
     const std::string worker = store.register_worker("host", 1, {}, "");
     const auto lease = store.lease(worker, 60000);
     ASSERT_TRUE(lease);
-    const std::string sweep_of_lease = lease->job.sweep_id();
+    const std::string sweep_of_lease = lease->job.sweep_id;
     const auto leased = store.jobs_changed_since(sweep_of_lease, sweep_of_lease == sweep ? all.seq : 0);
     ASSERT_FALSE(leased.jobs.empty());
     EXPECT_GT(leased.seq, all.seq);
-    store.start(worker, lease->job.id(), lease->attempt);
-    store.add_metrics(lease->job.id(), lease->attempt, {{1, 8, std::string(metric_names::kTrainLoss), 3.0}});
+    store.start(worker, lease->job.id, lease->attempt);
+    store.add_metrics(lease->job.id, lease->attempt, {{1, 8, std::string(metric_names::kTrainLoss), 3.0}});
     const auto reported = store.jobs_changed_since(sweep_of_lease, leased.seq);
-    ASSERT_EQ(ids(reported), std::vector<std::string>{lease->job.id()});
-    EXPECT_EQ(reported.jobs[0].state(), v1::JOB_STATE_RUNNING);
-    EXPECT_EQ(reported.jobs[0].step(), 1);
+    ASSERT_EQ(ids(reported), std::vector<std::string>{lease->job.id});
+    EXPECT_EQ(reported.jobs[0].state, JobState::kRunning);
+    EXPECT_EQ(reported.jobs[0].step, 1);
 
     // Another sweep's changes are not this one's; a cancel of this one's jobs is, each once.
     const std::string watched = sweep_of_lease == sweep ? other : sweep;
@@ -63,7 +62,7 @@ TEST(JobChanges, ARoundGetsTheJobsWrittenSinceTheLastAndNoOthers) {
     ASSERT_GT(store.cancel(watched, {}), 0);
     const auto cancelled = store.jobs_changed_since(watched, before.seq);
     EXPECT_EQ(cancelled.jobs.size(), before.jobs.size());
-    for (const auto& job : cancelled.jobs) EXPECT_EQ(job.state(), v1::JOB_STATE_CANCELLED);
+    for (const auto& job : cancelled.jobs) EXPECT_EQ(job.state, JobState::kCancelled);
     EXPECT_TRUE(store.jobs_changed_since(watched, cancelled.seq).jobs.empty());
     EXPECT_TRUE(store.jobs_changed_since("999", 0).jobs.empty());
   }
@@ -83,13 +82,13 @@ TEST(JobChanges, ARunsStateChangeIsAChangeOfItsBranches) {
     branch.branch_step = 1;
     spec.jobs[0].branch_points.push_back(1);
     spec.jobs.push_back(branch);
-    const std::string sweep = store.create_sweep(spec, "", "", false).sweep.id();
+    const std::string sweep = store.create_sweep(spec, "", "", false).sweep.id;
     const auto start = store.jobs_changed_since(sweep, 0);
     ASSERT_EQ(start.jobs.size(), 2u);
     const std::string worker = store.register_worker("host", 1, {}, "");
     const auto lease = store.lease(worker, 60000);
     ASSERT_TRUE(lease);
-    ASSERT_TRUE(lease->job.parent_id().empty());
+    ASSERT_TRUE(lease->job.parent_id.empty());
     const auto changed = store.jobs_changed_since(sweep, start.seq);
     EXPECT_EQ(changed.jobs.size(), 2u) << "the run was leased; its waiting branch's pending reason reads its state";
   }
@@ -113,14 +112,14 @@ TEST(JobChangesMigration, EveryJobOfAnOlderDatabaseIsAChangeAfterZero) {
     EXPECT_EQ(all.jobs.size(), 2u);
     EXPECT_TRUE(store.jobs_changed_since("1", all.seq).jobs.empty());
     ASSERT_TRUE(all.sweep);
-    EXPECT_EQ(all.sweep->total_jobs(), 2) << "the counts per state start from the jobs stored";
-    EXPECT_EQ(all.sweep->job_counts().at("pending"), 2);
+    EXPECT_EQ(all.sweep->total_jobs, 2) << "the counts per state start from the jobs stored";
+    EXPECT_EQ(all.sweep->job_counts.at("pending"), 2);
     ASSERT_EQ(store.cancel("1", {"1"}), 1);
     EXPECT_EQ(ids(store.jobs_changed_since("1", all.seq)), std::vector<std::string>{"1"});
     const auto after = store.find_sweep("1");
     ASSERT_TRUE(after);
-    EXPECT_EQ(after->job_counts().at("pending"), 1);
-    EXPECT_EQ(after->job_counts().at("cancelled"), 1);
+    EXPECT_EQ(after->job_counts.at("pending"), 1);
+    EXPECT_EQ(after->job_counts.at("cancelled"), 1);
   }
   std::filesystem::remove_all(path.parent_path());
 }
@@ -131,8 +130,8 @@ TEST(SweepJobCounts, EqualACountOfTheJobsThroughEveryChangeOfState) {
   const auto path = temp_db("sweep-job-counts");
   {
     Store store(path.string());
-    const std::string sweep = store.create_sweep(make_sweep("c", 12), "", "", false).sweep.id();
-    const std::string other = store.create_sweep(make_sweep("d", 5), "", "", false).sweep.id();
+    const std::string sweep = store.create_sweep(make_sweep("c", 12), "", "", false).sweep.id;
+    const std::string other = store.create_sweep(make_sweep("d", 5), "", "", false).sweep.id;
     const std::string worker = store.register_worker("host", 4, {}, "");
     std::mt19937 random(29);
     std::vector<Lease> held;
@@ -145,32 +144,32 @@ TEST(SweepJobCounts, EqualACountOfTheJobsThroughEveryChangeOfState) {
           if (auto lease = store.lease(worker, 60000, 4)) held.push_back(std::move(*lease));
           break;
         case 2:
-          if (!held.empty()) store.start(worker, held.back().job.id(), held.back().attempt);
+          if (!held.empty()) store.start(worker, held.back().job.id, held.back().attempt);
           break;
         case 3:
           if (!held.empty()) {
             const Lease& l = held[random() % held.size()];
-            const auto outcome = random() % 2 ? v1::JOB_OUTCOME_SUCCEEDED : v1::JOB_OUTCOME_FAILED;
-            store.finish(worker, l.job.id(), l.attempt, outcome, "failed on purpose");
+            const auto outcome = random() % 2 ? AttemptEnd::kSucceeded : AttemptEnd::kFailed;
+            store.finish(worker, l.job.id, l.attempt, outcome, "failed on purpose");
           }
           break;
         case 4: {
           const auto jobs = store.list_jobs(random() % 2 ? sweep : other);
-          store.cancel(jobs[random() % jobs.size()].sweep_id(), {jobs[random() % jobs.size()].id()});
+          store.cancel(jobs[random() % jobs.size()].sweep_id, {jobs[random() % jobs.size()].id});
           break;
         }
         case 5: {
           const auto jobs = store.list_jobs(sweep);
-          store.retry(jobs[random() % jobs.size()].id());
+          store.retry(jobs[random() % jobs.size()].id);
           break;
         }
       }
       for (const std::string& id : {sweep, other}) {
         std::map<std::string, int> counted;
-        for (const auto& job : store.list_jobs(id)) ++counted[std::string(job_state_name(*from_proto(job.state())))];
+        for (const auto& job : store.list_jobs(id)) ++counted[std::string(job_state_name(job.state))];
         const auto row = store.find_sweep(id);
         ASSERT_TRUE(row);
-        const std::map<std::string, int> kept(row->job_counts().begin(), row->job_counts().end());
+        const std::map<std::string, int> kept = row->job_counts;
         ASSERT_EQ(kept, counted) << "round " << round << ", sweep " << id;
         for (const auto& [state, n] : kept) states_seen.insert(state);
         ++checked;
@@ -190,17 +189,17 @@ TEST(WatchRound, SendsOnlyTheJobsWrittenSinceTheWatchersLastRound) {
     Store store(path.string());
     const ServerOptions options;
     coordinator::Coordinator app(store, options);
-    const std::string sweep = store.create_sweep(make_sweep("w", 4), "", "", false).sweep.id();
+    const std::string sweep = store.create_sweep(make_sweep("w", 4), "", "", false).sweep.id;
     coordinator::WatchMemory memory;
     auto first = app.watch_round(sweep, memory);
     ASSERT_TRUE(first.ok());
     EXPECT_EQ(first->jobs.size(), 4u);
-    EXPECT_EQ(first->sweep.total_jobs(), 4);
+    EXPECT_EQ(first->sweep.total_jobs, 4);
     std::vector<std::string> listed, sent;
-    for (const auto& job : store.list_jobs(sweep)) listed.push_back(job.id());
-    for (const auto& job : first->jobs) sent.push_back(job.id());
+    for (const auto& job : store.list_jobs(sweep)) listed.push_back(job.id);
+    for (const auto& job : first->jobs) sent.push_back(job.id);
     EXPECT_EQ(sent, listed) << "in the sweep's order, as a whole list is";
-    for (const auto& job : first->jobs) EXPECT_TRUE(job.config_json().empty()) << "an update carries no config";
+    for (const auto& job : first->jobs) EXPECT_TRUE(job.config_json.empty()) << "an update carries no config";
     auto quiet = app.watch_round(sweep, memory);
     ASSERT_TRUE(quiet.ok());
     EXPECT_TRUE(quiet->jobs.empty());
@@ -208,15 +207,15 @@ TEST(WatchRound, SendsOnlyTheJobsWrittenSinceTheWatchersLastRound) {
     const std::string worker = store.register_worker("host", 1, {}, "");
     const auto lease = store.lease(worker, 60000);
     ASSERT_TRUE(lease);
-    store.start(worker, lease->job.id(), lease->attempt);
-    store.add_metrics(lease->job.id(), lease->attempt, {{3, 24, std::string(metric_names::kTrainLoss), 2.5}});
+    store.start(worker, lease->job.id, lease->attempt);
+    store.add_metrics(lease->job.id, lease->attempt, {{3, 24, std::string(metric_names::kTrainLoss), 2.5}});
     auto reported = app.watch_round(sweep, memory);
     ASSERT_TRUE(reported.ok());
     ASSERT_EQ(reported->jobs.size(), 1u);
-    EXPECT_EQ(reported->jobs[0].id(), lease->job.id());
-    EXPECT_EQ(reported->jobs[0].step(), 3);
-    EXPECT_EQ(reported->sweep.job_counts().at("running"), 1);
-    EXPECT_EQ(reported->sweep.job_counts().at("pending"), 3);
+    EXPECT_EQ(reported->jobs[0].id, lease->job.id);
+    EXPECT_EQ(reported->jobs[0].step, 3);
+    EXPECT_EQ(reported->sweep.job_counts.at("running"), 1);
+    EXPECT_EQ(reported->sweep.job_counts.at("pending"), 3);
 
     coordinator::WatchMemory another;
     EXPECT_EQ(app.watch_round(sweep, another)->jobs.size(), 4u) << "each watcher has its own memory";

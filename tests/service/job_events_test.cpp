@@ -34,21 +34,21 @@ class JobEventsTest : public ::testing::Test {
 };
 
 TEST_F(JobEventsTest, AJobsLifeWithAttemptsWorkersAndReasons) {
-  const std::string sweep = store_->create_sweep(make_sweep("life", 1, 0, 2), "", "", false).sweep.id();
-  const std::string job = store_->list_jobs(sweep).at(0).id();
+  const std::string sweep = store_->create_sweep(make_sweep("life", 1, 0, 2), "", "", false).sweep.id;
+  const std::string job = store_->list_jobs(sweep).at(0).id;
   const std::string a = store_->register_worker("host-a", 1, {}, "");
   const std::string b = store_->register_worker("host-b", 1, {}, "");
 
   ASSERT_TRUE(store_->lease(a, 60000));
   ASSERT_TRUE(store_->start(a, job, 1));
-  ASSERT_TRUE(store_->finish(a, job, 1, v1::JOB_OUTCOME_FAILED, "gammalab-train exited with code 1: out of memory"));
+  ASSERT_TRUE(store_->finish(a, job, 1, AttemptEnd::kFailed, "gammalab-train exited with code 1: out of memory"));
   ASSERT_TRUE(store_->lease(b, 60000));
-  EXPECT_FALSE(store_->finish(a, job, 1, v1::JOB_OUTCOME_SUCCEEDED, "")) << "a stale report";
-  ASSERT_TRUE(store_->finish(b, job, 2, v1::JOB_OUTCOME_FAILED, "diverged: loss is nan"));
+  EXPECT_FALSE(store_->finish(a, job, 1, AttemptEnd::kSucceeded, "")) << "a stale report";
+  ASSERT_TRUE(store_->finish(b, job, 2, AttemptEnd::kFailed, "diverged: loss is nan"));
   ASSERT_TRUE(store_->retry(job));
   ASSERT_TRUE(store_->lease(a, 60000));
   ASSERT_EQ(store_->cancel(sweep, {job}), 1);
-  ASSERT_TRUE(store_->finish(a, job, 1, v1::JOB_OUTCOME_CANCELLED, ""));
+  ASSERT_TRUE(store_->finish(a, job, 1, AttemptEnd::kCancelled, ""));
 
   EXPECT_EQ(kinds(job), (std::vector<std::string>{"submitted", "leased", "started", "requeued", "leased", "failed",
                                                   "retried", "leased", "cancel_requested", "cancelled"}));
@@ -85,17 +85,17 @@ TEST_F(JobEventsTest, AJobsLifeWithAttemptsWorkersAndReasons) {
 }
 
 TEST_F(JobEventsTest, PendingCancelExpiredLeaseHandBackAndReuse) {
-  const std::string sweep = store_->create_sweep(make_sweep("misc", 3, 0, 1), "", "", false).sweep.id();
+  const std::string sweep = store_->create_sweep(make_sweep("misc", 3, 0, 1), "", "", false).sweep.id;
   const auto jobs = store_->list_jobs(sweep);
   const std::string w = store_->register_worker("host", 2, {}, "");
-  ASSERT_EQ(store_->cancel(sweep, {jobs[2].id()}), 1);
-  EXPECT_EQ(kinds(jobs[2].id()), (std::vector<std::string>{"submitted", "cancelled"}));
-  EXPECT_EQ(events(jobs[2].id()).back().state, JobState::kCancelled);
+  ASSERT_EQ(store_->cancel(sweep, {jobs[2].id}), 1);
+  EXPECT_EQ(kinds(jobs[2].id), (std::vector<std::string>{"submitted", "cancelled"}));
+  EXPECT_EQ(events(jobs[2].id).back().state, JobState::kCancelled);
 
   auto first = store_->lease(w, /*lease_timeout_ms=*/-1000);  // already run out
   ASSERT_TRUE(first);
   EXPECT_EQ(store_->expire_leases(), 1);
-  const JobEvent expired = events(first->job.id()).back();
+  const JobEvent expired = events(first->job.id).back();
   EXPECT_EQ(expired.kind, kind::kLeaseExpired);
   EXPECT_EQ(expired.state, JobState::kFailed) << "max_attempts 1";
   EXPECT_EQ(expired.worker_id, w);
@@ -103,27 +103,27 @@ TEST_F(JobEventsTest, PendingCancelExpiredLeaseHandBackAndReuse) {
 
   auto second = store_->lease(w, 60000);
   ASSERT_TRUE(second);
-  ASSERT_TRUE(store_->finish(w, second->job.id(), second->attempt, v1::JOB_OUTCOME_HANDED_BACK, ""));
-  EXPECT_EQ(events(second->job.id()).back().kind, kind::kHandedBack);
-  EXPECT_EQ(events(second->job.id()).back().state, JobState::kPending);
+  ASSERT_TRUE(store_->finish(w, second->job.id, second->attempt, AttemptEnd::kHandedBack, ""));
+  EXPECT_EQ(events(second->job.id).back().kind, kind::kHandedBack);
+  EXPECT_EQ(events(second->job.id).back().state, JobState::kPending);
   auto again = store_->lease(w, 60000);
   ASSERT_TRUE(again);
-  ASSERT_TRUE(store_->finish(w, again->job.id(), again->attempt, v1::JOB_OUTCOME_SUCCEEDED, ""));
+  ASSERT_TRUE(store_->finish(w, again->job.id, again->attempt, AttemptEnd::kSucceeded, ""));
 
   // The same config submitted again reuses the succeeded job's results: recorded with where they came from.
-  const std::string resubmitted = store_->create_sweep(make_sweep("misc", 3, 0, 1), "", "", false).sweep.id();
+  const std::string resubmitted = store_->create_sweep(make_sweep("misc", 3, 0, 1), "", "", false).sweep.id;
   const auto reused = store_->list_jobs(resubmitted);
-  const auto history = events(reused[1].id());
+  const auto history = events(reused[1].id);
   ASSERT_EQ(history.size(), 1u);
   EXPECT_EQ(history[0].kind, kind::kReused);
   EXPECT_EQ(history[0].state, JobState::kSucceeded);
-  EXPECT_EQ(history[0].detail, "the results of job " + again->job.id() + " (same config)");
-  EXPECT_EQ(kinds(reused[0].id()), std::vector<std::string>{"submitted"}) << "a failed job is not reused";
+  EXPECT_EQ(history[0].detail, "the results of job " + again->job.id + " (same config)");
+  EXPECT_EQ(kinds(reused[0].id), std::vector<std::string>{"submitted"}) << "a failed job is not reused";
 }
 
 TEST_F(JobEventsTest, ReadsTheNewestEventsBounded) {
-  const std::string sweep = store_->create_sweep(make_sweep("many", 1, 0, 1), "", "", false).sweep.id();
-  const std::string job = store_->list_jobs(sweep).at(0).id();
+  const std::string sweep = store_->create_sweep(make_sweep("many", 1, 0, 1), "", "", false).sweep.id;
+  const std::string job = store_->list_jobs(sweep).at(0).id;
   for (int i = 0; i < 5; ++i) ASSERT_EQ(store_->cancel(sweep, {job}), i == 0 ? 1 : 0) << "a cancelled job stays so";
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(store_->retry(job));
@@ -155,9 +155,9 @@ TEST(JobEventsMigration, AJobFromBeforeTheHistoryHasAnEmptyOneThenRecords) {
     Store store(path.string());  // migrates to the latest version
     const auto job = store.find_job("old/old/j");
     ASSERT_TRUE(job);
-    EXPECT_TRUE(store.job_events(job->id(), 10).events.empty());
-    ASSERT_EQ(store.cancel(job->sweep_id(), {job->id()}), 1);
-    const auto history = store.job_events(job->id(), 10).events;
+    EXPECT_TRUE(store.job_events(job->id, 10).events.empty());
+    ASSERT_EQ(store.cancel(job->sweep_id, {job->id}), 1);
+    const auto history = store.job_events(job->id, 10).events;
     ASSERT_EQ(history.size(), 1u);
     EXPECT_EQ(history[0].kind, job_event_kind::kCancelled);
   }

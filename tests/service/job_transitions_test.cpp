@@ -7,7 +7,6 @@
 #include <map>
 
 #include "core/job_state.h"
-#include "proto/convert.h"
 #include "server/store.h"
 #include "tests/service/test_sweeps.h"
 
@@ -19,17 +18,17 @@ struct Case {
   std::filesystem::path path = temp_db("transitions");
   std::unique_ptr<Store> store = std::make_unique<Store>(path.string());
   std::string worker = store->register_worker("host", 1, {}, "");
-  std::string sweep = store->create_sweep(make_sweep("t", 1, 0, 1), "", "", false).sweep.id();
-  std::string job = store->list_jobs(sweep).at(0).id();
+  std::string sweep = store->create_sweep(make_sweep("t", 1, 0, 1), "", "", false).sweep.id;
+  std::string job = store->list_jobs(sweep).at(0).id;
 
   ~Case() {
     store.reset();
     std::filesystem::remove_all(path.parent_path());
   }
-  v1::Job read() { return *store->find_job(job); }
-  JobState state() { return from_proto(read().state()).value(); }
-  int attempt() { return read().attempt(); }
-  bool finish(v1::JobOutcome outcome) { return store->finish(worker, job, attempt(), outcome, "x"); }
+  JobRecord read() { return *store->find_job(job); }
+  JobState state() { return read().state; }
+  int attempt() { return read().attempt; }
+  bool finish(AttemptEnd end) { return store->finish(worker, job, attempt(), end, "x"); }
 };
 
 // Puts the case's job into `state` through the store.
@@ -46,11 +45,11 @@ void enter(Case& c, JobState state) {
       break;
     case JobState::kSucceeded:
       ASSERT_TRUE(c.store->lease(c.worker, 60000));
-      ASSERT_TRUE(c.finish(v1::JOB_OUTCOME_SUCCEEDED));
+      ASSERT_TRUE(c.finish(AttemptEnd::kSucceeded));
       break;
     case JobState::kFailed:
       ASSERT_TRUE(c.store->lease(c.worker, 60000));
-      ASSERT_TRUE(c.finish(v1::JOB_OUTCOME_FAILED));
+      ASSERT_TRUE(c.finish(AttemptEnd::kFailed));
       break;
     case JobState::kCancelled:
       ASSERT_EQ(c.store->cancel(c.sweep, {c.job}), 1);
@@ -70,21 +69,21 @@ std::map<JobState, std::map<std::string, Operation>> operations() {
   return {
       {JobState::kPending,
        {{"retry", [](Case& c) { c.store->retry(c.job); }},
-        {"finish(handed back)", [](Case& c) { c.finish(v1::JOB_OUTCOME_HANDED_BACK); }}}},
+        {"finish(handed back)", [](Case& c) { c.finish(AttemptEnd::kHandedBack); }}}},
       {JobState::kLeased, {{"lease", [](Case& c) { c.store->lease(c.worker, 60000); }}}},
       {JobState::kRunning, {{"start", [](Case& c) { c.store->start(c.worker, c.job, c.attempt()); }}}},
-      {JobState::kSucceeded, {{"finish(succeeded)", [](Case& c) { c.finish(v1::JOB_OUTCOME_SUCCEEDED); }}}},
+      {JobState::kSucceeded, {{"finish(succeeded)", [](Case& c) { c.finish(AttemptEnd::kSucceeded); }}}},
       // (max_attempts 1: the first failed or expired attempt is the last.)
       {JobState::kFailed,
-       {{"finish(failed)", [](Case& c) { c.finish(v1::JOB_OUTCOME_FAILED); }}, {"expire", expire}}},
+       {{"finish(failed)", [](Case& c) { c.finish(AttemptEnd::kFailed); }}, {"expire", expire}}},
       {JobState::kCancelled,
        {{"cancel", [](Case& c) { c.store->cancel(c.sweep, {c.job}); }},
         {"cancel, then finish(failed)",
          [](Case& c) {
            c.store->cancel(c.sweep, {c.job});
-           c.finish(v1::JOB_OUTCOME_FAILED);
+           c.finish(AttemptEnd::kFailed);
          }},
-        {"finish(cancelled)", [](Case& c) { c.finish(v1::JOB_OUTCOME_CANCELLED); }},
+        {"finish(cancelled)", [](Case& c) { c.finish(AttemptEnd::kCancelled); }},
         {"cancel, then expire",
          [expire](Case& c) {
            c.store->cancel(c.sweep, {c.job});
@@ -127,7 +126,7 @@ TEST(JobTransitions, ANewJobIsPendingOrReusesASucceededOne) {
   enter(c, JobState::kSucceeded);
   const auto again = c.store->create_sweep(make_sweep("t", 1, 0, 1), "", "", false);
   EXPECT_EQ(again.jobs_reused, 1);
-  EXPECT_EQ(c.store->list_jobs(again.sweep.id()).at(0).state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(c.store->list_jobs(again.sweep.id).at(0).state, JobState::kSucceeded);
 }
 
 TEST(JobTransitions, MetricIngestNeverChangesAState) {

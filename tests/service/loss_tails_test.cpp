@@ -53,15 +53,15 @@ TEST(LossTails, IngestKeepsTheLastPointsOfEachLossAndRunsReadThemForTheWholeSwee
     Store store(path.string());
     Sweep spec = make_sweep("s", 3);
     for (auto& job : spec.jobs) job.config.steps = 30;  // (the config hash is the test's: only reuse compares it)
-    const std::string sweep = store.create_sweep(spec, "", "", false).sweep.id();
+    const std::string sweep = store.create_sweep(spec, "", "", false).sweep.id;
     const std::string worker = store.register_worker("host", 3, {}, "");
     // Job 1: a long curve in three reports, a NaN among its last points, a resend with another value (ignored,
     // as the points are); job 2: a curve shorter than the tail; job 3: none.
     auto first = store.lease(worker, 60000);
     auto second = store.lease(worker, 60000);
     ASSERT_TRUE(first && second);
-    store.start(worker, first->job.id(), first->attempt);
-    store.start(worker, second->job.id(), second->attempt);
+    store.start(worker, first->job.id, first->attempt);
+    store.start(worker, second->job.id, second->attempt);
     for (int report = 0; report < 3; ++report) {
       std::vector<MetricPoint> points;
       for (std::int64_t s = report * 10 + 1; s <= report * 10 + 10; ++s) {
@@ -71,14 +71,14 @@ TEST(LossTails, IngestKeepsTheLastPointsOfEachLossAndRunsReadThemForTheWholeSwee
         points.push_back({s, s * 8, "lr", 0.1});
       }
       if (report == 2) points.push_back({30, 240, kTrain, 99.0});  // a resend of step 30 with another value
-      ASSERT_EQ(store.add_metrics(first->job.id(), first->attempt, points).refusal, IngestResult::Refusal::kNone);
+      ASSERT_EQ(store.add_metrics(first->job.id, first->attempt, points).refusal, IngestResult::Refusal::kNone);
     }
-    store.add_metrics(second->job.id(), second->attempt, {{1, 8, kTrain, 4.0}, {2, 16, kVal, 4.5}});
-    store.finish(worker, first->job.id(), first->attempt, v1::JOB_OUTCOME_SUCCEEDED, "");
+    store.add_metrics(second->job.id, second->attempt, {{1, 8, kTrain, 4.0}, {2, 16, kVal, 4.5}});
+    store.finish(worker, first->job.id, first->attempt, AttemptEnd::kSucceeded, "");
 
-    for (const auto& job : store.list_jobs(sweep)) expect_same(store.loss_tails(job.id()), tails_from_points(store, job.id()));
-    EXPECT_EQ(store.loss_tails(first->job.id()).train_loss.size(), std::size_t(Store::kLossTail));
-    EXPECT_EQ(store.loss_tails(first->job.id()).train_loss.back().value, 5.0 - 3.0) << "the first value of a step stays";
+    for (const auto& job : store.list_jobs(sweep)) expect_same(store.loss_tails(job.id), tails_from_points(store, job.id));
+    EXPECT_EQ(store.loss_tails(first->job.id).train_loss.size(), std::size_t(Store::kLossTail));
+    EXPECT_EQ(store.loss_tails(first->job.id).train_loss.back().value, 5.0 - 3.0) << "the first value of a step stays";
 
     // A job that reuses the first's results has its tails too.
     Sweep again = make_sweep("again", 1);
@@ -86,8 +86,8 @@ TEST(LossTails, IngestKeepsTheLastPointsOfEachLossAndRunsReadThemForTheWholeSwee
     again.jobs[0].config_hash = spec.jobs[0].config_hash;
     const auto reused = store.create_sweep(again, "", "", false);
     ASSERT_EQ(reused.jobs_reused, 1);
-    const std::string reused_job = store.list_jobs(reused.sweep.id())[0].id();
-    JobLosses expected = store.loss_tails(first->job.id());
+    const std::string reused_job = store.list_jobs(reused.sweep.id)[0].id;
+    JobLosses expected = store.loss_tails(first->job.id);
     expected.job_id = reused_job;
     expect_same(store.loss_tails(reused_job), expected);
 
@@ -95,8 +95,8 @@ TEST(LossTails, IngestKeepsTheLastPointsOfEachLossAndRunsReadThemForTheWholeSwee
     const auto runs = store.runs(sweep);
     ASSERT_EQ(runs.size(), jobs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      EXPECT_EQ(runs[i].job.SerializeAsString(), jobs[i].SerializeAsString());
-      expect_same(runs[i].losses, store.loss_tails(jobs[i].id()));
+      EXPECT_EQ(runs[i].job, jobs[i]);
+      expect_same(runs[i].losses, store.loss_tails(jobs[i].id));
     }
     EXPECT_TRUE(store.runs("999").empty());
   }

@@ -59,11 +59,11 @@ v1::MetricPoint point(std::int64_t step, const std::string& name, double value,
 class MetricReports : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string sweep = coordinator_.store().create_sweep(make_sweep("m", 1, 0, 1), "", "", false).sweep.id();
+    const std::string sweep = coordinator_.store().create_sweep(make_sweep("m", 1, 0, 1), "", "", false).sweep.id;
     worker_ = coordinator_.store().register_worker("host", 1, {}, "", coordinator_.worker_token_id());
     auto lease = coordinator_.store().lease(worker_, 600000);
     ASSERT_TRUE(lease);
-    job_ = lease->job.id();
+    job_ = lease->job.id;
     ASSERT_TRUE(coordinator_.store().start(worker_, job_, 1));
     // A run so far: train/loss at steps 1..5, val/loss at 5.
     ASSERT_TRUE(report(job_, 1, {point(1, "train/loss", 4.0), point(2, "train/loss", 3.5), point(5, "train/loss", 3.0),

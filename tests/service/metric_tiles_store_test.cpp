@@ -87,7 +87,7 @@ TEST(MetricTilesStore, DownsampledCurvesEqualTheReferenceAfterIngestResendsAndRe
     const std::string worker = store.register_worker("host", 1, {}, "");
     auto lease = store.lease(worker, 600'000);
     ASSERT_TRUE(lease);
-    ASSERT_TRUE(store.start(worker, lease->job.id(), lease->attempt));
+    ASSERT_TRUE(store.start(worker, lease->job.id, lease->attempt));
     const auto points = curves(1);
     // Reports of varying sizes, each resent once (a retrying worker): the resend must not count twice.
     std::mt19937 rng(2);
@@ -96,19 +96,19 @@ TEST(MetricTilesStore, DownsampledCurvesEqualTheReferenceAfterIngestResendsAndRe
     for (std::size_t begin = 0; begin < points.size();) {
       const std::size_t end = std::min(points.size(), begin + size(rng));
       const std::vector<MetricPoint> report(points.begin() + long(begin), points.begin() + long(end));
-      stored += store.add_metrics(lease->job.id(), lease->attempt, report).stored;
-      EXPECT_EQ(store.add_metrics(lease->job.id(), lease->attempt, report).stored, 0);
+      stored += store.add_metrics(lease->job.id, lease->attempt, report).stored;
+      EXPECT_EQ(store.add_metrics(lease->job.id, lease->attempt, report).stored, 0);
       begin = end;
     }
     ASSERT_EQ(stored, std::int64_t(points.size()));
-    expect_same_as_reference(store, lease->job.id(), 3);
+    expect_same_as_reference(store, lease->job.id, 3);
     // The downsampled answer is much smaller than the curve.
-    EXPECT_LE(store.downsampled_metrics(lease->job.id(), {"train/loss"}, -1, kSteps, 1000).size(), 4000u);
+    EXPECT_LE(store.downsampled_metrics(lease->job.id, {"train/loss"}, -1, kSteps, 1000).size(), 4000u);
 
-    ASSERT_TRUE(store.finish(worker, lease->job.id(), lease->attempt, v1::JOB_OUTCOME_SUCCEEDED, ""));
+    ASSERT_TRUE(store.finish(worker, lease->job.id, lease->attempt, AttemptEnd::kSucceeded, ""));
     const auto again = store.create_sweep(long_sweep(), "", "", false);
     ASSERT_EQ(again.jobs_reused, 1);
-    const std::string copy = store.list_jobs(again.sweep.id()).at(0).id();
+    const std::string copy = store.list_jobs(again.sweep.id).at(0).id;
     expect_same_as_reference(store, copy, 4);
   }
   std::filesystem::remove_all(path.parent_path());

@@ -35,47 +35,47 @@ class MultiSlotLease : public ::testing::Test {
 
 TEST_F(MultiSlotLease, AJobWaitsForEnoughFreeSlotsAndSmallerJobsBehindItWaitToo) {
   const auto sweep = store_->create_sweep(sized_sweep("a", {0, 2, 0}), "", "", false).sweep;
-  const auto jobs = store_->list_jobs(sweep.id());
-  EXPECT_EQ(jobs[0].slots_per_node(), 1) << "unset world_size: one slot";
-  EXPECT_EQ(jobs[1].slots_per_node(), 2);
+  const auto jobs = store_->list_jobs(sweep.id);
+  EXPECT_EQ(jobs[0].slots_per_node, 1) << "unset world_size: one slot";
+  EXPECT_EQ(jobs[1].slots_per_node, 2);
   const std::string w = store_->register_worker("host", 2, {}, "");
 
   auto first = store_->lease(w, 60000, /*free_slots=*/2);
   ASSERT_TRUE(first);
-  EXPECT_EQ(first->job.id(), jobs[0].id());
+  EXPECT_EQ(first->job.id, jobs[0].id);
   EXPECT_FALSE(store_->lease(w, 60000, /*free_slots=*/1))
       << "the 2-slot job is next: one free slot is kept for it, not given to the 1-slot job behind it";
-  ASSERT_TRUE(store_->finish(w, first->job.id(), 1, v1::JOB_OUTCOME_SUCCEEDED, ""));
+  ASSERT_TRUE(store_->finish(w, first->job.id, 1, AttemptEnd::kSucceeded, ""));
   auto second = store_->lease(w, 60000, /*free_slots=*/2);
   ASSERT_TRUE(second);
-  EXPECT_EQ(second->job.id(), jobs[1].id());
-  EXPECT_EQ(second->job.slots_per_node(), 2);
+  EXPECT_EQ(second->job.id, jobs[1].id);
+  EXPECT_EQ(second->job.slots_per_node, 2);
   EXPECT_FALSE(store_->lease(w, 60000, /*free_slots=*/0)) << "no free slot, no lease";
 }
 
 TEST_F(MultiSlotLease, AJobLargerThanTheWorkerIsSkippedForItAndSaysWhy) {
   const auto sweep = store_->create_sweep(sized_sweep("a", {4, 0}), "", "", false).sweep;
-  const auto jobs = store_->list_jobs(sweep.id());
+  const auto jobs = store_->list_jobs(sweep.id);
   const std::string small = store_->register_worker("small", 2, {}, "");
   auto lease = store_->lease(small, 60000, 2);
   ASSERT_TRUE(lease);
-  EXPECT_EQ(lease->job.id(), jobs[1].id()) << "the 4-slot job can never run on 2 slots: it blocks nobody";
+  EXPECT_EQ(lease->job.id, jobs[1].id) << "the 4-slot job can never run on 2 slots: it blocks nobody";
   EXPECT_FALSE(store_->lease(small, 60000, 1));
 
-  v1::Job big = *store_->find_job(jobs[0].id());
+  JobRecord big = *store_->find_job(jobs[0].id);
   explain_pending(*store_, 60000, {&big});
-  EXPECT_EQ(big.pending_reason(),
+  EXPECT_EQ(big.pending_reason,
             "needs 4 slots of one worker (its world_size); the largest live worker has 2 slots: start a worker with "
             "--slots 4 or more, or lower world_size");
-  v1::Job leased = *store_->find_job(jobs[1].id());
+  JobRecord leased = *store_->find_job(jobs[1].id);
   explain_pending(*store_, 60000, {&leased});
-  EXPECT_EQ(leased.pending_reason(), "") << "only pending jobs get a reason";
+  EXPECT_EQ(leased.pending_reason, "") << "only pending jobs get a reason";
 
   store_->register_worker("large", 8, {}, "");
   explain_pending(*store_, 60000, {&big});
-  EXPECT_EQ(big.pending_reason(), "") << "an 8-slot worker is alive: the job only waits for it";
+  EXPECT_EQ(big.pending_reason, "") << "an 8-slot worker is alive: the job only waits for it";
   explain_pending(*store_, /*worker_timeout_ms=*/-1000, {&big});
-  EXPECT_EQ(big.pending_reason(), "needs 4 slots of one worker; no worker is alive (or every one is draining)");
+  EXPECT_EQ(big.pending_reason, "needs 4 slots of one worker; no worker is alive (or every one is draining)");
 }
 
 TEST(MultiSlotLeaseGateway, AWorkerCannotClaimMoreFreeSlotsThanItRegistered) {
@@ -119,8 +119,8 @@ TEST(MultiSlotLeaseMigration, JobsStoredBeforeSizesTakeTheirConfigsWorldSize) {
             "(1, 1, 'one', 'h1', '{\"steps\": 10}', 'pending', 3, 0, 10, 0)");
   }
   Store store(path.string());
-  EXPECT_EQ(store.find_job("old/two")->slots_per_node(), 2);
-  EXPECT_EQ(store.find_job("old/one")->slots_per_node(), 1);
+  EXPECT_EQ(store.find_job("old/two")->slots_per_node, 2);
+  EXPECT_EQ(store.find_job("old/one")->slots_per_node, 1);
   std::filesystem::remove_all(path.parent_path());
 }
 

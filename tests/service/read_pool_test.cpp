@@ -17,7 +17,7 @@ namespace {
 TEST(ReadPool, ManyThreadsReadingAtOnceShareABoundedNumberOfConnections) {
   const auto path = temp_db("read-pool");
   Store store(path.string());  // migrates: a read-only connection opens an existing database
-  const std::string sweep = store.create_sweep(make_sweep("r", 3), "", "", false).sweep.id();
+  const std::string sweep = store.create_sweep(make_sweep("r", 3), "", "", false).sweep.id;
   constexpr std::size_t kSize = 3;
   store_read::ReadPool pool(path.string(), kSize);
   std::atomic<int> inside{0}, most{0}, counted{0};

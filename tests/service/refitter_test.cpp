@@ -38,12 +38,12 @@ void run_to_success(Store& store, const std::string& worker, int count) {
   for (int i = 0; i < count; ++i) {
     auto lease = store.lease(worker, 60000);
     ASSERT_TRUE(lease);
-    const JobConfig config = job_config_from_json(nlohmann::json::parse(lease->job.config_json()));
+    const JobConfig config = job_config_from_json(nlohmann::json::parse(lease->job.config_json));
     const double n = double(job_run_point(config, 0.0, "scale.variant", "").params);
     const double shift = config.scale.variant == "unified" ? 0.97 : 1.0;
-    store.add_metrics(lease->job.id(), lease->attempt,
+    store.add_metrics(lease->job.id, lease->attempt,
                       {{config.steps, 1000, "val/loss", shift * (1.7 + 40.0 * std::pow(n, -0.35))}});
-    ASSERT_TRUE(store.finish(worker, lease->job.id(), lease->attempt, v1::JOB_OUTCOME_SUCCEEDED, ""));
+    ASSERT_TRUE(store.finish(worker, lease->job.id, lease->attempt, AttemptEnd::kSucceeded, ""));
   }
 }
 
@@ -58,32 +58,32 @@ TEST(Refitter, FitsWhenSucceededJobsChangeAndVersionsEachFit) {
   Refitter refitter(store, options);
   const std::string worker = store.register_worker("host", 1, {}, "");
 
-  EXPECT_EQ(refitter.refit(sweep.id()), 0) << "nothing finished: nothing to fit";
+  EXPECT_EQ(refitter.refit(sweep.id), 0) << "nothing finished: nothing to fit";
   run_to_success(store, worker, 8);  // baseline x5, unified x3
-  EXPECT_EQ(refitter.refit(sweep.id()), 1);
-  EXPECT_EQ(refitter.refit(sweep.id()), 0) << "same jobs: no new version";
+  EXPECT_EQ(refitter.refit(sweep.id), 1);
+  EXPECT_EQ(refitter.refit(sweep.id), 0) << "same jobs: no new version";
   run_to_success(store, worker, 2);
-  EXPECT_EQ(refitter.refit(sweep.id()), 2);
+  EXPECT_EQ(refitter.refit(sweep.id), 2);
 
   // Tokens are the same for every job, so the default law is L(N); each version also holds L(C).
-  const auto fits = store.fits(sweep.id(), /*latest_only=*/false);
+  const auto fits = store.fits(sweep.id, /*latest_only=*/false);
   ASSERT_EQ(fits.size(), 4u);
-  EXPECT_EQ(fits[0].version(), 2);
-  EXPECT_EQ(fits[1].version(), 2);
-  EXPECT_EQ(fits[0].law(), "n");
-  EXPECT_EQ(fits[1].law(), "c");
-  EXPECT_EQ(fits[0].job_ids_size(), 10);
-  EXPECT_EQ(fits[2].job_ids_size(), 8);
-  EXPECT_EQ(fits[0].group_by(), "scale.variant");
-  const auto report = nlohmann::json::parse(fits[0].report_json());
+  EXPECT_EQ(fits[0].version, 2);
+  EXPECT_EQ(fits[1].version, 2);
+  EXPECT_EQ(fits[0].law, "n");
+  EXPECT_EQ(fits[1].law, "c");
+  EXPECT_EQ(fits[0].job_ids.size(), 10);
+  EXPECT_EQ(fits[2].job_ids.size(), 8);
+  EXPECT_EQ(fits[0].group_by, "scale.variant");
+  const auto report = nlohmann::json::parse(fits[0].report_json);
   EXPECT_EQ(report.at("groups").size(), 2u) << report.dump(2);
-  const auto latest = store.fits(sweep.id(), true);
+  const auto latest = store.fits(sweep.id, true);
   ASSERT_EQ(latest.size(), 2u) << "both laws of the newest version";
-  EXPECT_EQ(latest[0].version(), 2);
-  EXPECT_EQ(latest[1].version(), 2);
+  EXPECT_EQ(latest[0].version, 2);
+  EXPECT_EQ(latest[1].version, 2);
 
   // The stored answer: unified's losses are 0.97 x baseline's at every size, so it needs less compute.
-  const auto frontier = nlohmann::json::parse(latest[1].report_json());
+  const auto frontier = nlohmann::json::parse(latest[1].report_json);
   ASSERT_EQ(frontier.at("multipliers").size(), 1u) << frontier.dump(2);
   const auto& multiplier = frontier["multipliers"][0];
   EXPECT_EQ(multiplier["variant"], "unified");
@@ -114,8 +114,8 @@ TEST(Refitter, TheCliPrintsTheStoredFitOfASweepGivenAlone) {
   Store& store = coordinator.store();
   const auto sweep = store.create_sweep(ladder(), "", "ladder.yaml", false).sweep;
   const std::string worker = store.register_worker("host", 1, {}, "");
-  const std::string server = "--server " + coordinator.address() + " fit " + sweep.id();
-  EXPECT_NE(run_cli(server).find("no stored fit of sweep " + sweep.id() + " yet"), std::string::npos)
+  const std::string server = "--server " + coordinator.address() + " fit " + sweep.id;
+  EXPECT_NE(run_cli(server).find("no stored fit of sweep " + sweep.id + " yet"), std::string::npos)
       << "without a stored fit it says so and fits here";
 
   RefitOptions options;
@@ -123,10 +123,10 @@ TEST(Refitter, TheCliPrintsTheStoredFitOfASweepGivenAlone) {
   options.bootstrap = 20;
   Refitter refitter(store, options);
   run_to_success(store, worker, 10);
-  ASSERT_EQ(refitter.refit(sweep.id()), 1);
+  ASSERT_EQ(refitter.refit(sweep.id), 1);
   const std::string text = run_cli(server);
-  EXPECT_NE(text.find("== stored fit v1 of sweep " + sweep.id() + ", law n, 10 jobs"), std::string::npos) << text;
-  EXPECT_NE(text.find("== stored fit v1 of sweep " + sweep.id() + ", law c, 10 jobs"), std::string::npos) << text;
+  EXPECT_NE(text.find("== stored fit v1 of sweep " + sweep.id + ", law n, 10 jobs"), std::string::npos) << text;
+  EXPECT_NE(text.find("== stored fit v1 of sweep " + sweep.id + ", law c, 10 jobs"), std::string::npos) << text;
   EXPECT_NE(text.find("law c, 20/20 bootstrap resamples"), std::string::npos) << text;
   EXPECT_NE(text.find("compute multiplier unified over baseline"), std::string::npos) << text;
   EXPECT_NE(text.find("unified reaches baseline's final loss with"), std::string::npos) << text;

@@ -14,12 +14,12 @@ TEST(RunSizes, AConfigIsReadOncePerHashAndGivesWhatReadingItGives) {
   const auto path = temp_db("run-sizes");
   {
     Store store(path.string());
-    const std::string sweep = store.create_sweep(make_sweep("r", 3), "", "", false).sweep.id();
+    const std::string sweep = store.create_sweep(make_sweep("r", 3), "", "", false).sweep.id;
     RunSizes sizes;
     for (int read = 0; read < 2; ++read) {
       for (const auto& job : store.list_jobs(sweep)) {
-        const RunSize kept = sizes.of(job.config_hash(), job.config_json());
-        const RunSize fresh = run_size(job.config_json());
+        const RunSize kept = sizes.of(job.config_hash, job.config_json);
+        const RunSize fresh = run_size(job.config_json);
         EXPECT_TRUE(kept.config_error.empty()) << kept.config_error;
         EXPECT_GT(kept.params, 0);
         EXPECT_EQ(kept.params, fresh.params);

@@ -40,47 +40,47 @@ class StoreBranches : public ::testing::Test {
     std::filesystem::remove_all(path_.parent_path());
   }
   std::string worker() { return store_->register_worker("host", 4, {}, ""); }
-  v1::Job job(const std::string& sweep, std::size_t index) { return store_->list_jobs(sweep).at(index); }
+  JobRecord job(const std::string& sweep, std::size_t index) { return store_->list_jobs(sweep).at(index); }
 };
 
 TEST_F(StoreBranches, ABranchIsLeasedOnceItsRunHasWrittenItsCheckpoint) {
-  const std::string sweep = store_->create_sweep(run_with_branches("a"), "", "", false).sweep.id();
-  const v1::Job run = job(sweep, 0), first = job(sweep, 1), second = job(sweep, 2);
-  EXPECT_EQ(first.parent_id(), run.id());
-  EXPECT_EQ(first.branch_step(), 40);
-  EXPECT_EQ(std::vector<std::int64_t>(run.branch_points().begin(), run.branch_points().end()),
+  const std::string sweep = store_->create_sweep(run_with_branches("a"), "", "", false).sweep.id;
+  const JobRecord run = job(sweep, 0), first = job(sweep, 1), second = job(sweep, 2);
+  EXPECT_EQ(first.parent_id, run.id);
+  EXPECT_EQ(first.branch_step, 40);
+  EXPECT_EQ(std::vector<std::int64_t>(run.branch_points.begin(), run.branch_points.end()),
             (std::vector<std::int64_t>{40, 60}));
-  EXPECT_EQ(first.pending_reason(), "waits for its run (job " + run.id() + ") to write its checkpoint at step 40");
+  EXPECT_EQ(first.pending_reason, "waits for its run (job " + run.id + ") to write its checkpoint at step 40");
 
   const std::string w = worker();
   auto lease = store_->lease(w, 10000, 4);
   ASSERT_TRUE(lease);
-  EXPECT_EQ(lease->job.id(), run.id());
-  EXPECT_EQ(lease->job.branch_points_size(), 2);  // its trainer keeps those checkpoints
-  ASSERT_TRUE(store_->start(w, run.id(), 1));
+  EXPECT_EQ(lease->job.id, run.id);
+  EXPECT_EQ(lease->job.branch_points.size(), 2u);  // its trainer keeps those checkpoints
+  ASSERT_TRUE(store_->start(w, run.id, 1));
   // The branches wait; the independent job after them does not.
   lease = store_->lease(w, 10000, 3);
   ASSERT_TRUE(lease);
-  EXPECT_EQ(lease->job.id(), job(sweep, 3).id());
+  EXPECT_EQ(lease->job.id, job(sweep, 3).id);
   EXPECT_FALSE(store_->lease(w, 10000, 2));
 
   // A report from an attempt that does not hold the run is fenced out, as the coordinator's service fences
   // every report: the branch still waits.
   const IngestFence fence;
-  EXPECT_EQ(store_->add_metrics(run.id(), 2, {branch_point(40)}, &fence).refusal, IngestResult::Refusal::kNotHolder);
+  EXPECT_EQ(store_->add_metrics(run.id, 2, {branch_point(40)}, &fence).refusal, IngestResult::Refusal::kNotHolder);
   EXPECT_FALSE(store_->lease(w, 10000, 2));
-  EXPECT_EQ(store_->add_metrics(run.id(), 1, {branch_point(40)}, &fence).stored, 1);
+  EXPECT_EQ(store_->add_metrics(run.id, 1, {branch_point(40)}, &fence).stored, 1);
   lease = store_->lease(w, 10000, 2);
   ASSERT_TRUE(lease);
-  EXPECT_EQ(lease->job.id(), first.id());
-  EXPECT_EQ(lease->job.branch_start_job_id(), run.id());
-  EXPECT_EQ(lease->job.branch_step(), 40);
-  EXPECT_EQ(job(sweep, 2).pending_reason(), "waits for its run (job " + run.id() + ") to write its checkpoint at step 60");
+  EXPECT_EQ(lease->job.id, first.id);
+  EXPECT_EQ(lease->job.branch_start_job_id, run.id);
+  EXPECT_EQ(lease->job.branch_step, 40);
+  EXPECT_EQ(job(sweep, 2).pending_reason, "waits for its run (job " + run.id + ") to write its checkpoint at step 60");
   EXPECT_FALSE(store_->lease(w, 10000, 1)) << "the second branch's point is not written yet";
-  EXPECT_EQ(store_->add_metrics(run.id(), 1, {branch_point(60)}).stored, 1);
+  EXPECT_EQ(store_->add_metrics(run.id, 1, {branch_point(60)}).stored, 1);
   lease = store_->lease(w, 10000, 1);
   ASSERT_TRUE(lease);
-  EXPECT_EQ(lease->job.id(), second.id());
+  EXPECT_EQ(lease->job.id, second.id);
 }
 
 TEST_F(StoreBranches, ARunThatEndsWithoutTheCheckpointLeavesItsBranchWaitingAndOtherSweepsRun) {
@@ -88,48 +88,48 @@ TEST_F(StoreBranches, ARunThatEndsWithoutTheCheckpointLeavesItsBranchWaitingAndO
   sweep_file.max_attempts = 1;
   sweep_file.priority = 5;
   sweep_file.jobs.pop_back();  // only the run and its branches
-  const std::string sweep = store_->create_sweep(sweep_file, "", "", false).sweep.id();
-  const std::string other = store_->create_sweep(make_sweep("b", 1), "", "", false).sweep.id();
+  const std::string sweep = store_->create_sweep(sweep_file, "", "", false).sweep.id;
+  const std::string other = store_->create_sweep(make_sweep("b", 1), "", "", false).sweep.id;
   const std::string w = worker();
   auto lease = store_->lease(w, 10000, 4);
   ASSERT_TRUE(lease);
-  const std::string run = lease->job.id();
+  const std::string run = lease->job.id;
   ASSERT_TRUE(store_->start(w, run, 1));
   EXPECT_EQ(store_->add_metrics(run, 1, {branch_point(40)}).stored, 1);
-  ASSERT_TRUE(store_->finish(w, run, 1, v1::JOB_OUTCOME_FAILED, "out of memory"));
+  ASSERT_TRUE(store_->finish(w, run, 1, AttemptEnd::kFailed, "out of memory"));
   // The branch at 40 can still start (its checkpoint was written before the failure); the one at 60 cannot.
   lease = store_->lease(w, 10000, 3);
   ASSERT_TRUE(lease);
-  EXPECT_EQ(lease->job.id(), job(sweep, 1).id());
-  EXPECT_EQ(job(sweep, 2).pending_reason(),
+  EXPECT_EQ(lease->job.id, job(sweep, 1).id);
+  EXPECT_EQ(job(sweep, 2).pending_reason,
             "its run (job " + run + ") ended failed before writing its checkpoint at step 60: this branch waits until a "
             "rerun of it writes one (gammalab submit --rerun)");
   // The higher-priority sweep has only a waiting branch left: the other sweep's job is leased, not starved.
   lease = store_->lease(w, 10000, 2);
   ASSERT_TRUE(lease);
-  EXPECT_EQ(lease->job.sweep_id(), other);
+  EXPECT_EQ(lease->job.sweep_id, other);
 }
 
 TEST_F(StoreBranches, AResubmittedSweepStartsItsBranchesFromTheReusedRunsCheckpoints) {
-  const std::string first = store_->create_sweep(run_with_branches("a"), "", "", false).sweep.id();
+  const std::string first = store_->create_sweep(run_with_branches("a"), "", "", false).sweep.id;
   const std::string w = worker();
   auto lease = store_->lease(w, 10000, 1);
   ASSERT_TRUE(lease);
-  const std::string run = lease->job.id();
+  const std::string run = lease->job.id;
   ASSERT_TRUE(store_->start(w, run, 1));
   EXPECT_EQ(store_->add_metrics(run, 1, {branch_point(40), branch_point(60)}).stored, 2);
-  ASSERT_TRUE(store_->finish(w, run, 1, v1::JOB_OUTCOME_SUCCEEDED, ""));
+  ASSERT_TRUE(store_->finish(w, run, 1, AttemptEnd::kSucceeded, ""));
   ASSERT_EQ(store_->cancel(first, {}), 3);  // its branches and the independent job never ran
 
-  const std::string again = store_->create_sweep(run_with_branches("a"), "", "", false).sweep.id();
-  const v1::Job reused = job(again, 0), branch = job(again, 1);
-  EXPECT_EQ(reused.state(), v1::JOB_STATE_SUCCEEDED);
-  EXPECT_EQ(reused.reused_from(), run);
-  EXPECT_EQ(branch.state(), v1::JOB_STATE_PENDING);
-  EXPECT_EQ(branch.parent_id(), reused.id());
+  const std::string again = store_->create_sweep(run_with_branches("a"), "", "", false).sweep.id;
+  const JobRecord reused = job(again, 0), branch = job(again, 1);
+  EXPECT_EQ(reused.state, JobState::kSucceeded);
+  EXPECT_EQ(reused.reused_from, run);
+  EXPECT_EQ(branch.state, JobState::kPending);
+  EXPECT_EQ(branch.parent_id, reused.id);
   // The checkpoint lies in the directory of the run that wrote it.
-  EXPECT_EQ(branch.branch_start_job_id(), run);
-  EXPECT_EQ(branch.pending_reason(), "");
+  EXPECT_EQ(branch.branch_start_job_id, run);
+  EXPECT_EQ(branch.pending_reason, "");
 }
 
 TEST_F(StoreBranches, ABranchOfAFinishedRunThatNeverWroteItsPointTrainsFromStepZero) {
@@ -141,15 +141,15 @@ TEST_F(StoreBranches, ABranchOfAFinishedRunThatNeverWroteItsPointTrainsFromStepZ
   const std::string w = worker();
   auto lease = store_->lease(w, 10000, 1);
   ASSERT_TRUE(lease);
-  ASSERT_TRUE(store_->start(w, lease->job.id(), 1));
-  ASSERT_TRUE(store_->finish(w, lease->job.id(), 1, v1::JOB_OUTCOME_SUCCEEDED, ""));
+  ASSERT_TRUE(store_->start(w, lease->job.id, 1));
+  ASSERT_TRUE(store_->finish(w, lease->job.id, 1, AttemptEnd::kSucceeded, ""));
 
-  const std::string sweep = store_->create_sweep(run_with_branches("a"), "", "", false).sweep.id();
-  EXPECT_EQ(job(sweep, 0).state(), v1::JOB_STATE_SUCCEEDED);
+  const std::string sweep = store_->create_sweep(run_with_branches("a"), "", "", false).sweep.id;
+  EXPECT_EQ(job(sweep, 0).state, JobState::kSucceeded);
   lease = store_->lease(w, 10000, 1);
   ASSERT_TRUE(lease);
-  EXPECT_EQ(lease->job.id(), job(sweep, 1).id());
-  EXPECT_EQ(lease->job.branch_start_job_id(), "") << "no checkpoint to start from: the standalone run, same result";
+  EXPECT_EQ(lease->job.id, job(sweep, 1).id);
+  EXPECT_EQ(lease->job.branch_start_job_id, "") << "no checkpoint to start from: the standalone run, same result";
 }
 
 }  // namespace

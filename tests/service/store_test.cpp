@@ -29,14 +29,14 @@ class StoreTest : public ::testing::Test {
 TEST_F(StoreTest, SubmitCreatesPendingJobsInOrder) {
   auto result = store_->create_sweep(make_sweep("a", 3), "yaml", "a.yaml", false);
   EXPECT_EQ(result.jobs_created, 3);
-  EXPECT_EQ(result.sweep.total_jobs(), 3);
-  EXPECT_FALSE(result.sweep.finished());
-  auto jobs = store_->list_jobs(result.sweep.id());
+  EXPECT_EQ(result.sweep.total_jobs, 3);
+  EXPECT_FALSE(result.sweep.finished);
+  auto jobs = store_->list_jobs(result.sweep.id);
   ASSERT_EQ(jobs.size(), 3u);
-  for (const auto& j : jobs) EXPECT_EQ(j.state(), v1::JOB_STATE_PENDING);
-  EXPECT_EQ(jobs[0].name(), "a/job0");
-  EXPECT_EQ(store_->find_sweep("a")->id(), result.sweep.id());
-  EXPECT_EQ(store_->find_job("a/a/job1")->id(), jobs[1].id());
+  for (const auto& j : jobs) EXPECT_EQ(j.state, JobState::kPending);
+  EXPECT_EQ(jobs[0].name, "a/job0");
+  EXPECT_EQ(store_->find_sweep("a")->id, result.sweep.id);
+  EXPECT_EQ(store_->find_job("a/a/job1")->id, jobs[1].id);
 }
 
 TEST_F(StoreTest, LeaseRunFinishSucceeds) {
@@ -45,35 +45,35 @@ TEST_F(StoreTest, LeaseRunFinishSucceeds) {
   auto lease = store_->lease(w, 10000);
   ASSERT_TRUE(lease);
   EXPECT_EQ(lease->attempt, 1);
-  EXPECT_EQ(lease->job.state(), v1::JOB_STATE_LEASED);
+  EXPECT_EQ(lease->job.state, JobState::kLeased);
   EXPECT_FALSE(store_->lease(w, 10000)) << "no second pending job";
-  EXPECT_FALSE(store_->start(w, lease->job.id(), 2)) << "wrong attempt is stale";
-  EXPECT_TRUE(store_->start(w, lease->job.id(), 1));
-  store_->add_metrics(lease->job.id(), 1, {{5, 50, "train/loss", 2.5}});
-  EXPECT_EQ(store_->find_job(lease->job.id())->state(), v1::JOB_STATE_RUNNING);
-  EXPECT_DOUBLE_EQ(store_->find_job(lease->job.id())->last_loss(), 2.5);
-  EXPECT_FALSE(store_->finish(w, lease->job.id(), 2, v1::JOB_OUTCOME_SUCCEEDED, "")) << "wrong attempt is stale";
-  EXPECT_TRUE(store_->finish(w, lease->job.id(), 1, v1::JOB_OUTCOME_SUCCEEDED, ""));
-  EXPECT_EQ(store_->find_job(lease->job.id())->state(), v1::JOB_STATE_SUCCEEDED);
-  EXPECT_TRUE(store_->find_sweep(sweep.id())->finished());
+  EXPECT_FALSE(store_->start(w, lease->job.id, 2)) << "wrong attempt is stale";
+  EXPECT_TRUE(store_->start(w, lease->job.id, 1));
+  store_->add_metrics(lease->job.id, 1, {{5, 50, "train/loss", 2.5}});
+  EXPECT_EQ(store_->find_job(lease->job.id)->state, JobState::kRunning);
+  EXPECT_DOUBLE_EQ(store_->find_job(lease->job.id)->last_loss.value(), 2.5);
+  EXPECT_FALSE(store_->finish(w, lease->job.id, 2, AttemptEnd::kSucceeded, "")) << "wrong attempt is stale";
+  EXPECT_TRUE(store_->finish(w, lease->job.id, 1, AttemptEnd::kSucceeded, ""));
+  EXPECT_EQ(store_->find_job(lease->job.id)->state, JobState::kSucceeded);
+  EXPECT_TRUE(store_->find_sweep(sweep.id)->finished);
 }
 
 TEST_F(StoreTest, MetricsAreIdempotentPerJobNameStep) {
   store_->create_sweep(make_sweep("a", 1), "", "", false);
   auto lease = store_->lease(worker(), 10000);
   std::vector<MetricPoint> points = {{1, 10, "train/loss", 3.0}, {2, 20, "train/loss", 2.0}, {2, 20, "lr", 0.1}};
-  EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, points).stored, 3);
+  EXPECT_EQ(store_->add_metrics(lease->job.id, 1, points).stored, 3);
   // A resend after a reconnect, and a resumed run repeating step 2 with one new step.
-  EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, points).stored, 0);
-  EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, {{2, 20, "train/loss", 2.0}, {3, 30, "train/loss", 1.5}}).stored,
+  EXPECT_EQ(store_->add_metrics(lease->job.id, 1, points).stored, 0);
+  EXPECT_EQ(store_->add_metrics(lease->job.id, 1, {{2, 20, "train/loss", 2.0}, {3, 30, "train/loss", 1.5}}).stored,
             1);
-  auto loss = store_->metrics(lease->job.id(), {"train/loss"});
+  auto loss = store_->metrics(lease->job.id, {"train/loss"});
   ASSERT_EQ(loss.size(), 3u);
   EXPECT_EQ(loss[0].step, 1);
   EXPECT_EQ(loss[2].step, 3);
   EXPECT_DOUBLE_EQ(loss[2].value, 1.5);
-  EXPECT_EQ(store_->add_metrics(lease->job.id(), 1, {{4, 40, "x", NAN}}).stored, 1);
-  EXPECT_TRUE(std::isnan(store_->metrics(lease->job.id(), {"x"}).at(0).value)) << "NaN is stored and read back";
+  EXPECT_EQ(store_->add_metrics(lease->job.id, 1, {{4, 40, "x", NAN}}).stored, 1);
+  EXPECT_TRUE(std::isnan(store_->metrics(lease->job.id, {"x"}).at(0).value)) << "NaN is stored and read back";
 }
 
 // A final loss reads the end of each loss curve, never the whole of it (a long run has 100,000 points).
@@ -89,9 +89,9 @@ TEST_F(StoreTest, LossTailsAreTheLastPointsOfEachLossCurveInStepOrder) {
     if (step % 20 == 0) points.push_back({step, step * 10, "val/loss", 6.0 - 0.01 * static_cast<double>(step)});
     points.push_back({step, step * 10, "lr", 0.1});
   }
-  ASSERT_EQ(store_->add_metrics(lease->job.id(), 1, points).stored, 205);
-  const JobLosses tails = store_->loss_tails(lease->job.id());
-  EXPECT_EQ(tails.job_id, lease->job.id());
+  ASSERT_EQ(store_->add_metrics(lease->job.id, 1, points).stored, 205);
+  const JobLosses tails = store_->loss_tails(lease->job.id);
+  EXPECT_EQ(tails.job_id, lease->job.id);
   ASSERT_EQ(tails.train_loss.size(), static_cast<std::size_t>(Store::kLossTail));
   EXPECT_EQ(tails.train_loss.front().step, 100 - Store::kLossTail + 1);
   EXPECT_EQ(tails.train_loss.back().step, 100);
@@ -109,17 +109,17 @@ TEST_F(StoreTest, ExpiredLeaseRequeuesThenFailsAfterMaxAttempts) {
   auto first = store_->lease(w, -1);  // already expired
   ASSERT_TRUE(first);
   EXPECT_EQ(store_->expire_leases(), 1);
-  auto job = store_->find_job(first->job.id());
-  EXPECT_EQ(job->state(), v1::JOB_STATE_PENDING);
+  auto job = store_->find_job(first->job.id);
+  EXPECT_EQ(job->state, JobState::kPending);
   auto second = store_->lease(w, -1);
   ASSERT_TRUE(second);
   EXPECT_EQ(second->attempt, 2);
   EXPECT_EQ(store_->expire_leases(), 1);
-  job = store_->find_job(first->job.id());
-  EXPECT_EQ(job->state(), v1::JOB_STATE_FAILED);
-  EXPECT_NE(job->error().find("lease expired on attempt 2 of 2"), std::string::npos) << job->error();
+  job = store_->find_job(first->job.id);
+  EXPECT_EQ(job->state, JobState::kFailed);
+  EXPECT_NE(job->error.find("lease expired on attempt 2 of 2"), std::string::npos) << job->error;
   // A late report of the lost attempt changes nothing.
-  EXPECT_FALSE(store_->finish(w, first->job.id(), 2, v1::JOB_OUTCOME_SUCCEEDED, ""));
+  EXPECT_FALSE(store_->finish(w, first->job.id, 2, AttemptEnd::kSucceeded, ""));
 }
 
 TEST_F(StoreTest, AStartingCoordinatorGivesLeasesThatRanOutWhileItWasDownOneTimeout) {
@@ -130,12 +130,12 @@ TEST_F(StoreTest, AStartingCoordinatorGivesLeasesThatRanOutWhileItWasDownOneTime
   {
     LeaseReaper reaper(*store_, /*lease_timeout_ms=*/60000);  // what gammalab-server starts with
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its first pass has run
-    EXPECT_EQ(store_->find_job(lease->job.id())->state(), v1::JOB_STATE_LEASED) << "not requeued at start-up";
-    const HeartbeatResult beat = store_->heartbeat(w, {{lease->job.id(), lease->attempt}}, false, 60000);
+    EXPECT_EQ(store_->find_job(lease->job.id)->state, JobState::kLeased) << "not requeued at start-up";
+    const HeartbeatResult beat = store_->heartbeat(w, {{lease->job.id, lease->attempt}}, false, 60000);
     EXPECT_TRUE(beat.lost_job_ids.empty()) << "the worker's heartbeat renews it";
   }
   EXPECT_EQ(store_->expire_leases(), 0);
-  EXPECT_EQ(store_->find_job(lease->job.id())->attempt(), 1) << "no attempt used";
+  EXPECT_EQ(store_->find_job(lease->job.id)->attempt, 1) << "no attempt used";
   EXPECT_EQ(store_->grant_lease_grace(1000), 1) << "only the active lease, not the pending job";
 }
 
@@ -145,51 +145,51 @@ TEST_F(StoreTest, ListedSweepsCarryNoSourceWhichFindingOneDoes) {
   store_->create_sweep(make_sweep("b", 1), big, "b.yaml", false);
   const auto listed = store_->list_sweeps();
   ASSERT_EQ(listed.size(), 2u);
-  for (const auto& sweep : listed) EXPECT_TRUE(sweep.source_yaml().empty()) << sweep.name();
-  EXPECT_EQ(store_->find_sweep("a")->source_yaml(), big);
+  for (const auto& sweep : listed) EXPECT_TRUE(sweep.source_yaml.empty()) << sweep.name;
+  EXPECT_EQ(store_->find_sweep("a")->source_yaml, big);
 }
 
 TEST_F(StoreTest, FailureRetriesUntilMaxAttempts) {
   store_->create_sweep(make_sweep("a", 1, 0, 2), "", "", false);
   const std::string w = worker();
   auto lease = store_->lease(w, 10000);
-  EXPECT_TRUE(store_->finish(w, lease->job.id(), 1, v1::JOB_OUTCOME_FAILED, "exit 1"));
-  EXPECT_EQ(store_->find_job(lease->job.id())->state(), v1::JOB_STATE_PENDING);
+  EXPECT_TRUE(store_->finish(w, lease->job.id, 1, AttemptEnd::kFailed, "exit 1"));
+  EXPECT_EQ(store_->find_job(lease->job.id)->state, JobState::kPending);
   lease = store_->lease(w, 10000);
-  EXPECT_TRUE(store_->finish(w, lease->job.id(), 2, v1::JOB_OUTCOME_FAILED, "exit 1 again"));
-  auto job = store_->find_job(lease->job.id());
-  EXPECT_EQ(job->state(), v1::JOB_STATE_FAILED);
-  EXPECT_EQ(job->error(), "exit 1 again");
-  auto retried = store_->retry(job->id());
+  EXPECT_TRUE(store_->finish(w, lease->job.id, 2, AttemptEnd::kFailed, "exit 1 again"));
+  auto job = store_->find_job(lease->job.id);
+  EXPECT_EQ(job->state, JobState::kFailed);
+  EXPECT_EQ(job->error, "exit 1 again");
+  auto retried = store_->retry(job->id);
   ASSERT_TRUE(retried);
-  EXPECT_EQ(retried->state(), v1::JOB_STATE_PENDING);
-  EXPECT_EQ(retried->attempt(), 0);
+  EXPECT_EQ(retried->state, JobState::kPending);
+  EXPECT_EQ(retried->attempt, 0);
 }
 
 TEST_F(StoreTest, HandBackDoesNotUseAnAttempt) {
   store_->create_sweep(make_sweep("a", 1, 0, 1), "", "", false);
   const std::string w = worker();
   auto lease = store_->lease(w, 10000);
-  EXPECT_TRUE(store_->finish(w, lease->job.id(), 1, v1::JOB_OUTCOME_HANDED_BACK, ""));
-  auto job = store_->find_job(lease->job.id());
-  EXPECT_EQ(job->state(), v1::JOB_STATE_PENDING);
-  EXPECT_EQ(job->attempt(), 0);
+  EXPECT_TRUE(store_->finish(w, lease->job.id, 1, AttemptEnd::kHandedBack, ""));
+  auto job = store_->find_job(lease->job.id);
+  EXPECT_EQ(job->state, JobState::kPending);
+  EXPECT_EQ(job->attempt, 0);
 }
 
 TEST_F(StoreTest, CancelPendingNowAndRunningThroughHeartbeat) {
   auto sweep = store_->create_sweep(make_sweep("a", 3), "", "", false).sweep;
   const std::string w = worker();
   auto running = store_->lease(w, 10000);
-  EXPECT_EQ(store_->cancel(sweep.id(), {}), 3);
-  auto jobs = store_->list_jobs(sweep.id());
-  EXPECT_EQ(jobs[1].state(), v1::JOB_STATE_CANCELLED);
-  EXPECT_EQ(jobs[2].state(), v1::JOB_STATE_CANCELLED);
-  EXPECT_EQ(jobs[0].state(), v1::JOB_STATE_LEASED) << "a running job stops through its worker";
-  auto hb = store_->heartbeat(w, {{running->job.id(), 1}}, false, 10000);
+  EXPECT_EQ(store_->cancel(sweep.id, {}), 3);
+  auto jobs = store_->list_jobs(sweep.id);
+  EXPECT_EQ(jobs[1].state, JobState::kCancelled);
+  EXPECT_EQ(jobs[2].state, JobState::kCancelled);
+  EXPECT_EQ(jobs[0].state, JobState::kLeased) << "a running job stops through its worker";
+  auto hb = store_->heartbeat(w, {{running->job.id, 1}}, false, 10000);
   ASSERT_EQ(hb.cancel_job_ids.size(), 1u);
-  EXPECT_EQ(hb.cancel_job_ids[0], running->job.id());
-  EXPECT_TRUE(store_->finish(w, running->job.id(), 1, v1::JOB_OUTCOME_CANCELLED, ""));
-  EXPECT_EQ(store_->find_job(running->job.id())->state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(hb.cancel_job_ids[0], running->job.id);
+  EXPECT_TRUE(store_->finish(w, running->job.id, 1, AttemptEnd::kCancelled, ""));
+  EXPECT_EQ(store_->find_job(running->job.id)->state, JobState::kCancelled);
   EXPECT_FALSE(store_->lease(w, 10000)) << "cancelled jobs never start";
 }
 
@@ -198,7 +198,7 @@ TEST_F(StoreTest, HeartbeatReportsLostLeasesAndUnknownWorkers) {
   const std::string w = worker();
   auto lease = store_->lease(w, -1);
   store_->expire_leases();
-  auto hb = store_->heartbeat(w, {{lease->job.id(), 1}}, false, 10000);
+  auto hb = store_->heartbeat(w, {{lease->job.id, 1}}, false, 10000);
   EXPECT_TRUE(hb.known);
   ASSERT_EQ(hb.lost_job_ids.size(), 1u);
   EXPECT_FALSE(store_->heartbeat("999", {}, false, 10000).known);
@@ -208,15 +208,15 @@ TEST_F(StoreTest, ResubmittedConfigsReuseFinishedJobsUnlessRerun) {
   store_->create_sweep(make_sweep("a", 2), "", "", false);
   const std::string w = worker();
   auto lease = store_->lease(w, 10000);
-  store_->add_metrics(lease->job.id(), 1, {{10, 100, "train/loss", 1.25}});
-  store_->finish(w, lease->job.id(), 1, v1::JOB_OUTCOME_SUCCEEDED, "");
+  store_->add_metrics(lease->job.id, 1, {{10, 100, "train/loss", 1.25}});
+  store_->finish(w, lease->job.id, 1, AttemptEnd::kSucceeded, "");
   auto again = store_->create_sweep(make_sweep("a", 2), "", "", false);
   EXPECT_EQ(again.jobs_reused, 1);
   EXPECT_EQ(again.jobs_created, 1);
-  auto jobs = store_->list_jobs(again.sweep.id());
-  EXPECT_EQ(jobs[0].state(), v1::JOB_STATE_SUCCEEDED);
-  EXPECT_EQ(jobs[0].reused_from(), lease->job.id());
-  EXPECT_DOUBLE_EQ(store_->metrics(jobs[0].id(), {"train/loss"}).at(0).value, 1.25);
+  auto jobs = store_->list_jobs(again.sweep.id);
+  EXPECT_EQ(jobs[0].state, JobState::kSucceeded);
+  EXPECT_EQ(jobs[0].reused_from, lease->job.id);
+  EXPECT_DOUBLE_EQ(store_->metrics(jobs[0].id, {"train/loss"}).at(0).value, 1.25);
   auto rerun = store_->create_sweep(make_sweep("a", 2), "", "", true);
   EXPECT_EQ(rerun.jobs_reused, 0);
   EXPECT_EQ(rerun.jobs_created, 2);
@@ -228,21 +228,21 @@ TEST_F(StoreTest, PriorityFirstThenRoundRobinAcrossSweeps) {
   auto urgent = store_->create_sweep(make_sweep("urgent", 1, 5), "", "", false).sweep;
   const std::string w = worker();
   std::vector<std::string> order;
-  while (auto lease = store_->lease(w, 10000)) order.push_back(lease->job.sweep_id());
+  while (auto lease = store_->lease(w, 10000)) order.push_back(lease->job.sweep_id);
   ASSERT_EQ(order.size(), 9u);
-  EXPECT_EQ(order[0], urgent.id());
+  EXPECT_EQ(order[0], urgent.id);
   // The small sweep is not starved behind the big one: they alternate.
-  EXPECT_EQ(order[1], big.id());
-  EXPECT_EQ(order[2], small.id());
-  EXPECT_EQ(order[3], big.id());
-  EXPECT_EQ(order[4], small.id());
+  EXPECT_EQ(order[1], big.id);
+  EXPECT_EQ(order[2], small.id);
+  EXPECT_EQ(order[3], big.id);
+  EXPECT_EQ(order[4], small.id);
 }
 
 TEST_F(StoreTest, SurvivesReopenAtTheLatestSchemaVersion) {
   auto sweep = store_->create_sweep(make_sweep("a", 2), "", "", false).sweep;
   store_.reset();
   store_ = std::make_unique<Store>(path_.string());
-  EXPECT_EQ(store_->list_jobs(sweep.id()).size(), 2u);
+  EXPECT_EQ(store_->list_jobs(sweep.id).size(), 2u);
   sql::Database db(path_.string());
   sql::Statement s(db.handle(), "SELECT MAX(version) FROM schema_version");
   ASSERT_TRUE(s.step());
@@ -295,7 +295,7 @@ TEST(SchemaMigration, OldDatabaseIsMigratedForwardKeepingItsData) {
   }
   Store store(path.string());  // opening migrates to the latest version
   ASSERT_TRUE(store.find_sweep("old"));
-  EXPECT_TRUE(store.fits(store.find_sweep("old")->id(), false).empty()) << "tables of later migrations exist";
+  EXPECT_TRUE(store.fits(store.find_sweep("old")->id, false).empty()) << "tables of later migrations exist";
   sql::Database db(path.string());
   sql::Statement s(db.handle(), "SELECT COUNT(*), MAX(version) FROM schema_version");
   ASSERT_TRUE(s.step());

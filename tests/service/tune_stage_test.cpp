@@ -44,10 +44,10 @@ double objective(const JobConfig& c, double shift) {
 int run_pending(Store& store, const std::string& worker, double shift) {
   int ran = 0;
   while (auto lease = store.lease(worker, 60000)) {
-    const JobConfig config = job_config_from_json(nlohmann::json::parse(lease->job.config_json()));
-    store.start(worker, lease->job.id(), lease->attempt);
-    store.add_metrics(lease->job.id(), lease->attempt, {{config.steps, 1000, "val/loss", objective(config, shift)}});
-    EXPECT_TRUE(store.finish(worker, lease->job.id(), lease->attempt, v1::JOB_OUTCOME_SUCCEEDED, ""));
+    const JobConfig config = job_config_from_json(nlohmann::json::parse(lease->job.config_json));
+    store.start(worker, lease->job.id, lease->attempt);
+    store.add_metrics(lease->job.id, lease->attempt, {{config.steps, 1000, "val/loss", objective(config, shift)}});
+    EXPECT_TRUE(store.finish(worker, lease->job.id, lease->attempt, AttemptEnd::kSucceeded, ""));
     ++ran;
   }
   return ran;
@@ -77,21 +77,21 @@ TEST(TuneStage, RunsFirstThenAddsTheMainStageWithTheBestLrPerVariant) {
   EXPECT_FALSE(stages.advance(sweep)) << "the tune jobs have not run";
 
   EXPECT_EQ(run_pending(store, worker, 1.0), 8);
-  EXPECT_FALSE(store.find_sweep(sweep)->finished()) << "not finished while the main stage is still to come";
+  EXPECT_FALSE(store.find_sweep(sweep)->finished) << "not finished while the main stage is still to come";
   ASSERT_TRUE(stages.advance(sweep));
-  const v1::Sweep after = *store.find_sweep(sweep);
-  EXPECT_FALSE(after.awaiting_main_stage());
-  EXPECT_TRUE(after.stage_error().empty()) << after.stage_error();
-  const auto report = nlohmann::json::parse(after.tune_report_json());
+  const SweepRecord after = *store.find_sweep(sweep);
+  EXPECT_FALSE(after.awaiting_main_stage);
+  EXPECT_TRUE(after.stage_error.empty()) << after.stage_error;
+  const auto report = nlohmann::json::parse(after.tune_report_json);
   ASSERT_EQ(report["groups"].size(), 2u) << report.dump(2);
 
   int main_jobs = 0;
   for (const auto& job : store.list_jobs(sweep)) {
-    if (job.stage() != "main") continue;
+    if (job.stage != "main") continue;
     ++main_jobs;
-    EXPECT_EQ(job.state(), v1::JOB_STATE_PENDING) << job.name();
-    const JobConfig config = job_config_from_json(nlohmann::json::parse(job.config_json()));
-    EXPECT_EQ(config.optim.lr, config.scale.variant == "unified" ? 4e-3 : 2e-3) << job.name();
+    EXPECT_EQ(job.state, JobState::kPending) << job.name;
+    const JobConfig config = job_config_from_json(nlohmann::json::parse(job.config_json));
+    EXPECT_EQ(config.optim.lr, config.scale.variant == "unified" ? 4e-3 : 2e-3) << job.name;
     EXPECT_EQ(config.steps, 8) << "the main stage keeps its own budget";
   }
   EXPECT_EQ(main_jobs, 4);
@@ -99,17 +99,17 @@ TEST(TuneStage, RunsFirstThenAddsTheMainStageWithTheBestLrPerVariant) {
 
   EXPECT_EQ(run_pending(store, worker, 1.0), 4);
   EXPECT_EQ(store.fit_inputs(sweep).size(), 4u);
-  EXPECT_TRUE(store.find_sweep(sweep)->finished());
+  EXPECT_TRUE(store.find_sweep(sweep)->finished);
 
   // Resubmitted, the same file reuses every tune run, picks the same values and reuses every main run.
   const auto again = submit(coordinator, kYaml);
   EXPECT_EQ(again.jobs_created(), 0);
   EXPECT_EQ(again.jobs_reused(), 8);
   ASSERT_TRUE(stages.advance(again.sweep().id()));
-  const v1::Sweep reused = *store.find_sweep(again.sweep().id());
-  EXPECT_TRUE(reused.finished());
-  EXPECT_EQ(reused.job_counts().at("succeeded"), 12);
-  for (const auto& job : store.list_jobs(reused.id())) EXPECT_FALSE(job.reused_from().empty()) << job.name();
+  const SweepRecord reused = *store.find_sweep(again.sweep().id());
+  EXPECT_TRUE(reused.finished);
+  EXPECT_EQ(reused.job_counts.at("succeeded"), 12);
+  for (const auto& job : store.list_jobs(reused.id)) EXPECT_FALSE(job.reused_from.empty()) << job.name;
 }
 
 TEST(TuneStage, ABestLrOnTheEdgeOfTheGridAddsNoMainStageAndSaysWhy) {
@@ -120,12 +120,12 @@ TEST(TuneStage, ABestLrOnTheEdgeOfTheGridAddsNoMainStageAndSaysWhy) {
   const std::string sweep = submit(coordinator, kYaml).sweep().id();
   EXPECT_EQ(run_pending(store, worker, 8.0), 8);  // both optima far above the grid
   ASSERT_TRUE(stages.advance(sweep));
-  const v1::Sweep after = *store.find_sweep(sweep);
-  EXPECT_FALSE(after.awaiting_main_stage());
-  EXPECT_TRUE(after.finished());
-  EXPECT_NE(after.stage_error().find("is the largest value of the grid: widen the grid"), std::string::npos)
-      << after.stage_error();
-  for (const auto& job : store.list_jobs(sweep)) EXPECT_EQ(job.stage(), "tune") << "no main stage was added";
+  const SweepRecord after = *store.find_sweep(sweep);
+  EXPECT_FALSE(after.awaiting_main_stage);
+  EXPECT_TRUE(after.finished);
+  EXPECT_NE(after.stage_error.find("is the largest value of the grid: widen the grid"), std::string::npos)
+      << after.stage_error;
+  for (const auto& job : store.list_jobs(sweep)) EXPECT_EQ(job.stage, "tune") << "no main stage was added";
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ namespace gammalab::testing {
 namespace {
 
 struct Outcome {
-  v1::Job job;                      // as the coordinator has it at the end
+  JobRecord job;                    // as the coordinator has it at the end
   std::vector<MetricPoint> losses;  // its stored train/loss points
   grpc::Status log_status;          // GetJobLog of the whole log
   std::string log;
@@ -31,8 +31,8 @@ struct Outcome {
 Outcome run_job(const std::string& name, const std::string& script,
                 const std::function<void(const std::filesystem::path&, const std::string&)>& before = {}) {
   InProcessCoordinator coordinator(name);
-  const std::string sweep = coordinator.store().create_sweep(make_sweep(name, 1, 0, 1), "", "", false).sweep.id();
-  const std::string job_id = coordinator.store().list_jobs(sweep).at(0).id();
+  const std::string sweep = coordinator.store().create_sweep(make_sweep(name, 1, 0, 1), "", "", false).sweep.id;
+  const std::string job_id = coordinator.store().list_jobs(sweep).at(0).id;
   if (before) before(coordinator.db_path().parent_path() / "shared", job_id);
 
   const auto trainer = coordinator.db_path().parent_path() / "fake-train.sh";
@@ -50,17 +50,17 @@ Outcome run_job(const std::string& name, const std::string& script,
   std::thread thread([&daemon] { daemon->run(); });
 
   Outcome outcome;
-  v1::Job& job = outcome.job;
+  JobRecord& job = outcome.job;
   bool ended = false;
   for (int i = 0; i < 400 && !ended; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     job = *coordinator.store().find_job(job_id);
-    ended = job.state() == v1::JOB_STATE_FAILED || job.state() == v1::JOB_STATE_SUCCEEDED;
+    ended = job.state == JobState::kFailed || job.state == JobState::kSucceeded;
   }
   daemon->request_drain();
   if (!ended) {
     // The worker is stuck resending and would never join: leave it behind, the test has failed.
-    ADD_FAILURE() << "the job did not end within 20 s; state " << v1::JobState_Name(job.state());
+    ADD_FAILURE() << "the job did not end within 20 s; state " << job_state_name(job.state);
     thread.detach();
     (void)daemon.release();
     return outcome;
@@ -92,11 +92,11 @@ TEST(WorkerOutcome, ALogEndingInASplitCharacterStillFailsTheJob) {
   for (int i = 0; i < 300; ++i) text += euro;  // the 600-byte tail starts inside one of these
   text += "\xE2\x82";                         // and the log ends inside another
   const Outcome outcome = run_failing_job("split-utf8", text);
-  const v1::Job& job = outcome.job;
-  ASSERT_EQ(job.state(), v1::JOB_STATE_FAILED);
-  EXPECT_NE(job.error().find("exited with code 3"), std::string::npos) << job.error();
-  EXPECT_EQ(utf8_valid(job.error()), job.error()) << "the stored error is valid UTF-8";
-  EXPECT_NE(job.error().find(euro + euro), std::string::npos) << "whole characters of the log's end are kept";
+  const JobRecord& job = outcome.job;
+  ASSERT_EQ(job.state, JobState::kFailed);
+  EXPECT_NE(job.error.find("exited with code 3"), std::string::npos) << job.error;
+  EXPECT_EQ(utf8_valid(job.error), job.error) << "the stored error is valid UTF-8";
+  EXPECT_NE(job.error.find(euro + euro), std::string::npos) << "whole characters of the log's end are kept";
   // The log itself, whole or its tail, reaches a client (as valid UTF-8, or the reply would not parse).
   ASSERT_TRUE(outcome.log_status.ok()) << outcome.log_status.error_message();
   ASSERT_TRUE(outcome.tail_status.ok()) << outcome.tail_status.error_message();
@@ -107,13 +107,13 @@ TEST(WorkerOutcome, ALogEndingInASplitCharacterStillFailsTheJob) {
 
 TEST(WorkerOutcome, ALogWithInvalidBytesStillFailsTheJob) {
   const Outcome outcome = run_failing_job("invalid-utf8", "loss \xFF\xFE\xC0\xAF is not text");
-  const v1::Job& job = outcome.job;
-  ASSERT_EQ(job.state(), v1::JOB_STATE_FAILED);
+  const JobRecord& job = outcome.job;
+  ASSERT_EQ(job.state, JobState::kFailed);
   ASSERT_TRUE(outcome.log_status.ok()) << outcome.log_status.error_message();
   EXPECT_NE(outcome.log.find("loss \xEF\xBF\xBD"), std::string::npos) << outcome.log;
-  EXPECT_EQ(utf8_valid(job.error()), job.error());
-  EXPECT_NE(job.error().find("loss \xEF\xBF\xBD"), std::string::npos) << job.error();
-  EXPECT_NE(job.error().find("is not text"), std::string::npos) << job.error();
+  EXPECT_EQ(utf8_valid(job.error), job.error);
+  EXPECT_NE(job.error.find("loss \xEF\xBF\xBD"), std::string::npos) << job.error;
+  EXPECT_NE(job.error.find("is not text"), std::string::npos) << job.error;
 }
 
 // The coordinator refuses a metric line with a NaN loss; the worker drops it (with a warning) instead of
@@ -123,7 +123,7 @@ TEST(WorkerOutcome, ARefusedMetricReportIsDroppedAndTheJobStillEnds) {
                                   "echo '{\"step\":1,\"tokens\":100,\"metrics\":{\"train/loss\":\"nan\"}}'\n"
                                   "echo '{\"step\":2,\"tokens\":200,\"metrics\":{\"train/loss\":2.5}}'\n"
                                   "exit 0\n");
-  EXPECT_EQ(outcome.job.state(), v1::JOB_STATE_SUCCEEDED) << outcome.job.error();
+  EXPECT_EQ(outcome.job.state, JobState::kSucceeded) << outcome.job.error;
   ASSERT_EQ(outcome.losses.size(), 1u);
   EXPECT_EQ(outcome.losses[0].step, 2);
 }
@@ -182,9 +182,9 @@ TEST(WorkerSharedRootLinks, ALinkAtAnyDirectoryOrLogTheWorkerOpensFailsTheAttemp
                                       planted = "jobs/" + id + where;
                                       plant(shared / "jobs" / id);
                                     });
-    EXPECT_EQ(outcome.job.state(), v1::JOB_STATE_FAILED) << planted;
-    EXPECT_NE(outcome.job.error().find(planted + ": is a symbolic link (not followed)"), std::string::npos)
-        << outcome.job.error();
+    EXPECT_EQ(outcome.job.state, JobState::kFailed) << planted;
+    EXPECT_NE(outcome.job.error.find(planted + ": is a symbolic link (not followed)"), std::string::npos)
+        << outcome.job.error;
     // The log route answers with the refusal (or no log), never the target's bytes.
     EXPECT_EQ(outcome.log.find("CANARY"), std::string::npos);
     if (where != "/ckpt") {
@@ -205,7 +205,7 @@ TEST(WorkerSharedRootLinks, ALinkAtTheConfigIsReplacedNeverWrittenThrough) {
                                     std::filesystem::create_directories(config.parent_path());
                                     std::filesystem::create_symlink(canary.dir / "secret.key", config);
                                   });
-  EXPECT_EQ(outcome.job.state(), v1::JOB_STATE_SUCCEEDED) << outcome.job.error();
+  EXPECT_EQ(outcome.job.state, JobState::kSucceeded) << outcome.job.error;
   ASSERT_TRUE(outcome.log_status.ok()) << outcome.log_status.error_message();
   EXPECT_EQ(outcome.log.find("CANARY"), std::string::npos) << outcome.log;
   EXPECT_NE(outcome.log.find("\"model\""), std::string::npos)
@@ -217,8 +217,8 @@ TEST(WorkerSharedRootLinks, ALinkAtTheConfigIsReplacedNeverWrittenThrough) {
 TEST(WorkerSharedRootLinks, TheLogRoutesRefuseALinkAtTheLog) {
   const Canary canary;
   InProcessCoordinator coordinator("log-route-link");
-  const std::string sweep = coordinator.store().create_sweep(make_sweep("l", 1, 0, 1), "", "", false).sweep.id();
-  const std::string job_id = coordinator.store().list_jobs(sweep).at(0).id();
+  const std::string sweep = coordinator.store().create_sweep(make_sweep("l", 1, 0, 1), "", "", false).sweep.id;
+  const std::string job_id = coordinator.store().list_jobs(sweep).at(0).id;
   const auto job = coordinator.db_path().parent_path() / "shared" / "jobs" / job_id;
   std::filesystem::create_directories(job);
   auto stub = v1::Coordinator::NewStub(coordinator.own_channel());

@@ -305,7 +305,8 @@ class Store {
     std::vector<JobRecord> jobs;       // its jobs changed after `after_seq`, in the sweep's order (as list_jobs)
     std::int64_t seq = 0;              // the counter as the read saw it: the next call's after_seq
   };
-  // One read: the sweep's row and every job changed by `seq`. after_seq 0: every job of the sweep.
+  // One read: the sweep's row (by id, else the newest of that name, as find_sweep) and every job changed by
+  // `seq`. after_seq 0: every job of the sweep.
   JobChanges jobs_changed_since(const std::string& sweep_id, std::int64_t after_seq);
   // The counter now: a reader that lists a sweep's jobs whole reads it first, then asks for the changes after it.
   std::int64_t job_change_seq();

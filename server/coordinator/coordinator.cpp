@@ -387,10 +387,8 @@ std::string slots_basis(const std::vector<int>& live) {
 
 absl::StatusOr<JobChanges> Coordinator::jobs_changed(const std::string& sweep_id, std::int64_t after_seq) {
   if (after_seq < 0) return absl::InvalidArgumentError("changed_after: must be 0 or more, got " + std::to_string(after_seq));
-  const absl::StatusOr<SweepRecord> sweep = find_sweep(sweep_id);  // by id or name
-  if (!sweep.ok()) return sweep.status();
   const std::vector<int> live = store_.live_worker_slots(options_.lease_timeout_ms);
-  Store::JobChanges read = store_.jobs_changed_since(sweep->id, after_seq);
+  Store::JobChanges read = store_.jobs_changed_since(sweep_id, after_seq);  // by id or name
   if (!read.sweep) return absl::NotFoundError("sweep '" + sweep_id + "' not found");
   JobChanges out{std::move(read.jobs), read.seq, slots_basis(live)};
   std::vector<JobRecord*> listed;

@@ -16,15 +16,22 @@ Store::JobChanges Store::jobs_changed_since(const std::string& sweep_id, std::in
   store_read::ReadPool::Read snapshot = readers_.read();
   sql::StatementCache& statements = snapshot.statements();
   JobChanges out;
-  const std::int64_t id = store_rows::parse_id(sweep_id);
   // The counter first, in the same snapshot as the rows: every change it counts is in what is read below.
   sql::Statement& seq = statements.get(std::string(kChangeSeq));
   if (seq.step()) out.seq = seq.int64(0);
   seq.reset();
-  sql::Statement& sweep =
-      statements.get(std::string("SELECT ") + store_rows::kSweepSummaryColumns + " FROM sweeps s WHERE s.id = ?");
-  sweep.bind(1, id);
-  if (sweep.step()) out.sweep = read_sweep(statements, sweep);
+  // By id, else the newest of that name, as find_sweep resolves it; without the file's text, which a round
+  // never needs and which find_sweep would read each time.
+  sql::Statement& sweep = statements.get(std::string("SELECT ") + store_rows::kSweepSummaryColumns +
+                                         " FROM sweeps s WHERE s.id = ? OR s.name = ? "
+                                         "ORDER BY (s.id = ?) DESC, s.id DESC LIMIT 1");
+  const std::int64_t named = store_rows::parse_id(sweep_id);
+  sweep.bind(1, named).bind(2, sweep_id).bind(3, named);
+  std::int64_t id = -1;
+  if (sweep.step()) {
+    id = sweep.int64(0);
+    out.sweep = read_sweep(statements, sweep);
+  }
   sweep.reset();
   if (!out.sweep) return out;
   sql::Statement& jobs = statements.get("SELECT " + store_rows::job_columns() +

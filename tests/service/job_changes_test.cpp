@@ -36,6 +36,11 @@ TEST(JobChanges, ARoundGetsTheJobsWrittenSinceTheLastAndNoOthers) {
     ASSERT_EQ(ids(all).size(), 3u);
     for (const auto& job : jobs) EXPECT_NE(std::find(ids(all).begin(), ids(all).end(), job.id), ids(all).end());
 
+    const auto by_name = store.jobs_changed_since("s", 0);  // a name serves as the id, as in find_sweep
+    ASSERT_TRUE(by_name.sweep);
+    EXPECT_EQ(by_name.sweep->id, sweep);
+    EXPECT_EQ(ids(by_name), ids(all));
+
     const auto quiet = store.jobs_changed_since(sweep, all.seq);
     EXPECT_TRUE(quiet.jobs.empty());
     EXPECT_EQ(quiet.seq, all.seq);

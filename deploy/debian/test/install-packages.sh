@@ -16,7 +16,10 @@ done
 tmp="$(mktemp -d)"
 server_pid=""
 cleanup() {
-  [ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -56,7 +59,8 @@ mmdebstrap --quiet --variant=apt --mode=root --include="$include" \
 
 # 3. What an administrator runs first, inside the root (its own /proc: the binaries find their files through
 #    /proc/self/exe).
-inside() { unshare --mount --fork --kill-child=TERM -- sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"; }
+into_root=(unshare --mount --fork --kill-child=TERM -- sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root")
+inside() { "${into_root[@]}" "$@"; }
 version="$(inside gammalab --version)" || fail "gammalab --version"
 grep -q "^gammalab [0-9]" <<<"$version" || fail "gammalab --version printed: $version"
 inside gammalab validate /usr/share/gammalab/configs/sweeps/demo-cpu.yaml >"$tmp/validate.txt" 2>&1 ||
@@ -71,8 +75,10 @@ inside systemd-analyze verify /usr/lib/systemd/system/gammalab-server.service >"
 # 4. The server from the package: healthy, and serving the dashboard from /usr/share/gammalab/web.
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 mkdir -p "$root/tmp/shared"
-inside gammalab-server --listen 127.0.0.1:0 --http "127.0.0.1:$port" --db /tmp/gammalab.db \
-  --shared-root /tmp/shared >"$tmp/server.log" 2>&1 &
+# exec: the background job is unshare itself, not a shell that waits for it, so that stopping $! stops the
+# server inside too (--kill-child); stopping a shell around it left the server running after the test.
+(exec "${into_root[@]}" gammalab-server --listen 127.0.0.1:0 --http "127.0.0.1:$port" --db /tmp/gammalab.db \
+  --shared-root /tmp/shared >"$tmp/server.log" 2>&1) &
 server_pid=$!
 healthy=""
 for _ in $(seq 600); do

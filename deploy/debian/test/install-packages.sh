@@ -17,7 +17,9 @@ tmp="$(mktemp -d)"
 server_pid=""
 cleanup() {
   if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
+    # KILL: unshare --fork blocks TERM while it waits for its child; dying, it sends the server TERM
+    # (--kill-child).
+    kill -KILL "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
   fi
   rm -rf "$tmp"
@@ -76,7 +78,7 @@ inside systemd-analyze verify /usr/lib/systemd/system/gammalab-server.service >"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 mkdir -p "$root/tmp/shared"
 # exec: the background job is unshare itself, not a shell that waits for it, so that stopping $! stops the
-# server inside too (--kill-child); stopping a shell around it left the server running after the test.
+# server inside too (--kill-child, in cleanup); stopping a shell around it left the server running.
 (exec "${into_root[@]}" gammalab-server --listen 127.0.0.1:0 --http "127.0.0.1:$port" --db /tmp/gammalab.db \
   --shared-root /tmp/shared >"$tmp/server.log" 2>&1) &
 server_pid=$!

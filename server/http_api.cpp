@@ -31,6 +31,7 @@
 #include "proto/dashboard_json.h"
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
+#include "server/pending_reason.h"
 #include "server/job_files.h"
 #include "server/loopback.h"
 #include "server/prometheus_metrics.h"
@@ -382,14 +383,15 @@ void HttpApi::add_routes() {
       changes = std::move(*read);
     } else {
       changes = app_.whole_list_start();  // before the list: a change during it comes again in the next changes
-      auto jobs = list_rows<JobRecord>(req, res, [&](const auto& p) { return app_.list_jobs(args[0], {}, p); });
+      auto jobs = list_rows<JobRecord>(
+          req, res, [&](const auto& p) { return app_.list_jobs(args[0], {}, p, &changes.live_worker_slots); });
       if (!jobs.ok()) return send_error(res, jobs.status());
       changes.jobs = std::move(*jobs);
     }
     auto out = nlohmann::ordered_json::array();
     for (const JobRecord& job : changes.jobs) out.push_back(dashboard_job(to_proto(job)));
     res.set_header("X-Change-Seq", std::to_string(changes.seq));
-    res.set_header("X-Pending-Basis", changes.pending_basis);
+    res.set_header("X-Pending-Basis", pending_basis(changes.live_worker_slots));
     send_json(res, out.dump());
   });
   // One row per job (proto/dashboard_json.h), from the ends of its loss curves.

@@ -38,6 +38,13 @@ void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<J
   explain_pending(store.live_worker_slots(worker_timeout_ms), std::move(jobs));
 }
 
+std::string pending_basis(const std::vector<int>& live) {
+  if (live.empty()) return "none";
+  std::string out;
+  for (int slots : live) out += (out.empty() ? "" : ",") + std::to_string(slots);
+  return out;
+}
+
 void explain_pending(const std::vector<int>& live, std::vector<JobRecord*> jobs) {
   for (JobRecord* job : jobs) {
     // A branch waiting for its run's checkpoint has its reason already (store_rows::read_job): it comes first.

@@ -23,4 +23,8 @@ void explain_pending(Store& store, std::int64_t worker_timeout_ms, std::vector<J
 // the reasons it was given (Coordinator::jobs_changed) explains with what it keeps.
 void explain_pending(const std::vector<int>& live_worker_slots, std::vector<JobRecord*> jobs);
 
+// The live workers' slots as a reader compares them, to know when the reasons it holds may be out of date:
+// "8,8,4", or "none" when no worker is alive (the HTTP API's X-Pending-Basis).
+std::string pending_basis(const std::vector<int>& live_worker_slots);
+
 }  // namespace gammalab

@@ -166,7 +166,8 @@ absl::StatusOr<int> Coordinator::cancel_sweep(const std::string& sweep_id, const
 
 absl::StatusOr<Page<JobRecord>> Coordinator::list_jobs(const std::string& sweep_id,
                                                        const std::vector<JobState>& states,
-                                                       const PageRequest& request) {
+                                                       const PageRequest& request,
+                                                       const std::vector<int>* live_worker_slots) {
   const absl::StatusOr<RowPageStart> start = row_page_start(request);
   if (!start.ok()) return start.status();
   const absl::StatusOr<SweepRecord> sweep = find_sweep(sweep_id);
@@ -174,7 +175,10 @@ absl::StatusOr<Page<JobRecord>> Coordinator::list_jobs(const std::string& sweep_
   Store::JobPage stored = store_.list_jobs_page(sweep->id, states, start->after, start->size);
   std::vector<JobRecord*> listed;
   for (JobRecord& job : stored.jobs) listed.push_back(&job);
-  explain_pending(listed);
+  if (live_worker_slots)
+    gammalab::explain_pending(*live_worker_slots, std::move(listed));
+  else
+    explain_pending(std::move(listed));
   return page_by_ordinal(std::move(stored.jobs), stored.ordinals, stored.next_ordinal,
                          [](const JobRecord& job) { return reply_bytes(job); });
 }
@@ -376,21 +380,12 @@ absl::StatusOr<Page<WorkerRecord>> Coordinator::list_workers(const PageRequest& 
   });
 }
 
-namespace {
-std::string slots_basis(const std::vector<int>& live) {
-  if (live.empty()) return "none";
-  std::string out;
-  for (int slots : live) out += (out.empty() ? "" : ",") + std::to_string(slots);
-  return out;
-}
-}  // namespace
-
 absl::StatusOr<JobChanges> Coordinator::jobs_changed(const std::string& sweep_id, std::int64_t after_seq) {
   if (after_seq < 0) return absl::InvalidArgumentError("changed_after: must be 0 or more, got " + std::to_string(after_seq));
   const std::vector<int> live = store_.live_worker_slots(options_.lease_timeout_ms);
   Store::JobChanges read = store_.jobs_changed_since(sweep_id, after_seq);  // by id or name
   if (!read.sweep) return absl::NotFoundError("sweep '" + sweep_id + "' not found");
-  JobChanges out{std::move(read.jobs), read.seq, slots_basis(live)};
+  JobChanges out{std::move(read.jobs), read.seq, live};
   std::vector<JobRecord*> listed;
   for (JobRecord& job : out.jobs) listed.push_back(&job);
   gammalab::explain_pending(live, std::move(listed));
@@ -399,7 +394,7 @@ absl::StatusOr<JobChanges> Coordinator::jobs_changed(const std::string& sweep_id
 
 JobChanges Coordinator::whole_list_start() {
   JobChanges start;
-  start.pending_basis = slots_basis(store_.live_worker_slots(options_.lease_timeout_ms));
+  start.live_worker_slots = store_.live_worker_slots(options_.lease_timeout_ms);
   start.seq = store_.job_change_seq();
   return start;
 }

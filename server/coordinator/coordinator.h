@@ -64,12 +64,13 @@ struct SweepChanges {
 };
 // A sweep's jobs written after a change number, with their pending reasons, and what those reasons were worked
 // out from. A reader that keeps a sweep's jobs by id stays its whole list by asking for what changed since its
-// last answer (`seq`), and asks for the whole list again when `pending_basis` differs from the one it holds: a
-// worker came or went, and a pending job's reason may change without its row.
+// last answer (`seq`), and asks for the whole list again when the live workers' slots differ from those its
+// reasons were worked out from (pending_basis, pending_reason.h): a worker came or went, and a pending job's
+// reason may change without its row.
 struct JobChanges {
-  std::vector<JobRecord> jobs;  // in the sweep's order
-  std::int64_t seq = 0;        // the next call's after_seq
-  std::string pending_basis;   // the live workers' slots the reasons were worked out from: "8,8,4", or "none"
+  std::vector<JobRecord> jobs;         // in the sweep's order
+  std::int64_t seq = 0;                // the next call's after_seq
+  std::vector<int> live_worker_slots;  // what the reasons were worked out from, largest first
 };
 
 // How far one watcher has been sent its sweep: the store's change number of its last round
@@ -91,9 +92,12 @@ class Coordinator {
   absl::StatusOr<int> cancel_sweep(const std::string& sweep_id, const std::vector<std::string>& job_ids);
 
   // ---- jobs: each pending one with the reason it waits, when it is not only a free slot (pending_reason.h)
-  // The sweep's jobs in their order; `states` empty: all.
+  // The sweep's jobs in their order; `states` empty: all. The pending reasons are worked out from
+  // `live_worker_slots` when given (a whole list's, read once before its pages: whole_list_start), else from
+  // the live workers now.
   absl::StatusOr<Page<JobRecord>> list_jobs(const std::string& sweep_id, const std::vector<JobState>& states,
-                                            const PageRequest& page);
+                                            const PageRequest& page,
+                                            const std::vector<int>* live_worker_slots = nullptr);
   absl::StatusOr<JobRecord> job(const std::string& id_or_path);
   // The runs table: the sweep's jobs with the ends of their loss curves, a page of rows at a time.
   absl::StatusOr<Page<Run>> list_runs(const std::string& sweep_id, const PageRequest& page);
@@ -142,8 +146,8 @@ class Coordinator {
 
   // ---- a sweep's jobs changed since a change number (0: every job), and the number and basis of a whole list
   absl::StatusOr<JobChanges> jobs_changed(const std::string& sweep_id, std::int64_t after_seq);
-  // Read before a whole list of a sweep's jobs: what a reader asks jobs_changed for next, and holds its list's
-  // pending reasons against.
+  // Read before a whole list of a sweep's jobs: what a reader asks jobs_changed for next, and the live workers'
+  // slots its pages' pending reasons are worked out from (list_jobs).
   JobChanges whole_list_start();
 
   // ---- watching a sweep: what changed since the round `memory` remembers (the first round: everything).

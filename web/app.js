@@ -47,10 +47,10 @@ const state = {
   fits: [],              // reports of /api/sweeps/{id}/fits (fitReports)
   workers: new Map(),
   loadedFor: null,       // sweep id whose data is loaded
-  jobsHeld: null,        // the open sweep's jobs with where their next changes start (sweepJobs)
+  jobsMark: null,        // where the open sweep's next job changes start, {seq, basis} (sweepJobs)
   job: null,             // the open job (#/jobs/ID) with its metrics
   zoom: null,            // {key, metrics: Map job id -> columns}: the zoomed x range at full resolution
-  overlays: new Map(),   // sweep id of `settings.with` -> {sweep, jobs, metrics, runs}, or {missing: true}
+  overlays: new Map(),   // sweep id of `settings.with` -> {sweep, jobs, jobsMark, metrics, runs}, or {missing: true}
 };
 
 let uPlot = null;
@@ -1099,19 +1099,19 @@ function scheduleRunsRefresh() {
   }, wait);
 }
 
-// A sweep's jobs now, from `held` ({jobs, seq, basis} of the last answer, or null): the jobs written since
-// merged into those held, or the whole list when nothing is held or the basis of the pending reasons moved (a
-// worker came or went: a pending job's reason may change without its row). So a page open on a sweep of
-// 30,000 jobs is sent what changed, not the sweep, on each change. Returns {jobs, seq, basis}.
-async function sweepJobs(id, held) {
-  if (held?.seq != null) {
-    const { body, headers } = await getAnswer(`/api/sweeps/${id}/jobs?changed_after=${held.seq}`);
-    if (headers.get('X-Pending-Basis') === held.basis) {
-      return { jobs: mergeJobs(held.jobs, body), seq: headers.get('X-Change-Seq'), basis: held.basis };
+// A sweep's jobs now, from the `jobs` held and the `mark` of the answer they came from ({seq, basis}, or null):
+// the jobs written since merged into those held, or the whole list when nothing is held or the basis of the
+// pending reasons moved (a worker came or went: a pending job's reason may change without its row). So a page
+// open on a sweep of 30,000 jobs is sent what changed, not the sweep, on each change. Returns {jobs, mark}.
+async function sweepJobs(id, jobs, mark) {
+  if (mark?.seq != null) {
+    const { body, headers } = await getAnswer(`/api/sweeps/${id}/jobs?changed_after=${mark.seq}`);
+    if (headers.get('X-Pending-Basis') === mark.basis) {
+      return { jobs: mergeJobs(jobs, body), mark: { seq: headers.get('X-Change-Seq'), basis: mark.basis } };
     }
   }
   const { body, headers } = await getAnswer(`/api/sweeps/${id}/jobs`);
-  return { jobs: body, seq: headers.get('X-Change-Seq'), basis: headers.get('X-Pending-Basis') };
+  return { jobs: body, mark: { seq: headers.get('X-Change-Seq'), basis: headers.get('X-Pending-Basis') } };
 }
 
 // `held` with each of `changed` in its place (by id); a new job joins in id order, which is the sweep's order.
@@ -1134,7 +1134,7 @@ async function loadSweep(id) {
   const at = encodeURIComponent(id);
   const [sweep, listed, metrics, runs, fits] = await Promise.all([
     getJSON(`/api/sweeps/${at}`),
-    sweepJobs(at, null).then(async (answer) => {
+    sweepJobs(at, null, null).then(async (answer) => {
       await fetchWorkersIfNeeded(answer.jobs);
       return answer;
     }),
@@ -1145,7 +1145,7 @@ async function loadSweep(id) {
   const jobs = listed.jobs;
   state.sweep = sweep;
   state.jobs = jobs;
-  state.jobsHeld = listed;
+  state.jobsMark = listed.mark;
   state.metrics = new Map();
   for (const job of jobs) {
     const store = {};
@@ -1164,7 +1164,7 @@ async function loadSweep(id) {
 // not drawn again.
 async function updateSweep() {
   const id = state.sweep.id;
-  const listed = await sweepJobs(id, state.jobsHeld);
+  const listed = await sweepJobs(id, state.jobs, state.jobsMark);
   if (state.sweep?.id !== id) return true;
   const jobs = listed.jobs;
   const before = new Map(state.jobs.map((j) => [j.id, j]));
@@ -1183,7 +1183,7 @@ async function updateSweep() {
   if (state.sweep?.id !== id) return true;
   const news = added > 0 || full !== null || JSON.stringify(jobs) !== JSON.stringify(state.jobs);
   state.jobs = jobs;
-  state.jobsHeld = listed;
+  state.jobsMark = listed.mark;
   const summary = state.sweeps.find((s) => s.id === id);
   state.sweep = full || (summary ? { ...summary, tune_report_json: state.sweep.tune_report_json, stage_error: state.sweep.stage_error } : state.sweep);
   // A change that none of this sweep's jobs explains may be a new fit: the coordinator refits a few seconds
@@ -1235,25 +1235,24 @@ async function syncOverlays() {
         state.overlays.set(id, { missing: true });
         return;
       }
-      const [held, metrics, runs] = await Promise.all([sweepJobs(sweep.id, null),
+      const [listed, metrics, runs] = await Promise.all([sweepJobs(sweep.id, null, null),
         getJSON(`/api/sweeps/${sweep.id}/metrics?max_points=${seriesPoints()}`), getJSON(`/api/sweeps/${sweep.id}/runs`)]);
-      const store = new Map(held.jobs.map((j) => {
+      const store = new Map(listed.jobs.map((j) => {
         const cols = {};
         appendColumns(cols, metrics[j.id]);
         return [j.id, cols];
       }));
-      state.overlays.set(id, { sweep, jobs: held.jobs, held, metrics: store, runs });
+      state.overlays.set(id, { sweep, jobs: listed.jobs, jobsMark: listed.mark, metrics: store, runs });
       return;
     }
     const listed = state.sweeps.find((s) => String(s.id) === id);
     if (o.sweep.finished && listed?.finished) return;
-    const held = await sweepJobs(o.sweep.id, o.held);
-    const jobs = held.jobs;
+    const { jobs, mark } = await sweepJobs(o.sweep.id, o.jobs, o.jobsMark);
     if (await appendNewPoints(jobs, new Map(o.jobs.map((j) => [j.id, j])), o.metrics) > 0) news = true;
     if (JSON.stringify(jobs) !== JSON.stringify(o.jobs)) news = true;
     const runs = await getJSON(`/api/sweeps/${o.sweep.id}/runs`);
     if (JSON.stringify(runs) !== JSON.stringify(o.runs)) news = true;
-    Object.assign(o, { jobs, held, runs, sweep: listed ? { ...o.sweep, ...listed } : o.sweep });
+    Object.assign(o, { jobs, jobsMark: mark, runs, sweep: listed ? { ...o.sweep, ...listed } : o.sweep });
   }));
   return news;
 }

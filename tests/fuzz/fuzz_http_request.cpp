@@ -54,11 +54,20 @@ struct Fixture {
   std::string sweep_id;
 };
 
+// The fixture's directory, removed when the process exits (std::exit, as libFuzzer ends a run): the fixture
+// itself is never destroyed, and every run of make test left one directory behind.
+std::filesystem::path fixture_dir;
+
 Fixture& fixture() {
   static Fixture* f = [] {
     auto* f = new Fixture;  // lives as long as the process: the fuzzer never returns to a destructor
     f->dir = std::filesystem::temp_directory_path() / ("gammalab-fuzz-http-" + std::to_string(std::random_device{}()));
     std::filesystem::create_directories(f->dir / "web");
+    fixture_dir = f->dir;
+    std::atexit([] {
+      std::error_code ignored;  // at exit nothing can be done about a file that will not go
+      std::filesystem::remove_all(fixture_dir, ignored);
+    });
     std::ofstream(f->dir / "web" / "index.html") << "<!doctype html><title>gammalab</title>";
     const std::string db = (f->dir / "gammalab.db").string();
     f->store = std::make_unique<Store>(db);

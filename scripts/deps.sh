@@ -19,6 +19,7 @@ packages=(
   libsqlite3-dev zlib1g-dev libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libmicrohttpd-dev libcli11-dev libspdlog-dev
   libsodium-dev libssl-dev openssl
   libceres-dev prometheus-cpp-dev
+  libboost-dev                      # Boost.Math: the local multiplier's monotone cubic and its root finding
   dpkg-dev                          # dpkg-shlibdeps: the packages' dependencies (`make package`, cpack)
 )
 if [ "$mode" != demo ]; then

@@ -1,10 +1,12 @@
 #include "core/scaling/bootstrap.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/scaling/quantiles.h"
 
@@ -67,29 +69,85 @@ RunPoint spread_from_mean(RunPoint drawn, const ReplicateCell& cell) {
 
 }  // namespace
 
+std::mt19937_64 block_generator(std::uint64_t stream, const std::string& group, double params, double tokens,
+                                const std::vector<std::uint64_t>& seeds) {
+  std::uint64_t key = stream;
+  for (const char ch : group) key = resample_seed(key, static_cast<unsigned char>(ch));
+  key = resample_seed(key, group.size());
+  key = resample_seed(key, std::bit_cast<std::uint64_t>(params));
+  key = resample_seed(key, std::bit_cast<std::uint64_t>(tokens));
+  for (const std::uint64_t seed : seeds) key = resample_seed(key, seed);
+  return std::mt19937_64(resample_seed(key, seeds.size()));
+}
+
+namespace {
+
+// The seeds of a cell's runs, ascending; empty when a run has none or two share one.
+std::vector<std::uint64_t> cell_seeds(const std::vector<RunPoint>& runs, const ReplicateCell& cell) {
+  std::vector<std::uint64_t> seeds;
+  for (auto i : cell.runs) {
+    if (!runs[i].seed) return {};
+    seeds.push_back(*runs[i].seed);
+  }
+  std::sort(seeds.begin(), seeds.end());
+  if (std::adjacent_find(seeds.begin(), seeds.end()) != seeds.end()) return {};
+  return seeds;
+}
+
+// `count` seeds drawn with replacement from `seeds`.
+std::vector<std::uint64_t> draw_seeds(const std::vector<std::uint64_t>& seeds, std::mt19937_64& rng) {
+  std::uniform_int_distribution<std::size_t> pick(0, seeds.size() - 1);
+  std::vector<std::uint64_t> drawn(seeds.size());
+  for (auto& seed : drawn) seed = seeds[pick(rng)];
+  return drawn;
+}
+
+}  // namespace
+
 std::vector<RunPoint> resample_within_cells(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
-                                            std::mt19937_64& rng) {
+                                            std::uint64_t stream) {
+  // Families: a group's cells at one N with the same seeds. Keyed so that each draws once, whatever the order.
+  std::map<std::tuple<std::string, double, std::vector<std::uint64_t>>, std::vector<std::uint64_t>> drawn;
   std::vector<RunPoint> sample;
   sample.reserve(runs.size());
   for (const auto& cell : cells) {
-    std::uniform_int_distribution<std::size_t> pick(0, cell.runs.size() - 1);
-    for (std::size_t k = 0; k < cell.runs.size(); ++k) {
-      sample.push_back(spread_from_mean(runs[cell.runs[pick(rng)]], cell));
+    const std::vector<std::uint64_t> seeds = cell_seeds(runs, cell);
+    if (seeds.empty()) {
+      std::mt19937_64 rng = block_generator(stream, cell.group, cell.params, cell.tokens, {});
+      std::uniform_int_distribution<std::size_t> pick(0, cell.runs.size() - 1);
+      for (std::size_t k = 0; k < cell.runs.size(); ++k) {
+        sample.push_back(spread_from_mean(runs[cell.runs[pick(rng)]], cell));
+      }
+      continue;
+    }
+    auto [it, fresh] = drawn.try_emplace({cell.group, cell.params, seeds});
+    if (fresh) {
+      std::mt19937_64 rng = block_generator(stream, cell.group, cell.params, 0.0, seeds);
+      it->second = draw_seeds(seeds, rng);
+    }
+    for (const std::uint64_t seed : it->second) {
+      sample.push_back(spread_from_mean(runs[run_with_seed(runs, cell, seed)], cell));
     }
   }
   return sample;
 }
 
 std::vector<RunPoint> resample_paired(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
-                                      const Pairing& pairing, std::mt19937_64& rng) {
+                                      const Pairing& pairing, std::uint64_t stream) {
+  // A family: the blocks at one baseline N with the same seeds (a run and its branches, or the budgets of one
+  // size), drawn once and shared by every block of it and every group.
+  std::map<std::pair<double, std::vector<std::uint64_t>>, std::vector<std::uint64_t>> drawn;
   std::vector<RunPoint> sample;
   sample.reserve(runs.size());
   for (const auto& block : pairing.blocks) {
-    std::uniform_int_distribution<std::size_t> pick(0, block.seeds.size() - 1);
-    std::vector<std::uint64_t> drawn(block.seeds.size());
-    for (auto& seed : drawn) seed = block.seeds[pick(rng)];
+    const double params = cells[block.cells[0]].params;
+    auto [it, fresh] = drawn.try_emplace({params, block.seeds});
+    if (fresh) {
+      std::mt19937_64 rng = block_generator(stream, "", params, 0.0, block.seeds);
+      it->second = draw_seeds(block.seeds, rng);
+    }
     for (std::size_t c : block.cells) {
-      for (std::uint64_t seed : drawn) {
+      for (std::uint64_t seed : it->second) {
         sample.push_back(spread_from_mean(runs[run_with_seed(runs, cells[c], seed)], cells[c]));
       }
     }

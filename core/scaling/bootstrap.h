@@ -7,12 +7,20 @@
 //   When every run has a seed and the groups ran the same seeds at every size (core/scaling/pairing.h), the
 //   draw is of seeds within each size, and every group gets the same draw: a variant's difference to the
 //   baseline keeps what the pair shares (data order, initial weights) out of its spread.
+//   The unit drawn is the run family: one size and seed with every token budget it reached. A run's cooldown
+//   branches (docs/branches.md) share its stable phase and with it most of its seed's noise, and separate runs
+//   of one size and seed share its initial weights and data order, so the budgets of one size take one draw of
+//   seeds together; drawing each (size, budget) cell on its own would treat a run and its branches as
+//   independent and make the interval too narrow.
 // - With one run per configuration there is no seed noise to resample, and the unit is the model size: draw
 //   sizes with replacement and take all runs of each drawn size (a cluster / paired bootstrap), since runs of
 //   one size (several token budgets, or baseline and variant) are not independent.
-// Each resample has its own generator seeded from (base seed, index), so results do not depend on threads.
+// Each resample has its own stream, resample_seed(base seed, index), so results do not depend on threads; within
+// it, each block (a family, a cell) draws from a generator keyed by what the block is (its group, N, D and
+// seeds), not by the order blocks are visited in, so the same runs in any order draw the same resample.
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/scaling/law.h"
@@ -33,18 +41,26 @@ inline constexpr int kMinResampledSizes = 3;
 std::vector<std::size_t> resample_by_model_size(const std::vector<RunPoint>& runs, std::mt19937_64& rng,
                                                 int min_sizes);
 
-// One resample that keeps the design: each cell of `runs` draws as many runs as it has, with replacement,
-// from its own runs. A drawn loss is moved away from its cell's mean by sqrt(n/(n-1)): resampling n values
-// gives a mean whose variance is (n-1)/n of the true one (half of it with 2 seeds), and this inflation is the
-// usual small-sample correction (Davison & Hinkley 1997, §2.4 and §6.2's modified residuals).
-std::vector<RunPoint> resample_within_cells(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
-                                            std::mt19937_64& rng);
+// The generator of one block of resample `stream` (resample_seed(base, index)), keyed by the block's group, N,
+// D and seeds: SplitMix64 over their bits.
+std::mt19937_64 block_generator(std::uint64_t stream, const std::string& group, double params, double tokens,
+                                const std::vector<std::uint64_t>& seeds);
 
-// The paired form of resample_within_cells: per block, as many seeds as the block has are drawn with
-// replacement, and every group's cell takes its run of each drawn seed (moved from the cell's mean by the same
-// sqrt(n/(n-1))). Needs pairing.complete.
+// One resample that keeps the design: each run family of a group (its cells at one N whose runs carry the
+// same seeds) draws as many seeds as it has, with replacement, and each of its cells takes its run of each
+// drawn seed; a cell whose runs have no seeds (or other seeds than the family's) draws its runs on its own.
+// A drawn loss is moved away from its cell's mean by sqrt(n/(n-1)): resampling n values gives a mean whose
+// variance is (n-1)/n of the true one (half of it with 2 seeds), and this inflation is the usual small-sample
+// correction (Davison & Hinkley 1997, §2.4 and §6.2's modified residuals).
+std::vector<RunPoint> resample_within_cells(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
+                                            std::uint64_t stream);
+
+// The paired form of resample_within_cells: per family (the pairing's blocks at one baseline N with the same
+// seeds), as many seeds as it has are drawn with replacement, and every group's cell in every block of the family
+// takes its run of each drawn seed (moved from the cell's mean by the same sqrt(n/(n-1))). Needs
+// pairing.complete.
 std::vector<RunPoint> resample_paired(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
-                                      const Pairing& pairing, std::mt19937_64& rng);
+                                      const Pairing& pairing, std::uint64_t stream);
 
 struct Interval {
   double lo = 0.0;

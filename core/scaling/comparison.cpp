@@ -33,39 +33,98 @@ double mean_at(const std::map<CellKey, double>& means, const ReplicateCell& cell
   return it == means.end() ? kNaN : it->second;
 }
 
-// The baseline's curve of token slice `slice` from the planned blocks' means, without block `skip` (none:
-// skip >= size).
-std::vector<CurvePoint> base_curve(const ComparisonPlan& plan, const std::vector<double>& base_means,
-                                   std::size_t skip, std::size_t slice) {
+constexpr std::size_t kNoFamily = static_cast<std::size_t>(-1);
+
+// The baseline's curve of token slice `slice` from the planned blocks' means, without the blocks of family
+// `skip` (kNoFamily: none).
+BaselineCurve base_curve(const ComparisonPlan& plan, const std::vector<double>& base_means, std::size_t skip,
+                         std::size_t slice) {
   std::vector<CurvePoint> curve;
   for (std::size_t k = 0; k < plan.base_cells.size(); ++k) {
-    if (k != skip && plan.slices[k] == slice) curve.push_back({std::log(plan.base_cells[k].compute), base_means[k]});
+    if (plan.families[k] != skip && plan.slices[k] == slice) {
+      curve.push_back({std::log(plan.base_cells[k].compute), base_means[k]});
+    }
   }
-  return curve;
+  return BaselineCurve(std::move(curve));
 }
 
-// ln m_local per planned block against the baseline's curve of its slice, without block `skip`.
+// ln m_local per planned block against the baseline's curve of its slice, without the blocks of family `skip`.
 std::vector<LocalLog> local_logs(const ComparisonPlan& plan, const std::vector<double>& base_means, std::size_t skip,
                                  const std::vector<double>& variant_means) {
   std::vector<LocalLog> out;
+  std::map<std::size_t, BaselineCurve> curves;  // per slice, made once
   for (std::size_t k = 0; k < plan.variant_cells.size(); ++k) {
-    const CurvePoint at{std::log(plan.variant_cells[k].compute), variant_means[k]};
-    out.push_back(plan.ladder ? local_log_multiplier(base_curve(plan, base_means, skip, plan.slices[k]), at)
-                              : LocalLog{kNaN, false});
+    if (!plan.ladder) {
+      out.push_back({kNaN, false, kNaN});
+      continue;
+    }
+    auto it = curves.find(plan.slices[k]);
+    if (it == curves.end()) it = curves.emplace(plan.slices[k], base_curve(plan, base_means, skip, plan.slices[k])).first;
+    out.push_back(local_log_multiplier(it->second, {std::log(plan.variant_cells[k].compute), variant_means[k]}));
   }
   return out;
 }
 
-// Mean of ln m_local over the blocks inside on all data, except `skip`; NaN if none or any is NaN.
-double pooled_log(const ComparisonPlan& plan, const std::vector<LocalLog>& logs, std::size_t skip) {
-  double sum = 0.0;
-  int n = 0;
+// Weighted mean of ln m_local over the blocks with positive weight; NaN if none, or if any of them has no value
+// (a resample where the curve went flat: that draw says nothing about the pooled value).
+double pooled_log(const std::vector<LocalLog>& logs, const std::vector<double>& weights) {
+  double sum = 0.0, total = 0.0;
   for (std::size_t k = 0; k < logs.size(); ++k) {
-    if (!plan.inside[k] || k == skip) continue;
-    sum += logs[k].value;
-    ++n;
+    if (!(weights[k] > 0.0)) continue;
+    if (!std::isfinite(logs[k].value)) return kNaN;
+    sum += weights[k] * logs[k].value;
+    total += weights[k];
   }
-  return n > 0 ? sum / n : kNaN;
+  return total > 0.0 ? sum / total : kNaN;
+}
+
+// The weights of the unweighted mean over the same support.
+std::vector<double> equal_weights(const std::vector<double>& weights) {
+  std::vector<double> out;
+  for (double w : weights) out.push_back(w > 0.0 ? 1.0 : 0.0);
+  return out;
+}
+
+// Weighted least-squares slope of ln m_local on ln N over the support; NaN under two sizes.
+double trend_slope(const ComparisonPlan& plan, const std::vector<LocalLog>& logs) {
+  double total = 0.0, mean_x = 0.0, mean_y = 0.0;
+  for (std::size_t k = 0; k < logs.size(); ++k) {
+    if (!(plan.weights[k] > 0.0)) continue;
+    if (!std::isfinite(logs[k].value)) return kNaN;
+    total += plan.weights[k];
+    mean_x += plan.weights[k] * std::log(plan.base_cells[k].params);
+    mean_y += plan.weights[k] * logs[k].value;
+  }
+  if (!(total > 0.0)) return kNaN;
+  mean_x /= total;
+  mean_y /= total;
+  double sxy = 0.0, sxx = 0.0;
+  for (std::size_t k = 0; k < logs.size(); ++k) {
+    if (!(plan.weights[k] > 0.0)) continue;
+    const double dx = std::log(plan.base_cells[k].params) - mean_x;
+    sxy += plan.weights[k] * dx * (logs[k].value - mean_y);
+    sxx += plan.weights[k] * dx * dx;
+  }
+  return sxx > 1e-12 * total ? sxy / sxx : kNaN;
+}
+
+// The support's largest baseline size; 0 with an empty support.
+double largest_size(const ComparisonPlan& plan) {
+  double largest = 0.0;
+  for (std::size_t k = 0; k < plan.weights.size(); ++k) {
+    if (plan.weights[k] > 0.0) largest = std::max(largest, plan.base_cells[k].params);
+  }
+  return largest;
+}
+
+// ln m_local at the support's largest size: the unweighted mean over its budgets.
+double log_at_largest(const ComparisonPlan& plan, const std::vector<LocalLog>& logs) {
+  const double largest = largest_size(plan);
+  std::vector<double> weights(logs.size(), 0.0);
+  for (std::size_t k = 0; k < logs.size(); ++k) {
+    if (plan.weights[k] > 0.0 && plan.base_cells[k].params == largest) weights[k] = 1.0;
+  }
+  return pooled_log(logs, weights);
 }
 
 std::vector<double> means_of(const std::vector<ReplicateCell>& cells, const std::map<CellKey, double>& means) {
@@ -141,11 +200,16 @@ Estimate exp_of(Estimate e) {
   return e;
 }
 
+// Each model size left out in turn, as a node of the baseline's curves and as a member of the support.
 std::optional<Jackknife> jackknife(const ComparisonPlan& plan, const std::vector<double>& base_means,
                                    const std::vector<double>& variant_means) {
   std::vector<double> values;
-  for (std::size_t skip = 0; skip < plan.base_cells.size() && plan.ladder; ++skip) {
-    const double v = pooled_log(plan, local_logs(plan, base_means, skip, variant_means), skip);
+  const std::size_t families =
+      plan.families.empty() ? 0 : *std::max_element(plan.families.begin(), plan.families.end()) + 1;
+  for (std::size_t skip = 0; skip < families && plan.ladder; ++skip) {
+    std::vector<double> weights = plan.weights;
+    for (std::size_t k = 0; k < weights.size(); ++k) weights[k] = plan.families[k] == skip ? 0.0 : weights[k];
+    const double v = pooled_log(local_logs(plan, base_means, skip, variant_means), weights);
     if (std::isfinite(v)) values.push_back(v);
   }
   if (values.size() < 2) return std::nullopt;
@@ -155,6 +219,20 @@ std::optional<Jackknife> jackknife(const ComparisonPlan& plan, const std::vector
   for (double v : values) squares += (v - mean) * (v - mean);
   const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
   return Jackknife{static_cast<int>(values.size()), std::exp(*lo), std::exp(*hi), std::sqrt((n - 1.0) / n * squares)};
+}
+
+// Satterthwaite's degrees of freedom of a weighted sum over families: family f contributes weight share c_f with
+// df_f = its seeds - 1, and under a common noise its variance share is c_f, so df = (sum c_f)^2 / sum c_f^2/df_f
+// (Satterthwaite 1946). One family with 2 seeds gives 1; three with 2 give 3, not the cells' count.
+int satterthwaite(const std::vector<double>& share, const std::vector<int>& df) {
+  double total = 0.0, denominator = 0.0;
+  for (std::size_t f = 0; f < share.size(); ++f) {
+    if (!(share[f] > 0.0)) continue;
+    if (df[f] < 1) return 0;
+    total += share[f];
+    denominator += share[f] * share[f] / df[f];
+  }
+  return denominator > 0.0 ? static_cast<int>(std::floor(total * total / denominator + 1e-9)) : 0;
 }
 
 }  // namespace
@@ -199,23 +277,45 @@ ComparisonPlan plan_comparison(const std::vector<RunPoint>& runs, const std::vec
     plan.slices.push_back(static_cast<std::size_t>(std::find(tokens.begin(), tokens.end(), cell.tokens) - tokens.begin()));
   }
   plan.ladder = same_count && tokens_at.size() >= 2;
+  plan.chord = plan.ladder && tokens_at.size() == 2;
+  // A run family per baseline size: its seeds' runs at every budget (a run and its cooldown branches).
+  for (const auto& cell : plan.base_cells) {
+    plan.families.push_back(static_cast<std::size_t>(std::distance(tokens_at.begin(), tokens_at.find(cell.params))));
+  }
   const std::map<CellKey, double> means = cell_means(runs);
-  const auto logs = local_logs(plan, means_of(plan.base_cells, means), plan.base_cells.size(),
-                               means_of(plan.variant_cells, means));
-  for (const auto& l : logs) plan.inside.push_back(l.inside && std::isfinite(l.value) ? 1 : 0);
+  const auto logs = local_logs(plan, means_of(plan.base_cells, means), kNoFamily, means_of(plan.variant_cells, means));
+  for (std::size_t k = 0; k < logs.size(); ++k) {
+    const LocalLog& l = logs[k];
+    plan.inside.push_back(l.inside && std::isfinite(l.value) ? 1 : 0);
+    // Precision: ln m = gap / slope, so var(ln m) = var(gap) / slope^2, and var(gap) is the pairs' noise over
+    // their count, the same noise at every size (a per-size variance from two or three seeds would be too
+    // noisy a weight: it would pick the luckiest size).
+    const double seeds = std::min(plan.base_cells[k].runs.size(), plan.variant_cells[k].runs.size());
+    const bool counts = std::isfinite(l.value) && std::isfinite(l.slope) && l.slope != 0.0;
+    plan.weights.push_back(counts ? seeds * l.slope * l.slope : 0.0);
+  }
+  // Weights are relative: scaled so the largest is 1, they print and compare the same whatever the loss's scale.
+  const double top = plan.weights.empty() ? 0.0 : *std::max_element(plan.weights.begin(), plan.weights.end());
+  for (double& w : plan.weights) w = top > 0.0 ? w / top : 0.0;
   return plan;
 }
 
-std::size_t comparison_value_count(const ComparisonPlan& plan) { return 2 * plan.base_cells.size() + 1; }
+// After the per-block gaps and logs: pooled, unweighted, trend, at the largest size.
+constexpr std::size_t kPooledValues = 4;
+
+std::size_t comparison_value_count(const ComparisonPlan& plan) { return 2 * plan.base_cells.size() + kPooledValues; }
 
 std::vector<double> comparison_values(const ComparisonPlan& plan, const std::vector<RunPoint>& sample) {
   const std::map<CellKey, double> means = cell_means(sample);
   const std::vector<double> base = means_of(plan.base_cells, means), variant = means_of(plan.variant_cells, means);
   std::vector<double> values;
   for (std::size_t k = 0; k < base.size(); ++k) values.push_back(variant[k] - base[k]);
-  const auto logs = local_logs(plan, base, base.size(), variant);
+  const auto logs = local_logs(plan, base, kNoFamily, variant);
   for (const auto& l : logs) values.push_back(l.value);
-  values.push_back(pooled_log(plan, logs, logs.size()));
+  values.push_back(pooled_log(logs, plan.weights));
+  values.push_back(pooled_log(logs, equal_weights(plan.weights)));
+  values.push_back(trend_slope(plan, logs));
+  values.push_back(log_at_largest(plan, logs));
   return values;
 }
 
@@ -226,24 +326,48 @@ Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<Run
   c.baseline = plan.baseline;
   c.paired = paired;
   c.ladder = plan.ladder;
+  c.chord = plan.chord;
   const std::size_t n = plan.base_cells.size();
-  int pooled_df = 0;  // the pooled m_local reads every size's means
+  const std::size_t families =
+      plan.families.empty() ? 0 : *std::max_element(plan.families.begin(), plan.families.end()) + 1;
+  std::vector<int> family_df(families, 0);
+  std::vector<double> weighted_share(families, 0.0), equal_share(families, 0.0);
+  const double largest = largest_size(plan);
+  int largest_df = 0;
   for (std::size_t k = 0; k < n; ++k) {
     SizeComparison s = size_comparison(runs, plan.base_cells[k], plan.variant_cells[k]);
     const int df = degrees_of_freedom(s, paired);
-    pooled_df += std::max(df, 0);
     s.gap = expanded(tracked[k], df, confidence);
     s.gap.name = "gap";
     s.local = exp_of(expanded(tracked[n + k], df, confidence));
     s.local.name = "m_local";
     s.inside = plan.inside[k] != 0;
-    c.sizes_inside += s.inside ? 1 : 0;
+    if (plan.weights[k] > 0.0) {
+      const std::size_t f = plan.families[k];
+      // A family's df is its seeds' (the fewest over its budgets: a branch that did not finish has fewer).
+      family_df[f] = weighted_share[f] > 0.0 ? std::min(family_df[f], df) : df;
+      weighted_share[f] += plan.weights[k];
+      equal_share[f] += 1.0;
+      c.sizes_inside += s.inside ? 1 : 0;
+      const int seeds = paired ? s.pairs : std::min(s.baseline_runs, s.variant_runs);
+      c.fewest_seeds = c.fewest_seeds == 0 ? seeds : std::min(c.fewest_seeds, seeds);
+      if (plan.base_cells[k].params == largest) largest_df = family_df[f];
+    }
     c.sizes.push_back(std::move(s));
   }
-  c.local = exp_of(expanded(tracked[2 * n], pooled_df, confidence));
+  for (double share : weighted_share) c.sizes_pooled += share > 0.0 ? 1 : 0;
+  c.degrees_of_freedom = satterthwaite(weighted_share, family_df);
+  c.local = exp_of(expanded(tracked[2 * n], c.degrees_of_freedom, confidence));
+  c.local.name = "m_local";
+  c.local_unweighted = exp_of(expanded(tracked[2 * n + 1], satterthwaite(equal_share, family_df), confidence));
+  c.local_unweighted.name = "m_local unweighted";
+  // The slope spends one more degree of freedom than the mean; with two sizes it is their difference.
+  c.trend = expanded(tracked[2 * n + 2], c.degrees_of_freedom - 1, confidence);
+  c.trend.name = "trend of ln m_local on ln N";
+  c.at_largest = exp_of(expanded(tracked[2 * n + 3], largest_df, confidence));
+  c.at_largest.name = "m_local at the largest size";
   for (const auto& s : c.sizes) c.relative_effect += std::abs(s.gap.value) / s.baseline_mean / static_cast<double>(n);
   c.holdout_error = kNaN;
-  c.local.name = "m_local";
   const std::map<CellKey, double> means = cell_means(runs);
   c.jackknife = jackknife(plan, means_of(plan.base_cells, means), means_of(plan.variant_cells, means));
   return c;

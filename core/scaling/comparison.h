@@ -1,8 +1,8 @@
 #pragma once
 // A variant beside the baseline without a law: size by size, the gap in final loss (within pairs of runs that
 // share a seed, core/scaling/pairing.h) and the local compute multiplier (core/scaling/local_multiplier.h),
-// pooled over the sizes inside the data, with a size-level jackknife. This is what the data say before any law
-// is fitted, and fit_runs() reports it first.
+// pooled with precision weights over every size both arms ran, with its trend over sizes and a size-level
+// jackknife. This is what the data say before any law is fitted, and fit_runs() reports it first.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -45,8 +45,24 @@ struct Comparison {
   // size, the k-th of each a curve of its own (a surface of cooldown branches, ComparisonPlan::slices).
   bool ladder = false;
   std::vector<SizeComparison> sizes;
-  Estimate local;  // "m_local": geometric mean of m_local over the sizes inside the data
-  int sizes_inside = 0;
+  // What the verdict reports, m_local pooled over the support: every size both arms ran whose m_local exists on
+  // all data, inside the baseline's range or not (fixed before the outcome is looked at, so a better variant's
+  // largest size counts too). Precision weights, fixed on all data: a size's seeds times the square of the
+  // baseline's slope where it reaches the variant's loss, the inverse of ln m_local's variance when the
+  // paired gap's noise is the same at every size (ln m = gap / slope). The resampling unit is the run family,
+  // one size and seed with every budget it reached, so a cooldown branch moves with its run.
+  Estimate local;             // "m_local": precision-weighted geometric mean over the support
+  Estimate local_unweighted;  // "m_local unweighted": the plain geometric mean over the same support, beside it
+  // ln m_local against ln N over the support's sizes (weighted least squares): its slope says whether the
+  // multiplier changes with scale; NaN with fewer than two sizes.
+  Estimate trend;
+  Estimate at_largest;  // "m_local at the largest size": the support's largest size, over its budgets
+  bool trend_resolved() const { return trend.bounded() && (trend.lo > 0.0 || trend.hi < 0.0); }
+  int sizes_inside = 0;     // blocks of the support inside the baseline's range
+  int sizes_pooled = 0;     // model sizes (run families' sizes) in the support
+  int fewest_seeds = 0;     // the fewest seeds (pairs when paired) of a size in the support
+  int degrees_of_freedom = 0;  // of the pooled value: Satterthwaite over the sizes' seeds - 1
+  bool chord = false;       // some baseline curve had two sizes only: m_local is a chord's, biased up on a convex curve
   std::optional<Jackknife> jackknife;
   // The effect in the law's own currency: mean over sizes of |gap| / the baseline's mean loss.
   double relative_effect = 0.0;
@@ -67,6 +83,12 @@ struct ComparisonPlan {
   // curve for a block is the blocks of its slice.
   std::vector<std::size_t> slices;
   bool ladder = false;
+  // Per planned block, its weight in the pooled m_local (Comparison::local), fixed on all data; 0 outside the
+  // support.
+  std::vector<double> weights;
+  // Per planned block, its run family's index: blocks at one baseline size share their seeds' runs.
+  std::vector<std::size_t> families;
+  bool chord = false;  // some slice's curve has two sizes only
 };
 
 // groups[variant] against groups[reference]: the baseline (slot 0), or a control arm such as baseline with
@@ -76,14 +98,16 @@ ComparisonPlan plan_comparison(const std::vector<RunPoint>& runs, const std::vec
                                std::size_t reference = 0);
 
 // The tracked values from the cells' means in `sample` (all data, or a resample that keeps every cell):
-// per planned block the gap, then per planned block ln m_local, then the pooled ln m_local (mean over the
-// blocks inside on all data; a resample's value there may extend an end segment).
+// per planned block the gap, then per planned block ln m_local, then over the support the precision-weighted
+// and the unweighted mean of ln m_local, the trend of ln m_local on ln N, and ln m_local at the largest size.
 std::vector<double> comparison_values(const ComparisonPlan& plan, const std::vector<RunPoint>& sample);
 std::size_t comparison_value_count(const ComparisonPlan& plan);
 
 // The report of a plan: `tracked` holds one Estimate per value of comparison_values, in order, the ln m_local
 // ones on the log scale (their exp is reported). Intervals are widened for the seeds' degrees of freedom
-// (bootstrap.h: small_sample_expansion): a size's pairs - 1, summed over sizes for the pooled m_local.
+// (bootstrap.h: small_sample_expansion): a size's pairs - 1; for a value pooled over sizes, Satterthwaite's
+// over the sizes (each size's share of the weight with its seeds - 1), which counts run families, not the
+// (size, budget) cells that share their runs' noise.
 Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<RunPoint>& runs,
                                std::vector<Estimate> tracked, bool paired, double confidence);
 

@@ -19,6 +19,7 @@
 #include "core/scaling/identification.h"
 #include "core/scaling/profile.h"
 #include "core/scaling/replicates.h"
+#include "core/scaling/run_order.h"
 
 namespace gammalab {
 
@@ -231,7 +232,7 @@ std::vector<RunPoint> with_groups(const std::vector<RunPoint>& input) {
   return runs;
 }
 
-// Groups in order of first appearance, the baseline first.
+// Groups in order of first appearance (in the canonical order: by name), the baseline first.
 std::vector<std::string> group_names(const std::vector<RunPoint>& runs, const std::string& baseline) {
   std::vector<std::string> names;
   for (const auto& r : runs) {
@@ -280,7 +281,8 @@ void check_holdout_against_effect(FitReport& report, Comparison& c) {
 
 std::optional<std::string> not_enough_sizes(const std::vector<RunPoint>& input, const FitOptions& options) {
   if (input.empty()) return "fit: no runs";
-  const std::vector<RunPoint> runs = with_groups(input);
+  std::vector<RunPoint> runs = with_groups(input);
+  put_in_canonical_order(runs);  // which group a message names first does not depend on the input's order
   const LawKind law = options.law.value_or(default_law(runs));
   const std::string law_text = "law " + std::string(law_name(law));
   for (const auto& name : group_names(runs, options.baseline)) {
@@ -476,13 +478,14 @@ Resamples bootstrap(const Fitting& f, FitReport& report) {
   for (std::size_t g = 0; g < names.size(); ++g) r.band_at[g] = band_grid(law, f.group_runs[g]);
   r.band_draws.assign(names.size(), std::vector<std::vector<double>>(static_cast<std::size_t>(resamples)));
   parallel_for(r.frozen.empty() ? resamples : 0, settings.threads, [&](int b) {
-    std::mt19937_64 rng(resample_seed(f.options.seed, static_cast<std::uint64_t>(b)));
+    const std::uint64_t stream = resample_seed(f.options.seed, static_cast<std::uint64_t>(b));
     std::vector<RunPoint> sample;
     if (r.paired) {
-      sample = resample_paired(runs, f.cells, f.pairing, rng);
+      sample = resample_paired(runs, f.cells, f.pairing, stream);
     } else if (r.by_seed) {
-      sample = resample_within_cells(runs, f.cells, rng);
+      sample = resample_within_cells(runs, f.cells, stream);
     } else {
+      std::mt19937_64 rng(stream);
       for (auto i : resample_by_model_size(runs, rng, kMinResampledSizes)) sample.push_back(runs[i]);
     }
     std::vector<LawFit> refits;
@@ -523,12 +526,14 @@ void report_estimates(const Fitting& f, const Resamples& r, const std::vector<do
   const std::vector<std::string>& names = f.names;
   const Layout& layout = f.layout;
   std::size_t cursor = 0;
-  auto estimate = [&](const std::string& name) {
+  // `every_draw`: the law-free comparisons read no law, so a resample whose law fits came out non-finite still
+  // counts for them (keeping only resamples where every law converged would tie their intervals to those fits).
+  auto estimate = [&](const std::string& name, bool every_draw = false) {
     Estimate e{name, point[cursor], kNaN, kNaN};
-    if (report.bootstrap_used > 0) {
+    if (report.bootstrap_used > 0 || (every_draw && r.frozen.empty() && report.bootstrap_requested > 0)) {
       std::vector<double> values;
       for (std::size_t b = 0; b < r.draws.size(); ++b) {
-        if (r.usable[b]) values.push_back(r.draws[b][cursor]);
+        if (r.usable[b] || every_draw) values.push_back(r.draws[b][cursor]);
       }
       const Interval interval = percentile_interval(std::move(values), options.confidence);
       e.lo = interval.lo;
@@ -539,7 +544,7 @@ void report_estimates(const Fitting& f, const Resamples& r, const std::vector<do
   };
   for (const auto& plan : layout.comparisons) {
     std::vector<Estimate> tracked;
-    for (std::size_t k = 0; k < comparison_value_count(plan); ++k) tracked.push_back(estimate("comparison"));
+    for (std::size_t k = 0; k < comparison_value_count(plan); ++k) tracked.push_back(estimate("comparison", true));
     report.comparisons.push_back(describe_comparison(plan, f.runs, std::move(tracked), r.paired, options.confidence));
   }
   for (std::size_t g = 0; g < names.size(); ++g) {
@@ -639,6 +644,7 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   validate(input);
   if (auto missing = not_enough_sizes(input, options)) throw std::invalid_argument(*missing);
   std::vector<RunPoint> runs = with_groups(input);
+  put_in_canonical_order(runs);
   const LawKind law = options.law.value_or(default_law(runs));
   Fitting f(options, law, std::move(runs));
   FitReport report;

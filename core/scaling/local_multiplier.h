@@ -1,16 +1,22 @@
 #pragma once
 // A compute multiplier that needs no law: at a size of the variant, the compute at which the baseline's mean
-// loss equals the variant's, read off the baseline's own sizes by linear interpolation in ln C, over the
-// variant's compute there:
+// loss equals the variant's, read off the baseline's own sizes, over the variant's compute there:
 //   m_local = C_b(L_v) / C_v
-// Where the variant's loss lies between the baseline's losses at this size and the next, this is the paired gap
-// divided by the baseline's local slope in ln C: ln m_local = (L_v - L_b) / (dL_b / d ln C). Only the sizes
-// where the baseline's own runs reach the variant's loss are "inside the data"; beyond the baseline's best
-// (or worst) size the end segment is extended, and the value is marked outside.
-// A straight line between two points of a convex curve lies above it, so on a power law the interpolated C_b
-// is too large and m_local overstates the law's multiplier by about exp(alpha·t·(h - t)/2), h the segment's
-// width in ln C and t = ln m: sizes closer together shrink it.
+// The baseline's sizes are joined by a monotone piecewise cubic in (ln C, L) (Fritsch & Carlson 1980: slopes
+// at inner sizes the weighted harmonic mean of the neighbouring chords, at the end sizes the shape-preserving
+// three-point formula), not by straight chords. A chord between two points of a convex curve lies above it,
+// so on a power law it puts C_b too far out and overstates m by about exp(alpha·t·(h - t)/2), h the segment's
+// width in ln C and t = ln m (1.30 read as 1.35 with sizes a decade of compute apart and alpha = 0.15); the
+// cubic follows the curvature the three neighbouring sizes show, and its error is an order of h smaller
+// (tests/core/scaling_local_multiplier_test.cpp measures both). With two sizes there is no curvature to see
+// and the chord is all there is: BaselineCurve::chord() says so, and the verdict with it.
+// Only the sizes where the baseline's own runs reach the variant's loss are "inside the data"; beyond the
+// baseline's best (or worst) size the curve is continued along its tangent at the end size, and the value is
+// marked outside.
+#include <optional>
 #include <vector>
+
+#include <boost/math/interpolators/cubic_hermite.hpp>
 
 namespace gammalab {
 
@@ -21,17 +27,36 @@ struct CurvePoint {
 };
 
 struct LocalLog {
-  double value = 0.0;   // ln C_b(L): NaN with fewer than two points or a flat segment where it is needed
+  double value = 0.0;   // ln C_b(L) (or ln m_local): NaN with fewer than two points or where the curve is flat
   bool inside = false;  // some segment of the baseline brackets L
+  double slope = 0.0;   // dL/d ln C of the baseline's curve where it reaches L: the gap's exchange rate into ln m
 };
 
-// ln of the compute at which the baseline (points in any order) reaches `loss`: among the segments between
-// neighbouring sizes whose losses bracket it, the crossing nearest `near_log_compute` (a noisy curve may cross
-// a level more than once; the local one is wanted); outside the curve's range, the end segment on that side,
-// extended.
-LocalLog log_compute_to_reach(std::vector<CurvePoint> baseline, double loss, double near_log_compute);
+class BaselineCurve {
+ public:
+  // Points in any order; two at the same compute keep the first in compute order (none do in a sweep).
+  explicit BaselineCurve(std::vector<CurvePoint> points);
+
+  // ln of the compute at which the curve reaches `loss`: among the segments between neighbouring sizes whose
+  // losses bracket it, the crossing nearest `near_log_compute` (a noisy curve may cross a level more than once;
+  // the local one is wanted); outside the curve's range, along the tangent at the end size on that side.
+  LocalLog log_compute_to_reach(double loss, double near_log_compute) const;
+
+  // Two sizes: the straight chord, whose bias the cubic's third size would remove.
+  bool chord() const { return points_.size() == 2; }
+  std::size_t sizes() const { return points_.size(); }
+
+ private:
+  // Inner sizes: the weighted harmonic mean of the neighbouring chords (zero where they differ in sign); end
+  // sizes: end_slope. h and d: each segment's width in ln C and chord slope.
+  void fritsch_carlson_slopes(const std::vector<double>& h, const std::vector<double>& d);
+  std::vector<CurvePoint> points_;  // by compute
+  std::vector<double> slopes_;      // dL/d ln C at each point
+  // Boost.Math's cubic Hermite interpolant through the points with those slopes (two or more points).
+  std::optional<boost::math::interpolators::cubic_hermite<std::vector<double>>> cubic_;
+};
 
 // ln m_local of a variant point against the baseline curve.
-LocalLog local_log_multiplier(const std::vector<CurvePoint>& baseline, const CurvePoint& variant);
+LocalLog local_log_multiplier(const BaselineCurve& baseline, const CurvePoint& variant);
 
 }  // namespace gammalab

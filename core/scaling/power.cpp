@@ -46,8 +46,8 @@ Comparison analyse(const std::vector<RunPoint>& runs, const PowerDesign& d, std:
   const std::vector<double> point = comparison_values(plan, runs);
   std::vector<std::vector<double>> draws(point.size());
   for (int b = 0; b < d.resamples; ++b) {
-    std::mt19937_64 rng(resample_seed(resample_seed(d.seed, study), static_cast<std::uint64_t>(b)));
-    const std::vector<double> values = comparison_values(plan, resample_paired(runs, cells, pairing, rng));
+    const std::uint64_t stream = resample_seed(resample_seed(d.seed, study), static_cast<std::uint64_t>(b));
+    const std::vector<double> values = comparison_values(plan, resample_paired(runs, cells, pairing, stream));
     for (std::size_t k = 0; k < values.size(); ++k) draws[k].push_back(values[k]);
   }
   std::vector<Estimate> tracked;

@@ -66,18 +66,6 @@ TEST(ScalingPaired, QuantilesMatchTables) {
   EXPECT_TRUE(std::isnan(small_sample_expansion(0, 0.95)));
 }
 
-TEST(ScalingPaired, LocalMultiplierInterpolatesTheBaselineInLnC) {
-  const std::vector<CurvePoint> curve = {{std::log(1e10), 3.0}, {std::log(1e11), 2.8}, {std::log(1e12), 2.7}};
-  // Halfway between the first two sizes' losses: halfway in ln C.
-  const LocalLog at = local_log_multiplier(curve, {std::log(1e10), 2.9});
-  EXPECT_TRUE(at.inside);
-  EXPECT_NEAR(at.value, 0.5 * std::log(10.0), 1e-12);
-  // Below the baseline's best: the last segment extended, and said to be outside.
-  const LocalLog beyond = local_log_multiplier(curve, {std::log(1e12), 2.6});
-  EXPECT_FALSE(beyond.inside);
-  EXPECT_NEAR(beyond.value, std::log(10.0), 1e-12);
-}
-
 // A strong seed effect shared by the pair and a small gap: pairing removes the seed effect from the gap.
 TEST(ScalingPaired, PairedIntervalHoldsTheTruthAndShufflingTheSeedsWidensIt) {
   quiet_solver_logging();

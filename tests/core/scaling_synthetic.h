@@ -91,4 +91,46 @@ inline std::vector<RunPoint> paired_ladder(const PairedLadder& design, std::uint
   return runs;
 }
 
+// A WSD surface of cooldown branches (docs/branches.md): every size at the same budgets in tokens per parameter,
+// straight in ln C within a budget (so interpolation between sizes is exact and the estimand is the multiplier),
+// worse away from 20 tokens per parameter. A run's noise has three parts: `pair_sigma`, shared by both arms'
+// runs of one size and seed (data order, initial weights); `run_sigma`, the arm's own run, shared by every
+// budget of it (its branches leave one stable phase); and `branch_sigma`, each branch's own decay.
+struct BranchSurface {
+  std::vector<double> sizes = {1e6, 2e6, 4e6};
+  std::vector<double> ratios = {5.0, 10.0, 20.0, 40.0};
+  int seeds = 2;
+  double multiplier = 1.3;
+  double pair_sigma = 0.01, run_sigma = 0.006, branch_sigma = 0.001;
+  static double loss(double compute, double ratio) {
+    return 3.0 - 0.08 * std::log(compute / 1e10) + 0.05 * std::abs(std::log(ratio / 20.0));
+  }
+};
+
+inline std::vector<RunPoint> branch_surface(const BranchSurface& design, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0.0, 1.0);
+  std::vector<RunPoint> runs;
+  for (const double n : design.sizes) {
+    for (int s = 0; s < design.seeds; ++s) {
+      const double pair = design.pair_sigma * z(rng);
+      const double base_run = design.run_sigma * z(rng), variant_run = design.run_sigma * z(rng);
+      for (const double ratio : design.ratios) {
+        const double d = ratio * n, c = 6.0 * n * d;
+        RunPoint base{n, d, c, BranchSurface::loss(c, ratio) + pair + base_run + design.branch_sigma * z(rng),
+                      "baseline", ""};
+        base.seed = static_cast<std::uint64_t>(s);
+        RunPoint variant{n * 1.0001, d, c,
+                         BranchSurface::loss(design.multiplier * c, ratio) + pair + variant_run +
+                             design.branch_sigma * z(rng),
+                         "unified", ""};
+        variant.seed = static_cast<std::uint64_t>(s);
+        runs.push_back(base);
+        runs.push_back(variant);
+      }
+    }
+  }
+  return runs;
+}
+
 }  // namespace gammalab::test

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/command.h"
@@ -26,6 +27,7 @@ struct FitArgs {
   std::string law;
   std::string group_by;
   std::uint64_t seed = 0;
+  std::optional<double> huber_delta;  // --huber-delta: the law fits' delta as given
   bool refit = false;
   FitOptions options;
   std::vector<CLI::Option*> fitting;  // options that change the fit: given, the stored fit does not answer
@@ -100,6 +102,10 @@ void add_fit_command(CLI::App& app, CliContext& context) {
   fitting.push_back(cmd->add_flag("--holdout-largest", args->options.holdout_largest,
                                   "also fit without the largest model size and report the error predicting it "
                                   "(done anyway with 5 or more sizes)"));
+  fitting.push_back(cmd->add_option("--huber-delta", args->huber_delta,
+                                    "the laws' Huber delta in ln L, used as given (default: 1.345 x the seeds' "
+                                    "scatter of a configuration's mean, or of the residuals without seeds)")
+                        ->check(CLI::Range(1e-12, 10.0)));
   cmd->add_flag("--refit", args->refit, "fit a sweep's runs here even when the coordinator has stored a fit");
   cmd->callback([args, &context] {
     quiet_solver_logging();
@@ -113,6 +119,10 @@ void add_fit_command(CLI::App& app, CliContext& context) {
     FitOptions options = args->options;
     options.seed = args->seed;
     if (!args->law.empty()) options.law = parse_law(args->law);
+    if (args->huber_delta) {
+      options.settings.huber_delta = *args->huber_delta;
+      options.settings.delta_given = true;
+    }
     const FitReport report = fit_runs(runs, options);
     std::cout << (context.json ? to_json(report).dump(2) + "\n" : fit_report_text(report));
   });

@@ -12,6 +12,7 @@
 #include "cli/number_text.h"
 #include "cli/table.h"
 #include "cli/terminal_text.h"
+#include "core/scaling/verdict.h"
 
 namespace gammalab::cli {
 
@@ -65,17 +66,6 @@ std::string sizes_table(const std::vector<CellSummary>& sizes, const std::string
   return indented(table.render(), indent);
 }
 
-// "5 sizes × 2 seeds" (or "1–2 seeds" when some configuration lost a run) over a group's sizes.
-std::string design_text(const GroupFit& g) {
-  int lo = 0, hi = 0;
-  for (const auto& s : g.sizes) {
-    lo = lo == 0 ? s.runs : std::min(lo, s.runs);
-    hi = std::max(hi, s.runs);
-  }
-  const std::string seeds = lo == hi ? std::to_string(hi) : std::to_string(lo) + "–" + std::to_string(hi);
-  return std::to_string(g.model_sizes) + " sizes × " + seeds + (hi == 1 ? " seed" : " seeds");
-}
-
 // "−0.0228 ± 0.0035": a gap with its standard error ("± -" with fewer than two pairs).
 std::string gap_text(double mean, double standard_error) {
   if (std::isnan(mean)) return "-";
@@ -93,7 +83,8 @@ bool any_pairs(const Comparison& c) {
 
 std::string comparison_text(const FitReport& r, const Comparison& c) {
   const bool seeded = seeds_resampled(r);
-  auto interval = [&](const Estimate& e) {
+  auto interval = [&](const Estimate& e, double seeds = 3) {
+    if (seeded && seeds < 3) return std::string("too few seeds to bound");
     return seeded ? interval_text(e, true) : r.bootstrap_used > 0 ? "none: one run per configuration" : "-";
   };
   std::ostringstream out;
@@ -118,74 +109,29 @@ std::string comparison_text(const FitReport& r, const Comparison& c) {
     table.add_row({significant(s.params, kDigits), significant(s.tokens, kDigits), std::to_string(s.pairs),
                    gap_text(s.paired_mean, s.paired_standard_error),
                    s.complete ? "" : gap_text(s.gap.value, s.unpaired_standard_error),
-                   interval(s.gap), local ? significant(s.local.value, kDigits) : "-", local ? interval(s.local) : "", note});
+                   interval(s.gap, s.pairs > 0 ? s.pairs : std::min(s.baseline_runs, s.variant_runs)),
+                   local ? significant(s.local.value, kDigits) : "-",
+                   local ? interval(s.local, s.pairs > 0 ? s.pairs : std::min(s.baseline_runs, s.variant_runs)) : "",
+                   note});
   }
   out << indented(table.render(), "  ");
   if (!c.ladder) {
     out << "  no local multiplier: the baseline's sizes have different numbers of token counts, so its runs trace "
            "no curves in compute (one count per size is a ladder; the same counts at every size, one curve each)\n";
-  } else if (c.sizes_inside > 0) {
-    out << "  local multiplier over the " << c.sizes_inside << " sizes inside the data: " << value_text(c.local) << " "
-        << interval(c.local);
-    if (c.jackknife) out << "; leaving one size out: " << significant(c.jackknife->lo, kDigits) << " to " << significant(c.jackknife->hi, kDigits);
-    out << "\n";
+  } else if (c.sizes_pooled > 0) {
+    out << "  m_local pooled with precision weights over " << c.sizes_pooled << " size" << (c.sizes_pooled == 1 ? "" : "s")
+        << ": " << value_text(c.local) << " " << interval(c.local, c.degrees_of_freedom + 1) << "; unweighted "
+        << value_text(c.local_unweighted) << "; at the largest size " << value_text(c.at_largest) << " "
+        << interval(c.at_largest, c.largest_degrees_of_freedom + 1) << "\n";
+    if (std::isfinite(c.trend.value)) {
+      out << "  trend of ln m_local with ln N: " << significant(c.trend.value, kDigits) << " "
+          << interval(c.trend, c.degrees_of_freedom) << "\n";
+    }
+    if (c.jackknife) {
+      out << "  leaving one size out: " << significant(c.jackknife->lo, kDigits) << " to "
+          << significant(c.jackknife->hi, kDigits) << "\n";
+    }
   }
-  return out.str();
-}
-
-// The element of `list` whose `field` is `name` (a group, a variant's comparison); nullptr if none.
-template <typename T>
-const T* find_named(const std::vector<T>& list, std::string T::*field, const std::string& name) {
-  for (const auto& item : list) {
-    if (item.*field == name) return &item;
-  }
-  return nullptr;
-}
-
-// The clause a verdict adds when an interval holds no difference.
-std::string includes_one(const Estimate& e) {
-  return e.bounded() && e.lo <= 1.0 && e.hi >= 1.0 ? "; the interval includes 1×: no clear difference" : "";
-}
-
-// The multiplier a verdict quotes: the shared-exponent constant (law c), which holds across the common compute
-// range, else the middle budget that does not extrapolate.
-std::optional<std::pair<Estimate, std::string>> headline(const Multiplier& m) {
-  const std::string range = "C " + significant(m.compute_lo, kDigits) + " to " + significant(m.compute_hi, kDigits);
-  if (m.constant && std::isfinite(m.constant->value)) return std::pair{*m.constant, range};
-  std::vector<const BudgetMultiplier*> inside;
-  for (const auto& b : m.at_budgets) {
-    if (!b.extrapolated && std::isfinite(b.multiplier.value)) inside.push_back(&b);
-  }
-  if (inside.empty()) return std::nullopt;
-  const BudgetMultiplier* mid = inside[inside.size() / 2];
-  return std::pair{mid->multiplier, "at C=" + significant(mid->compute, kDigits)};
-}
-
-// The law-free sentence: the pooled local multiplier, its interval and the jackknife over sizes.
-std::string local_verdict(const FitReport& r, const Comparison& c) {
-  if (!c.ladder || c.sizes_inside == 0 || !std::isfinite(c.local.value)) {
-    return c.variant + ": no local multiplier over " + c.baseline + " (the baseline's sizes never reach its loss)\n";
-  }
-  const Estimate& e = c.local;
-  const bool better = e.value >= 1.0;
-  const bool seeded = seeds_resampled(r) && e.bounded();
-  const std::string interval =
-      seeded ? "[" + fixed(better ? e.lo : 1.0 / e.hi, 2) + ", " + fixed(better ? e.hi : 1.0 / e.lo, 2) + "] " : "";
-  const std::string how = !seeded   ? "no interval: add seeds"
-                          : c.paired ? significant(100.0 * r.confidence, kDigits) + "% paired bootstrap over seeds"
-                                     : significant(100.0 * r.confidence, kDigits) + "% bootstrap over each group's seeds, pairs incomplete";
-  std::ostringstream out;
-  out << c.variant << (better ? " reaches " + c.baseline + "'s loss with " + fixed(e.value, 2) + "× less compute"
-                              : " needs " + fixed(1.0 / e.value, 2) + "× more compute than " + c.baseline)
-      << " at the sizes measured " << interval << "(local multiplier, no law: " << how << "; geometric mean over " << c.sizes_inside << " size" << (c.sizes_inside == 1 ? "" : "s")
-      << " inside the data";
-  if (c.jackknife) {
-    // In the sentence's own direction, as the interval: "needs 1.19× more" gives the jackknife as "more" too.
-    const double lo = better ? c.jackknife->lo : 1.0 / c.jackknife->hi;
-    const double hi = better ? c.jackknife->hi : 1.0 / c.jackknife->lo;
-    out << "; " << fixed(lo, 2) << "–" << fixed(hi, 2) << " leaving one size out";
-  }
-  out << ")" << includes_one(e) << "\n";
   return out.str();
 }
 
@@ -204,43 +150,9 @@ bool several_budgets_per_size(const FitReport& r) {
 
 std::string fit_verdict_text(const FitReport& r) {
   std::ostringstream out;
-  for (const auto& c : r.comparisons) out << local_verdict(r, c);
-  for (const auto& m : r.multipliers) {
-    const auto quoted = headline(m);
-    if (!quoted) {
-      out << m.variant << ": no multiplier over " << m.baseline << " inside the data\n";
-      continue;
-    }
-    const Estimate& e = quoted->first;
-    const bool better = e.value >= 1.0;
-    // m is the baseline's compute over the variant's for the same loss: above 1 the variant saves compute.
-    const double factor = better ? e.value : 1.0 / e.value;
-    std::string interval = r.bootstrap_used > 0 ? kUnbounded : "(no bootstrap)";
-    if (r.bootstrap_used > 0 && e.bounded()) {
-      const double lo = better ? e.lo : 1.0 / e.hi, hi = better ? e.hi : 1.0 / e.lo;
-      interval = "[" + fixed(lo, 2) + ", " + fixed(hi, 2) + "]";
-    }
-    out << m.variant << (better ? " reaches " + m.baseline + "'s final loss with " + fixed(factor, 2) + "× less compute "
-                                : " needs " + fixed(factor, 2) + "× more compute than " + m.baseline + " for the same loss ")
-        << interval << " (" << significant(100.0 * r.confidence, kDigits) << "% bootstrap interval over "
-        << (r.bootstrap_unit.empty() ? std::string(kResampleSizes) : r.bootstrap_unit);
-    if (const GroupFit* g = find_named(r.groups, &GroupFit::group, m.variant)) out << "; " << design_text(*g);
-    out << "; " << quoted->second << ")";
-    out << includes_one(e);
-    if (m.profile && m.profile->open()) {
-      out << "; the fit cannot tell multipliers from " << fixed(m.profile->lo, 2) << " to " << fixed(m.profile->hi, 2)
-          << " apart, and beyond: the law does not identify it";
-    } else if (m.profile) {
-      out << "; the fit's objective allows " << fixed(m.profile->lo, 2) << " to " << fixed(m.profile->hi, 2);
-    }
-    out << "\n";
-    const Comparison* c = find_named(r.comparisons, &Comparison::variant, m.variant);
-    if (c && c->holdout_exceeds_effect()) {
-      out << "  but the laws miss the largest size's mean loss by up to " << fixed(100.0 * c->holdout_error, 1)
-          << "% predicting it from the others, more than the " << fixed(100.0 * c->relative_effect, 1)
-          << "% difference being measured: the law-based figure is not supported by the data; the local "
-             "multiplier above is\n";
-    }
+  for (const auto& v : comparison_verdicts(r)) {
+    out << v.headline << "\n";
+    for (const auto& line : v.details) out << "  " << line << "\n";
   }
   return terminal_text(out.str());
 }
@@ -258,7 +170,11 @@ std::string fit_report_text(const FitReport& r) {
   for (const auto& c : r.comparisons) out << comparison_text(r, c);
   for (const auto& g : r.groups) {
     out << "\ngroup " << g.group << ": " << g.runs << " runs, " << g.model_sizes << " model sizes, " << g.fit.points
-        << " points fitted, objective " << significant(g.fit.objective, kDigits) << ", " << g.fit.termination << " ("
+        << " points fitted (configurations' means), objective " << significant(g.fit.objective, kDigits)
+        << (g.fit.delta_source.empty() ? std::string()
+                                       : " at Huber delta " + significant(g.fit.huber_delta, 3) + " (" +
+                                             g.fit.delta_source + ")")
+        << ", " << g.fit.termination << " ("
         << g.fit.starts_converged << "/" << g.fit.starts << " starts converged)\n";
     if (!g.sizes.empty()) out << sizes_table(g.sizes, "  ");
     std::vector<Estimate> estimates = g.parameters;

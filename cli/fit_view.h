@@ -14,10 +14,8 @@ namespace gammalab::cli {
 
 std::string fit_report_text(const FitReport& report);
 
-// Per variant: the local multiplier (no law) with its paired interval and jackknife over sizes; then how much
-// less (or more) compute the law says it needs for the same final loss, with the interval, the bootstrap unit,
-// the sizes × seeds behind it, the compute range it holds for and the profile's range, and a warning in words
-// when the law misses the largest size by more than the effect.
+// Per comparison, one headline from the estimator the design supports and how it was got, with the other
+// estimator beneath it as a check (core/scaling/verdict.h: the sentences the dashboard shows too).
 std::string fit_verdict_text(const FitReport& report);
 
 }  // namespace gammalab::cli

@@ -14,20 +14,6 @@ std::string non_finite(double v) { return std::isnan(v) ? "nan" : v > 0 ? "inf" 
 
 }  // namespace
 
-std::string fixed(double v, int decimals) {
-  if (!std::isfinite(v)) return non_finite(v);
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
-  return buffer;
-}
-
-std::string significant(double v, int digits) {
-  if (!std::isfinite(v)) return non_finite(v);
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
-  return buffer;
-}
-
 std::string scientific(double v, int decimals) {
   if (!std::isfinite(v)) return non_finite(v);
   char buffer[64];

@@ -2,13 +2,13 @@
 // How the CLI writes numbers: one home, so that a value reads the same in every command and table.
 #include <string>
 
+#include "core/number_format.h"
+
 namespace gammalab::cli {
 
-// "2.35" for (2.3456, 2): a fixed count of decimals.
-std::string fixed(double v, int decimals);
-
-// "2.3456" for (2.34561, 5): `digits` significant digits, no trailing zeros; "nan", "inf", "-inf".
-std::string significant(double v, int digits);
+// fixed (2.35) and significant (2.3456) are core's: the verdict sentences are written in core/scaling.
+using ::gammalab::fixed;
+using ::gammalab::significant;
 
 // "1.23e+18" for (1.2345e18, 2): mantissa with `decimals` decimals, for FLOPs and other wide ranges.
 std::string scientific(double v, int decimals = 2);

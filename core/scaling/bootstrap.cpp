@@ -173,8 +173,8 @@ Interval percentile_interval(std::vector<double> values, double confidence) {
   return {quantile_sorted(values, tail), quantile_sorted(values, 1.0 - tail)};
 }
 
-double small_sample_expansion(int degrees_of_freedom, double confidence) {
-  if (degrees_of_freedom < 1) return std::numeric_limits<double>::quiet_NaN();
+double small_sample_expansion(double degrees_of_freedom, double confidence) {
+  if (!(degrees_of_freedom >= 1.0)) return std::numeric_limits<double>::quiet_NaN();
   const double p = 0.5 * (1.0 + confidence);
   return student_t_quantile(p, degrees_of_freedom) / normal_quantile(p);
 }

@@ -77,8 +77,9 @@ Interval percentile_interval(std::vector<double> values, double confidence);
 // seeds: t_{df}((1+confidence)/2) / z((1+confidence)/2), the expanded percentile interval (Hesterberg 2015).
 // Resampling n seeds draws means from a distribution with the spread of the n values, but not with the
 // uncertainty of that spread, which with 2 or 3 seeds is most of it; df is the seeds' degrees of freedom
-// (seeds - 1, summed over the sizes a quantity pools). NaN for df < 1: no interval.
-double small_sample_expansion(int degrees_of_freedom, double confidence);
+// (seeds - 1; for a quantity pooled over sizes, Satterthwaite's over them, not necessarily whole). NaN for
+// df < 1: no interval.
+double small_sample_expansion(double degrees_of_freedom, double confidence);
 // lo and hi moved away from `value` by `factor` (on the scale the caller passes: a multiplier's on ln m).
 Interval expand_interval(double value, Interval interval, double factor);
 

@@ -186,7 +186,7 @@ int degrees_of_freedom(const SizeComparison& s, bool paired) {
 }
 
 // The percentile interval of `e` widened for `df` degrees of freedom (bootstrap.h: small_sample_expansion).
-Estimate expanded(Estimate e, int df, double confidence) {
+Estimate expanded(Estimate e, double df, double confidence) {
   const Interval wide = expand_interval(e.value, {e.lo, e.hi}, small_sample_expansion(df, confidence));
   e.lo = wide.lo;
   e.hi = wide.hi;
@@ -224,15 +224,15 @@ std::optional<Jackknife> jackknife(const ComparisonPlan& plan, const std::vector
 // Satterthwaite's degrees of freedom of a weighted sum over families: family f contributes weight share c_f with
 // df_f = its seeds - 1, and under a common noise its variance share is c_f, so df = (sum c_f)^2 / sum c_f^2/df_f
 // (Satterthwaite 1946). One family with 2 seeds gives 1; three with 2 give 3, not the cells' count.
-int satterthwaite(const std::vector<double>& share, const std::vector<int>& df) {
+double satterthwaite(const std::vector<double>& share, const std::vector<int>& df) {
   double total = 0.0, denominator = 0.0;
   for (std::size_t f = 0; f < share.size(); ++f) {
     if (!(share[f] > 0.0)) continue;
-    if (df[f] < 1) return 0;
+    if (df[f] < 1) return 0.0;
     total += share[f];
     denominator += share[f] * share[f] / df[f];
   }
-  return denominator > 0.0 ? static_cast<int>(std::floor(total * total / denominator + 1e-9)) : 0;
+  return denominator > 0.0 ? total * total / denominator : 0.0;
 }
 
 }  // namespace
@@ -362,8 +362,9 @@ Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<Run
   c.local_unweighted = exp_of(expanded(tracked[2 * n + 1], satterthwaite(equal_share, family_df), confidence));
   c.local_unweighted.name = "m_local unweighted";
   // The slope spends one more degree of freedom than the mean; with two sizes it is their difference.
-  c.trend = expanded(tracked[2 * n + 2], c.degrees_of_freedom - 1, confidence);
+  c.trend = expanded(tracked[2 * n + 2], c.degrees_of_freedom - 1.0, confidence);
   c.trend.name = "trend of ln m_local on ln N";
+  c.largest_degrees_of_freedom = largest_df;
   c.at_largest = exp_of(expanded(tracked[2 * n + 3], largest_df, confidence));
   c.at_largest.name = "m_local at the largest size";
   for (const auto& s : c.sizes) c.relative_effect += std::abs(s.gap.value) / s.baseline_mean / static_cast<double>(n);

@@ -61,7 +61,8 @@ struct Comparison {
   int sizes_inside = 0;     // blocks of the support inside the baseline's range
   int sizes_pooled = 0;     // model sizes (run families' sizes) in the support
   int fewest_seeds = 0;     // the fewest seeds (pairs when paired) of a size in the support
-  int degrees_of_freedom = 0;  // of the pooled value: Satterthwaite over the sizes' seeds - 1
+  double degrees_of_freedom = 0.0;  // of the pooled value: Satterthwaite's over the sizes' seeds - 1
+  int largest_degrees_of_freedom = 0;  // of at_largest: that size's seeds - 1
   bool chord = false;       // some baseline curve had two sizes only: m_local is a chord's, biased up on a convex curve
   std::optional<Jackknife> jackknife;
   // The effect in the law's own currency: mean over sizes of |gap| / the baseline's mean loss.

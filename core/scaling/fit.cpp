@@ -12,6 +12,7 @@
 
 #include "core/scaling/fit_parallel.h"
 #include "core/scaling/frontier.h"
+#include "core/scaling/replicates.h"
 
 namespace gammalab {
 
@@ -218,10 +219,39 @@ void describe_fit(LawFit& fit) {
   }
 }
 
+LawFit minimise_at_noise(const LseDesign& design, const std::vector<std::vector<double>>& starts,
+                         const FitSettings& settings, std::optional<double> scatter, int threads) {
+  if (settings.delta_given) {
+    LawFit fit = minimise_from_starts(design, starts, settings, threads);
+    fit.delta_source = kDeltaGiven;
+    return fit;
+  }
+  if (scatter && *scatter > 0.0 && std::isfinite(*scatter)) {
+    FitSettings at_noise = settings;
+    at_noise.huber_delta = std::max(settings.huber_delta, settings.huber_k * *scatter);
+    LawFit fit = minimise_from_starts(design, starts, at_noise, threads);
+    fit.delta_source = kDeltaSeeds;
+    return fit;
+  }
+  LawFit fit = minimise_noise_scaled(design, starts, settings, threads);
+  fit.delta_source = settings.scale_delta ? kDeltaResiduals : kDeltaGiven;
+  return fit;
+}
+
+namespace {
+
+// The points a law's objective sees: the configurations' means, on their compute frontier for law c.
+std::vector<RunPoint> law_points(LawKind kind, const std::vector<RunPoint>& runs) {
+  const std::vector<RunPoint> means = configuration_means(runs);
+  return kind == LawKind::c ? compute_frontier(means) : means;
+}
+
+}  // namespace
+
 LawFit fit_law_from(LawKind kind, const std::vector<RunPoint>& runs, const FitSettings& settings,
                     const std::vector<std::vector<double>>& starts, int threads) {
   if (kind == LawKind::isoflop) return fit_isoflop(runs);
-  const LseDesign design = law_design(kind, kind == LawKind::c ? compute_frontier(runs) : runs);
+  const LseDesign design = law_design(kind, law_points(kind, runs));
   LawFit fit = minimise_from_starts(design, starts, settings, threads);
   fit.kind = kind;
   describe_fit(fit);
@@ -231,8 +261,9 @@ LawFit fit_law_from(LawKind kind, const std::vector<RunPoint>& runs, const FitSe
 LawFit fit_law(LawKind kind, const std::vector<RunPoint>& runs, const FitSettings& settings) {
   if (kind == LawKind::isoflop) return fit_isoflop(runs);
   const int exponents = kind == LawKind::chinchilla ? 2 : 1;
-  const LseDesign design = law_design(kind, kind == LawKind::c ? compute_frontier(runs) : runs);
-  LawFit fit = minimise_noise_scaled(design, start_grid(settings, exponents, exponents), settings, settings.threads);
+  const LseDesign design = law_design(kind, law_points(kind, runs));
+  LawFit fit = minimise_at_noise(design, start_grid(settings, exponents, exponents), settings,
+                                 mean_log_scatter(runs), settings.threads);
   fit.kind = kind;
   describe_fit(fit);
   return fit;

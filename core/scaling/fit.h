@@ -7,6 +7,7 @@
 //   chinchilla:  [e, alpha, beta, a, b]   L = exp(e) + exp(a)/N^alpha + exp(b)/D^beta
 //   shared c:    [e, alpha, a_0, a_1...]  one frontier per group with common E and alpha
 //   isoflop:     [ln k, a]                N_opt = k·C^a (Approach 2, closed-form least squares)
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,12 +17,17 @@
 namespace gammalab {
 
 struct FitSettings {
-  // The Huber loss's delta (in ln L) for the grid of starts. With scale_delta, the kept fit is then refitted with
-  // delta = huber_k · (the residuals' robust s.d.), at least huber_delta: quadratic for residuals of the runs'
-  // own noise, linear for outliers (Huber 1964; k = 1.345 keeps 95% of least squares' efficiency under normal
-  // noise). A fixed delta far below the noise makes the fit an L1 regression, whose objective is piecewise
-  // linear and can be exactly flat along a parameter. Bootstrap refits keep the full fit's delta.
+  // The Huber loss's delta (in ln L). A law is fitted to each configuration's mean over its seeds
+  // (replicates.h: configuration_means), and unless delta_given the delta is scaled to the noise, never below
+  // huber_delta: quadratic for residuals of the runs' own noise, linear for outliers (Huber 1964; k = 1.345 keeps
+  // 95% of least squares' efficiency under normal noise). The noise is the seeds' own scatter of a
+  // configuration's mean (pure error) where configurations were run more than once, measured before any fit;
+  // without seeds, the residuals' robust s.d. after a grid at huber_delta (scale_delta). A delta far below the
+  // noise makes the fit an L1 regression, whose objective is piecewise linear and can be exactly flat along a
+  // parameter, so that where L-BFGS stops depends on rounding. With delta_given, huber_delta is used as it is
+  // (Epoch's Chinchilla refit: 1e-3). Bootstrap refits keep the full fit's delta.
   double huber_delta = 1e-3;
+  bool delta_given = false;
   bool scale_delta = true;
   double huber_k = 1.345;
   // Start grid axes (Hoffmann et al. 2022): exponents, e = ln E, and log-coefficients a, b.
@@ -55,7 +61,14 @@ void describe_fit(LawFit& fit);
 LawFit minimise_noise_scaled(const LseDesign& design, const std::vector<std::vector<double>>& starts,
                              const FitSettings& settings, int threads);
 
-// Fits a law to runs from the full start grid (law c: on the compute frontier of runs), delta scaled to the noise.
+// The fit of a design at the delta the settings give (FitSettings): as given; 1.345 x `scatter` (the seeds' pure
+// error of a point, when known); else scaled to the residuals (minimise_noise_scaled). Says which in
+// delta_source.
+LawFit minimise_at_noise(const LseDesign& design, const std::vector<std::vector<double>>& starts,
+                         const FitSettings& settings, std::optional<double> scatter, int threads);
+
+// Fits a law to the configurations' means of runs from the full start grid (law c: on their compute frontier),
+// delta as minimise_at_noise.
 LawFit fit_law(LawKind kind, const std::vector<RunPoint>& runs, const FitSettings& settings);
 // Same, starting only from `starts` at settings.huber_delta as it is (bootstrap refits warm-started from a full
 // fit's best optima, with its delta).

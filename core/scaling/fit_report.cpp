@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/scaling/verdict.h"
+
 namespace gammalab {
 
 namespace {
@@ -100,7 +102,16 @@ nlohmann::json comparison_json(const Comparison& c) {
   nlohmann::json j = {{"variant", c.variant},     {"baseline", c.baseline},
                       {"paired", c.paired},       {"ladder", c.ladder},
                       {"sizes", sizes},           {"local_multiplier", estimate_json(c.local)},
+                      {"local_multiplier_unweighted", estimate_json(c.local_unweighted)},
+                      {"trend", estimate_json(c.trend)},
+                      {"trend_resolved", c.trend_resolved()},
+                      {"at_largest", estimate_json(c.at_largest)},
                       {"sizes_inside", c.sizes_inside},
+                      {"sizes_pooled", c.sizes_pooled},
+                      {"fewest_seeds", c.fewest_seeds},
+                      {"degrees_of_freedom", number(c.degrees_of_freedom)},
+                      {"largest_degrees_of_freedom", c.largest_degrees_of_freedom},
+                      {"chord", c.chord},
                       {"relative_effect", number(c.relative_effect)},
                       {"holdout_error", number(c.holdout_error)}};
   j["jackknife"] = c.jackknife ? nlohmann::json{{"sizes", c.jackknife->sizes},
@@ -120,6 +131,16 @@ Comparison comparison_from(const nlohmann::json& j) {
   for (const auto& s : j.at("sizes")) c.sizes.push_back(size_comparison_from(s));
   c.local = estimate_from("m_local", j.at("local_multiplier"));
   c.sizes_inside = j.at("sizes_inside").get<int>();
+  // Reports stored before the pooled value had its support, trend and degrees of freedom lack these: NaN and 0.
+  const nlohmann::json none = {{"value", "nan"}, {"lo", "nan"}, {"hi", "nan"}};
+  c.local_unweighted = estimate_from("m_local unweighted", j.value("local_multiplier_unweighted", none));
+  c.trend = estimate_from("trend of ln m_local on ln N", j.value("trend", none));
+  c.at_largest = estimate_from("m_local at the largest size", j.value("at_largest", none));
+  c.sizes_pooled = j.value("sizes_pooled", c.sizes_inside);
+  c.fewest_seeds = j.value("fewest_seeds", 0);
+  c.degrees_of_freedom = j.value("degrees_of_freedom", 0.0);
+  c.largest_degrees_of_freedom = j.value("largest_degrees_of_freedom", 0);
+  c.chord = j.value("chord", false);
   c.relative_effect = number_from(j.at("relative_effect"));
   c.holdout_error = number_from(j.at("holdout_error"));
   if (const auto& k = j.at("jackknife"); !k.is_null()) {
@@ -149,6 +170,7 @@ nlohmann::json to_json(const FitReport& r) {
                         {"points_fitted", g.fit.points},
                         {"objective", number(g.fit.objective)},
                         {"huber_delta", number(g.fit.huber_delta)},
+                        {"huber_delta_source", g.fit.delta_source},
                         {"converged", g.fit.converged},
                         {"termination", g.fit.termination},
                         {"starts", g.fit.starts},
@@ -183,6 +205,17 @@ nlohmann::json to_json(const FitReport& r) {
   }
   out["comparisons"] = nlohmann::json::array();
   for (const auto& c : r.comparisons) out["comparisons"].push_back(comparison_json(c));
+  // The verdict's sentences, as `gammalab fit` prints them: the dashboard shows these, word for word. Made
+  // again from the report's fields on every write, never read back.
+  out["verdicts"] = nlohmann::json::array();
+  for (const auto& v : comparison_verdicts(r)) {
+    out["verdicts"].push_back({{"variant", v.variant},
+                               {"reference", v.reference},
+                               {"estimator", v.estimator},
+                               {"settled", v.settled},
+                               {"headline", v.headline},
+                               {"details", v.details}});
+  }
   out["multipliers"] = nlohmann::json::array();
   for (const auto& m : r.multipliers) {
     nlohmann::json budgets = nlohmann::json::array();
@@ -231,6 +264,7 @@ FitReport fit_report_from_json(const nlohmann::json& j) {
     group.fit.points = g.at("points_fitted").get<int>();
     group.fit.objective = number_from(g.at("objective"));
     group.fit.huber_delta = number_from(g.value("huber_delta", nlohmann::json(0.0)));
+  group.fit.delta_source = g.value("huber_delta_source", std::string());
     group.fit.converged = g.at("converged").get<bool>();
     group.fit.termination = g.at("termination").get<std::string>();
     group.fit.starts = g.at("starts").get<int>();

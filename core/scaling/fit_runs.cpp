@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -167,18 +168,25 @@ std::vector<RunPoint> select(const std::vector<RunPoint>& runs, const std::strin
   return out;
 }
 
+// The compute frontier of the configurations' means: what law c and the shared fit see (fit.h: law_points).
+std::vector<RunPoint> mean_frontier(const std::vector<RunPoint>& runs) {
+  return compute_frontier(configuration_means(runs));
+}
+
 // Frontiers of the baseline and a variant, stacked, with the group index of each point (0 = baseline). Delta
 // scaled to the noise as settings say (the full fit), or as it is (bootstrap refits at the full fit's delta).
 LawFit fit_shared(const std::vector<RunPoint>& base, const std::vector<RunPoint>& variant, const FitSettings& settings,
                   const std::vector<std::vector<double>>& starts, int threads) {
-  std::vector<RunPoint> points = compute_frontier(base);
+  std::vector<RunPoint> points = mean_frontier(base);
   std::vector<int> group_of(points.size(), 0);
-  for (const auto& r : compute_frontier(variant)) {
+  for (const auto& r : mean_frontier(variant)) {
     points.push_back(r);
     group_of.push_back(1);
   }
   const LseDesign design = shared_frontier_design(points, group_of, 2);
-  LawFit fit = minimise_noise_scaled(design, starts, settings, threads);
+  std::vector<RunPoint> both = base;
+  both.insert(both.end(), variant.begin(), variant.end());
+  LawFit fit = minimise_at_noise(design, starts, settings, mean_log_scatter(both), threads);
   fit.kind = LawKind::c;
   return fit;
 }
@@ -519,6 +527,35 @@ Resamples bootstrap(const Fitting& f, FitReport& report) {
   return r;
 }
 
+// The degrees of freedom of the noise behind a law's multiplier of `variant` over the baseline: what the bootstrap
+// redrew. Paired seeds: per size, its seeds - 1; each group's seeds: per group and size, its runs - 1; model
+// sizes: the sizes - 1. A size's budgets share their runs' seeds (a run family), so they count once.
+int law_degrees_of_freedom(const Fitting& f, const Resamples& r, std::size_t variant) {
+  if (!r.by_seed) return count_model_sizes(f.runs) - 1;
+  std::map<std::pair<std::string, double>, int> fewest;  // (group, N) -> its fewest runs at a budget
+  for (const auto& cell : f.cells) {
+    if (cell.group != f.names[0] && cell.group != f.names[variant]) continue;
+    if (r.paired && cell.group != f.names[0]) continue;  // pairs: the baseline's seeds are the variant's
+    const auto [it, fresh] = fewest.try_emplace({cell.group, cell.params}, static_cast<int>(cell.runs.size()));
+    if (!fresh) it->second = std::min(it->second, static_cast<int>(cell.runs.size()));
+  }
+  int df = 0;
+  for (const auto& [key, runs] : fewest) df += runs - 1;
+  return df;
+}
+
+// A multiplier's percentile interval widened on the log scale for few degrees of freedom, as the comparisons'
+// are (bootstrap.h: small_sample_expansion): resampling two or three seeds draws their spread, not its
+// uncertainty.
+Estimate widened_multiplier(Estimate e, int degrees_of_freedom, double confidence) {
+  if (!(e.value > 0.0) || !std::isfinite(e.value) || !(e.lo > 0.0) || !(e.hi > 0.0)) return e;
+  const Interval wide = expand_interval(std::log(e.value), {std::log(e.lo), std::log(e.hi)},
+                                        small_sample_expansion(degrees_of_freedom, confidence));
+  e.lo = std::exp(wide.lo);
+  e.hi = std::exp(wide.hi);
+  return e;
+}
+
 // Every estimate with its interval, in collect()'s order: the comparisons, each group's parameters (and its
 // band), then each variant's multipliers with law c's joint fit and its profile.
 void report_estimates(const Fitting& f, const Resamples& r, const std::vector<double>& point, FitReport& report) {
@@ -575,21 +612,22 @@ void report_estimates(const Fitting& f, const Resamples& r, const std::vector<do
     const ComputeRange pair = common_range(f.ranges[0], f.ranges[layout.variants[v]]);
     m.compute_lo = pair.lo;
     m.compute_hi = pair.hi;
+    const int law_df = law_degrees_of_freedom(f, r, layout.variants[v]);
     for (double c : layout.budgets) {
-      BudgetMultiplier at{c, estimate("m(C)"), false};
+      BudgetMultiplier at{c, widened_multiplier(estimate("m(C)"), law_df, options.confidence), false};
       const double reach = at.multiplier.value * c;  // the baseline's compute to match the variant at c
       at.extrapolated = !pair.contains(c) || !std::isfinite(reach) || !f.ranges[0].contains(reach);
       m.at_budgets.push_back(std::move(at));
     }
     if (layout.shared) {
       for (const char* key : {"E", "alpha", "A_baseline", "A_variant"}) m.shared_fit.push_back(estimate(key));
-      m.constant = estimate("m");
+      m.constant = widened_multiplier(estimate("m"), law_df, options.confidence);
       const std::string pair_name = "shared fit " + m.variant + "/" + m.baseline;
       const double smallest =
           std::min(smallest_loss(f.group_runs[0]), smallest_loss(f.group_runs[layout.variants[v]]));
       mark_unidentified(m.shared_fit, smallest, pair_name, report.warnings);
-      m.profile = profile_multiplier(compute_frontier(f.group_runs[0]),
-                                     compute_frontier(f.group_runs[layout.variants[v]]), f.shared[v],
+      m.profile = profile_multiplier(mean_frontier(f.group_runs[0]),
+                                     mean_frontier(f.group_runs[layout.variants[v]]), f.shared[v],
                                      options.settings, options.confidence);
       if (m.profile && m.profile->open()) {
         report.warnings.push_back(pair_name + ": the objective is flat along the multiplier (within " +

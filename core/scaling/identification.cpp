@@ -8,7 +8,7 @@ namespace gammalab {
 
 bool at_bound(std::string_view name, double value, double smallest_loss) {
   if (!std::isfinite(value)) return false;
-  if (name == "E") return value < 1e-6 * smallest_loss;
+  if (name == "E") return value < kNegligibleShare * smallest_loss;
   if (name == "alpha" || name == "beta" || name == "alpha_C") return value <= 1e-6;
   return false;
 }

@@ -10,8 +10,10 @@
 
 namespace gammalab {
 
-// E below 1e-6 of the smallest loss fitted (it changes no prediction: the law is a pure power law on these
-// data), or an exponent (alpha, beta, alpha_C) at or below 1e-6 (no decrease with scale).
+// E below 1e-4 of the smallest loss fitted (it changes no prediction by a hundredth of a percent: the law is a
+// pure power law on these data, and where L-BFGS stopped on the way to E = 0 depends on its tolerances, 1e-10
+// or 1e-5), or an exponent (alpha, beta, alpha_C) at or below 1e-6 (no decrease with scale).
+inline constexpr double kNegligibleShare = 1e-4;
 bool at_bound(std::string_view name, double value, double smallest_loss);
 
 // Marks every estimate of `list` that is at bound: at_bound = true, lo and hi NaN. Returns their names.

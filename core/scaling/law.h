@@ -50,11 +50,16 @@ struct LawFit {
   std::string termination;            // Ceres termination message of the kept start
   double objective = 0.0;             // Huber objective at the kept start (isoflop: residual sum of squares)
   double huber_delta = 0.0;           // the Huber delta of that objective
+  std::string delta_source;           // where the delta came from (kDeltaGiven, kDeltaSeeds, kDeltaResiduals)
   int starts = 0;                     // starts tried
   int starts_converged = 0;           // of which Ceres reported CONVERGENCE
   int points = 0;                     // points the objective saw (frontier points for law c)
   std::vector<std::vector<double>> best_optima;  // best distinct optima: warm starts for bootstrap refits
 };
+
+inline constexpr const char* kDeltaGiven = "given";          // --huber-delta, or a law's settings
+inline constexpr const char* kDeltaSeeds = "seeds' scatter"; // 1.345 x the pure error of a configuration's mean
+inline constexpr const char* kDeltaResiduals = "residuals";  // no seeds: 1.345 x the residuals' robust s.d.
 
 // Value of a named parameter or derived quantity; NaN when absent.
 double fit_value(const LawFit& fit, std::string_view name);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 
+#include <boost/math/interpolators/barycentric_rational.hpp>
 #include <boost/math/tools/roots.hpp>
 
 namespace gammalab {
@@ -47,8 +48,10 @@ BaselineCurve::BaselineCurve(std::vector<CurvePoint> points) {
   slopes_.assign(n, 0.0);
   if (n == 2) {
     slopes_[0] = slopes_[1] = d[0];  // a cubic with the chord's slope at both ends is the chord
-  } else {
+  } else if (n == 3) {
     fritsch_carlson_slopes(h, d);
+  } else {
+    rational_slopes(d);
   }
   std::vector<double> x, y;
   for (const CurvePoint& p : points_) {
@@ -68,6 +71,25 @@ void BaselineCurve::fritsch_carlson_slopes(const std::vector<double>& h, const s
   }
   slopes_[0] = end_slope(h[0], h[1], d[0], d[1]);
   slopes_[n - 1] = end_slope(h[n - 2], h[n - 3], d[n - 2], d[n - 3]);
+}
+
+void BaselineCurve::rational_slopes(const std::vector<double>& d) {
+  const std::size_t n = points_.size();
+  std::vector<double> x, y;
+  for (const CurvePoint& p : points_) {
+    x.push_back(p.log_compute);
+    y.push_back(p.loss);
+  }
+  const boost::math::barycentric_rational<double> rational(x.data(), y.data(), n, 3);
+  for (std::size_t k = 0; k < n; ++k) {
+    const double slope = rational.prime(x[k]);
+    // Hyman's filter: the slope keeps the sign of the chords beside it (zero where they turn) and at most three
+    // times the smaller of them, which keeps each segment of the cubic monotone.
+    const double left = k > 0 ? d[k - 1] : d[k], right = k + 1 < n ? d[k] : d[k - 1];
+    if (!same_sign(left, right) || !same_sign(slope, left)) continue;
+    const double limit = 3.0 * std::min(std::abs(left), std::abs(right));
+    slopes_[k] = std::copysign(std::min(std::abs(slope), limit), slope);
+  }
 }
 
 LocalLog BaselineCurve::log_compute_to_reach(double loss, double near_log_compute) const {

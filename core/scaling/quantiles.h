@@ -3,10 +3,10 @@
 // (core/scaling/bootstrap.h's expansion) and for the profile's cutoff (core/scaling/profile.h).
 namespace gammalab {
 
-// Standard normal quantile, p in (0, 1); bisection on erfc to 1e-12.
+// Standard normal quantile, p in (0, 1) (Boost.Math).
 double normal_quantile(double p);
-// Student t quantile with `df` >= 1 degrees of freedom, p in (0, 1): its CDF through the incomplete beta
-// function, inverted by bisection to 1e-12.
-double student_t_quantile(double p, int df);
+// Student t quantile with `df` > 0 degrees of freedom, not necessarily whole (Satterthwaite's are not), p in
+// (0, 1) (Boost.Math).
+double student_t_quantile(double p, double df);
 
 }  // namespace gammalab

@@ -30,6 +30,35 @@ bool every_cell_replicated(const std::vector<ReplicateCell>& cells) {
   return !cells.empty();
 }
 
+std::vector<RunPoint> configuration_means(const std::vector<RunPoint>& runs) {
+  std::vector<RunPoint> means;
+  for (const auto& cell : replicate_cells(runs)) {
+    RunPoint point = runs[cell.runs.front()];
+    point.loss = cell.mean_loss;
+    point.seed = std::nullopt;
+    point.label.clear();
+    means.push_back(std::move(point));
+  }
+  return means;
+}
+
+std::optional<double> mean_log_scatter(const std::vector<RunPoint>& runs) {
+  double squares = 0.0;
+  int df = 0, replicated = 0, replicated_runs = 0;
+  for (const auto& cell : replicate_cells(runs)) {
+    if (cell.runs.size() < 2) continue;
+    double mean = 0.0;
+    for (auto i : cell.runs) mean += std::log(runs[i].loss) / static_cast<double>(cell.runs.size());
+    for (auto i : cell.runs) squares += (std::log(runs[i].loss) - mean) * (std::log(runs[i].loss) - mean);
+    df += static_cast<int>(cell.runs.size()) - 1;
+    ++replicated;
+    replicated_runs += static_cast<int>(cell.runs.size());
+  }
+  if (df == 0) return std::nullopt;
+  const double per_run = std::sqrt(squares / df);
+  return per_run / std::sqrt(static_cast<double>(replicated_runs) / replicated);
+}
+
 CellSummary summarise(const ReplicateCell& cell, const std::vector<RunPoint>& runs) {
   CellSummary s{cell.params, cell.tokens, cell.compute, static_cast<int>(cell.runs.size()), cell.mean_loss, 0.0};
   if (s.runs < 2) {

@@ -6,6 +6,7 @@
 
 #include "core/scaling/fit.h"
 #include "core/scaling/frontier.h"
+#include "core/scaling/replicates.h"
 #include "tests/core/scaling_synthetic.h"
 
 namespace gammalab {
@@ -45,6 +46,55 @@ TEST(ScalingFit, RecoversNoiselessChinchillaFromFullGrid) {
   EXPECT_NEAR(std::log(fit_value(fit, "B")), std::log(truth.B), 1e-2);
   EXPECT_NEAR(fit_value(fit, "a_Nopt"), truth.beta / (truth.alpha + truth.beta), 1e-3);
   for (const auto& run : runs) EXPECT_NEAR(predict_loss(fit, run), run.loss, 1e-4 * run.loss);
+}
+
+// A delta given is used as it is, over the whole grid: the published Chinchilla refits (Besiroglu et al. 2024,
+// delta = 1e-3 on 240 single runs) are reproduced by asking for theirs, whatever the noise would set.
+TEST(ScalingFit, AGivenDeltaIsUsedAsItIsOverTheWholeGrid) {
+  quiet_solver_logging();
+  const auto runs = test::chinchilla_runs({}, 8, 6, 0.01, 240);
+  FitSettings given;
+  given.delta_given = true;
+  const LawFit fit = fit_law(LawKind::chinchilla, runs, given);
+  EXPECT_EQ(fit.huber_delta, 1e-3);
+  EXPECT_EQ(fit.delta_source, kDeltaGiven);
+  // The same as minimising at 1e-3 from every start of the grid on the runs themselves (one run per
+  // configuration: the configurations' means are the runs).
+  FitSettings plain;
+  LawFit direct = minimise_from_starts(law_design(LawKind::chinchilla, runs), start_grid(plain, 2, 2), plain, 2);
+  direct.kind = LawKind::chinchilla;
+  describe_fit(direct);
+  for (const char* name : {"E", "A", "alpha", "B", "beta"}) {
+    EXPECT_NEAR(fit_value(fit, name), fit_value(direct, name), 1e-5 * std::abs(fit_value(direct, name))) << name;
+  }
+  // Not given: one run per configuration has no seeds' scatter, and the delta follows the residuals' (1% noise).
+  const LawFit scaled = fit_law(LawKind::chinchilla, runs, FitSettings{});
+  EXPECT_EQ(scaled.delta_source, kDeltaResiduals);
+  EXPECT_GT(scaled.huber_delta, 5e-3);
+}
+
+// With seeds the delta comes from their own scatter before any fit, and the law is fitted to each
+// configuration's mean: the same runs in any order, any starting point, give the same delta.
+TEST(ScalingFit, WithSeedsTheDeltaIsTheSeedsScatterOfAConfigurationsMean) {
+  quiet_solver_logging();
+  std::vector<RunPoint> runs;
+  for (std::uint64_t seed = 0; seed < 3; ++seed) {
+    for (RunPoint r : test::chinchilla_runs({}, 4, 3, 0.02, 50 + seed)) {
+      r.seed = seed;
+      runs.push_back(r);
+    }
+  }
+  const auto scatter = mean_log_scatter(runs);
+  ASSERT_TRUE(scatter);
+  EXPECT_NEAR(*scatter, 0.02 / std::sqrt(3.0), 0.006);
+  FitSettings settings;
+  settings.grid_exponent = {0.2, 0.5};
+  settings.grid_e = {0.0, 0.5};
+  settings.grid_coef = {5.0, 7.0};
+  const LawFit fit = fit_law(LawKind::chinchilla, runs, settings);
+  EXPECT_EQ(fit.delta_source, kDeltaSeeds);
+  EXPECT_DOUBLE_EQ(fit.huber_delta, 1.345 * *scatter);
+  EXPECT_EQ(fit.points, 12);  // 4 sizes x 3 budgets: one point per configuration
 }
 
 TEST(ScalingFit, WarmStartFromBestOptimaEqualsFullGrid) {

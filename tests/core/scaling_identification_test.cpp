@@ -69,17 +69,19 @@ TEST(ScalingIdentification, FlatObjectiveAlongTheMultiplierIsARangeNotAPoint) {
   EXPECT_FALSE(warned(identified, "flat along the multiplier"));
 }
 
-// A pure power law: the best E is 0, which ln E reaches only at minus infinity; the fit stops near 1e-10.
+// A pure power law: the best E is 0, which ln E reaches only at minus infinity; the fit stops near 1e-10. Without
+// noise, so that the best E is 0 in every fit (with seed noise the configurations' means of one draw put it at
+// 0.046 instead, an interior value the profile and the bootstrap then bound).
 TEST(ScalingIdentification, IrreducibleLossAtItsBoundIsNotIdentifiedAndHasNoInterval) {
   quiet_solver_logging();
-  const auto design = test::paired_design(pure_power_loss, 2, 0.004);
+  const auto design = test::paired_design(pure_power_loss, 2, 0.0);
   const FitReport report = fit_runs(test::paired_ladder(design, 3), law_c(60));
   ASSERT_GT(report.bootstrap_used, 0);
   for (const auto& g : report.groups) {
     const auto e =
         std::find_if(g.parameters.begin(), g.parameters.end(), [](const Estimate& p) { return p.name == "E"; });
     ASSERT_NE(e, g.parameters.end());
-    EXPECT_LT(e->value, 1e-5) << g.group;
+    EXPECT_LT(e->value, 1e-4 * 1.5) << g.group;  // below a hundredth of a percent of the smallest loss
     EXPECT_TRUE(e->at_bound) << g.group;
     EXPECT_FALSE(e->bounded()) << g.group << ": no zero-width interval";
     EXPECT_TRUE(std::isnan(e->lo) && std::isnan(e->hi)) << g.group;

@@ -52,12 +52,20 @@ inline std::vector<RunPoint> power_runs(double E, double A, double alpha, int si
 // variant's mean loss at C is the baseline's at multiplier·C. Run (size, seed) of either group adds the same
 // seed effect (s.d. shared_sigma: data order and initial weights) and its own noise (s.d. own_sigma). The
 // variant's N is 0.01% larger, as its scale vectors would make it.
+// The shape of a run's own noise (s.d. own_sigma in every case): normal; heavy-tailed (Student t with 3 df,
+// scaled); heteroscedastic (the variant's twice the baseline's, and growing with size); skewed (the baseline
+// is `skew` worse in a quarter of its runs, bimodal: its mean moves by skew/4, which moves the true multiplier
+// of means, PairedLadder::truth).
+enum class SeedNoise { normal, heavy_tailed, heteroscedastic, skewed };
+
 struct PairedLadder {
   std::vector<double> compute = {1e10, 1e11, 1e12, 1e13, 1e14};
   int seeds = 3;
   double multiplier = 1.22;
   double shared_sigma = 0.0, own_sigma = 0.01;
   double (*baseline_loss)(double compute) = nullptr;  // the baseline's mean loss at C
+  SeedNoise noise = SeedNoise::normal;
+  double skew = 0.10;
 };
 
 inline PairedLadder paired_design(double (*baseline_loss)(double), int seeds, double own_sigma,
@@ -70,23 +78,45 @@ inline PairedLadder paired_design(double (*baseline_loss)(double), int seeds, do
   return design;
 }
 
+// One run's own noise of `design`'s shape; `size` counts the ladder's sizes from 0.
+// `z` is the caller's standard normal, so that normal noise draws the same stream as it always has.
+inline double own_noise(const PairedLadder& design, bool variant, int size, std::mt19937_64& rng,
+                        std::normal_distribution<double>& z) {
+  switch (design.noise) {
+    case SeedNoise::normal: return design.own_sigma * z(rng);
+    case SeedNoise::heavy_tailed: {
+      std::student_t_distribution<double> t(3.0);
+      return design.own_sigma * t(rng) / std::sqrt(3.0);  // t_3 has variance 3
+    }
+    case SeedNoise::heteroscedastic: return design.own_sigma * (variant ? 2.0 : 1.0) * (1.0 + 0.5 * size) * z(rng);
+    case SeedNoise::skewed: {
+      std::bernoulli_distribution worse(0.25);
+      return design.own_sigma * z(rng) + (!variant && worse(rng) ? design.skew : 0.0);
+    }
+  }
+  return 0.0;
+}
+
 inline std::vector<RunPoint> paired_ladder(const PairedLadder& design, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> z(0.0, 1.0);
   std::vector<RunPoint> runs;
+  int size = 0;
   for (double c : design.compute) {
     const double n = std::sqrt(c / 120.0);
     for (int s = 0; s < design.seeds; ++s) {
       const double shared = design.shared_sigma * z(rng);
-      RunPoint base{n, 20 * n, c, design.baseline_loss(c) + shared + design.own_sigma * z(rng), "baseline", ""};
+      RunPoint base{n, 20 * n, c, design.baseline_loss(c) + shared + own_noise(design, false, size, rng, z), "baseline",
+                    ""};
       base.seed = static_cast<std::uint64_t>(s);
       RunPoint variant{n * 1.0001, 20 * n, c,
-                       design.baseline_loss(design.multiplier * c) + shared + design.own_sigma * z(rng), "unified",
-                       ""};
+                       design.baseline_loss(design.multiplier * c) + shared + own_noise(design, true, size, rng, z),
+                       "unified", ""};
       variant.seed = static_cast<std::uint64_t>(s);
       runs.push_back(base);
       runs.push_back(variant);
     }
+    ++size;
   }
   return runs;
 }

@@ -1,0 +1,14 @@
+#pragma once
+// How a number is written for people, in the CLI's tables and in the verdict sentences that the CLI, the
+// dashboard and the report all show: one home, so a value reads the same everywhere.
+#include <string>
+
+namespace gammalab {
+
+// "2.35" for (2.3456, 2): a fixed count of decimals; "nan", "inf", "-inf".
+std::string fixed(double v, int decimals);
+
+// "2.3456" for (2.34561, 5): `digits` significant digits, no trailing zeros; "nan", "inf", "-inf".
+std::string significant(double v, int digits);
+
+}  // namespace gammalab

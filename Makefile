@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: study-wsd deps build test demo package study dashboard bench fuzz clean
+.PHONY: study-wsd deps build test demo package study dashboard bench fuzz calibrate clean
 
 deps:
 	@scripts/deps.sh
@@ -46,6 +46,11 @@ dashboard:
 
 bench: build
 	@scripts/bench.sh $(BUILD)
+
+# Every calibration scenario of the verdict's intervals with 1,000 simulated studies each (tens of minutes on 2
+# cores; `make test` runs them with 200): the table of docs/scaling-laws.md, "Calibration".
+calibrate: build
+	@scripts/calibrate.sh $(BUILD)
 
 # Runs each libFuzzer target (tests/fuzz) for 60 s in its own clang build; `make test` replays the corpus.
 fuzz:

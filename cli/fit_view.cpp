@@ -35,7 +35,9 @@ std::string value_text(const Estimate& e) {
 std::string interval_text(const Estimate& e, bool bootstrapped) {
   if (e.at_bound) return kAtBound;
   if (!bootstrapped) return "-";
-  return e.bounded() ? "[" + significant(e.lo, kDigits) + ", " + significant(e.hi, kDigits) + "]" : kUnbounded;
+  if (!e.bounded()) return kUnbounded;
+  return "[" + significant(e.lo, kDigits) + ", " + significant(e.hi, kDigits) + "]" +
+         (e.reaches_bound ? " (reaches its bound: bounded from above only)" : "");
 }
 
 std::string indented(const std::string& text, const std::string& indent) {

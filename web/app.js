@@ -8,7 +8,7 @@
 import {
   LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, jobInfo, appendColumns,
   afterStepFor, groupColours, sortGroups, lossTables, si, count, fitReports,
-  ema, seedBand, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, stageJobs, sweepStatus, missingFitReason, configDiff,
+  ema, seedBand, TOO_FEW_FOR_T, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, stageJobs, sweepStatus, missingFitReason, configDiff,
   tuneSeries, jobActions, bytesText, WALL_CLOCK, wallClock, meanSe,
 } from './series.js';
 import { LossChart, ScalingChart, SurfaceChart, TuneChart } from './charts.js';
@@ -383,7 +383,8 @@ function chartCurves(metric, panelJobs, g) {
         xs = base.map(list[0].toX);  // FLOPs: seeds of one configuration have one compute per token
       }
       const info = jobInfo(list[0].job);
-      const seeds = list.length > 1 ? ` (${list.length} seeds)` : '';
+      const seeds = list.length > 1 ? ` (${list.length} seeds${bandKind === 'ci95' && list.length < TOO_FEW_FOR_T
+        ? ': min–max, too few for a t interval' : ''})` : '';
       return {
         id: list.map((c) => c.job.id).join('+'), name: chartName(list[0].job, `${info.variant} ${info.preset}`), seeds, colour: g.colourOf(list[0].job),
         dash: list.every((c) => isFailed(c.job)), xs, base, ys: ema(mean, w), raw: mean,

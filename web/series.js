@@ -505,6 +505,8 @@ export function pairedComparisons(reports, laws = multipliers(reports)) {
         params: num(z.params),
         tokens: num(z.tokens),
         pairs,
+        // The seeds behind this size's interval: under three, the CLI says "too few seeds to bound" instead.
+        seeds: pairs > 0 ? pairs : Math.min(z.baseline_runs ?? 0, z.variant_runs ?? 0),
         complete,
         // The figure a size is read by: the paired mean where runs pair up, else the plain difference of means.
         gap: pairs > 0 ? num(z.paired_mean) : num(z.gap?.value),
@@ -530,7 +532,9 @@ export function pairedComparisons(reports, laws = multipliers(reports)) {
       seeded,
       resamples: { used, requested },
       sizesInside,
-      identified: ladder && sizesInside > 0 && Number.isFinite(local.value),
+      // The sizes m_local is pooled over (every size both ran); reports stored before the support was fixed lack it.
+      sizesPooled: c.sizes_pooled ?? sizesInside,
+      identified: ladder && (c.sizes_pooled ?? sizesInside) > 0 && Number.isFinite(local.value),
       better,
       factor,
       value: local.value,
@@ -539,6 +543,8 @@ export function pairedComparisons(reports, laws = multipliers(reports)) {
       jackknife: c.jackknife ? turn([num(c.jackknife.lo), num(c.jackknife.hi)]) : null,
       holdout: holdoutError > relativeEffect ? { error: holdoutError, effect: relativeEffect } : null,
       laws: laws.filter((m) => m.variant === c.variant && m.baseline === c.baseline),
+      // The verdict's sentences, stored with the fit (core/scaling/verdict.h); absent in fits stored before.
+      verdict: (report.verdicts || []).find((v) => v.variant === c.variant && v.reference === c.baseline) ?? null,
       sizes,
     };
   });
@@ -612,7 +618,10 @@ export function tQuantile975(df) {
 
 // The seeds' curves at each x: their mean, and a band of the kind asked: 'minmax' (lowest to highest seed),
 // 'se' (mean ± one standard error) or 'ci95' (mean ± t(0.975, n−1) standard errors, Student's interval for the
-// mean of n seeds). Where only one seed has a point, the band closes on it.
+// mean of n seeds). Where only one seed has a point, the band closes on it. With two seeds a 95% t interval has
+// one degree of freedom and spans ±12.7 standard errors, which says nothing a reader can use: 'ci95' draws their
+// min–max there instead (TOO_FEW_FOR_T), and the legend says so.
+export const TOO_FEW_FOR_T = 3;
 export function seedBand(tables, kind = 'minmax') {
   const at = new Map();
   for (const [xs, ys] of tables) {
@@ -631,7 +640,7 @@ export function seedBand(tables, kind = 'minmax') {
     const v = at.get(x);
     const m = v.reduce((a, b) => a + b, 0) / v.length;
     mean.push(m);
-    if (kind === 'minmax' || v.length < 2) {
+    if (kind === 'minmax' || v.length < 2 || (kind === 'ci95' && v.length < TOO_FEW_FOR_T)) {
       lo.push(Math.min(...v));
       hi.push(Math.max(...v));
       continue;

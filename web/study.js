@@ -117,34 +117,25 @@ function lawView(m, beside, holdout = null) {
       + 'supported by the data; the local multiplier above is') : null);
 }
 
-// One law-free comparison (series.js pairedComparisons): the local multiplier in the sentence the CLI's verdict starts
-// with, the law's multiplier beside it, then the paired gap per size (the CLI's table of fit_report_text).
+// One comparison (series.js pairedComparisons): its verdict as the coordinator stored it with the fit
+// (core/scaling/verdict.h), the very sentences `gammalab fit` prints: one headline from the estimator the design
+// supports, then how it was got, per size, the trend and the other estimator as a check; then the paired gap per
+// size (the CLI's table of fit_report_text). A fit stored before verdicts were kept says so.
 function comparisonView(c) {
-  const how = !c.interval ? 'no interval: add seeds'
-    : c.paired ? `${percent(c.confidence)} paired bootstrap over seeds, ${resampleCount(c.resamples)}`
-      : `${percent(c.confidence)} bootstrap over each group's seeds, pairs incomplete, ${resampleCount(c.resamples)}`;
-  const headline = !c.identified
-    ? [h('span', { class: 'big' }, `${c.variant}: no local multiplier over ${c.reference}`),
-      h('span', { class: 'note' }, c.ladder ? ` (${c.reference}'s sizes never reach its loss)`
-        : ` (${c.reference}'s sizes have different numbers of token counts: no curves in compute)`)]
-    // The CLI's verdict, word for word (cli/fit_view.cpp): the claim, where it holds, its interval, how it was got.
-    : [h('span', { class: 'big' }, c.better ? `${c.variant} reaches ${c.reference}'s loss with ${times(c.factor)}× less compute`
-      : `${c.variant} needs ${times(c.factor)}× more compute than ${c.reference}`),
-    h('span', { class: 'where' }, ' at the sizes measured'),
-    c.interval ? h('span', { class: 'interval' }, ` [${times(c.interval[0])}, ${times(c.interval[1])}]`) : null,
-    h('span', { class: 'note' }, ` (local multiplier, no law: ${how}; geometric mean over ${c.sizesInside} `
-      + `size${c.sizesInside === 1 ? '' : 's'} inside the data`
-      + `${c.jackknife ? `; ${times(c.jackknife[0])}–${times(c.jackknife[1])} leaving one size out` : ''})`),
-    c.includesOne ? h('span', { class: 'note one' }, '; the interval includes 1×: no clear difference') : null];
+  const verdict = c.verdict
+    ? [h('span', { class: `big${c.verdict.settled ? '' : ' unsettled'}` }, c.verdict.headline),
+      ...c.verdict.details.map((line) => h('div', { class: 'note detail' }, line))]
+    : [h('span', { class: 'big' }, `${c.variant} over ${c.reference}`),
+      h('span', { class: 'note' }, ' (this fit was stored before its verdict was kept with it: the coordinator writes it '
+        + 'at its next refit, and gammalab fit --refit prints it now)')];
   const unpaired = c.sizes.some((z) => z.unpaired);
   // A surface (several budgets per size): each row names its D, as the CLI's table does.
   const budgets = new Set(c.sizes.map((z) => z.params)).size < c.sizes.length;
   // From the sizes, not from `paired`: one seed per group pairs every run, though a bootstrap over sizes drew none.
   const design = c.complete ? 'paired: runs sharing a seed'
     : c.anyPairs ? 'pairs incomplete: the unpaired gap beside' : 'unpaired: no runs share a seed';
-  return h('div', { class: 'comparison', dataset: { variant: c.variant, reference: c.reference, value: c.value, factor: c.factor, better: c.better } },
-    h('div', { class: 'local' }, headline),
-    c.laws.map((m) => lawView(m, true, c.holdout)),
+  return h('div', { class: 'comparison', dataset: { variant: c.variant, reference: c.reference, value: c.value, factor: c.factor, better: c.better, estimator: c.verdict?.estimator ?? '', settled: c.verdict?.settled ?? '' } },
+    h('div', { class: 'local' }, verdict),
     c.sizes.length ? h('table', { class: 'gaps' },
       h('caption', {}, `${c.variant} − ${c.reference} by size (${design})`),
       h('thead', {}, h('tr', {}, h('th', {}, 'N'), budgets ? h('th', {}, 'D') : null, h('th', {}, 'pairs'), h('th', {}, 'paired gap'),
@@ -161,7 +152,7 @@ function comparisonView(c) {
       h('td', {}, String(z.pairs)),
       h('td', { class: z.paired ? (z.paired.mean < 0 ? 'better' : 'worse') : '' }, gapText(z.paired)),
       unpaired ? h('td', {}, z.unpaired ? gapText(z.unpaired) : '') : null,
-      h('td', {}, z.local ? `${times(z.local.value)}${c.seeded ? ` ${intervalText(z.local)}` : ''}` : '–'),
+      h('td', {}, z.local ? `${times(z.local.value)}${!c.seeded ? '' : z.seeds < 3 ? ' (too few seeds to bound)' : ` ${intervalText(z.local)}`}` : '–'),
       h('td', { class: 'text' }, [z.complete ? '' : z.pairs === 0 ? 'no pairs' : 'pairs incomplete',
         z.outside ? `outside ${c.reference}'s range` : ''].filter(Boolean).join('; ')))))) : null);
 }

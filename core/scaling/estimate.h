@@ -13,6 +13,9 @@ struct Estimate {
   // it from that side, and the refits pile up at the edge, so their spread is no interval. The report says
   // "not identified (at bound)" instead, and lo and hi are NaN (core/scaling/identification.h).
   bool at_bound = false;
+  // The value is inside its domain but the interval's lower end reaches its edge (E's interval down to ~0, an
+  // exponent's to 0): the data bound it from above only. Said beside the interval.
+  bool reaches_bound = false;
 
   // Both ends finite: the bootstrap bounded it. Otherwise the report says "unbounded", never a number.
   bool bounded() const;

@@ -28,12 +28,15 @@ nlohmann::json estimate_json(const Estimate& e) {
           {"lo", number(e.lo)},
           {"hi", number(e.hi)},
           {"bounded", e.bounded()},
-          {"at_bound", e.at_bound}};
+          {"at_bound", e.at_bound},
+          {"reaches_bound", e.reaches_bound}};
 }
 
 Estimate estimate_from(const std::string& name, const nlohmann::json& j) {
-  return {name, number_from(j.at("value")), number_from(j.at("lo")), number_from(j.at("hi")),
-          j.value("at_bound", false)};
+  Estimate e{name, number_from(j.at("value")), number_from(j.at("lo")), number_from(j.at("hi")),
+             j.value("at_bound", false)};
+  e.reaches_bound = j.value("reaches_bound", false);
+  return e;
 }
 
 nlohmann::json estimates_json(const std::vector<Estimate>& list) {

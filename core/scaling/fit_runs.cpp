@@ -592,6 +592,9 @@ void report_estimates(const Fitting& f, const Resamples& r, const std::vector<do
     const double smallest = smallest_loss(f.group_runs[g]);
     mark_unidentified(report.groups[g].parameters, smallest, "group '" + names[g] + "'", report.warnings);
     mark_unidentified(report.groups[g].derived, smallest, "group '" + names[g] + "'", report.warnings);
+    for (auto& w : ridge_warnings(report.groups[g].parameters, "group '" + names[g] + "'")) {
+      report.warnings.push_back(std::move(w));
+    }
   }
   for (std::size_t g = 0; g < names.size() && report.bootstrap_used > 0 && !r.band_at[g].empty(); ++g) {
     GroupFit& group = report.groups[g];

@@ -9,6 +9,7 @@
 
 #include "core/scaling/bootstrap.h"
 #include "core/scaling/comparison.h"
+#include "core/scaling/verdict.h"
 
 namespace gammalab {
 
@@ -81,9 +82,12 @@ PowerEstimate simulate_power(const PowerDesign& design) {
     std::mt19937_64 rng(resample_seed(design.seed ^ 0x5eedULL, static_cast<std::uint64_t>(study)));
     const Comparison c = analyse(draw_study(design, rng), design, static_cast<std::uint64_t>(study));
     inside.push_back(c.sizes_inside);
-    if (!c.local.bounded()) continue;
-    ratios.push_back(c.local.hi / c.local.lo);
-    excluded += design.multiplier >= 1.0 ? c.local.lo > 1.0 : c.local.hi < 1.0;
+    // The very figure the verdict would quote, and only where it would print its interval.
+    const HeadlineMultiplier headline = headline_multiplier(c);
+    if (!headline.has_interval()) continue;
+    const Estimate& m = headline.estimate;
+    ratios.push_back(m.hi / m.lo);
+    excluded += design.multiplier >= 1.0 ? m.lo > 1.0 : m.hi < 1.0;
   }
   out.studies = design.studies;
   out.power = design.studies > 0 ? static_cast<double>(excluded) / design.studies : 0.0;

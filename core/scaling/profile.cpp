@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <boost/math/tools/roots.hpp>
+
 #include "core/scaling/quantiles.h"
 
 namespace gammalab {
@@ -56,10 +58,27 @@ std::optional<ProfileRange> profile_multiplier(const std::vector<RunPoint>& base
   int lo = at, hi = at;
   while (lo > 0 && within(lo - 1)) --lo;
   while (hi < kGrid - 1 && within(hi + 1)) ++hi;
-  range.lo = std::exp(log_m[lo]);
-  range.hi = std::exp(log_m[hi]);
   range.open_lo = lo == 0;
   range.open_hi = hi == kGrid - 1;
+  // Each closed end lies between the last grid value within the tolerance and the first beyond it: found there
+  // by bracketed root finding on the profile's rise minus the tolerance, so that a range narrower than one grid
+  // step is a range, not a point, and no end is rounded inward to the grid.
+  auto rise = [&](double x) {
+    const LawFit fit = refit_at(x, base_frontier, variant_frontier, {{t[0], t[1], t[2]}, previous}, fixed);
+    return (std::isfinite(fit.objective) ? fit.objective : HUGE_VAL) - best - range.tolerance;
+  };
+  auto crossing = [&](int inner, int outer) {
+    const double f_inner = objective[inner] - best - range.tolerance, f_outer = objective[outer] - best - range.tolerance;
+    if (!(f_inner <= 0.0) || !(f_outer > 0.0) || !std::isfinite(f_outer)) return log_m[inner];
+    std::uintmax_t iterations = 40;
+    const bool below = outer < inner;  // TOMS 748 takes its bracket in increasing order
+    const auto [a, b] = boost::math::tools::toms748_solve(
+        rise, log_m[below ? outer : inner], log_m[below ? inner : outer], below ? f_outer : f_inner,
+        below ? f_inner : f_outer, boost::math::tools::eps_tolerance<double>(30), iterations);
+    return 0.5 * (a + b);
+  };
+  range.lo = std::exp(range.open_lo ? log_m[lo] : crossing(lo, lo - 1));
+  range.hi = std::exp(range.open_hi ? log_m[hi] : crossing(hi, hi + 1));
   return range;
 }
 

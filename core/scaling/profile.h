@@ -26,7 +26,9 @@ struct ProfileRange {
 
 // Grid: 81 values of ln m spaced evenly over ln m̂ ± ln 8 (m̂ the shared fit's, or 1 if it has none in
 // [1e-3, 1e3]); each refit starts from the shared fit's (e, alpha, a_baseline) and from the previous grid
-// point's optimum, at the shared fit's delta. nullopt with fewer than 5 points.
+// point's optimum, at the shared fit's delta. A closed end is then found between the grid's last value within
+// the tolerance and its first beyond, by bracketed root finding (TOMS 748) on the objective's rise; an open end
+// stays at the grid's edge. nullopt with fewer than 5 points.
 std::optional<ProfileRange> profile_multiplier(const std::vector<RunPoint>& base_frontier,
                                                const std::vector<RunPoint>& variant_frontier, const LawFit& shared,
                                                const FitSettings& settings, double confidence);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <utility>
@@ -88,21 +89,6 @@ std::optional<std::pair<Estimate, std::string>> law_figure(const Multiplier& m) 
   return std::pair{mid->multiplier, "at C=" + significant(mid->compute, kDigits)};
 }
 
-// The local multiplier the headline quotes: pooled, or at the largest size where the trend is resolved.
-struct LocalFigure {
-  Estimate estimate;
-  double degrees_of_freedom = 0.0;
-  std::string where;
-};
-
-LocalFigure local_figure(const Comparison& c) {
-  if (c.trend_resolved()) {
-    return {c.at_largest, static_cast<double>(c.largest_degrees_of_freedom),
-            "at the largest size measured, where it changes with scale"};
-  }
-  return {c.local, c.degrees_of_freedom, "at the sizes measured"};
-}
-
 bool local_available(const FitReport& r, const Comparison& c) {
   return c.ladder && c.sizes_pooled > 0 && std::isfinite(c.local.value) && seeds_resampled(r);
 }
@@ -123,7 +109,7 @@ std::string local_method(const FitReport& r, const Comparison& c) {
   if (outside > 0) out << " (" << outside << " outside " << c.baseline << "'s range, read along its tangent)";
   out << "; " << percent_text(r.confidence)
       << (c.paired ? " paired bootstrap over seeds" : " bootstrap over each group's seeds, pairs incomplete") << ", "
-      << seeds_text(c) << ", t with " << significant(c.degrees_of_freedom, 2) << " df";
+      << r.bootstrap_requested << " resamples, " << seeds_text(c) << ", t with " << significant(c.degrees_of_freedom, 2) << " df";
   if (c.fewest_seeds < 3) out << " (no interval per size: each rests on " << c.fewest_seeds - 1 << " df)";
   return out.str();
 }
@@ -150,9 +136,11 @@ std::string local_sizes(const Comparison& c, bool resampled) {
     }
   }
   if (c.jackknife) {
-    const Direction lo = direction({"", c.jackknife->lo, 0, 0}), hi = direction({"", c.jackknife->hi, 0, 0});
-    const double a = std::min(lo.factor, hi.factor), b = std::max(lo.factor, hi.factor);
-    out << "; " << fixed(a, 2) << "–" << fixed(b, 2) << " leaving one size out";
+    // In the headline's own direction, as its interval: "needs 1.25× more" gives the range as "more" too.
+    const bool better = !(c.local.value < 1.0);
+    const double lo = better ? c.jackknife->lo : 1.0 / c.jackknife->hi;
+    const double hi = better ? c.jackknife->hi : 1.0 / c.jackknife->lo;
+    out << "; " << fixed(lo, 2) << "–" << fixed(hi, 2) << " leaving one size out";
   }
   return out.str();
 }
@@ -164,7 +152,8 @@ std::string law_line(const FitReport& r, const Multiplier& m, const Estimate& e,
   out << claim(m.variant, m.baseline, e) << " "
       << (resampled ? (e.bounded() ? interval_text(e, true, 2) : "(unbounded: add sizes or seeds)") : "(no bootstrap)")
       << " (law " << law_name(r.law) << ", " << percent_text(r.confidence) << " bootstrap interval over "
-      << (r.bootstrap_unit.empty() ? std::string(kResampleSizes) : r.bootstrap_unit);
+      << (r.bootstrap_unit.empty() ? std::string(kResampleSizes) : r.bootstrap_unit) << ", " << r.bootstrap_used << "/"
+      << r.bootstrap_requested << " resamples";
   if (const GroupFit* g = find_named(r.groups, &GroupFit::group, m.variant)) out << "; " << design_text(*g);
   out << "; " << where << ")";
   if (resampled && e.bounded() && includes_one(e)) out << "; the interval includes 1×";
@@ -204,7 +193,7 @@ ComparisonVerdict verdict_of(const FitReport& r, const Comparison& c) {
   const bool law_interval = law && r.bootstrap_used > 0 && law->first.bounded();
   if (local_available(r, c)) {
     v.estimator = kEstimatorLocal;
-    const LocalFigure local = local_figure(c);
+    const HeadlineMultiplier local = headline_multiplier(c);
     const bool local_interval = has_interval(local.estimate, true, local.degrees_of_freedom);
     std::optional<std::string> why;
     if (local_interval && law_interval && !c.holdout_exceeds_effect()) why = disagreement(local.estimate, law->first);
@@ -250,9 +239,29 @@ ComparisonVerdict verdict_of(const FitReport& r, const Comparison& c) {
 
 }  // namespace
 
+HeadlineMultiplier headline_multiplier(const Comparison& c) {
+  if (c.trend_resolved()) {
+    return {c.at_largest, static_cast<double>(c.largest_degrees_of_freedom),
+            "at the largest size measured, where it changes with scale"};
+  }
+  return {c.local, c.degrees_of_freedom, "at the sizes measured"};
+}
+
 std::vector<ComparisonVerdict> comparison_verdicts(const FitReport& report) {
   std::vector<ComparisonVerdict> out;
   for (const auto& c : report.comparisons) out.push_back(verdict_of(report, c));
+  // A law's multiplier no comparison holds (a report stored before comparisons were made) has the law's verdict.
+  for (const auto& m : report.multipliers) {
+    const bool held = std::any_of(report.comparisons.begin(), report.comparisons.end(), [&](const Comparison& c) {
+      return c.variant == m.variant && c.baseline == m.baseline;
+    });
+    if (held) continue;
+    Comparison none;
+    none.variant = m.variant;
+    none.baseline = m.baseline;
+    none.holdout_error = std::numeric_limits<double>::quiet_NaN();
+    out.push_back(verdict_of(report, none));
+  }
   return out;
 }
 

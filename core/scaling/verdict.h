@@ -28,7 +28,20 @@ struct ComparisonVerdict {
   std::vector<std::string> details;  // how it was got, per size, the trend, the check against the other estimator
 };
 
-// One per comparison (the variants over the baseline, then over each control), in the report's order.
+// The local multiplier a headline quotes: m_local pooled, or at the largest size where its trend with size is
+// resolved, with the degrees of freedom its interval rests on and where it holds. `gammalab plan`'s power and
+// the calibration suite judge this very figure.
+struct HeadlineMultiplier {
+  Estimate estimate;
+  double degrees_of_freedom = 0.0;
+  std::string where;
+  // Its interval is one the verdict prints: bounded, on two or more degrees of freedom.
+  bool has_interval() const { return estimate.bounded() && degrees_of_freedom >= 2.0; }
+};
+HeadlineMultiplier headline_multiplier(const Comparison& c);
+
+// One per comparison (the variants over the baseline, then over each control), in the report's order; then one for
+// each law multiplier no comparison holds.
 std::vector<ComparisonVerdict> comparison_verdicts(const FitReport& report);
 
 }  // namespace gammalab

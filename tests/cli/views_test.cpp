@@ -12,6 +12,7 @@
 #include "cli/job_view.h"
 #include "cli/table.h"
 #include "cli/tune_view.h"
+#include "core/scaling/verdict.h"
 
 namespace gammalab::cli {
 namespace {
@@ -166,7 +167,7 @@ TEST(FitView, ShowsEachGroupItsParametersAndTheMultiplier) {
   EXPECT_EQ(text.find("nan"), std::string::npos) << "an interval without bounds is said in words: " << text;
   EXPECT_NE(text.find("compute multiplier unified over baseline"), std::string::npos) << text;
   EXPECT_NE(text.find("  C=1e+19   1.25  [1.125, 1.5]"), std::string::npos) << text;
-  EXPECT_NE(text.find("unified reaches baseline's final loss with 1.25× less compute [1.12, 1.50]"), std::string::npos)
+  EXPECT_NE(text.find("unified reaches baseline's loss with 1.25× less compute [1.12, 1.50] (law c"), std::string::npos)
       << text;
 }
 
@@ -198,8 +199,11 @@ TEST(FitView, ShowsPairedGapsLocalMultiplierAndWhatTheLawDoesNotIdentify) {
   s.gap = {"gap", -0.0228, -0.03, -0.015};
   s.local = {"m_local", 1.31, 1.2, 1.45};
   c.sizes = {s};
-  c.sizes_inside = 1;
+  c.sizes_inside = c.sizes_pooled = 1;
+  c.fewest_seeds = 3;
+  c.degrees_of_freedom = 2;
   c.local = {"m_local", 1.31, 1.2, 1.45};
+  c.local_unweighted = c.local;
   c.jackknife = Jackknife{5, 1.25, 1.38, 0.03};
   c.relative_effect = 0.01;
   c.holdout_error = 0.114;
@@ -214,12 +218,16 @@ TEST(FitView, ShowsPairedGapsLocalMultiplierAndWhatTheLawDoesNotIdentify) {
   EXPECT_NE(text.find("unified − baseline by size (paired: runs sharing a seed)"), std::string::npos) << text;
   EXPECT_NE(text.find("-0.0228 ± 0.0035"), std::string::npos) << text;
   EXPECT_NE(text.find("not identified (at bound)"), std::string::npos) << text;
-  EXPECT_NE(text.find("unified reaches baseline's loss with 1.31× less compute at the sizes measured [1.20, 1.45]"),
+  EXPECT_NE(text.find("unified reaches baseline's loss with 1.31× less compute [1.20, 1.45] at the sizes measured\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("local multiplier, no law: m_local pooled with precision weights over 1 size both ran; 95% paired "
+                      "bootstrap over seeds, 100 resamples, 3 seeds per size, t with 2 df"),
             std::string::npos) << text;
   EXPECT_NE(text.find("1.25–1.38 leaving one size out"), std::string::npos) << text;
   EXPECT_NE(text.find("the fit's objective allows 1.26 to 1.68"), std::string::npos) << text;
   EXPECT_NE(text.find("miss the largest size's mean loss by up to 11.4%"), std::string::npos) << text;
-  EXPECT_LT(text.find("at the sizes measured"), text.find("final loss with 1.39×")) << "the law-free figure first";
+  EXPECT_LT(text.find("at the sizes measured"), text.find("check, unified reaches baseline's loss with 1.39×"))
+      << "the law-free figure is the headline, the law's its check";
   m.profile->open_hi = true;
   report.multipliers[0] = m;
   EXPECT_NE(fit_report_text(report).find("the law does not identify it"), std::string::npos);
@@ -230,9 +238,73 @@ TEST(FitView, ShowsPairedGapsLocalMultiplierAndWhatTheLawDoesNotIdentify) {
   behind.jackknife = Jackknife{3, 0.625, 1.25, 0.1};
   report.comparisons.push_back(behind);
   const std::string both = fit_verdict_text(report);
-  EXPECT_NE(both.find("unified needs 1.25× more compute than qknorm at the sizes measured [1.00, 2.00]"),
+  EXPECT_NE(both.find("unified needs 1.25× more compute than qknorm [1.00, 2.00] at the sizes measured"),
             std::string::npos) << both;
   EXPECT_NE(both.find("0.80–1.60 leaving one size out"), std::string::npos) << both;
+}
+
+// One headline per comparison: when the law's interval and the local one disagree the verdict says "not settled"
+// and why, quoting both; an interval resting on fewer than two degrees of freedom is not printed as 95%; a trend
+// with size that is resolved moves the headline to the largest size.
+TEST(FitView, TheVerdictSaysNotSettledTooFewSeedsAndAChangeWithScale) {
+  FitReport report;
+  report.law = LawKind::c;
+  report.bootstrap_requested = report.bootstrap_used = 200;
+  report.bootstrap_unit = kResamplePairedSeeds;
+  Comparison c;
+  c.variant = "unified";
+  c.baseline = "baseline";
+  c.paired = c.ladder = true;
+  c.sizes_pooled = 3;
+  c.fewest_seeds = 3;
+  c.degrees_of_freedom = 6;
+  c.local = {"m_local", 1.4, 1.15, 1.7};
+  c.local_unweighted = {"m_local unweighted", 1.5, 1.2, 1.9};
+  c.trend = {"trend", -0.05, -0.2, 0.1};
+  c.holdout_error = NAN;
+  report.comparisons.push_back(c);
+  Multiplier m;
+  m.variant = "unified";
+  m.baseline = "baseline";
+  m.constant = Estimate{"m", 1.1, 0.9, 1.3};
+  report.multipliers.push_back(m);
+  std::string text = fit_verdict_text(report);
+  EXPECT_EQ(text.find("not settled: the local multiplier's interval excludes 1× and the law's does not: unified reaches "
+                      "baseline's loss with 1.40× less compute [1.15, 1.70] at the sizes measured by the local "
+                      "multiplier; unified reaches baseline's loss with 1.10× less compute [0.90, 1.30] by the law\n"),
+            0u) << text;
+  EXPECT_NE(text.find("check, unified reaches baseline's loss with 1.10× less compute [0.90, 1.30] (law c"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find(": disagrees\n"), std::string::npos) << text;
+  const auto verdicts = comparison_verdicts(report);
+  ASSERT_EQ(verdicts.size(), 1u) << "one headline per comparison, the law's multiplier is its check";
+  EXPECT_FALSE(verdicts[0].settled);
+  EXPECT_EQ(verdicts[0].estimator, kEstimatorLocal);
+
+  // Two seeds at one size: one degree of freedom, no interval printed as if it were 95%.
+  report.multipliers.clear();
+  report.comparisons[0].sizes_pooled = 1;
+  report.comparisons[0].fewest_seeds = 2;
+  report.comparisons[0].degrees_of_freedom = 1;
+  text = fit_verdict_text(report);
+  EXPECT_EQ(text.find("unified reaches baseline's loss with 1.40× less compute (too few seeds to bound) at the sizes "
+                      "measured\n"),
+            0u) << text;
+  EXPECT_NE(text.find("2 seeds per size, t with 1 df (no interval per size: each rests on 1 df)"), std::string::npos)
+      << text;
+
+  // A resolved trend: the multiplier changes with scale, and the headline is the largest size's.
+  report.comparisons[0].sizes_pooled = 4;
+  report.comparisons[0].fewest_seeds = 3;
+  report.comparisons[0].degrees_of_freedom = 8;
+  report.comparisons[0].trend = {"trend", -0.3, -0.5, -0.1};
+  report.comparisons[0].at_largest = {"at largest", 1.2, 1.05, 1.4};
+  report.comparisons[0].largest_degrees_of_freedom = 2;
+  text = fit_verdict_text(report);
+  EXPECT_EQ(text.find("unified reaches baseline's loss with 1.20× less compute [1.05, 1.40] at the largest size "
+                      "measured, where it changes with scale\n"),
+            0u) << text;
+  EXPECT_NE(text.find("[-0.5, -0.1]: the multiplier changes with scale"), std::string::npos) << text;
 }
 
 TEST(FitView, KeepsEscapeSequencesInGroupNamesOffTheTerminal) {

@@ -13,6 +13,7 @@
 
 #include "core/scaling/fit.h"
 #include "core/scaling/fit_runs.h"
+#include "core/scaling/verdict.h"
 #include "tests/core/scaling_synthetic.h"
 
 namespace gammalab {
@@ -43,14 +44,12 @@ struct Tally {
 };
 
 // One row of the table: the pooled m_local of `draws()` simulated studies against `truth`.
-// The headline interval of the first comparison's verdict: m_local pooled, or at the largest size where its
-// trend is resolved (core/scaling/verdict.h), with the degrees of freedom it rests on; NaN bounds where the
-// verdict prints "too few seeds to bound".
+// The headline interval of the first comparison's verdict (core/scaling/verdict.h: m_local pooled, or at the
+// largest size where its trend is resolved); NaN bounds where the verdict prints "too few seeds to bound".
 Estimate headline(const FitReport& report) {
-  const Comparison& c = report.comparisons.at(0);
-  Estimate e = c.trend_resolved() ? c.at_largest : c.local;
-  const double df = c.trend_resolved() ? c.largest_degrees_of_freedom : c.degrees_of_freedom;
-  if (df < 2) e.lo = e.hi = std::nan("");
+  const HeadlineMultiplier h = headline_multiplier(report.comparisons.at(0));
+  Estimate e = h.estimate;
+  if (!h.has_interval()) e.lo = e.hi = std::nan("");
   return e;
 }
 

@@ -66,6 +66,14 @@ TEST(ScalingIdentification, FlatObjectiveAlongTheMultiplierIsARangeNotAPoint) {
   EXPECT_FALSE(n.profile->open()) << "[" << n.profile->lo << ", " << n.profile->hi << "]";
   EXPECT_LE(n.profile->lo, n.constant->value * 1.0001);
   EXPECT_GE(n.profile->hi, n.constant->value / 1.0001);
+  // Its ends are found between grid values, not on them: a range, never a point, and never rounded inward.
+  EXPECT_LT(n.profile->lo, n.profile->hi);
+  const double step = std::exp(2.0 * std::log(8.0) / 80.0);
+  const auto on_grid = [&](double m) {
+    const double k = std::log(m / n.constant->value) / std::log(step);
+    return std::abs(k - std::round(k)) < 1e-6;
+  };
+  EXPECT_FALSE(on_grid(n.profile->lo) && on_grid(n.profile->hi)) << n.profile->lo << " " << n.profile->hi;
   EXPECT_FALSE(warned(identified, "flat along the multiplier"));
 }
 

@@ -665,9 +665,13 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   await waitInPage((law) => document.getElementById('fits').textContent.includes(`law ${law}`), fit.law);
   const stored = (await api(`/api/sweeps/${sweepId}/fits`)).body.fits.flatMap((f) => JSON.parse(f.report_json).multipliers || [])
     .filter((m) => m.constant);
-  const shown = await page.$$eval('#multipliers .multiplier', (els) => els.map((e) => ({ variant: e.dataset.variant, value: Number(e.dataset.value), text: e.textContent })));
-  assert.deepEqual(shown.map((m) => [m.variant, m.value]), stored.map((m) => [m.variant, Number(m.constant.value)]));
-  for (const [i, m] of stored.entries()) assert.ok(shown[i].text.includes(`(m = ${Number(m.constant.value).toPrecision(4)};`), shown[i].text);
+  // Each law multiplier is its comparison's check, beneath the verdict's headline (core/scaling/verdict.h).
+  for (const m of stored) {
+    const checks = await page.locator(`#multipliers .comparison[data-variant="${m.variant}"][data-reference="${m.baseline}"] .detail`)
+      .allTextContents();
+    const factor = (m.constant.value >= 1 ? m.constant.value : 1 / m.constant.value).toFixed(2);
+    assert.ok(checks.some((line) => line.startsWith(`check, ${m.variant} `) && line.includes(` ${factor}× `)), JSON.stringify(checks));
+  }
 
   // What the runs say before any law comes first: unified against baseline, two seeds at every size, so every run
   // has its partner and the gap is the mean over pairs, ± its standard error, as the CLI's table gives it.
@@ -697,26 +701,25 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
     if (Number.isFinite(local)) assert.ok(rows[i].cells[3].startsWith(local.toFixed(2)), rows[i].cells[3]);
     assert.equal(rows[i].cells[4], z.inside || !Number.isFinite(local) ? '' : "outside baseline's range");
   }
-  // The local multiplier's sentence, as the CLI's verdict starts it, and the law's multiplier beside it.
-  const local = Number(stat.local_multiplier.value);
-  const headline = await block.locator('.local').textContent();
-  if (stat.ladder && stat.sizes_inside > 0 && Number.isFinite(local)) {
-    assert.ok(headline.startsWith(local >= 1 ? `unified reaches baseline's loss with ${local.toFixed(2)}× less compute`
-      : `unified needs ${(1 / local).toFixed(2)}× more compute than baseline`), headline);
-    assert.match(headline, /at the sizes measured( \[[^\]]+\])? \(local multiplier, no law: (95% paired bootstrap over seeds, \d+\/50 resamples|no interval: add seeds); geometric mean over \d sizes? inside the data/);
-    if (stat.jackknife) assert.match(headline, /–.* leaving one size out\)/);
-    // The same sentence as the CLI's verdict for this sweep (its interval may differ: it draws its own resamples).
-    const verdict = (await cli('fit', String(sweepId), '--law', 'c', '--bootstrap', '50')).split('\n')
-      .map((line) => line.trim()).find((line) => line.startsWith('unified ') && line.includes(' at the sizes measured'));
-    assert.ok(verdict, 'the CLI gives a verdict for unified over baseline');
-    assert.equal(headline.split(' [')[0], verdict.split(' [')[0]);
-  } else {
-    assert.equal(headline, "unified: no local multiplier over baseline (baseline's sizes never reach its loss)");
-  }
-  const law = block.locator('.multiplier.beside[data-law="c"]');
-  assert.equal(await law.count(), 1, 'law c\'s multiplier beside the local one');
+  // The verdict the coordinator stored with its fit (core/scaling/verdict.h), word for word, and the CLI's verdict for
+  // the same sweep says the same up to its interval (it draws its own resamples).
+  const verdict = compared.verdicts.find((v) => v.variant === 'unified' && v.reference === 'baseline');
+  assert.ok(verdict, JSON.stringify(compared.verdicts));
+  const headline = await block.locator('.local .big').textContent();
+  assert.equal(headline, verdict.headline);
+  assert.deepEqual(await block.locator('.local .detail').allTextContents(), verdict.details);
+  assert.match(headline, /^(not settled: .*)?unified (reaches baseline's loss with [\d.]+× less compute|needs [\d.]+× more compute than baseline|: no multiplier over baseline)/);
+  const cliVerdict = (await cli('fit', String(sweepId), '--law', 'c', '--bootstrap', '50')).split('\n')
+    .map((line) => line.trim()).find((line) => line.startsWith(headline.split(' [')[0].split(' (')[0]));
+  assert.ok(cliVerdict, `the CLI gives the same verdict for unified over baseline: ${headline}`);
+  // The law's multiplier is the verdict's check beneath it, not a second headline.
+  assert.equal(await block.locator('.multiplier').count(), 0, 'no second headline');
   const { constant } = reports.flatMap((r) => r.multipliers).find((m) => m.variant === 'unified' && m.constant);
-  assert.match(await law.textContent(), new RegExp(`^from the fitted law c: ${(constant.value >= 1 ? constant.value : 1 / constant.value).toFixed(2)}× (less|more) compute `));
+  if (verdict.estimator === 'local multiplier') {
+    const check = verdict.details.find((line) => line.startsWith('check, '));
+    assert.ok(check, JSON.stringify(verdict.details));
+    assert.match(check, new RegExp(`^check, unified (reaches baseline's loss with|needs) ${(constant.value >= 1 ? constant.value : 1 / constant.value).toFixed(2)}× (less|more) compute`));
+  }
   // Every interval says how many resamples it rests on, and the card says once that they are the coordinator's
   // stored fit's (this coordinator refits with 50), which `gammalab fit` does not share: it draws its default
   // count, which the coordinator's /api/meta gives (core/scaling/fit_options.h), not a number of the page's own.
@@ -726,8 +729,7 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   const source = storedFits.find((f) => JSON.parse(f.report_json).comparisons?.length);
   const { used, requested } = JSON.parse(source.report_json).bootstrap;
   assert.equal(requested, 50);
-  if (stat.local_multiplier.bounded) assert.ok(headline.includes(`, ${used}/${requested} resamples;`), headline);
-  if (!constant.at_bound) assert.match(await law.textContent(), new RegExp(`, \\d+/${requested} resamples[;)]`));
+  if (verdict.estimator === 'local multiplier') assert.ok(verdict.details[0].includes(`, ${requested} resamples, `), verdict.details[0]);
   assert.equal(await page.textContent('#multipliers .interval-source'), `Intervals from the coordinator's stored fit (version ${source.version}): `
     + `${used}/${requested} resamples (seed ${JSON.parse(source.report_json).bootstrap.seed}). gammalab fit draws its own (${cliBootstrap.toLocaleString('en-US')} by default, --bootstrap): `
     + 'the same estimates, intervals that differ by resampling noise.');
@@ -751,6 +753,7 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
 test('study view: incomplete pairs, a bound and a profile range in the CLI\'s words; names stay text', { timeout: 2 * TIMEOUT }, async () => {
   const hostile = '<img src=x onerror="window.__pwned=3">';
   const report = JSON.parse(JSON.stringify(REPORT).replaceAll('"none"', JSON.stringify(hostile)));
+  report.verdicts[1].headline = report.verdicts[1].headline.replace(/^none /, `${hostile} `);
   await page.goto(`${base}/#/sweeps/${sweepId}`);
   await waitInPage(() => document.querySelector('#multipliers .comparison'));
   await page.evaluate(async (r) => {
@@ -772,25 +775,19 @@ test('study view: incomplete pairs, a bound and a profile range in the CLI\'s wo
   const card = page.locator('#handwritten');
   const [ahead, behind] = [card.locator('.comparison').nth(0), card.locator('.comparison').nth(1)];
   assert.equal(await card.locator('.comparison').count(), 2);
-  assert.equal(await ahead.locator('.local').textContent(), "unified reaches baseline's loss with 1.62× less compute at the sizes "
-    + "measured [0.87, 3.41] (local multiplier, no law: 95% bootstrap over each group's seeds, pairs incomplete, 200/200 resamples; geometric mean "
-    + 'over 2 sizes inside the data; 1.41–2.06 leaving one size out); the interval includes 1×: no clear difference');
-  assert.equal(await ahead.locator('.multiplier.beside').textContent(), 'from the fitted law c: 1.33× less compute [1.04, 1.58] '
-    + '(m = 1.330; 95% bootstrap interval over seeds within each size, paired across groups, 200/200 resamples; for C from '
-    + '10G to 1T FLOPs); the fit cannot tell multipliers from 1.08 to 1.73 apart, and beyond: the law does not identify it'
-    + "but the laws miss the largest size's mean loss by up to 5.0% predicting it from the others, more than the 3.0% "
-    + 'difference being measured: the law-based figure is not supported by the data; the local multiplier above is');
+  // The stored verdict's sentences, as they are: headline, then each line beneath it.
+  assert.equal(await ahead.locator('.local .big').textContent(), REPORT.verdicts[0].headline);
+  assert.deepEqual(await ahead.locator('.local .detail').allTextContents(), REPORT.verdicts[0].details);
+  assert.equal(await ahead.locator('.multiplier').count(), 0, 'the law is the verdict\'s check, not a second headline');
   assert.equal(await ahead.locator('caption').textContent(), 'unified − baseline by size (pairs incomplete: the unpaired gap beside)');
   assert.deepEqual(await ahead.locator('thead th').allTextContents(), ['N', 'pairs', 'paired gap', 'unpaired gap', 'm_local', 'note']);
   const cells = await ahead.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
   assert.deepEqual(cells, [
-    ['10k', '2', '-0.0700 ± 0.0160', '', '1.65 [1.32, 2.06]', ''],
-    ['20k', '1', '-0.1300 ± –', '-0.1100 ± 0.0900', '1.60 [1.28, 2.00]', 'pairs incomplete'],
-    ['40k', '0', '–', '-0.2000 ± 0.0500', '2.40 [1.92, 3.00]', "no pairs; outside baseline's range"],
+    ['10k', '2', '-0.0700 ± 0.0160', '', '1.65 (too few seeds to bound)', ''],
+    ['20k', '1', '-0.1300 ± –', '-0.1100 ± 0.0900', '1.60 (too few seeds to bound)', 'pairs incomplete'],
+    ['40k', '0', '–', '-0.2000 ± 0.0500', '2.40 (too few seeds to bound)', "no pairs; outside baseline's range"],
   ]);
-  assert.equal(await behind.locator('.local').textContent(), `${hostile} needs 1.25× more compute than qknorm at the sizes `
-    + "measured [1.11, 2.00] (local multiplier, no law: 95% paired bootstrap over seeds, 200/200 resamples; geometric mean over 3 sizes inside the data; "
-    + '0.80–1.60 leaving one size out)');
+  assert.equal(await behind.locator('.local .big').textContent(), `${hostile} needs 1.25× more compute than qknorm [1.11, 2.00] at the sizes measured`);
   assert.equal(await behind.locator('.multiplier').count(), 0, 'the law compares with the baseline only');
   // Under the intervals, once: where they come from and how many resamples, and why the CLI's may differ.
   const cliBootstrap = (await api('/api/meta')).body.cli_fit_bootstrap.toLocaleString('en-US');

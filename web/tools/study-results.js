@@ -275,11 +275,11 @@ function main() {
   const laws = multipliers(fits);
   const comparisons = pairedComparisons(fits, laws);
   const cellText = (z) => (z ? `${signed(z.gap, 3)}${z.paired && Number.isFinite(z.paired.se) ? ` ± ${z.paired.se.toFixed(3)}` : ''}${z.complete ? '' : ' (pairs incomplete)'}` : '–');
-  const localText = (c) => (!c.identified ? 'none inside the data'
-    : `${c.better ? '' : '1 / '}${c.factor.toFixed(2)}×${c.interval ? ` [${c.interval[0].toFixed(2)}, ${c.interval[1].toFixed(2)}]` : ''} (${c.sizesInside} size${c.sizesInside === 1 ? '' : 's'} inside)`);
+  const localText = (c) => (!c.identified ? 'none'
+    : `${c.better ? '' : '1 / '}${c.factor.toFixed(2)}×${c.interval ? ` [${c.interval[0].toFixed(2)}, ${c.interval[1].toFixed(2)}]` : ''} (${c.sizesPooled} size${c.sizesPooled === 1 ? '' : 's'}, ${c.sizesInside} inside)`);
   out.push('', `**Paired gaps by size** (N of the reference's runs; mean over pairs ± its s.e.) and the local multiplier (no law: the`,
-    `compute at which the reference's interpolated curve reaches the variant's loss, geometric mean over the sizes inside`,
-    `the data; ${Math.round(100 * (comparisons[0]?.confidence ?? 0.95))}% paired bootstrap over seeds; "1 / m×" means the variant needs m× more compute):`, '',
+    `compute at which the reference's curve, a monotone cubic through its sizes, reaches the variant's loss, pooled with`,
+    `precision weights over every size both ran; ${Math.round(100 * (comparisons[0]?.confidence ?? 0.95))}% paired bootstrap over seeds, widened for their degrees of freedom; "1 / m×" means the variant needs m× more compute):`, '',
     `| comparison | ${lTable.sizes.map((r) => r.preset).join(' | ')} | local multiplier | leaving one size out |`,
     `|---|${lTable.sizes.map(() => '---').join('|')}|---|---|`);
   for (const c of comparisons) {
@@ -289,6 +289,15 @@ function main() {
     out.push(`| ${c.variant} − ${c.reference} | ${bySize.map(cellText).join(' | ')} | ${localText(c)} | ${c.jackknife ? `${c.jackknife[0].toFixed(2)}–${c.jackknife[1].toFixed(2)}` : ''} |`);
   }
   if (!comparisons.length) out.push('| (the stored fit has no comparisons) |');
+  // The verdict, one headline per comparison, as `gammalab fit` prints it and the dashboard shows it.
+  const verdicts = comparisons.filter((c) => c.verdict);
+  if (verdicts.length) {
+    out.push('', '**Verdict** (the coordinator\'s stored fit, as `gammalab fit` prints it):', '');
+    for (const c of verdicts) {
+      out.push(`- ${c.verdict.headline}`);
+      for (const line of c.verdict.details) out.push(`  - ${line}`);
+    }
+  }
 
   out.push('', `Fitted laws (the coordinator's stored fit v${ladder.fits?.version ?? '–'}, ${fits[0]?.bootstrap?.used ?? 0} bootstrap resamples of ${fits[0]?.bootstrap?.unit || 'the runs within each size'}, ${Math.round(100 * (fits[0]?.confidence ?? 0.95))}% intervals):`, '',
     '| law | variant | parameters | data |', '|---|---|---|---|');

@@ -485,7 +485,10 @@ export function multipliers(reports) {
 // same variant over the same reference, to be shown beside the local one; `holdout` where the laws miss the
 // largest size by more than the difference measured (the CLI then says the law-based figure is not supported).
 export function pairedComparisons(reports, laws = multipliers(reports)) {
-  const report = reports.find((r) => (r.comparisons || []).length);
+  // The report whose verdict has the law's check beneath it (law c's, where the coordinator stored laws n and c),
+  // else any with comparisons: the comparisons themselves are the same in every law's report.
+  const report = reports.find((r) => (r.comparisons || []).length && (r.multipliers || []).length)
+    ?? reports.find((r) => (r.comparisons || []).length);
   if (!report) return [];
   const { confidence, seeded, used, requested } = bootstrapOf(report);
   return report.comparisons.map((c) => {

@@ -57,7 +57,11 @@ struct Comparison {
   // multiplier changes with scale; NaN with fewer than two sizes.
   Estimate trend;
   Estimate at_largest;  // "m_local at the largest size": the support's largest size, over its budgets
-  bool trend_resolved() const { return trend.bounded() && (trend.lo > 0.0 || trend.hi < 0.0); }
+  // The trend's interval excludes 0, and is one the verdict prints (two or more degrees of freedom left after
+  // the slope's).
+  bool trend_resolved() const {
+    return trend.bounded() && degrees_of_freedom - 1.0 >= 2.0 && (trend.lo > 0.0 || trend.hi < 0.0);
+  }
   int sizes_inside = 0;     // blocks of the support inside the baseline's range
   int sizes_pooled = 0;     // model sizes (run families' sizes) in the support
   int fewest_seeds = 0;     // the fewest seeds (pairs when paired) of a size in the support

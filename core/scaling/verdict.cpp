@@ -133,6 +133,8 @@ std::string local_sizes(const Comparison& c, bool resampled) {
     if (has_interval(c.trend, resampled, c.degrees_of_freedom - 1)) {
       out << " [" << significant(c.trend.lo, 3) << ", " << significant(c.trend.hi, 3) << "]: "
           << (c.trend_resolved() ? "the multiplier changes with scale" : "no clear change with scale");
+    } else {
+      out << " (too few seeds to bound)";
     }
   }
   if (c.jackknife) {

@@ -493,12 +493,17 @@ max_attempts: 2
   await waitInPage(() => document.getElementById('chart-train').dataset.series === '2');
   assert.equal(await figure('#chart-train', 'bands'), '2');
   assert.notEqual(await canvasPixels('#chart-train'), raw, 'the mean lines and bands are drawn');
-  // The band can be the 95% t interval of the mean instead (2 seeds: 12.7 s.e. either side, wider than min–max).
+  // The band can be the 95% t interval of the mean instead; with 2 seeds (one degree of freedom, 12.7 s.e. either
+  // side) it would say nothing, so their min–max is drawn, and each line's name says so.
   const minmax = await canvasPixels('#chart-train');
   await page.selectOption('#seeds', 'mean-ci');
   await waitInPage(() => location.hash.includes('seeds=mean-ci'));
   assert.equal(await figure('#chart-train', 'bands'), '2');
-  assert.notEqual(await canvasPixels('#chart-train'), minmax, 'the interval bands are drawn');
+  assert.equal(await canvasPixels('#chart-train'), minmax, 'two seeds: the min–max bands, not a t interval');
+  const overBands = await page.locator('#chart-train .u-over').boundingBox();
+  await page.mouse.move(overBands.x + overBands.width * 0.3, overBands.y + overBands.height / 2);
+  await waitInPage(() => (document.getElementById('chart-train').dataset.readout || '').includes('2 seeds: min–max, too few for a t interval'));
+  await page.mouse.move(0, 0);
   await page.selectOption('#seeds', 'mean');
   await waitInPage(() => !location.hash.includes('mean-ci'));
 
@@ -676,7 +681,8 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   // What the runs say before any law comes first: unified against baseline, two seeds at every size, so every run
   // has its partner and the gap is the mean over pairs, ± its standard error, as the CLI's table gives it.
   const reports = (await api(`/api/sweeps/${sweepId}/fits`)).body.fits.map((f) => JSON.parse(f.report_json));
-  const compared = reports.find((r) => r.comparisons?.length);
+  // The report the card shows (series.js pairedComparisons): law c's, whose verdict has the law's check.
+  const compared = reports.find((r) => r.comparisons?.length && r.multipliers?.length) ?? reports.find((r) => r.comparisons?.length);
   assert.ok(compared, `the stored fit compares the variants without a law: ${JSON.stringify(reports[0])}`);
   const stat = compared.comparisons.find((c) => c.variant === 'unified' && c.baseline === 'baseline');
   assert.equal(stat.paired, true, JSON.stringify(stat));

@@ -136,7 +136,8 @@ std::string render_power(const PowerReport& p) {
   out << "  power to exclude 1×: " << percent(p.estimate.power) << "; median interval "
       << (std::isnan(p.estimate.median_ratio) ? std::string("none (one seed: no interval)")
                                               : fixed(p.estimate.median_ratio, 2) + "× wide (hi/lo)")
-      << " over " << p.estimate.sizes_inside << " sizes inside the data\n";
+      << ", pooled over the " << d.compute.size() << " sizes (" << p.estimate.sizes_inside
+      << " inside the data in the median study)\n";
   if (p.searched) {
     out << "  warning: below 50% power; "
         << (p.seeds_for_80 ? std::to_string(*p.seeds_for_80) + " paired seeds per size would reach 80%"

@@ -8,21 +8,15 @@
 
 namespace gammalab::cli {
 
-namespace {
-
-std::string non_finite(double v) { return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf"; }
-
-}  // namespace
-
 std::string scientific(double v, int decimals) {
-  if (!std::isfinite(v)) return non_finite(v);
+  if (!std::isfinite(v)) return non_finite_text(v);
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*e", decimals, v);
   return buffer;
 }
 
 std::string count_text(double n) {
-  if (!std::isfinite(n)) return non_finite(n);
+  if (!std::isfinite(n)) return non_finite_text(n);
   const double a = std::abs(n);
   if (a >= 1e12) return fixed(n / 1e12, 2) + "T";
   if (a >= 1e9) return fixed(n / 1e9, 2) + "B";
@@ -32,7 +26,7 @@ std::string count_text(double n) {
 }
 
 std::string round_trip_text(double v) {
-  if (!std::isfinite(v)) return non_finite(v);
+  if (!std::isfinite(v)) return non_finite_text(v);
   return nlohmann::json(v).dump();
 }
 

@@ -5,6 +5,9 @@
 
 namespace gammalab {
 
+// "nan", "inf" or "-inf": how every number writer here says a value that is not finite.
+std::string non_finite_text(double v);
+
 // "2.35" for (2.3456, 2): a fixed count of decimals; "nan", "inf", "-inf".
 std::string fixed(double v, int decimals);
 

@@ -82,14 +82,9 @@ std::mt19937_64 block_generator(std::uint64_t stream, const std::string& group, 
 
 namespace {
 
-// The seeds of a cell's runs, ascending; empty when a run has none or two share one.
-std::vector<std::uint64_t> cell_seeds(const std::vector<RunPoint>& runs, const ReplicateCell& cell) {
-  std::vector<std::uint64_t> seeds;
-  for (auto i : cell.runs) {
-    if (!runs[i].seed) return {};
-    seeds.push_back(*runs[i].seed);
-  }
-  std::sort(seeds.begin(), seeds.end());
+// The seeds of a cell's runs, ascending (pairing.h); empty when a run has none or two share one.
+std::vector<std::uint64_t> distinct_seeds(const std::vector<RunPoint>& runs, const ReplicateCell& cell) {
+  std::vector<std::uint64_t> seeds = cell_seeds(runs, cell);
   if (std::adjacent_find(seeds.begin(), seeds.end()) != seeds.end()) return {};
   return seeds;
 }
@@ -111,7 +106,7 @@ std::vector<RunPoint> resample_within_cells(const std::vector<RunPoint>& runs, c
   std::vector<RunPoint> sample;
   sample.reserve(runs.size());
   for (const auto& cell : cells) {
-    const std::vector<std::uint64_t> seeds = cell_seeds(runs, cell);
+    const std::vector<std::uint64_t> seeds = distinct_seeds(runs, cell);
     if (seeds.empty()) {
       std::mt19937_64 rng = block_generator(stream, cell.group, cell.params, cell.tokens, {});
       std::uniform_int_distribution<std::size_t> pick(0, cell.runs.size() - 1);

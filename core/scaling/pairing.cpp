@@ -27,20 +27,10 @@ std::size_t nearest(const std::vector<ReplicateCell>& cells, const ReplicateCell
   return best;
 }
 
-std::vector<std::uint64_t> seeds_of(const std::vector<RunPoint>& runs, const ReplicateCell& cell) {
-  std::vector<std::uint64_t> seeds;
-  for (auto i : cell.runs) {
-    if (!runs[i].seed) return {};
-    seeds.push_back(*runs[i].seed);
-  }
-  std::sort(seeds.begin(), seeds.end());
-  return seeds;
-}
-
 bool block_complete(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells, const SizeBlock& b) {
   if (b.seeds.empty() || std::adjacent_find(b.seeds.begin(), b.seeds.end()) != b.seeds.end()) return false;
   return std::all_of(b.cells.begin(), b.cells.end(),
-                     [&](std::size_t c) { return c != kNoCell && seeds_of(runs, cells[c]) == b.seeds; });
+                     [&](std::size_t c) { return c != kNoCell && cell_seeds(runs, cells[c]) == b.seeds; });
 }
 
 }  // namespace
@@ -53,7 +43,7 @@ Pairing pair_cells(const std::vector<RunPoint>& runs, const std::vector<Replicat
   for (std::size_t b = 0; b < cells.size(); ++b) {
     if (cells[b].group != groups[0]) continue;
     SizeBlock block;
-    block.seeds = seeds_of(runs, cells[b]);
+    block.seeds = cell_seeds(runs, cells[b]);
     for (const auto& group : groups) {
       const std::size_t c = group == groups[0] ? b : nearest(cells, cells[b], group);
       const bool mutual = c != kNoCell && nearest(cells, cells[c], groups[0]) == b;
@@ -68,6 +58,16 @@ Pairing pair_cells(const std::vector<RunPoint>& runs, const std::vector<Replicat
                      std::all_of(pairing.blocks.begin(), pairing.blocks.end(),
                                  [&](const SizeBlock& b) { return block_complete(runs, cells, b); });
   return pairing;
+}
+
+std::vector<std::uint64_t> cell_seeds(const std::vector<RunPoint>& runs, const ReplicateCell& cell) {
+  std::vector<std::uint64_t> seeds;
+  for (auto i : cell.runs) {
+    if (!runs[i].seed) return {};
+    seeds.push_back(*runs[i].seed);
+  }
+  std::sort(seeds.begin(), seeds.end());
+  return seeds;
 }
 
 std::size_t run_with_seed(const std::vector<RunPoint>& runs, const ReplicateCell& cell, std::uint64_t seed) {

@@ -35,6 +35,9 @@ struct Pairing {
 Pairing pair_cells(const std::vector<RunPoint>& runs, const std::vector<ReplicateCell>& cells,
                    const std::vector<std::string>& groups);
 
+// The seeds of a cell's runs, ascending; empty when some run has none.
+std::vector<std::uint64_t> cell_seeds(const std::vector<RunPoint>& runs, const ReplicateCell& cell);
+
 // Index into runs of the run of `cell` with `seed`; kNoCell when the cell has none.
 std::size_t run_with_seed(const std::vector<RunPoint>& runs, const ReplicateCell& cell, std::uint64_t seed);
 

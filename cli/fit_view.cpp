@@ -76,17 +76,20 @@ std::string gap_text(double mean, double standard_error) {
 
 // Per size: the paired gap with its interval, the unpaired figure where pairs are incomplete, the local
 // multiplier with its interval; then the pooled multiplier and the jackknife over sizes.
-// Comparisons have intervals only from resampled seeds: resampling model sizes redraws a ladder's nodes.
-bool seeds_resampled(const FitReport& r) { return r.bootstrap_used > 0 && r.bootstrap_unit != kResampleSizes; }
-
 bool any_pairs(const Comparison& c) {
   return std::any_of(c.sizes.begin(), c.sizes.end(), [](const SizeComparison& s) { return s.pairs > 0; });
 }
 
+// A size's seeds' degrees of freedom: its pairs - 1, or the smaller cell's runs - 1 without pairs.
+double size_df(const SizeComparison& s) {
+  return (s.pairs > 0 ? s.pairs : std::min(s.baseline_runs, s.variant_runs)) - 1.0;
+}
+
 std::string comparison_text(const FitReport& r, const Comparison& c) {
   const bool seeded = seeds_resampled(r);
-  auto interval = [&](const Estimate& e, double seeds = 3) {
-    if (seeded && seeds < 3) return std::string("too few seeds to bound");
+  // `df`: the degrees of freedom the interval rests on (verdict.h's rule: below kFewestDegreesOfFreedom, none).
+  auto interval = [&](const Estimate& e, double df) {
+    if (seeded && df < kFewestDegreesOfFreedom) return std::string("too few seeds to bound");
     return seeded ? interval_text(e, true) : r.bootstrap_used > 0 ? "none: one run per configuration" : "-";
   };
   std::ostringstream out;
@@ -111,9 +114,8 @@ std::string comparison_text(const FitReport& r, const Comparison& c) {
     table.add_row({significant(s.params, kDigits), significant(s.tokens, kDigits), std::to_string(s.pairs),
                    gap_text(s.paired_mean, s.paired_standard_error),
                    s.complete ? "" : gap_text(s.gap.value, s.unpaired_standard_error),
-                   interval(s.gap, s.pairs > 0 ? s.pairs : std::min(s.baseline_runs, s.variant_runs)),
-                   local ? significant(s.local.value, kDigits) : "-",
-                   local ? interval(s.local, s.pairs > 0 ? s.pairs : std::min(s.baseline_runs, s.variant_runs)) : "",
+                   interval(s.gap, size_df(s)), local ? significant(s.local.value, kDigits) : "-",
+                   local ? interval(s.local, size_df(s)) : "",
                    note});
   }
   out << indented(table.render(), "  ");
@@ -122,12 +124,12 @@ std::string comparison_text(const FitReport& r, const Comparison& c) {
            "no curves in compute (one count per size is a ladder; the same counts at every size, one curve each)\n";
   } else if (c.sizes_pooled > 0) {
     out << "  m_local pooled with precision weights over " << c.sizes_pooled << " size" << (c.sizes_pooled == 1 ? "" : "s")
-        << ": " << value_text(c.local) << " " << interval(c.local, c.degrees_of_freedom + 1) << "; unweighted "
+        << ": " << value_text(c.local) << " " << interval(c.local, c.degrees_of_freedom) << "; unweighted "
         << value_text(c.local_unweighted) << "; at the largest size " << value_text(c.at_largest) << " "
-        << interval(c.at_largest, c.largest_degrees_of_freedom + 1) << "\n";
+        << interval(c.at_largest, c.largest_degrees_of_freedom) << "\n";
     if (std::isfinite(c.trend.value)) {
       out << "  trend of ln m_local with ln N: " << significant(c.trend.value, kDigits) << " "
-          << interval(c.trend, c.degrees_of_freedom) << "\n";
+          << interval(c.trend, c.degrees_of_freedom - 1.0) << "\n";
     }
     if (c.jackknife) {
       out << "  leaving one size out: " << significant(c.jackknife->lo, kDigits) << " to "

@@ -60,7 +60,7 @@ struct Comparison {
   // The trend's interval excludes 0, and is one the verdict prints (two or more degrees of freedom left after
   // the slope's).
   bool trend_resolved() const {
-    return trend.bounded() && degrees_of_freedom - 1.0 >= 2.0 && (trend.lo > 0.0 || trend.hi < 0.0);
+    return trend.bounded() && degrees_of_freedom - 1.0 >= kFewestDegreesOfFreedom && (trend.lo > 0.0 || trend.hi < 0.0);
   }
   int sizes_inside = 0;     // blocks of the support inside the baseline's range
   int sizes_pooled = 0;     // model sizes (run families' sizes) in the support

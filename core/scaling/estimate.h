@@ -4,6 +4,10 @@
 
 namespace gammalab {
 
+// The fewest degrees of freedom an interval is printed on. Below it (one size with two seeds: a t interval of
+// ±12.7 standard errors) every view says "too few seeds to bound" instead of a number that is not 95%.
+inline constexpr double kFewestDegreesOfFreedom = 2.0;
+
 struct Estimate {
   std::string name;
   double value = 0.0;  // from the fit on all data

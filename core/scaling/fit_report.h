@@ -101,6 +101,12 @@ inline constexpr const char* kResampleSeeds = "runs within each size";
 inline constexpr const char* kResampleSizes = "model sizes";
 inline constexpr const char* kResamplePairedSeeds = "seeds within each size, paired across groups";
 
+// The seeds were resampled, not the model sizes (which redraw a ladder's nodes): the law-free comparisons have
+// intervals. They read every resample, also those whose law refits failed, so bootstrap_used is not asked.
+inline bool seeds_resampled(const FitReport& r) {
+  return r.bootstrap_requested > 0 && !r.bootstrap_unit.empty() && r.bootstrap_unit != kResampleSizes;
+}
+
 // Non-finite numbers become the strings "nan", "inf", "-inf" (as in metric lines); every estimate also has
 // "bounded".
 nlohmann::json to_json(const FitReport& report);

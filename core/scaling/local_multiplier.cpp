@@ -45,18 +45,18 @@ BaselineCurve::BaselineCurve(std::vector<CurvePoint> points) {
     h[j] = points_[j + 1].log_compute - points_[j].log_compute;
     d[j] = (points_[j + 1].loss - points_[j].loss) / h[j];
   }
+  std::vector<double> x, y;
+  for (const CurvePoint& p : points_) {
+    x.push_back(p.log_compute);
+    y.push_back(p.loss);
+  }
   slopes_.assign(n, 0.0);
   if (n == 2) {
     slopes_[0] = slopes_[1] = d[0];  // a cubic with the chord's slope at both ends is the chord
   } else if (n == 3) {
     fritsch_carlson_slopes(h, d);
   } else {
-    rational_slopes(d);
-  }
-  std::vector<double> x, y;
-  for (const CurvePoint& p : points_) {
-    x.push_back(p.log_compute);
-    y.push_back(p.loss);
+    rational_slopes(x, y, d);
   }
   std::vector<double> slopes = slopes_;
   cubic_.emplace(std::move(x), std::move(y), std::move(slopes));
@@ -73,13 +73,9 @@ void BaselineCurve::fritsch_carlson_slopes(const std::vector<double>& h, const s
   slopes_[n - 1] = end_slope(h[n - 2], h[n - 3], d[n - 2], d[n - 3]);
 }
 
-void BaselineCurve::rational_slopes(const std::vector<double>& d) {
+void BaselineCurve::rational_slopes(const std::vector<double>& x, const std::vector<double>& y,
+                                    const std::vector<double>& d) {
   const std::size_t n = points_.size();
-  std::vector<double> x, y;
-  for (const CurvePoint& p : points_) {
-    x.push_back(p.log_compute);
-    y.push_back(p.loss);
-  }
   const boost::math::barycentric_rational<double> rational(x.data(), y.data(), n, 3);
   for (std::size_t k = 0; k < n; ++k) {
     const double slope = rational.prime(x[k]);

@@ -53,7 +53,7 @@ class BaselineCurve {
   // sizes: end_slope. h and d: each segment's width in ln C and chord slope.
   void fritsch_carlson_slopes(const std::vector<double>& h, const std::vector<double>& d);
   // Four or more sizes: the rational interpolant's slopes through Hyman's filter.
-  void rational_slopes(const std::vector<double>& d);
+  void rational_slopes(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& d);
   std::vector<CurvePoint> points_;  // by compute
   std::vector<double> slopes_;      // dL/d ln C at each point
   // Boost.Math's cubic Hermite interpolant through the points with those slopes (two or more points).

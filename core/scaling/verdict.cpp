@@ -16,11 +16,6 @@ namespace {
 
 constexpr int kDigits = 5;
 
-// The seeds were resampled (not the model sizes, which redraw a ladder's nodes): comparisons have intervals.
-bool seeds_resampled(const FitReport& r) {
-  return r.bootstrap_requested > 0 && !r.bootstrap_unit.empty() && r.bootstrap_unit != kResampleSizes;
-}
-
 std::string percent_text(double confidence) { return significant(100.0 * confidence, kDigits) + "%"; }
 
 // A multiplier in the direction a sentence says it: above 1 the variant needs less compute.
@@ -44,14 +39,14 @@ std::string claim(const std::string& variant, const std::string& reference, cons
 // "[1.12, 1.71]", or why there is none: no bootstrap, too few seeds, or resamples that did not bound it.
 std::string interval_text(const Estimate& e, bool resampled, double degrees_of_freedom) {
   if (!resampled) return "(no interval: add seeds)";
-  if (degrees_of_freedom < 2) return "(too few seeds to bound)";
+  if (degrees_of_freedom < kFewestDegreesOfFreedom) return "(too few seeds to bound)";
   if (!e.bounded()) return "(unbounded: add sizes or seeds)";
   const Direction d = direction(e);
   return "[" + fixed(d.lo, 2) + ", " + fixed(d.hi, 2) + "]";
 }
 
 bool has_interval(const Estimate& e, bool resampled, double degrees_of_freedom) {
-  return resampled && degrees_of_freedom >= 2 && e.bounded();
+  return resampled && degrees_of_freedom >= kFewestDegreesOfFreedom && e.bounded();
 }
 
 bool includes_one(const Estimate& e) { return e.lo <= 1.0 && e.hi >= 1.0; }

@@ -36,7 +36,7 @@ struct HeadlineMultiplier {
   double degrees_of_freedom = 0.0;
   std::string where;
   // Its interval is one the verdict prints: bounded, on two or more degrees of freedom.
-  bool has_interval() const { return estimate.bounded() && degrees_of_freedom >= 2.0; }
+  bool has_interval() const { return estimate.bounded() && degrees_of_freedom >= kFewestDegreesOfFreedom; }
 };
 HeadlineMultiplier headline_multiplier(const Comparison& c);
 

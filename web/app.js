@@ -384,7 +384,7 @@ function chartCurves(metric, panelJobs, g) {
       }
       const info = jobInfo(list[0].job);
       const seeds = list.length > 1 ? ` (${list.length} seeds${bandKind === 'ci95' && list.length < TOO_FEW_FOR_T
-        ? ': min–max, too few for a t interval' : ''})` : '';
+        ? ': min–max, no t interval' : ''})` : '';
       return {
         id: list.map((c) => c.job.id).join('+'), name: chartName(list[0].job, `${info.variant} ${info.preset}`), seeds, colour: g.colourOf(list[0].job),
         dash: list.every((c) => isFailed(c.job)), xs, base, ys: ema(mean, w), raw: mean,

@@ -502,7 +502,7 @@ max_attempts: 2
   assert.equal(await canvasPixels('#chart-train'), minmax, 'two seeds: the min–max bands, not a t interval');
   const overBands = await page.locator('#chart-train .u-over').boundingBox();
   await page.mouse.move(overBands.x + overBands.width * 0.3, overBands.y + overBands.height / 2);
-  await waitInPage(() => (document.getElementById('chart-train').dataset.readout || '').includes('2 seeds: min–max, too few for a t interval'));
+  await waitInPage(() => (document.getElementById('chart-train').dataset.readout || '').includes('2 seeds: min–max, no t interval'));
   await page.mouse.move(0, 0);
   await page.selectOption('#seeds', 'mean');
   await waitInPage(() => !location.hash.includes('mean-ci'));

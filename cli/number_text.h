@@ -6,15 +6,14 @@
 
 namespace gammalab::cli {
 
-// fixed (2.35) and significant (2.3456) are core's: the verdict sentences are written in core/scaling.
+// fixed (2.35), significant (2.3456) and count_text (10.3k) are core's: the verdict sentences are written in
+// core/scaling.
+using ::gammalab::count_text;
 using ::gammalab::fixed;
 using ::gammalab::significant;
 
 // "1.23e+18" for (1.2345e18, 2): mantissa with `decimals` decimals, for FLOPs and other wide ranges.
 std::string scientific(double v, int decimals = 2);
-
-// A count at a glance: "950", "1.5k", "12.35M", "1.20B", "3.00T".
-std::string count_text(double n);
 
 // The shortest text that reads back as the same double (exports); "nan", "inf", "-inf" for what JSON cannot hold.
 std::string round_trip_text(double v);

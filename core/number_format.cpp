@@ -22,4 +22,14 @@ std::string significant(double v, int digits) {
   return buffer;
 }
 
+std::string count_text(double n) {
+  if (!std::isfinite(n)) return non_finite_text(n);
+  const double a = std::abs(n);
+  if (a >= 1e12) return fixed(n / 1e12, 2) + "T";
+  if (a >= 1e9) return fixed(n / 1e9, 2) + "B";
+  if (a >= 1e6) return fixed(n / 1e6, 2) + "M";
+  if (a >= 1e3) return fixed(n / 1e3, 1) + "k";
+  return fixed(n, 0);
+}
+
 }  // namespace gammalab

@@ -14,4 +14,7 @@ std::string fixed(double v, int decimals);
 // "2.3456" for (2.34561, 5): `digits` significant digits, no trailing zeros; "nan", "inf", "-inf".
 std::string significant(double v, int digits);
 
+// A count at a glance: "950", "1.5k", "12.35M", "1.20B", "3.00T" (model sizes in tables and verdicts).
+std::string count_text(double n);
+
 }  // namespace gammalab

@@ -117,7 +117,7 @@ std::string local_sizes(const Comparison& c, bool resampled) {
     out << "per size:";
     for (const auto& s : c.sizes) {
       if (!std::isfinite(s.local.value)) continue;
-      out << " " << fixed(s.local.value, 2) << "× at N " << significant(s.params, 3) << (s.inside ? "" : " (outside)")
+      out << " " << fixed(s.local.value, 2) << "× at N " << count_text(s.params) << (s.inside ? "" : " (outside)")
           << ";";
     }
     out << " ";

@@ -35,7 +35,7 @@ export const REPORT = {
       headline: "unified reaches baseline's loss with 1.62× less compute [0.87, 3.41] at the sizes measured; the interval includes 1×: no clear difference",
       details: [
         "local multiplier, no law: m_local pooled with precision weights over 3 sizes both ran (1 outside baseline's range, read along its tangent); 95% bootstrap over each group's seeds, pairs incomplete, 200 resamples, 1 seed per size, t with 2.6 df (no interval per size: each rests on 0 df)",
-        'per size: 1.65× at N 1e+04; 1.60× at N 2e+04; 2.40× at N 4e+04 (outside); unweighted geometric mean 1.84×; 1.41–2.06 leaving one size out',
+        'per size: 1.65× at N 10.0k; 1.60× at N 20.0k; 2.40× at N 40.0k (outside); unweighted geometric mean 1.84×; 1.41–2.06 leaving one size out',
         "check, unified reaches baseline's loss with 1.33× less compute [1.04, 1.58] (law c, 95% bootstrap interval over seeds within each size, paired across groups, 200/200 resamples; 3 sizes × 2 seeds; C 1e+10 to 1e+12); the fit cannot tell multipliers from 1.08 to 1.73 apart, and beyond: the law does not identify it",
         "but the laws miss the largest size's mean loss by up to 5.0% predicting it from the others, more than the 3.0% difference being measured: a law-based figure is not supported by the data; the local multiplier is",
       ] },

@@ -22,15 +22,23 @@ inline constexpr int kOutOfMemory = 71;
 constexpr bool is_permanent_failure(int code) {
   return code == kConfigError || code == kDataUnavailable || code == kOutOfMemory;
 }
+// Of those, the ones the worker's own machine may cause as well as the job: data missing under its
+// --data-dir, a device with less free memory than the others. The coordinator then requeues the job without
+// using an attempt and pauses that worker, and fails the job only once several workers have failed it alike
+// (server/store/leases.cpp). A config error is the job's alone.
+constexpr bool may_be_the_workers_fault(int code) { return code == kDataUnavailable || code == kOutOfMemory; }
 // What a failed attempt's status means, in words for its error text ("" when it says nothing more).
 constexpr std::string_view meaning(int code) {
   switch (code) {
     case kDiverged: return "the loss became non-finite";
     case kConfigError: return "a config error: another attempt would fail alike, so none is made";
-    case kDataUnavailable: return "a data error: another attempt would fail alike, so none is made";
+    case kDataUnavailable:
+      return "a data error: the job's data cannot be opened on this worker (its --data-dir?); tried on other "
+             "workers before the job fails";
     case kOutOfMemory:
-      return "out of memory: the model and its micro-batch do not fit this device, so no other attempt is made "
-             "(a smaller micro_batch_size, more gradient accumulation or more ranks would fit)";
+      return "out of memory: the model and its micro-batch do not fit this worker's device (a smaller "
+             "micro_batch_size, more gradient accumulation or more ranks would fit); tried on other workers "
+             "before the job fails";
     default: return "";
   }
 }

@@ -48,6 +48,10 @@ struct JobRecord {
   // A branch's, computed when read: the job whose checkpoint at branch_step it starts from (its parent, or the
   // finished job whose results the parent reuses), once that checkpoint is written. Empty: it starts from step 0.
   std::string branch_start_job_id;
+  // Identities that never come round again (core/uid.h): the job's, minted at submit, which its checkpoints
+  // carry; and the branch start job's, which the checkpoint a branch starts from must carry.
+  std::string uid;
+  std::string branch_start_job_uid;
 
   bool operator==(const JobRecord&) const = default;
 };

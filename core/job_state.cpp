@@ -61,7 +61,8 @@ JobState state_after_attempt(AttemptEnd end, bool cancel_requested, bool retries
     case AttemptEnd::kCancelled:
       return JobState::kCancelled;
     case AttemptEnd::kHandedBack:
-      retries_left = true;  // a drained worker's hand-back does not use up an attempt
+    case AttemptEnd::kWorkerFault:
+      retries_left = true;  // a drained worker's hand-back, or a worker's own fault, does not use up an attempt
       break;
     case AttemptEnd::kFailedPermanently:
       retries_left = false;  // another try would fail alike

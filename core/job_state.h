@@ -57,7 +57,9 @@ bool transition_allowed(std::optional<JobState> from, JobState to);
 
 // How an attempt ended, as its worker reported it (the proto's JobOutcome maps onto it, proto/convert.h), or
 // kLeaseExpired when its worker went silent.
-enum class AttemptEnd { kSucceeded, kFailed, kFailedPermanently, kCancelled, kHandedBack, kLeaseExpired };
+// kWorkerFault: failed in a way the worker's own environment may have caused (exit_codes::may_be_the_workers_fault):
+// back to pending without using up an attempt, like a hand-back.
+enum class AttemptEnd { kSucceeded, kFailed, kFailedPermanently, kCancelled, kHandedBack, kLeaseExpired, kWorkerFault };
 // The policy beside the table: where a job goes when its attempt ends so. Success stands even when a cancel was
 // asked meanwhile; otherwise a cancel request wins; a hand-back (a draining worker) goes back to the queue
 // whatever attempts are left; a permanent failure fails at once; any other failure, and a lost lease, go back

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>  // renameat2
 #include <cstring>
 
 namespace gammalab::shared_root {
@@ -76,6 +77,12 @@ int open_regular(int dir_fd, const std::string& name, const fs::path& path, int 
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw system_error(path, "cannot stat", errno);
   if (!S_ISREG(st.st_mode)) throw Refused(path.string() + ": is not a regular file");
+  // A second name for the file (a hard link) may be anywhere on the filesystem, a secret or another job's
+  // file among them: reading it would serve that file, appending to it would write there.
+  if (st.st_nlink > 1) {
+    throw Refused(path.string() + ": has " + std::to_string(st.st_nlink) +
+                  " hard links (a file under the shared root has one name; not opened)");
+  }
   const int status = ::fcntl(fd, F_GETFL);
   if (status < 0 || ::fcntl(fd, F_SETFL, status & ~O_NONBLOCK) != 0) throw system_error(path, "fcntl", errno);
   return owned.release();
@@ -214,7 +221,11 @@ Fd Dir::open_append(const fs::path& rel) const {
   return Fd(open_regular(parent.fd(), name, path, O_WRONLY | O_APPEND | O_CREAT));
 }
 
-void Dir::write_atomic(const fs::path& rel, std::string_view bytes) const {
+void Dir::write_atomic(const fs::path& rel, std::string_view bytes) const { place(rel, bytes, true); }
+
+bool Dir::write_new(const fs::path& rel, std::string_view bytes) const { return place(rel, bytes, false); }
+
+bool Dir::place(const fs::path& rel, std::string_view bytes, bool replace) const {
   auto [parent, name] = parent_of(rel);
   const fs::path path = path_ / rel;
   static std::atomic<std::uint64_t> counter{0};
@@ -232,7 +243,11 @@ void Dir::write_atomic(const fs::path& rel, std::string_view bytes) const {
     write_all(fd, bytes, parent.path() / tmp);
     if (::fsync(fd) != 0) throw system_error(parent.path() / tmp, "fsync", errno);
     ::close(file.release());
-    if (::renameat(parent.fd(), tmp.c_str(), parent.fd(), name.c_str()) != 0) {
+    if (::renameat2(parent.fd(), tmp.c_str(), parent.fd(), name.c_str(), replace ? 0 : RENAME_NOREPLACE) != 0) {
+      if (!replace && errno == EEXIST) {
+        ::unlinkat(parent.fd(), tmp.c_str(), 0);
+        return false;
+      }
       throw system_error(path, "cannot rename into place", errno);
     }
   } catch (...) {
@@ -240,6 +255,7 @@ void Dir::write_atomic(const fs::path& rel, std::string_view bytes) const {
     throw;
   }
   ::fsync(parent.fd());
+  return true;
 }
 
 void Dir::remove(const fs::path& rel) const {

@@ -7,7 +7,8 @@
 // shared_root::Refused naming the path, and so is a FIFO, a device or a directory where a regular file
 // belongs. The directory a Dir is opened at by path (the root as the admin configured it, or a directory
 // given on a command line) may itself be a link: that is configuration, and is followed.
-// Hard links are not detected: a hard link is a regular file.
+// A regular file with more than one name (a hard link: its other name may be a secret or another job's file)
+// is Refused too. Directories are not checked for it: their link count counts their subdirectories.
 // Errors: Refused for a link or a file of the wrong kind, std::invalid_argument for a relative path that could
 // leave the directory ("..", absolute), std::runtime_error with the path and strerror for anything else.
 // A Dir is an open descriptor, usable from any thread; it is not copyable.
@@ -89,6 +90,9 @@ class Dir {
   // renameat over the name, fsync of the directory. Whatever was at the name (a link included) is replaced,
   // never written through.
   void write_atomic(const std::filesystem::path& rel, std::string_view bytes) const;
+  // The same, except that an existing name is kept (renameat2 with RENAME_NOREPLACE): false, and nothing
+  // written, when `rel` exists. Two writers racing for one name: exactly one gets true.
+  bool write_new(const std::filesystem::path& rel, std::string_view bytes) const;
   // Removes the name at `rel` (a link itself, never its target); absent is fine.
   void remove(const std::filesystem::path& rel) const;
   // The directory's entries (not "." and ".."), at most `max_entries`; `more` says whether there were others.
@@ -101,6 +105,7 @@ class Dir {
  private:
   Dir(Fd fd, std::filesystem::path path) : fd_(std::move(fd)), path_(std::move(path)) {}
   std::optional<Dir> walk(const std::filesystem::path& rel, bool create) const;
+  bool place(const std::filesystem::path& rel, std::string_view bytes, bool replace) const;
   // The directory holding the last component of `rel`, and that component's name.
   std::pair<Dir, std::string> parent_of(const std::filesystem::path& rel) const;  // throws when absent
   std::optional<Dir> find_parent(const std::filesystem::path& rel, std::string& name) const;

@@ -44,6 +44,8 @@ AttemptEnd from_proto(v1::JobOutcome outcome) {
       return AttemptEnd::kHandedBack;
     case v1::JOB_OUTCOME_FAILED_PERMANENTLY:
       return AttemptEnd::kFailedPermanently;
+    case v1::JOB_OUTCOME_WORKER_FAULT:
+      return AttemptEnd::kWorkerFault;
     default:
       return AttemptEnd::kFailed;
   }
@@ -90,6 +92,8 @@ v1::Job to_proto(const JobRecord& job) {
   out.set_branch_step(job.branch_step);
   out.mutable_branch_points()->Add(job.branch_points.begin(), job.branch_points.end());
   out.set_branch_start_job_id(job.branch_start_job_id);
+  out.set_uid(job.uid);
+  out.set_branch_start_job_uid(job.branch_start_job_uid);
   return out;
 }
 

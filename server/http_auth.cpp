@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/random_hex.h"
+
 namespace gammalab {
 
 namespace {
@@ -98,11 +100,7 @@ void HttpAuth::open_session(const HttpRequest& req, HttpResponse& res) {
   const std::optional<Caller> caller = bearer_caller(req, present);
   if (!caller) return send(res, 401, {{"error", present ? "invalid or revoked token" : "no token"}});
   if (caller->role != Role::kUser) return send(res, 403, {{"error", "the dashboard needs a user token"}});
-  unsigned char bytes[kSessionIdBytes];
-  randombytes_buf(bytes, sizeof bytes);
-  std::string id(kSessionIdBytes * 2 + 1, '\0');
-  sodium_bin2hex(id.data(), id.size(), bytes, sizeof bytes);
-  id.pop_back();
+  const std::string id = random_hex(kSessionIdBytes);
   {
     absl::MutexLock lock(&mutex_);
     make_room_for(caller->token_id);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/config_paths.h"
+#include "core/shared_root_claim.h"
 #include "core/scaling/fit.h"
 #include "log/log_format.h"
 #include "server/backup.h"
@@ -72,6 +73,10 @@ int main(int argc, char** argv) {
   app.add_option("--shared-root", options.shared_root, "directory shared with workers (logs, checkpoints)")
       ->capture_default_str();
   app.add_option("--web-root", options.web_root, "dashboard files (default: share/gammalab/web beside an installed binary, else the source tree's web/)");
+  app.add_option("--max-workers-per-token", options.max_workers_per_token,
+                 "live workers one worker token may register at once; past it a new registration is refused")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
   app.add_option("--heartbeat-interval-ms", options.heartbeat_interval_ms, "worker heartbeat interval")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -139,6 +144,13 @@ int main(int argc, char** argv) {
     const gammalab::DatabaseLock database_lock(options.database);
     std::filesystem::create_directories(options.shared_root);
     gammalab::Store store(options.database);
+    // Before anything is served: a root that holds another database's jobs would mix their files with ours.
+    if (const std::string why = gammalab::shared_root::claim(gammalab::shared_root::Dir::open(options.shared_root),
+                                                             store.database_uid());
+        !why.empty()) {
+      spdlog::critical("{}", why);
+      return 1;
+    }
     gammalab::observe_sqlite_writes(store);
     std::unique_ptr<gammalab::Tokens> tokens;
     if (!options.insecure_no_auth) tokens = std::make_unique<gammalab::Tokens>(options.database);

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "core/metric_names.h"
+#include "core/uid.h"
+#include "server/random_hex.h"
 #include "server/store.h"
 #include "server/store/metric_tiles.h"
 
@@ -34,6 +36,22 @@ struct Migration {
   void (*then)(sql::Database&);
   bool rebuilds_tables = false;
 };
+
+// Migration 17's C++ step: a uid for the database and for every job stored so far, then the index that keeps
+// job uids unique (it could not be made before they were filled).
+void fill_identities(sql::Database& db) {
+  sql::Statement identity(db.handle(), "INSERT INTO database_identity(id, uid) VALUES (1, ?)");
+  identity.bind(1, random_hex(kUidBytes)).run();
+  std::vector<std::int64_t> ids;
+  {
+    sql::Statement jobs(db.handle(), "SELECT id FROM jobs");
+    while (jobs.step()) ids.push_back(jobs.int64(0));
+    jobs.reset();
+  }
+  sql::Statement set_uid(db.handle(), "UPDATE jobs SET uid = ? WHERE id = ?");
+  for (const std::int64_t id : ids) set_uid.bind(1, random_hex(kUidBytes)).bind(2, id).run();
+  db.exec("CREATE UNIQUE INDEX jobs_by_uid ON jobs(uid)");
+}
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> all = {
@@ -363,6 +381,30 @@ END;
 CREATE TRIGGER jobs_deleted_count AFTER DELETE ON jobs BEGIN
   UPDATE sweep_job_counts SET jobs = jobs - 1 WHERE sweep_id = OLD.sweep_id AND state = OLD.state;
 END;
+)sql",
+    // 17: identities that are never reused (docs/deploy.md, "Identity"). A job's uid is minted at submit and
+    // travels with its lease into its checkpoints: a row id comes round again after a backup is restored, a uid
+    // does not, so a job never resumes another's checkpoint. The database's uid is written into the shared
+    // root it uses (server/shared_root_claim.h), so two coordinators never share one unknowingly. A uid never
+    // changes after its insert: the change triggers above need not list it.
+    Migration(R"sql(
+ALTER TABLE jobs ADD COLUMN uid TEXT NOT NULL DEFAULT '';
+CREATE TABLE database_identity (
+  id  INTEGER PRIMARY KEY CHECK (id = 1),
+  uid TEXT NOT NULL
+);
+)sql", fill_identities),
+    // 18: a failure a worker's own environment may cause (its data directory, its device's memory) uses no
+    // attempt: the job counts them apart and fails after Store::kMaxWorkerFaults, and the worker is paused
+    // (no leases) for Store::kWorkerFaultPauseMs. Hand-backs use no attempt either, up to Store::kMaxHandBacks.
+    // And a token's live workers are bounded (--max-workers-per-token).
+    R"sql(
+ALTER TABLE jobs ADD COLUMN worker_faults INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN hand_backs INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE workers ADD COLUMN paused_until_ms INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE workers ADD COLUMN pause_reason TEXT NOT NULL DEFAULT '';
+-- A new worker counts its token's live ones (Store::register_worker).
+CREATE INDEX workers_by_token ON workers(token_id, heartbeat_ms);
 )sql",
   };
   return all;

@@ -24,6 +24,10 @@ struct ServerOptions {
   std::string tls_key;
   std::string tls_client_ca;
   bool insecure_no_auth = false;  // no tokens: allowed only when every listen address is loopback
+  // Live workers one worker token may have registered at once (a heartbeat within the lease timeout): a leaked
+  // or buggy token cannot fill the workers table (docs/security.md). Re-registering a known worker id is never
+  // refused.
+  std::int64_t max_workers_per_token = 256;
   // Points in an HTTP metrics answer without max_points, over all its series (not a flag; tests lower it).
   std::size_t http_max_full_series_points = limits::kMaxFullSeriesPoints;
   // A ReportMetrics stream that sends nothing for this long is ended (not a flag; tests lower it).

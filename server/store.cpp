@@ -6,6 +6,8 @@
 
 #include "absl/time/time.h"
 
+#include "core/uid.h"
+
 #include "server/schema.h"
 
 namespace gammalab {
@@ -33,6 +35,10 @@ Store::Store(const std::string& path)
   // call each. The writer's other temporary data is small: its statements sort nothing large (the migrations,
   // which may sort a whole table, have run above, with the default).
   db_.exec("PRAGMA temp_store=MEMORY");
+  sql::Statement identity(db_.handle(), "SELECT uid FROM database_identity WHERE id = 1");
+  if (identity.step()) database_uid_ = identity.text(0);
+  identity.reset();
+  if (!is_uid(database_uid_)) throw sql::Error("database_identity: no uid (the database is damaged)");
 }
 Store::~Store() = default;
 

@@ -124,6 +124,10 @@ class Store {
   explicit Store(const std::string& path);
   ~Store();
 
+  // The database's uid (core/uid.h), made by its migration 17 and never changed: a backup keeps it, so a
+  // restored database is the same database (core/shared_root_claim.h).
+  const std::string& database_uid() const { return database_uid_; }
+
   // ---- sweeps and jobs
   // Stores the sweep and one pending job per expanded job. Unless `rerun`, a job whose config hash matches a
   // succeeded job elsewhere is stored as succeeded, reusing that job's metric points. With `tune_stage`, the
@@ -176,8 +180,17 @@ class Store {
   // `token_id`: the worker token it registered with (server/tokens.h; nullopt without auth). Re-registering
   // under `requested_id` keeps the id only for the token that holds it (or a worker registered without auth);
   // for another token nothing changes and the result is empty.
+  // A new worker (no id, or an id never registered) of a token that already has `quota.max_live` workers whose
+  // heartbeat is within `quota.live_within_ms` is refused: the result is empty and `quota.refused` set.
+  struct WorkerQuota {
+    std::int64_t max_live = 0;  // 0: none
+    std::int64_t live_within_ms = 0;
+    bool refused = false;
+    std::int64_t live = 0;  // the token's live workers, when refused
+  };
   std::string register_worker(const std::string& hostname, int slots, const std::vector<std::string>& gpus,
-                              const std::string& requested_id, std::optional<std::int64_t> token_id = std::nullopt);
+                              const std::string& requested_id, std::optional<std::int64_t> token_id = std::nullopt,
+                              WorkerQuota* quota = nullptr);
   // True when a worker with this id exists and registered with another token than `token_id` (or none).
   bool worker_of_other_token(const std::string& worker_id, std::int64_t token_id);
   HeartbeatResult heartbeat(const std::string& worker_id, const std::vector<std::pair<std::string, int>>& running,
@@ -208,6 +221,12 @@ class Store {
   // any member's failure, cancel or hand-back ends the whole attempt; a member other than node 0 that
   // succeeded only leaves the gang (node 0's report ends the attempt).
   // `end` is the worker's word (never kLeaseExpired, which expire_leases decides).
+  // Neither a hand-back nor a worker's fault (kWorkerFault) uses up an attempt, each up to its own bound: the
+  // hand-backs past kMaxHandBacks count as failed attempts, the kMaxWorkerFaults-th worker fault fails
+  // the job. A worker fault also pauses the worker that reported it: no lease for kWorkerFaultPauseMs.
+  static constexpr std::int64_t kMaxHandBacks = 20;
+  static constexpr std::int64_t kMaxWorkerFaults = 3;
+  static constexpr std::int64_t kWorkerFaultPauseMs = 5 * 60 * 1000;
   bool finish(const std::string& worker_id, const std::string& job_id, int attempt, AttemptEnd end,
               const std::string& error);
   // Jobs whose lease ran out go back to pending (or fail after max_attempts). Returns how many.
@@ -399,6 +418,7 @@ class Store {
   absl::Mutex mutex_;
   std::uint64_t version_ ABSL_GUARDED_BY(mutex_) = 0;
   sql::Database db_ ABSL_GUARDED_BY(mutex_);
+  std::string database_uid_;  // set once by the constructor
   sql::StatementCache statements_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, std::int64_t> name_ids_ ABSL_GUARDED_BY(mutex_);  // metric name -> metric_names.id
   // Names name_ids_ took in the transaction in progress: forgotten again if it, or their savepoint, rolls back.

@@ -47,12 +47,22 @@ grpc::Status WorkerGatewayService::RegisterWorker(grpc::ServerContext* context, 
     if (grpc::Status s = caller(context, token_id); !s.ok()) return s;
     if (request->slots() < 1) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "slots: must be at least 1");
     std::vector<std::string> gpus(request->gpus().begin(), request->gpus().end());
+    Store::WorkerQuota quota{options_.max_workers_per_token, options_.lease_timeout_ms};
     const std::string id =
-        store_.register_worker(request->hostname(), request->slots(), gpus, request->worker_id(), token_id);
+        store_.register_worker(request->hostname(), request->slots(), gpus, request->worker_id(), token_id, &quota);
+    if (quota.refused) {
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          "workers: this worker token has " + std::to_string(quota.live) +
+                              " live workers, the limit (--max-workers-per-token " +
+                              std::to_string(options_.max_workers_per_token) +
+                              "); give each machine its own worker token, or wait for dead workers' heartbeats to "
+                              "lapse (" + std::to_string(options_.lease_timeout_ms / 1000) + " s)");
+    }
     if (id.empty()) return not_your_worker(request->worker_id());
     response->set_worker_id(id);
     response->set_heartbeat_interval_ms(static_cast<int>(options_.heartbeat_interval_ms));
     response->set_lease_timeout_ms(static_cast<int>(options_.lease_timeout_ms));
+    response->set_database_uid(store_.database_uid());
     spdlog::info("worker {} registered from {} with {} slots", id, request->hostname(), request->slots());
     return grpc::Status::OK;
   });

@@ -16,7 +16,9 @@
 #include "core/metric_replay.h"
 #include "core/rendezvous_line.h"
 #include "core/shared_root.h"
+#include "core/shared_root_claim.h"
 #include "core/shared_root_files.h"
+#include "core/uid.h"
 #include "core/utf8_text.h"
 #include "worker/attempt_error.h"
 
@@ -175,11 +177,27 @@ bool WorkerDaemon::register_once() {
   const grpc::Status status = stub_->RegisterWorker(context.get(), request, &response);
   connected_ = status.ok();
   if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
-      status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+      status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
+      status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
     spdlog::error("registration refused: {} (a worker needs a worker token in --token-file or ${})",
                   status.error_message(), kTokenEnv);
   }
   if (!status.ok()) return false;
+  // A coordinator that names no database (older than database uids) is taken at its word.
+  if (!response.database_uid().empty()) {
+    std::string why;
+    try {
+      why = shared_root::claim(shared_root::Dir::open(options_.shared_root, true), response.database_uid());
+    } catch (const std::exception& e) {
+      why = std::string("shared root: ") + e.what();
+    }
+    if (!why.empty()) {
+      spdlog::critical("{}; this worker leases nothing and stops", why);
+      foreign_shared_root_ = true;
+      drain_ = true;
+      return false;
+    }
+  }
   {
     absl::MutexLock lock(&id_mutex_);
     worker_id_ = response.worker_id();
@@ -331,6 +349,14 @@ std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const
     argv.push_back("--data-dir");
     argv.push_back(options_.data_dir.string());
   }
+  // The job's identity: its checkpoints carry it, and a resume takes no other's (checkpoint_resume_check.h).
+  // A coordinator older than uids sends none, and the trainer then checks configs alone.
+  if (!leased.uid().empty()) {
+    if (!is_uid(leased.uid())) {
+      throw std::runtime_error("lease: job uid '" + utf8_head(leased.uid(), 64) + "' is not 32 lowercase hex characters");
+    }
+    argv.insert(argv.end(), {"--job-uid", leased.uid()});
+  }
   // Cooldown branches (docs/branches.md): a branch's start and a run's branch points. The start's path is our
   // own layout around a job id checked as one, never a path the coordinator sends.
   if (const std::string& start = leased.branch_start_job_id(); !start.empty()) {
@@ -341,6 +367,13 @@ std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const
     argv.insert(argv.end(), {"--start-from", (options_.shared_root / shared_root::job_ckpt_dir(start) /
                                               shared_root::checkpoint_file_name(leased.branch_step()))
                                                  .string()});
+    if (const std::string& start_uid = leased.branch_start_job_uid(); !start_uid.empty()) {
+      if (!is_uid(start_uid)) {
+        throw std::runtime_error("lease: branch start job uid '" + utf8_head(start_uid, 64) +
+                                 "' is not 32 lowercase hex characters");
+      }
+      argv.insert(argv.end(), {"--start-from-uid", start_uid});
+    }
   }
   // What the coordinator has of the job's metrics: a resume prints only the rest (core/metric_replay.h). Node 0
   // alone prints metric lines, and hears from the relay what gets stored as the run goes on (tell_stored).
@@ -470,6 +503,7 @@ v1::JobOutcome WorkerDaemon::attempt_outcome(const RunningJob& job, int exit_cod
   if (exit_code == 0) return v1::JOB_OUTCOME_SUCCEEDED;
   // Stopped after a checkpoint because this worker drains, or (a job spanning workers) another one does.
   if (exit_code == exit_codes::kStopped && (drain_ || job.nodes > 1)) return v1::JOB_OUTCOME_HANDED_BACK;
+  if (exit_codes::may_be_the_workers_fault(exit_code)) return v1::JOB_OUTCOME_WORKER_FAULT;
   return exit_codes::is_permanent_failure(exit_code) ? v1::JOB_OUTCOME_FAILED_PERMANENTLY : v1::JOB_OUTCOME_FAILED;
 }
 
@@ -509,7 +543,8 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
   } else {
     relay_->flush(job.job_id);  // every point is stored before the outcome is reported
     const v1::JobOutcome outcome = attempt_outcome(job, exit_code);
-    const bool failed = outcome == v1::JOB_OUTCOME_FAILED || outcome == v1::JOB_OUTCOME_FAILED_PERMANENTLY;
+    const bool failed = outcome == v1::JOB_OUTCOME_FAILED || outcome == v1::JOB_OUTCOME_FAILED_PERMANENTLY ||
+                        outcome == v1::JOB_OUTCOME_WORKER_FAULT;
     if (failed && error.empty()) {
       const std::string_view meaning = exit_codes::meaning(exit_code);
       error = "gammalab-train exited with code " + std::to_string(exit_code) +
@@ -525,6 +560,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
 int WorkerDaemon::run() {
   for (auto backoff = std::chrono::milliseconds(200); !register_once();
        backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
+    if (foreign_shared_root_) return 2;
     if (drain_) return 0;
     spdlog::warn("coordinator {} not reachable; retrying", options_.coordinator);
     std::this_thread::sleep_for(backoff);
@@ -612,7 +648,7 @@ int WorkerDaemon::run() {
   stop_heartbeats_ = true;
   heartbeats.join();
   spdlog::info("drained; exiting");
-  return 0;
+  return foreign_shared_root_ ? 2 : 0;
 }
 
 }  // namespace gammalab

@@ -123,6 +123,9 @@ class WorkerDaemon {
   std::atomic<int> heartbeat_interval_ms_{5000};
   // Set by request_drain (a signal handler: hence an atomic, no lock), read by every thread.
   std::atomic<bool> drain_{false};
+  // Set when the shared root holds another database's jobs than the coordinator's (core/shared_root_claim.h):
+  // the worker leases nothing and exits (2) rather than mix two databases' job files.
+  std::atomic<bool> foreign_shared_root_{false};
   // Set by request_stop_now (a signal handler), read by run().
   std::atomic<bool> stop_now_{false};
   // Whether the coordinator answered the last registration or heartbeat; read by health().

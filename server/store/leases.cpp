@@ -1,6 +1,9 @@
 // Store: a worker's hold on a job's attempt. Leasing (pending -> leased), the trainer's start (-> running),
 // heartbeats that renew the lease, the attempt's end (finish) and leases that ran out (expire_leases).
 // Every report from a worker is fenced by (worker, attempt): a stale one changes nothing.
+#include <spdlog/spdlog.h>
+
+#include "core/utf8_text.h"
 #include "server/schema.h"
 #include "server/store.h"
 #include "server/store/rows.h"
@@ -90,13 +93,14 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   const std::int64_t now = now_ms(), wid = parse_id(worker_id);
   const std::string_view pending = job_state_name(JobState::kPending);
   sql::Transaction tx(db_);
-  sql::Statement& worker = statements_.get("SELECT draining, slots FROM workers WHERE id = ?");
+  sql::Statement& worker = statements_.get("SELECT draining, slots, paused_until_ms FROM workers WHERE id = ?");
   worker.bind(1, wid);
   if (!worker.step()) return std::nullopt;  // unknown: no work
   const bool draining = worker.int64(0) != 0;
   const std::int64_t slots = worker.int64(1);
+  const bool paused = worker.int64(2) > now;  // a job failed there in a way its environment may cause (finish)
   worker.reset();
-  if (draining || free_slots < 1) return std::nullopt;
+  if (draining || paused || free_slots < 1) return std::nullopt;
   // A gang this worker holds a place in comes first, then one it can join (server/store/gangs.cpp).
   prune_gangs(now, gang_wait_ms);
   if (GangTurn turn = gang_turn(wid, now, lease_timeout_ms); turn.held) {
@@ -205,13 +209,14 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   const std::int64_t now = now_ms(), id = parse_id(job_id), wid = parse_id(worker_id);
   sql::Transaction tx(db_);
   sql::Statement& held = statements_.get(
-      "SELECT state, attempt, max_attempts, cancel_requested, worker_id FROM jobs WHERE id = ? "
-      "AND attempt = ? AND state IN (" + sql_active_states() + ")");
+      "SELECT state, attempt, max_attempts, cancel_requested, worker_id, worker_faults, hand_backs FROM jobs "
+      "WHERE id = ? AND attempt = ? AND state IN (" + sql_active_states() + ")");
   held.bind(1, id).bind(2, attempt);
   if (!held.step()) return false;
   const JobState from = read_state(held, 0);
   const bool retries_left = held.int64(1) < held.int64(2), cancel_requested = held.int64(3) != 0;
   const std::int64_t holder = held.is_null(4) ? -1 : held.int64(4);
+  const std::int64_t worker_faults = held.int64(5), hand_backs = held.int64(6);
   held.reset();
   std::string why = error;
   if (holder != wid) {
@@ -227,17 +232,38 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
     }
     why = "node " + std::to_string(*node) + " (worker " + worker_id + "): " + error;
   }
+  // A fault of the worker's own environment may be: it is paused, and the job tried elsewhere, up to a bound.
+  if (end == AttemptEnd::kWorkerFault) {
+    sql::Statement& pause = statements_.get("UPDATE workers SET paused_until_ms = ?, pause_reason = ? WHERE id = ?");
+    pause.bind(1, now + kWorkerFaultPauseMs).bind(2, utf8_head(why, 1024)).bind(3, wid).run();
+    spdlog::warn("worker {} paused for {} s: job {} failed there in a way its environment may cause: {}", worker_id,
+                 kWorkerFaultPauseMs / 1000, job_id, utf8_head(why, 200));
+    if (worker_faults + 1 >= kMaxWorkerFaults) {
+      end = AttemptEnd::kFailedPermanently;
+      why = "failed alike on " + std::to_string(worker_faults + 1) + " workers, so the job is at fault: " + why;
+    }
+  }
+  // A job handed back over and over (a buggy worker, a trainer that keeps exiting 75) ends by its attempts.
+  if (end == AttemptEnd::kHandedBack && hand_backs + 1 > kMaxHandBacks) {
+    end = AttemptEnd::kFailed;
+    why = "handed back " + std::to_string(hand_backs + 1) + " times (more than " + std::to_string(kMaxHandBacks) +
+          "): this one uses an attempt";
+  }
   const JobState to = state_after_attempt(end, cancel_requested, retries_left);
-  // A drained worker's hand-back does not use up an attempt.
-  const std::int64_t attempt_change = end == AttemptEnd::kHandedBack ? -1 : 0;
+  // A drained worker's hand-back, or a worker's fault, does not use up an attempt.
+  const bool spares_attempt = end == AttemptEnd::kHandedBack || end == AttemptEnd::kWorkerFault;
+  const std::int64_t attempt_change = spares_attempt ? -1 : 0;
   check_transition(from, to);
   const bool done = is_terminal(to);
   sql::Statement& update = statements_.get(
       "UPDATE jobs SET state = ?, attempt = attempt + ?, error = ?, "
+      "worker_faults = worker_faults + ?, hand_backs = hand_backs + ?, "
       "worker_id = CASE WHEN ? THEN worker_id ELSE NULL END, lease_expires_ms = NULL, "
       "finished_ms = CASE WHEN ? THEN ? ELSE NULL END WHERE id = ?");
-  update.bind(1, job_state_name(to)).bind(2, attempt_change).bind(3, why).bind(4, done ? 1 : 0);
-  update.bind(5, done ? 1 : 0).bind(6, now).bind(7, id).run();
+  update.bind(1, job_state_name(to)).bind(2, attempt_change).bind(3, why);
+  update.bind(4, std::int64_t{end == AttemptEnd::kWorkerFault ? 1 : 0});
+  update.bind(5, std::int64_t{end == AttemptEnd::kHandedBack ? 1 : 0});
+  update.bind(6, done ? 1 : 0).bind(7, done ? 1 : 0).bind(8, now).bind(9, id).run();
   end_gang(id);
   if (to == JobState::kSucceeded) release_branches(id);
   record_event(id, finish_event_kind(end, to), to, attempt, wid,

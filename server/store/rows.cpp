@@ -42,7 +42,9 @@ const std::string& job_columns() {
       // A branch's parent's state, and the job whose checkpoint it starts from once written.
       "(SELECT p.state FROM jobs p WHERE p.id = j.parent_id), "
       "(SELECT COALESCE(p.reused_from, p.id) FROM jobs p WHERE p.id = j.parent_id AND " + sql_branch_point_written() +
-      ")";
+      "), "
+      // The job's uid, and that of the job whose checkpoint a branch starts from (read only when there is one).
+      "j.uid, (SELECT s.uid FROM jobs p JOIN jobs s ON s.id = COALESCE(p.reused_from, p.id) WHERE p.id = j.parent_id)";
   return columns;
 }
 
@@ -98,6 +100,8 @@ JobRecord read_job(const sql::Statement& s) {
     if (absl::SimpleAtoi(step, &value)) j.branch_points.push_back(value);
   }
   j.branch_start_job_id = optional_id(27);
+  j.uid = s.text(28);
+  if (!j.branch_start_job_id.empty() && !s.is_null(29)) j.branch_start_job_uid = s.text(29);
   j.pending_reason = branch_wait(j, s);
   return j;
 }

@@ -2,6 +2,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/job_stage.h"
+#include "core/uid.h"
+#include "server/random_hex.h"
 #include "server/schema.h"
 #include "server/store.h"
 #include "server/store/metric_tiles.h"
@@ -57,7 +59,7 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
   sql::Statement& insert_job = statements_.get(
       "INSERT INTO jobs(sweep_id, ordinal, name, config_hash, config_json, state, max_attempts, priority, "
       "total_steps, created_ms, step, tokens, last_loss, finished_ms, reused_from, stage, slots_per_node, nodes, parent_id, "
-      "branch_step, branch_points, waiting) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "branch_step, branch_points, waiting, uid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   sql::Statement& copy_metrics = statements_.get(
       "INSERT INTO metrics(job_id, name_id, step, tokens, value) "
       "SELECT ?, name_id, step, tokens, value FROM metrics WHERE job_id = ?");
@@ -88,6 +90,7 @@ void Store::insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::st
     insert_job.bind(21, points);
     insert_job.bind(1, sweep_id).bind(2, ordinal++).bind(3, job.name).bind(4, job.config_hash);
     insert_job.bind(5, to_json(job.config).dump()).bind(7, sweep.max_attempts).bind(8, sweep.priority);
+    insert_job.bind(23, random_hex(kUidBytes));  // never reused, unlike the row id (core/uid.h)
     insert_job.bind(9, job.config.steps).bind(10, now).bind(16, stage);
     // The slots it takes of each worker it runs on (the ranks its trainer starts there), and how many workers.
     insert_job.bind(17, std::int64_t{job.config.ranks_per_node()});

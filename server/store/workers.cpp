@@ -13,12 +13,30 @@ namespace gammalab {
 using store_rows::parse_id;
 
 std::string Store::register_worker(const std::string& hostname, int slots, const std::vector<std::string>& gpus,
-                                   const std::string& requested_id, std::optional<std::int64_t> token_id) {
+                                   const std::string& requested_id, std::optional<std::int64_t> token_id,
+                                   WorkerQuota* quota) {
   absl::MutexLock lock(&mutex_);
   const std::int64_t now = now_ms();
   const std::string gpu_list = absl::StrJoin(gpus, ",");
   sql::Transaction tx(db_);
   std::int64_t id = parse_id(requested_id);
+  // A worker the table already has keeps its place; a new one counts against its token's live workers, in this
+  // transaction, so that concurrent registrations cannot pass the bound together.
+  if (quota != nullptr && quota->max_live > 0 && token_id) {
+    sql::Statement& known = statements_.get("SELECT 1 FROM workers WHERE id = ?");
+    const bool is_known = id >= 0 && known.bind(1, id).step();
+    known.reset();
+    if (!is_known) {
+      sql::Statement& live = statements_.get("SELECT COUNT(*) FROM workers WHERE token_id = ? AND heartbeat_ms >= ?");
+      live.bind(1, *token_id).bind(2, now - quota->live_within_ms);
+      quota->live = live.step() ? live.int64(0) : 0;
+      live.reset();
+      if (quota->live >= quota->max_live) {
+        quota->refused = true;
+        return "";
+      }
+    }
+  }
   auto bind_token = [&](sql::Statement& s, int index) {
     if (token_id)
       s.bind(index, *token_id);

@@ -3,6 +3,8 @@
 // and files over a read's limit. A canary outside the root must never be read, written or created.
 #include "core/shared_root_files.h"
 
+#include "core/shared_root_claim.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -201,6 +203,50 @@ TEST_F(SharedRootFilesTest, AppendsAndListsStayBelowTheRoot) {
   EXPECT_EQ(entries[1].bytes, 3u);
   dir.make_dir("jobs/7/ckpt").list(1, &more);
   EXPECT_TRUE(more);
+  expect_outside_untouched();
+}
+
+// A hard link is a second name for a file that may be anywhere on the filesystem (a secret, another job's
+// log): neither read through (the log route would serve it) nor appended to (a worker would write there).
+TEST_F(SharedRootFilesTest, AFileWithASecondNameIsNeitherReadNorWritten) {
+  const Dir dir = Dir::open(root());
+  fs::create_hard_link(canary(), root() / "jobs" / "7" / "log.txt");
+  expect_refused([&] { dir.open_read("jobs/7/log.txt"); }, "jobs/7/log.txt: has 2 hard links");
+  expect_refused([&] { dir.read("jobs/7/log.txt", 1000); }, "has 2 hard links");
+  expect_refused([&] { dir.open_append("jobs/7/log.txt"); }, "has 2 hard links");
+  // Replacing the name is fine: the new file has one name, and the other name keeps its bytes.
+  dir.write_atomic("jobs/7/log.txt", "fresh");
+  EXPECT_EQ(*dir.read("jobs/7/log.txt", 1000), "fresh");
+  expect_outside_untouched();
+}
+
+TEST_F(SharedRootFilesTest, WriteNewKeepsAnExistingNameAndExactlyOneOfTwoRacersWins) {
+  const Dir dir = Dir::open(root());
+  EXPECT_TRUE(dir.write_new("marker", "first\n"));
+  EXPECT_FALSE(dir.write_new("marker", "second\n"));
+  EXPECT_EQ(*dir.read("marker", 100), "first\n");
+  for (const auto& e : fs::directory_iterator(root())) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << "a temp file was left behind";
+  }
+}
+
+TEST_F(SharedRootFilesTest, ASharedRootHoldsOneDatabasesJobs) {
+  const Dir dir = Dir::open(root());
+  const std::string ours = "0123456789abcdef0123456789abcdef", theirs = "fedcba9876543210fedcba9876543210";
+  EXPECT_EQ(shared_root::claim(dir, ours), "");
+  EXPECT_EQ(slurp(root() / ".gammalab-database"), ours + "\n");
+  EXPECT_EQ(shared_root::claim(dir, ours), "") << "claimed again by the same database (a restart, a restore)";
+  const std::string why = shared_root::claim(dir, theirs);
+  EXPECT_NE(why.find("holds the jobs of another database"), std::string::npos) << why;
+  EXPECT_NE(why.find(ours), std::string::npos) << why;
+  EXPECT_NE(why.find(theirs), std::string::npos) << why;
+  EXPECT_NE(why.find("--shared-root"), std::string::npos) << why;
+  EXPECT_EQ(slurp(root() / ".gammalab-database"), ours + "\n") << "the losing claim changed the marker";
+  EXPECT_THROW(shared_root::claim(dir, "not-a-uid"), std::invalid_argument);
+  // A link planted at the marker is neither followed nor replaced.
+  fs::remove(root() / ".gammalab-database");
+  fs::create_symlink(canary(), root() / ".gammalab-database");
+  EXPECT_THROW(shared_root::claim(dir, ours), Refused);
   expect_outside_untouched();
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "core/file_util.h"
 #include "server/sqlite.h"
 #include "tests/integration/cluster.h"
 #include "tests/integration/db_reader.h"
@@ -105,6 +106,90 @@ axes:
   const auto other = cluster.dir() / "other.db";
   EXPECT_EQ(backup(cluster, {other.string(), "--db", cluster.database(), "--pages-per-step", "0"}).exit_code, 1);
   EXPECT_FALSE(std::filesystem::exists(other));
+}
+
+// The documented restore (docs/deploy.md, "Restore"), end to end: a backup taken early, runs that go on well past
+// it and checkpoint, the coordinator and the worker killed, the backup put in place. The job the backup knew must
+// end with every point of its curve, each the uninterrupted run's value: its checkpoints keep only the lines
+// since the database's later steps, so it trains again from step 0 rather than succeed with a hole. A job
+// submitted after the backup is lost with it; the job submitted again gets its id, and must not resume the lost
+// job's checkpoints in that id's directory.
+TEST(Backup, TheDocumentedRestoreKeepsEveryPointAndNoJobResumesAnothersCheckpoint) {
+  Cluster cluster("restore");
+  cluster.prepare_data("d");
+  cluster.start_server();
+  cluster.start_worker(/*slots=*/2);
+  const auto sweep = [&](const std::string& name, const std::string& lr, int steps) {
+    return cluster.write_file(name + ".yaml", "name: " + name + R"(
+base:
+  model: {preset: tiny-0.03m}
+  optim: {lr: )" + lr + R"(}
+  data: {train: d/train.bin, val: d/val.bin}
+  batch_tokens: 1024
+  steps: )" + std::to_string(steps) + R"(
+  log_every: 10
+  eval_every: 100000
+  ckpt_every: 100
+  threads: 1
+  schedule: {kind: constant}
+axes:
+  grid:
+    scale.variant: [baseline]
+)");
+  };
+  ASSERT_EQ(cluster.cli({"submit", sweep("kept", "0.01", 1200).string()}).exit_code, 0);
+  const auto last_step = [&](DbReader& db, std::int64_t job) {
+    return db.count("SELECT COALESCE(MAX(step), 0) FROM metrics WHERE job_id = " + std::to_string(job));
+  };
+  {
+    DbReader db(cluster.database());
+    ASSERT_TRUE(wait_until([&] { return last_step(db, 1) >= 100; }, 300));
+  }
+  const auto copy = cluster.dir() / "backup.db";
+  ASSERT_EQ(backup(cluster, {copy.string(), "--db", cluster.database()}).exit_code, 0);
+  // Submitted after the backup: lost with it. Job 2 checkpoints under jobs/2.
+  ASSERT_EQ(cluster.cli({"submit", sweep("lost", "0.02", 1200).string()}).exit_code, 0);
+  {
+    DbReader db(cluster.database());
+    ASSERT_TRUE(wait_until([&] { return last_step(db, 1) >= 600 && last_step(db, 2) >= 200; }, 300));
+  }
+  ASSERT_TRUE(std::filesystem::exists(cluster.shared_root() / "jobs" / "2" / "ckpt" / "latest"));
+  cluster.kill_worker(0, SIGKILL);
+  cluster.wait_worker(0);
+  cluster.kill_server(SIGKILL);
+
+  // Restore: the database and its -wal and -shm aside, the backup in place.
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    const std::filesystem::path file = cluster.database() + suffix;
+    if (std::filesystem::exists(file)) std::filesystem::rename(file, file.string() + ".broken");
+  }
+  std::filesystem::copy_file(copy, cluster.database());
+  cluster.start_server();
+  cluster.start_worker(/*slots=*/2);
+  // Submitted again after the restore, with another config: it gets id 2, the lost job's.
+  ASSERT_EQ(cluster.cli({"submit", sweep("again", "0.005", 300).string()}).exit_code, 0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until(
+      [&] {
+        const auto jobs = db.jobs();
+        return jobs.size() == 2 && jobs[0].state == "succeeded" && jobs[1].state == "succeeded";
+      },
+      600));
+  const auto jobs = db.jobs();
+  ASSERT_EQ(jobs[1].id, 2) << "the job submitted again did not get the lost job's id";
+  for (const std::int64_t job : {1, 2}) {
+    SCOPED_TRACE("job " + std::to_string(job));
+    std::map<std::int64_t, double> stored;
+    for (const StoredPoint& p : db.points(job, "train/loss")) stored[p.step] = p.value;
+    const std::map<std::int64_t, double> expected = standalone_curve(cluster, job);
+    ASSERT_EQ(expected.size(), job == 1 ? 120u : 30u);
+    EXPECT_EQ(stored.size(), expected.size()) << "points lost";
+    EXPECT_EQ(stored, expected) << "a curve that is not the job's own";
+  }
+  const std::string log1 = read_file(cluster.shared_root() / "jobs" / "1" / "log.txt");
+  EXPECT_NE(log1.find("but the coordinator stores them only up to step"), std::string::npos) << log1;
+  const std::string log2 = read_file(cluster.shared_root() / "jobs" / "2" / "log.txt");
+  EXPECT_NE(log2.find("another job's, left by a job of the same id"), std::string::npos) << log2;
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ void Cluster::kill_server(int sig) {
   server_.reset();
 }
 
-int Cluster::start_worker(int slots, const std::string& gpus) { return start_worker(WorkerSpec{slots, gpus, {}, {}}); }
+int Cluster::start_worker(int slots, const std::string& gpus) { return start_worker(WorkerSpec{slots, gpus, {}, {}, {}}); }
 
 int Cluster::start_worker(const WorkerSpec& spec) {
   const int index = static_cast<int>(workers_.size());
@@ -141,7 +141,7 @@ int Cluster::start_worker(const WorkerSpec& spec) {
                                 "--shared-root",
                                 shared_root().string(),
                                 "--data-dir",
-                                data_dir().string(),
+                                spec.data_dir.empty() ? data_dir().string() : spec.data_dir.string(),
                                 "--hostname",
                                 "test-worker-" + std::to_string(index),
                                 "--poll-interval-ms",

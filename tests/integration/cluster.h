@@ -23,6 +23,7 @@ struct WorkerSpec {
   std::string gpus;
   std::filesystem::path trainer;         // default: the built gammalab-train
   std::vector<std::string> extra_args;   // e.g. {"--health", "127.0.0.1:0"}
+  std::filesystem::path data_dir;        // default: the cluster's data_dir()
 };
 
 struct CliResult {

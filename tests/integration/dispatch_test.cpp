@@ -234,13 +234,15 @@ base:
   }
 }
 
-// A data file the worker does not have cannot appear on a retry: the job fails after its first attempt,
-// though three were allowed, and the error names the missing file and the worker's data directory.
-TEST(Dispatch, AMissingDataFileFailsTheJobAfterOneAttemptNamingTheDataDirectory) {
+// A data file no worker has: each worker that cannot open it is paused and the job tried on another without
+// using an attempt (the worker's --data-dir may be what is wrong); once three workers failed it alike, the job
+// is at fault and fails, though three attempts were allowed, with an error naming the missing file and the
+// data directory.
+TEST(Dispatch, AMissingDataFileFailsTheJobOnceThreeWorkersFailedItAlike) {
   Cluster cluster("missing-data");
   cluster.prepare_data("d");
   cluster.start_server();
-  cluster.start_worker();
+  for (int i = 0; i < 3; ++i) cluster.start_worker();
   const std::string yaml = R"(name: s
 max_attempts: 3
 base:
@@ -255,8 +257,9 @@ base:
   ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_state(db, db.jobs()[0].id) == "failed"; }, 120))
       << (db.jobs().empty() ? "no job" : job_state(db, db.jobs()[0].id));
   const StoredJob job = db.jobs()[0];
-  EXPECT_EQ(job.attempt, 1) << job.error;
-  EXPECT_NE(job.error.find("another attempt would fail alike"), std::string::npos) << job.error;
+  EXPECT_EQ(job.attempt, 1) << "the workers' faults used no attempt: " << job.error;
+  EXPECT_NE(job.error.find("failed alike on 3 workers, so the job is at fault"), std::string::npos) << job.error;
+  EXPECT_EQ(db.count("SELECT COUNT(*) FROM workers WHERE paused_until_ms > 0"), 3);
   EXPECT_NE(job.error.find("data.train: token shard not found"), std::string::npos) << job.error;
   EXPECT_NE(job.error.find("no-such-shard.bin"), std::string::npos) << job.error;
   EXPECT_NE(job.error.find("in the data directory " + cluster.data_dir().string()), std::string::npos) << job.error;
@@ -268,6 +271,39 @@ base:
   const auto jobs = nlohmann::json::parse(listed.out);
   ASSERT_EQ(jobs.size(), 1u) << listed.out;
   EXPECT_EQ(jobs[0]["state"], "failed") << listed.out;
+}
+
+// One worker with a wrong --data-dir cannot fail the queue: a job it cannot open goes back to pending without
+// using an attempt and the worker is paused; a good worker then runs every job, each within its one attempt.
+TEST(Dispatch, AWorkerWithAWrongDataDirectoryFailsNoJob) {
+  Cluster cluster("bad-worker");
+  cluster.prepare_data("d");
+  cluster.start_server();
+  WorkerSpec bad;
+  bad.data_dir = cluster.dir() / "empty-data";
+  std::filesystem::create_directories(bad.data_dir);
+  cluster.start_worker(bad);
+  const std::string yaml = R"(name: s
+max_attempts: 1
+seeds: 4
+base:
+  model: {preset: tiny-0.03m}
+  data: {train: d/train.bin, val: d/val.bin}
+  batch_tokens: 1024
+  steps: 5
+  threads: 1
+)";
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", yaml).string()}).exit_code, 0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return db.count("SELECT COUNT(*) FROM workers WHERE paused_until_ms > 0") == 1; }, 120))
+      << "the bad worker was not paused";
+  EXPECT_EQ(db.count("SELECT COUNT(*) FROM jobs WHERE state = 'failed'"), 0);
+  EXPECT_EQ(db.count("SELECT COUNT(*) FROM jobs WHERE worker_faults = 1"), 1);
+  cluster.start_worker();
+  ASSERT_TRUE(wait_until([&] { return db.count("SELECT COUNT(*) FROM jobs WHERE state = 'succeeded'") == 4; }, 300))
+      << db.count("SELECT COUNT(*) FROM jobs WHERE state = 'failed'") << " failed";
+  for (const StoredJob& job : db.jobs()) EXPECT_EQ(job.attempt, 1) << job.name;
+  EXPECT_EQ(cluster.cli({"watch", "s"}).exit_code, 0);
 }
 
 }  // namespace

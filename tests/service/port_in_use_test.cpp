@@ -52,7 +52,7 @@ TEST(PortInUse, TheSecondServerProcessExitsWithAnErrorNamingTheAddress) {
   auto start = [&](const std::string& name, const std::string& listen, const std::string& http) {
     return std::make_unique<ChildProcess>(
         std::vector<std::string>{server, "--listen", listen, "--http", http, "--db", (dir / (name + ".db")).string(),
-                                 "--shared-root", (dir / "shared").string()},
+                                 "--shared-root", (dir / (name + "-shared")).string()},
         std::vector<std::string>{}, (dir / (name + ".log")).string());
   };
   auto read = [&](const std::string& name) {

@@ -1,10 +1,12 @@
 // The coordinator's store on a real SQLite file: job state machine, leases, idempotent metrics, reuse.
 #include "core/sweep/config_hash.h"
+#include "core/uid.h"
 #include "server/schema.h"
 #include "server/store.h"
 #include "server/tokens.h"
 
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -174,6 +176,83 @@ TEST_F(StoreTest, HandBackDoesNotUseAnAttempt) {
   auto job = store_->find_job(lease->job.id);
   EXPECT_EQ(job->state, JobState::kPending);
   EXPECT_EQ(job->attempt, 0);
+}
+
+// Hand-backs use no attempt, but not for ever: a worker that hands a job back over and over (or a trainer that
+// keeps exiting 75) ends it by its attempts.
+TEST_F(StoreTest, HandBacksAreBoundedApartFromAttempts) {
+  store_->create_sweep(make_sweep("a", 1, 0, 1), "", "", false);
+  const std::string w = worker();
+  std::string id;
+  for (std::int64_t i = 0; i < Store::kMaxHandBacks; ++i) {
+    auto lease = store_->lease(w, 10000);
+    ASSERT_TRUE(lease) << "hand-back " << i;
+    id = lease->job.id;
+    ASSERT_TRUE(store_->finish(w, id, lease->attempt, AttemptEnd::kHandedBack, ""));
+    ASSERT_EQ(store_->find_job(id)->state, JobState::kPending);
+    ASSERT_EQ(store_->find_job(id)->attempt, 0);
+  }
+  auto lease = store_->lease(w, 10000);
+  ASSERT_TRUE(lease);
+  ASSERT_TRUE(store_->finish(w, id, lease->attempt, AttemptEnd::kHandedBack, ""));
+  const auto job = store_->find_job(id);
+  EXPECT_EQ(job->state, JobState::kFailed) << "its one attempt was used by the hand-back past the bound";
+  EXPECT_NE(job->error.find("handed back 21 times (more than 20): this one uses an attempt"), std::string::npos)
+      << job->error;
+}
+
+// A failure the worker's own environment may cause (its --data-dir, its device's memory) uses no attempt and
+// pauses that worker; the job fails only once kMaxWorkerFaults workers failed it alike.
+TEST_F(StoreTest, AWorkersFaultPausesItAndTheJobFailsOnlyAfterSeveralWorkersFailedIt) {
+  store_->create_sweep(make_sweep("a", 1, 0, 1), "", "", false);
+  std::vector<std::string> workers;
+  for (int i = 0; i < 4; ++i) workers.push_back(worker());
+  std::string id;
+  for (std::int64_t i = 0; i + 1 < Store::kMaxWorkerFaults; ++i) {
+    auto lease = store_->lease(workers[i], 10000);
+    ASSERT_TRUE(lease) << "worker " << i;
+    id = lease->job.id;
+    ASSERT_TRUE(store_->finish(workers[i], id, lease->attempt, AttemptEnd::kWorkerFault, "data.train: not found"));
+    const auto job = store_->find_job(id);
+    EXPECT_EQ(job->state, JobState::kPending);
+    EXPECT_EQ(job->attempt, 0) << "a worker's fault used the job's only attempt";
+    EXPECT_FALSE(store_->lease(workers[i], 10000)) << "a paused worker got a lease";
+  }
+  auto lease = store_->lease(workers[Store::kMaxWorkerFaults - 1], 10000);
+  ASSERT_TRUE(lease);
+  ASSERT_TRUE(store_->finish(workers[Store::kMaxWorkerFaults - 1], id, lease->attempt, AttemptEnd::kWorkerFault,
+                             "data.train: not found"));
+  const auto job = store_->find_job(id);
+  EXPECT_EQ(job->state, JobState::kFailed);
+  EXPECT_EQ(job->error, "failed alike on 3 workers, so the job is at fault: data.train: not found");
+  // A config error is the job's alone: one attempt, as before.
+  store_->create_sweep(make_sweep("b", 1, 0, 3), "", "", false);
+  auto other = store_->lease(workers[3], 10000);
+  ASSERT_TRUE(other);
+  ASSERT_TRUE(store_->finish(workers[3], other->job.id, other->attempt, AttemptEnd::kFailedPermanently, "bad"));
+  EXPECT_EQ(store_->find_job(other->job.id)->state, JobState::kFailed);
+  store_->create_sweep(make_sweep("c", 1), "", "", false);
+  EXPECT_TRUE(store_->lease(workers[3], 10000)) << "a config error paused the worker that reported it";
+}
+
+// Every job has a uid of its own, minted at submit, never reused and never changed (core/uid.h); the database
+// has one too, kept across reopening.
+TEST_F(StoreTest, JobsAndTheDatabaseHaveUidsThatNeverComeRoundAgain) {
+  const auto sweep = store_->create_sweep(make_sweep("a", 3), "", "", false).sweep;
+  std::set<std::string> uids;
+  for (const auto& job : store_->list_jobs(sweep.id)) {
+    EXPECT_TRUE(is_uid(job.uid)) << job.uid;
+    uids.insert(job.uid);
+    EXPECT_EQ(store_->find_job(job.id)->uid, job.uid);
+  }
+  EXPECT_EQ(uids.size(), 3u);
+  const std::string database = store_->database_uid();
+  EXPECT_TRUE(is_uid(database));
+  store_.reset();
+  store_ = std::make_unique<Store>(path_.string());
+  EXPECT_EQ(store_->database_uid(), database);
+  const auto again = store_->create_sweep(make_sweep("b", 3), "", "", false).sweep;
+  for (const auto& job : store_->list_jobs(again.id)) EXPECT_FALSE(uids.count(job.uid)) << job.uid;
 }
 
 TEST_F(StoreTest, CancelPendingNowAndRunningThroughHeartbeat) {

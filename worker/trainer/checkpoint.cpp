@@ -57,9 +57,12 @@ std::optional<std::string> latest_name(const shared_root::Dir& dir, std::ostream
 }
 
 nlohmann::json meta_to_json(const CheckpointMeta& m) {
-  return {{"step", m.step}, {"tokens", m.tokens}, {"data", {{"epoch", m.data.epoch}, {"cursor", m.data.cursor}}},
+  nlohmann::json j = {{"step", m.step}, {"tokens", m.tokens}, {"data", {{"epoch", m.data.epoch}, {"cursor", m.data.cursor}}},
           {"rng", {{"seed", m.seed}, {"data_epoch", m.data.epoch}}}, {"config", m.config},
           {"train_seconds", m.train_seconds}, {"metric_lines", m.metric_lines}};
+  if (!m.job_uid.empty()) j["job_uid"] = m.job_uid;
+  if (m.lines_stored_before) j["lines_stored_before"] = *m.lines_stored_before;
+  return j;
 }
 
 CheckpointMeta meta_from(const SafeTensors& st) {
@@ -75,6 +78,9 @@ CheckpointMeta meta_from(const SafeTensors& st) {
   m.config = j.at("config");
   m.train_seconds = j.value("train_seconds", 0.0);  // (absent from checkpoints older than the field: 0)
   if (j.contains("metric_lines")) m.metric_lines = j.at("metric_lines").get<std::vector<std::string>>();
+  // (Both absent from checkpoints older than them.)
+  if (j.contains("job_uid")) m.job_uid = j.at("job_uid").get<std::string>();
+  if (j.contains("lines_stored_before")) m.lines_stored_before = j.at("lines_stored_before").get<std::int64_t>();
   return m;
 }
 
@@ -191,9 +197,12 @@ CheckpointMeta load_checkpoint(const std::filesystem::path& file, Model& model, 
 }
 
 CheckpointMeta load_checkpoint(const shared_root::Dir& dir, const std::string& name, Model& model,
-                               Optimizer* optimizer, std::ostream* log) {
+                               Optimizer* optimizer, std::ostream* log, const ResumeCheck& check) {
   const std::filesystem::path file = dir.path() / name;
   auto [st, meta] = read_verified(dir, name, checkpoint_byte_limit(model), log);
+  if (check) {
+    if (std::optional<ResumeRefusal> refusal = check(meta)) throw CheckpointRefused(std::move(*refusal));
+  }
   try {
     // Everything is checked before anything is copied, so that a rejected file leaves the model and the
     // optimizer as they were and an older checkpoint (or a fresh start) can follow.
@@ -224,17 +233,33 @@ CheckpointMeta load_checkpoint(const shared_root::Dir& dir, const std::string& n
 }
 
 std::optional<LoadedCheckpoint> load_newest_intact_checkpoint(const shared_root::Dir& dir, Model& model,
-                                                              Optimizer* optimizer, std::ostream& log) {
+                                                              Optimizer* optimizer, std::ostream& log,
+                                                              const ResumeCheck& check) {
   const std::vector<std::string> candidates = checkpoints_newest_first(dir, &log);
+  bool refused_any = false;
   for (const std::string& name : candidates) {
     try {
-      CheckpointMeta meta = load_checkpoint(dir, name, model, optimizer, &log);
+      CheckpointMeta meta = load_checkpoint(dir, name, model, optimizer, &log, check);
       return LoadedCheckpoint{dir.path() / name, std::move(meta)};
     } catch (const CheckpointDamaged& e) {
       log << "rejected " << e.what() << "; trying the one before it\n";
+    } catch (const CheckpointRefused& e) {
+      if (e.refusal.kind == ResumeRefusal::Kind::kError) {
+        throw std::runtime_error("checkpoint " + (dir.path() / name).string() + ": " + e.refusal.why);
+      }
+      refused_any = true;
+      log << "refused checkpoint " << (dir.path() / name).string() << ": " << e.refusal.why;
+      if (e.refusal.kind == ResumeRefusal::Kind::kForeign) {
+        remove_checkpoint(dir, name);
+        log << " (removed)";
+      }
+      log << "; trying the one before it\n";
     }
   }
-  if (!candidates.empty()) log << "no intact checkpoint in " << dir.path().string() << ": starting from step 0\n";
+  if (!candidates.empty()) {
+    log << "no " << (refused_any ? "usable" : "intact") << " checkpoint in " << dir.path().string()
+        << ": starting from step 0\n";
+  }
   return std::nullopt;
 }
 

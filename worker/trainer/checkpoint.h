@@ -5,6 +5,7 @@
 // checkpoints (at least two) are kept, so that a newest one found damaged has an intact one before it.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <stdexcept>
@@ -32,11 +33,34 @@ struct CheckpointMeta {
   // since the previous checkpoint. A resumed run prints again those the lease says the coordinator lacks
   // (core/metric_replay.h): a line the previous run printed but nobody relayed (its worker was killed) is not lost.
   std::vector<std::string> metric_lines;
+  // Whose it is (core/uid.h): the job uid of the run that wrote it; empty when written without one (a trainer
+  // run by hand, or before jobs had uids).
+  std::string job_uid;
+  // The coordinator stored every metric line before this step when the checkpoint was written (metric_lines
+  // are the rest); nullopt in checkpoints older than the field. A resume needs the coordinator to store at
+  // least as much then (checkpoint_resume_check.h).
+  std::optional<std::int64_t> lines_stored_before;
 };
+
+// Why a run may not resume from a checkpoint, told from its metadata before anything is loaded
+// (checkpoint_resume_check.h). kForeign: another job's, removed, and the one before it tried. kSkip: left in
+// place (the next checkpoint written removes those above it) and the one before it tried. kError: the run
+// fails (a checkpoint that does not fit its run is a configuration error, like one of another model).
+struct ResumeRefusal {
+  enum class Kind { kForeign, kSkip, kError };
+  std::string why;
+  Kind kind = Kind::kSkip;
+};
+using ResumeCheck = std::function<std::optional<ResumeRefusal>(const CheckpointMeta&)>;
 
 // A checkpoint file that is missing, fails its checksum or length, or cannot be deserialised.
 struct CheckpointDamaged : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+// An intact checkpoint that a ResumeCheck refused.
+struct CheckpointRefused : std::runtime_error {
+  explicit CheckpointRefused(ResumeRefusal r) : std::runtime_error(r.why), refusal(std::move(r)) {}
+  ResumeRefusal refusal;
 };
 
 // Every file in a checkpoint directory is opened from the directory's descriptor without following a link
@@ -79,20 +103,23 @@ std::vector<std::string> checkpoints_newest_first(const shared_root::Dir& dir, s
 // std::runtime_error if it is intact but does not fit them (another model or variant). A file of the previous
 // format (no checksum) is loaded with a warning on `log`, so that runs checkpointed before checksums were
 // stored can still resume.
+// With `check`, a checkpoint it refuses throws CheckpointRefused, also before anything is touched.
 CheckpointMeta load_checkpoint(const shared_root::Dir& dir, const std::string& name, Model& model,
-                               Optimizer* optimizer, std::ostream* log = nullptr);
+                               Optimizer* optimizer, std::ostream* log = nullptr, const ResumeCheck& check = {});
 CheckpointMeta load_checkpoint(const std::filesystem::path& file, Model& model, Optimizer* optimizer,
                                std::ostream* log = nullptr);
 CheckpointMeta read_checkpoint_meta(const std::filesystem::path& file);
 
-// Loads the newest checkpoint in dir that is not damaged; each damaged one is reported on `log` (file and
-// reason) and the next older one tried. nullopt when dir has none, or none intact (reported): the run starts
-// from step 0, as it does with no checkpoints. An intact checkpoint that does not fit still throws.
+// Loads the newest checkpoint in dir that is not damaged and that `check` (when given) does not refuse; each
+// damaged or refused one is reported on `log` (file and reason) and the next older one tried, a foreign one
+// removed first. nullopt when dir has none, or none usable (reported): the run starts from step 0, as it does
+// with no checkpoints. An intact checkpoint that does not fit still throws.
 struct LoadedCheckpoint {
   std::filesystem::path file;
   CheckpointMeta meta;
 };
 std::optional<LoadedCheckpoint> load_newest_intact_checkpoint(const shared_root::Dir& dir, Model& model,
-                                                              Optimizer* optimizer, std::ostream& log);
+                                                              Optimizer* optimizer, std::ostream& log,
+                                                              const ResumeCheck& check = {});
 
 }  // namespace gammalab::trainer

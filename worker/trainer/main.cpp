@@ -18,6 +18,7 @@
 #include "core/limits.h"
 #include "core/model_preset.h"
 #include "core/shared_root_files.h"
+#include "core/uid.h"
 #include "worker/trainer/data/data_shard.h"
 #include "worker/trainer/data/prepare.h"
 #include "worker/trainer/describe.h"
@@ -67,7 +68,7 @@ JobConfig load_job(const std::string& path, const std::string& shared_root = {})
 }
 
 struct RunArgs {
-  std::string config, ckpt_dir, data_dir, shared_root, start_from;
+  std::string config, ckpt_dir, data_dir, shared_root, start_from, job_uid, start_from_uid;
   std::vector<std::int64_t> keep_checkpoints_at;
   StoredMetrics stored;
   bool stored_steps_on_stdin = false;
@@ -93,6 +94,8 @@ int cmd_run(const RunArgs& a, int argc, char** argv) {
   o.ranks = plan.spec;
   o.bucket_bytes = static_cast<std::int64_t>(a.bucket_mb * (1 << 20));
   o.start_from = a.start_from;
+  o.job_uid = a.job_uid;
+  o.start_from_uid = a.start_from_uid;
   o.keep_checkpoints_at = a.keep_checkpoints_at;
   o.stored = a.stored;
   std::optional<StoredStepFeed> feed;
@@ -177,6 +180,14 @@ int main(int argc, char** argv) {
   // Cooldown branches (docs/branches.md).
   run_cmd->add_option("--start-from", run.start_from,
                       "a branch's start: its parent's checkpoint file, used when --ckpt-dir holds none of its own");
+  // Identities (core/uid.h, from the lease): a resume takes only this job's checkpoints, a branch only its run's.
+  const CLI::Validator uid([](std::string& text) { return is_uid(text) ? "" : "not 32 lowercase hex characters"; },
+                           "UID");
+  run_cmd->add_option("--job-uid", run.job_uid, "this job's uid: written into its checkpoints, required to resume one")
+      ->check(uid);
+  run_cmd->add_option("--start-from-uid", run.start_from_uid,
+                      "the uid of the job whose checkpoint --start-from is: required of that file")
+      ->check(uid);
   run_cmd->add_option("--keep-checkpoint-at", run.keep_checkpoints_at,
                       "steps (comma-separated) to checkpoint and keep: the branch points of this run's branches")
       ->delimiter(',')

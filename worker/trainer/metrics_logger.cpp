@@ -44,6 +44,7 @@ void MetricsLogger::replay(const std::vector<std::string>& lines) {
 }
 
 void MetricsLogger::forget_stored_before(std::int64_t step) {
+  stored_before_ = std::max(stored_before_, step);
   while (!kept_.empty() && kept_.front().step < step) kept_.pop_front();
 }
 

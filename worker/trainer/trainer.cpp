@@ -13,6 +13,7 @@
 #include "core/param_count.h"
 #include "core/shared_root.h"
 #include "worker/trainer/checkpoint.h"
+#include "worker/trainer/checkpoint_resume_check.h"
 #include "core/lr_schedule.h"
 #include "core/metric.h"
 #include "worker/trainer/sharpness.h"
@@ -171,8 +172,10 @@ void Trainer::checkpoint(std::int64_t step) {
   meta.seed = config_.seed;
   meta.config = to_json(config_);
   meta.train_seconds = train_seconds();
+  meta.job_uid = options_.job_uid;
   if (options_.stored_before != nullptr) metrics_.forget_stored_before(std::min(options_.stored_before->load(), step));
   meta.metric_lines = metrics_.unstored();
+  meta.lines_stored_before = metrics_.stored_before();
   // A branch point's announcement is printed only once its checkpoint is written, but it is kept in that
   // checkpoint: a trainer killed between the two replays it on resume, so the branches never wait for the
   // whole run to end (docs/branches.md).
@@ -189,7 +192,8 @@ std::int64_t Trainer::resume() {
   // Only rank 0 reads checkpoints (the others need no shared filesystem); they take its state below.
   if (!options_.ckpt_dir.empty() && is_rank0()) {
     // A damaged newest checkpoint is reported and the one before it used, rather than failing every attempt.
-    if (const auto loaded = load_newest_intact_checkpoint(checkpoint_dir(), *model_, optimizer_.get(), log_)) {
+    const ResumeCheck check = resume_check(options_.job_uid, to_json(config_), options_.stored);
+    if (const auto loaded = load_newest_intact_checkpoint(checkpoint_dir(), *model_, optimizer_.get(), log_, check)) {
       const CheckpointMeta& meta = loaded->meta;
       sampler_->seek(meta.data);
       metrics_.replay(meta.metric_lines);
@@ -217,7 +221,18 @@ std::int64_t Trainer::start_from_branch_point() {
     dir = shared_root::Dir::open(options_.shared_root).find_dir(*rel);
     if (!dir) throw std::runtime_error("branch point " + file.string() + ": its directory does not exist");
   }
-  const CheckpointMeta meta = load_checkpoint(*dir, file.filename().string(), *model_, optimizer_.get(), &log_);
+  // Another job's file at the parent's path (a job id used again) is refused before anything is loaded.
+  const ResumeCheck whose = [&](const CheckpointMeta& m) -> std::optional<ResumeRefusal> {
+    if (options_.start_from_uid.empty() || m.job_uid.empty() || m.job_uid == options_.start_from_uid) return std::nullopt;
+    return ResumeRefusal{"written by job uid " + m.job_uid + ", not by the run this branch starts from (" +
+                         options_.start_from_uid + ")"};
+  };
+  CheckpointMeta meta;
+  try {
+    meta = load_checkpoint(*dir, file.filename().string(), *model_, optimizer_.get(), &log_, whose);
+  } catch (const CheckpointRefused& e) {
+    throw ConfigError("--start-from", file.string() + ": " + e.what());
+  }
   const std::string mismatch = branch_point_mismatch(job_config_from_json(meta.config), config_, meta.step);
   if (!mismatch.empty()) throw ConfigError("--start-from", file.string() + ": " + mismatch);
   sampler_->seek(meta.data);

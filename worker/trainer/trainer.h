@@ -38,6 +38,11 @@ struct TrainerOptions {
   // A cooldown branch (docs/branches.md): the parent's checkpoint its first attempt starts from, below
   // shared_root when that is set. Its own checkpoints come first: a branch resumes from them like any run.
   std::filesystem::path start_from;
+  // Identities (core/uid.h), from the lease: this job's, written into every checkpoint and required of those it
+  // resumes from (checkpoint_resume_check.h); and the job's whose checkpoint start_from is, required of it.
+  // Empty (a run by hand): not checked.
+  std::string job_uid;
+  std::string start_from_uid;
   // Steps whose checkpoints are written whatever ckpt_every says, and never rotated away: the branch points
   // that this run's branches start from. Each is announced, once written, by a metric line of
   // metric_names::kBranchPoint.

@@ -397,10 +397,14 @@ CREATE TABLE database_identity (
     // 18: a failure a worker's own environment may cause (its data directory, its device's memory) uses no
     // attempt: the job counts them apart and fails after Store::kMaxWorkerFaults, and the worker is paused
     // (no leases) for Store::kWorkerFaultPauseMs. Hand-backs use no attempt either, up to Store::kMaxHandBacks.
-    // And a token's live workers are bounded (--max-workers-per-token).
+    // And a token's live workers are bounded (--max-workers-per-token); a branch whose run ended without its
+    // checkpoint is cancelled (orphaned), and comes back when the run is retried.
     R"sql(
 ALTER TABLE jobs ADD COLUMN worker_faults INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN hand_backs INTEGER NOT NULL DEFAULT 0;
+-- A branch cancelled because its run ended without its checkpoint (Store::end_orphaned_branches): a retry of
+-- the run brings it back.
+ALTER TABLE jobs ADD COLUMN orphaned INTEGER NOT NULL DEFAULT 0 CHECK (orphaned IN (0, 1));
 ALTER TABLE workers ADD COLUMN paused_until_ms INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE workers ADD COLUMN pause_reason TEXT NOT NULL DEFAULT '';
 -- A new worker counts its token's live ones (Store::register_worker).

@@ -77,7 +77,11 @@ struct IngestResult {
   // its attempt already reported for that metric (and is not a resend of a stored point).
   // With an IngestFence: kNotHolder: the attempt does not hold the job (stale or unknown); kOtherToken: the job
   // is held by a worker of another token; kRateLimited: the fence's admit() said no.
-  enum class Refusal { kNone, kUnknownJob, kStepBeyondJob, kStepBackwards, kNotHolder, kOtherToken, kRateLimited };
+  // kBadBranchPoint: a branch_point point at a step the job did not declare (JobRecord::branch_points), or whose
+  // value is not its step: it would release branches with no checkpoint to start from.
+  enum class Refusal {
+    kNone, kUnknownJob, kStepBeyondJob, kStepBackwards, kNotHolder, kOtherToken, kRateLimited, kBadBranchPoint
+  };
   Refusal refusal = Refusal::kNone;
   std::string reason;  // for a refusal: names the job, the metric, the field and the value
 };
@@ -223,10 +227,12 @@ class Store {
   // `end` is the worker's word (never kLeaseExpired, which expire_leases decides).
   // Neither a hand-back nor a worker's fault (kWorkerFault) uses up an attempt, each up to its own bound: the
   // hand-backs past kMaxHandBacks count as failed attempts, the kMaxWorkerFaults-th worker fault fails
-  // the job. A worker fault also pauses the worker that reported it: no lease for kWorkerFaultPauseMs.
+  // the job, and so does one when no other live worker is there to try it on. A worker fault that requeues the
+  // job pauses the worker that reported it: no lease for kWorkerFaultPauseMs.
   static constexpr std::int64_t kMaxHandBacks = 20;
   static constexpr std::int64_t kMaxWorkerFaults = 3;
-  static constexpr std::int64_t kWorkerFaultPauseMs = 5 * 60 * 1000;
+  static constexpr std::int64_t kWorkerFaultPauseMs = 60 * 1000;
+  static constexpr std::int64_t kLiveWorkerMs = 60 * 1000;  // a heartbeat this recent: a worker to try a job on
   bool finish(const std::string& worker_id, const std::string& job_id, int attempt, AttemptEnd end,
               const std::string& error);
   // Jobs whose lease ran out go back to pending (or fail after max_attempts). Returns how many.
@@ -392,6 +398,11 @@ class Store {
   // reads only the `waiting` flag, through a partial index of the jobs that are not waiting, so waiting branches
   // cost it nothing however many there are.
   void release_branches(std::int64_t parent_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // A run that ended failed or cancelled: its branches still waiting for a checkpoint it never wrote would wait
+  // for ever, and its sweep (and `watch`) never end. They are cancelled with the reason, marked orphaned so
+  // that a retry of the run (restore_orphaned_branches) brings them back to wait again.
+  void end_orphaned_branches(std::int64_t parent_id, JobState parent) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void restore_orphaned_branches(std::int64_t parent_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Gang leases (server/store/gangs.cpp), in lease()'s transaction.
   struct GangTurn {
     bool held = false;           // the worker holds a place in a gang: it is leased nothing else now

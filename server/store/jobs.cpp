@@ -119,6 +119,10 @@ int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& j
     record_event(c.id, c.state == JobState::kCancelled ? job_event_kind::kCancelled : job_event_kind::kCancelRequested,
                  c.state, c.attempt, c.worker_id, "cancelled by user");
   }
+  // A run cancelled before it ran: its branches (when not cancelled with it) have nothing to wait for.
+  for (const Cancelled& c : done) {
+    if (c.state == JobState::kCancelled) end_orphaned_branches(c.id, JobState::kCancelled);
+  }
   cancelled = static_cast<int>(done.size());
   tx.commit();
   changed();
@@ -141,6 +145,7 @@ std::optional<JobRecord> Store::retry(const std::string& job_id) {
   record_event(id, job_event_kind::kRetried, JobState::kPending, 0, -1,
                "by user, after it was " + std::string(job_state_name(from)) + " on attempt " +
                    std::to_string(job->attempt));
+  restore_orphaned_branches(id);
   auto retried = read_job_by_id(statements_, id);
   tx.commit();
   changed();

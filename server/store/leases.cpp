@@ -165,6 +165,34 @@ void Store::release_branches(std::int64_t parent_id) {
   release.bind(1, parent_id).run();
 }
 
+void Store::end_orphaned_branches(std::int64_t parent_id, JobState parent) {
+  check_transition(JobState::kPending, JobState::kCancelled);
+  sql::Statement& end = statements_.get(
+      "UPDATE jobs SET state = ?, orphaned = 1, finished_ms = ?, error = 'its run (job ' || parent_id || ') ended ' || ? "
+      "|| ' before writing its checkpoint at step ' || branch_step || ': retry the run (gammalab retry ' || "
+      "parent_id || ') and this branch waits for it again' "
+      "WHERE parent_id = ? AND state = ? AND waiting = 1 RETURNING id, error");
+  end.bind(1, job_state_name(JobState::kCancelled)).bind(2, now_ms()).bind(3, job_state_name(parent));
+  end.bind(4, parent_id).bind(5, job_state_name(JobState::kPending));
+  std::vector<std::pair<std::int64_t, std::string>> ended;
+  while (end.step()) ended.emplace_back(end.int64(0), end.text(1));
+  for (const auto& [id, why] : ended) record_event(id, job_event_kind::kCancelled, JobState::kCancelled, 0, -1, why);
+}
+
+void Store::restore_orphaned_branches(std::int64_t parent_id) {
+  check_transition(JobState::kCancelled, JobState::kPending);
+  sql::Statement& restore = statements_.get(
+      "UPDATE jobs SET state = ?, orphaned = 0, finished_ms = NULL, error = '' "
+      "WHERE parent_id = ? AND state = ? AND orphaned = 1 RETURNING id");
+  restore.bind(1, job_state_name(JobState::kPending)).bind(2, parent_id).bind(3, job_state_name(JobState::kCancelled));
+  std::vector<std::int64_t> restored;
+  while (restore.step()) restored.push_back(restore.int64(0));
+  for (const std::int64_t id : restored) {
+    record_event(id, job_event_kind::kRetried, JobState::kPending, 0, -1,
+                 "its run (job " + std::to_string(parent_id) + ") was retried");
+  }
+}
+
 void Store::advance_lease_turn(std::int64_t sweep_id) {
   sql::Statement& turn = statements_.get(
       "UPDATE sweeps SET lease_turn = (SELECT COALESCE(MAX(lease_turn), 0) + 1 FROM sweeps) "
@@ -233,14 +261,26 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
     why = "node " + std::to_string(*node) + " (worker " + worker_id + "): " + error;
   }
   // A fault of the worker's own environment may be: it is paused, and the job tried elsewhere, up to a bound.
+  const bool worker_faults_counted = end == AttemptEnd::kWorkerFault;
+  // With no other worker to try it on (live, not draining, not paused), it fails now and this worker is not
+  // paused: a one-worker cluster fails a job with missing data at once, as it should, and goes on.
   if (end == AttemptEnd::kWorkerFault) {
-    sql::Statement& pause = statements_.get("UPDATE workers SET paused_until_ms = ?, pause_reason = ? WHERE id = ?");
-    pause.bind(1, now + kWorkerFaultPauseMs).bind(2, utf8_head(why, 1024)).bind(3, wid).run();
-    spdlog::warn("worker {} paused for {} s: job {} failed there in a way its environment may cause: {}", worker_id,
-                 kWorkerFaultPauseMs / 1000, job_id, utf8_head(why, 200));
+    sql::Statement& others = statements_.get(
+        "SELECT COUNT(*) FROM workers WHERE id != ? AND draining = 0 AND paused_until_ms <= ? AND heartbeat_ms >= ?");
+    others.bind(1, wid).bind(2, now).bind(3, now - kLiveWorkerMs);
+    const std::int64_t elsewhere = others.step() ? others.int64(0) : 0;
+    others.reset();
     if (worker_faults + 1 >= kMaxWorkerFaults) {
       end = AttemptEnd::kFailedPermanently;
       why = "failed alike on " + std::to_string(worker_faults + 1) + " workers, so the job is at fault: " + why;
+    } else if (elsewhere == 0) {
+      end = AttemptEnd::kFailedPermanently;
+      why = "no other worker to try it on: " + why;
+    } else {
+      sql::Statement& pause = statements_.get("UPDATE workers SET paused_until_ms = ?, pause_reason = ? WHERE id = ?");
+      pause.bind(1, now + kWorkerFaultPauseMs).bind(2, utf8_head(why, 1024)).bind(3, wid).run();
+      spdlog::warn("worker {} paused for {} s: job {} failed there in a way its environment may cause: {}", worker_id,
+                   kWorkerFaultPauseMs / 1000, job_id, utf8_head(why, 200));
     }
   }
   // A job handed back over and over (a buggy worker, a trainer that keeps exiting 75) ends by its attempts.
@@ -261,13 +301,14 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
       "worker_id = CASE WHEN ? THEN worker_id ELSE NULL END, lease_expires_ms = NULL, "
       "finished_ms = CASE WHEN ? THEN ? ELSE NULL END WHERE id = ?");
   update.bind(1, job_state_name(to)).bind(2, attempt_change).bind(3, why);
-  update.bind(4, std::int64_t{end == AttemptEnd::kWorkerFault ? 1 : 0});
+  update.bind(4, std::int64_t{worker_faults_counted ? 1 : 0});
   update.bind(5, std::int64_t{end == AttemptEnd::kHandedBack ? 1 : 0});
   update.bind(6, done ? 1 : 0).bind(7, done ? 1 : 0).bind(8, now).bind(9, id).run();
   end_gang(id);
   if (to == JobState::kSucceeded) release_branches(id);
   record_event(id, finish_event_kind(end, to), to, attempt, wid,
                to == JobState::kCancelled && error.empty() ? "cancelled by user" : why);
+  if (to == JobState::kFailed || to == JobState::kCancelled) end_orphaned_branches(id, to);
   tx.commit();
   changed();
   return true;
@@ -336,6 +377,7 @@ int Store::expire_leases() {
     end_gang(job.id);
     record_event(job.id, job_event_kind::kLeaseExpired, to, job.attempt, job.worker_id,
                  to == JobState::kCancelled ? "cancelled by user (worker lost)" : why);
+    if (is_terminal(to)) end_orphaned_branches(job.id, to);
   }
   tx.commit();
   if (!jobs.empty()) changed();

@@ -2,11 +2,15 @@
 // an unknown job, or with a step past the job or going back, is refused whole. Ingest never
 // changes a job's state: the trainer's start does (leases.cpp). Reports that arrive together are written in one
 // transaction (store/group_commit.h), each in a savepoint of its own.
+#include <absl/strings/str_join.h>
+#include <absl/strings/str_split.h>
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
 #include <limits>
 #include <map>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <tuple>
@@ -157,7 +161,23 @@ std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t 
       "SELECT 1 FROM metrics m JOIN metric_names n ON n.id = m.name_id WHERE m.job_id = ? AND n.name = ? AND m.step = ?");
   auto what = [](const MetricPoint& p) { return "metric '" + p.name + "' at step " + std::to_string(p.step) + ": "; };
   std::map<std::string, std::int64_t> heads;  // per metric: the highest step, this report's points included
+  std::optional<std::vector<std::string>> declared;  // the job's branch points, read at its first branch_point point
   for (const MetricPoint& p : points) {
+    if (p.name == metric_names::kBranchPoint) {
+      if (!declared) {
+        sql::Statement& of = statements_.get("SELECT branch_points FROM jobs WHERE id = ?");
+        const std::string text = of.bind(1, id).step() ? of.text(0) : std::string();
+        of.reset();
+        declared = absl::StrSplit(text, ',', absl::SkipEmpty());
+      }
+      const bool listed = std::find(declared->begin(), declared->end(), std::to_string(p.step)) != declared->end();
+      if (!listed || p.value != static_cast<double>(p.step)) {
+        return {IngestResult::Refusal::kBadBranchPoint,
+                what(p) + "a branch point is announced only at a step the job declares (" +
+                    (declared->empty() ? std::string("it declares none") : absl::StrJoin(*declared, ", ")) +
+                    "), with the step as its value"};
+      }
+    }
     if (p.step > total_steps) {
       return {IngestResult::Refusal::kStepBeyondJob,
               what(p) + "step " + std::to_string(p.step) + " is beyond the job's " + std::to_string(total_steps) + " steps"};

@@ -1,6 +1,7 @@
 // Cooldown branches in the store (docs/branches.md): a branch is leased only once its run has reported the
 // checkpoint it starts from written, on the run's own fenced metric path; it waits with a reason while the run
-// has not, and stays waiting if the run ends without it; waiting branches never hold up other work; a
+// has not, and is cancelled, saying why, if the run ends without it (a retry of the run brings it back);
+// waiting branches never hold up other work; a branch point is taken only at a step the run declares; a
 // resubmitted sweep starts a branch from the checkpoint of the finished run its parent reuses.
 #include <gtest/gtest.h>
 
@@ -83,7 +84,7 @@ TEST_F(StoreBranches, ABranchIsLeasedOnceItsRunHasWrittenItsCheckpoint) {
   EXPECT_EQ(lease->job.id, second.id);
 }
 
-TEST_F(StoreBranches, ARunThatEndsWithoutTheCheckpointLeavesItsBranchWaitingAndOtherSweepsRun) {
+TEST_F(StoreBranches, ARunThatEndsWithoutTheCheckpointEndsItsBranchAndOtherSweepsRun) {
   Sweep sweep_file = run_with_branches("a");
   sweep_file.max_attempts = 1;
   sweep_file.priority = 5;
@@ -101,13 +102,38 @@ TEST_F(StoreBranches, ARunThatEndsWithoutTheCheckpointLeavesItsBranchWaitingAndO
   lease = store_->lease(w, 10000, 3);
   ASSERT_TRUE(lease);
   EXPECT_EQ(lease->job.id, job(sweep, 1).id);
-  EXPECT_EQ(job(sweep, 2).pending_reason,
-            "its run (job " + run + ") ended failed before writing its checkpoint at step 60: this branch waits until a "
-            "rerun of it writes one (gammalab submit --rerun)");
-  // The higher-priority sweep has only a waiting branch left: the other sweep's job is leased, not starved.
+  // The branch at 60 would wait for ever, and its sweep never end: it is cancelled, saying why.
+  const JobRecord orphan = job(sweep, 2);
+  EXPECT_EQ(orphan.state, JobState::kCancelled);
+  EXPECT_EQ(orphan.error, "its run (job " + run + ") ended failed before writing its checkpoint at step 60: retry "
+                          "the run (gammalab retry " + run + ") and this branch waits for it again");
+  // The higher-priority sweep has nothing left to lease: the other sweep's job is leased, not starved.
   lease = store_->lease(w, 10000, 2);
   ASSERT_TRUE(lease);
   EXPECT_EQ(lease->job.sweep_id, other);
+  // Retrying the run brings its orphaned branch back to wait for it; a branch the user cancelled stays so.
+  ASSERT_TRUE(store_->retry(run));
+  EXPECT_EQ(job(sweep, 2).state, JobState::kPending);
+  EXPECT_EQ(job(sweep, 2).pending_reason, "waits for its run (job " + run + ") to write its checkpoint at step 60");
+}
+
+TEST_F(StoreBranches, ABranchPointIsTakenOnlyAtADeclaredStepWithItsStepAsValue) {
+  const std::string sweep = store_->create_sweep(run_with_branches("a"), "", "", false).sweep.id;
+  const std::string w = worker();
+  auto lease = store_->lease(w, 10000, 4);
+  ASSERT_TRUE(lease);
+  const std::string run = lease->job.id;
+  ASSERT_TRUE(store_->start(w, run, 1));
+  const IngestFence fence;
+  for (const MetricPoint& bogus : {branch_point(50), MetricPoint{40, 4000, std::string(metric_names::kBranchPoint), 7.0}}) {
+    const IngestResult r = store_->add_metrics(run, 1, {{40, 4000, "train/loss", 2.0}, bogus}, &fence);
+    EXPECT_EQ(r.refusal, IngestResult::Refusal::kBadBranchPoint);
+    EXPECT_NE(r.reason.find("a branch point is announced only at a step the job declares (40, 60)"), std::string::npos)
+        << r.reason;
+  }
+  EXPECT_EQ(job(sweep, 1).pending_reason, "waits for its run (job " + run + ") to write its checkpoint at step 40");
+  EXPECT_EQ(store_->add_metrics(run, 1, {branch_point(40)}, &fence).stored, 1);
+  EXPECT_EQ(job(sweep, 1).pending_reason, "");
 }
 
 TEST_F(StoreBranches, AResubmittedSweepStartsItsBranchesFromTheReusedRunsCheckpoints) {

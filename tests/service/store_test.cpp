@@ -235,6 +235,21 @@ TEST_F(StoreTest, AWorkersFaultPausesItAndTheJobFailsOnlyAfterSeveralWorkersFail
   EXPECT_TRUE(store_->lease(workers[3], 10000)) << "a config error paused the worker that reported it";
 }
 
+// With no other worker to try it on, a worker's fault fails the job at once and pauses nobody: a one-worker
+// cluster goes on with its other jobs.
+TEST_F(StoreTest, AWorkersFaultWithNoOtherWorkerFailsTheJobAndPausesNobody) {
+  store_->create_sweep(make_sweep("a", 2, 0, 3), "", "", false);
+  const std::string w = worker();
+  auto lease = store_->lease(w, 10000);
+  ASSERT_TRUE(lease);
+  ASSERT_TRUE(store_->finish(w, lease->job.id, lease->attempt, AttemptEnd::kWorkerFault, "data.train: not found"));
+  const auto job = store_->find_job(lease->job.id);
+  EXPECT_EQ(job->state, JobState::kFailed);
+  EXPECT_EQ(job->error, "no other worker to try it on: data.train: not found");
+  EXPECT_EQ(job->attempt, 1);
+  EXPECT_TRUE(store_->lease(w, 10000)) << "the only worker was paused";
+}
+
 // Every job has a uid of its own, minted at submit, never reused and never changed (core/uid.h); the database
 // has one too, kept across reopening.
 TEST_F(StoreTest, JobsAndTheDatabaseHaveUidsThatNeverComeRoundAgain) {

@@ -346,9 +346,10 @@ max_attempts: 1
   await waitInPage(() => document.getElementById('sweep-name').textContent === 'web-test-missing-data');
   await waitInPage(() => document.querySelectorAll('#jobs tbody tr[data-state="failed"]').length === 1, undefined, RUN_TIMEOUT);
   const [failed] = (await api(`/api/sweeps/${failedSweepId}/jobs`)).body;
-  // A missing data file is permanent: one attempt, the trainer's data status (66), the data directory named.
+  // A missing data file: one attempt, the trainer's data status (66), the data directory named. Each worker's
+  // failure of it may be that worker's (its --data-dir): tried on the other worker, it fails there too.
   assert.equal(failed.attempt, 1);
-  assert.match(failed.error, /gammalab-train exited with code 66 \(a data error: another attempt would fail alike/);
+  assert.match(failed.error, /no other worker to try it on: gammalab-train exited with code 66 \(a data error: the job's data cannot be opened on this worker/);
   assert.match(failed.error, /token shard not found: .*missing\/train\.bin \(in the data directory /);
   const failedText = await page.textContent('#jobs tbody tr[data-state="failed"] .err');
   assert.match(failedText, /gammalab-train exited with code 66/);

@@ -14,7 +14,8 @@ set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
 # Every binary reads the shared files: the model presets (configs/models) at least.
 install(DIRECTORY configs/ DESTINATION "${GAMMALAB_SHARE_DIR}/configs" COMPONENT common)
-install(FILES deploy/systemd/gammalab.env deploy/systemd/worker-gpu0-3.env
+install(FILES deploy/systemd/gammalab.env deploy/systemd/server.env deploy/systemd/worker.env
+              deploy/systemd/worker-gpu0-3.env
         DESTINATION "${GAMMALAB_SHARE_DIR}/examples" COMPONENT common)
 
 if(GAMMALAB_TRAINER)
@@ -62,7 +63,8 @@ set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_COMPONENTS_GROUPING IGNORE)
 set(CPACK_COMPONENT_COMMON_DESCRIPTION "gammalab: model presets, example sweeps, the dashboard's files")
-set(CPACK_DEBIAN_COMMON_PACKAGE_CONTROL_EXTRA "${CMAKE_SOURCE_DIR}/deploy/debian/postinst")
+set(CPACK_DEBIAN_COMMON_PACKAGE_CONTROL_EXTRA "${CMAKE_SOURCE_DIR}/deploy/debian/postinst"
+    "${CMAKE_SOURCE_DIR}/deploy/debian/postrm")
 set(CPACK_DEBIAN_COMMON_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_COMMON_PACKAGE_ARCHITECTURE all)
 if(GAMMALAB_TRAINER)

@@ -91,6 +91,9 @@ inline constexpr std::size_t kMaxMetricStreamsPerClient = 16;
 inline constexpr std::size_t kMaxMetricStreamsPerToken = 512;
 inline constexpr std::size_t kMaxMetricStreams = 1024;
 inline constexpr std::int64_t kMetricStreamIdleMs = 30'000;
+// The longest a worker's gRPC channel waits between reconnection tries (GRPC_ARG_MAX_RECONNECT_BACKOFF_MS): a
+// restarted coordinator's lease grace covers it (server/lease_reaper.h).
+inline constexpr std::int64_t kWorkerMaxReconnectBackoffMs = 2'000;
 // Threads of the gRPC server in all (its resource quota): the long calls above, and unary calls beside them.
 // A call that finds none free is refused with RESOURCE_EXHAUSTED instead of starting a thread without end.
 inline constexpr int kMaxGrpcServerThreads = 1600;

@@ -5,14 +5,21 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/limits.h"
 #include "server/prometheus_metrics.h"
 
 namespace gammalab {
 
-LeaseReaper::LeaseReaper(Store& store, std::int64_t lease_timeout_ms)
+std::int64_t restart_grace_ms(std::int64_t lease_timeout_ms, std::int64_t heartbeat_interval_ms) {
+  return std::max(lease_timeout_ms,
+                  limits::kWorkerMaxReconnectBackoffMs + 2 * heartbeat_interval_ms + kRestartGraceMarginMs);
+}
+
+LeaseReaper::LeaseReaper(Store& store, std::int64_t lease_timeout_ms, std::int64_t heartbeat_interval_ms)
     : store_(store), lease_timeout_ms_(lease_timeout_ms) {
-  if (int n = store_.grant_lease_grace(lease_timeout_ms_); n > 0) {
-    spdlog::info("{} lease(s) from before the start get {} ms for their workers to reconnect", n, lease_timeout_ms_);
+  const std::int64_t grace = restart_grace_ms(lease_timeout_ms, heartbeat_interval_ms);
+  if (int n = store_.grant_lease_grace(grace); n > 0) {
+    spdlog::info("{} lease(s) from before the start get {} ms for their workers to reconnect", n, grace);
   }
   thread_ = std::thread([this] { run(); });
 }

@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
     if (!options.insecure_no_auth) tokens = std::make_unique<gammalab::Tokens>(options.database);
     gammalab::CoordinatorService coordinator(store, options);
     gammalab::WorkerGatewayService gateway(store, options);
-    gammalab::LeaseReaper reaper(store, options.lease_timeout_ms);
+    gammalab::LeaseReaper reaper(store, options.lease_timeout_ms, options.heartbeat_interval_ms);
     gammalab::Refitter refitter(store, refit);
     gammalab::TuneStage tune_stages(store, /*background=*/true);
 

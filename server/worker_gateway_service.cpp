@@ -172,7 +172,8 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext* context,
     if (!call) return refusal;
     v1::ReportMetricsRequest request;
     while (reader->Read(&request)) {
-      call->touch();
+      // Only points are activity: a stream kept open by empty reports is as idle as a silent one.
+      if (request.points_size() > 0) call->touch();
       const std::string who = "job " + utf8_head(request.job_id(), 64) + " attempt " + std::to_string(request.attempt());
       // Every field bounded (points: limits::kMaxPointsPerReport), the job id canonical.
       if (grpc::Status bad = check_request_limits(request); !bad.ok()) {

@@ -145,7 +145,7 @@ WorkerDaemon::WorkerDaemon(WorkerOptions options) : options_(std::move(options))
   if (options_.advertise_address.empty()) options_.advertise_address = this_hostname();
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, static_cast<int>(limits::kWorkerMaxReconnectBackoffMs));
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);  // the shortest connect attempt (default 20 s): reconnect soon after a restart
   channel_ = open_channel(options_.coordinator, options_.security, args);
   stub_ = v1::WorkerGateway::NewStub(channel_);

@@ -142,6 +142,37 @@ TEST(Dispatch, CoordinatorDownForTwiceTheLeaseTimeoutKillsNoHealthyTrainer) {
   expect_complete_curve(db, jobs[0].id, kSteps, 5);
 }
 
+// A short lease (3 s) and two restarts back to back, the first after the lease ran out twice over: the grace
+// covers the worker's reconnection whatever the lease (server/lease_reaper.h), so the healthy trainer keeps its
+// attempt. With a grace of one lease timeout, this cost the job an attempt.
+TEST(Dispatch, TwoRestartsBackToBackWithAShortLeaseKillNoHealthyTrainer) {
+  constexpr int kSteps = 400;
+  constexpr std::int64_t kLeaseTimeoutMs = 3000;
+  Cluster cluster("short-lease-restarts");
+  cluster.prepare_data("d");
+  cluster.start_server(/*heartbeat_ms=*/200, kLeaseTimeoutMs);
+  cluster.start_worker();
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", tiny_sweep_yaml("s", kSteps, "[baseline]", 50)).string()}).exit_code, 0);
+  {
+    DbReader db(cluster.database());
+    ASSERT_TRUE(wait_until([&] { return db.count("SELECT COUNT(*) FROM metrics") >= 4; }, 300));
+  }
+  cluster.kill_server(SIGKILL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2 * kLeaseTimeoutMs));
+  cluster.start_server(200, kLeaseTimeoutMs);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  cluster.kill_server(SIGKILL);
+  cluster.start_server(200, kLeaseTimeoutMs);
+
+  ASSERT_EQ(cluster.cli({"watch", "s"}).exit_code, 0);
+  DbReader db(cluster.database());
+  const auto jobs = db.jobs();
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].state, "succeeded") << jobs[0].error;
+  EXPECT_EQ(jobs[0].attempt, 1) << "a restart used an attempt: the healthy trainer was killed";
+  expect_complete_curve(db, jobs[0].id, kSteps, 5);
+}
+
 TEST(Dispatch, CancelStopsTheRunningTrainerWithinSeconds) {
   Cluster cluster("cancel");
   cluster.prepare_data("d");

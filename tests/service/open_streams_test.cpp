@@ -93,6 +93,32 @@ TEST(OpenStreams, AnIdleMetricStreamIsEnded) {
   EXPECT_TRUE(next.finish().ok());
 }
 
+// Empty reports are not activity: a stream that sends nothing but empty requests is ended like a silent one, so
+// a token cannot hold its slots with them.
+TEST(OpenStreams, AStreamOfEmptyReportsIsEndedAsIdle) {
+  InProcessCoordinator c("open-streams-empty", [](ServerOptions& o) { o.metric_stream_idle_ms = 1000; });
+  // A worker of this token holding a job: its empty reports are well-formed and fenced in, and store nothing.
+  c.store().create_sweep(make_sweep("empty", 1), "", "", false);
+  const std::string worker = c.store().register_worker("host", 1, {}, "", c.worker_token_id());
+  const auto lease = c.store().lease(worker, 60000);
+  ASSERT_TRUE(lease);
+  auto stub = v1::WorkerGateway::NewStub(c.own_channel());
+  OpenStream busy(*stub);
+  ASSERT_TRUE(eventually([&] { return c.gateway().metric_streams().open() == 1; }, 5s));
+  const auto opened = std::chrono::steady_clock::now();
+  v1::ReportMetricsRequest empty;
+  empty.set_job_id(lease->job.id);
+  empty.set_attempt(lease->attempt);
+  std::thread keep_alive([&] {
+    while (std::chrono::steady_clock::now() - opened < 6s && busy.writer->Write(empty)) std::this_thread::sleep_for(100ms);
+  });
+  EXPECT_TRUE(eventually([&] { return c.gateway().metric_streams().open() == 0; }, 5s))
+      << "empty reports kept the stream open";
+  EXPECT_EQ(c.gateway().metric_streams().ended_idle(), 1);
+  busy.context.TryCancel();
+  keep_alive.join();
+}
+
 TEST(OpenStreams, RevokingAWorkerTokenEndsItsOpenMetricStreams) {
   InProcessCoordinator c("open-streams-revoke-worker");
   auto stub = v1::WorkerGateway::NewStub(c.own_channel());

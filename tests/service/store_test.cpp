@@ -1,4 +1,5 @@
 // The coordinator's store on a real SQLite file: job state machine, leases, idempotent metrics, reuse.
+#include "core/limits.h"
 #include "core/sweep/config_hash.h"
 #include "core/uid.h"
 #include "server/schema.h"
@@ -130,7 +131,7 @@ TEST_F(StoreTest, AStartingCoordinatorGivesLeasesThatRanOutWhileItWasDownOneTime
   auto lease = store_->lease(w, -1);  // ran out while the coordinator was down
   ASSERT_TRUE(lease);
   {
-    LeaseReaper reaper(*store_, /*lease_timeout_ms=*/60000);  // what gammalab-server starts with
+    LeaseReaper reaper(*store_, /*lease_timeout_ms=*/60000, /*heartbeat_interval_ms=*/5000);  // the server's defaults
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its first pass has run
     EXPECT_EQ(store_->find_job(lease->job.id)->state, JobState::kLeased) << "not requeued at start-up";
     const HeartbeatResult beat = store_->heartbeat(w, {{lease->job.id, lease->attempt}}, false, 60000);
@@ -139,6 +140,13 @@ TEST_F(StoreTest, AStartingCoordinatorGivesLeasesThatRanOutWhileItWasDownOneTime
   EXPECT_EQ(store_->expire_leases(), 0);
   EXPECT_EQ(store_->find_job(lease->job.id)->attempt, 1) << "no attempt used";
   EXPECT_EQ(store_->grant_lease_grace(1000), 1) << "only the active lease, not the pending job";
+}
+
+// The grace is a lease timeout, but never less than a worker's reconnection plus the margin.
+TEST_F(StoreTest, TheRestartGraceCoversAWorkersReconnectionWhateverTheLease) {
+  EXPECT_EQ(restart_grace_ms(60000, 5000), 60000);
+  EXPECT_EQ(restart_grace_ms(3000, 200), limits::kWorkerMaxReconnectBackoffMs + 400 + kRestartGraceMarginMs);
+  EXPECT_GE(restart_grace_ms(1000, 100), 15000);
 }
 
 TEST_F(StoreTest, ListedSweepsCarryNoSourceWhichFindingOneDoes) {

@@ -70,7 +70,16 @@ inside gammalab validate /usr/share/gammalab/configs/sweeps/demo-cpu.yaml >"$tmp
 inside gammalab-train --help >/dev/null || fail "gammalab-train --help (its libraries do not load?)"
 inside gammalab-worker --help >/dev/null || fail "gammalab-worker --help"
 inside getent passwd gammalab >/dev/null || fail "the package made no gammalab user"
-[ "$(stat -c %a "$root/etc/gammalab/gammalab.env")" = 600 ] || fail "/etc/gammalab/gammalab.env is not mode 0600"
+for file in gammalab.env server.env worker.env; do
+  [ "$(stat -c %a "$root/etc/gammalab/$file")" = 600 ] || fail "/etc/gammalab/$file is not mode 0600"
+done
+# The coordinator's unit reads no file that holds the worker token.
+server_unit="$(cat "$root/usr/lib/systemd/system/gammalab-server.service")"
+grep -q '^EnvironmentFile=/etc/gammalab/worker' <<<"$server_unit" && fail "the server unit reads the worker's env file"
+for file in gammalab.env server.env; do
+  grep -q '^GAMMALAB_TOKEN' "$root/etc/gammalab/$file" && fail "/etc/gammalab/$file holds GAMMALAB_TOKEN"
+done
+grep -q '^GAMMALAB_TOKEN=' "$root/etc/gammalab/worker.env" || fail "/etc/gammalab/worker.env has no GAMMALAB_TOKEN="
 inside systemd-analyze verify /usr/lib/systemd/system/gammalab-server.service >"$tmp/verify.txt" 2>&1 ||
   { cat "$tmp/verify.txt" >&2; fail "systemd-analyze verify of the installed server unit"; }
 
@@ -95,5 +104,20 @@ grep -q '<title>gammalab' <<<"$page" || fail "the installed server's dashboard p
 for asset in app.js series.js charts.js style.css vendor/uplot/uPlot.esm.js vendor/uplot/uPlot.min.css; do
   inside curl -fsS -o /dev/null "http://127.0.0.1:$port/$asset" || fail "the installed server does not serve /$asset"
 done
+kill -KILL "$server_pid" 2>/dev/null || true
+wait "$server_pid" 2>/dev/null || true
+server_pid=""
+
+# 5. Purged, as an administrator would: the settings files (the worker token among them) and the user go; the
+#    database directory, which is data, stays.
+mkdir -p "$root/var/lib/gammalab" && echo keep >"$root/var/lib/gammalab/gammalab.db"
+inside dpkg --purge gammalab-server gammalab-worker gammalab-cli gammalab-trainer gammalab-common >"$tmp/purge.log" 2>&1 ||
+  { cat "$tmp/purge.log" >&2; fail "dpkg --purge"; }
+[ ! -e "$root/etc/gammalab/worker.env" ] || fail "purge left /etc/gammalab/worker.env (the worker token)"
+[ ! -e "$root/etc/gammalab" ] || fail "purge left /etc/gammalab: $(ls -A "$root/etc/gammalab")"
+inside getent passwd gammalab >/dev/null && fail "purge left the gammalab user"
+inside getent group gammalab >/dev/null && fail "purge left the gammalab group"
+[ "$(cat "$root/var/lib/gammalab/gammalab.db")" = keep ] || fail "purge removed the database"
 echo "packages: cpack made ${#debs[@]}; installed into Debian 12 with apt: --version, validate, health check," \
-     "dashboard, trainer, worker, user, settings file and unit all as installed"
+     "dashboard, trainer, worker, user, settings files and unit all as installed; purged: settings and user gone," \
+     "database kept"

@@ -49,9 +49,20 @@ for key in User=gammalab NoNewPrivileges=yes ProtectSystem=strict ReadWritePaths
   done
 done
 # Plaintext on every interface is never the default.
-if grep -Eq '^GAMMALAB_(LISTEN|HTTP)=0\.0\.0\.0' "$here/gammalab.env"; then
-  echo "FAIL: gammalab.env listens on 0.0.0.0 by default" >&2
+if grep -Eq '^GAMMALAB_(LISTEN|HTTP)=0\.0\.0\.0' "$here/server.env"; then
+  echo "FAIL: server.env listens on 0.0.0.0 by default" >&2
   status=1
 fi
+# The coordinator's unit never reads the file with the worker token, and only that file has one.
+if grep -q '^EnvironmentFile=.*worker' "$here/gammalab-server.service"; then
+  echo "FAIL: gammalab-server.service reads worker.env (the worker token)" >&2
+  status=1
+fi
+for file in gammalab.env server.env; do
+  if grep -q '^GAMMALAB_TOKEN' "$here/$file"; then
+    echo "FAIL: $file holds GAMMALAB_TOKEN; the coordinator's unit reads it" >&2
+    status=1
+  fi
+done
 [ $status -eq 0 ] && echo "systemd units: verify and security checks passed"
 exit $status

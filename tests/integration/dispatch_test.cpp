@@ -114,14 +114,14 @@ TEST(Dispatch, CoordinatorKilledAndRestartedLosesNothing) {
   for (const auto& point : before) EXPECT_TRUE(after.contains(point)) << "a point stored before the kill is gone";
 }
 
-TEST(Dispatch, CoordinatorDownForTwiceTheLeaseTimeoutKillsNoHealthyTrainer) {
+// One run on one worker; the coordinator killed once it has points, down for twice the lease timeout (the
+// trainer keeps going while its worker cannot reach anyone), then started `starts` times, each of them but the
+// last killed 300 ms later. The healthy trainer must keep its attempt and its whole curve.
+void expect_restarts_kill_no_healthy_trainer(const std::string& name, std::int64_t lease_timeout_ms, int starts) {
   constexpr int kSteps = 400;
-  // A worker reconnects within seconds of a restart (up to about 6 s measured on 2 loaded cores): the grace
-  // of one lease timeout must cover that, as production timeouts (a minute) do easily.
-  constexpr std::int64_t kLeaseTimeoutMs = 15000;
-  Cluster cluster("coordinator-down");
+  Cluster cluster(name);
   cluster.prepare_data("d");
-  cluster.start_server(/*heartbeat_ms=*/200, kLeaseTimeoutMs);
+  cluster.start_server(/*heartbeat_ms=*/200, lease_timeout_ms);
   cluster.start_worker();
   ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", tiny_sweep_yaml("s", kSteps, "[baseline]", 50)).string()}).exit_code, 0);
   {
@@ -129,40 +129,14 @@ TEST(Dispatch, CoordinatorDownForTwiceTheLeaseTimeoutKillsNoHealthyTrainer) {
     ASSERT_TRUE(wait_until([&] { return db.count("SELECT COUNT(*) FROM metrics") >= 4; }, 300));
   }
   cluster.kill_server(SIGKILL);
-  // The trainer keeps going while its worker cannot reach anyone; its lease runs out twice over.
-  std::this_thread::sleep_for(std::chrono::milliseconds(2 * kLeaseTimeoutMs));
-  cluster.start_server(200, kLeaseTimeoutMs);
-
-  ASSERT_EQ(cluster.cli({"watch", "s"}).exit_code, 0);
-  DbReader db(cluster.database());
-  const auto jobs = db.jobs();
-  ASSERT_EQ(jobs.size(), 1u);
-  EXPECT_EQ(jobs[0].state, "succeeded") << jobs[0].error;
-  EXPECT_EQ(jobs[0].attempt, 1) << "the restart used no attempt: the healthy trainer was not killed";
-  expect_complete_curve(db, jobs[0].id, kSteps, 5);
-}
-
-// A short lease (3 s) and two restarts back to back, the first after the lease ran out twice over: the grace
-// covers the worker's reconnection whatever the lease (server/lease_reaper.h), so the healthy trainer keeps its
-// attempt. With a grace of one lease timeout, this cost the job an attempt.
-TEST(Dispatch, TwoRestartsBackToBackWithAShortLeaseKillNoHealthyTrainer) {
-  constexpr int kSteps = 400;
-  constexpr std::int64_t kLeaseTimeoutMs = 3000;
-  Cluster cluster("short-lease-restarts");
-  cluster.prepare_data("d");
-  cluster.start_server(/*heartbeat_ms=*/200, kLeaseTimeoutMs);
-  cluster.start_worker();
-  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", tiny_sweep_yaml("s", kSteps, "[baseline]", 50)).string()}).exit_code, 0);
-  {
-    DbReader db(cluster.database());
-    ASSERT_TRUE(wait_until([&] { return db.count("SELECT COUNT(*) FROM metrics") >= 4; }, 300));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2 * lease_timeout_ms));
+  for (int i = 0; i < starts; ++i) {
+    if (i > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      cluster.kill_server(SIGKILL);
+    }
+    cluster.start_server(200, lease_timeout_ms);
   }
-  cluster.kill_server(SIGKILL);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2 * kLeaseTimeoutMs));
-  cluster.start_server(200, kLeaseTimeoutMs);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  cluster.kill_server(SIGKILL);
-  cluster.start_server(200, kLeaseTimeoutMs);
 
   ASSERT_EQ(cluster.cli({"watch", "s"}).exit_code, 0);
   DbReader db(cluster.database());
@@ -171,6 +145,17 @@ TEST(Dispatch, TwoRestartsBackToBackWithAShortLeaseKillNoHealthyTrainer) {
   EXPECT_EQ(jobs[0].state, "succeeded") << jobs[0].error;
   EXPECT_EQ(jobs[0].attempt, 1) << "a restart used an attempt: the healthy trainer was killed";
   expect_complete_curve(db, jobs[0].id, kSteps, 5);
+}
+
+// A worker reconnects within seconds of a restart (up to about 6 s measured on 2 loaded cores).
+TEST(Dispatch, CoordinatorDownForTwiceTheLeaseTimeoutKillsNoHealthyTrainer) {
+  expect_restarts_kill_no_healthy_trainer("coordinator-down", /*lease_timeout_ms=*/15000, /*starts=*/1);
+}
+
+// A short lease (3 s) and two restarts back to back: the grace covers the worker's reconnection whatever the
+// lease (server/lease_reaper.h). With a grace of one lease timeout, back-to-back restarts cost jobs an attempt.
+TEST(Dispatch, TwoRestartsBackToBackWithAShortLeaseKillNoHealthyTrainer) {
+  expect_restarts_kill_no_healthy_trainer("short-lease-restarts", /*lease_timeout_ms=*/3000, /*starts=*/2);
 }
 
 TEST(Dispatch, CancelStopsTheRunningTrainerWithinSeconds) {

@@ -385,7 +385,7 @@ END;
     // 17: identities that are never reused (docs/deploy.md, "Identity"). A job's uid is minted at submit and
     // travels with its lease into its checkpoints: a row id comes round again after a backup is restored, a uid
     // does not, so a job never resumes another's checkpoint. The database's uid is written into the shared
-    // root it uses (server/shared_root_claim.h), so two coordinators never share one unknowingly. A uid never
+    // root it uses (core/shared_root_claim.h), so two coordinators never share one unknowingly. A uid never
     // changes after its insert: the change triggers above need not list it.
     Migration(R"sql(
 ALTER TABLE jobs ADD COLUMN uid TEXT NOT NULL DEFAULT '';

@@ -260,10 +260,11 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
     }
     why = "node " + std::to_string(*node) + " (worker " + worker_id + "): " + error;
   }
-  // A fault of the worker's own environment may be: it is paused, and the job tried elsewhere, up to a bound.
+  // Counted before `end` may become kFailedPermanently below: the failing fault is a fault too.
   const bool worker_faults_counted = end == AttemptEnd::kWorkerFault;
-  // With no other worker to try it on (live, not draining, not paused), it fails now and this worker is not
-  // paused: a one-worker cluster fails a job with missing data at once, as it should, and goes on.
+  // A fault the worker's own environment may have caused: the worker is paused and the job tried elsewhere, up
+  // to a bound. With no other worker to try it on (live, not draining, not paused), it fails now and this worker
+  // is not paused: a one-worker cluster fails a job with missing data at once, as it should, and goes on.
   if (end == AttemptEnd::kWorkerFault) {
     sql::Statement& others = statements_.get(
         "SELECT COUNT(*) FROM workers WHERE id != ? AND draining = 0 AND paused_until_ms <= ? AND heartbeat_ms >= ?");

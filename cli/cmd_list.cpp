@@ -1,6 +1,7 @@
 // gammalab sweeps | jobs SWEEP | show JOB | workers: what the coordinator knows.
 #include <absl/strings/str_join.h>
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -109,7 +110,10 @@ void add_workers_command(CLI::App& app, CliContext& context) {
                        "gammalab --server coordinator:50051 workers --json"}));
   cmd->callback([&context] {
     const std::vector<v1::Worker> list = list_all_workers(*connect_coordinator(context.server), context.server);
-    std::cout << (context.json ? to_json_array(list) + "\n" : workers_table(list));
+    const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    std::cout << (context.json ? to_json_array(list) + "\n" : workers_table(list, now_ms));
   });
 }
 

@@ -2,6 +2,7 @@
 #include "cli/job_view.h"
 
 #include <absl/strings/str_join.h>
+#include <google/protobuf/util/time_util.h>
 
 #include <algorithm>
 #include <cmath>
@@ -138,14 +139,23 @@ std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& name
   return out + terminal_text(reasons);
 }
 
-std::string workers_table(const std::vector<v1::Worker>& workers) {
+std::string workers_table(const std::vector<v1::Worker>& workers, std::int64_t now_ms) {
   std::vector<std::vector<std::string>> rows;
+  std::string reasons;  // why a worker is paused, under the table: a sentence does not fit a column
   for (const auto& w : workers) {
     const std::string gpus = absl::StrJoin(w.gpus(), ","), running = absl::StrJoin(w.running_job_ids(), ",");
+    const std::int64_t paused_ms = w.has_paused_until() ? google::protobuf::util::TimeUtil::TimestampToMilliseconds(w.paused_until()) - now_ms : 0;
+    const bool paused = w.alive() && !w.draining() && paused_ms > 0;
     rows.push_back({w.id(), w.hostname(), std::to_string(w.slots()), gpus.empty() ? "-" : gpus,
-                    w.alive() ? (w.draining() ? "draining" : "alive") : "lost", running.empty() ? "-" : running});
+                    w.alive() ? (w.draining() ? "draining" : paused ? "paused" : "alive") : "lost",
+                    running.empty() ? "-" : running});
+    if (paused) {
+      reasons += "worker " + w.id() + " is paused for " + std::to_string((paused_ms + 999) / 1000) +
+                 " s more (leased nothing): " + w.pause_reason() + "\n";
+    }
   }
-  return render({"ID", "HOST", "SLOTS", "GPUS", "STATUS", "JOBS"}, rows, {true, false, true, false, false, false});
+  return render({"ID", "HOST", "SLOTS", "GPUS", "STATUS", "JOBS"}, rows, {true, false, true, false, false, false}) +
+         terminal_text(reasons);
 }
 
 std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width) {

@@ -27,7 +27,9 @@ std::string worker_label(const WorkerNames& names, const std::string& worker_id)
 // In at most `width` columns (0: any), for a terminal: the throughput, tokens, worker, slots and attempt columns
 // go first, in that order, then names are cut in the middle; a line under the table says what was left out.
 std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& names = {}, std::size_t width = 0);
-std::string workers_table(const std::vector<v1::Worker>& workers);
+// A paused worker (a job failed on it in a way its environment may cause) shows as such, with how much longer
+// and why under the table; `now_ms` is the time to count from (milliseconds since the epoch).
+std::string workers_table(const std::vector<v1::Worker>& workers, std::int64_t now_ms);
 // One line per job with a progress bar, step, tokens, loss, throughput and ETA (for `watch`), in families as
 // jobs_table; jobs given in families stay in their order.
 std::string progress_lines(const std::vector<v1::Job>& jobs, int bar_width = 24);

@@ -18,6 +18,10 @@ struct WorkerRecord {
   bool alive = false;     // it sent a heartbeat within the worker timeout when it was read
   bool draining = false;  // it finishes what it holds and takes nothing new
   std::vector<std::string> running_job_ids;  // the jobs it holds an attempt of (as a gang's member too)
+  // Leased nothing until then (milliseconds since the epoch; 0 or past: not paused): a job failed on it in a way
+  // its own environment may cause (Store::finish), said in pause_reason.
+  std::int64_t paused_until_ms = 0;
+  std::string pause_reason;
 
   bool operator==(const WorkerRecord&) const = default;
 };

@@ -126,6 +126,10 @@ v1::Worker to_proto(const WorkerRecord& worker) {
   out.set_alive(worker.alive);
   out.set_draining(worker.draining);
   out.mutable_running_job_ids()->Add(worker.running_job_ids.begin(), worker.running_job_ids.end());
+  if (worker.paused_until_ms > 0) {
+    *out.mutable_paused_until() = timestamp(worker.paused_until_ms);
+    out.set_pause_reason(worker.pause_reason);
+  }
   return out;
 }
 

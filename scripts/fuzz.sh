@@ -16,9 +16,10 @@ targets=()
 for dir in tests/fuzz/corpus/*/; do targets+=("fuzz_$(basename "$dir")"); done
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" sanitized_service_tests
 
-# Concurrent authenticated calls and open streams on the coordinator, under ASan and UBSan. The heap-growth
-# test reads glibc's malloc statistics, which ASan's allocator does not keep: it runs in `make test` only.
-echo "fuzz: concurrency tests under ASan and UBSan"
+# Concurrent authenticated calls, open streams, hostile reports and registrations on the coordinator, under ASan
+# and UBSan. The heap-growth test reads glibc's malloc statistics, which ASan's allocator does not keep: it runs
+# in `make test` only.
+echo "fuzz: concurrency and abuse tests under ASan and UBSan"
 "$build/tests/fuzz/sanitized_service_tests" --gtest_filter='-*MemoryDoesNotGrow*' --gtest_brief=1
 
 failed=()

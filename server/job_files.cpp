@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/checkpoint_record.h"
 #include "core/shared_root.h"
 #include "core/shared_root_files.h"
 #include "core/utf8_text.h"
@@ -96,6 +97,30 @@ CheckpointList list_checkpoints(const fs::path& shared_root, std::string_view jo
     list.truncated = true;
   }
   return list;
+}
+
+std::string branch_checkpoint_problem(const fs::path& shared_root, std::string_view job_id, std::int64_t step) {
+  if (!shared_root::is_job_id(job_id) || step < 1) return "not a job id and a step";
+  const fs::path dir = shared_root::job_ckpt_dir(job_id);
+  const std::string name = shared_root::checkpoint_file_name(step);
+  const std::string where = (dir / name).string();
+  try {
+    const std::optional<shared_root::Dir> root = shared_root::Dir::open_root(shared_root);
+    if (!root) return "the shared root does not exist on the coordinator";
+    const std::optional<shared_root::Fd> file = root->open_read(dir / name);
+    if (!file) return where + " does not exist";
+    struct stat st {};
+    if (::fstat(file->get(), &st) != 0) return where + " cannot be read";
+    const std::optional<std::string> text = root->read(dir / checkpoint_record_name(name), kMaxCheckpointRecordBytes);
+    if (!text) return where + " has no integrity record beside it";
+    const CheckpointRecord record = parse_checkpoint_record(*text, checkpoint_record_name(name));
+    if (static_cast<std::uint64_t>(st.st_size) != record.bytes) {
+      return where + " is " + std::to_string(st.st_size) + " bytes, its record says " + std::to_string(record.bytes);
+    }
+  } catch (const std::exception& e) {
+    return where + ": " + e.what();
+  }
+  return {};
 }
 
 }  // namespace gammalab

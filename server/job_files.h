@@ -41,4 +41,11 @@ inline constexpr std::size_t kMaxCheckpointScan = 10000;
 CheckpointList list_checkpoints(const std::filesystem::path& shared_root, std::string_view job_id,
                                 std::size_t max_files);
 
+// Why a cooldown branch may not start from the checkpoint its run announces at `step`, or empty when it may:
+// jobs/<id>/ckpt/<the step's file> must be a regular file (no link, one name) with its integrity record beside
+// it (core/checkpoint_record.h), exactly as long as the record says. Only sizes are compared: the payload may be
+// many GB, and the branch's trainer checks its CRC-32 as it loads it. Never throws: a reason is returned.
+std::string branch_checkpoint_problem(const std::filesystem::path& shared_root, std::string_view job_id,
+                                      std::int64_t step);
+
 }  // namespace gammalab

@@ -18,7 +18,7 @@ std::string peer_address(const std::string& peer) {
 LongCalls::LongCalls(LongCallLimits limits, const std::string& database)
     : limits_(std::move(limits)),
       by_address_(limits_.total, limits_.per_address),
-      by_token_(limits_.total, limits_.per_token),
+      by_token_(limits_.total, limits_.per_token, StreamSlots::Share::kFairShare),
       database_(database) {
   watchdog_ = std::thread([this] { watch(); });
 }
@@ -48,10 +48,19 @@ std::unique_ptr<LongCalls::Call> LongCalls::enter(grpc::ServerContext* context, 
   call->address_slot_ = by_address_.acquire(address);
   if (call->address_slot_ && token_id) call->token_slot_ = by_token_.acquire(std::to_string(*token_id));
   if (!call->address_slot_ || (token_id && !call->token_slot_)) {
+    // The token's fair share is named when it is what refused the call.
+    std::string share;
+    if (call->address_slot_ && token_id) {
+      const std::size_t limit = by_token_.limit_for(std::to_string(*token_id));
+      if (limit < limits_.per_token) {
+        share = " (now " + std::to_string(limit) + ", a fair share beside the other tokens holding " + limits_.kinds +
+                ")";
+      }
+    }
     refusal = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                            "too many open " + limits_.kinds + ": at most " + std::to_string(limits_.per_address) +
-                               " per client address, " + std::to_string(limits_.per_token) + " per token and " +
-                               std::to_string(limits_.total) + " in all; close others or retry later");
+                               " per client address, " + std::to_string(limits_.per_token) + " per token" + share +
+                               " and " + std::to_string(limits_.total) + " in all; close others or retry later");
     call->context_ = nullptr;  // never registered: its destructor only gives back the slots it got
     return nullptr;
   }

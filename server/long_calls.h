@@ -1,9 +1,9 @@
 #pragma once
 // Long-lived gRPC calls (WatchSweep, ReportMetrics streams), each holding a thread of the server while it
-// lasts: bounded per client address, per token and in all, and watched. A watchdog thread ends (TryCancel)
-// every call whose token was revoked since it began, and a call that promised to send and sent nothing for
-// its idle limit (a ReportMetrics stream opened and left open: a worker's stream writes its batches at once
-// and closes). Without these, one valid token could hold every thread of the coordinator, and a revoked one
+// lasts: bounded per client address, per token (and to a fair share beside the other tokens holding some:
+// server/stream_slots.h) and in all, and watched. A watchdog thread ends (TryCancel) every call whose token was
+// revoked since it began, and a call that promised to send and sent nothing for its idle limit (a
+// ReportMetrics stream opened and left open: a worker's stream writes its batches at once and closes). Without these, one valid token could hold every thread of the coordinator, and a revoked one
 // would keep what it had open.
 //
 // Thread-safety: every member may be called from any thread. A Call handle unregisters itself under the

@@ -77,6 +77,12 @@ int main(int argc, char** argv) {
                  "live workers one worker token may register at once; past it a new registration is refused")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
+  app.add_option("--max-metric-streams-per-address", options.max_metric_streams_per_address,
+                 "open metric streams from one client address (workers behind one NAT address share it); each "
+                 "token holds at most a fair share of the " +
+                     std::to_string(gammalab::limits::kMaxMetricStreams) + " in all")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, gammalab::limits::kMaxMetricStreams));
   app.add_option("--heartbeat-interval-ms", options.heartbeat_interval_ms, "worker heartbeat interval")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -410,6 +410,18 @@ ALTER TABLE workers ADD COLUMN pause_reason TEXT NOT NULL DEFAULT '';
 -- A new worker counts its token's live ones (Store::register_worker).
 CREATE INDEX workers_by_token ON workers(token_id, heartbeat_ms);
 )sql",
+    // 19: the workers a job failed on in a way their environment may cause (Store::finish). Such a worker is
+    // never offered the job again, so one bad worker cannot use up the job's bound on its own, however often
+    // its pause lapses: the job fails once kMaxWorkerFaults distinct workers failed it alike. A retry clears
+    // the list. And a branch whose attempt failed is not leased again before `not_before_ms` (a back-off).
+    R"sql(
+ALTER TABLE jobs ADD COLUMN not_before_ms INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE job_worker_faults (
+  job_id    INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  worker_id INTEGER NOT NULL,
+  PRIMARY KEY (job_id, worker_id)
+) WITHOUT ROWID;
+)sql",
   };
   return all;
 }

@@ -30,6 +30,11 @@ struct ServerOptions {
   std::int64_t max_workers_per_token = 256;
   // Points in an HTTP metrics answer without max_points, over all its series (not a flag; tests lower it).
   std::size_t http_max_full_series_points = limits::kMaxFullSeriesPoints;
+  // Open ReportMetrics streams from one client address: workers behind one NAT address share it.
+  std::size_t max_metric_streams_per_address = limits::kMaxMetricStreamsPerClient;
+  // Open ReportMetrics streams in all (not a flag: the server's thread quota is sized for the default; tests
+  // lower it).
+  std::size_t max_metric_streams = limits::kMaxMetricStreams;
   // A ReportMetrics stream that sends nothing for this long is ended (not a flag; tests lower it).
   std::int64_t metric_stream_idle_ms = limits::kMetricStreamIdleMs;
 };

@@ -226,13 +226,17 @@ class Store {
   // succeeded only leaves the gang (node 0's report ends the attempt).
   // `end` is the worker's word (never kLeaseExpired, which expire_leases decides).
   // Neither a hand-back nor a worker's fault (kWorkerFault) uses up an attempt, each up to its own bound: the
-  // hand-backs past kMaxHandBacks count as failed attempts, the kMaxWorkerFaults-th worker fault fails
-  // the job, and so does one when no other live worker is there to try it on. A worker fault that requeues the
-  // job pauses the worker that reported it: no lease for kWorkerFaultPauseMs.
+  // hand-backs past kMaxHandBacks count as failed attempts. A worker's fault keeps the job from that worker for
+  // good (job_worker_faults) and pauses the worker for kWorkerFaultPauseMs; the job fails once kMaxWorkerFaults
+  // distinct workers failed it alike, or when no live worker is left to try it on. A retry clears both counts.
   static constexpr std::int64_t kMaxHandBacks = 20;
   static constexpr std::int64_t kMaxWorkerFaults = 3;
   static constexpr std::int64_t kWorkerFaultPauseMs = 60 * 1000;
   static constexpr std::int64_t kLiveWorkerMs = 60 * 1000;  // a heartbeat this recent: a worker to try a job on
+  // A cooldown branch's failed attempt goes back to the queue for kBranchRetryBackoffMs, doubling with each
+  // attempt up to kMaxBranchRetryBackoffMs (its pending reason says so).
+  static constexpr std::int64_t kBranchRetryBackoffMs = 10 * 1000;
+  static constexpr std::int64_t kMaxBranchRetryBackoffMs = 5 * 60 * 1000;
   bool finish(const std::string& worker_id, const std::string& job_id, int attempt, AttemptEnd end,
               const std::string& error);
   // Jobs whose lease ran out go back to pending (or fail after max_attempts). Returns how many.

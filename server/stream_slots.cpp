@@ -1,16 +1,28 @@
 #include "server/stream_slots.h"
 
+#include <algorithm>
+
 namespace gammalab {
+
+std::size_t StreamSlots::limit_locked(const std::string& client) const {
+  if (share_ == Share::kFixed) return per_client_;
+  const auto mine = by_client_.find(client);
+  const std::size_t others = by_client_.size() - (mine == by_client_.end() ? 0 : 1);
+  return std::min(per_client_, std::max<std::size_t>(1, total_ / (others + 2)));
+}
+
+std::size_t StreamSlots::limit_for(const std::string& client) const {
+  absl::MutexLock lock(&mutex_);
+  return limit_locked(client);
+}
 
 std::shared_ptr<void> StreamSlots::acquire(const std::string& client) {
   {
     absl::MutexLock lock(&mutex_);
-    std::size_t& mine = by_client_[client];
-    if (open_ >= total_ || mine >= per_client_) {
-      if (mine == 0) by_client_.erase(client);
-      return nullptr;
-    }
-    ++mine;
+    const auto found = by_client_.find(client);
+    const std::size_t mine = found == by_client_.end() ? 0 : found->second;
+    if (open_ >= total_ || mine >= limit_locked(client)) return nullptr;
+    ++by_client_[client];
     ++open_;
   }
   // The handle's deleter gives the slot back; it owns nothing else (the pointer is a non-null marker).

@@ -2,14 +2,19 @@
 
 #include <spdlog/spdlog.h>
 
+#include <map>
+#include <vector>
+
 #include "core/host_port.h"
 #include "core/limits.h"
 #include "core/metric_check.h"
+#include "core/metric_names.h"
 #include "core/shared_root.h"
 #include "core/utf8_text.h"
 #include "proto/convert.h"
 #include "server/grpc_auth.h"
 #include "server/guarded.h"
+#include "server/job_files.h"
 #include "server/prometheus_metrics.h"
 #include "server/request_limits.h"
 
@@ -179,12 +184,13 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext* context,
       if (grpc::Status bad = check_request_limits(request); !bad.ok()) {
         return refuse_metrics(bad.error_code(), who + ": " + bad.error_message());
       }
-      const std::vector<MetricPoint> points = from_proto(request.points());
+      std::vector<MetricPoint> points = from_proto(request.points());
       for (const MetricPoint& p : points) {
         if (std::string error = metric_point_error(p); !error.empty()) {
           return refuse_metrics(grpc::StatusCode::INVALID_ARGUMENT, who + ": " + error);
         }
       }
+      keep_verified_branch_points(request.job_id(), points, who);
       // Fenced like every other worker write: only the attempt that holds the job reports for it, and only
       // through the token its worker registered with; the rate is charged after that, to the holder only.
       IngestFence fence;
@@ -200,6 +206,31 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext* context,
     }
     return grpc::Status::OK;
   });
+}
+
+void WorkerGatewayService::keep_verified_branch_points(const std::string& job_id, std::vector<MetricPoint>& points,
+                                                       const std::string& who) {
+  // A report names a handful of branch points at most (one per cooldown budget); checking more would let a
+  // report buy that many file looks on the coordinator.
+  constexpr std::size_t kMaxChecksPerReport = 8;
+  std::map<std::int64_t, std::string> problems;  // per announced step: why its checkpoint is not usable, or empty
+  for (const MetricPoint& p : points) {
+    if (p.name != metric_names::kBranchPoint || problems.contains(p.step)) continue;
+    problems[p.step] = problems.size() < kMaxChecksPerReport
+                           ? branch_checkpoint_problem(options_.shared_root, job_id, p.step)
+                           : "more than " + std::to_string(kMaxChecksPerReport) + " branch points in one report";
+  }
+  const auto unverified = std::erase_if(points, [&](const MetricPoint& p) {
+    return p.name == metric_names::kBranchPoint && !problems.at(p.step).empty();
+  });
+  if (unverified == 0) return;
+  unverified_branch_points_ += static_cast<std::int64_t>(unverified);
+  for (const auto& [step, problem] : problems) {
+    if (problem.empty()) continue;
+    spdlog::warn("{}: the branch point at step {} is not taken, its checkpoint is not usable here: {}; its "
+                 "branches wait (for a resend, or for the run to succeed)",
+                 who, step, utf8_head(problem, 512));
+  }
 }
 
 grpc::Status WorkerGatewayService::refuse_metrics(grpc::StatusCode code, const std::string& reason) {

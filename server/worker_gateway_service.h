@@ -22,8 +22,8 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
         options_(options),
         metric_streams_({.kind = "metric stream",
                          .kinds = "metric streams",
-                         .total = limits::kMaxMetricStreams,
-                         .per_address = limits::kMaxMetricStreamsPerClient,
+                         .total = options.max_metric_streams,
+                         .per_address = options.max_metric_streams_per_address,
                          .per_token = limits::kMaxMetricStreamsPerToken,
                          .idle = std::chrono::milliseconds(options.metric_stream_idle_ms)},
                         options.insecure_no_auth ? std::string() : options.database) {}
@@ -43,11 +43,17 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
   // (RESOURCE_EXHAUSTED: the worker resends it later).
   // Each request is stored whole or not at all; the stream ends at the first refused one.
   std::int64_t refused_metric_reports() const { return refused_metric_reports_; }
+  // Branch-point points left out of reports because the coordinator found no usable checkpoint at their step
+  // (server/job_files.h, branch_checkpoint_problem): the rest of the report is stored, and the branches wait
+  // for a resend (a resumed trainer replays the announcement kept in its checkpoint) or for the run to succeed.
+  std::int64_t unverified_branch_points() const { return unverified_branch_points_; }
   // Open ReportMetrics streams: bounded, ended when idle or when their token is revoked.
   const LongCalls& metric_streams() const { return metric_streams_; }
 
  private:
   grpc::Status refuse_metrics(grpc::StatusCode code, const std::string& reason);
+  // Drops from `points` each branch_point whose checkpoint the coordinator cannot see whole, with a warning.
+  void keep_verified_branch_points(const std::string& job_id, std::vector<MetricPoint>& points, const std::string& who);
   // The caller's token id (nullopt without auth); UNAUTHENTICATED when auth is on and the call has none.
   grpc::Status caller(grpc::ServerContext* context, std::optional<std::int64_t>& token_id) const;
   // PERMISSION_DENIED when worker_id registered with another token than the caller's.
@@ -56,6 +62,7 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
   Store& store_;
   const ServerOptions& options_;
   std::atomic<std::int64_t> refused_metric_reports_{0};
+  std::atomic<std::int64_t> unverified_branch_points_{0};
   LongCalls metric_streams_;
   MetricRateLimit metric_rate_{limits::kMetricPointsPerSecondPerJob, limits::kMetricPointBurstPerJob};
 };

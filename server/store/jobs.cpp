@@ -139,9 +139,12 @@ std::optional<JobRecord> Store::retry(const std::string& job_id) {
   const JobState from = job->state;
   if (!is_terminal(from) || !transition_allowed(from, JobState::kPending)) return std::nullopt;
   sql::Statement& s = statements_.get(
-      "UPDATE jobs SET state = ?, attempt = 0, error = '', cancel_requested = 0, "
+      "UPDATE jobs SET state = ?, attempt = 0, error = '', cancel_requested = 0, worker_faults = 0, hand_backs = 0, not_before_ms = 0, "
       "worker_id = NULL, lease_expires_ms = NULL, finished_ms = NULL WHERE id = ? AND state = ?");
   s.bind(1, job_state_name(JobState::kPending)).bind(2, id).bind(3, job_state_name(from)).run();
+  // A retry starts the job's bounds afresh: the user fixed what its workers lacked, or wants another go.
+  sql::Statement& faults = statements_.get("DELETE FROM job_worker_faults WHERE job_id = ?");
+  faults.bind(1, id).run();
   record_event(id, job_event_kind::kRetried, JobState::kPending, 0, -1,
                "by user, after it was " + std::string(job_state_name(from)) + " on attempt " +
                    std::to_string(job->attempt));

@@ -117,20 +117,26 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
   // ordinal) index. No sort over all pending jobs.
   // A job that spans workers is a candidate only while enough live workers have its share of slots.
   // A cooldown branch, only once it no longer waits for its run's checkpoint (Store::release_branches).
+  // Never a job that failed on this worker in a way its environment may cause (Store::finish).
   const std::string can_gather =
       "j.waiting = 0 AND (j.nodes = 1 OR j.nodes <= (SELECT COUNT(*) FROM workers w WHERE w.draining = 0 AND "
-      "w.heartbeat_ms >= ?3 AND w.slots >= j.slots_per_node))";
+      "w.heartbeat_ms >= ?3 AND w.slots >= j.slots_per_node)) AND NOT EXISTS (SELECT 1 FROM job_worker_faults f "
+      "WHERE f.job_id = j.id AND f.worker_id = ?5) AND j.not_before_ms <= ?6";
   sql::Statement& pick_sweep = statements_.get(
       "SELECT s.id FROM sweeps s WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id "
       "AND j.state = ?1 AND j.slots_per_node <= ?2 AND " + can_gather + ") ORDER BY s.priority DESC, s.lease_turn, s.id LIMIT 1");
   const std::int64_t live_since = now - lease_timeout_ms;
-  if (!pick_sweep.bind(1, pending).bind(2, slots).bind(3, live_since).step()) return std::nullopt;
+  if (!pick_sweep.bind(1, pending).bind(2, slots).bind(3, live_since).bind(5, wid).bind(6, now).step()) {
+    return std::nullopt;
+  }
   const std::int64_t sweep_id = pick_sweep.int64(0);
   pick_sweep.reset();
   sql::Statement& pick = statements_.get(
       "SELECT j.id, j.slots_per_node, j.nodes FROM jobs j WHERE j.sweep_id = ?4 AND j.state = ?1 AND j.slots_per_node <= ?2 AND " +
       can_gather + " ORDER BY j.ordinal LIMIT 1");
-  if (!pick.bind(1, pending).bind(2, slots).bind(3, live_since).bind(4, sweep_id).step()) return std::nullopt;
+  if (!pick.bind(1, pending).bind(2, slots).bind(3, live_since).bind(4, sweep_id).bind(5, wid).bind(6, now).step()) {
+    return std::nullopt;
+  }
   const std::int64_t job_id = pick.int64(0), slots_per_node = pick.int64(1), nodes = pick.int64(2);
   pick.reset();
   // Its turn: wait for the worker's running jobs to free enough slots.
@@ -237,14 +243,15 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   const std::int64_t now = now_ms(), id = parse_id(job_id), wid = parse_id(worker_id);
   sql::Transaction tx(db_);
   sql::Statement& held = statements_.get(
-      "SELECT state, attempt, max_attempts, cancel_requested, worker_id, worker_faults, hand_backs FROM jobs "
+      "SELECT state, attempt, max_attempts, cancel_requested, worker_id, hand_backs, parent_id IS NOT NULL FROM jobs "
       "WHERE id = ? AND attempt = ? AND state IN (" + sql_active_states() + ")");
   held.bind(1, id).bind(2, attempt);
   if (!held.step()) return false;
   const JobState from = read_state(held, 0);
   const bool retries_left = held.int64(1) < held.int64(2), cancel_requested = held.int64(3) != 0;
   const std::int64_t holder = held.is_null(4) ? -1 : held.int64(4);
-  const std::int64_t worker_faults = held.int64(5), hand_backs = held.int64(6);
+  const std::int64_t hand_backs = held.int64(5);
+  const bool is_branch = held.int64(6) != 0;
   held.reset();
   std::string why = error;
   if (holder != wid) {
@@ -262,18 +269,28 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   }
   // Counted before `end` may become kFailedPermanently below: the failing fault is a fault too.
   const bool worker_faults_counted = end == AttemptEnd::kWorkerFault;
-  // A fault the worker's own environment may have caused: the worker is paused and the job tried elsewhere, up
-  // to a bound. With no other worker to try it on (live, not draining, not paused), it fails now and this worker
-  // is not paused: a one-worker cluster fails a job with missing data at once, as it should, and goes on.
+  // A fault the worker's own environment may have caused: the job is never offered to that worker again and is
+  // tried elsewhere, and the worker is paused (its other jobs go elsewhere too). The job fails once
+  // kMaxWorkerFaults distinct workers failed it alike, or when no worker is left to try it on (live, not
+  // draining, not paused, not one it failed on): then this worker is not paused, so a one-worker cluster fails a
+  // job with missing data at once, as it should, and goes on.
   if (end == AttemptEnd::kWorkerFault) {
+    sql::Statement& mark = statements_.get("INSERT OR IGNORE INTO job_worker_faults(job_id, worker_id) VALUES (?, ?)");
+    mark.bind(1, id).bind(2, wid).run();
+    sql::Statement& failed_on = statements_.get("SELECT COUNT(*) FROM job_worker_faults WHERE job_id = ?");
+    failed_on.bind(1, id);
+    const std::int64_t workers_failed = failed_on.step() ? failed_on.int64(0) : 0;
+    failed_on.reset();
     sql::Statement& others = statements_.get(
-        "SELECT COUNT(*) FROM workers WHERE id != ? AND draining = 0 AND paused_until_ms <= ? AND heartbeat_ms >= ?");
-    others.bind(1, wid).bind(2, now).bind(3, now - kLiveWorkerMs);
+        "SELECT COUNT(*) FROM workers w WHERE w.id != ? AND w.draining = 0 AND w.paused_until_ms <= ? AND "
+        "w.heartbeat_ms >= ? AND NOT EXISTS (SELECT 1 FROM job_worker_faults f WHERE f.job_id = ? AND "
+        "f.worker_id = w.id)");
+    others.bind(1, wid).bind(2, now).bind(3, now - kLiveWorkerMs).bind(4, id);
     const std::int64_t elsewhere = others.step() ? others.int64(0) : 0;
     others.reset();
-    if (worker_faults + 1 >= kMaxWorkerFaults) {
+    if (workers_failed >= kMaxWorkerFaults) {
       end = AttemptEnd::kFailedPermanently;
-      why = "failed alike on " + std::to_string(worker_faults + 1) + " workers, so the job is at fault: " + why;
+      why = "failed alike on " + std::to_string(workers_failed) + " workers, so the job is at fault: " + why;
     } else if (elsewhere == 0) {
       end = AttemptEnd::kFailedPermanently;
       why = "no other worker to try it on: " + why;
@@ -291,6 +308,14 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
           "): this one uses an attempt";
   }
   const JobState to = state_after_attempt(end, cancel_requested, retries_left);
+  // A branch's failed attempt is retried after a back-off: what fails a branch fast (its start checkpoint not
+  // yet seen whole on a shared filesystem that lags, a worker that cannot read it) would use up its attempts
+  // in seconds.
+  std::int64_t not_before = 0;
+  if (is_branch && end == AttemptEnd::kFailed && to == JobState::kPending) {
+    not_before = now + std::min(kMaxBranchRetryBackoffMs, kBranchRetryBackoffMs << std::min(attempt - 1, 20));
+    why += " (the next attempt starts in " + std::to_string((not_before - now) / 1000) + " s at the earliest)";
+  }
   // A drained worker's hand-back, or a worker's fault, does not use up an attempt.
   const bool spares_attempt = end == AttemptEnd::kHandedBack || end == AttemptEnd::kWorkerFault;
   const std::int64_t attempt_change = spares_attempt ? -1 : 0;
@@ -298,13 +323,13 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   const bool done = is_terminal(to);
   sql::Statement& update = statements_.get(
       "UPDATE jobs SET state = ?, attempt = attempt + ?, error = ?, "
-      "worker_faults = worker_faults + ?, hand_backs = hand_backs + ?, "
+      "worker_faults = worker_faults + ?, hand_backs = hand_backs + ?, not_before_ms = ?, "
       "worker_id = CASE WHEN ? THEN worker_id ELSE NULL END, lease_expires_ms = NULL, "
       "finished_ms = CASE WHEN ? THEN ? ELSE NULL END WHERE id = ?");
   update.bind(1, job_state_name(to)).bind(2, attempt_change).bind(3, why);
   update.bind(4, std::int64_t{worker_faults_counted ? 1 : 0});
   update.bind(5, std::int64_t{end == AttemptEnd::kHandedBack ? 1 : 0});
-  update.bind(6, done ? 1 : 0).bind(7, done ? 1 : 0).bind(8, now).bind(9, id).run();
+  update.bind(6, not_before).bind(7, done ? 1 : 0).bind(8, done ? 1 : 0).bind(9, now).bind(10, id).run();
   end_gang(id);
   if (to == JobState::kSucceeded) release_branches(id);
   record_event(id, finish_event_kind(end, to), to, attempt, wid,

@@ -5,6 +5,7 @@
 #include <absl/strings/str_split.h>
 
 #include "core/metric_names.h"
+#include "server/store.h"
 
 namespace gammalab::store_rows {
 
@@ -44,7 +45,9 @@ const std::string& job_columns() {
       "(SELECT COALESCE(p.reused_from, p.id) FROM jobs p WHERE p.id = j.parent_id AND " + sql_branch_point_written() +
       "), "
       // The job's uid, and that of the job whose checkpoint a branch starts from (read only when there is one).
-      "j.uid, (SELECT s.uid FROM jobs p JOIN jobs s ON s.id = COALESCE(p.reused_from, p.id) WHERE p.id = j.parent_id)";
+      "j.uid, (SELECT s.uid FROM jobs p JOIN jobs s ON s.id = COALESCE(p.reused_from, p.id) WHERE p.id = j.parent_id), "
+      // Not leased before this time: a failed branch attempt's back-off (Store::finish).
+      "j.not_before_ms";
   return columns;
 }
 
@@ -103,6 +106,11 @@ JobRecord read_job(const sql::Statement& s) {
   j.uid = s.text(28);
   if (!j.branch_start_job_id.empty() && !s.is_null(29)) j.branch_start_job_uid = s.text(29);
   j.pending_reason = branch_wait(j, s);
+  const std::int64_t not_before = s.int64(30), now = now_ms();
+  if (j.pending_reason.empty() && j.state == JobState::kPending && not_before > now) {
+    j.pending_reason = "its last attempt failed: the next starts in " + std::to_string((not_before - now + 999) / 1000) +
+                       " s at the earliest (a branch's back-off)";
+  }
   return j;
 }
 

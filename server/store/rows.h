@@ -26,7 +26,7 @@ const std::string& sql_branch_may_start();      // (j.parent_id IS NULL OR ...) 
 
 // SELECT lists matching read_job and Store::read_sweep, over the aliases j (jobs) and s (sweeps).
 const std::string& job_columns();
-inline constexpr int kJobColumnCount = 30;  // the columns of job_columns(); a query may select more after them
+inline constexpr int kJobColumnCount = 31;  // the columns of job_columns(); a query may select more after them
 inline constexpr const char* kSweepColumns =
     "s.id, s.name, s.priority, s.max_attempts, s.created_ms, s.source_yaml, s.file_name, s.awaiting_main, "
     "s.tune_report, s.stage_error";

@@ -114,7 +114,8 @@ std::vector<WorkerRecord> Store::list_workers_page(std::int64_t worker_timeout_m
   std::vector<WorkerRecord> out;
   more = false;
   sql::Statement& s = statements.get(
-      "SELECT id, hostname, slots, gpus, registered_ms, heartbeat_ms, draining FROM workers WHERE id > ? "
+      "SELECT id, hostname, slots, gpus, registered_ms, heartbeat_ms, draining, paused_until_ms, pause_reason "
+      "FROM workers WHERE id > ? "
       "ORDER BY id LIMIT ?");
   // One more than the page tells whether another follows.
   s.bind(1, after_id).bind(2, limit >= static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())
@@ -139,6 +140,10 @@ std::vector<WorkerRecord> Store::list_workers_page(std::int64_t worker_timeout_m
     w.last_heartbeat_ms = s.int64(5);
     w.alive = now - s.int64(5) <= worker_timeout_ms;
     w.draining = s.int64(6) != 0;
+    if (s.int64(7) > now) {  // a pause that has passed is no pause
+      w.paused_until_ms = s.int64(7);
+      w.pause_reason = s.text(8);
+    }
     jobs.bind(1, s.int64(0));
     while (jobs.step()) w.running_job_ids.push_back(std::to_string(jobs.int64(0)));
     out.push_back(std::move(w));

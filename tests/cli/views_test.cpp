@@ -59,10 +59,31 @@ TEST(JobView, WorkersTableJoinsGpusAndJobs) {
   worker.add_running_job_ids("7");
   worker.add_running_job_ids("9");
   worker.set_alive(true);
-  const std::string text = workers_table({worker});
+  const std::string text = workers_table({worker}, 0);
   EXPECT_NE(text.find("0,1"), std::string::npos) << text;
   EXPECT_NE(text.find("7,9"), std::string::npos) << text;
   EXPECT_NE(text.find("alive"), std::string::npos) << text;
+}
+
+// A worker paused for a fault its environment may cause says so, for how long and why; a pause that has passed
+// is no pause.
+TEST(JobView, WorkersTableSaysWhichWorkerIsPausedForHowLongAndWhy) {
+  v1::Worker worker;
+  worker.set_id("3");
+  worker.set_hostname("node-b");
+  worker.set_slots(1);
+  worker.set_alive(true);
+  worker.mutable_paused_until()->set_seconds(1000);
+  worker.set_pause_reason("code 66 (a data error: the job's data cannot be opened on this worker)");
+  const std::string paused = workers_table({worker}, 958'500);
+  EXPECT_NE(paused.find("paused"), std::string::npos) << paused;
+  EXPECT_NE(paused.find("worker 3 is paused for 42 s more (leased nothing): code 66 (a data error: the job's data "
+                        "cannot be opened on this worker)"),
+            std::string::npos)
+      << paused;
+  const std::string later = workers_table({worker}, 1'000'000);
+  EXPECT_EQ(later.find("paused"), std::string::npos) << later;
+  EXPECT_NE(later.find("alive"), std::string::npos) << later;
 }
 
 TEST(JobView, JobsTableShowsEachJobsSlotsAndWhyAPendingJobWaits) {

@@ -76,6 +76,62 @@ TEST(OpenStreams, MetricStreamsAreBoundedPerClientAddressAndTheServerKeepsAnswer
   for (auto& s : streams) s->context.TryCancel();
 }
 
+// Two greedy tokens cannot hold every metric stream: each holds at most a fair share (total / (k + 2) beside k
+// other holders), so a third token's workers still get streams. The coordinator's bounds are lowered so the
+// test opens a dozen streams, not a thousand, and the per-address bound raised: on loopback every worker
+// shares one address.
+TEST(OpenStreams, AThirdTokenGetsStreamsBesideTwoGreedyOnes) {
+  constexpr std::size_t kTotal = 12;
+  InProcessCoordinator c("open-streams-fair-share", [](ServerOptions& options) {
+    options.max_metric_streams = kTotal;
+    options.max_metric_streams_per_address = kTotal;
+  });
+  struct Token {
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<v1::WorkerGateway::Stub> stub;
+    std::vector<std::unique_ptr<OpenStream>> streams;
+  };
+  auto token = [&](const std::string& name) {
+    ClientSecurity security;
+    security.token = c.tokens().create(Role::kWorker, name);
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    Token t;
+    t.channel = open_channel(c.address(), security, args);
+    t.stub = v1::WorkerGateway::NewStub(t.channel);
+    return t;
+  };
+  Token greedy_a = token("greedy a"), greedy_b = token("greedy b"), third = token("third");
+  // Opens `count` streams and waits until the server holds `expected_open` in all.
+  auto open = [&](Token& t, int count, std::size_t expected_open) {
+    for (int i = 0; i < count; ++i) t.streams.push_back(std::make_unique<OpenStream>(*t.stub));
+    return eventually([&] { return c.gateway().metric_streams().open() == expected_open; }, 10s);
+  };
+  ASSERT_TRUE(open(greedy_a, 20, kTotal / 2)) << "alone, a token holds half of all";
+  ASSERT_TRUE(open(greedy_b, 20, kTotal / 2 + kTotal / 3)) << "beside one other, a third of all";
+  ASSERT_TRUE(open(third, 4, kTotal)) << "the third token got no stream";
+  // Which streams got in is the server's order of arrival: count each token's by how they end.
+  auto taken = [](Token& t, std::string& refusal) {
+    int ok = 0;
+    for (auto& stream : t.streams) {
+      const grpc::Status status = stream->finish();
+      if (status.ok()) {
+        ++ok;
+      } else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+        refusal = status.error_message();
+      }
+    }
+    return ok;
+  };
+  std::string refusal_b, refusal_third, refusal_a;
+  EXPECT_EQ(taken(third, refusal_third), 2) << "the two left free beside the greedy tokens' shares";
+  EXPECT_EQ(taken(greedy_b, refusal_b), static_cast<int>(kTotal / 3));
+  EXPECT_EQ(taken(greedy_a, refusal_a), static_cast<int>(kTotal / 2));
+  EXPECT_EQ(refusal_b, "too many open metric streams: at most 12 per client address, 512 per token (now 4, a fair "
+                       "share beside the other tokens holding metric streams) and 12 in all; close others or retry "
+                       "later");
+}
+
 TEST(OpenStreams, AnIdleMetricStreamIsEnded) {
   InProcessCoordinator c("open-streams-idle", [](ServerOptions& o) { o.metric_stream_idle_ms = 1000; });
   auto stub = v1::WorkerGateway::NewStub(c.own_channel());

@@ -27,6 +27,12 @@ class StoreTest : public ::testing::Test {
     std::filesystem::remove_all(path_.parent_path());
   }
   std::string worker() { return store_->register_worker("host", 1, {}, ""); }
+  // A column the job record does not carry, read from the file.
+  std::int64_t column_of_job(const std::string& column, const std::string& job_id) {
+    sql::Database db(path_.string());
+    sql::Statement s(db.handle(), "SELECT " + column + " FROM jobs WHERE id = " + job_id);
+    return s.step() ? s.int64(0) : -1;
+  }
 };
 
 TEST_F(StoreTest, SubmitCreatesPendingJobsInOrder) {
@@ -241,6 +247,47 @@ TEST_F(StoreTest, AWorkersFaultPausesItAndTheJobFailsOnlyAfterSeveralWorkersFail
   EXPECT_EQ(store_->find_job(other->job.id)->state, JobState::kFailed);
   store_->create_sweep(make_sweep("c", 1), "", "", false);
   EXPECT_TRUE(store_->lease(workers[3], 10000)) << "a config error paused the worker that reported it";
+}
+
+// A worker that failed a job in a way its environment may cause never gets that job again, however often its
+// pause lapses: one bad worker cannot use up the job's bound on its own. It still gets other jobs, and a retry
+// gives the job back to every worker with its bounds afresh.
+TEST_F(StoreTest, OneBadWorkerCannotFailAJobOnItsOwnHoweverOftenItsPauseLapses) {
+  store_->create_sweep(make_sweep("a", 1, 0, 1), "", "", false);
+  const std::string bad = worker(), good = worker();
+  auto lease = store_->lease(bad, 10000);
+  ASSERT_TRUE(lease);
+  const std::string id = lease->job.id;
+  for (int round = 0; round < 2 * Store::kMaxWorkerFaults; ++round) {
+    if (lease) {
+      ASSERT_TRUE(store_->finish(bad, id, lease->attempt, AttemptEnd::kWorkerFault, "data.train: not found"));
+    }
+    ASSERT_EQ(store_->find_job(id)->state, JobState::kPending) << "round " << round;
+    sql::Database(path_.string()).exec("UPDATE workers SET paused_until_ms = 0");  // its pause lapsed
+    lease = store_->lease(bad, 10000);
+    EXPECT_FALSE(lease) << "round " << round << ": the job went back to the worker it failed on";
+  }
+  EXPECT_EQ(column_of_job("worker_faults", id), 1);
+  store_->create_sweep(make_sweep("b", 1), "", "", false);
+  auto other = store_->lease(bad, 10000);
+  ASSERT_TRUE(other) << "the worker is kept from the one job, not from all work";
+  EXPECT_NE(other->job.id, id);
+  // The good worker fails it alike; with no worker left to try it on, the job fails.
+  lease = store_->lease(good, 10000);
+  ASSERT_TRUE(lease);
+  ASSERT_EQ(lease->job.id, id);
+  ASSERT_TRUE(store_->finish(good, id, lease->attempt, AttemptEnd::kWorkerFault, "data.train: not found"));
+  EXPECT_EQ(store_->find_job(id)->state, JobState::kFailed);
+  EXPECT_EQ(store_->find_job(id)->error, "no other worker to try it on: data.train: not found");
+  // A retry: every worker may take it again, and its counts start afresh.
+  ASSERT_TRUE(store_->retry(id));
+  EXPECT_EQ(column_of_job("worker_faults", id), 0);
+  EXPECT_EQ(column_of_job("hand_backs", id), 0);
+  sql::Database(path_.string()).exec("UPDATE workers SET paused_until_ms = 0");
+  ASSERT_TRUE(store_->finish(bad, other->job.id, other->attempt, AttemptEnd::kSucceeded, ""));
+  lease = store_->lease(bad, 10000);
+  ASSERT_TRUE(lease) << "a retried job is still kept from the worker it failed on";
+  EXPECT_EQ(lease->job.id, id);
 }
 
 // With no other worker to try it on, a worker's fault fails the job at once and pauses nobody: a one-worker

@@ -43,7 +43,9 @@ class SlurmWorkers : public ::testing::Test {
   }
 
   // Submits the recipe as a job array of `tasks` tasks with `extra` sbatch flags; returns the array's job id.
-  static int submit_workers(int tasks, const std::vector<std::string>& extra = {}) {
+  // `token`: how the workers get theirs (GAMMALAB_TOKEN_FILE=..., one for all, or GAMMALAB_TOKEN_DIR=...).
+  static int submit_workers(int tasks, const std::vector<std::string>& extra = {}, std::string token = {}) {
+    if (token.empty()) token = "GAMMALAB_TOKEN_FILE=" + cluster_->worker_token_file().string();
     std::vector<std::string> argv = {"sbatch", "--parsable", "--array=0-" + std::to_string(tasks - 1),
                                      "--cpus-per-task=1",
                                      "--output=" + (slurm_->dir() / "worker-%A_%a.out").string()};
@@ -52,7 +54,7 @@ class SlurmWorkers : public ::testing::Test {
     const auto r = slurm_->command(
         argv, {"GAMMALAB_COORDINATOR=" + cluster_->address(), "GAMMALAB_SHARED_ROOT=" + cluster_->shared_root().string(),
                "GAMMALAB_DATA_DIR=" + cluster_->data_dir().string(),
-               "GAMMALAB_TOKEN_FILE=" + cluster_->worker_token_file().string(),
+               token,
                "GAMMALAB_WORKER=" + binary("worker/gammalab-worker").string(),
                "GAMMALAB_TRAINER=" + binary("worker/trainer/gammalab-train").string(), "GAMMALAB_DRAIN_GRACE_S=20",
                "GAMMALAB_WORKER_ARGS=--poll-interval-ms 200"});
@@ -128,11 +130,22 @@ class SlurmWorkers : public ::testing::Test {
 SlurmDaemons* SlurmWorkers::slurm_ = nullptr;
 Cluster* SlurmWorkers::cluster_ = nullptr;
 
+// Each task of the array with a token of its own (GAMMALAB_TOKEN_DIR): the coordinator's bounds per token and a
+// revocation concern one allocation.
 TEST_F(SlurmWorkers, TwoTaskArrayRunsASweepToTheEnd) {
   DbReader db(cluster_->database());
-  const int array = submit_workers(2);
+  const std::filesystem::path tokens = slurm_->dir() / "worker-tokens";
+  std::filesystem::create_directories(tokens);
+  for (int task = 0; task < 2; ++task) {
+    std::ofstream(tokens / ("task-" + std::to_string(task))) << cluster_->create_token("worker") << "\n";
+  }
+  const int array = submit_workers(2, {}, "GAMMALAB_TOKEN_DIR=" + tokens.string());
   ASSERT_TRUE(wait_until([&] { return registered_workers(db, array) == 2; }, 120))
       << "workers registered: " << registered_workers(db, array) << "\n" << slurm_->queue();
+  EXPECT_EQ(db.count("SELECT COUNT(DISTINCT token_id) FROM workers WHERE hostname LIKE '%:slurm-" +
+                     std::to_string(array) + "\\_%' ESCAPE '\\'"),
+            2)
+      << "the two tasks share a token";
   ASSERT_EQ(cluster_->cli({"submit", cluster_->write_file("small.yaml", tiny_sweep_yaml("small", 60, "[baseline, none]"))
                                          .string()})
                 .exit_code,

@@ -4,15 +4,13 @@
 #include <optional>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
 #include <zlib.h>
+
+#include "core/checkpoint_record.h"
 
 namespace gammalab::trainer {
 
 namespace {
-
-// A record is one short JSON object; anything longer is not one.
-constexpr std::size_t kMaxRecordBytes = 4096;
 
 std::uint32_t crc32_of(std::string_view bytes) {
   // crc32_z takes a size_t length, so payloads over 4 GiB are covered in one call.
@@ -32,12 +30,11 @@ std::filesystem::path checksum_path(const std::filesystem::path& file) {
   return file.parent_path() / checksum_name(file.filename().string());
 }
 
-std::string checksum_name(std::string_view file_name) { return std::string(file_name) + ".sum"; }
+std::string checksum_name(std::string_view file_name) { return checkpoint_record_name(file_name); }
 
 void write_checked_file(const shared_root::Dir& dir, const std::string& name, std::string_view bytes) {
   dir.write_atomic(name, bytes);
-  const nlohmann::json record = {{"crc32", hex8(crc32_of(bytes))}, {"bytes", bytes.size()}};
-  dir.write_atomic(checksum_name(name), record.dump() + "\n");
+  dir.write_atomic(checksum_name(name), format_checkpoint_record({hex8(crc32_of(bytes)), bytes.size()}));
 }
 
 CheckedBytes read_checked_file(const shared_root::Dir& dir, const std::string& name, std::size_t limit) {
@@ -46,18 +43,11 @@ CheckedBytes read_checked_file(const shared_root::Dir& dir, const std::string& n
   CheckedBytes out;
   out.bytes = std::move(*bytes);
   const std::string sum = checksum_name(name);
-  const std::optional<std::string> text = dir.read(sum, kMaxRecordBytes);
+  const std::optional<std::string> text = dir.read(sum, kMaxCheckpointRecordBytes);
   if (!text) return out;  // previous format: no record
-  nlohmann::json record;
-  std::string crc;
-  std::uint64_t length = 0;
-  try {
-    record = nlohmann::json::parse(*text);
-    crc = record.at("crc32").get<std::string>();
-    length = record.at("bytes").get<std::uint64_t>();
-  } catch (const std::exception& e) {
-    throw std::runtime_error("its checksum file " + sum + " is malformed (" + e.what() + ")");
-  }
+  const CheckpointRecord record = parse_checkpoint_record(*text, sum);
+  const std::string& crc = record.crc32;
+  const std::uint64_t length = record.bytes;
   if (out.bytes.size() != length) {
     throw std::runtime_error("length " + std::to_string(out.bytes.size()) + " bytes, expected " +
                              std::to_string(length) + " (truncated or overwritten)");

@@ -40,7 +40,8 @@ async function validate(obj) {
 }
 
 const find = (objs, kind, name) => objs.find((o) => o.kind === kind && o.metadata.name === name);
-const worker = (objs) => find(objs, "Deployment", "gammalab-worker").spec.template;
+const workers = (objs) => find(objs, "StatefulSet", "gammalab-worker");
+const worker = (objs) => workers(objs).spec.template;
 
 test("there is an overlay per recipe", () => {
   assert.deepEqual(overlays, ["cpu-dev", "gpu", "kueue"]);
@@ -48,7 +49,7 @@ test("there is an overlay per recipe", () => {
 
 test("the schema check rejects a broken object", async () => {
   const objs = render("cpu-dev");
-  const broken = structuredClone(find(objs, "Deployment", "gammalab-worker"));
+  const broken = structuredClone(workers(objs));
   broken.spec.replicas = "two";
   await assert.rejects(validate(broken), /replicas must be integer/);
   const nameless = structuredClone(find(objs, "StatefulSet", "gammalab-coordinator"));
@@ -87,7 +88,13 @@ for (const overlay of overlays) {
     assert.equal(c.livenessProbe.httpGet.path, "/healthz");
     assert.match(c.lifecycle.preStop.exec.command.join(" "), /kill -TERM 1/);
     assert.ok(pod.terminationGracePeriodSeconds >= 120, "time for a checkpoint");
-    assert.ok(c.args.some((a) => a.startsWith("--token-file=/etc/gammalab/token/")));
+    // A token per pod: the key of its own name in gammalab-tokens, one for each replica.
+    assert.ok(c.args.includes("--token-file=/etc/gammalab/token/$(POD_NAME)"));
+    assert.equal(c.env.find((e) => e.name === "POD_NAME").valueFrom.fieldRef.fieldPath, "metadata.name");
+    const tokens = Object.keys(find(objs, "Secret", "gammalab-tokens").stringData).sort();
+    const replicas = workers(objs).spec.replicas;
+    assert.deepEqual(tokens, Array.from({ length: replicas }, (_, i) => `gammalab-worker-${i}`));
+    assert.equal(find(objs, "Service", workers(objs).spec.serviceName).spec.clusterIP, "None");
     // A job spanning workers: the other pods reach this one's rendezvous store at its IP.
     assert.ok(c.args.includes("--advertise-address=$(POD_IP)"));
     assert.equal(c.env.find((e) => e.name === "POD_IP").valueFrom.fieldRef.fieldPath, "status.podIP");

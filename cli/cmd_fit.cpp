@@ -56,9 +56,9 @@ bool print_stored_fit(const FitArgs& args, const CliContext& context) {
   return true;
 }
 
-std::vector<RunPoint> load_runs(const FitArgs& args, const CliContext& context) {
+SweepRuns load_runs(const FitArgs& args, const CliContext& context) {
   if (!args.points.empty() && !args.source.empty()) throw std::invalid_argument("fit: give --points or SWEEP, not both");
-  if (is_csv(args)) return read_points_csv(args.points.empty() ? args.source : args.points, args.group_by);
+  if (is_csv(args)) return {read_points_csv(args.points.empty() ? args.source : args.points, args.group_by), {}};
   if (args.source.empty()) throw std::invalid_argument("fit: give --points FILE.csv or a sweep id");
   return fetch_sweep_runs(context.server, args.source, args.group_by);
 }
@@ -115,15 +115,16 @@ void add_fit_command(CLI::App& app, CliContext& context) {
       if (print_stored_fit(*args, context)) return;
       if (!context.json) std::cout << "(no stored fit of sweep " << args->source << " yet: fitting its runs here)\n";
     }
-    const auto runs = load_runs(*args, context);
+    SweepRuns runs = load_runs(*args, context);
     FitOptions options = args->options;
+    options.tune_runs_at_pick = std::move(runs.tune_runs_at_pick);
     options.seed = args->seed;
     if (!args->law.empty()) options.law = parse_law(args->law);
     if (args->huber_delta) {
       options.settings.huber_delta = *args->huber_delta;
       options.settings.delta_given = true;
     }
-    const FitReport report = fit_runs(runs, options);
+    const FitReport report = fit_runs(runs.runs, options);
     std::cout << (context.json ? to_json(report).dump(2) + "\n" : fit_report_text(report));
   });
 }

@@ -150,6 +150,25 @@ bool several_budgets_per_size(const FitReport& r) {
   return false;
 }
 
+// Per configuration checked: the main seeds' mean, the tune runs' at the pick, and t against its critical value.
+std::string tune_seed_text(const TuneSeedCheck& check) {
+  std::ostringstream out;
+  out << "\ntune seed check: the tune stage's runs at the pick against the main seeds (t in standard errors, "
+      << "disagreeing beyond the Bonferroni bound at " << significant(100.0 * check.family_alpha, kDigits)
+      << "% over " << check.cells.size() << " configurations)\n";
+  TextTable table({{"group"}, {"N", TextTable::Align::kRight}, {"D", TextTable::Align::kRight},
+                   {"main", TextTable::Align::kRight}, {"tune", TextTable::Align::kRight},
+                   {"t", TextTable::Align::kRight}, {"bound", TextTable::Align::kRight}, {"note"}});
+  for (const TuneSeedCell& c : check.cells) {
+    table.add_row({c.group, significant(c.params, kDigits), significant(c.tokens, kDigits),
+                   significant(c.main_mean, kDigits) + " (" + std::to_string(c.main_runs) + ")",
+                   significant(c.tune_mean, kDigits) + " (" + std::to_string(c.tune_runs) + ")",
+                   significant(c.t, 3), significant(c.critical, 3), c.disagrees ? "disagrees" : ""});
+  }
+  out << indented(table.render(), "  ");
+  return out.str();
+}
+
 }  // namespace
 
 std::string fit_verdict_text(const FitReport& r) {
@@ -157,6 +176,11 @@ std::string fit_verdict_text(const FitReport& r) {
   for (const auto& v : comparison_verdicts(r)) {
     out << v.headline << "\n";
     for (const auto& line : v.details) out << "  " << line << "\n";
+  }
+  if (r.tune_seed && r.tune_seed->disagreeing() > 0) {
+    out << "caution: at " << r.tune_seed->disagreeing() << " of " << r.tune_seed->cells.size()
+        << " configurations the tune stage's seed disagrees with the main seeds beyond chance (see \"tune seed "
+           "check\"): these intervals rest on seeds that may not stand for others\n";
   }
   return terminal_text(out.str());
 }
@@ -215,6 +239,7 @@ std::string fit_report_text(const FitReport& r) {
           << (m.profile->open_hi ? " and beyond" : "") << "\n";
     }
   }
+  if (r.tune_seed) out << tune_seed_text(*r.tune_seed);
   if (!r.warnings.empty()) {
     out << "\nwarnings:\n";
     for (const auto& w : r.warnings) out << "  " << w << "\n";

@@ -75,6 +75,7 @@ class LongCalls {
                               grpc::Status& refusal);
 
   std::size_t open() const { return by_address_.open(); }
+  std::size_t open_for_token(std::int64_t token_id) const { return by_token_.held_by(std::to_string(token_id)); }
   // Calls the watchdog ended since start, for revocation and for idleness.
   std::int64_t ended_revoked() const { return ended_revoked_; }
   std::int64_t ended_idle() const { return ended_idle_; }

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/scaling/fit_runs.h"
+#include "core/job_stage.h"
 #include "core/scaling/job_points.h"
 #include "server/prometheus_metrics.h"
 
@@ -19,11 +20,15 @@ Refitter::~Refitter() {
 }
 
 int Refitter::refit(const std::string& sweep_id) {
-  const JobPoints points = job_points(store_.fit_inputs(sweep_id), options_.group_by);
+  const std::vector<Store::FitInput> main = store_.fit_inputs(sweep_id);
+  const JobPoints points = job_points(main, options_.group_by);
   const auto latest = store_.fits(sweep_id, /*latest_only=*/true);
   if (!latest.empty() && latest[0].job_ids == points.job_ids) return 0;
   FitOptions fit_options;
   fit_options.bootstrap = options_.bootstrap;
+  // The tune stage's runs at the pick are checked against the main seeds, never fitted.
+  fit_options.tune_runs_at_pick =
+      tune_runs_at_pick(main, store_.fit_inputs(sweep_id, job_stage::kTune), options_.group_by);
   if (auto missing = not_enough_sizes(points.runs, fit_options)) {
     spdlog::debug("sweep {}: no fit yet ({})", sweep_id, *missing);
     return 0;

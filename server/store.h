@@ -37,6 +37,7 @@
 #include "core/scaling/job_points.h"
 #include "core/sweep/sweep.h"
 #include "core/sweep_record.h"
+#include "core/job_stage.h"
 #include "core/worker_record.h"
 #include "server/sqlite.h"
 #include "server/store/group_commit.h"
@@ -299,8 +300,9 @@ class Store {
 
   // ---- scaling-law fits
   using FitInput = JobLosses;
-  // Succeeded main-stage jobs of a sweep with the ends of their loss curves (loss_tails): what a fit reads.
-  std::vector<FitInput> fit_inputs(const std::string& sweep_id);
+  // Succeeded jobs of a sweep's stage with the ends of their loss curves (loss_tails): what a fit reads (the
+  // main stage; the tune stage's for the tune seed check).
+  std::vector<FitInput> fit_inputs(const std::string& sweep_id, const std::string& stage = job_stage::kMain);
   // Ids of the succeeded main-stage jobs of every sweep that has any.
   std::map<std::string, std::vector<std::string>> succeeded_jobs_by_sweep();
   struct LawReport {

@@ -36,6 +36,12 @@ void StreamSlots::release(const std::string& client) {
   if (it != by_client_.end() && --it->second == 0) by_client_.erase(it);
 }
 
+std::size_t StreamSlots::held_by(const std::string& client) const {
+  absl::MutexLock lock(&mutex_);
+  const auto found = by_client_.find(client);
+  return found == by_client_.end() ? 0 : found->second;
+}
+
 std::size_t StreamSlots::open() const {
   absl::MutexLock lock(&mutex_);
   return open_;

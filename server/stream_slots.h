@@ -32,6 +32,7 @@ class StreamSlots {
   // How many streams `client` may hold now: per_client, or under kFairShare its share when that is less.
   std::size_t limit_for(const std::string& client) const ABSL_LOCKS_EXCLUDED(mutex_);
   std::size_t open() const ABSL_LOCKS_EXCLUDED(mutex_);
+  std::size_t held_by(const std::string& client) const ABSL_LOCKS_EXCLUDED(mutex_);
   std::size_t total() const { return total_; }
   std::size_t per_client() const { return per_client_; }
 

@@ -12,19 +12,19 @@
 
 namespace gammalab::cli {
 
-std::vector<gammalab::RunPoint> fetch_sweep_runs(const std::string& server, const std::string& sweep_id,
-                                                 const std::string& group_by) {
+SweepRuns fetch_sweep_runs(const std::string& server, const std::string& sweep_id, const std::string& group_by) {
   auto stub = connect_coordinator(server);
   const std::vector<v1::Job> jobs = list_all_jobs(*stub, sweep_id, {to_proto(JobState::kSucceeded)}, server);
 
   const std::vector<std::string> loss_names(metric_names::kLosses.begin(), metric_names::kLosses.end());
-  std::vector<JobLosses> losses;
+  std::vector<JobLosses> main, tune;  // tune runs measure LRs, not the study's sizes: only checked, never fitted
   for (const v1::Job& job : jobs) {
-    if (job.stage() == job_stage::kTune) continue;  // tune runs measure LRs, not the study's sizes
-    JobLosses& one = losses.emplace_back(JobLosses{job.id(), job.name(), job.config_json(), {}, {}});
+    std::vector<JobLosses>& stage = job.stage() == job_stage::kTune ? tune : main;
+    JobLosses& one = stage.emplace_back(JobLosses{job.id(), job.name(), job.config_json(), {}, {}});
     for (MetricPoint& p : fetch_job_metrics(*stub, job.id(), loss_names, server)) one.add(std::move(p));
   }
-  return job_points(losses, group_by.empty() ? "scale.variant" : group_by).runs;
+  const std::string by = group_by.empty() ? "scale.variant" : group_by;
+  return {job_points(main, by).runs, tune_runs_at_pick(main, tune, by)};
 }
 
 std::vector<v1::Fit> fetch_latest_fits(const std::string& server, const std::string& sweep_id) {

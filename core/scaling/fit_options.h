@@ -28,6 +28,9 @@ struct FitOptions {
   // Also fit without the largest model size and predict it; done anyway with 5 or more sizes.
   bool holdout_largest = false;
   FitSettings settings;               // Huber delta, start grid, L-BFGS iterations, threads, warm starts
+  // The tune stage's runs at the pick (core/scaling/job_points.h, tune_runs_at_pick): checked against the main
+  // runs' seeds (core/scaling/tune_seed_check.h), never fitted.
+  std::vector<RunPoint> tune_runs_at_pick;
 };
 
 // chinchilla when tokens vary independently of params (|corr(ln N, ln D)| < 0.99 and more than one D),

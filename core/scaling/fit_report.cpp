@@ -241,6 +241,16 @@ nlohmann::json to_json(const FitReport& r) {
     }
     out["multipliers"].push_back(std::move(j));
   }
+  if (r.tune_seed) {
+    nlohmann::json cells = nlohmann::json::array();
+    for (const TuneSeedCell& c : r.tune_seed->cells) {
+      cells.push_back({{"group", c.group}, {"params", c.params}, {"tokens", c.tokens}, {"main_runs", c.main_runs},
+                       {"tune_runs", c.tune_runs}, {"main_mean", number(c.main_mean)},
+                       {"tune_mean", number(c.tune_mean)}, {"sd", number(c.sd)}, {"df", number(c.df)},
+                       {"t", number(c.t)}, {"critical", number(c.critical)}, {"disagrees", c.disagrees}});
+    }
+    out["tune_seed"] = {{"family_alpha", r.tune_seed->family_alpha}, {"cells", std::move(cells)}};
+  }
   out["warnings"] = r.warnings;
   return out;
 }
@@ -326,6 +336,18 @@ FitReport fit_report_from_json(const nlohmann::json& j) {
                                   p.at("open_hi").get<bool>(), number_from(p.at("tolerance"))};
     }
     r.multipliers.push_back(std::move(mult));
+  }
+  if (j.contains("tune_seed")) {
+    TuneSeedCheck check;
+    check.family_alpha = j.at("tune_seed").at("family_alpha").get<double>();
+    for (const auto& c : j.at("tune_seed").at("cells")) {
+      check.cells.push_back({c.at("group").get<std::string>(), c.at("params").get<double>(),
+                             c.at("tokens").get<double>(), c.at("main_runs").get<int>(), c.at("tune_runs").get<int>(),
+                             number_from(c.at("main_mean")), number_from(c.at("tune_mean")), number_from(c.at("sd")),
+                             number_from(c.at("df")), number_from(c.at("t")), number_from(c.at("critical")),
+                             c.at("disagrees").get<bool>()});
+    }
+    r.tune_seed = std::move(check);
   }
   r.warnings = j.at("warnings").get<std::vector<std::string>>();
   return r;

@@ -13,6 +13,7 @@
 #include "core/scaling/law.h"
 #include "core/scaling/profile.h"
 #include "core/scaling/replicates.h"
+#include "core/scaling/tune_seed_check.h"
 
 namespace gammalab {
 
@@ -94,6 +95,8 @@ struct FitReport {
   // local multiplier. What the runs say before any law; the verdict quotes it first.
   std::vector<Comparison> comparisons;
   std::vector<Multiplier> multipliers;
+  // The tune stage's runs at the pick against the main seeds, when there are any (its warning is in warnings).
+  std::optional<TuneSeedCheck> tune_seed;
   std::vector<std::string> warnings;
 };
 

@@ -704,6 +704,12 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   const Resamples resamples = bootstrap(f, report);
   report_estimates(f, resamples, point, report);
   check_holdouts(f, report);
+  report.tune_seed = tune_seed_check(f.runs, with_groups(options.tune_runs_at_pick));
+  if (report.tune_seed) {
+    if (std::string warning = tune_seed_warning(*report.tune_seed); !warning.empty()) {
+      report.warnings.push_back(std::move(warning));
+    }
+  }
   return report;
 }
 

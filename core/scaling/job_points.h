@@ -28,4 +28,11 @@ struct JobPoints {
 // a config that does not parse or has no `group_by` field.
 JobPoints job_points(const std::vector<JobLosses>& jobs, const std::string& group_by);
 
+// The tune stage's runs at the values its pick gave the main stage: those whose config is a main job's but for
+// the seed (and what only logs: log_every, eval_every, ckpt_every, sharpness_every, threads), as run points
+// like job_points'. They are more seeds of that configuration (core/scaling/tune_seed_check.h); a tune run with
+// a main run's own seed is that run again, and left out.
+std::vector<RunPoint> tune_runs_at_pick(const std::vector<JobLosses>& main, const std::vector<JobLosses>& tune,
+                                        const std::string& group_by);
+
 }  // namespace gammalab

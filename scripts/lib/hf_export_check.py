@@ -36,6 +36,8 @@ CASES = [
     ("dnp", "dnp", {}, "auto", CUSTOM),
     ("unified", "unified", {}, "auto", CUSTOM),
     ("qknorm", "qknorm", {}, "auto", CUSTOM),
+    ("dnp_novec", "dnp_novec", {}, "auto", CUSTOM),
+    ("unified_dp", "unified_dp", {}, "auto", LLAMA),
     ("or-unfolded", "or", {}, "gammalab", CUSTOM),
     ("er-unfolded", "er", {}, "gammalab", CUSTOM),
     ("dp-unfolded", "dp", {}, "gammalab", CUSTOM),

@@ -35,9 +35,9 @@ std::vector<Store::StageJob> Store::stage_jobs(const std::string& sweep_id, cons
   return out;
 }
 
-std::vector<Store::FitInput> Store::fit_inputs(const std::string& sweep_id) {
+std::vector<Store::FitInput> Store::fit_inputs(const std::string& sweep_id, const std::string& stage) {
   std::vector<FitInput> out;
-  for (auto& job : stage_jobs(sweep_id, job_stage::kMain)) {
+  for (auto& job : stage_jobs(sweep_id, stage)) {
     if (job.state == JobState::kSucceeded) out.push_back(std::move(job.losses));
   }
   return out;

@@ -21,7 +21,15 @@ namespace {
 
 TEST(VariantPresets, TheShippedFileGivesEveryVariantItsAxesInOrder) {
   EXPECT_EQ(variant_names(), (std::vector<std::string>{"none", "baseline", "hg", "ap", "dp", "dnp", "or", "er", "iwd",
-                                                       "unified", "qknorm"}));
+                                                       "unified", "qknorm", "dnp_novec", "unified_dp"}));
+  const ScaleSpec novec = variant_preset("dnp_novec");
+  EXPECT_EQ(novec.sharing, Sharing::None);
+  EXPECT_EQ(novec.placement, Placement::DualNorm) << "DNP's Norms stay without any vector";
+  const ScaleSpec no_norm = variant_preset("unified_dp");
+  EXPECT_EQ(no_norm.sharing, Sharing::Branch);
+  EXPECT_EQ(no_norm.placement, Placement::Dual) << "unified's vectors, without DNP's Norm";
+  EXPECT_EQ(no_norm.param, ScaleParam::MagDirOrig);
+  EXPECT_EQ(no_norm.decay, ScaleDecay::InputOnly);
   const ScaleSpec unified = variant_preset("unified");
   EXPECT_EQ(unified.variant, "unified");
   EXPECT_EQ(unified.sharing, Sharing::Branch);
@@ -44,7 +52,7 @@ TEST(VariantPresets, TheShippedFileGivesEveryVariantItsAxesInOrder) {
 TEST(VariantPresets, TheDocumentationTableIsTheFile) {
   std::ifstream doc(shipped_files_root() / "docs" / "variants.md");
   ASSERT_TRUE(doc) << "docs/variants.md";
-  const std::regex row(R"(^\| `([a-z]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| (.+) \|$)");
+  const std::regex row(R"(^\| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| (.+) \|$)");
   std::vector<std::string> documented;
   std::string line;
   while (std::getline(doc, line)) {

@@ -87,6 +87,7 @@ TEST(OpenStreams, AThirdTokenGetsStreamsBesideTwoGreedyOnes) {
     options.max_metric_streams_per_address = kTotal;
   });
   struct Token {
+    std::int64_t id = 0;
     std::shared_ptr<grpc::Channel> channel;
     std::unique_ptr<v1::WorkerGateway::Stub> stub;
     std::vector<std::unique_ptr<OpenStream>> streams;
@@ -97,39 +98,37 @@ TEST(OpenStreams, AThirdTokenGetsStreamsBesideTwoGreedyOnes) {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     Token t;
+    t.id = token_id_of(security.token).value();
     t.channel = open_channel(c.address(), security, args);
     t.stub = v1::WorkerGateway::NewStub(t.channel);
     return t;
   };
   Token greedy_a = token("greedy a"), greedy_b = token("greedy b"), third = token("third");
-  // Opens `count` streams and waits until the server holds `expected_open` in all.
-  auto open = [&](Token& t, int count, std::size_t expected_open) {
+  const LongCalls& streams = c.gateway().metric_streams();
+  // Opens `count` streams and waits until the server holds `expected` of them. (Nothing is given back before
+  // the end, so a stream still on its way when this returns is refused: the count stays.)
+  auto open = [&](Token& t, int count, std::size_t expected) {
     for (int i = 0; i < count; ++i) t.streams.push_back(std::make_unique<OpenStream>(*t.stub));
-    return eventually([&] { return c.gateway().metric_streams().open() == expected_open; }, 10s);
+    return eventually([&] { return streams.open_for_token(t.id) == expected; }, 10s);
   };
-  ASSERT_TRUE(open(greedy_a, 20, kTotal / 2)) << "alone, a token holds half of all";
-  ASSERT_TRUE(open(greedy_b, 20, kTotal / 2 + kTotal / 3)) << "beside one other, a third of all";
-  ASSERT_TRUE(open(third, 4, kTotal)) << "the third token got no stream";
-  // Which streams got in is the server's order of arrival: count each token's by how they end.
-  auto taken = [](Token& t, std::string& refusal) {
-    int ok = 0;
-    for (auto& stream : t.streams) {
-      const grpc::Status status = stream->finish();
-      if (status.ok()) {
-        ++ok;
-      } else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
-        refusal = status.error_message();
-      }
-    }
-    return ok;
-  };
-  std::string refusal_b, refusal_third, refusal_a;
-  EXPECT_EQ(taken(third, refusal_third), 2) << "the two left free beside the greedy tokens' shares";
-  EXPECT_EQ(taken(greedy_b, refusal_b), static_cast<int>(kTotal / 3));
-  EXPECT_EQ(taken(greedy_a, refusal_a), static_cast<int>(kTotal / 2));
-  EXPECT_EQ(refusal_b, "too many open metric streams: at most 12 per client address, 512 per token (now 4, a fair "
-                       "share beside the other tokens holding metric streams) and 12 in all; close others or retry "
-                       "later");
+  ASSERT_TRUE(open(greedy_a, 20, kTotal / 2)) << "alone, a token holds half of all: " << streams.open_for_token(greedy_a.id);
+  ASSERT_TRUE(open(greedy_b, 20, kTotal / 3)) << "beside one other, a third of all: " << streams.open_for_token(greedy_b.id);
+  ASSERT_TRUE(open(third, 4, 2)) << "the third token got " << streams.open_for_token(third.id)
+                                 << " streams beside the greedy tokens' shares, not the 2 left";
+  EXPECT_EQ(streams.open(), kTotal);
+  EXPECT_EQ(streams.open_for_token(greedy_a.id), kTotal / 2) << "a greedy token took more while others held some";
+  // The refusal names the token's share.
+  std::string refusal;
+  for (auto& stream : greedy_b.streams) {
+    const grpc::Status status = stream->finish();
+    if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) refusal = status.error_message();
+  }
+  EXPECT_EQ(refusal, "too many open metric streams: at most 12 per client address, 512 per token (now 4, a fair "
+                     "share beside the other tokens holding metric streams) and 12 in all; close others or retry "
+                     "later");
+  for (Token* t : {&greedy_a, &third}) {
+    for (auto& stream : t->streams) stream->context.TryCancel();
+  }
 }
 
 TEST(OpenStreams, AnIdleMetricStreamIsEnded) {

@@ -14,6 +14,11 @@ namespace gammalab {
 
 namespace {
 
+// Why the seeds were not resampled: no bootstrap was asked for, or there are no seeds to resample.
+std::string no_seed_resampling(const FitReport& r) {
+  return r.bootstrap_requested == 0 ? "no bootstrap asked for (--bootstrap 0)" : "one run per configuration: add seeds";
+}
+
 constexpr int kDigits = 5;
 
 std::string percent_text(double confidence) { return significant(100.0 * confidence, kDigits) + "%"; }
@@ -222,7 +227,7 @@ ComparisonVerdict verdict_of(const FitReport& r, const Comparison& c) {
       v.details.push_back("no local multiplier: " + c.baseline + "'s sizes have different numbers of token counts, "
                           "so its runs trace no curves in compute");
     } else if (!seeds_resampled(r)) {
-      v.details.push_back("no local multiplier interval: one run per configuration; add seeds");
+      v.details.push_back("no local multiplier interval: " + no_seed_resampling(r));
     }
     if (c.holdout_exceeds_effect()) v.details.push_back("but " + holdout_line(c));
     return v;
@@ -230,7 +235,7 @@ ComparisonVerdict verdict_of(const FitReport& r, const Comparison& c) {
   v.headline = c.variant + ": no multiplier over " + c.baseline +
                (!c.ladder ? " (" + c.baseline + "'s sizes trace no curves in compute, and no law gives one)"
                 : c.sizes_pooled == 0 ? " (" + c.baseline + "'s sizes never reach its loss)"
-                                      : " (one run per configuration: add seeds)");
+                                      : " (" + no_seed_resampling(r) + ")");
   return v;
 }
 

@@ -138,5 +138,82 @@ TEST(Refitter, TheCliPrintsTheStoredFitOfASweepGivenAlone) {
   EXPECT_NE(refit.find("law n, 0/0 bootstrap resamples"), std::string::npos) << refit;
 }
 
+
+// The tune seed as a check, end to end: a tune stage with a seed of its own (100) and a main stage of three
+// seeds, both run to success; the coordinator's refit and `gammalab fit` compare the tune runs at the picked LR
+// with the main seeds, and a planted disagreement (baseline at width 64) is named, while the tune runs at the
+// other LR are not counted.
+TEST(Refitter, TheTuneSeedIsCheckedAgainstTheMainSeedsByTheRefitAndTheCli) {
+  quiet_solver_logging();
+  InProcessCoordinator coordinator("refitter-tune-seed");
+  Store& store = coordinator.store();
+  auto stage = [](const std::string& name, const std::vector<double>& lrs, const std::vector<std::uint64_t>& seeds) {
+    Sweep sweep;
+    sweep.name = name;
+    for (const std::string variant : {"baseline", "unified"}) {
+      for (int width : {32, 64, 128}) {
+        for (double lr : lrs) {
+          for (std::uint64_t seed : seeds) {
+            SweepJob job;
+            job.config.model.d_model = width;
+            job.config.scale.variant = variant;
+            job.config.optim.lr = lr;
+            job.config.seed = seed;
+            job.name = variant + "/d" + std::to_string(width) + "/lr" + std::to_string(lr) + "/s" + std::to_string(seed);
+            job.config_hash = config_hash(job.config);
+            sweep.jobs.push_back(std::move(job));
+          }
+        }
+      }
+    }
+    return sweep;
+  };
+  const std::string worker = store.register_worker("host", 1, {}, "");
+  // Every run on its variant's law; the main seeds at -0.002, 0, +0.002; the tune seed at the pick 0.001 above
+  // the law, but 0.2 above at baseline's width 64; the tune runs at the other LR 0.05 above.
+  auto run_all = [&] {
+    while (auto lease = store.lease(worker, 60000)) {
+      const JobConfig c = job_config_from_json(nlohmann::json::parse(lease->job.config_json));
+      const double n = double(job_run_point(c, 0.0, "scale.variant", "").params);
+      double loss = (c.scale.variant == "unified" ? 0.97 : 1.0) * (1.7 + 40.0 * std::pow(n, -0.35));
+      if (c.seed == 100) {
+        loss += c.optim.lr > 0.015 ? 0.05 : (c.scale.variant == "baseline" && c.model.d_model == 64 ? 0.2 : 0.001);
+      } else {
+        loss += 0.002 * (double(c.seed) - 1.0);
+      }
+      store.add_metrics(lease->job.id, lease->attempt, {{c.steps, 1000, "val/loss", loss}});
+      ASSERT_TRUE(store.finish(worker, lease->job.id, lease->attempt, AttemptEnd::kSucceeded, ""));
+    }
+  };
+  const auto sweep = store.create_sweep(stage("tuned", {0.01, 0.02}, {100}), "", "tuned.yaml", false, true).sweep;
+  run_all();
+  ASSERT_TRUE(store.add_main_stage(sweep.id, stage("tuned", {0.01}, {0, 1, 2}), "{}"));
+  run_all();
+
+  RefitOptions options;
+  options.enabled = false;
+  options.bootstrap = 0;
+  Refitter refitter(store, options);
+  ASSERT_EQ(refitter.refit(sweep.id), 1);
+  const auto stored = nlohmann::json::parse(store.fits(sweep.id, true).at(0).report_json);
+  ASSERT_TRUE(stored.contains("tune_seed")) << stored.dump(2);
+  const auto& cells = stored["tune_seed"]["cells"];
+  ASSERT_EQ(cells.size(), 6u) << "one tune run at the pick per variant and width";
+  for (const auto& cell : cells) {
+    EXPECT_EQ(cell["main_runs"], 3);
+    EXPECT_EQ(cell["tune_runs"], 1) << "the tune run at the other LR is no seed of this configuration";
+    const bool planted = cell["group"] == "baseline" && cell["params"] == cells[1]["params"];
+    EXPECT_EQ(cell["disagrees"].get<bool>(), planted) << cell.dump();
+  }
+
+  const std::string text = run_cli("--server " + coordinator.address() + " fit " + sweep.id + " --refit --bootstrap 0");
+  EXPECT_NE(text.find("tune seed check: the tune stage's runs at the pick against the main seeds"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("disagree with the main seeds beyond chance at 1 of 6 configurations (baseline at N="),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("caution: at 1 of 6 configurations the tune stage's seed disagrees"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace gammalab::testing

@@ -49,7 +49,15 @@ std::string tune_picks_text(const TunePicks& picks) {
     }
     std::istringstream lines(table.render());
     for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
-    if (group.best < 0) out << "  no pick: " << group.problem << "\n";
+    if (group.best < 0) {
+      out << "  no pick: " << group.problem << "\n";
+    } else if (!std::isnan(group.pick_share)) {
+      out << "  the pick holds in " << fixed(100.0 * group.pick_share, 0) << "% of " << kPickResamples
+          << " resamples of its " << group.seeds << " tune seeds"
+          << (group.pick_share < 0.8 ? ": the values are not told apart by these seeds; add tune seeds" : "") << "\n";
+    } else if (group.seeds == 1) {
+      out << "  one tune seed: how sure the pick is is not measured (tune.seeds: 2 or more)\n";
+    }
     out << "\n";
   }
   return terminal_text(out.str());  // tuned values and group keys come from the sweep file

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <random>
+#include <set>
 #include <stdexcept>
 
 #include "core/config_error.h"
@@ -126,6 +129,50 @@ nlohmann::json tune_key(const JobConfig& config, const std::vector<std::string>&
   return key;
 }
 
+namespace {
+
+// TuneGroup::pick_share: the group's seeds resampled with replacement, the same draw for every value; each
+// value's mean over its runs of the drawn seeds (a seed drawn twice counts twice), and whether the pick still
+// has the lowest. A fixed generator seed: the same runs give the same share.
+void measure_pick_share(TuneGroup& group) {
+  std::set<std::uint64_t> seed_set;
+  for (const TuneTrial& t : group.trials) {
+    for (const JobConfig& c : t.configs) seed_set.insert(c.seed);
+  }
+  const std::vector<std::uint64_t> seeds(seed_set.begin(), seed_set.end());
+  group.seeds = static_cast<int>(seeds.size());
+  if (group.best < 0 || seeds.size() < 2) return;
+  std::mt19937_64 rng(20260605);
+  std::uniform_int_distribution<std::size_t> draw(0, seeds.size() - 1);
+  std::map<std::uint64_t, int> weight;
+  int kept = 0;
+  for (int b = 0; b < kPickResamples; ++b) {
+    weight.clear();
+    for (std::size_t i = 0; i < seeds.size(); ++i) ++weight[seeds[draw(rng)]];
+    int best = -1;
+    double best_mean = kInf;
+    for (std::size_t i = 0; i < group.trials.size(); ++i) {
+      const TuneTrial& t = group.trials[i];
+      if (!std::isfinite(t.mean_loss)) continue;  // a value with a failed run is never a pick
+      double sum = 0.0, n = 0.0;
+      for (std::size_t r = 0; r < t.losses.size(); ++r) {
+        const auto w = weight.find(t.configs[r].seed);
+        if (w == weight.end()) continue;
+        sum += w->second * t.losses[r];
+        n += w->second;
+      }
+      if (n > 0.0 && sum / n < best_mean) {
+        best_mean = sum / n;
+        best = static_cast<int>(i);
+      }
+    }
+    kept += best == group.best ? 1 : 0;
+  }
+  group.pick_share = double(kept) / kPickResamples;
+}
+
+}  // namespace
+
 TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs) {
   TunePicks picks;
   for (const TuneRun& run : runs) {
@@ -136,9 +183,10 @@ TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs
     if (group == picks.groups.end()) group = picks.groups.insert(picks.groups.end(), TuneGroup{key, {}, -1, ""});
     auto trial = std::find_if(group->trials.begin(), group->trials.end(),
                               [&](const TuneTrial& t) { return t.values == values; });
-    if (trial == group->trials.end()) trial = group->trials.insert(group->trials.end(), TuneTrial{values, 0, 0, 0.0, {}});
+    if (trial == group->trials.end()) trial = group->trials.insert(group->trials.end(), TuneTrial{values, 0, 0, 0.0, {}, {}});
     ++trial->runs;
     trial->configs.push_back(run.config);
+    trial->losses.push_back(run.loss);
     if (std::isfinite(run.loss)) trial->mean_loss += run.loss;
     else ++trial->failed;
   }
@@ -156,6 +204,7 @@ TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs
       group.problem = "every value tried has a run without a final loss (failed, diverged or cancelled)";
       continue;
     }
+    measure_pick_share(group);
     if (stages.allow_edge) continue;
     if (auto edge = edge_of_grid(group, stages.tuned_fields)) {
       group.problem = *edge;
@@ -208,7 +257,9 @@ nlohmann::json to_json(const TunePicks& picks) {
     for (const auto& t : g.trials) {
       trials.push_back({{"values", t.values}, {"runs", t.runs}, {"failed", t.failed}, {"mean_loss", mean_json(t.mean_loss)}});
     }
-    groups.push_back({{"key", g.key}, {"trials", trials}, {"best", g.best}, {"problem", g.problem}});
+    groups.push_back({{"key", g.key}, {"trials", trials}, {"best", g.best}, {"problem", g.problem},
+                      {"seeds", g.seeds},
+                      {"pick_share", std::isnan(g.pick_share) ? nlohmann::json(nullptr) : nlohmann::json(g.pick_share)}});
   }
   return {{"groups", groups}};
 }
@@ -217,9 +268,12 @@ TunePicks tune_picks_from_json(const nlohmann::json& json) {
   TunePicks picks;
   for (const auto& g : json.at("groups")) {
     TuneGroup group{g.at("key"), {}, g.at("best").get<int>(), g.at("problem").get<std::string>()};
+    // Picks stored before the share was measured have none.
+    group.seeds = g.value("seeds", 0);
+    if (g.contains("pick_share") && !g.at("pick_share").is_null()) group.pick_share = g.at("pick_share").get<double>();
     for (const auto& t : g.at("trials")) {
       group.trials.push_back(
-          {t.at("values"), t.at("runs").get<int>(), t.at("failed").get<int>(), mean_from(t.at("mean_loss")), {}});
+          {t.at("values"), t.at("runs").get<int>(), t.at("failed").get<int>(), mean_from(t.at("mean_loss")), {}, {}});
     }
     if (group.best >= static_cast<int>(group.trials.size())) group.best = -1;
     picks.groups.push_back(std::move(group));

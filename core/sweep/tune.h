@@ -1,6 +1,7 @@
 #pragma once
 // The tune stage's decision: from the final losses of the tune runs, the best value of the tuned fields per
 // group (docs/sweeps.md, "Tune stage"), and the main stage with those values set.
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct TuneTrial {
   int failed = 0;          // runs without a finite final loss
   double mean_loss = 0.0;  // over the runs; +inf when any run failed (a value that diverges is not a pick)
   std::vector<JobConfig> configs;  // the runs' configs, for carry expressions (not in the JSON form)
+  std::vector<double> losses;      // each run's final loss, in the order of `configs` (not in the JSON form)
 };
 
 struct TuneGroup {
@@ -32,7 +34,13 @@ struct TuneGroup {
   std::vector<TuneTrial> trials;                  // in the order the tune jobs came
   int best = -1;                                  // index into trials; -1 when there is no pick
   std::string problem;                            // why there is no pick (edge of the grid, every run failed)
+  // How sure the pick is: the share of kPickResamples bootstrap resamples of the group's tune seeds (the same
+  // seeds drawn for every value: a seed's runs share their data order) in which the pick still has the lowest
+  // mean. NaN with fewer than two seeds, or without a pick.
+  double pick_share = std::nan("");
+  int seeds = 0;  // the group's distinct tune seeds
 };
+inline constexpr int kPickResamples = 1000;
 
 struct TunePicks {
   std::vector<TuneGroup> groups;

@@ -342,11 +342,11 @@ TEST(FitView, KeepsEscapeSequencesInGroupNamesOffTheTerminal) {
 TEST(TuneView, ListsEveryValueTriedPerGroupAndMarksThePick) {
   TunePicks picks;
   TuneGroup ok{{{"scale.variant", "baseline"}}, {}, 1, ""};
-  ok.trials.push_back({{{"optim.lr", 0.001}}, 2, 0, 3.25, {}});
-  ok.trials.push_back({{{"optim.lr", 0.002}}, 2, 0, 3.125, {}});
-  ok.trials.push_back({{{"optim.lr", 0.004}}, 2, 1, std::numeric_limits<double>::infinity(), {}});
+  ok.trials.push_back({{{"optim.lr", 0.001}}, 2, 0, 3.25, {}, {}});
+  ok.trials.push_back({{{"optim.lr", 0.002}}, 2, 0, 3.125, {}, {}});
+  ok.trials.push_back({{{"optim.lr", 0.004}}, 2, 1, std::numeric_limits<double>::infinity(), {}, {}});
   TuneGroup edge{{{"scale.variant", "unified"}}, {}, -1, "the best optim.lr (0.004) is the largest value of the grid"};
-  edge.trials.push_back({{{"optim.lr", 0.004}}, 2, 0, 3.0, {}});
+  edge.trials.push_back({{{"optim.lr", 0.004}}, 2, 0, 3.0, {}, {}});
   picks.groups = {ok, edge};
   const std::string text = tune_picks_text(picks);
   EXPECT_NE(text.find("group scale.variant=baseline\n"), std::string::npos) << text;
@@ -356,12 +356,25 @@ TEST(TuneView, ListsEveryValueTriedPerGroupAndMarksThePick) {
       << text;
   // Kept under allow_edge, a pick at the grid's edge says so.
   TuneGroup kept{{{"scale.variant", "none"}}, {}, 0, ""};
-  kept.trials.push_back({{{"optim.lr", 0.001}}, 1, 0, 3.0, {}});
-  kept.trials.push_back({{{"optim.lr", 0.002}}, 1, 0, 3.1, {}});
+  kept.trials.push_back({{{"optim.lr", 0.001}}, 1, 0, 3.0, {}, {}});
+  kept.trials.push_back({{{"optim.lr", 0.002}}, 1, 0, 3.1, {}, {}});
   picks.groups = {ok, kept};
   const std::string marked = tune_picks_text(picks);
   EXPECT_NE(marked.find("3.0000  <- pick, at an edge of the grid (allow_edge)"), std::string::npos) << marked;
   EXPECT_NE(marked.find("3.1250  <- pick\n"), std::string::npos) << marked;
+  // How sure a pick is, from the resamples of its tune seeds; with one seed, that it is not measured.
+  ok.seeds = 3;
+  ok.pick_share = 0.62;
+  kept.seeds = 1;
+  picks.groups = {ok, kept};
+  const std::string sure = tune_picks_text(picks);
+  EXPECT_NE(sure.find("  the pick holds in 62% of 1000 resamples of its 3 tune seeds: the values are not told apart "
+                      "by these seeds; add tune seeds\n"),
+            std::string::npos)
+      << sure;
+  EXPECT_NE(sure.find("  one tune seed: how sure the pick is is not measured (tune.seeds: 2 or more)\n"),
+            std::string::npos)
+      << sure;
 }
 
 

@@ -816,9 +816,14 @@ export function tuneSeries(reportJson) {
     (g.trials || []).forEach((t, i) => {
       const others = Object.entries(t.values || {}).filter(([k]) => k !== field).map(([k, v]) => `${k}=${v}`).join(' ');
       const label = [keyText(g.key), others].filter(Boolean).join(' ');
-      if (!curves.has(label)) curves.set(label, { label, variant: g.key?.['scale.variant'] ?? null, points: [], problem: g.problem || '' });
+      if (!curves.has(label)) {
+        // How sure the group's pick is (the share of resamples of its tune seeds that keep it; null: not measured).
+        const share = typeof g.pick_share === 'number' ? g.pick_share : null;
+        curves.set(label, { label, variant: g.key?.['scale.variant'] ?? null, points: [], tried: [], problem: g.problem || '', share, seeds: g.seeds ?? 0 });
+      }
       const x = num(t.values[field]);
       const y = num(t.mean_loss);
+      if (Number.isFinite(x)) curves.get(label).tried.push(x);
       if (Number.isFinite(x) && Number.isFinite(y)) curves.get(label).points.push([x, y]);
       if (i === g.best && Number.isFinite(x) && Number.isFinite(y)) best.set(label, { x, y });
     });
@@ -827,7 +832,10 @@ export function tuneSeries(reportJson) {
     field,
     groups: [...curves.values()].map((c) => {
       c.points.sort((a, b) => a[0] - b[0]);
-      return { label: c.label, variant: c.variant, xs: c.points.map((p) => p[0]), ys: c.points.map((p) => p[1]), best: best.get(c.label) || null, problem: c.problem };
+      const pick = best.get(c.label) || null;
+      // A pick at the smallest or largest value tried: the optimum may lie beyond the grid.
+      const edge = !!pick && (pick.x === Math.min(...c.tried) || pick.x === Math.max(...c.tried));
+      return { label: c.label, variant: c.variant, xs: c.points.map((p) => p[0]), ys: c.points.map((p) => p[1]), best: pick, problem: c.problem, edge, share: c.share, seeds: c.seeds };
     }),
   };
 }

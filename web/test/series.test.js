@@ -267,7 +267,7 @@ test('settings round-trip through the address, typed by their defaults', () => {
 
 test('tuneSeries: mean final loss against the tuned value per group, the pick, failed values left out', () => {
   const report = { groups: [
-    { key: { 'scale.variant': 'baseline' }, best: 1, problem: '', trials: [
+    { key: { 'scale.variant': 'baseline' }, best: 1, problem: '', seeds: 3, pick_share: 0.62, trials: [
       { values: { 'optim.lr': 0.01 }, runs: 1, failed: 0, mean_loss: 3.1 },
       { values: { 'optim.lr': 0.003 }, runs: 1, failed: 0, mean_loss: 2.9 },
       { values: { 'optim.lr': 0.03 }, runs: 1, failed: 1, mean_loss: 'inf' }] },
@@ -275,8 +275,11 @@ test('tuneSeries: mean final loss against the tuned value per group, the pick, f
       { values: { 'optim.lr': 0.01 }, runs: 1, failed: 0, mean_loss: 2.5 }] }] };
   const t = tuneSeries(JSON.stringify(report));
   assert.equal(t.field, 'optim.lr');
-  assert.deepEqual(t.groups[0], { label: 'scale.variant=baseline', variant: 'baseline', xs: [0.003, 0.01], ys: [2.9, 3.1], best: { x: 0.003, y: 2.9 }, problem: '' });
+  // The pick is the smallest value tried (the failed 0.03 was tried too): at an edge of the grid.
+  assert.deepEqual(t.groups[0], { label: 'scale.variant=baseline', variant: 'baseline', xs: [0.003, 0.01], ys: [2.9, 3.1], best: { x: 0.003, y: 2.9 }, problem: '', edge: true, share: 0.62, seeds: 3 });
   assert.deepEqual(t.groups[1].best, null);
+  assert.equal(t.groups[1].edge, false);
+  assert.equal(t.groups[1].share, null, 'a report without the share: not measured');
   assert.equal(t.groups[1].problem, 'edge');
   assert.equal(tuneSeries(''), null);
   assert.equal(tuneSeries('{"groups": []}'), null);

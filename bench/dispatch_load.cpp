@@ -316,7 +316,8 @@ double grpc_ingest_s() {
   double seconds = -1;
   {
     Store store(path.string());
-    Tokens tokens(path.string());
+    const auto shared_tokens = std::make_shared<Tokens>(path.string());  // shared with the token check
+    Tokens& tokens = *shared_tokens;
     ClientSecurity security;
     security.gateway_token = tokens.create(Role::kWorker, "bench worker");
     ServerOptions options;
@@ -325,7 +326,7 @@ double grpc_ingest_s() {
     WorkerGatewayService gateway(store, options);
     int port_v4 = 0, port_v6 = 0;
     grpc::ServerBuilder builder;
-    const auto credentials = gammalab::grpc_server_credentials(options, &tokens);
+    const auto credentials = gammalab::grpc_server_credentials(options, shared_tokens);
     builder.AddListeningPort("127.0.0.1:0", credentials, &port_v4);
     builder.AddListeningPort("[::1]:0", credentials, &port_v6);
     builder.RegisterService(&gateway);

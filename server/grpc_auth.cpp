@@ -26,8 +26,8 @@ std::optional<Role> role_for_path(std::string_view path) {
 
 class TokenCheck final : public grpc::AuthMetadataProcessor {
  public:
-  TokenCheck(Tokens* tokens, bool workers_need_certificates)
-      : tokens_(tokens), workers_need_certificates_(workers_need_certificates) {}
+  TokenCheck(std::shared_ptr<Tokens> tokens, bool workers_need_certificates)
+      : tokens_(std::move(tokens)), workers_need_certificates_(workers_need_certificates) {}
 
   // Blocking (the default): verify() reads SQLite, so gRPC runs this off its network threads.
   grpc::Status Process(const InputMetadata& metadata, grpc::AuthContext* context, OutputMetadata*,
@@ -61,13 +61,14 @@ class TokenCheck final : public grpc::AuthMetadataProcessor {
   }
 
  private:
-  Tokens* tokens_;
+  const std::shared_ptr<Tokens> tokens_;
   bool workers_need_certificates_;
 };
 
 }  // namespace
 
-std::shared_ptr<grpc::ServerCredentials> grpc_server_credentials(const ServerOptions& options, Tokens* tokens) {
+std::shared_ptr<grpc::ServerCredentials> grpc_server_credentials(const ServerOptions& options,
+                                                                 std::shared_ptr<Tokens> tokens) {
   const std::optional<TlsFiles> tls = read_tls_files(options);
   std::shared_ptr<grpc::ServerCredentials> credentials;
   if (tls) {
@@ -87,7 +88,7 @@ std::shared_ptr<grpc::ServerCredentials> grpc_server_credentials(const ServerOpt
   }
   const bool need_certificates = tls && !tls->client_ca_pem.empty();
   if (tokens != nullptr || need_certificates) {
-    credentials->SetAuthMetadataProcessor(std::make_shared<TokenCheck>(tokens, need_certificates));
+    credentials->SetAuthMetadataProcessor(std::make_shared<TokenCheck>(std::move(tokens), need_certificates));
   }
   return credentials;
 }

@@ -17,8 +17,10 @@
 namespace gammalab {
 
 // The gRPC listener's credentials: TLS when options name a certificate (server/tls_files.h), else plaintext;
-// with the token check unless `tokens` is null (--insecure-no-auth).
-std::shared_ptr<grpc::ServerCredentials> grpc_server_credentials(const ServerOptions& options, Tokens* tokens);
+// with the token check unless `tokens` is null (--insecure-no-auth). The check shares `tokens`: gRPC may run it
+// on its own threads for a call still queued when the server shuts down, after its owner is gone.
+std::shared_ptr<grpc::ServerCredentials> grpc_server_credentials(const ServerOptions& options,
+                                                                 std::shared_ptr<Tokens> tokens);
 
 // The id of the token in the call's authorization header; nullopt when it has none. Trust it only on a server
 // that checks tokens (the processor above refused the call otherwise): without tokens the header is unchecked.

@@ -158,8 +158,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     gammalab::observe_sqlite_writes(store);
-    std::unique_ptr<gammalab::Tokens> tokens;
-    if (!options.insecure_no_auth) tokens = std::make_unique<gammalab::Tokens>(options.database);
+    std::shared_ptr<gammalab::Tokens> tokens;
+    if (!options.insecure_no_auth) tokens = std::make_shared<gammalab::Tokens>(options.database);
     gammalab::CoordinatorService coordinator(store, options);
     gammalab::WorkerGatewayService gateway(store, options);
     gammalab::LeaseReaper reaper(store, options.lease_timeout_ms, options.heartbeat_interval_ms);
@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
     int port = 0;
     std::unique_ptr<grpc::Server> server =
         gammalab::start_grpc_server("--listen", options.grpc_address, {&coordinator, &gateway}, port,
-                                    gammalab::grpc_server_credentials(options, tokens.get()));
+                                    gammalab::grpc_server_credentials(options, tokens));
     std::unique_ptr<gammalab::HttpApi> http;
     if (!options.http_address.empty()) http = std::make_unique<gammalab::HttpApi>(store, options, tokens.get());
     // One machine-readable line so scripts and tests can find the ports (useful with port 0).

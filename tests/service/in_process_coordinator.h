@@ -26,13 +26,13 @@ class InProcessCoordinator {
   // `configure` may change the options (a lower limit, say) before the services are made from them.
   explicit InProcessCoordinator(const std::string& name, const std::function<void(ServerOptions&)>& configure = {})
       : db_path_(temp_db(name)), store_(db_path_.string()), options_(options_for(db_path_, configure)) {
-    security_.token = tokens_.create(Role::kUser, "test user");
-    security_.gateway_token = tokens_.create(Role::kWorker, "test worker");
-    worker_token_id_ = tokens_.list().back().id;
+    security_.token = tokens_->create(Role::kUser, "test user");
+    security_.gateway_token = tokens_->create(Role::kWorker, "test worker");
+    worker_token_id_ = tokens_->list().back().id;
     set_default_client_security(security_);
     ::setenv(kTokenEnv, security_.token.c_str(), 1);
     server_ = start_grpc_server("--listen", "127.0.0.1:0", {&coordinator_, &gateway_}, port_,
-                                grpc_server_credentials(options_, &tokens_));
+                                grpc_server_credentials(options_, tokens_));
   }
   ~InProcessCoordinator() {
     server_->Shutdown();
@@ -40,7 +40,9 @@ class InProcessCoordinator {
   }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   Store& store() { return store_; }
-  Tokens& tokens() { return tokens_; }
+  Tokens& tokens() { return *tokens_; }
+  // Shared with the token check, which gRPC may still run after this coordinator is gone.
+  const std::shared_ptr<Tokens>& shared_tokens() const { return tokens_; }
   const std::string& user_token() const { return security_.token; }
   const std::string& worker_token() const { return security_.gateway_token; }
   // For a worker registered straight in the store whose leases a test then reports for over gRPC:
@@ -75,7 +77,7 @@ class InProcessCoordinator {
 
   std::filesystem::path db_path_;
   Store store_;
-  Tokens tokens_{db_path_.string()};
+  std::shared_ptr<Tokens> tokens_ = std::make_shared<Tokens>(db_path_.string());
   ClientSecurity security_;
   std::int64_t worker_token_id_ = 0;
   ServerOptions options_;

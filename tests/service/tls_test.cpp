@@ -90,7 +90,7 @@ struct TlsListener {
         coordinator(c.store(), options_),
         gateway(c.store(), options_),
         server(start_grpc_server("--listen", "127.0.0.1:0", {&coordinator, &gateway}, port,
-                                 grpc_server_credentials(options_, &c.tokens()))) {}
+                                 grpc_server_credentials(options_, c.shared_tokens()))) {}
   ~TlsListener() { server->Shutdown(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port); }
   ServerOptions options_;

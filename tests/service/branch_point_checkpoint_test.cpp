@@ -52,19 +52,7 @@ class BranchPointCheckpoint : public ::testing::Test {
     ASSERT_TRUE(c_.store().start(worker_, run_, 1));
   }
 
-  grpc::Status report(const std::vector<v1::MetricPoint>& points) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    v1::ReportMetricsResponse response;
-    auto writer = stub_->ReportMetrics(&context, &response);
-    v1::ReportMetricsRequest request;
-    request.set_job_id(run_);
-    request.set_attempt(1);
-    for (const auto& p : points) *request.add_points() = p;
-    writer->Write(request);
-    writer->WritesDone();
-    return writer->Finish();
-  }
+  grpc::Status report(const std::vector<v1::MetricPoint>& points) { return report_metrics(*stub_, run_, 1, points); }
 
   // The checkpoint file at `step` with `bytes` of payload and a record naming `recorded` bytes.
   void write_checkpoint(std::int64_t step, std::size_t bytes, std::uint64_t recorded) {

@@ -6,10 +6,12 @@
 // set to the user token, so a CLI process the test starts gets in too.
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rpc/client_channel.h"
 #include "server/coordinator_service.h"
@@ -86,5 +88,22 @@ class InProcessCoordinator {
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };
+
+// One ReportMetrics stream holding one request of `points` for the job's attempt, as a worker's relay sends it;
+// the coordinator's status.
+inline grpc::Status report_metrics(v1::WorkerGateway::Stub& stub, const std::string& job_id, int attempt,
+                                   const std::vector<v1::MetricPoint>& points) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  v1::ReportMetricsResponse response;
+  auto writer = stub.ReportMetrics(&context, &response);
+  v1::ReportMetricsRequest request;
+  request.set_job_id(job_id);
+  request.set_attempt(attempt);
+  for (const auto& p : points) *request.add_points() = p;
+  writer->Write(request);
+  writer->WritesDone();
+  return writer->Finish();
+}
 
 }  // namespace gammalab::testing

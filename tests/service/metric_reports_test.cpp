@@ -72,17 +72,7 @@ class MetricReports : public ::testing::Test {
   }
 
   grpc::Status report(const std::string& job, int attempt, const std::vector<v1::MetricPoint>& points) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    v1::ReportMetricsResponse response;
-    auto writer = stub_->ReportMetrics(&context, &response);
-    v1::ReportMetricsRequest request;
-    request.set_job_id(job);
-    request.set_attempt(attempt);
-    for (const auto& p : points) *request.add_points() = p;
-    writer->Write(request);
-    writer->WritesDone();
-    return writer->Finish();
+    return report_metrics(*stub_, job, attempt, points);
   }
 
   // The report is refused with `code` and a message containing each of `needles`; nothing changed, and the

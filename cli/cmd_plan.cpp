@@ -23,6 +23,7 @@
 #include "core/job_stage.h"
 #include "core/sweep/sweep.h"
 #include "core/sweep/plan.h"
+#include "core/sweep/tune_rounds.h"
 #include "core/scaling/csv_points.h"
 #include "core/scaling/noise_estimate.h"
 #include "core/scaling/power.h"
@@ -255,6 +256,7 @@ void add_plan_command(CLI::App& app, CliContext& context) {
     if (context.json) {
       nlohmann::json out = to_json(plan);
       out["stages"] = {{job_stage::kTune, to_json(tune)}, {job_stage::kMain, to_json(main)}};
+      out["tune_rounds_max_jobs"] = max_tune_round_jobs(stages);
       if (power) out["power"] = power_json(*power);
       std::cout << out.dump(2) << "\n";
       return;
@@ -263,6 +265,13 @@ void add_plan_command(CLI::App& app, CliContext& context) {
     for (const auto& [name, stage] : {std::pair{job_stage::kTune, &tune}, std::pair{job_stage::kMain, &main}}) {
       std::cout << name << " stage: " << stage->rows.size() << " job(s), " << scientific(stage->total_flops)
                 << " FLOPs (" << fixed(100.0 * stage->total_flops / plan.total_flops, 1) << "%)\n";
+    }
+    if (const std::size_t rounds = max_tune_round_jobs(stages); rounds > 0 && !tune.rows.empty()) {
+      // Rounds are added only where a pick needs them: this is their most, costed as the average tune job.
+      std::cout << "tune rounds (" << (stages.extend > 0 ? "tune.extend: " + std::to_string(stages.extend) : "")
+                << (stages.extend > 0 && stages.refine ? ", " : "") << (stages.refine ? "tune.refine" : "")
+                << "): at most " << rounds << " more job(s), about "
+                << scientific(tune.total_flops * double(rounds) / double(tune.rows.size())) << " FLOPs\n";
     }
     if (power) std::cout << render_power(*power);
   });

@@ -44,7 +44,11 @@ std::string tune_picks_text(const TunePicks& picks) {
       row.push_back(std::to_string(t.runs) + (t.failed > 0 ? " (" + std::to_string(t.failed) + " failed)" : ""));
       row.push_back(loss_text(t.mean_loss));
       const bool pick = static_cast<int>(i) == group.best;
-      row.push_back(!pick ? "" : pick_at_grid_edge(group) ? "<- pick, at an edge of the grid (allow_edge)" : "<- pick");
+      // Values the coordinator added to the grid as written (tune.extend, tune.refine) say so.
+      const std::string origin = t.origin.empty() ? "" : " (" + t.origin + ")";
+      row.push_back(!pick ? (t.origin.empty() ? "" : t.origin)
+                    : pick_at_grid_edge(group) ? "<- pick" + origin + ", at an edge of the grid (allow_edge)"
+                                               : "<- pick" + origin);
       table.add_row(row);
     }
     std::istringstream lines(table.render());

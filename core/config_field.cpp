@@ -39,7 +39,9 @@ JobConfig with_config_field(const JobConfig& config, const std::string& dot_path
   nlohmann::json* node = find(json, dot_path);
   if (node == nullptr) throw ConfigError(dot_path, "no such config field");
   *node = value;
-  return job_config_from_json(json);
+  JobConfig out = job_config_from_json(json);
+  validate(out);  // a tune pick or a widened grid must not make a config no file could
+  return out;
 }
 
 }  // namespace gammalab

@@ -153,6 +153,10 @@ class Store {
   // when the sweep no longer awaits its main stage (another call got there first, or it was cancelled).
   bool add_main_stage(const std::string& sweep_id, const Sweep& main, const std::string& tune_report_json,
                       SubmitResult* result = nullptr);
+  // Adds a further round of tune jobs (core/sweep/tune_rounds.h), reusing finished results as create_sweep
+  // does, skipping any whose config the sweep's tune stage already has (a round added twice adds nothing). The
+  // number of jobs added; 0 when the sweep no longer awaits its main stage.
+  int add_tune_round(const std::string& sweep_id, const Sweep& round);
   // Ends the wait without a main stage, saying why.
   void refuse_main_stage(const std::string& sweep_id, const std::string& tune_report_json, const std::string& error);
   std::vector<SweepRecord> list_sweeps();  // without source_yaml and tune_report_json (find_sweep has them)

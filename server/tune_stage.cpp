@@ -10,6 +10,7 @@
 #include "core/job_stage.h"
 #include "core/scaling/run_point.h"
 #include "core/sweep/tune.h"
+#include "core/sweep/tune_rounds.h"
 
 namespace gammalab {
 
@@ -35,7 +36,7 @@ bool TuneStage::advance(const std::string& sweep_id) {
   for (const auto& job : store_.stage_jobs(sweep_id, job_stage::kTune)) {
     if (!is_terminal(job.state)) return false;  // one started between the two reads
     TuneRun run{job_config_from_json(nlohmann::json::parse(job.losses.config_json)),
-                std::numeric_limits<double>::quiet_NaN()};
+                std::numeric_limits<double>::quiet_NaN(), job.losses.job_name};
     // A failed or cancelled tune run counts as a run without a final loss: its value is not picked.
     if (job.state == JobState::kSucceeded) run.loss = final_loss(job.losses.val_loss, run.config.steps);
     runs.push_back(std::move(run));
@@ -43,7 +44,17 @@ bool TuneStage::advance(const std::string& sweep_id) {
   SweepOptions options;
   options.preset_dir = model_preset_dir();
   const SweepStages stages = expand_stages(sweep->source_yaml, sweep->file_name, options);
-  const TunePicks picks = pick_tuned(stages, runs);
+  // Widen or refine the grid first (tune.extend, tune.refine); the stage picks once no round adds a run.
+  const Sweep round = next_tune_round(stages, runs);
+  if (!round.jobs.empty()) {
+    const int added = store_.add_tune_round(sweep_id, round);
+    if (added > 0) {
+      spdlog::info("sweep {}: tune stage widened or refined its grid: {} more tune jobs", sweep_id, added);
+      return false;
+    }
+  }
+  TunePicks picks = pick_tuned(stages, runs);
+  mark_tune_origins(stages, picks);
   const std::string report = to_json(picks).dump();
   if (!picks.ok()) {
     store_.refuse_main_stage(sweep_id, report, picks.problems());

@@ -796,7 +796,8 @@ export function settingsFromQuery(query, defaults) {
 // The tune stage's report (Sweep.tune_report_json, core/sweep/tune.h) as curves of mean final loss against the
 // tuned value, per group: {field, groups: [{label, xs, ys, best: {x, y} | null, problem}]}. The first tuned field
 // is the x axis (values of other tuned fields, if any, become part of the label). Non-finite losses (a value
-// whose runs failed or diverged) are left out of the curve.
+// whose runs failed or diverged) are left out of the curve. The pick says whether the coordinator added its value
+// (tune.extend, tune.refine).
 export function tuneSeries(reportJson) {
   let report = reportJson;
   if (typeof reportJson === 'string') {
@@ -825,7 +826,8 @@ export function tuneSeries(reportJson) {
       const y = num(t.mean_loss);
       if (Number.isFinite(x)) curves.get(label).tried.push(x);
       if (Number.isFinite(x) && Number.isFinite(y)) curves.get(label).points.push([x, y]);
-      if (i === g.best && Number.isFinite(x) && Number.isFinite(y)) best.set(label, { x, y });
+      // origin: '' on the grid as written, 'extended' or 'refined' when the coordinator added the value.
+      if (i === g.best && Number.isFinite(x) && Number.isFinite(y)) best.set(label, { x, y, origin: t.origin || '' });
     });
   }
   return {

@@ -279,6 +279,8 @@ export function tunePicks(tune, colours, stageError) {
   return [tune.groups.map((g) => h('div', { class: 'pick', dataset: { group: g.label, value: g.best?.x ?? '' } },
     h('span', { class: 'dot', style: { background: colours.get(g.label), display: 'inline-block', width: '8px', height: '8px', borderRadius: '50%' } }),
     ` ${g.label}: `, g.best ? `${tune.field} = ${+Number(g.best.x).toPrecision(6)} (mean final loss ${g.best.y.toFixed(4)})` : 'no pick',
+    g.best && g.best.origin === 'extended' ? ' · beyond the grid as written (tune.extend)' : null,
+    g.best && g.best.origin === 'refined' ? ' · between grid values (tune.refine)' : null,
     g.best && g.edge ? h('span', { class: 'err' }, ' — at an edge of the grid: the best may lie beyond it') : null,
     g.best && g.share !== null ? h('span', { class: g.share < 0.8 ? 'err' : '' },
       ` · holds in ${Math.round(100 * g.share)}% of resamples of its ${g.seeds} tune seeds`) : null,

@@ -27,7 +27,7 @@ namespace {
 const std::vector<std::string> kTopLevelKeys = {"name", "description", "base", "axes", "seeds", "priority",
                                                 "max_attempts", "tune", "branches"};
 const std::vector<std::string> kBranchKeys = {"tokens", "tokens_per_param", "fraction", "decay"};
-const std::vector<std::string> kTuneKeys = {"grid", "axes", "base", "seeds", "per", "carry", "allow_edge"};
+const std::vector<std::string> kTuneKeys = {"grid", "axes", "base", "seeds", "per", "carry", "allow_edge", "extend", "refine"};
 const std::vector<std::string> kAxesKeys = {"grid", "zip"};
 
 SourceRef at(const YAML::Node& node, std::string path) {
@@ -175,7 +175,7 @@ class DocumentParser {
     tune.source = tune.per_source = key_ref;
     if (!node.IsMap()) {
       diagnostics_.add(at(node, "tune"), std::string("expected a mapping with grid, axes, base, seeds, per, "
-                                                     "allow_edge; got ") + node_type_name(node));
+                                                     "allow_edge, extend, refine; got ") + node_type_name(node));
       return;
     }
     for (const auto& [key_node, value] : mapping_entries(node, "tune")) {
@@ -207,6 +207,19 @@ class DocumentParser {
         const nlohmann::json v = value.IsScalar() ? yaml_to_json(value) : nlohmann::json();
         if (!v.is_boolean()) diagnostics_.add(at(value, path), "expected true or false");
         else tune.allow_edge = v.get<bool>();
+      } else if (key == "extend") {
+        const nlohmann::json v = value.IsScalar() ? yaml_to_json(value) : nlohmann::json();
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > kMaxTuneExtensions) {
+          diagnostics_.add(at(value, path), "expected a whole number from 0 to " + std::to_string(kMaxTuneExtensions) +
+                                                " (values added beyond each edge of the grid), got " +
+                                                shortened(value.IsScalar() ? value.Scalar() : node_type_name(value)));
+        } else {
+          tune.extend = static_cast<int>(v.get<std::int64_t>());
+        }
+      } else if (key == "refine") {
+        const nlohmann::json v = value.IsScalar() ? yaml_to_json(value) : nlohmann::json();
+        if (!v.is_boolean()) diagnostics_.add(at(value, path), "expected true or false");
+        else tune.refine = v.get<bool>();
       } else {
         diagnostics_.add(at(key_node, path), "unknown key '" + shortened(key) + "'" + did_you_mean(key, kTuneKeys));
       }

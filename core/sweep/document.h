@@ -48,7 +48,10 @@ struct SweepTune {
   std::map<std::string, SweepValue> carry;         // tuned field -> expression carrying the pick to a main job
   SourceRef per_source;
   bool allow_edge = false;                         // accept a best value at the edge of its grid
+  int extend = 0;      // values the coordinator may add beyond each edge of a numeric field's grid (tune_rounds.h)
+  bool refine = false; // once the pick is inside the grid, try the geometric midpoints to its neighbours
 };
+inline constexpr int kMaxTuneExtensions = 4;
 
 // `branches:` (docs/branches.md): a cooldown branch of every WSD run of the main stage at each budget, given in
 // one unit; each branch starts from its run's checkpoint at (its budget - its decay) and decays to 0 by the

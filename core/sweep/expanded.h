@@ -42,6 +42,8 @@ struct SweepStages {
   std::vector<std::string> tuned_fields;  // the tune grid's fields, in file order
   std::vector<std::string> per;           // fields whose values name a tune group (default: every main axis)
   bool allow_edge = false;                // a best value at the edge of its grid is accepted
+  int extend = 0;                         // tune.extend and tune.refine (core/sweep/tune_rounds.h)
+  bool refine = false;
   // Tuned field -> expression (or constant) giving a main job its value from the pick, e.g.
   // "tuned.optim.lr * tuned.model.d_model / model.d_model"; a field without one takes the pick as it is.
   std::map<std::string, std::string> carry;

@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/config_error.h"
 #include "core/config_field.h"
@@ -27,7 +28,8 @@ nlohmann::json mean_json(double v) { return std::isfinite(v) ? nlohmann::json(v)
 double mean_from(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : kInf; }
 
 // The best trial is on the edge of a numeric field's grid: the optimum may lie beyond it.
-std::optional<std::string> edge_of_grid(const TuneGroup& group, const std::vector<std::string>& fields) {
+std::optional<std::string> edge_of_grid(const TuneGroup& group, const std::vector<std::string>& fields,
+                                        int extend = 0) {
   if (group.best < 0 || group.best >= static_cast<int>(group.trials.size())) return std::nullopt;
   const TuneTrial& best = group.trials[static_cast<std::size_t>(group.best)];
   for (const auto& field : fields) {
@@ -42,7 +44,10 @@ std::optional<std::string> edge_of_grid(const TuneGroup& group, const std::vecto
     const double x = v.get<double>();
     if (x == lo || x == hi) {
       return "the best " + field + " (" + v.dump() + ") is the " + (x == lo ? "smallest" : "largest") +
-             " value of the grid: widen the grid beyond it, or set tune.allow_edge: true";
+             " value of the grid" +
+             (extend > 0 ? " after " + std::to_string(extend) + " values added beyond it (tune.extend)" : "") +
+             ": widen the grid beyond it, set tune.extend: N (values the coordinator adds beyond an edge), or "
+             "set tune.allow_edge: true";
     }
   }
   return std::nullopt;
@@ -173,9 +178,27 @@ void measure_pick_share(TuneGroup& group) {
 
 }  // namespace
 
-TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs) {
+TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& unordered) {
+  // The same runs in any order give the same picks, to the bit: the runs by seed (then by config), so each
+  // trial sums its losses in one order; the trials, below, by their values.
+  std::vector<std::pair<std::string, const TuneRun*>> order;
+  order.reserve(unordered.size());
+  for (const TuneRun& run : unordered) order.emplace_back(to_json(run.config).dump(), &run);
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.second->config.seed, a.first) < std::tie(b.second->config.seed, b.first);
+  });
   TunePicks picks;
-  for (const TuneRun& run : runs) {
+  // Groups in the order the file gives them (their first tune job's), whatever order the runs came in.
+  if (stages.tune) {
+    for (const SweepJob& job : stages.tune->jobs) {
+      const nlohmann::json key = tune_key(job.config, stages.per);
+      if (std::none_of(picks.groups.begin(), picks.groups.end(), [&](const TuneGroup& g) { return g.key == key; })) {
+        picks.groups.push_back(TuneGroup{key, {}, -1, ""});
+      }
+    }
+  }
+  for (const auto& [text, run_ptr] : order) {
+    const TuneRun& run = *run_ptr;
     const nlohmann::json key = tune_key(run.config, stages.per);
     nlohmann::json values = nlohmann::json::object();
     for (const auto& field : stages.tuned_fields) values[field] = config_field(run.config, field);
@@ -183,17 +206,23 @@ TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs
     if (group == picks.groups.end()) group = picks.groups.insert(picks.groups.end(), TuneGroup{key, {}, -1, ""});
     auto trial = std::find_if(group->trials.begin(), group->trials.end(),
                               [&](const TuneTrial& t) { return t.values == values; });
-    if (trial == group->trials.end()) trial = group->trials.insert(group->trials.end(), TuneTrial{values, 0, 0, 0.0, {}, {}});
+    if (trial == group->trials.end()) trial = group->trials.insert(group->trials.end(), TuneTrial{values, 0, 0, 0.0, {}, {}, ""});
     ++trial->runs;
     trial->configs.push_back(run.config);
     trial->losses.push_back(run.loss);
     if (std::isfinite(run.loss)) trial->mean_loss += run.loss;
     else ++trial->failed;
   }
+  // A group of the file without runs here (a caller that passes a subset) is left out, as before.
+  picks.groups.erase(std::remove_if(picks.groups.begin(), picks.groups.end(),
+                                    [](const TuneGroup& g) { return g.trials.empty(); }),
+                     picks.groups.end());
   for (auto& group : picks.groups) {
     for (auto& trial : group.trials) {
       trial.mean_loss = trial.failed > 0 ? kInf : trial.mean_loss / trial.runs;
     }
+    std::stable_sort(group.trials.begin(), group.trials.end(),
+                     [](const TuneTrial& a, const TuneTrial& b) { return a.values < b.values; });
     for (std::size_t i = 0; i < group.trials.size(); ++i) {
       if (!std::isfinite(group.trials[i].mean_loss)) continue;
       if (group.best < 0 || group.trials[i].mean_loss < group.trials[static_cast<std::size_t>(group.best)].mean_loss) {
@@ -206,7 +235,7 @@ TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs
     }
     measure_pick_share(group);
     if (stages.allow_edge) continue;
-    if (auto edge = edge_of_grid(group, stages.tuned_fields)) {
+    if (auto edge = edge_of_grid(group, stages.tuned_fields, stages.extend)) {
       group.problem = *edge;
       group.best = -1;
     }
@@ -255,7 +284,9 @@ nlohmann::json to_json(const TunePicks& picks) {
   for (const auto& g : picks.groups) {
     nlohmann::json trials = nlohmann::json::array();
     for (const auto& t : g.trials) {
-      trials.push_back({{"values", t.values}, {"runs", t.runs}, {"failed", t.failed}, {"mean_loss", mean_json(t.mean_loss)}});
+      nlohmann::json trial = {{"values", t.values}, {"runs", t.runs}, {"failed", t.failed}, {"mean_loss", mean_json(t.mean_loss)}};
+      if (!t.origin.empty()) trial["origin"] = t.origin;
+      trials.push_back(std::move(trial));
     }
     groups.push_back({{"key", g.key}, {"trials", trials}, {"best", g.best}, {"problem", g.problem},
                       {"seeds", g.seeds},
@@ -272,8 +303,8 @@ TunePicks tune_picks_from_json(const nlohmann::json& json) {
     group.seeds = g.value("seeds", 0);
     if (g.contains("pick_share") && !g.at("pick_share").is_null()) group.pick_share = g.at("pick_share").get<double>();
     for (const auto& t : g.at("trials")) {
-      group.trials.push_back(
-          {t.at("values"), t.at("runs").get<int>(), t.at("failed").get<int>(), mean_from(t.at("mean_loss")), {}, {}});
+      group.trials.push_back({t.at("values"), t.at("runs").get<int>(), t.at("failed").get<int>(),
+                              mean_from(t.at("mean_loss")), {}, {}, t.value("origin", std::string())});
     }
     if (group.best >= static_cast<int>(group.trials.size())) group.best = -1;
     picks.groups.push_back(std::move(group));

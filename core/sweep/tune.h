@@ -17,6 +17,7 @@ namespace gammalab {
 struct TuneRun {
   JobConfig config;
   double loss = 0.0;
+  std::string name;  // the job's, for the runs a further round copies from it (core/sweep/tune_rounds.h)
 };
 
 // One combination of tuned values within a group, over its runs (seeds, and the values of axes not in `per`).
@@ -27,11 +28,12 @@ struct TuneTrial {
   double mean_loss = 0.0;  // over the runs; +inf when any run failed (a value that diverges is not a pick)
   std::vector<JobConfig> configs;  // the runs' configs, for carry expressions (not in the JSON form)
   std::vector<double> losses;      // each run's final loss, in the order of `configs` (not in the JSON form)
+  std::string origin;              // "" on the grid as written, "extended" or "refined" (mark_tune_origins)
 };
 
 struct TuneGroup {
   nlohmann::json key = nlohmann::json::object();  // per field -> value
-  std::vector<TuneTrial> trials;                  // in the order the tune jobs came
+  std::vector<TuneTrial> trials;                  // by their values
   int best = -1;                                  // index into trials; -1 when there is no pick
   std::string problem;                            // why there is no pick (edge of the grid, every run failed)
   // How sure the pick is: the share of kPickResamples bootstrap resamples of the group's tune seeds (the same
@@ -56,7 +58,8 @@ nlohmann::json tune_key(const JobConfig& config, const std::vector<std::string>&
 
 // Groups the runs by their `per` fields, averages each combination of tuned values, and picks the lowest
 // mean. A best value at the smallest or largest value of a numeric tuned field is refused ("widen the grid")
-// unless stages.allow_edge.
+// unless stages.allow_edge. The result does not depend on the order of the runs: trials are sorted by their
+// values (the first of equal means wins), a trial's runs by seed.
 TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& runs);
 
 // The group's pick is the smallest or largest value of a numeric tuned field (kept under tune.allow_edge): the

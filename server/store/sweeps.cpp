@@ -179,6 +179,33 @@ bool Store::add_main_stage(const std::string& sweep_id, const Sweep& main, const
   return true;
 }
 
+int Store::add_tune_round(const std::string& sweep_id, const Sweep& round) {
+  absl::MutexLock lock(&mutex_);
+  SubmitResult counts;
+  {
+    sql::Transaction tx(db_);
+    const std::int64_t id = parse_id(sweep_id);
+    sql::Statement& awaiting = statements_.get("SELECT 1 FROM sweeps WHERE id = ? AND awaiting_main = 1");
+    awaiting.bind(1, id);
+    const bool open = awaiting.step();
+    awaiting.reset();
+    if (!open) return 0;
+    sql::Statement& has = statements_.get("SELECT 1 FROM jobs WHERE sweep_id = ? AND stage = ? AND config_hash = ?");
+    Sweep fresh = round;
+    fresh.jobs.clear();
+    for (const SweepJob& job : round.jobs) {
+      has.bind(1, id).bind(2, job_stage::kTune).bind(3, job.config_hash);
+      if (!has.step()) fresh.jobs.push_back(job);
+      has.reset();
+    }
+    if (fresh.jobs.empty()) return 0;
+    insert_jobs(id, fresh, job_stage::kTune, false, counts);
+    tx.commit();
+  }
+  changed();
+  return counts.jobs_created + counts.jobs_reused;
+}
+
 void Store::refuse_main_stage(const std::string& sweep_id, const std::string& tune_report_json,
                               const std::string& error) {
   absl::MutexLock lock(&mutex_);

@@ -342,11 +342,11 @@ TEST(FitView, KeepsEscapeSequencesInGroupNamesOffTheTerminal) {
 TEST(TuneView, ListsEveryValueTriedPerGroupAndMarksThePick) {
   TunePicks picks;
   TuneGroup ok{{{"scale.variant", "baseline"}}, {}, 1, ""};
-  ok.trials.push_back({{{"optim.lr", 0.001}}, 2, 0, 3.25, {}, {}});
-  ok.trials.push_back({{{"optim.lr", 0.002}}, 2, 0, 3.125, {}, {}});
-  ok.trials.push_back({{{"optim.lr", 0.004}}, 2, 1, std::numeric_limits<double>::infinity(), {}, {}});
+  ok.trials.push_back({{{"optim.lr", 0.001}}, 2, 0, 3.25, {}, {}, ""});
+  ok.trials.push_back({{{"optim.lr", 0.002}}, 2, 0, 3.125, {}, {}, ""});
+  ok.trials.push_back({{{"optim.lr", 0.004}}, 2, 1, std::numeric_limits<double>::infinity(), {}, {}, ""});
   TuneGroup edge{{{"scale.variant", "unified"}}, {}, -1, "the best optim.lr (0.004) is the largest value of the grid"};
-  edge.trials.push_back({{{"optim.lr", 0.004}}, 2, 0, 3.0, {}, {}});
+  edge.trials.push_back({{{"optim.lr", 0.004}}, 2, 0, 3.0, {}, {}, ""});
   picks.groups = {ok, edge};
   const std::string text = tune_picks_text(picks);
   EXPECT_NE(text.find("group scale.variant=baseline\n"), std::string::npos) << text;
@@ -356,8 +356,8 @@ TEST(TuneView, ListsEveryValueTriedPerGroupAndMarksThePick) {
       << text;
   // Kept under allow_edge, a pick at the grid's edge says so.
   TuneGroup kept{{{"scale.variant", "none"}}, {}, 0, ""};
-  kept.trials.push_back({{{"optim.lr", 0.001}}, 1, 0, 3.0, {}, {}});
-  kept.trials.push_back({{{"optim.lr", 0.002}}, 1, 0, 3.1, {}, {}});
+  kept.trials.push_back({{{"optim.lr", 0.001}}, 1, 0, 3.0, {}, {}, ""});
+  kept.trials.push_back({{{"optim.lr", 0.002}}, 1, 0, 3.1, {}, {}, ""});
   picks.groups = {ok, kept};
   const std::string marked = tune_picks_text(picks);
   EXPECT_NE(marked.find("3.0000  <- pick, at an edge of the grid (allow_edge)"), std::string::npos) << marked;
@@ -375,6 +375,15 @@ TEST(TuneView, ListsEveryValueTriedPerGroupAndMarksThePick) {
   EXPECT_NE(sure.find("  one tune seed: how sure the pick is is not measured (tune.seeds: 2 or more)\n"),
             std::string::npos)
       << sure;
+  // Values the coordinator added (tune.extend, tune.refine) say so, the pick among them too.
+  TuneGroup rounds{{{"scale.variant", "qknorm"}}, {}, 1, ""};
+  rounds.trials.push_back({{{"optim.lr", 0.002}}, 2, 0, 3.2, {}, {}, ""});
+  rounds.trials.push_back({{{"optim.lr", 0.00282843}}, 2, 0, 3.1, {}, {}, "refined"});
+  rounds.trials.push_back({{{"optim.lr", 0.008}}, 2, 0, 3.3, {}, {}, "extended"});
+  picks.groups = {rounds};
+  const std::string added = tune_picks_text(picks);
+  EXPECT_NE(added.find("  0.00282843     2           3.1000  <- pick (refined)\n"), std::string::npos) << added;
+  EXPECT_NE(added.find("3.3000  extended\n"), std::string::npos) << added;
 }
 
 

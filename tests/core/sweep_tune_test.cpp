@@ -45,7 +45,7 @@ double objective(const JobConfig& config) {
 
 std::vector<TuneRun> run_tune(const SweepStages& stages, double (*loss)(const JobConfig&)) {
   std::vector<TuneRun> runs;
-  for (const auto& job : stages.tune->jobs) runs.push_back({job.config, loss(job.config)});
+  for (const auto& job : stages.tune->jobs) runs.push_back({job.config, loss(job.config), job.name});
   return runs;
 }
 
@@ -109,7 +109,7 @@ TEST(SweepTune, AMultiSeedPickIsCloserToTheTruthThanASingleSeedPick) {
     for (const auto& job : stages.tune->jobs) {
       const double best = job.config.scale.variant == "unified" ? 4e-3 : 2e-3;
       const double x = std::log2(job.config.optim.lr / best);
-      all.push_back({job.config, 3.0 + 0.02 * x * x + noise(rng)});
+      all.push_back({job.config, 3.0 + 0.02 * x * x + noise(rng), job.name});
       if (job.config.seed == 0) first.push_back(all.back());
     }
     auto distance = [&](const TunePicks& picks) {

@@ -128,5 +128,40 @@ TEST(TuneStage, ABestLrOnTheEdgeOfTheGridAddsNoMainStageAndSaysWhy) {
   for (const auto& job : store.list_jobs(sweep)) EXPECT_EQ(job.stage, "tune") << "no main stage was added";
 }
 
+// With tune.extend and tune.refine the coordinator adds tune jobs in rounds, each once every run before it has
+// ended, and picks only when no round adds one; the main stage runs at the widened and refined picks.
+TEST(TuneStage, AnEdgePickWidensTheGridInRoundsOnTheCoordinatorBeforeTheMainStage) {
+  InProcessCoordinator coordinator("tune-rounds");
+  Store& store = coordinator.store();
+  TuneStage stages(store, /*background=*/false);
+  const std::string worker = store.register_worker("host", 1, {}, "");
+  const std::string sweep = submit(coordinator, std::string(kYaml) + "  extend: 3\n  refine: true\n").sweep().id();
+  EXPECT_EQ(run_pending(store, worker, 4.0), 8);  // optima 8e-3 (baseline) and 16e-3 (unified): both at or past the edge
+  int rounds = 0;
+  while (!stages.advance(sweep)) {
+    ASSERT_LT(++rounds, 10) << "the rounds end";
+    EXPECT_GT(run_pending(store, worker, 4.0), 0) << "a round that adds nothing is not a round";
+    // The same round asked for twice (a second coordinator thread, a restart) adds nothing twice.
+    EXPECT_EQ(store.add_tune_round(sweep, Sweep{}), 0);
+  }
+  const SweepRecord after = *store.find_sweep(sweep);
+  ASSERT_TRUE(after.stage_error.empty()) << after.stage_error;
+  const auto report = nlohmann::json::parse(after.tune_report_json);
+  int extended = 0, refined = 0;
+  for (const auto& g : report["groups"]) {
+    for (const auto& t : g["trials"]) {
+      extended += t.value("origin", "") == "extended";
+      refined += t.value("origin", "") == "refined";
+    }
+  }
+  EXPECT_GT(extended, 0) << report.dump(1);
+  EXPECT_EQ(refined, 4) << "two midpoints per group";
+  for (const auto& job : store.list_jobs(sweep)) {
+    if (job.stage != "main") continue;
+    const JobConfig config = job_config_from_json(nlohmann::json::parse(job.config_json));
+    EXPECT_DOUBLE_EQ(config.optim.lr, config.scale.variant == "unified" ? 16e-3 : 8e-3) << job.name;
+  }
+}
+
 }  // namespace
 }  // namespace gammalab::testing

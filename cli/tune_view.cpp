@@ -7,6 +7,7 @@
 #include "cli/number_text.h"
 #include "cli/table.h"
 #include "cli/terminal_text.h"
+#include "core/scaling/quantiles.h"
 
 namespace gammalab::cli {
 
@@ -21,6 +22,33 @@ std::string value_text(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_float()) return significant(v.get<double>(), 6);
   return v.dump();
+}
+
+// tune.size_rule's line for one family: its fit, how well the sizes follow it, and each size's best beside
+// the rule's value (what the main stage runs).
+std::string size_rule_text(const TuneRule& rule) {
+  std::ostringstream out;
+  out << "size rule " << tune_key_text(rule.family) << ": ";
+  if (!rule.ok()) {
+    out << "none: " << rule.problem << "\n\n";
+    return out.str();
+  }
+  const double t = student_t_quantile(0.975, rule.df);
+  out << "log " << rule.field << " = " << fixed(rule.intercept, 3) << (rule.slope < 0 ? " - " : " + ")
+      << fixed(std::abs(rule.slope), 3) << " log N\n";
+  out << "  slope " << fixed(rule.slope, 3) << " [" << fixed(rule.slope - t * rule.slope_se, 3) << ", "
+      << fixed(rule.slope + t * rule.slope_se, 3) << "] (95%, " << rule.df << " df); the sizes' best values scatter "
+      << "about it by x" << fixed(std::exp(rule.residual_sd), 2) << "\n";
+  TextTable table({{"N", TextTable::Align::kRight}, {"best", TextTable::Align::kRight},
+                   {"rule (main stage)", TextTable::Align::kRight}, {""}});
+  for (const auto& size : rule.sizes) {
+    table.add_row({count_text(size.params), significant(std::exp(size.log_best), 4),
+                   significant(rule.value_at(size.params), 4), size.at_edge ? "pick at an edge of its grid" : ""});
+  }
+  std::istringstream lines(table.render());
+  for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
+  out << "\n";
+  return out.str();
 }
 
 }  // namespace
@@ -64,6 +92,7 @@ std::string tune_picks_text(const TunePicks& picks) {
     }
     out << "\n";
   }
+  for (const TuneRule& rule : picks.rules) out << size_rule_text(rule);
   return terminal_text(out.str());  // tuned values and group keys come from the sweep file
 }
 

@@ -830,8 +830,14 @@ export function tuneSeries(reportJson) {
       if (i === g.best && Number.isFinite(x) && Number.isFinite(y)) best.set(label, { x, y, origin: t.origin || '' });
     });
   }
+  // tune.size_rule: one line per family, log value = intercept + slope log N (core/sweep/tune_rule.h).
+  const rules = (Array.isArray(report.rules) ? report.rules : []).map((r) => ({
+    label: keyText(r.family), slope: num(r.slope), slopeSe: num(r.slope_se), df: r.df ?? 0,
+    scatter: Number.isFinite(num(r.residual_sd)) ? Math.exp(num(r.residual_sd)) : NaN, problem: r.problem || '',
+  }));
   return {
     field,
+    rules,
     groups: [...curves.values()].map((c) => {
       c.points.sort((a, b) => a[0] - b[0]);
       const pick = best.get(c.label) || null;

@@ -285,5 +285,8 @@ export function tunePicks(tune, colours, stageError) {
     g.best && g.share !== null ? h('span', { class: g.share < 0.8 ? 'err' : '' },
       ` · holds in ${Math.round(100 * g.share)}% of resamples of its ${g.seeds} tune seeds`) : null,
     g.problem ? h('span', { class: 'err' }, ` — ${g.problem}`) : null)),
+  (tune.rules || []).map((r) => h('div', { class: r.problem ? 'rule err' : 'rule', dataset: { family: r.label } },
+    r.problem ? `size rule ${r.label}: none — ${r.problem}`
+      : `size rule ${r.label}: log ${tune.field} ∝ ${r.slope.toFixed(3)} log N (s.e. ${r.slopeSe.toFixed(3)}, ${r.df} df); sizes scatter about it by ×${r.scatter.toFixed(2)}; the main stage runs at the rule's value`)),
   stageError ? h('div', { class: 'err' }, stageError) : null];
 }

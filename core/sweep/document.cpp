@@ -27,7 +27,7 @@ namespace {
 const std::vector<std::string> kTopLevelKeys = {"name", "description", "base", "axes", "seeds", "priority",
                                                 "max_attempts", "tune", "branches"};
 const std::vector<std::string> kBranchKeys = {"tokens", "tokens_per_param", "fraction", "decay"};
-const std::vector<std::string> kTuneKeys = {"grid", "axes", "base", "seeds", "per", "carry", "allow_edge", "extend", "refine"};
+const std::vector<std::string> kTuneKeys = {"grid", "axes", "base", "seeds", "per", "carry", "allow_edge", "extend", "refine", "size_rule"};
 const std::vector<std::string> kAxesKeys = {"grid", "zip"};
 
 SourceRef at(const YAML::Node& node, std::string path) {
@@ -175,7 +175,7 @@ class DocumentParser {
     tune.source = tune.per_source = key_ref;
     if (!node.IsMap()) {
       diagnostics_.add(at(node, "tune"), std::string("expected a mapping with grid, axes, base, seeds, per, "
-                                                     "allow_edge, extend, refine; got ") + node_type_name(node));
+                                                     "allow_edge, extend, refine, size_rule; got ") + node_type_name(node));
       return;
     }
     for (const auto& [key_node, value] : mapping_entries(node, "tune")) {
@@ -216,6 +216,11 @@ class DocumentParser {
         } else {
           tune.extend = static_cast<int>(v.get<std::int64_t>());
         }
+      } else if (key == "size_rule") {
+        const nlohmann::json v = value.IsScalar() ? yaml_to_json(value) : nlohmann::json();
+        if (!v.is_boolean()) diagnostics_.add(at(value, path), "expected true or false");
+        else tune.size_rule = v.get<bool>();
+        tune.size_rule_source = at(value, path);
       } else if (key == "refine") {
         const nlohmann::json v = value.IsScalar() ? yaml_to_json(value) : nlohmann::json();
         if (!v.is_boolean()) diagnostics_.add(at(value, path), "expected true or false");
@@ -393,11 +398,39 @@ class DocumentParser {
         }
       }
     }
+    if (doc_.tune->size_rule) check_size_rule(main_axis);
     for (const auto& axis : doc_.tune->grid) {
       if (main_axis(axis.key)) {
         diagnostics_.add(axis.source, "'" + axis.key + "' is also an axis of the sweep: a field is tuned or swept, "
                                       "not both");
       }
+    }
+  }
+
+  // tune.size_rule (core/sweep/tune_rule.h): one tuned field, not carried, and groups that differ in size.
+  template <typename MainAxis>
+  void check_size_rule(const MainAxis& main_axis) {
+    const SweepTune& tune = *doc_.tune;
+    if (tune.grid.size() != 1) {
+      diagnostics_.add(tune.size_rule_source, "tune.size_rule fits one tuned field across sizes; tune.grid has " +
+                                                  std::to_string(tune.grid.size()) + " fields");
+    }
+    for (const auto& [field, value] : tune.carry) {
+      diagnostics_.add(value.source, "tune.size_rule gives each main job its value from the rule; '" + field +
+                                         "' cannot also be carried");
+    }
+    const auto sized = [](const std::string& key) { return key.rfind("model.", 0) == 0; };
+    bool by_size = false;
+    if (tune.per.empty()) {
+      for (const auto& d : doc_.dimensions) {
+        for (const auto& a : d.axes) by_size = by_size || sized(a.key);
+      }
+    } else {
+      by_size = std::any_of(tune.per.begin(), tune.per.end(), [&](const std::string& k) { return sized(k) && main_axis(k); });
+    }
+    if (!by_size) {
+      diagnostics_.add(tune.size_rule_source, "tune.size_rule needs tune groups of several sizes: an axis of a model "
+                                              "field (model.preset) that tune.per includes (it does by default)");
     }
   }
 

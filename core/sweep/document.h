@@ -50,6 +50,8 @@ struct SweepTune {
   bool allow_edge = false;                         // accept a best value at the edge of its grid
   int extend = 0;      // values the coordinator may add beyond each edge of a numeric field's grid (tune_rounds.h)
   bool refine = false; // once the pick is inside the grid, try the geometric midpoints to its neighbours
+  bool size_rule = false;  // one rule across sizes, log value = a + b log N (core/sweep/tune_rule.h)
+  SourceRef size_rule_source;
 };
 inline constexpr int kMaxTuneExtensions = 4;
 

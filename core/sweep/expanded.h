@@ -44,6 +44,7 @@ struct SweepStages {
   bool allow_edge = false;                // a best value at the edge of its grid is accepted
   int extend = 0;                         // tune.extend and tune.refine (core/sweep/tune_rounds.h)
   bool refine = false;
+  bool size_rule = false;                 // tune.size_rule (core/sweep/tune_rule.h)
   // Tuned field -> expression (or constant) giving a main job its value from the pick, e.g.
   // "tuned.optim.lr * tuned.model.d_model / model.d_model"; a field without one takes the pick as it is.
   std::map<std::string, std::string> carry;

@@ -235,6 +235,7 @@ SweepStages expand_stages(const std::string& yaml_text, const std::string& file_
     stages.allow_edge = doc.tune->allow_edge;
     stages.extend = doc.tune->extend;
     stages.refine = doc.tune->refine;
+    stages.size_rule = doc.tune->size_rule;
     for (const auto& [field, value] : doc.tune->carry) {
       stages.carry[field] = value.value.is_string() ? value.value.get<std::string>() : value.value.dump();
     }

@@ -14,6 +14,7 @@
 #include "core/config_error.h"
 #include "core/config_field.h"
 #include "core/decimal_text.h"
+#include "core/param_count.h"
 #include "core/sweep/config_hash.h"
 #include "core/sweep/expression.h"
 
@@ -176,6 +177,69 @@ void measure_pick_share(TuneGroup& group) {
   group.pick_share = double(kept) / kPickResamples;
 }
 
+// The group key without its model fields: the groups of one family differ only in size.
+nlohmann::json rule_family(const nlohmann::json& key) {
+  nlohmann::json family = nlohmann::json::object();
+  for (const auto& [field, value] : key.items()) {
+    if (field.rfind("model.", 0) != 0) family[field] = value;
+  }
+  return family;
+}
+
+// N of a config as the sweep's `params` counts it: the baseline model at its shape, activated parameters.
+double rule_params(const JobConfig& config) {
+  ModelSpec model = config.model;
+  model.qk_norm = false;
+  return static_cast<double>(count_params(model, ScaleSpec{}).activated);
+}
+
+// tune.size_rule: each picked group's best (the vertex of its curve around the pick), one line per family;
+// a family without a rule leaves its groups without a pick, saying why.
+void fit_size_rules(const SweepStages& stages, TunePicks& picks) {
+  const std::string& field = stages.tuned_fields.front();
+  for (TuneGroup& group : picks.groups) {
+    for (const TuneTrial& t : group.trials) {
+      const nlohmann::json& v = t.values.at(field);
+      if (group.best >= 0 && !(v.is_number() && v.get<double>() > 0.0)) {
+        group.problem = "tune.size_rule fits the log of " + field + ", and " + v.dump() + " has none";
+        group.best = -1;
+      }
+    }
+  }
+  std::vector<nlohmann::json> families;
+  std::vector<std::vector<TuneRuleSize>> sizes;
+  for (const TuneGroup& group : picks.groups) {
+    if (group.best < 0) continue;
+    const auto b = static_cast<std::size_t>(group.best);
+    const auto x = [&](std::size_t i) { return std::log(group.trials[i].values.at(field).get<double>()); };
+    TuneRuleSize size{group.key, rule_params(group.trials[b].configs.front()), x(b), true};
+    if (b > 0 && b + 1 < group.trials.size() && std::isfinite(group.trials[b - 1].mean_loss) &&
+        std::isfinite(group.trials[b + 1].mean_loss)) {
+      size.log_best = parabola_vertex(x(b - 1), group.trials[b - 1].mean_loss, x(b), group.trials[b].mean_loss,
+                                      x(b + 1), group.trials[b + 1].mean_loss);
+      size.at_edge = false;
+    }
+    const nlohmann::json family = rule_family(group.key);
+    const auto at = std::find(families.begin(), families.end(), family);
+    if (at == families.end()) {
+      families.push_back(family);
+      sizes.push_back({size});
+    } else {
+      sizes[static_cast<std::size_t>(at - families.begin())].push_back(size);
+    }
+  }
+  for (std::size_t f = 0; f < families.size(); ++f) picks.rules.push_back(fit_tune_rule(families[f], field, sizes[f]));
+  for (TuneGroup& group : picks.groups) {
+    const nlohmann::json family = rule_family(group.key);
+    const auto rule = std::find_if(picks.rules.begin(), picks.rules.end(),
+                                   [&](const TuneRule& r) { return r.family == family; });
+    if (rule != picks.rules.end() && !rule->ok() && group.best >= 0) {
+      group.problem = rule->problem;
+      group.best = -1;
+    }
+  }
+}
+
 }  // namespace
 
 TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& unordered) {
@@ -240,6 +304,7 @@ TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& unor
       group.best = -1;
     }
   }
+  if (stages.size_rule) fit_size_rules(stages, picks);
   return picks;
 }
 
@@ -268,6 +333,18 @@ Sweep apply_picks(const SweepStages& stages, const TunePicks& picks) {
       throw std::invalid_argument("main job " + job.name + ": no tune group " + tune_key_text(key));
     }
     const TuneTrial& best = group->trials[static_cast<std::size_t>(group->best)];
+    if (stages.size_rule) {
+      const nlohmann::json family = rule_family(key);
+      const auto rule = std::find_if(picks.rules.begin(), picks.rules.end(),
+                                     [&](const TuneRule& r) { return r.family == family && r.ok(); });
+      if (rule == picks.rules.end()) throw std::invalid_argument("main job " + job.name + ": no size rule for " + tune_key_text(family));
+      const nlohmann::json& like = best.values.at(rule->field);
+      const double value = rule->value_at(rule_params(job.config));
+      job.config = with_config_field(job.config, rule->field,
+                                     like.is_number_integer() ? nlohmann::json(std::llround(value)) : nlohmann::json(value));
+      job.config_hash = config_hash(job.config);
+      continue;
+    }
     const JobConfig untuned = job.config;
     for (const auto& [field, value] : best.values.items()) {
       const auto carry = stages.carry.find(field);
@@ -292,7 +369,13 @@ nlohmann::json to_json(const TunePicks& picks) {
                       {"seeds", g.seeds},
                       {"pick_share", std::isnan(g.pick_share) ? nlohmann::json(nullptr) : nlohmann::json(g.pick_share)}});
   }
-  return {{"groups", groups}};
+  nlohmann::json out = {{"groups", groups}};
+  if (!picks.rules.empty()) {
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto& r : picks.rules) rules.push_back(to_json(r));
+    out["rules"] = rules;
+  }
+  return out;
 }
 
 TunePicks tune_picks_from_json(const nlohmann::json& json) {
@@ -308,6 +391,9 @@ TunePicks tune_picks_from_json(const nlohmann::json& json) {
     }
     if (group.best >= static_cast<int>(group.trials.size())) group.best = -1;
     picks.groups.push_back(std::move(group));
+  }
+  if (json.contains("rules")) {
+    for (const auto& r : json.at("rules")) picks.rules.push_back(tune_rule_from_json(r));
   }
   return picks;
 }

@@ -10,6 +10,7 @@
 
 #include "core/job_config.h"
 #include "core/sweep/expanded.h"
+#include "core/sweep/tune_rule.h"
 
 namespace gammalab {
 
@@ -46,6 +47,7 @@ inline constexpr int kPickResamples = 1000;
 
 struct TunePicks {
   std::vector<TuneGroup> groups;
+  std::vector<TuneRule> rules;  // with tune.size_rule: one per family (core/sweep/tune_rule.h)
   bool ok() const;
   std::string problems() const;  // one line per group without a pick
 };
@@ -69,6 +71,7 @@ bool pick_at_grid_edge(const TuneGroup& group);
 // A main job whose `per` fields no tune run shares, or nullopt: checked before any job runs.
 std::optional<std::string> uncovered_main_job(const SweepStages& stages);
 
+// With tune.size_rule, each job's tuned field is instead its family's rule at the job's own N.
 // The main stage with each job's tuned fields set to its group's pick, or to the value of the field's carry
 // expression (`tuned.F`: field F of the pick's tune runs, which must agree on it; `F`: the main job's own)
 // (configs validated, hashes recomputed). Throws std::invalid_argument when a group has no pick or an

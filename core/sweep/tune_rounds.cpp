@@ -151,6 +151,7 @@ Sweep next_tune_round(const SweepStages& stages, const std::vector<TuneRun>& run
   }
   SweepStages any_edge = stages;
   any_edge.allow_edge = true;
+  any_edge.size_rule = false;  // the rounds widen and refine each size's own curve
   const TunePicks coarse_picks = pick_tuned(any_edge, coarse_runs);
   const TunePicks tried = pick_tuned(any_edge, runs);
 

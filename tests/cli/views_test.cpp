@@ -384,6 +384,20 @@ TEST(TuneView, ListsEveryValueTriedPerGroupAndMarksThePick) {
   const std::string added = tune_picks_text(picks);
   EXPECT_NE(added.find("  0.00282843     2           3.1000  <- pick (refined)\n"), std::string::npos) << added;
   EXPECT_NE(added.find("3.3000  extended\n"), std::string::npos) << added;
+  // tune.size_rule: the fit, its slope's interval, each size's best beside the rule's value.
+  picks.rules = {fit_tune_rule({{"scale.variant", "qknorm"}}, "optim.lr",
+                               {{{{"model.preset", "a"}}, 1.44e4, std::log(0.05), false},
+                                {{{"model.preset", "b"}}, 3.0e4, std::log(0.03), false},
+                                {{{"model.preset", "c"}}, 8.9e4, std::log(0.02), true}})};
+  const std::string ruled = tune_picks_text(picks);
+  EXPECT_NE(ruled.find("size rule scale.variant=qknorm: log optim.lr = "), std::string::npos) << ruled;
+  EXPECT_NE(ruled.find("(95%, 1 df); the sizes' best values scatter about it by x"), std::string::npos) << ruled;
+  EXPECT_NE(ruled.find("  14.4k  0.05            0.04729\n"), std::string::npos) << ruled;
+  EXPECT_NE(ruled.find("pick at an edge of its grid"), std::string::npos) << ruled;
+  picks.rules = {fit_tune_rule({{"scale.variant", "qknorm"}}, "optim.lr", {})};
+  EXPECT_NE(tune_picks_text(picks).find("size rule scale.variant=qknorm: none: tune.size_rule needs picks at 3 or "
+                                        "more sizes; this family has 0"),
+            std::string::npos);
 }
 
 

@@ -284,6 +284,12 @@ test('tuneSeries: mean final loss against the tuned value per group, the pick, f
   // A value the coordinator added says so.
   report.groups[0].trials[1].origin = 'refined';
   assert.equal(tuneSeries(report).groups[0].best.origin, 'refined');
+  assert.deepEqual(tuneSeries(report).rules, [], 'no size rule');
+  report.rules = [{ family: { 'scale.variant': 'baseline' }, field: 'optim.lr', sizes: [], problem: '', intercept: 1.6, slope: -0.5, slope_se: 0.1, residual_sd: 0.1, df: 3 }];
+  const ruled = tuneSeries(report).rules[0];
+  assert.equal(ruled.label, 'scale.variant=baseline');
+  assert.equal(ruled.slope, -0.5);
+  assert.ok(Math.abs(ruled.scatter - Math.exp(0.1)) < 1e-12);
   assert.equal(tuneSeries(''), null);
   assert.equal(tuneSeries('{"groups": []}'), null);
 });

@@ -3,8 +3,8 @@
 // A sweep with a tune stage lists the tune jobs first and costs each stage (the main stage at its base
 // values: the picks change values such as the LR, not the cost). With two or more sizes it also says what the
 // sweep can detect: the simulated power of its paired seeds to exclude 1× for a stated effect (--effect,
-// default the paper's 1.22×) at a stated noise (--noise), and how many seeds would reach 80% when it has less
-// than 50% (core/scaling/power.h).
+// default the paper's 1.22×) against a stated arm (--against) at a stated noise (its shape and the LR pick's
+// too), how often the intervals hold the truth, and how many seeds reach 80% (core/scaling/power.h).
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -21,6 +21,7 @@
 #include "cli/table.h"
 #include "core/config_paths.h"
 #include "core/job_stage.h"
+#include "core/param_count.h"
 #include "core/sweep/sweep.h"
 #include "core/sweep/plan.h"
 #include "core/sweep/tune_rounds.h"
@@ -39,7 +40,8 @@ struct PlanArgs {
   PowerDesign power;  // compute and seeds from the sweep; the effect and noise from flags
   bool no_power = false;
   std::string noise_from;      // a previous sweep's runs (CSV as `gammalab fit --points` reads it)
-  std::string noise_baseline = "baseline";
+  std::string noise_baseline;  // default: --against
+  std::string against = "baseline";  // the arm the effect is measured against (a control such as qknorm)
   std::vector<CLI::Option*> noise_flags;  // --noise, --seed-correlation, --loss-slope: given, they win
 };
 
@@ -48,6 +50,7 @@ std::string render(const SweepPlan& plan, bool gpu) {
   using Align = TextTable::Align;
   TextTable table({{"job", Align::kLeft},
                    {"params", Align::kRight},
+                   {"N (fit)", Align::kRight},
                    {"tokens", Align::kRight},
                    {"steps", Align::kRight},
                    {"FLOPs", Align::kRight},
@@ -56,11 +59,15 @@ std::string render(const SweepPlan& plan, bool gpu) {
     // A branch's steps as the ones it trains of its run's: 41-50 of 50.
     const std::string steps = row.start_step == 0 ? std::to_string(row.steps)
                                                   : std::to_string(row.start_step + 1) + "-" + std::to_string(row.steps);
-    table.add_row({row.name, count_text(double(row.params)), count_text(double(row.tokens)), steps,
+    table.add_row({row.name, count_text(double(row.params)), count_text(double(row.fit_params)),
+                   count_text(double(row.tokens)), steps,
                    scientific(row.flops), row.config_hash});
   }
   std::ostringstream out;
-  out << "sweep '" << plan.sweep << "': " << plan.rows.size() << " job(s)\n\n" << table.render() << "\n";
+  out << "sweep '" << plan.sweep << "': " << plan.rows.size() << " job(s)\n\n" << table.render();
+  // Two counts of one model, each named: budgets are written in `params`, the fit reads N and its FLOPs.
+  out << "params: the sweep's `params` (activated, with embeddings), which budgets use\n"
+         "N (fit): non-embedding activated parameters of each job's variant, which the fit uses\n\n";
   out << "total: " << count_text(double(plan.total_tokens)) << " tokens, " << scientific(plan.total_flops);
   const std::string saving =
       plan.branches == 0
@@ -84,17 +91,22 @@ std::string render(const SweepPlan& plan, bool gpu) {
 // size has (the fewest over sizes): the design a paired comparison of two variants of this sweep would have.
 // The sizes are the baseline's (of the first variant when there is none): a variant whose model differs (the
 // qknorm control's QK-norm) has a few more parameters at the same size, and is no size of its own.
-PowerDesign power_design(const Sweep& sweep, PowerDesign design) {
-  const bool has_baseline = std::any_of(sweep.jobs.begin(), sweep.jobs.end(),
-                                        [](const auto& job) { return job.config.scale.variant == "baseline"; });
-  const std::string reference = has_baseline ? "baseline" : sweep.jobs.empty() ? "" : sweep.jobs[0].config.scale.variant;
+// The compute is the fit's own (core/scaling/run_point.h: 6 N non-embedding plus attention, per token), so the
+// spacing of sizes in e-folds of compute is the one the fit's slope is per.
+PowerDesign power_design(const Sweep& sweep, PowerDesign design, const std::string& against) {
+  const bool has_against = std::any_of(sweep.jobs.begin(), sweep.jobs.end(),
+                                       [&](const auto& job) { return job.config.scale.variant == against; });
+  if (!has_against && against != "baseline") {
+    throw std::invalid_argument("plan: --against " + against + ": no job of the sweep has scale.variant " + against);
+  }
+  const std::string reference = has_against ? against : sweep.jobs.empty() ? "" : sweep.jobs[0].config.scale.variant;
   std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, std::set<std::uint64_t>>> sizes;
   for (const auto& job : sweep.jobs) {
     // A run's cooldown branches share its stable phase, and with it most of its noise: counting them as sizes
     // of their own would overstate the power. The design is the runs'.
     if (job.config.scale.variant != reference || job.parent) continue;
     auto& [compute, seeds] = sizes[{job.params, job.tokens}];
-    compute = 6.0 * double(job.params) * double(job.tokens);
+    compute = flops_per_token(job.config.model, job.config.scale) * double(job.tokens);
     seeds.insert(job.config.seed);
   }
   design.compute.clear();
@@ -114,15 +126,20 @@ struct PowerReport {
   std::optional<int> seeds_for_80;  // only when the power is below 50%
   bool searched = false;
   std::string measured;  // where the noise came from, when measured
+  std::string against = "baseline";
 };
 
 PowerReport power_report(const PowerDesign& design) {
-  PowerReport report{design, simulate_power(design), std::nullopt, false, ""};
-  if (report.estimate.power < 0.5) {
-    report.searched = true;
-    report.seeds_for_80 = seeds_for_power(design, 0.8, 64);
-  }
+  PowerReport report{design, simulate_power(design), std::nullopt, true, ""};
+  report.seeds_for_80 = report.estimate.power >= 0.8 ? design.seeds : seeds_for_power(design, 0.8, 64);
   return report;
+}
+
+// "normal", "Student's t with 4 df", "the shape of 36 measured residuals"
+std::string noise_shape_text(const PowerDesign& d) {
+  if (!d.noise_shape.empty()) return "the shape of " + std::to_string(d.noise_shape.size()) + " measured residuals";
+  if (d.noise_df > 2.0) return "Student's t with " + significant(d.noise_df, 3) + " df";
+  return "normal";
 }
 
 std::string render_power(const PowerReport& p) {
@@ -130,19 +147,34 @@ std::string render_power(const PowerReport& p) {
   std::ostringstream out;
   out << "\npower (simulated, " << d.studies << " studies; the local multiplier's " << fixed(100 * d.confidence, 0)
       << "% paired interval): " << d.compute.size() << " sizes × " << d.seeds
-      << (d.seeds == 1 ? " paired seed" : " paired seeds") << ", effect " << fixed(d.multiplier, 2) << "×, noise "
-      << significant(d.noise, 3) << " in loss (seed correlation " << significant(d.seed_correlation, 3)
-      << "), baseline falling " << significant(d.loss_slope, 3) << " per e-fold of compute\n";
+      << (d.seeds == 1 ? " paired seed" : " paired seeds") << ", effect " << fixed(d.multiplier, 2) << "× over "
+      << p.against << ", noise " << significant(d.noise, 3) << " in loss (" << noise_shape_text(d)
+      << "; seed correlation " << significant(d.seed_correlation, 3) << "), " << p.against << " falling "
+      << significant(d.loss_slope, 3) << " per e-fold of the fit's compute\n";
+  if (d.pick_noise > 0.0 && d.lr_curvature > 0.0) {
+    out << "  each arm's LR pick off its optimum by s.d. " << significant(d.pick_noise, 3) << " in log2 LR, costing "
+        << significant(d.lr_curvature, 3) << " in loss per squared log2 step, shared by the seeds of that arm and size\n";
+  }
   if (!p.measured.empty()) out << "  (" << p.measured << ")\n";
   out << "  power to exclude 1×: " << percent(p.estimate.power) << "; median interval "
       << (std::isnan(p.estimate.median_ratio) ? std::string("none (one seed: no interval)")
                                               : fixed(p.estimate.median_ratio, 2) + "× wide (hi/lo)")
       << ", pooled over the " << d.compute.size() << " sizes (" << p.estimate.sizes_inside
       << " inside the data in the median study)\n";
-  if (p.searched) {
-    out << "  warning: below 50% power; "
-        << (p.seeds_for_80 ? std::to_string(*p.seeds_for_80) + " paired seeds per size would reach 80%"
-                           : std::string("even 64 paired seeds per size would not reach 80%: add sizes between the "
+  if (!std::isnan(p.estimate.median_ratio)) {
+    out << "  the " << fixed(100 * d.confidence, 0) << "% intervals hold the true " << fixed(d.multiplier, 2)
+        << "× in " << percent(p.estimate.coverage) << " of the studies"
+        << (p.estimate.coverage < d.confidence - 0.05
+                ? ": noise the seeds do not resample (the LR pick's) makes them too narrow"
+                : "")
+        << "\n";
+  }
+  if (p.estimate.power >= 0.8) {
+    out << "  80% power: reached with these " << d.seeds << " paired seeds per size\n";
+  } else {
+    out << (p.estimate.power < 0.5 ? "  warning: below 50% power; " : "  80% power: ")
+        << (p.seeds_for_80 ? std::to_string(*p.seeds_for_80) + " paired seeds per size would reach it"
+                           : std::string("even 64 paired seeds per size would not reach it: add sizes between the "
                                          "ones planned, or expect a larger effect"))
         << "\n";
   }
@@ -156,9 +188,14 @@ nlohmann::json power_json(const PowerReport& p) {
                       {"noise", p.design.noise},
                       {"seed_correlation", p.design.seed_correlation},
                       {"loss_slope", p.design.loss_slope},
+                      {"against", p.against},
+                      {"noise_shape", noise_shape_text(p.design)},
+                      {"pick_noise", p.design.pick_noise},
+                      {"lr_curvature", p.design.lr_curvature},
                       {"studies", p.design.studies},
                       {"power", p.estimate.power},
-                      {"sizes_inside", p.estimate.sizes_inside}};
+                      {"sizes_inside", p.estimate.sizes_inside},
+                      {"coverage", p.estimate.coverage}};
   j["median_interval_ratio"] = std::isnan(p.estimate.median_ratio) ? nlohmann::json(nullptr)
                                                                    : nlohmann::json(p.estimate.median_ratio);
   if (!p.measured.empty()) j["measured"] = p.measured;
@@ -169,13 +206,16 @@ nlohmann::json power_json(const PowerReport& p) {
 // Sets the noise, seed correlation and slope of `design` from --noise-from's runs, except those given as flags;
 // returns what was measured, in words.
 std::string measured_noise(const PlanArgs& args, PowerDesign& design) {
-  const auto measured = measure_noise(read_points_csv(args.noise_from), args.noise_baseline);
+  const std::string reference = args.noise_baseline.empty() ? args.against : args.noise_baseline;
+  const auto measured = measure_noise(read_points_csv(args.noise_from), reference);
   if (!measured) {
     throw std::invalid_argument("plan: " + args.noise_from + " has no replicated configuration of '" +
-                                args.noise_baseline + "' at two or more sizes: no noise to measure");
+                                reference + "' at two or more sizes: no noise to measure");
   }
   const bool given[] = {args.noise_flags[0]->count() > 0, args.noise_flags[1]->count() > 0,
                         args.noise_flags[2]->count() > 0};
+  // The measured shape, unless a shape is stated (--noise-df) or the noise itself is.
+  if (!given[0] && design.noise_df == 0.0) design.noise_shape = measured->shape;
   if (!given[0]) design.noise = measured->noise;
   if (!given[1]) design.seed_correlation = measured->seed_correlation;
   if (!given[2]) design.loss_slope = measured->loss_slope;
@@ -218,8 +258,18 @@ void add_plan_command(CLI::App& app, CliContext& context) {
   cmd->add_option("--noise-from", args->noise_from,
                   "measure noise, seed correlation and slope on a previous sweep's runs (CSV with seed column)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--noise-baseline", args->noise_baseline, "the baseline group of --noise-from")
+  cmd->add_option("--noise-baseline", args->noise_baseline, "the baseline group of --noise-from (default: --against)");
+  cmd->add_option("--against", args->against, "the arm the effect is measured against (baseline, or a control)")
       ->capture_default_str();
+  cmd->add_option("--noise-df", args->power.noise_df,
+                  "heavy-tailed seed noise: Student's t with this many degrees of freedom (> 2)")
+      ->check(CLI::Range(2.000001, 1e6));
+  cmd->add_option("--pick-noise", args->power.pick_noise,
+                  "s.d. of each arm's picked LR around its optimum, in log2 units (with --lr-curvature)")
+      ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("--lr-curvature", args->power.lr_curvature,
+                  "loss increase per squared log2 step of LR away from the optimum (with --pick-noise)")
+      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
   cmd->add_flag("--no-power", args->no_power, "skip the power simulation");
   cmd->callback([args, &context] {
     SweepOptions options;
@@ -237,9 +287,12 @@ void add_plan_command(CLI::App& app, CliContext& context) {
     PowerDesign assumed = args->power;
     std::string measured;
     if (!args->noise_from.empty()) measured = measured_noise(*args, assumed);
-    const PowerDesign design = power_design(stages.main, assumed);
+    const PowerDesign design = power_design(stages.main, assumed, args->against);
     if (!args->no_power && design.compute.size() >= 2) power = power_report(design);
-    if (power) power->measured = measured;
+    if (power) {
+      power->measured = measured;
+      power->against = args->against;
+    }
     Sweep all = stages.main;
     if (stages.tune) all.jobs.insert(all.jobs.begin(), stages.tune->jobs.begin(), stages.tune->jobs.end());
     const SweepPlan plan = plan_sweep(all, args->assumptions);

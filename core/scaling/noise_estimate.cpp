@@ -65,6 +65,16 @@ std::optional<NoiseEstimate> measure_noise(const std::vector<RunPoint>& runs, co
   if (within.df == 0 || sizes < 2) return std::nullopt;
   out.noise = std::sqrt(within.variance());
   out.degrees_of_freedom = within.df;
+  if (out.noise > 0.0) {
+    for (const auto& c : cells) {
+      const double k = static_cast<double>(c.runs.size());
+      if (k < 2) continue;
+      double mean = 0.0;
+      for (auto i : c.runs) mean += runs[i].loss / k;
+      for (auto i : c.runs) out.shape.push_back((runs[i].loss - mean) / (out.noise * std::sqrt((k - 1.0) / k)));
+    }
+    std::sort(out.shape.begin(), out.shape.end());
+  }
   Pooled gaps;  // paired gaps around their block's mean gap, every variant
   const Pairing pairing = pair_cells(runs, cells, groups_baseline_first(runs, baseline));
   for (const auto& block : pairing.blocks) {

@@ -15,6 +15,10 @@ struct NoiseEstimate {
   double loss_slope = 0.0;        // minus the least-squares slope of the baseline's size means on ln C
   int degrees_of_freedom = 0;     // of the noise: runs - configurations
   int pairs = 0;                  // pairs (same size, tokens and seed) behind the correlation
+  // Each replicated run's deviation from its configuration's mean, scaled so that they have s.d. 1 (divided by
+  // the noise and by sqrt((k-1)/k) for a configuration of k runs, which makes them unbiased): the noise's shape,
+  // heavy tails and two modes included, for PowerDesign::noise_shape. Sorted: the same runs, the same shape.
+  std::vector<double> shape;
 };
 
 // nullopt without replicated configurations (no noise to measure) or without two baseline sizes. Without

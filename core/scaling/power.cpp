@@ -22,15 +22,30 @@ std::vector<RunPoint> draw_study(const PowerDesign& d, std::mt19937_64& rng) {
   std::normal_distribution<double> z(0.0, 1.0);
   const double shared_sd = d.noise * std::sqrt(d.seed_correlation);
   const double own_sd = d.noise * std::sqrt(1.0 - d.seed_correlation);
+  // A run's own noise in units of its s.d.: the measured shape, Student's t, or a normal.
+  std::uniform_int_distribution<std::size_t> pick_residual(0, d.noise_shape.empty() ? 0 : d.noise_shape.size() - 1);
+  std::student_t_distribution<double> t(d.noise_df > 2.0 ? d.noise_df : 3.0);
+  const double t_scale = d.noise_df > 2.0 ? std::sqrt((d.noise_df - 2.0) / d.noise_df) : 1.0;
+  auto own = [&] {
+    if (!d.noise_shape.empty()) return d.noise_shape[pick_residual(rng)];
+    if (d.noise_df > 2.0) return t_scale * t(rng);
+    return z(rng);
+  };
   std::vector<RunPoint> runs;
   for (double c : d.compute) {
     const double n = std::sqrt(c / 120.0);
-    const double base = 3.0 - d.loss_slope * std::log(c / d.compute.front());
-    const double variant = base - d.loss_slope * std::log(d.multiplier);
+    double base = 3.0 - d.loss_slope * std::log(c / d.compute.front());
+    double variant = base - d.loss_slope * std::log(d.multiplier);
+    if (d.pick_noise > 0.0 && d.lr_curvature > 0.0) {  // each arm's LR pick at this size, off by its own draw
+      for (double* mean : {&base, &variant}) {
+        const double off = d.pick_noise * z(rng);
+        *mean += d.lr_curvature * off * off;
+      }
+    }
     for (int s = 0; s < d.seeds; ++s) {
       const double shared = shared_sd * z(rng);
       for (const auto& [group, mean] : {std::pair{kGroups[0], base}, std::pair{kGroups[1], variant}}) {
-        RunPoint run{n, 20.0 * n, c, mean + shared + own_sd * z(rng), group, ""};
+        RunPoint run{n, 20.0 * n, c, mean + shared + own_sd * own(), group, ""};
         run.seed = static_cast<std::uint64_t>(s);
         runs.push_back(std::move(run));
       }
@@ -68,6 +83,15 @@ void validate(const PowerDesign& d) {
   if (!(d.seed_correlation >= 0.0 && d.seed_correlation < 1.0)) {
     throw std::invalid_argument("power: the seed correlation must lie in [0, 1)");
   }
+  if (!(d.noise_df == 0.0 || d.noise_df > 2.0)) {
+    throw std::invalid_argument("power: the noise's degrees of freedom must be above 2 (a finite variance), or 0");
+  }
+  if (!(d.pick_noise >= 0.0) || !(d.lr_curvature >= 0.0)) {
+    throw std::invalid_argument("power: the pick noise and the LR curvature must be 0 or more");
+  }
+  for (double v : d.noise_shape) {
+    if (!std::isfinite(v)) throw std::invalid_argument("power: the noise shape holds a value that is not finite");
+  }
 }
 
 }  // namespace
@@ -77,7 +101,7 @@ PowerEstimate simulate_power(const PowerDesign& design) {
   PowerEstimate out;
   std::vector<double> ratios;
   std::vector<int> inside;
-  int excluded = 0;
+  int excluded = 0, covered = 0;
   for (int study = 0; study < design.studies; ++study) {
     std::mt19937_64 rng(resample_seed(design.seed ^ 0x5eedULL, static_cast<std::uint64_t>(study)));
     const Comparison c = analyse(draw_study(design, rng), design, static_cast<std::uint64_t>(study));
@@ -88,7 +112,9 @@ PowerEstimate simulate_power(const PowerDesign& design) {
     const Estimate& m = headline.estimate;
     ratios.push_back(m.hi / m.lo);
     excluded += design.multiplier >= 1.0 ? m.lo > 1.0 : m.hi < 1.0;
+    covered += m.lo <= design.multiplier && design.multiplier <= m.hi;
   }
+  out.coverage = ratios.empty() ? 0.0 : static_cast<double>(covered) / static_cast<double>(ratios.size());
   out.studies = design.studies;
   out.power = design.studies > 0 ? static_cast<double>(excluded) / design.studies : 0.0;
   std::sort(inside.begin(), inside.end());

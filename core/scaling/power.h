@@ -10,6 +10,7 @@
 // group's run of the same seed and size (data order, initial weights), which the pairs cancel.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace gammalab {
@@ -21,6 +22,17 @@ struct PowerDesign {
   double noise = 0.01;            // s.d. of one run's final loss over seeds
   double seed_correlation = 0.0;  // share of that variance common to a pair; 0 assumes pairing gains nothing
   double loss_slope = 0.08;       // the baseline's loss decrease per e-fold of compute
+  // The shape of a run's own noise (what pairing does not cancel), scaled to s.d. 1 before use: empty draws a
+  // normal; else one of these, drawn with replacement (the standardised residuals of an earlier sweep,
+  // measure_noise, with its heavy tails or two modes). noise_df > 2 draws Student's t with that many degrees of
+  // freedom instead of a normal when there are no residuals.
+  std::vector<double> noise_shape;
+  double noise_df = 0.0;
+  // The LR pick's own noise: each arm's picked LR at each size is off the optimum by a normal draw of s.d.
+  // pick_noise in log2 units, which costs lr_curvature·δ² in loss for every seed of that arm and size (a tune
+  // stage's winner's curse, which more main seeds do not average away). 0: the pick is exact.
+  double pick_noise = 0.0;
+  double lr_curvature = 0.0;      // loss increase per squared log2 step of LR away from the optimum
   double confidence = 0.95;
   int studies = 400;    // simulated studies
   int resamples = 200;  // bootstrap resamples in each
@@ -31,6 +43,10 @@ struct PowerEstimate {
   double power = 0.0;         // share of studies whose interval excludes 1× on the effect's side
   double median_ratio = 0.0;  // median over studies of the interval's hi / lo (NaN when none has an interval)
   int sizes_inside = 0;       // median over studies of the sizes the pooled multiplier uses (inside the data)
+  // Share of the studies with an interval whose interval holds the true multiplier: near the confidence when
+  // the noise is what the interval resamples; below it when part of the noise is shared by every seed of an arm
+  // and size (an LR pick off its optimum), which no resampling of seeds sees.
+  double coverage = 0.0;
   int studies = 0;
 };
 

@@ -13,7 +13,9 @@ SweepPlan plan_sweep(const Sweep& sweep, const PlanAssumptions& assumptions) {
     row.name = job.name;
     row.config_hash = job.config_hash;
     row.params = job.params;
-    row.variant_params = count_params(job.config.model, job.config.scale).activated;
+    const ParamCounts counts = count_params(job.config.model, job.config.scale);
+    row.variant_params = counts.activated;
+    row.fit_params = counts.activated - counts.embedding;
     row.tokens = job.tokens;
     row.steps = job.config.steps;
     row.start_step = job.parent ? job.branch_step : 0;
@@ -39,6 +41,7 @@ nlohmann::json to_json(const SweepPlan& plan) {
                     {"config_hash", row.config_hash},
                     {"params", row.params},
                     {"variant_params", row.variant_params},
+                    {"fit_params", row.fit_params},
                     {"tokens", row.tokens},
                     {"trained_tokens", row.trained_tokens},
                     {"steps", row.steps},

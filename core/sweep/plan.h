@@ -21,6 +21,7 @@ struct PlanRow {
   std::string config_hash;
   std::int64_t params = 0;          // `params` of the sweep's expressions (activated, baseline scale vectors)
   std::int64_t variant_params = 0;  // activated params of the job's own variant
+  std::int64_t fit_params = 0;      // N as the fit counts it: variant_params less the embedding (run_point.h)
   std::int64_t tokens = 0;          // the budget
   std::int64_t trained_tokens = 0;  // (steps - start_step) * batch_tokens: what actually runs
   std::int64_t steps = 0;

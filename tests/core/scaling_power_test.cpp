@@ -159,5 +159,61 @@ TEST(ScalingPower, MeasuresTheNoiseOfAPreviousSweep) {
   EXPECT_FALSE(measure_noise(one_seed, "baseline")) << "one run per configuration: no noise to measure";
 }
 
+// Seed noise with two modes (a quarter of the baseline's runs land 0.05 worse, on 0.005 of normal noise): the
+// measured shape keeps them (skewed to the right, s.d. 1), and plan simulates from that shape.
+TEST(ScalingPower, TheMeasuredShapeOfSeedNoiseKeepsItsSkewAndModes) {
+  test::PairedLadder design = test::paired_design(straight_loss, 40, 0.005);
+  design.noise = test::SeedNoise::skewed;
+  design.skew = 0.05;
+  const auto noise = measure_noise(test::paired_ladder(design, 5), "baseline");
+  ASSERT_TRUE(noise);
+  const std::vector<double>& shape = noise->shape;
+  ASSERT_EQ(shape.size(), 2u * 5u * 40u);
+  EXPECT_TRUE(std::is_sorted(shape.begin(), shape.end()));
+  double mean = 0, var = 0, third = 0;
+  for (double z : shape) mean += z / shape.size();
+  for (double z : shape) {
+    var += (z - mean) * (z - mean) / shape.size();
+    third += std::pow(z - mean, 3) / shape.size();
+  }
+  EXPECT_NEAR(mean, 0.0, 1e-9);
+  EXPECT_NEAR(var, 1.0, 0.05);
+  EXPECT_GT(third / std::pow(var, 1.5), 1.0) << "a normal's skewness is 0";
+  PowerDesign planned = five_decades(3, 200, 100);
+  planned.noise = noise->noise;
+  planned.noise_shape = shape;
+  const PowerEstimate shaped = simulate_power(planned);
+  EXPECT_GT(shaped.power, 0.0);
+  EXPECT_LE(shaped.power, 1.0);
+  planned.noise_shape = {1.0, std::nan("")};
+  EXPECT_THROW(simulate_power(planned), std::invalid_argument);
+}
+
+// Heavy tails stated rather than measured: Student's t at the same s.d.; a variance that is not finite refused.
+TEST(ScalingPower, HeavyTailedNoiseIsStatedByItsDegreesOfFreedom) {
+  PowerDesign design = five_decades(3, 200, 100);
+  design.noise_df = 3.0;
+  const PowerEstimate t3 = simulate_power(design);
+  EXPECT_GT(t3.power, 0.0);
+  design.noise_df = 2.0;
+  EXPECT_THROW(simulate_power(design), std::invalid_argument);
+}
+
+// The tune stage's pick is off its optimum by its own noise, shared by every seed of an arm and size: no
+// resampling of seeds sees it, so it costs power and, worse, coverage; plan says both.
+TEST(ScalingPower, LrPickNoiseCostsPowerAndCoverage) {
+  PowerDesign exact = five_decades(3, 300, 100);
+  PowerDesign picked = exact;
+  picked.pick_noise = 1.0;     // log2 units: a x2 grid step
+  picked.lr_curvature = 0.03;  // loss per squared log2 step
+  const PowerEstimate e = simulate_power(exact);
+  const PowerEstimate p = simulate_power(picked);
+  EXPECT_GT(e.coverage, 0.88) << "seed noise only: near the nominal 95%";
+  EXPECT_LT(p.coverage, e.coverage - 0.1) << "exact pick " << e.coverage << ", noisy pick " << p.coverage;
+  EXPECT_LT(p.power, e.power) << "exact pick " << e.power << ", noisy pick " << p.power;
+  picked.pick_noise = -1.0;
+  EXPECT_THROW(simulate_power(picked), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace gammalab

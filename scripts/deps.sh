@@ -21,6 +21,7 @@ packages=(
   libceres-dev prometheus-cpp-dev
   libboost-dev                      # Boost.Math: the local multiplier's monotone cubic and its root finding
   dpkg-dev                          # dpkg-shlibdeps: the packages' dependencies (`make package`, cpack)
+  ccache                            # the compiler cache of CMakeLists.txt: a fresh clone recompiles only what changed
 )
 if [ "$mode" != demo ]; then
   packages+=(

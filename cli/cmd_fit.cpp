@@ -28,6 +28,7 @@ struct FitArgs {
   std::string group_by;
   std::uint64_t seed = 0;
   std::optional<double> huber_delta;  // --huber-delta: the law fits' delta as given
+  std::string predict;                // --predict: a CSV of rows to predict
   bool refit = false;
   FitOptions options;
   std::vector<CLI::Option*> fitting;  // options that change the fit: given, the stored fit does not answer
@@ -71,7 +72,8 @@ void add_fit_command(CLI::App& app, CliContext& context) {
   cmd->footer(examples({
                        "gammalab fit 3                                  # the coordinator's stored fit",
                        "gammalab fit 3 --refit --law chinchilla --control qknorm",
-                       "gammalab fit --points runs.csv --law c        # a CSV: params, tokens, loss, group, seed"}));
+                       "gammalab fit --points runs.csv --law c        # a CSV: params, tokens, loss, group, seed",
+                       "gammalab fit --points small.csv --predict large.csv   # the laws' predictions of other runs"}));
   cmd->add_option("sweep", args->source, "sweep id (final losses from the coordinator), or a CSV file");
   cmd->add_option("--points", args->points, "CSV with header params,tokens,loss[,group][,compute]");
   auto& fitting = args->fitting;
@@ -106,6 +108,10 @@ void add_fit_command(CLI::App& app, CliContext& context) {
                                     "the laws' Huber delta in ln L, used as given (default: 1.345 x the seeds' "
                                     "scatter of a configuration's mean, or of the residuals without seeds)")
                         ->check(CLI::Range(1e-12, 10.0)));
+  fitting.push_back(cmd->add_option("--predict", args->predict,
+                                    "CSV of rows (params, tokens[, compute, loss, group, label]) to predict with each "
+                                    "group's law, with intervals; a row's loss, if given, is shown beside it")
+                        ->check(CLI::ExistingFile));
   cmd->add_flag("--refit", args->refit, "fit a sweep's runs here even when the coordinator has stored a fit");
   cmd->callback([args, &context] {
     quiet_solver_logging();
@@ -120,6 +126,7 @@ void add_fit_command(CLI::App& app, CliContext& context) {
     options.tune_runs_at_pick = std::move(runs.tune_runs_at_pick);
     options.seed = args->seed;
     if (!args->law.empty()) options.law = parse_law(args->law);
+    if (!args->predict.empty()) options.predict = read_points_csv(args->predict, "", LossColumn::kOptional);
     if (args->huber_delta) {
       options.settings.huber_delta = *args->huber_delta;
       options.settings.delta_given = true;

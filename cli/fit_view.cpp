@@ -185,6 +185,28 @@ std::string fit_verdict_text(const FitReport& r) {
   return terminal_text(out.str());
 }
 
+// `--predict`'s rows under one group's law: each row's N and D, its loss where given, the prediction with its
+// interval and its error against that loss; rows outside the group's own runs are marked.
+std::string predictions_text(const GroupFit& g, double confidence) {
+  TextTable table({{"N", TextTable::Align::kRight},
+                   {"D", TextTable::Align::kRight},
+                   {"loss", TextTable::Align::kRight},
+                   {"predicted", TextTable::Align::kRight},
+                   {fixed(100 * confidence, 0) + "% interval"},
+                   {"error", TextTable::Align::kRight},
+                   {""}});
+  for (const auto& p : g.predictions) {
+    const bool known = std::isfinite(p.at.loss);
+    table.add_row({significant(p.at.params, kDigits), significant(p.at.tokens, kDigits),
+                   known ? significant(p.at.loss, kDigits) : "-", significant(p.predicted, kDigits),
+                   std::isfinite(p.lo) ? "[" + significant(p.lo, kDigits) + ", " + significant(p.hi, kDigits) + "]"
+                                       : "no bootstrap",
+                   known ? significant(100.0 * (p.predicted - p.at.loss) / p.at.loss, 3) + "%" : "",
+                   p.extrapolated ? "outside the runs" : ""});
+  }
+  return "  predictions (--predict):\n" + indented(table.render(), "    ");
+}
+
 std::string fit_report_text(const FitReport& r) {
   std::ostringstream out;
   const bool bootstrapped = r.bootstrap_used > 0;
@@ -208,6 +230,7 @@ std::string fit_report_text(const FitReport& r) {
     std::vector<Estimate> estimates = g.parameters;
     estimates.insert(estimates.end(), g.derived.begin(), g.derived.end());
     out << estimates_table(estimates, bootstrapped, "  ");
+    if (!g.predictions.empty()) out << predictions_text(g, r.confidence);
     if (g.holdout) {
       out << "  holdout: fit without N = " << significant(g.holdout->held_out_params, kDigits) << ", predicting "
           << g.holdout->runs.size() << " runs: mean |rel. error| " << significant(g.holdout->mean_abs_relative_error, kDigits)

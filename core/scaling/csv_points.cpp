@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -63,7 +64,8 @@ std::uint64_t seed_number(const std::string& s, const std::string& where, Fail f
 }  // namespace
 
 std::vector<RunPoint> parse_points_csv(std::string_view text, const std::string& source,
-                                       const std::string& group_column) {
+                                       const std::string& group_column, LossColumn loss_column) {
+  const bool loss_optional = loss_column == LossColumn::kOptional;
   std::istringstream in{std::string(text)};
   std::string line;
   int line_no = 0;
@@ -82,7 +84,10 @@ std::vector<RunPoint> parse_points_csv(std::string_view text, const std::string&
   };
   const auto params = column("params"), tokens = column("tokens"), loss = column("loss");
   for (const auto& [name, index] : {std::pair{"params", params}, {"tokens", tokens}, {"loss", loss}}) {
-    if (!index) fail(std::string("header has no column '") + name + "' (required: params,tokens,loss)");
+    if (!index && !(loss_optional && std::string(name) == "loss")) {
+      fail(std::string("header has no column '") + name + "' (required: params,tokens" +
+           (loss_optional ? ")" : ",loss)"));
+    }
   }
   const auto compute = column("compute");
   auto group = column(group_column.empty() ? "group" : group_column);
@@ -116,7 +121,8 @@ std::vector<RunPoint> parse_points_csv(std::string_view text, const std::string&
     RunPoint run;
     run.params = number(*params, false);
     run.tokens = number(*tokens, false);
-    run.loss = number(*loss, false);
+    run.loss = loss && !(loss_optional && fields[*loss].empty()) ? number(*loss, false)
+                                                                  : std::numeric_limits<double>::quiet_NaN();
     if (compute) run.compute = number(*compute, true);
     if (group) {
       run.group = fields[*group];
@@ -132,12 +138,12 @@ std::vector<RunPoint> parse_points_csv(std::string_view text, const std::string&
   return runs;
 }
 
-std::vector<RunPoint> read_points_csv(const std::string& path, const std::string& group_column) {
+std::vector<RunPoint> read_points_csv(const std::string& path, const std::string& group_column, LossColumn loss) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw std::invalid_argument(path + ": cannot open");
   std::ostringstream text;
   text << file.rdbuf();
-  return parse_points_csv(text.str(), path, group_column);
+  return parse_points_csv(text.str(), path, group_column, loss);
 }
 
 }  // namespace gammalab

@@ -31,7 +31,11 @@ struct FitOptions {
   // The tune stage's runs at the pick (core/scaling/job_points.h, tune_runs_at_pick): checked against the main
   // runs' seeds (core/scaling/tune_seed_check.h), never fitted.
   std::vector<RunPoint> tune_runs_at_pick;
+  // Rows to predict with each group's law (`gammalab fit --predict`): a row with a group is predicted by that
+  // group's law only, one without by every group's. Their losses, where given, are shown, never fitted.
+  std::vector<RunPoint> predict;
 };
+inline constexpr std::size_t kMaxPredictRows = 10000;  // each is predicted by every bootstrap refit
 
 // chinchilla when tokens vary independently of params (|corr(ln N, ln D)| < 0.99 and more than one D),
 // otherwise n: with D tied to N (e.g. 20 tokens per parameter) A/N^alpha and B/D^beta are not identified.

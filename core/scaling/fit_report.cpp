@@ -185,6 +185,15 @@ nlohmann::json to_json(const FitReport& r) {
       for (const auto& b : g.band) points.push_back({number(b.x), number(b.lo), number(b.hi)});
       j["band"] = {{"axis", band_axis(r.law)}, {"points", points}};
     }
+    if (!g.predictions.empty()) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& p : g.predictions) {
+        rows.push_back({{"params", p.at.params}, {"tokens", p.at.tokens}, {"compute", run_compute(p.at)},
+                        {"loss", number(p.at.loss)}, {"label", p.at.label}, {"predicted", number(p.predicted)},
+                        {"lo", number(p.lo)}, {"hi", number(p.hi)}, {"extrapolated", p.extrapolated}});
+      }
+      j["predictions"] = rows;
+    }
     if (g.holdout) {
       nlohmann::json runs = nlohmann::json::array();
       for (const auto& h : g.holdout->runs) {
@@ -289,6 +298,19 @@ FitReport fit_report_from_json(const nlohmann::json& j) {
     if (g.contains("band")) {
       for (const auto& b : g.at("band").at("points")) {
         group.band.push_back({number_from(b.at(0)), number_from(b.at(1)), number_from(b.at(2))});
+      }
+    }
+    if (g.contains("predictions")) {
+      for (const auto& p : g.at("predictions")) {
+        RunPoint at;
+        at.params = p.at("params").get<double>();
+        at.tokens = p.at("tokens").get<double>();
+        at.compute = p.at("compute").get<double>();
+        at.loss = number_from(p.at("loss"));
+        at.label = p.at("label").get<std::string>();
+        at.group = group.group;
+        group.predictions.push_back({at, number_from(p.at("predicted")), number_from(p.at("lo")),
+                                     number_from(p.at("hi")), p.at("extrapolated").get<bool>()});
       }
     }
     if (g.contains("holdout")) {

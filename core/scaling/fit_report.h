@@ -45,6 +45,16 @@ inline const char* band_axis(LawKind law) { return law == LawKind::c ? "compute"
 // How many x a band has: log-spaced from a third below the group's smallest x to half again its largest.
 inline constexpr int kBandPoints = 24;
 
+// A row of FitOptions::predict under one group's law: the prediction, its bootstrap interval (the percentile
+// interval of the refitted laws' predictions, NaN without a bootstrap), and whether the row lies outside the
+// group's own runs (a larger N, D or C than any it ran, or a smaller).
+struct Prediction {
+  RunPoint at;               // as given; at.loss NaN when the row had none
+  double predicted = 0.0;
+  double lo = 0.0, hi = 0.0;
+  bool extrapolated = false;
+};
+
 struct GroupFit {
   std::string group;
   int runs = 0;
@@ -59,6 +69,7 @@ struct GroupFit {
   // over the corners of the parameters' intervals it keeps how the parameters vary together. Empty without a
   // bootstrap, and for the isoflop law.
   std::vector<BandPoint> band;
+  std::vector<Prediction> predictions;  // of FitOptions::predict's rows for this group, in their order
 };
 
 struct BudgetMultiplier {

@@ -27,6 +27,7 @@ namespace gammalab {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 void validate(const std::vector<RunPoint>& runs) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -240,6 +241,15 @@ std::vector<RunPoint> with_groups(const std::vector<RunPoint>& input) {
   return runs;
 }
 
+// The rows of FitOptions::predict a group's law predicts: those naming it, and those naming none.
+std::vector<RunPoint> predict_rows(const FitOptions& options, const std::string& group) {
+  std::vector<RunPoint> rows;
+  for (const RunPoint& row : options.predict) {
+    if (row.group.empty() || row.group == group) rows.push_back(row);
+  }
+  return rows;
+}
+
 // Groups in order of first appearance (in the canonical order: by name), the baseline first.
 std::vector<std::string> group_names(const std::vector<RunPoint>& runs, const std::string& baseline) {
   std::vector<std::string> names;
@@ -283,6 +293,27 @@ void check_holdout_against_effect(FitReport& report, Comparison& c) {
                             rounded(100.0 * c.relative_effect, 3) +
                             "% difference being measured: a law-based multiplier rests on extrapolation the data do "
                             "not support; the paired gaps and the local multiplier do not");
+}
+
+// --predict's rows: a law that predicts losses, and groups the runs have.
+void validate_predict_rows(const std::vector<RunPoint>& input, const FitOptions& options) {
+  if (options.predict.empty()) return;
+  if (options.law == LawKind::isoflop) throw std::invalid_argument("fit --predict: the isoflop law predicts no losses");
+  if (options.predict.size() > kMaxPredictRows) {
+    throw std::invalid_argument("fit --predict: " + std::to_string(options.predict.size()) + " rows, more than the " +
+                                "limit of " + std::to_string(kMaxPredictRows));
+  }
+  const std::vector<RunPoint> runs = with_groups(input);
+  for (std::size_t i = 0; i < options.predict.size(); ++i) {
+    const RunPoint& row = options.predict[i];
+    if (!(row.params > 0.0) || !(row.tokens > 0.0) || !std::isfinite(row.params) || !std::isfinite(row.tokens)) {
+      throw std::invalid_argument("fit --predict: row " + std::to_string(i + 1) + ": params and tokens must be positive");
+    }
+    if (!row.group.empty() && std::none_of(runs.begin(), runs.end(), [&](const RunPoint& r) { return r.group == row.group; })) {
+      throw std::invalid_argument("fit --predict: row " + std::to_string(i + 1) + " names group '" + row.group +
+                                  "', which no run has");
+    }
+  }
 }
 
 }  // namespace
@@ -357,6 +388,9 @@ struct Resamples {
   // The pointwise band's x per group, and each resample's predicted loss at each of them.
   std::vector<std::vector<RunPoint>> band_at;
   std::vector<std::vector<std::vector<double>>> band_draws;
+  // FitOptions::predict's rows per group, and each resample's prediction of each.
+  std::vector<std::vector<RunPoint>> predict_at;
+  std::vector<std::vector<std::vector<double>>> predict_draws;
   bool by_seed = false, paired = false;
   std::vector<std::string> frozen;  // groups whose sizes cannot be redrawn: then no resample at all
 };
@@ -485,6 +519,9 @@ Resamples bootstrap(const Fitting& f, FitReport& report) {
   r.band_at.resize(names.size());
   for (std::size_t g = 0; g < names.size(); ++g) r.band_at[g] = band_grid(law, f.group_runs[g]);
   r.band_draws.assign(names.size(), std::vector<std::vector<double>>(static_cast<std::size_t>(resamples)));
+  r.predict_at.resize(names.size());
+  for (std::size_t g = 0; g < names.size(); ++g) r.predict_at[g] = predict_rows(f.options, names[g]);
+  r.predict_draws.assign(names.size(), std::vector<std::vector<double>>(static_cast<std::size_t>(resamples)));
   parallel_for(r.frozen.empty() ? resamples : 0, settings.threads, [&](int b) {
     const std::uint64_t stream = resample_seed(f.options.seed, static_cast<std::uint64_t>(b));
     std::vector<RunPoint> sample;
@@ -512,6 +549,9 @@ Resamples bootstrap(const Fitting& f, FitReport& report) {
       ok = ok && finite;
       for (const RunPoint& at : r.band_at[g]) {
         r.band_draws[g][static_cast<std::size_t>(b)].push_back(finite ? predict_loss(fit, at) : kNaN);
+      }
+      for (const RunPoint& at : r.predict_at[g]) {
+        r.predict_draws[g][static_cast<std::size_t>(b)].push_back(finite ? predict_loss(fit, at) : kNaN);
       }
       refits.push_back(std::move(fit));
     }
@@ -652,6 +692,57 @@ void report_estimates(const Fitting& f, const Resamples& r, const std::vector<do
   }
 }
 
+// Each group's law at FitOptions::predict's rows: the prediction, the refits' percentile interval widened on the
+// log scale for the seeds' (or sizes') degrees of freedom as the multipliers' are, and whether the row lies
+// outside the group's own runs.
+void report_predictions(const Fitting& f, const Resamples& r, FitReport& report) {
+  for (std::size_t g = 0; g < f.names.size(); ++g) {
+    const std::vector<RunPoint>& rows = r.predict_at[g];
+    if (rows.empty()) continue;
+    double n_lo = kInf, n_hi = 0.0, d_lo = kInf, d_hi = 0.0, c_lo = kInf, c_hi = 0.0;
+    for (const RunPoint& run : f.group_runs[g]) {
+      n_lo = std::min(n_lo, run.params), n_hi = std::max(n_hi, run.params);
+      d_lo = std::min(d_lo, run.tokens), d_hi = std::max(d_hi, run.tokens);
+      c_lo = std::min(c_lo, run_compute(run)), c_hi = std::max(c_hi, run_compute(run));
+    }
+    // The group's own noise: per size, its seeds - 1 (one size's budgets share their runs); else its sizes - 1.
+    int df = 0;
+    if (r.by_seed) {
+      std::map<double, int> fewest;
+      for (const auto& cell : f.cells) {
+        if (cell.group != f.names[g]) continue;
+        const auto [it, fresh] = fewest.try_emplace(cell.params, static_cast<int>(cell.runs.size()));
+        if (!fresh) it->second = std::min(it->second, static_cast<int>(cell.runs.size()));
+      }
+      for (const auto& [n, runs] : fewest) df += runs - 1;
+    } else {
+      df = count_model_sizes(f.group_runs[g]) - 1;
+    }
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      Prediction p{rows[k], predict_loss(f.fits[g], rows[k]), kNaN, kNaN, false};
+      const double c = run_compute(rows[k]);
+      p.extrapolated = rows[k].params < n_lo * (1 - 1e-9) || rows[k].params > n_hi * (1 + 1e-9) ||
+                       (f.law == LawKind::chinchilla &&
+                        (rows[k].tokens < d_lo * (1 - 1e-9) || rows[k].tokens > d_hi * (1 + 1e-9))) ||
+                       (f.law == LawKind::c && (c < c_lo * (1 - 1e-9) || c > c_hi * (1 + 1e-9)));
+      if (report.bootstrap_used > 0 && r.frozen.empty()) {
+        std::vector<double> draws;
+        for (std::size_t b = 0; b < r.usable.size(); ++b) {
+          if (r.usable[b]) draws.push_back(r.predict_draws[g][b][k]);
+        }
+        const Interval interval = percentile_interval(std::move(draws), f.options.confidence);
+        if (p.predicted > 0.0 && interval.lo > 0.0 && interval.hi > 0.0) {
+          const Interval wide = expand_interval(std::log(p.predicted), {std::log(interval.lo), std::log(interval.hi)},
+                                                small_sample_expansion(df, f.options.confidence));
+          p.lo = std::exp(wide.lo);
+          p.hi = std::exp(wide.hi);
+        }
+      }
+      report.groups[g].predictions.push_back(std::move(p));
+    }
+  }
+}
+
 // Per group: the law fitted without its largest size, and its prediction there against the runs (on its own
 // when a group has 5 or more sizes, for every group when asked); then each comparison against those checks.
 void check_holdouts(const Fitting& f, FitReport& report) {
@@ -683,6 +774,7 @@ void check_holdouts(const Fitting& f, FitReport& report) {
 
 FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options) {
   validate(input);
+  validate_predict_rows(input, options);
   if (auto missing = not_enough_sizes(input, options)) throw std::invalid_argument(*missing);
   std::vector<RunPoint> runs = with_groups(input);
   put_in_canonical_order(runs);
@@ -703,6 +795,7 @@ FitReport fit_runs(const std::vector<RunPoint>& input, const FitOptions& options
   const std::vector<double> point = collect(f.layout, f.fits, f.shared, f.runs, true);
   const Resamples resamples = bootstrap(f, report);
   report_estimates(f, resamples, point, report);
+  report_predictions(f, resamples, report);
   check_holdouts(f, report);
   report.tune_seed = tune_seed_check(f.runs, with_groups(options.tune_runs_at_pick));
   if (report.tune_seed) {

@@ -205,11 +205,9 @@ SweepStages expand_stages(const std::string& yaml_text, const std::string& file_
   stages.main = sweep_header(doc, file_name);
   stages.main.jobs = expand_jobs(doc, file_name, options, "", diagnostics);
   if (doc.branches && diagnostics.items().empty()) {
-    if (doc.tune) {
-      // A pick changes a run's config after submission, and its branches' with it: not yet supported.
-      diagnostics.add(doc.branches->source, "branches and a tune stage in one sweep are not supported yet: tune "
-                                            "in a sweep of its own and give its picks to this one's base");
-    } else if (const std::size_t family = doc.branches->at.size() + 1;
+    // With a tune stage, the branches are of the main stage as written; apply_picks gives a run and its branches
+    // the same pick (they share every `per` field) and checks that each branch still starts from its run.
+    if (const std::size_t family = doc.branches->at.size() + 1;
                stages.main.jobs.size() * family > options.max_jobs) {
       // Counted before any branch is made, as the axes are.
       diagnostics.add(doc.branches->source, std::to_string(stages.main.jobs.size()) + " runs with " +

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "core/branch_point.h"
 #include "core/config_error.h"
 #include "core/config_field.h"
 #include "core/decimal_text.h"
@@ -352,6 +353,16 @@ Sweep apply_picks(const SweepStages& stages, const TunePicks& picks) {
       job.config = with_config_field(job.config, field, carried);
     }
     job.config_hash = config_hash(job.config);
+  }
+  // A cooldown branch must still be its run's continuation (core/branch_point.h): a carry expression of a field
+  // that differs between them (the run's steps) would make it another experiment.
+  for (const SweepJob& job : main.jobs) {
+    if (!job.parent || *job.parent >= main.jobs.size()) continue;
+    const SweepJob& run = main.jobs[*job.parent];
+    if (const std::string mismatch = branch_point_mismatch(run.config, job.config, job.branch_step); !mismatch.empty()) {
+      throw std::invalid_argument("with the picks applied, the branch " + job.name + " no longer starts from its run " +
+                                  run.name + ": " + mismatch);
+    }
   }
   return main;
 }

@@ -1,11 +1,14 @@
 // Cooldown branches in a sweep file (`branches:`, docs/branches.md): which jobs they expand to, what each
 // starts from, what `validate` refuses, and what `plan` charges for them.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "core/branch_point.h"
 #include "core/file_util.h"
 #include "core/sweep/config_hash.h"
 #include "core/sweep/plan.h"
+#include "core/sweep/tune.h"
 #include "tests/core/sweep_test_support.h"
 
 namespace gammalab {
@@ -96,8 +99,6 @@ TEST(SweepBranches, WhatCannotBranchIsNamedWithTheRunAndTheBudget) {
   // A branch point past the run's own decay start (its last 20%): the run's LR there is no longer the peak.
   // (With a decay of 20% for both, every fraction below 1 starts before it: 0.8 of 0.9 is 0.72.)
   expect_problem(wsd_sweep("branches: {fraction: [0.9], decay: 0.05}\n"), "learning rate differs at step");
-  expect_problem(wsd_sweep("branches: {fraction: [0.5]}\ntune:\n  grid: {optim.lr: [0.01, 0.02]}\n"),
-                 "branches and a tune stage in one sweep are not supported yet");
   // Counted before anything is made: 2 runs x 1000 budgets is over a limit of 100 jobs.
   std::string many = "branches: {tokens: [";
   for (int i = 1; i <= 1000; ++i) many += (i > 1 ? ", " : "") + std::to_string(i * 2048);
@@ -105,6 +106,46 @@ TEST(SweepBranches, WhatCannotBranchIsNamedWithTheRunAndTheBudget) {
   options.max_jobs = 100;
   const std::string all = messages(problems(wsd_sweep(many + "]}\n"), options));
   EXPECT_NE(all.find("2 runs with 1000 branches each are 2002 jobs, more than the limit of 100"), std::string::npos) << all;
+}
+
+// A tune stage in a branched sweep: the tune runs are plain runs (no branches), and the pick reaches every run
+// and its branches alike, each branch still its run's continuation; a carry that would split them is refused.
+TEST(SweepBranches, ATuneStagePicksForARunAndItsBranchesAlike) {
+  const std::string yaml = wsd_sweep("branches: {tokens_per_param: [10, 20]}\n"
+                                     "tune:\n  grid: {optim.lr: [0.01, 0.02, 0.04]}\n  seeds: [7]\n");
+  const SweepStages stages = expand_stages(yaml, "b.yaml", testing::source_tree_options());
+  ASSERT_TRUE(stages.tune);
+  EXPECT_EQ(stages.tune->jobs.size(), 2u * 3u);
+  for (const auto& job : stages.tune->jobs) EXPECT_FALSE(job.parent) << job.name;
+  EXPECT_EQ(stages.main.jobs.size(), 2u * 3u) << "each run and its two branches";
+  std::vector<TuneRun> runs;
+  for (const auto& job : stages.tune->jobs) {
+    const double best = job.config.scale.variant == "unified" ? 0.04 : 0.02;
+    runs.push_back({job.config, 3.0 + std::abs(std::log2(job.config.optim.lr / best)), job.name});
+  }
+  SweepStages edge_ok = stages;
+  edge_ok.allow_edge = true;  // unified's 0.04 is the grid's edge
+  const Sweep main = apply_picks(edge_ok, pick_tuned(edge_ok, runs));
+  ASSERT_EQ(main.jobs.size(), stages.main.jobs.size());
+  for (std::size_t i = 0; i < main.jobs.size(); ++i) {
+    const SweepJob& job = main.jobs[i];
+    EXPECT_EQ(job.parent, stages.main.jobs[i].parent) << job.name;
+    EXPECT_EQ(job.branch_step, stages.main.jobs[i].branch_step) << job.name;
+    EXPECT_EQ(job.branch_points, stages.main.jobs[i].branch_points) << job.name;
+    EXPECT_EQ(job.config.optim.lr, job.config.scale.variant == "unified" ? 0.04 : 0.02) << job.name;
+    if (job.parent) {
+      EXPECT_EQ(branch_point_mismatch(main.jobs[*job.parent].config, job.config, job.branch_step), "");
+    }
+  }
+  // A carry that scales the LR with each job's own length gives a branch another LR than its run's.
+  SweepStages split = edge_ok;
+  split.carry["optim.lr"] = "tuned.optim.lr * 1000 / steps";
+  try {
+    apply_picks(split, pick_tuned(split, runs));
+    ADD_FAILURE() << "a branch with another LR than its run's was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no longer starts from its run"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SweepBranches, PlanChargesABranchOnlyForTheStepsItTrains) {

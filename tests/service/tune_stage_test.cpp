@@ -2,6 +2,7 @@
 // per variant and adds the main stage with it, the fit reads only the main stage, and a resubmission reuses
 // both stages.
 #include <cmath>
+#include <map>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -161,6 +162,58 @@ TEST(TuneStage, AnEdgePickWidensTheGridInRoundsOnTheCoordinatorBeforeTheMainStag
     const JobConfig config = job_config_from_json(nlohmann::json::parse(job.config_json));
     EXPECT_DOUBLE_EQ(config.optim.lr, config.scale.variant == "unified" ? 16e-3 : 8e-3) << job.name;
   }
+}
+
+// A WSD sweep with cooldown branches and a tune stage: the tune runs come first, and the main stage that the
+// picks add holds every run with its branches, which wait for their run's checkpoint and carry its pick.
+TEST(TuneStage, ABranchedSweepGetsItsRunsAndBranchesAtThePick) {
+  InProcessCoordinator coordinator("tune-branches");
+  Store& store = coordinator.store();
+  TuneStage stages(store, /*background=*/false);
+  const std::string worker = store.register_worker("host", 1, {}, "");
+  const std::string yaml = R"(
+name: tuned-wsd
+base:
+  model: {preset: tiny-2x16}
+  optim: {name: adamw, lr: 1e-3}
+  schedule:
+    kind: wsd
+    warmup_steps: 4
+    decay_steps: max(1, round(0.2 * steps))
+  batch_tokens: 2048
+  tokens: round(40 * params / batch_tokens) * batch_tokens
+axes:
+  grid:
+    scale.variant: [baseline, unified]
+branches: {tokens_per_param: [10, 20]}
+tune:
+  grid:
+    optim.lr: [1e-3, 2e-3, 4e-3, 8e-3]
+  base:
+    tokens: round(10 * params / batch_tokens) * batch_tokens
+)";
+  const std::string sweep = submit(coordinator, yaml).sweep().id();
+  EXPECT_EQ(run_pending(store, worker, 1.0), 8) << "the tune runs, without branches";
+  ASSERT_TRUE(stages.advance(sweep));
+  const SweepRecord after = *store.find_sweep(sweep);
+  ASSERT_TRUE(after.stage_error.empty()) << after.stage_error;
+  std::map<std::string, JobRecord> runs;
+  int branches = 0;
+  for (const auto& job : store.list_jobs(sweep)) {
+    if (job.stage != "main") continue;
+    const JobConfig config = job_config_from_json(nlohmann::json::parse(job.config_json));
+    EXPECT_EQ(config.optim.lr, config.scale.variant == "unified" ? 4e-3 : 2e-3) << job.name;
+    if (job.parent_id.empty()) {
+      EXPECT_EQ(job.branch_points.size(), 2u) << job.name;
+      runs[job.id] = job;
+    } else {
+      ++branches;
+      EXPECT_GT(job.branch_step, 0) << job.name;
+      EXPECT_EQ(job.name.rfind(runs.at(job.parent_id).name + "/D=", 0), 0u) << job.name;
+    }
+  }
+  EXPECT_EQ(runs.size(), 2u);
+  EXPECT_EQ(branches, 4);
 }
 
 }  // namespace

@@ -128,6 +128,42 @@ Tally calibrate_ladder(const std::string& scenario, const test::PairedLadder& de
   return calibrate(scenario, [&](std::uint64_t seed) { return test::paired_ladder(design, seed); }, truth);
 }
 
+// The trend of ln m_local on ln N, whose resolution turns the headline into "at the largest size": its interval
+// covers a true slope, and with one multiplier at every size it is resolved no more often than 1× is excluded.
+struct TrendTally {
+  int draws = 0, bounded = 0, covers = 0, resolved = 0;
+};
+
+TrendTally calibrate_trend(const std::string& scenario, const test::PairedLadder& design) {
+  quiet_solver_logging();
+  TrendTally t;
+  for (int draw = 0; draw < draws(); ++draw) {
+    const FitReport report =
+        fit_runs(test::paired_ladder(design, 1000 + static_cast<std::uint64_t>(draw)),
+                 fit_options(static_cast<std::uint64_t>(draw)));
+    const Comparison& c = report.comparisons.at(0);
+    ++t.draws;
+    t.resolved += c.trend_resolved() ? 1 : 0;
+    if (!c.trend.bounded()) continue;
+    ++t.bounded;
+    t.covers += c.trend.lo <= design.multiplier_slope && design.multiplier_slope <= c.trend.hi ? 1 : 0;
+  }
+  std::printf("| %s | slope %.3g | %d | %d | %.1f%% | resolved %.1f%% |\n", scenario.c_str(), design.multiplier_slope,
+              t.draws, t.bounded, t.bounded > 0 ? 100.0 * t.covers / t.bounded : 0.0, 100.0 * t.resolved / t.draws);
+  return t;
+}
+
+TEST(ScalingCalibration, TheTrendWithSizeCoversItsTruthAndIsRarelyResolvedWithoutOne) {
+  test::PairedLadder falling = ladder(3, 1.5);
+  falling.multiplier_slope = -0.1;  // 1.5x at the smallest size, 1.5 x 100^-0.1 = 0.95x at the largest
+  const TrendTally t = calibrate_trend("trend, ladder 5 sizes, convex baseline, 3 seeds", falling);
+  EXPECT_GE(t.bounded, 0.9 * t.draws);
+  EXPECT_GE(static_cast<double>(t.covers) / t.bounded, 0.90);
+  EXPECT_LE(static_cast<double>(t.covers) / t.bounded, 0.98);
+  const TrendTally flat = calibrate_trend("trend, ladder 5 sizes, convex baseline, 3 seeds", ladder(3, 1.3));
+  EXPECT_LE(static_cast<double>(flat.resolved) / flat.draws, 0.07) << "a trend resolved where there is none";
+}
+
 TEST(ScalingCalibration, AStronglyPairedLadderOnAConvexBaselineCoversTheTruth) {
   expect_calibrated(calibrate_ladder("ladder 5 sizes, convex baseline, strong pairing, 3 seeds",
                                      ladder(3, 1.3, test::SeedNoise::normal, 0.002, 0.01), 1.3));

@@ -62,6 +62,9 @@ struct PairedLadder {
   std::vector<double> compute = {1e10, 1e11, 1e12, 1e13, 1e14};
   int seeds = 3;
   double multiplier = 1.22;
+  // d ln m / d ln N: the true multiplier at a size is multiplier · (N / the smallest N)^multiplier_slope, the
+  // trend the comparison's slope of ln m_local on ln N estimates (0: one multiplier at every size).
+  double multiplier_slope = 0.0;
   double shared_sigma = 0.0, own_sigma = 0.01;
   double (*baseline_loss)(double compute) = nullptr;  // the baseline's mean loss at C
   SeedNoise noise = SeedNoise::normal;
@@ -102,15 +105,17 @@ inline std::vector<RunPoint> paired_ladder(const PairedLadder& design, std::uint
   std::normal_distribution<double> z(0.0, 1.0);
   std::vector<RunPoint> runs;
   int size = 0;
+  const double smallest = std::sqrt(design.compute.front() / 120.0);
   for (double c : design.compute) {
     const double n = std::sqrt(c / 120.0);
+    const double multiplier = design.multiplier * std::pow(n / smallest, design.multiplier_slope);
     for (int s = 0; s < design.seeds; ++s) {
       const double shared = design.shared_sigma * z(rng);
       RunPoint base{n, 20 * n, c, design.baseline_loss(c) + shared + own_noise(design, false, size, rng, z), "baseline",
                     ""};
       base.seed = static_cast<std::uint64_t>(s);
       RunPoint variant{n * 1.0001, 20 * n, c,
-                       design.baseline_loss(design.multiplier * c) + shared + own_noise(design, true, size, rng, z),
+                       design.baseline_loss(multiplier * c) + shared + own_noise(design, true, size, rng, z),
                        "unified", ""};
       variant.seed = static_cast<std::uint64_t>(s);
       runs.push_back(base);

@@ -15,6 +15,7 @@
 #include "core/sweep/job_resolver.h"
 #include "core/sweep/schema.h"
 #include "core/sweep/tune.h"
+#include "core/sweep/tune_rounds.h"
 
 namespace gammalab {
 
@@ -240,11 +241,15 @@ SweepStages expand_stages(const std::string& yaml_text, const std::string& file_
     if (diagnostics.items().empty()) {
       if (auto uncovered = uncovered_main_job(stages)) diagnostics.add(doc.tune->per_source, *uncovered);
     }
-    if (stages.main.jobs.size() + stages.tune->jobs.size() > options.max_jobs) {
+    // The rounds of tune.extend and tune.refine count at their most: a file cannot grow past the limit later.
+    const std::size_t rounds = diagnostics.items().empty() ? max_tune_round_jobs(stages) : 0;
+    if (stages.main.jobs.size() + stages.tune->jobs.size() + rounds > options.max_jobs) {
       diagnostics.add(doc.tune->source, "the tune and main stages expand to " +
                                             std::to_string(stages.main.jobs.size() + stages.tune->jobs.size()) +
-                                            " jobs together, more than the limit of " +
-                                            std::to_string(options.max_jobs) + " (SweepOptions::max_jobs)");
+                                            " jobs together" +
+                                            (rounds > 0 ? ", and their rounds may add " + std::to_string(rounds) : "") +
+                                            ", more than the limit of " + std::to_string(options.max_jobs) +
+                                            " (SweepOptions::max_jobs)");
     }
   }
   if (!diagnostics.items().empty()) throw_sorted(diagnostics.items());

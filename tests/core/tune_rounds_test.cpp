@@ -200,6 +200,21 @@ TEST(TuneRounds, TheOrderOfTheRunsChangesNothing) {
   }
 }
 
+// The rounds count against the job limit at their most (2 groups x 3 runs per value x (2 x 2 extensions + 2
+// midpoints) = 36 here), so that a file within the limit cannot grow past it later.
+TEST(TuneRounds, TheJobLimitCountsTheRoundsAtTheirMost) {
+  const std::string yaml = kTuned + "  extend: 2\n  refine: true\n";
+  EXPECT_EQ(max_tune_round_jobs(expand_stages(yaml, "rounds.yaml", source_tree_options())), 36u);
+  SweepOptions options = source_tree_options();
+  options.max_jobs = 40;
+  const auto found = problems(yaml, options);
+  ASSERT_FALSE(found.empty());
+  EXPECT_NE(found.front().message.find("expand to 26 jobs together, and their rounds may add 36, more than the limit "
+                                       "of 40"),
+            std::string::npos)
+      << found.front().message;
+}
+
 TEST(TuneRounds, TheFileSaysHowFarTheGridMayWiden) {
   for (const std::string bad : {"  extend: 9\n", "  extend: -1\n", "  extend: two\n", "  refine: maybe\n"}) {
     const auto found = problems(kTuned + bad);

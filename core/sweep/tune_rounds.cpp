@@ -137,17 +137,24 @@ Sweep next_tune_round(const SweepStages& stages, const std::vector<TuneRun>& run
     const auto f = g->second.find(field);
     return f == g->second.end() ? nullptr : &f->second;
   };
+  // Each run's group key and tuned values, read once (each read converts its config to JSON).
+  std::vector<std::pair<nlohmann::json, nlohmann::json>> keyed;
+  keyed.reserve(runs.size());
+  for (const TuneRun& run : runs) {
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto& field : stages.tuned_fields) values[field] = config_field(run.config, field);
+    keyed.emplace_back(tune_key(run.config, stages.per), std::move(values));
+  }
   // The coarse pick: among the values on the grid and beyond it, without the midpoints a refinement added.
   std::vector<TuneRun> coarse_runs;
-  for (const TuneRun& run : runs) {
-    const nlohmann::json key = tune_key(run.config, stages.per);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
     bool on_grid = true;
     for (const auto& field : stages.tuned_fields) {
-      const nlohmann::json v = config_field(run.config, field);
-      const FieldGrid* grid = grid_of(key, field);
+      const nlohmann::json& v = keyed[i].second.at(field);
+      const FieldGrid* grid = grid_of(keyed[i].first, field);
       if (v.is_number() && grid && !grid->is_coarse(v.get<double>())) on_grid = false;
     }
-    if (on_grid) coarse_runs.push_back(run);
+    if (on_grid) coarse_runs.push_back(runs[i]);
   }
   SweepStages any_edge = stages;
   any_edge.allow_edge = true;
@@ -196,11 +203,9 @@ Sweep next_tune_round(const SweepStages& stages, const std::vector<TuneRun>& run
                       [&](const TuneTrial& t) { return t.values == values; })) {
         continue;
       }
-      for (const TuneRun& run : runs) {
-        if (tune_key(run.config, stages.per) != group.key) continue;
-        bool is_pick = true;
-        for (const auto& f : stages.tuned_fields) is_pick = is_pick && config_field(run.config, f) == best.values.at(f);
-        if (!is_pick) continue;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        const TuneRun& run = runs[i];
+        if (keyed[i].first != group.key || keyed[i].second != best.values) continue;  // the pick's runs only
         if (!allowed(run.config, field, values[field])) continue;  // a midpoint no config of the pick allows
         SweepJob job;
         job.config = with_config_field(run.config, field, values[field]);

@@ -123,6 +123,13 @@ int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& j
   for (const Cancelled& c : done) {
     if (c.state == JobState::kCancelled) end_orphaned_branches(c.id, JobState::kCancelled);
   }
+  // The whole sweep cancelled during its tune stage: no further round and no main stage comes after it.
+  if (job_ids.empty()) {
+    sql::Statement& end_wait = statements_.get(
+        "UPDATE sweeps SET awaiting_main = 0, stage_error = 'the sweep was cancelled during its tune stage: no main "
+        "stage' WHERE id = ? AND awaiting_main = 1");
+    end_wait.bind(1, parse_id(sweep_id)).run();
+  }
   cancelled = static_cast<int>(done.size());
   tx.commit();
   changed();

@@ -164,6 +164,36 @@ TEST(TuneStage, AnEdgePickWidensTheGridInRoundsOnTheCoordinatorBeforeTheMainStag
   }
 }
 
+// A sweep cancelled while its tune stage runs gets no further round and no main stage, whatever the tune runs
+// that had finished would pick.
+TEST(TuneStage, ASweepCancelledDuringItsTuneStageGetsNoRoundAndNoMainStage) {
+  InProcessCoordinator coordinator("tune-cancel");
+  Store& store = coordinator.store();
+  TuneStage stages(store, /*background=*/false);
+  const std::string worker = store.register_worker("host", 1, {}, "");
+  const std::string sweep = submit(coordinator, std::string(kYaml) + "  extend: 2\n  refine: true\n").sweep().id();
+  // Half the tune runs finish, then the sweep is cancelled.
+  int ran = 0;
+  while (ran < 4) {
+    auto lease = store.lease(worker, 60000);
+    ASSERT_TRUE(lease);
+    const JobConfig config = job_config_from_json(nlohmann::json::parse(lease->job.config_json));
+    store.start(worker, lease->job.id, lease->attempt);
+    store.add_metrics(lease->job.id, lease->attempt, {{config.steps, 1000, "val/loss", objective(config, 1.0)}});
+    ASSERT_TRUE(store.finish(worker, lease->job.id, lease->attempt, AttemptEnd::kSucceeded, ""));
+    ++ran;
+  }
+  const std::size_t before = store.list_jobs(sweep).size();
+  store.cancel(sweep, {});
+  EXPECT_TRUE(stages.advance(sweep));
+  const SweepRecord after = *store.find_sweep(sweep);
+  EXPECT_FALSE(after.awaiting_main_stage);
+  EXPECT_TRUE(after.finished);
+  EXPECT_NE(after.stage_error.find("cancelled during its tune stage"), std::string::npos) << after.stage_error;
+  EXPECT_EQ(store.list_jobs(sweep).size(), before) << "no round and no main stage were added";
+  EXPECT_EQ(store.add_tune_round(sweep, Sweep{}), 0);
+}
+
 // A WSD sweep with cooldown branches and a tune stage: the tune runs come first, and the main stage that the
 // picks add holds every run with its branches, which wait for their run's checkpoint and carry its pick.
 TEST(TuneStage, ABranchedSweepGetsItsRunsAndBranchesAtThePick) {

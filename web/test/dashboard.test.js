@@ -1100,6 +1100,7 @@ tune:
   grid:
     optim.lr: [1e-3, 3e-3, 1e-2]
   allow_edge: true
+  extend: 1
   refine: true
 max_attempts: 2
 `));
@@ -1124,10 +1125,11 @@ max_attempts: 2
     const pick = await page.$eval(`#tune-picks .pick[data-group="scale.variant=${variant}"] .dot`, (e) => getComputedStyle(e).backgroundColor);
     assert.equal(pick, legend, `${variant}: the tune card's colour is the metric charts'`);
   }
-  // A pick the coordinator found between the grid's values (tune.refine) says so on its line.
+  // A pick the coordinator added to the grid (tune.extend, tune.refine) says so on its line.
   for (const g of report.groups.filter((g) => g.best >= 0)) {
     const text = await page.$eval(`#tune-picks .pick[data-group="scale.variant=${g.key['scale.variant']}"]`, (e) => e.textContent);
     assert.equal(text.includes('between grid values (tune.refine)'), g.trials[g.best].origin === 'refined', text);
+    assert.equal(text.includes('beyond the grid as written (tune.extend)'), g.trials[g.best].origin === 'extended', text);
   }
   await page.locator('#tune-card').screenshot({ path: join(resultsDir, 'tune.png') });
 
@@ -1138,7 +1140,8 @@ max_attempts: 2
     return list.length && list.every((j) => ['succeeded', 'failed', 'cancelled'].includes(j.state)) ? list : null;
   }, RUN_TIMEOUT);
   const tuneJobs = jobs.filter((j) => j.stage === 'tune').length;
-  // Three LRs for each of two variants, and the midpoints around each pick inside the grid (tune.refine).
+  // Three LRs for each of two variants, one beyond an edge pick (tune.extend) and the midpoints around a pick
+  // inside the grid (tune.refine).
   assert.equal(tuneJobs, report.groups.reduce((n, g) => n + g.trials.length, 0));
   assert.ok(tuneJobs >= 6);
   assert.ok(await page.isVisible('#stage-control'), 'a sweep with a tune stage shows the stage control');

@@ -47,7 +47,9 @@ std::optional<std::string> edge_of_grid(const TuneGroup& group, const std::vecto
     if (x == lo || x == hi) {
       return "the best " + field + " (" + v.dump() + ") is the " + (x == lo ? "smallest" : "largest") +
              " value of the grid" +
-             (extend > 0 ? " after " + std::to_string(extend) + " values added beyond it (tune.extend)" : "") +
+             (extend > 0 ? " after " + std::to_string(extend) + (extend == 1 ? " value" : " values") +
+                               " added beyond it (tune.extend)"
+                         : "") +
              ": widen the grid beyond it, set tune.extend: N (values the coordinator adds beyond an edge), or "
              "set tune.allow_edge: true";
     }

@@ -99,7 +99,7 @@ TEST(TuneRounds, AnEdgePickBeyondTheExtensionsIsRefusedAndSaysSo) {
   EXPECT_EQ(rounds, 1);
   const TunePicks picks = pick_tuned(stages, runs);
   EXPECT_FALSE(picks.ok());
-  EXPECT_NE(picks.problems().find("the best optim.lr (0.016) is the largest value of the grid after 1 values added "
+  EXPECT_NE(picks.problems().find("the best optim.lr (0.016) is the largest value of the grid after 1 value added "
                                   "beyond it (tune.extend)"),
             std::string::npos)
       << picks.problems();

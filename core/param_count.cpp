@@ -45,6 +45,12 @@ struct VectorTally {
 
 }  // namespace
 
+std::int64_t sweep_params(const ModelSpec& model) {
+  ModelSpec baseline = model;
+  baseline.qk_norm = false;
+  return count_params(baseline, ScaleSpec{}).activated;
+}
+
 ParamCounts count_params(const ModelSpec& m, const ScaleSpec& scale) {
   if (m.n_heads < 1) throw ConfigError("model.n_heads", "must be at least 1");
   const bool moe = m.moe.n_experts > 0;

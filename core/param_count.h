@@ -15,10 +15,17 @@ struct ParamCounts {
   std::int64_t input_norm = 0;     // of scale_vectors: Input-Norm role
   std::int64_t output_norm = 0;    // of scale_vectors: Output-Norm role
   std::int64_t non_embedding() const { return total - embedding; }
+  // N as the scaling fits count it (core/scaling/run_point.h): activated per token, without the embedding.
+  std::int64_t fitted() const { return activated - embedding; }
   double scale_fraction() const { return total > 0 ? double(scale_vectors) / double(total) : 0.0; }
 };
 
 ParamCounts count_params(const ModelSpec& model, const ScaleSpec& scale);
+
+// A sweep's `params` (docs/sweeps.md): the baseline's model at this shape (one γ per norm, no QK-norm, whose
+// switch is part of what a control tests, not of the size), activated per token. Token budgets are written in
+// it, and a tune stage's size rule reads it.
+std::int64_t sweep_params(const ModelSpec& model);
 
 // Training FLOPs per token: 6 N (activated, non-embedding) + 12 L d seq (attention), as in nanoGPT's MFU.
 double flops_per_token(const ModelSpec& model, const ScaleSpec& scale);

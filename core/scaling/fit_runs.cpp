@@ -570,18 +570,25 @@ Resamples bootstrap(const Fitting& f, FitReport& report) {
 // The degrees of freedom of the noise behind a law's multiplier of `variant` over the baseline: what the bootstrap
 // redrew. Paired seeds: per size, its seeds - 1; each group's seeds: per group and size, its runs - 1; model
 // sizes: the sizes - 1. A size's budgets share their runs' seeds (a run family), so they count once.
-int law_degrees_of_freedom(const Fitting& f, const Resamples& r, std::size_t variant) {
-  if (!r.by_seed) return count_model_sizes(f.runs) - 1;
+// The seeds' degrees of freedom of some groups' runs: per group and size, its fewest runs at a budget - 1 (a
+// size's budgets share their runs' seeds, a run family, so they count once).
+int seed_degrees_of_freedom(const std::vector<ReplicateCell>& cells, const std::set<std::string>& groups) {
   std::map<std::pair<std::string, double>, int> fewest;  // (group, N) -> its fewest runs at a budget
-  for (const auto& cell : f.cells) {
-    if (cell.group != f.names[0] && cell.group != f.names[variant]) continue;
-    if (r.paired && cell.group != f.names[0]) continue;  // pairs: the baseline's seeds are the variant's
+  for (const auto& cell : cells) {
+    if (!groups.count(cell.group)) continue;
     const auto [it, fresh] = fewest.try_emplace({cell.group, cell.params}, static_cast<int>(cell.runs.size()));
     if (!fresh) it->second = std::min(it->second, static_cast<int>(cell.runs.size()));
   }
   int df = 0;
   for (const auto& [key, runs] : fewest) df += runs - 1;
   return df;
+}
+
+int law_degrees_of_freedom(const Fitting& f, const Resamples& r, std::size_t variant) {
+  if (!r.by_seed) return count_model_sizes(f.runs) - 1;
+  // Pairs: the baseline's seeds are the variant's.
+  if (r.paired) return seed_degrees_of_freedom(f.cells, {f.names[0]});
+  return seed_degrees_of_freedom(f.cells, {f.names[0], f.names[variant]});
 }
 
 // A multiplier's percentile interval widened on the log scale for few degrees of freedom, as the comparisons'
@@ -705,19 +712,8 @@ void report_predictions(const Fitting& f, const Resamples& r, FitReport& report)
       d_lo = std::min(d_lo, run.tokens), d_hi = std::max(d_hi, run.tokens);
       c_lo = std::min(c_lo, run_compute(run)), c_hi = std::max(c_hi, run_compute(run));
     }
-    // The group's own noise: per size, its seeds - 1 (one size's budgets share their runs); else its sizes - 1.
-    int df = 0;
-    if (r.by_seed) {
-      std::map<double, int> fewest;
-      for (const auto& cell : f.cells) {
-        if (cell.group != f.names[g]) continue;
-        const auto [it, fresh] = fewest.try_emplace(cell.params, static_cast<int>(cell.runs.size()));
-        if (!fresh) it->second = std::min(it->second, static_cast<int>(cell.runs.size()));
-      }
-      for (const auto& [n, runs] : fewest) df += runs - 1;
-    } else {
-      df = count_model_sizes(f.group_runs[g]) - 1;
-    }
+    // The group's own noise: its seeds' degrees of freedom, or its sizes - 1 when the sizes were resampled.
+    const int df = r.by_seed ? seed_degrees_of_freedom(f.cells, {f.names[g]}) : count_model_sizes(f.group_runs[g]) - 1;
     for (std::size_t k = 0; k < rows.size(); ++k) {
       Prediction p{rows[k], predict_loss(f.fits[g], rows[k]), kNaN, kNaN, false};
       const double c = run_compute(rows[k]);

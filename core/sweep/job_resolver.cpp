@@ -97,10 +97,10 @@ class JobEvaluation {
     if (std::string(which) == "variant_params") {
       return count_params(model, scale_spec_from_json(assemble("scale")["scale"], "scale")).activated;
     }
+    if (std::string(which) == "params") return sweep_params(model);
     ModelSpec baseline_model = model;
-    baseline_model.qk_norm = false;  // a control's model switch is part of what it tests, not of the size
-    const ParamCounts counts = count_params(baseline_model, ScaleSpec{});
-    return std::string(which) == "total_params" ? counts.total : counts.activated;
+    baseline_model.qk_norm = false;  // as sweep_params: a control's model switch is not part of the size
+    return count_params(baseline_model, ScaleSpec{}).total;
   }
 
  private:

@@ -15,7 +15,7 @@ SweepPlan plan_sweep(const Sweep& sweep, const PlanAssumptions& assumptions) {
     row.params = job.params;
     const ParamCounts counts = count_params(job.config.model, job.config.scale);
     row.variant_params = counts.activated;
-    row.fit_params = counts.activated - counts.embedding;
+    row.fit_params = counts.fitted();
     row.tokens = job.tokens;
     row.steps = job.config.steps;
     row.start_step = job.parent ? job.branch_step : 0;

@@ -189,12 +189,8 @@ nlohmann::json rule_family(const nlohmann::json& key) {
   return family;
 }
 
-// N of a config as the sweep's `params` counts it: the baseline model at its shape, activated parameters.
-double rule_params(const JobConfig& config) {
-  ModelSpec model = config.model;
-  model.qk_norm = false;
-  return static_cast<double>(count_params(model, ScaleSpec{}).activated);
-}
+// N of a config as the sweep's `params` counts it.
+double rule_params(const JobConfig& config) { return static_cast<double>(sweep_params(config.model)); }
 
 // tune.size_rule: each picked group's best (the vertex of its curve around the pick), one line per family;
 // a family without a rule leaves its groups without a pick, saying why.

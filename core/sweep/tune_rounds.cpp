@@ -160,7 +160,7 @@ Sweep next_tune_round(const SweepStages& stages, const std::vector<TuneRun>& run
   any_edge.allow_edge = true;
   any_edge.size_rule = false;  // the rounds widen and refine each size's own curve
   const TunePicks coarse_picks = pick_tuned(any_edge, coarse_runs);
-  const TunePicks tried = pick_tuned(any_edge, runs);
+  const std::set<std::pair<nlohmann::json, nlohmann::json>> tried(keyed.begin(), keyed.end());  // (key, values)
 
   std::set<std::string> added;  // config hashes
   for (const TuneGroup& group : coarse_picks.groups) {
@@ -192,17 +192,11 @@ Sweep next_tune_round(const SweepStages& stages, const std::vector<TuneRun>& run
     }
     // A group still widening its grid is refined once its coarse pick has settled inside it.
     const auto& targets = extensions.empty() ? refinements : extensions;
-    const auto same_group = std::find_if(tried.groups.begin(), tried.groups.end(),
-                                         [&](const TuneGroup& g) { return g.key == group.key; });
     for (const auto& [field, target] : targets) {
       nlohmann::json values = best.values;
       values[field] = target;
       if (values == best.values) continue;  // an integer midpoint that rounds onto the pick
-      if (same_group != tried.groups.end() &&
-          std::any_of(same_group->trials.begin(), same_group->trials.end(),
-                      [&](const TuneTrial& t) { return t.values == values; })) {
-        continue;
-      }
+      if (tried.count({group.key, values})) continue;
       for (std::size_t i = 0; i < runs.size(); ++i) {
         const TuneRun& run = runs[i];
         if (keyed[i].first != group.key || keyed[i].second != best.values) continue;  // the pick's runs only

@@ -41,16 +41,22 @@ double objective(const JobConfig& c, double shift) {
   return 3.0 + 0.1 * x * x;
 }
 
-// Leases every pending job and finishes it with a val loss at its last step from the objective.
+// Leases one pending job and finishes it with a val loss at its last step from the objective; false when none
+// is pending.
+bool run_one(Store& store, const std::string& worker, double shift) {
+  auto lease = store.lease(worker, 60000);
+  if (!lease) return false;
+  const JobConfig config = job_config_from_json(nlohmann::json::parse(lease->job.config_json));
+  store.start(worker, lease->job.id, lease->attempt);
+  store.add_metrics(lease->job.id, lease->attempt, {{config.steps, 1000, "val/loss", objective(config, shift)}});
+  EXPECT_TRUE(store.finish(worker, lease->job.id, lease->attempt, AttemptEnd::kSucceeded, ""));
+  return true;
+}
+
+// Every pending job, as run_one.
 int run_pending(Store& store, const std::string& worker, double shift) {
   int ran = 0;
-  while (auto lease = store.lease(worker, 60000)) {
-    const JobConfig config = job_config_from_json(nlohmann::json::parse(lease->job.config_json));
-    store.start(worker, lease->job.id, lease->attempt);
-    store.add_metrics(lease->job.id, lease->attempt, {{config.steps, 1000, "val/loss", objective(config, shift)}});
-    EXPECT_TRUE(store.finish(worker, lease->job.id, lease->attempt, AttemptEnd::kSucceeded, ""));
-    ++ran;
-  }
+  while (run_one(store, worker, shift)) ++ran;
   return ran;
 }
 
@@ -173,16 +179,7 @@ TEST(TuneStage, ASweepCancelledDuringItsTuneStageGetsNoRoundAndNoMainStage) {
   const std::string worker = store.register_worker("host", 1, {}, "");
   const std::string sweep = submit(coordinator, std::string(kYaml) + "  extend: 2\n  refine: true\n").sweep().id();
   // Half the tune runs finish, then the sweep is cancelled.
-  int ran = 0;
-  while (ran < 4) {
-    auto lease = store.lease(worker, 60000);
-    ASSERT_TRUE(lease);
-    const JobConfig config = job_config_from_json(nlohmann::json::parse(lease->job.config_json));
-    store.start(worker, lease->job.id, lease->attempt);
-    store.add_metrics(lease->job.id, lease->attempt, {{config.steps, 1000, "val/loss", objective(config, 1.0)}});
-    ASSERT_TRUE(store.finish(worker, lease->job.id, lease->attempt, AttemptEnd::kSucceeded, ""));
-    ++ran;
-  }
+  for (int ran = 0; ran < 4; ++ran) ASSERT_TRUE(run_one(store, worker, 1.0));
   const std::size_t before = store.list_jobs(sweep).size();
   store.cancel(sweep, {});
   EXPECT_TRUE(stages.advance(sweep));

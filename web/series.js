@@ -832,7 +832,7 @@ export function tuneSeries(reportJson) {
   }
   // tune.size_rule: one line per family, log value = intercept + slope log N (core/sweep/tune_rule.h).
   const rules = (Array.isArray(report.rules) ? report.rules : []).map((r) => ({
-    label: keyText(r.family), slope: num(r.slope), slopeSe: num(r.slope_se), df: r.df ?? 0,
+    label: keyText(r.family), intercept: num(r.intercept), slope: num(r.slope), slopeSe: num(r.slope_se), df: r.df ?? 0,
     scatter: Number.isFinite(num(r.residual_sd)) ? Math.exp(num(r.residual_sd)) : NaN, problem: r.problem || '',
   }));
   return {

@@ -287,6 +287,6 @@ export function tunePicks(tune, colours, stageError) {
     g.problem ? h('span', { class: 'err' }, ` — ${g.problem}`) : null)),
   (tune.rules || []).map((r) => h('div', { class: r.problem ? 'rule err' : 'rule', dataset: { family: r.label } },
     r.problem ? `size rule ${r.label}: none — ${r.problem}`
-      : `size rule ${r.label}: log ${tune.field} ∝ ${r.slope.toFixed(3)} log N (s.e. ${r.slopeSe.toFixed(3)}, ${r.df} df); sizes scatter about it by ×${r.scatter.toFixed(2)}; the main stage runs at the rule's value`)),
+      : `size rule ${r.label}: log ${tune.field} = ${r.intercept.toFixed(3)} ${r.slope < 0 ? '−' : '+'} ${Math.abs(r.slope).toFixed(3)} log N (slope s.e. ${r.slopeSe.toFixed(3)}, ${r.df} df); sizes scatter about it by ×${r.scatter.toFixed(2)}; the main stage runs at the rule's value`)),
   stageError ? h('div', { class: 'err' }, stageError) : null];
 }

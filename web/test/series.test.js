@@ -289,6 +289,7 @@ test('tuneSeries: mean final loss against the tuned value per group, the pick, f
   const ruled = tuneSeries(report).rules[0];
   assert.equal(ruled.label, 'scale.variant=baseline');
   assert.equal(ruled.slope, -0.5);
+  assert.equal(ruled.intercept, 1.6);
   assert.ok(Math.abs(ruled.scatter - Math.exp(0.1)) < 1e-12);
   assert.equal(tuneSeries(''), null);
   assert.equal(tuneSeries('{"groups": []}'), null);

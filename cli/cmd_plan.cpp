@@ -106,7 +106,7 @@ PowerDesign power_design(const Sweep& sweep, PowerDesign design, const std::stri
     // of their own would overstate the power. The design is the runs'.
     if (job.config.scale.variant != reference || job.parent) continue;
     auto& [compute, seeds] = sizes[{job.params, job.tokens}];
-    compute = flops_per_token(job.config.model, job.config.scale) * double(job.tokens);
+    compute = job_flops_per_token(job.config) * double(job.tokens);
     seeds.insert(job.config.seed);
   }
   design.compute.clear();

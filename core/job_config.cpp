@@ -11,6 +11,7 @@
 
 #include "core/config_error.h"
 #include "core/decimal_text.h"
+#include "core/job_command.h"
 #include "core/json_fields.h"
 #include "core/limits.h"
 #include "core/model_preset.h"
@@ -102,6 +103,8 @@ void fields(JobConfig& s, F&& f) {
   f("dtype", s.dtype);
   f("world_size", s.world_size);
   f("nodes", s.nodes);
+  f("command", s.command);
+  f("declared_params", s.declared_params);
 }
 
 template <typename T>
@@ -110,7 +113,7 @@ template <typename T>
 constexpr bool is_optional<std::optional<T>> = true;
 template <typename T>
 constexpr bool is_struct = !std::is_arithmetic_v<T> && !std::is_enum_v<T> && !std::is_same_v<T, std::string> &&
-                           !is_optional<T>;
+                           !std::is_same_v<T, std::vector<std::string>> && !is_optional<T>;
 
 // An enum field from its string; anything else is a ConfigError that lists the allowed values.
 template <typename E>
@@ -358,6 +361,11 @@ void validate(const JobConfig& c) {
     require(world_size % *nodes == 0, "nodes",
             std::to_string(*nodes) + " nodes do not divide the world_size of " + std::to_string(world_size) +
                 " ranks (each node runs world_size / nodes of them)");
+  }
+  check_command(c);
+  if (const std::optional<double>& declared = c.declared_params) {
+    require(*declared >= 1 && *declared <= kMaxDeclaredParams, "declared_params",
+            "must be in [1, " + number_text(kMaxDeclaredParams) + "], got " + number_text(*declared));
   }
 }
 

@@ -196,6 +196,12 @@ struct JobConfig {
   std::optional<int> world_size{};
   // The machines (workers) the ranks span: world_size / nodes ranks on each (docs/distributed.md). Unset: one.
   std::optional<int> nodes{};
+  // A program of the user's own to run instead of gammalab-train, with `{field}` placeholders (core/job_command.h,
+  // docs/own-program.md). Unset (the default; absent from the JSON, so other configs keep their hashes): ours.
+  std::optional<std::vector<std::string>> command{};
+  // The fit's N as such a program declares it (parameters activated per token, embeddings left out). Unset: N is
+  // counted from `model` (core/param_count.h), as for gammalab-train.
+  std::optional<double> declared_params{};
 
   // Ranks on each machine: the slots the job takes of each worker it runs on.
   int ranks_per_node() const { return world_size.value_or(1) / nodes.value_or(1); }

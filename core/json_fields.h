@@ -1,6 +1,7 @@
 #pragma once
 // Strict reading of a JSON object into a struct: each field is read by name, type errors and unknown keys
 // are reported with the field's dot path. Used for job configs and every other JSON the project accepts.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/config_error.h"
 
@@ -61,6 +63,8 @@ class JsonFields {
       ok = value.is_number();
     else if constexpr (std::is_same_v<T, std::string>)
       ok = value.is_string();
+    else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+      ok = value.is_array() && std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_string(); });
     else
       ok = true;
     if (!ok) throw ConfigError(child_path(key), "expected " + type_name<T>() + ", got " + value.type_name());
@@ -87,6 +91,8 @@ class JsonFields {
       return "a number";
     else if constexpr (std::is_same_v<T, std::string>)
       return "a string";
+    else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+      return "a list of strings";
     else
       return "a value";
   }

@@ -112,4 +112,14 @@ double flops_per_token(const ModelSpec& m, const ScaleSpec& scale) {
   return 6.0 * double(c.activated - c.embedding) + 12.0 * m.n_layers * m.d_model * double(m.seq_len);
 }
 
+double job_fitted_params(const JobConfig& config) {
+  if (config.declared_params) return *config.declared_params;
+  return double(count_params(config.model, config.scale).fitted());
+}
+
+double job_flops_per_token(const JobConfig& config) {
+  if (config.declared_params) return 6.0 * *config.declared_params;
+  return flops_per_token(config.model, config.scale);
+}
+
 }  // namespace gammalab

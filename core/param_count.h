@@ -30,4 +30,9 @@ std::int64_t sweep_params(const ModelSpec& model);
 // Training FLOPs per token: 6 N (activated, non-embedding) + 12 L d seq (attention), as in nanoGPT's MFU.
 double flops_per_token(const ModelSpec& model, const ScaleSpec& scale);
 
+// N and FLOPs per token of a job as the fits and the planner count them: for a program of the user's own that
+// declares its N (JobConfig::declared_params, docs/own-program.md) that N and 6 N; else the two above.
+double job_fitted_params(const JobConfig& config);
+double job_flops_per_token(const JobConfig& config);
+
 }  // namespace gammalab

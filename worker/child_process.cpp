@@ -116,11 +116,24 @@ bool ChildProcess::offer_line(const std::string& line) {
 }
 
 std::optional<std::string> ChildProcess::read_line() {
+  cut_ = false;
   while (true) {
-    if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
+    if (skipping_) {  // the rest of a cut line: dropped up to its newline
+      const auto nl = buffer_.find('\n');
+      buffer_.erase(0, nl == std::string::npos ? buffer_.size() : nl + 1);
+      skipping_ = nl == std::string::npos;
+    }
+    if (auto nl = buffer_.find('\n'); nl != std::string::npos && nl <= kMaxChildLineBytes) {
       std::string line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
       return line;
+    }
+    if (buffer_.size() > kMaxChildLineBytes) {
+      std::string head = buffer_.substr(0, kMaxChildLineBytes);
+      buffer_.erase(0, kMaxChildLineBytes);
+      skipping_ = true;
+      cut_ = true;
+      return head;
     }
     char chunk[65536];
     const ssize_t n = ::read(stdout_fd_, chunk, sizeof chunk);
@@ -129,7 +142,7 @@ std::optional<std::string> ChildProcess::read_line() {
     } else if (n < 0 && errno == EINTR) {
       continue;
     } else {
-      if (buffer_.empty()) return std::nullopt;
+      if (buffer_.empty() || skipping_) return std::nullopt;
       std::string rest = std::move(buffer_);  // a last line without newline
       buffer_.clear();
       return rest;

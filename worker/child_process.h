@@ -10,6 +10,10 @@ namespace gammalab {
 
 enum class ChildStdin { kNull, kPipe };
 
+// The longest stdout line read whole: a longer one is returned cut to this (line_was_cut()), the rest of it
+// skipped, so that a child printing without newlines cannot make the reader hold unbounded memory.
+inline constexpr std::size_t kMaxChildLineBytes = std::size_t{1} << 20;
+
 class ChildProcess {
  public:
   // Starts argv[0] (a path) with the current environment plus `extra_env` ("NAME=value"). The child is
@@ -26,6 +30,8 @@ class ChildProcess {
 
   // Next line of stdout without the newline; nullopt at end of stream (the child closed stdout or exited).
   std::optional<std::string> read_line();
+  // Whether the line read_line returned last was longer than kMaxChildLineBytes (and is its head).
+  bool line_was_cut() const { return cut_; }
   // Writes `line` and a newline to the child's stdin (ChildStdin::kPipe) if the pipe takes it whole now; false
   // when it does not (full: the child is not reading; closed: it exited) or there is no pipe. Never blocks, so
   // a child that does not read cannot stall the caller. Safe beside read_line on another thread.
@@ -45,6 +51,8 @@ class ChildProcess {
   std::atomic<bool> reaped_{false};
   int status_ = 0;
   std::string buffer_;
+  bool cut_ = false;       // the last line returned was cut
+  bool skipping_ = false;  // dropping the rest of a cut line, up to its newline
 };
 
 }  // namespace gammalab

@@ -7,10 +7,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <streambuf>
 
 #include "core/exit_codes.h"
+#include "core/job_command.h"
 #include "core/limits.h"
 #include "core/metric.h"
 #include "core/metric_replay.h"
@@ -21,6 +25,7 @@
 #include "core/uid.h"
 #include "core/utf8_text.h"
 #include "worker/attempt_error.h"
+#include "worker/program_job.h"
 
 namespace gammalab {
 
@@ -437,7 +442,7 @@ void WorkerDaemon::check_lease_paths(const RunningJob& job, const v1::LeaseJobRe
 }
 
 int WorkerDaemon::run_trainer(RunningJob& job, const v1::LeaseJobResponse& lease, const AttemptFiles& files,
-                              int log_fd, std::ostream& log) {
+                              int log_fd, std::ostream& log, const JobConfig* program, ProgramContract* contract) {
   const std::vector<std::string> devices = device_env(job.slots);
   log << "== " << lease.job().name() << ": attempt " << job.attempt << " on worker " << worker_id() << " ("
       << options_.hostname << ", " << (job.slots.size() == 1 ? "slot " : "slots ") << absl::StrJoin(job.slots, ",");
@@ -445,29 +450,47 @@ int WorkerDaemon::run_trainer(RunningJob& job, const v1::LeaseJobResponse& lease
   if (job.nodes > 1) log << ", node " << job.node << " of " << job.nodes;
   log << ")" << std::endl;
 
-  const std::vector<std::string> argv =
-      trainer_argv(job, lease, options_.shared_root / files.config, options_.shared_root / files.ckpt);
-  // The job's ranks come from its config alone: a launcher's variables in the worker's own environment (the
-  // worker itself may run under one) must not make the trainer think it is one rank of another job.
-  std::vector<std::string> env = devices;
-  for (const char* variable : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT="}) {
-    env.emplace_back(variable);
+  std::vector<std::string> argv, env = devices;
+  if (program != nullptr) {
+    const std::string& uid = lease.job().uid();
+    if (!uid.empty() && !is_uid(uid)) {
+      throw std::runtime_error("lease: job uid '" + utf8_head(uid, 64) + "' is not 32 lowercase hex characters");
+    }
+    const char* path = std::getenv("PATH");
+    ProgramLaunch launch = program_launch(
+        *program,
+        {job.job_id, uid, job.attempt, options_.shared_root / files.config, options_.shared_root / files.ckpt,
+         options_.shared_root, options_.data_dir, contract->stored_through_step()},
+        path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+    argv = std::move(launch.argv);
+    env.insert(env.end(), launch.env.begin(), launch.env.end());
+    log << "gammalab-worker: running the job's own program: " << absl::StrJoin(argv, " ") << std::endl;
+  } else {
+    argv = trainer_argv(job, lease, options_.shared_root / files.config, options_.shared_root / files.ckpt);
+    // The job's ranks come from its config alone: a launcher's variables in the worker's own environment (the
+    // worker itself may run under one) must not make the trainer think it is one rank of another job.
+    for (const char* variable : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT="}) {
+      env.emplace_back(variable);
+    }
   }
   // Only this thread creates and resets the child, so it may use it through `child` without the lock;
   // the lock is for the other threads that signal it.
   ChildProcess* child = nullptr;
   {
     absl::MutexLock lock(&job.mutex);
-    // Node 0's trainer hears on its stdin what the relay stored (tell_stored).
-    job.child = std::make_unique<ChildProcess>(argv, env, log_fd, job.node == 0 ? ChildStdin::kPipe : ChildStdin::kNull);
+    // Node 0's trainer hears on its stdin what the relay stored (tell_stored); a program of the user's own
+    // hears nothing there (its contract has no such channel).
+    const bool hears = job.node == 0 && program == nullptr;
+    job.child = std::make_unique<ChildProcess>(argv, env, log_fd, hears ? ChildStdin::kPipe : ChildStdin::kNull);
     child = job.child.get();
   }
-  relay_trainer_output(job, *child, log);
+  relay_trainer_output(job, *child, log, contract);
   log.flush();
   return child->wait();
 }
 
-void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, std::ostream& log) {
+void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, std::ostream& log,
+                                        ProgramContract* contract) {
   // Node 0 of a gang reports its start once its store is up and it knows the port (the rendezvous line).
   const bool hosts_gang = job.nodes > 1 && job.node == 0;
   if (!hosts_gang) report_started(*stub_, worker_id(), job.job_id, job.attempt);
@@ -475,7 +498,8 @@ void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, st
   drain_starting_job(job);
   std::string rendezvous;
   while (auto line = child.read_line()) {
-    log << *line << '\n';
+    // A cut line (longer than kMaxChildLineBytes) goes to the log in part: the log is read by people.
+    log << (child.line_was_cut() ? utf8_head(*line, 4096) + " [line cut]" : *line) << '\n';
     if (hosts_gang && rendezvous.empty()) {
       if (const auto port = parse_rendezvous_line(*line)) {
         rendezvous = host_port_text({options_.advertise_address, *port});
@@ -490,6 +514,16 @@ void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, st
       if (!start_reported) std::this_thread::sleep_for(backoff);
     }
     if (job.node > 0) continue;  // node 0 relays the job's metrics (its other ranks print none)
+    if (contract != nullptr) {
+      const bool kept = contract->breach().empty();
+      std::vector<MetricPoint> points = contract->admit(*line, child.line_was_cut());
+      if (!points.empty()) relay_->add(job.job_id, job.attempt, std::move(points));
+      if (kept && !contract->breach().empty()) {
+        log << "gammalab-worker: the program broke its contract, so it is stopped: " << contract->breach() << std::endl;
+        stop_child(job, false, std::chrono::milliseconds(options_.cancel_grace_ms));
+      }
+      continue;
+    }
     try {
       if (auto points = parse_metric_line(*line)) relay_->add(job.job_id, job.attempt, std::move(*points));
     } catch (const std::exception& e) {
@@ -515,6 +549,8 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
   off_t attempt_log_start = 0;  // where this attempt's part of the log begins
   int exit_code = -1;
   std::string error;
+  std::optional<JobConfig> program;        // a command job's config
+  std::optional<ProgramContract> contract;  // what its program's lines are held to
   try {
     check_lease_paths(job, lease, files);
     // The root as configured may be a link; below it, a link at jobs/<id> or at ckpt/ is refused (the attempt
@@ -530,7 +566,24 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     attempt_log_start = std::max<off_t>(0, ::lseek(log_fd.get(), 0, SEEK_END));
     LogBuffer log_buffer(log_fd.get());
     std::ostream log(&log_buffer);
-    exit_code = run_trainer(job, lease, files, log_fd.get(), log);
+    // A command job (docs/own-program.md) runs the program its config names, held to the contract.
+    const nlohmann::json config_json = nlohmann::json::parse(lease.job().config_json(), nullptr, false);
+    if (config_json.is_object() && config_json.contains("command")) {
+      program.emplace(job_config_from_json(config_json));
+      validate(*program);
+      const StoredMetrics stored =
+          lease.has_stored() && lease.stored().last_step() >= 0
+              ? StoredMetrics{lease.stored().last_step(), {lease.stored().names_at_last_step().begin(),
+                                                           lease.stored().names_at_last_step().end()}}
+              : StoredMetrics{};
+      if (const std::string stored_error = stored.last_step >= 0 ? stored_metrics_error(stored) : "";
+          !stored_error.empty()) {
+        throw std::runtime_error("lease: " + stored_error);
+      }
+      contract.emplace(stored, program->steps, program->log_every);
+    }
+    exit_code = run_trainer(job, lease, files, log_fd.get(), log, program ? &*program : nullptr,
+                            contract ? &*contract : nullptr);
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -542,12 +595,22 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     spdlog::warn("job {}: dropped (lease lost)", job.job_id);
   } else {
     relay_->flush(job.job_id);  // every point is stored before the outcome is reported
-    const v1::JobOutcome outcome = attempt_outcome(job, exit_code);
+    v1::JobOutcome outcome = attempt_outcome(job, exit_code);
+    // A program that broke its contract, or exited 0 before its last step, has not shown its run whole.
+    if (contract && !job.cancel) {
+      std::string broken = contract->breach();
+      if (broken.empty() && outcome == v1::JOB_OUTCOME_SUCCEEDED) broken = contract->unfinished();
+      if (!broken.empty()) {
+        outcome = v1::JOB_OUTCOME_FAILED_PERMANENTLY;
+        error = "the program broke its contract (docs/own-program.md): " + broken;
+      }
+    }
     const bool failed = outcome == v1::JOB_OUTCOME_FAILED || outcome == v1::JOB_OUTCOME_FAILED_PERMANENTLY ||
                         outcome == v1::JOB_OUTCOME_WORKER_FAULT;
     if (failed && error.empty()) {
       const std::string_view meaning = exit_codes::meaning(exit_code);
-      error = "gammalab-train exited with code " + std::to_string(exit_code) +
+      error = (program ? "the program (" + utf8_head(program->command->front(), 128) + ")" : std::string("gammalab-train")) +
+              " exited with code " + std::to_string(exit_code) +
               (meaning.empty() ? "" : " (" + std::string(meaning) + ")") + (drain_ ? drain_kill_note(exit_code) : "") +
               ": " + (root ? attempt_error(*root, files.log, attempt_log_start) : "");
     }

@@ -24,8 +24,10 @@
 
 #include "core/host_port.h"
 #include "gammalab/v1/gammalab.grpc.pb.h"
+#include "core/job_config.h"
 #include "worker/child_process.h"
 #include "worker/metric_relay.h"
+#include "worker/program_contract.h"
 #include "worker/worker_health.h"
 #include "worker/worker_options.h"
 
@@ -79,12 +81,14 @@ class WorkerDaemon {
   static AttemptFiles attempt_files(const RunningJob& job);
   // Throws unless the lease's job id and checkpoint directory are the ones our own layout makes.
   static void check_lease_paths(const RunningJob& job, const v1::LeaseJobResponse& lease, const AttemptFiles& files);
-  // Starts the trainer (its stderr to `log_fd`), relays its output until it ends; returns its exit code.
+  // Starts the trainer (its stderr to `log_fd`), relays its output until it ends; returns its exit code. With
+  // `program` (a command job, docs/own-program.md) it starts the job's own program instead, and its lines are
+  // held to `contract` (worker/program_contract.h).
   int run_trainer(RunningJob& job, const v1::LeaseJobResponse& lease, const AttemptFiles& files, int log_fd,
-                  std::ostream& log);
+                  std::ostream& log, const JobConfig* program, ProgramContract* contract);
   // The trainer's stdout into the log, its start (node 0 of a gang: with the rendezvous) and its metric lines to
-  // the relay.
-  void relay_trainer_output(RunningJob& job, ChildProcess& child, std::ostream& log);
+  // the relay; a program's through its contract, stopping it at the first breach.
+  void relay_trainer_output(RunningJob& job, ChildProcess& child, std::ostream& log, ProgramContract* contract);
   // What the attempt's end means for the job: the user's cancel, success, a hand-back when drained, or a failure
   // that another attempt may or cannot mend.
   v1::JobOutcome attempt_outcome(const RunningJob& job, int exit_code) const;

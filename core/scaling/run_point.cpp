@@ -27,11 +27,10 @@ double recent_train_loss(const std::vector<MetricPoint>& train_loss) {
 }
 
 RunPoint job_run_point(const JobConfig& config, double loss, const std::string& group_by, const std::string& label) {
-  const ParamCounts counts = count_params(config.model, config.scale);
   RunPoint run;
-  run.params = double(counts.fitted());
   run.tokens = double(config.steps) * double(config.batch_tokens);
-  run.compute = flops_per_token(config.model, config.scale) * run.tokens;
+  run.params = job_fitted_params(config);
+  run.compute = job_flops_per_token(config) * run.tokens;
   run.loss = loss;
   run.group = config_field_text(config, group_by);
   run.label = label;

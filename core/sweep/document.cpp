@@ -14,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/edit_distance.h"
+#include "core/job_command.h"
 #include "core/limits.h"
 #include "core/sweep/expression.h"
 #include "core/sweep/schema.h"
@@ -25,7 +26,7 @@ namespace gammalab {
 namespace {
 
 const std::vector<std::string> kTopLevelKeys = {"name", "description", "base", "axes", "seeds", "priority",
-                                                "max_attempts", "tune", "branches"};
+                                                "max_attempts", "tune", "branches", "command"};
 const std::vector<std::string> kBranchKeys = {"tokens", "tokens_per_param", "fraction", "decay"};
 const std::vector<std::string> kTuneKeys = {"grid", "axes", "base", "seeds", "per", "carry", "allow_edge", "extend", "refine", "size_rule"};
 const std::vector<std::string> kAxesKeys = {"grid", "zip"};
@@ -156,6 +157,7 @@ class DocumentParser {
       else if (key == "seeds") read_seeds(value, "seeds", doc_.seeds);
       else if (key == "tune") read_tune(key_ref, value);
       else if (key == "branches") read_branches(key_ref, value);
+      else if (key == "command") read_command(key_ref, value);
       else if (key == "base") {
         doc_.base_source = key_ref;
         read_base(value, "", "base", doc_.base);
@@ -170,6 +172,34 @@ class DocumentParser {
   }
 
  private:
+  // A list of strings, each bounded; placeholders are checked per job against its config (job_resolver.cpp).
+  void read_command(const SourceRef& key_ref, const YAML::Node& node) {
+    doc_.command_source = key_ref;
+    if (!node.IsSequence() || node.size() == 0) {
+      diagnostics_.add(at(node, "command"), std::string("expected a list such as [python3, train.py, --lr, "
+                                                        "\"{optim.lr}\"], got ") +
+                                                (node.IsSequence() ? "an empty list" : node_type_name(node)));
+      return;
+    }
+    if (node.size() > kMaxCommandArgs) {
+      diagnostics_.add(at(node, "command"), std::to_string(node.size()) + " arguments, more than the limit of " +
+                                                std::to_string(kMaxCommandArgs));
+      return;
+    }
+    std::vector<std::string> command;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string path = "command[" + std::to_string(i) + "]";
+      if (!node[i].IsScalar()) {
+        diagnostics_.add(at(node[i], path), std::string("expected a string, got ") + node_type_name(node[i]));
+        return;
+      }
+      if (!within_scalar_limit(node[i], path)) return;
+      command.push_back(node[i].Scalar());
+      doc_.command_arg_sources.push_back(at(node[i], path));
+    }
+    doc_.command = std::move(command);
+  }
+
   void read_tune(const SourceRef& key_ref, const YAML::Node& node) {
     SweepTune& tune = doc_.tune.emplace();
     tune.source = tune.per_source = key_ref;

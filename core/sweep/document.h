@@ -83,6 +83,11 @@ struct SweepDocument {
   bool axes_complete = true;               // false when a bad axis was left out (job counts are then off)
   std::optional<SweepTune> tune;
   std::optional<SweepBranches> branches;
+  // `command:` (docs/own-program.md): a program of the user's own that every job runs instead of gammalab-train,
+  // its arguments with `{field}` placeholders (core/job_command.h), checked against each job's config.
+  std::optional<std::vector<std::string>> command;
+  SourceRef command_source;                 // the `command` key
+  std::vector<SourceRef> command_arg_sources;  // each argument
 };
 
 // Never throws for content problems: they go to `diagnostics` (YAML syntax errors included).

@@ -90,6 +90,10 @@ class JobEvaluation {
   }
 
   std::int64_t params(const char* which) {
+    // A program of the user's own may declare its N (docs/own-program.md): budgets are then written in that.
+    if (std::string(which) == "params" && given_value("declared_params") != nullptr) {
+      return std::llround(value_of("declared_params"));
+    }
     const ModelSpec model = model_spec_from_json(assemble("model")["model"], "model");
     if (model.n_heads < 1 || model.d_model < 1) {  // count_params divides by n_heads; validate() says more
       throw ExpressionError(0, std::string(which) + " needs a valid model: model.n_heads and model.d_model must be at least 1");
@@ -270,8 +274,14 @@ void reset_to_default(nlohmann::json& json, const nlohmann::json& defaults, cons
 
 const std::vector<std::string>& derived_expression_names() { return kDerivedNames; }
 
-SweepJobResolver::SweepJobResolver(std::filesystem::path preset_dir, SourceRef fallback)
-    : preset_dir_(std::move(preset_dir)), fallback_(std::move(fallback)) {}
+SweepJobResolver::SweepJobResolver(std::filesystem::path preset_dir, SourceRef fallback, const SweepDocument* document)
+    : preset_dir_(std::move(preset_dir)), fallback_(std::move(fallback)) {
+  if (document != nullptr) {
+    command_ = document->command;
+    command_source_ = document->command_source;
+    command_arg_sources_ = document->command_arg_sources;
+  }
+}
 
 const std::variant<ModelSpec, std::string>& SweepJobResolver::model_preset(const std::string& name) {
   auto it = presets_.find(name);
@@ -342,6 +352,7 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
     if (!json) return std::nullopt;
     job.tokens = static_cast<std::int64_t>(std::llround(evaluation.value_of("tokens")));
     job.params = evaluation.params("params");
+    if (command_) (*json)["command"] = *command_;
   } catch (const ConfigError& e) {
     report_config_error(e, fields, preset_name, variant_name, diagnostics);
     return std::nullopt;
@@ -388,6 +399,13 @@ void SweepJobResolver::report_config_error(const ConfigError& e, const JobFields
   if (message.rfind(path + ": ", 0) == 0) message = message.substr(path.size() + 2);
   if (const SweepValue* value = given(path)) {
     diagnostics.add(value->source, message);
+  } else if (path.rfind("command", 0) == 0 && command_) {
+    // command[i]: at the argument; command: at the key.
+    SourceRef at = command_source_;
+    for (std::size_t i = 0; i < command_arg_sources_.size(); ++i) {
+      if (path == "command[" + std::to_string(i) + "]") at = command_arg_sources_[i];
+    }
+    diagnostics.add(SourceRef{path, at.line, at.column}, message);
   } else if (path == "steps" && given("tokens") != nullptr) {
     diagnostics.add(given("tokens")->source, "steps = tokens / batch_tokens: " + message);
   } else if (prefix_of(path) == "model" && given("model.preset") != nullptr) {

@@ -11,7 +11,6 @@
 #include <variant>
 
 #include "core/config_error.h"
-#include "core/config_error.h"
 #include "core/job_config.h"
 #include "core/sweep/diagnostics.h"
 #include "core/sweep/document.h"
@@ -29,8 +28,9 @@ using JobFields = std::map<std::string, const SweepValue*>;
 
 class SweepJobResolver {
  public:
-  // `fallback` is where problems without a place of their own are reported (the `base` key).
-  SweepJobResolver(std::filesystem::path preset_dir, SourceRef fallback);
+  // `fallback` is where problems without a place of their own are reported (the `base` key). The document's
+  // `command:` goes into every job's config as written; its problems are reported at the argument.
+  SweepJobResolver(std::filesystem::path preset_dir, SourceRef fallback, const SweepDocument* document = nullptr);
 
   // Reports problems to `diagnostics` and returns nullopt if there are any.
   std::optional<ResolvedJob> resolve(const JobFields& fields, std::uint64_t seed, DiagnosticList& diagnostics);
@@ -45,6 +45,9 @@ class SweepJobResolver {
 
   std::filesystem::path preset_dir_;
   SourceRef fallback_;
+  std::optional<std::vector<std::string>> command_;
+  SourceRef command_source_;
+  std::vector<SourceRef> command_arg_sources_;
   std::map<std::string, std::variant<ModelSpec, std::string>> presets_;
 };
 

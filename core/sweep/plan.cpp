@@ -1,5 +1,7 @@
 #include "core/sweep/plan.h"
 
+#include <cmath>
+
 #include "core/param_count.h"
 
 namespace gammalab {
@@ -15,12 +17,12 @@ SweepPlan plan_sweep(const Sweep& sweep, const PlanAssumptions& assumptions) {
     row.params = job.params;
     const ParamCounts counts = count_params(job.config.model, job.config.scale);
     row.variant_params = counts.activated;
-    row.fit_params = counts.fitted();
+    row.fit_params = static_cast<std::int64_t>(std::llround(job_fitted_params(job.config)));
     row.tokens = job.tokens;
     row.steps = job.config.steps;
     row.start_step = job.parent ? job.branch_step : 0;
     row.trained_tokens = (job.config.steps - row.start_step) * job.config.batch_tokens;
-    row.flops_per_token = flops_per_token(job.config.model, job.config.scale);
+    row.flops_per_token = job_flops_per_token(job.config);
     row.flops = row.flops_per_token * double(row.trained_tokens);
     plan.total_tokens += row.trained_tokens;
     plan.total_flops += row.flops;

@@ -46,6 +46,8 @@ SweepSchema::SweepSchema() {
   // nlohmann::json objects iterate in sorted key order; the order only affects suggestions and listings.
   auto walk = [&](auto& self, const nlohmann::json& object, const std::string& prefix) -> void {
     for (const auto& [key, value] : object.items()) {
+      // A list (the command) is set by its own top-level key, never as a base field or an axis.
+      if (value.is_array()) continue;
       const std::string path = prefix.empty() ? key : prefix + "." + key;
       kinds_[path] = kind_of(value);
       children_[prefix].push_back(key);

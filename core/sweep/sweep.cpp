@@ -120,7 +120,8 @@ std::vector<SweepJob> expand_jobs(const SweepDocument& doc, const std::string& f
   }
   const auto total = static_cast<std::size_t>(planned);
 
-  SweepJobResolver resolver(options.preset_dir.empty() ? model_preset_dir() : options.preset_dir, doc.base_source);
+  SweepJobResolver resolver(options.preset_dir.empty() ? model_preset_dir() : options.preset_dir, doc.base_source,
+                            &doc);
   const std::vector<std::string> varying = varying_axes(doc);
   ProblemTally tally;
   std::map<std::string, std::size_t> names;

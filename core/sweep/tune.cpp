@@ -189,8 +189,10 @@ nlohmann::json rule_family(const nlohmann::json& key) {
   return family;
 }
 
-// N of a config as the sweep's `params` counts it.
-double rule_params(const JobConfig& config) { return static_cast<double>(sweep_params(config.model)); }
+// N of a config as the sweep's `params` counts it (or as its own program declares it).
+double rule_params(const JobConfig& config) {
+  return config.declared_params.value_or(static_cast<double>(sweep_params(config.model)));
+}
 
 // tune.size_rule: each picked group's best (the vertex of its curve around the pick), one line per family;
 // a family without a rule leaves its groups without a pick, saying why.

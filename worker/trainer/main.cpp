@@ -64,6 +64,9 @@ JobConfig load_job(const std::string& path, const std::string& shared_root = {})
   }
   JobConfig c = job_config_from_json(j);
   validate(c);
+  // Such a job's model is the user's program (docs/own-program.md): training ours in its place would store a
+  // curve of another model under its name.
+  if (c.command) throw ConfigError("command", "this job runs a program of its own (" + c.command->front() + "), not gammalab-train");
   return c;
 }
 

@@ -1,0 +1,186 @@
+// Command jobs (docs/own-program.md) with real parts: a Python training program of a user's own, run by real
+// workers through the sweep's `command:`, killed with SIGKILL mid-run and resumed elsewhere to the curve an
+// uninterrupted run prints; and programs that break the contract, each failed with the rule it broke while
+// what they printed before stays stored as it was.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <map>
+
+#include "core/metric.h"
+#include "core/metric_names.h"
+#include "core/shared_root.h"
+#include "tests/integration/cluster.h"
+#include "tests/integration/db_reader.h"
+
+namespace gammalab::testing {
+namespace {
+
+const std::filesystem::path kProgram = std::filesystem::path(GAMMALAB_SOURCE_DIR) / "tests/integration/programs/toy_sgd.py";
+
+// The workers find the gammalab client as `pip install ./python` would put it on the path.
+void client_on_python_path() {
+  ASSERT_EQ(::setenv("PYTHONPATH", (std::filesystem::path(GAMMALAB_SOURCE_DIR) / "python").c_str(), 1), 0);
+}
+
+std::string program_sweep(const std::string& name, int steps, const std::string& extra_args, const std::string& seeds = "[0]") {
+  return "name: " + name + "\ncommand: [python3, " + kProgram.string() +
+         ", --lr, \"{optim.lr}\", --width, \"{model.d_model}\", --seed, \"{seed}\", --ckpt-every, \"{ckpt_every}\"" +
+         extra_args + "]\n" +
+         "base:\n"
+         "  model: {d_model: 8, n_heads: 2}\n"
+         "  optim: {lr: 0.05}\n"
+         "  batch_tokens: 256\n"
+         "  steps: " + std::to_string(steps) + "\n"
+         "  log_every: 5\n"
+         "  ckpt_every: 20\n"
+         "  declared_params: model.d_model\n"
+         "seeds: " + seeds + "\n"
+         "max_attempts: 3\n";
+}
+
+std::int64_t stored_step(DbReader& db, std::int64_t job) {
+  return db.count("SELECT COALESCE(MAX(step), -1) FROM metrics WHERE job_id = " + std::to_string(job));
+}
+
+std::string job_state(DbReader& db, std::int64_t job) {
+  for (const auto& j : db.jobs()) {
+    if (j.id == job) return j.state;
+  }
+  return "";
+}
+
+// train/loss as the program prints it run by hand from step 0 with the job's config: no worker, no checkpoint.
+std::map<std::int64_t, double> standalone_program_curve(Cluster& cluster, std::int64_t job, const std::string& seed) {
+  const auto config = cluster.shared_root() / shared_root::job_config_path(std::to_string(job));
+  const auto ckpt = cluster.dir() / ("standalone-ckpt-" + std::to_string(job));
+  ChildProcess program({"/usr/bin/python3", kProgram.string(), "--lr", "0.05", "--width", "8", "--seed", seed},
+                       {"GAMMALAB_CONFIG=" + config.string(), "GAMMALAB_CHECKPOINT_DIR=" + ckpt.string()},
+                       (cluster.dir() / "standalone.log").string());
+  std::map<std::int64_t, double> curve;
+  while (auto line = program.read_line()) {
+    if (auto points = parse_metric_line(*line)) {
+      for (const auto& p : *points) {
+        if (p.name == metric_names::kTrainLoss) curve[p.step] = p.value;
+      }
+    }
+  }
+  EXPECT_EQ(program.wait(), 0);
+  return curve;
+}
+
+TEST(ProgramJobs, AProgramKilledMidRunResumesElsewhereToTheCurveOfAnUninterruptedRun) {
+  constexpr int kSteps = 300;
+  client_on_python_path();
+  Cluster cluster("program-resume");
+  cluster.start_server(/*heartbeat_ms=*/200, /*lease_timeout_ms=*/2000);
+  const int first = cluster.start_worker();
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", program_sweep("s", kSteps, ", --sleep, \"0.02\"")).string()})
+                .exit_code,
+            0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && stored_step(db, db.jobs()[0].id) >= 60; }, 120));
+  const std::int64_t job = db.jobs()[0].id;
+  cluster.kill_worker(first, SIGKILL);
+  cluster.wait_worker(first);
+  const std::int64_t at_kill = stored_step(db, job);
+  ASSERT_LT(at_kill, kSteps) << "the program finished before the worker was killed; make it longer";
+  cluster.start_worker();
+  ASSERT_TRUE(wait_until([&] { return job_state(db, job) == "succeeded"; }, 180)) << job_state(db, job);
+
+  const auto stored = db.points(job, "train/loss");
+  ASSERT_EQ(stored.size(), std::size_t{kSteps / 5}) << "one point per logged step, none twice, none missing";
+  const auto expected = standalone_program_curve(cluster, job, "0");
+  ASSERT_EQ(expected.size(), stored.size());
+  for (const auto& p : stored) {
+    ASSERT_TRUE(expected.count(p.step)) << "step " << p.step;
+    EXPECT_EQ(p.value, expected.at(p.step)) << "step " << p.step << ": bit for bit";
+    EXPECT_EQ(p.tokens, p.step * 256) << "step " << p.step;
+  }
+  EXPECT_EQ(db.points(job, "val/loss").size(), 1u) << "the val loss at the last step, which the fits read";
+  EXPECT_GE(db.jobs()[0].attempt, 2) << "the killed attempt counted";
+  // Its log names the program and the environment it ran with.
+  const auto log = cluster.cli({"logs", std::to_string(job)});
+  EXPECT_NE(log.out.find("running the job's own program: "), std::string::npos) << log.out;
+  EXPECT_NE(log.out.find(kProgram.string() + " --lr 0.05 --width 8 --seed 0 --ckpt-every 20"), std::string::npos) << log.out;
+}
+
+struct Breach {
+  std::string misbehave;  // toy_sgd.py --misbehave
+  std::string error;      // what the job's error must say
+  std::int64_t stored_through;  // the last step stored: what came before the breach, nothing after
+};
+
+TEST(ProgramJobs, AProgramThatBreaksTheContractFailsWithTheRuleItBrokeAndWhatItPrintedBeforeStaysStored) {
+  client_on_python_path();
+  Cluster cluster("program-breach");
+  cluster.start_server();
+  cluster.start_worker(6);
+  const std::vector<Breach> breaches = {
+      {"bare-nan", "names \"metrics\" but is not JSON (a bare NaN", 5},
+      {"huge-line", "a line of more than 1048576 bytes", 5},
+      {"back", "step 5 after step 15: the steps of a run's lines go back", 15},
+      {"hole", "no metric line between step 10 and step 20, more than log_every = 5 apart", 10},
+      {"early-exit", "exited with status 0, but its last metric line is at step 15, not the job's last step 40", 15},
+      {"unknown-metric", "metric name 'accuracy': not a metric gammalab-train reports", 5},
+  };
+  for (const Breach& b : breaches) {
+    const std::string file = cluster.write_file(b.misbehave + ".yaml",
+                                                program_sweep(b.misbehave, 40, ", --misbehave, " + b.misbehave)).string();
+    ASSERT_EQ(cluster.cli({"submit", file}).exit_code, 0) << b.misbehave;
+  }
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until(
+      [&] {
+        const auto jobs = db.jobs();
+        return jobs.size() == breaches.size() &&
+               std::all_of(jobs.begin(), jobs.end(), [](const StoredJob& j) { return j.state == "failed"; });
+      },
+      120));
+  const auto jobs = db.jobs();  // one per sweep, in the order submitted
+  for (std::size_t i = 0; i < breaches.size(); ++i) {
+    const Breach& b = breaches[i];
+    const StoredJob& job = jobs[i];
+    EXPECT_NE(job.error.find("the program broke its contract"), std::string::npos) << b.misbehave << ": " << job.error;
+    EXPECT_NE(job.error.find(b.error), std::string::npos) << b.misbehave << ": " << job.error;
+    EXPECT_EQ(job.attempt, 1) << b.misbehave << ": a breach is the program's own, so no attempt follows";
+    EXPECT_EQ(stored_step(db, job.id), b.stored_through) << b.misbehave;
+    // What came before the breach is stored as printed, each step once.
+    const auto points = db.points(job.id, "train/loss");
+    for (std::size_t k = 1; k < points.size(); ++k) EXPECT_LT(points[k - 1].step, points[k].step) << b.misbehave;
+  }
+}
+
+TEST(ProgramJobs, ACancelledProgramThatIgnoresSigtermIsKilledAfterTheGrace) {
+  client_on_python_path();
+  Cluster cluster("program-cancel");
+  cluster.start_server();
+  cluster.start_worker();
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", program_sweep("s", 100000,
+                                                                             ", --sleep, \"0.01\", --misbehave, ignore-term"))
+                                       .string()})
+                .exit_code,
+            0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && stored_step(db, db.jobs()[0].id) >= 20; }, 60));
+  const std::int64_t job = db.jobs()[0].id;
+  const auto cancelled_at = std::chrono::steady_clock::now();
+  ASSERT_EQ(cluster.cli({"cancel", "s"}).exit_code, 0);
+  ASSERT_TRUE(wait_until([&] { return job_state(db, job) == "cancelled"; }, 30)) << job_state(db, job);
+  // The worker's --cancel-grace-ms is 3 s here: SIGTERM, ignored, then SIGKILL.
+  EXPECT_GE(std::chrono::steady_clock::now() - cancelled_at, std::chrono::seconds(2));
+  const auto running = [&] {
+    for (const auto& p : processes()) {
+      if (!p.zombie && p.cmdline.find(kProgram.string()) != std::string::npos &&
+          p.environment.find("GAMMALAB_JOB_ID=" + std::to_string(job)) != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  EXPECT_FALSE(running()) << "the program outlived its cancel";
+}
+
+}  // namespace
+}  // namespace gammalab::testing

@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: study-wsd deps build test demo package study dashboard bench fuzz calibrate clean
+.PHONY: study-wsd deps build test demo package study dashboard bench fuzz calibrate clean own-script
 
 deps:
 	@scripts/deps.sh
@@ -39,6 +39,10 @@ study: build
 # and its L(N, D) fit, in BUILD/study-wsd.
 study-wsd: build
 	@scripts/study_wsd.sh $(BUILD)
+
+# A PyTorch script of your own trained as a sweep through the command contract (docs/own-program.md; a minute).
+own-script: build
+	@scripts/own_script.sh $(BUILD)
 
 # Serves the dashboard over the demo's database (after `make demo`; nothing is installed or built again).
 dashboard:

@@ -85,8 +85,9 @@ void add_fit_command(CLI::App& app, CliContext& context) {
                         ->default_val("baseline"));
   fitting.push_back(cmd->add_option("--control", args->options.controls,
                                     "group every variant is also compared with, without a law (repeatable; default: "
-                                    "qknorm, the baseline with QK-norm)")
-                        ->default_str("qknorm"));
+                                    "qknorm, the baseline with QK-norm, and dnp_novec, unified's placement without "
+                                    "scale vectors)")
+                        ->default_str("qknorm dnp_novec"));
   fitting.push_back(cmd->add_option("--bootstrap", args->options.bootstrap, "bootstrap resamples (0: none)")
                         ->default_val(FitOptions{}.bootstrap)
                         ->check(CLI::NonNegativeNumber));

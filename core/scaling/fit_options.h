@@ -15,8 +15,9 @@ struct FitOptions {
   std::string baseline = "baseline";  // group the multipliers are relative to
   // Control arms: every other variant is also compared with each of these groups that the runs have (paired
   // gaps and local multipliers, no law), so a verdict says what a variant adds over the control, e.g. over
-  // the baseline with QK-norm (the variant `qknorm`, docs/variants.md).
-  std::vector<std::string> controls = {"qknorm"};
+  // the baseline with QK-norm (the variant `qknorm`, docs/variants.md), or over unified's placement without its
+  // scale vectors (`dnp_novec`: what is left is the vectors' own gain).
+  std::vector<std::string> controls = {"qknorm", "dnp_novec"};
   int bootstrap = 1000;               // resamples; 0 = point estimates only
   std::uint64_t seed = 0;             // base seed of the bootstrap (same seed, same intervals)
   double confidence = 0.95;           // central percentile interval

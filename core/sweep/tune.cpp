@@ -311,10 +311,16 @@ TunePicks pick_tuned(const SweepStages& stages, const std::vector<TuneRun>& unor
 
 std::optional<std::string> uncovered_main_job(const SweepStages& stages) {
   if (!stages.tune) return std::nullopt;
+  // Under a size rule a main job needs its family tuned, not its own size: the rule gives every N a value, so
+  // the tune stage may run at some of the sizes only (tune.axes), the others taking the rule between them.
+  const auto covered = [&](const JobConfig& config) {
+    const nlohmann::json key = tune_key(config, stages.per);
+    return stages.size_rule ? rule_family(key) : key;
+  };
   std::vector<nlohmann::json> keys;
-  for (const auto& job : stages.tune->jobs) keys.push_back(tune_key(job.config, stages.per));
+  for (const auto& job : stages.tune->jobs) keys.push_back(covered(job.config));
   for (const auto& job : stages.main.jobs) {
-    const nlohmann::json key = tune_key(job.config, stages.per);
+    const nlohmann::json key = covered(job.config);
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
       return "main job " + job.name + " has no tune runs with " + tune_key_text(key) +
              ": tune.per names fields whose values the tune runs must all cover (tune.axes restricts " +
@@ -330,6 +336,10 @@ Sweep apply_picks(const SweepStages& stages, const TunePicks& picks) {
   for (auto& job : main.jobs) {
     const nlohmann::json key = tune_key(job.config, stages.per);
     auto group = std::find_if(picks.groups.begin(), picks.groups.end(), [&](const TuneGroup& g) { return g.key == key; });
+    if (group == picks.groups.end() && stages.size_rule) {  // a size the stage did not tune: its family's rule
+      group = std::find_if(picks.groups.begin(), picks.groups.end(),
+                           [&](const TuneGroup& g) { return rule_family(g.key) == rule_family(key); });
+    }
     if (group == picks.groups.end()) {
       throw std::invalid_argument("main job " + job.name + ": no tune group " + tune_key_text(key));
     }

@@ -82,6 +82,39 @@ TEST(TuneRule, AKnownLawIsRecoveredAndTheMainStageRunsAtTheRulesValue) {
 
 // With seed noise and a x2 grid, an independent pick per size is off by the grid's rounding and the winner's
 // curse; the rule, fitted over sizes and seeds, lands closer to the true LR at each size on average.
+// A rule gives every N a value: the stage may tune some sizes only (tune.axes), the others taking the rule
+// between them, so that a study spends its tune budget on three sizes of five.
+TEST(TuneRule, SizesTheStageDidNotTuneTakeTheRuleBetweenTheTunedOnes) {
+  std::string yaml = kRuled;
+  yaml.replace(yaml.find("  base: {steps: 5}"), 0, "  axes: {model.preset: [tiny-2x16, tiny-2x32, tiny-2x48]}\n");
+  const SweepStages stages = stages_of(yaml);
+  ASSERT_EQ(stages.tune->jobs.size(), 3u * 2u * 4u * 2u) << "three sizes, two variants, four LRs, two seeds";
+  EXPECT_FALSE(uncovered_main_job(stages)) << *uncovered_main_job(stages);
+  std::vector<TuneRun> runs;
+  for (const auto& job : stages.tune->jobs) {
+    const double x = std::log2(job.config.optim.lr / true_lr(job.config));
+    runs.push_back({job.config, 3.0 + 0.05 * x * x, job.name});
+  }
+  const TunePicks picks = pick_tuned(stages, runs);
+  ASSERT_TRUE(picks.ok()) << picks.problems();
+  ASSERT_EQ(picks.groups.size(), 6u);
+  const Sweep main = apply_picks(stages, picks);
+  ASSERT_EQ(main.jobs.size(), 10u);
+  for (const auto& job : main.jobs) {
+    EXPECT_NEAR(std::log(job.config.optim.lr / true_lr(job.config)), 0.0, 1e-9) << job.name << ": tuned or not";
+  }
+  // Without a rule, an untuned size has no pick to take: refused before anything runs.
+  std::string independent = yaml;
+  independent.replace(independent.find("  size_rule: true"), std::string("  size_rule: true").size(), "");
+  independent += "  per: [scale.variant, model.preset]\n";
+  try {
+    stages_of(independent);
+    ADD_FAILURE() << "an untuned size without a rule expanded";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no tune runs with model.preset=tiny-2x24"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TuneRule, ARuleAcrossSizesIsCloserToTheTruthThanIndependentPicks) {
   const SweepStages stages = stages_of(kRuled);
   std::mt19937_64 rng(7);

@@ -1,0 +1,154 @@
+"""Runs out of gammalab with real parts: a coordinator and a worker (the built binaries) train a program of a
+user's own (tests/integration/programs/toy_sgd.py) as two command jobs; then the Python client reads the runs as
+a DataFrame and `python -m gammalab export` writes Parquet and TensorBoard files, which pyarrow and TensorBoard's
+own reader read back. Every point equals what `gammalab export --format jsonl` reads over gRPC: bit for bit in
+Parquet, to a 32-bit float in TensorBoard (its scalar type).
+
+    python export_test.py BUILD_DIR
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+SOURCE = Path(__file__).resolve().parents[2]
+BUILD = Path(sys.argv.pop(1) if len(sys.argv) > 1 else SOURCE / "build").resolve()
+sys.path.insert(0, str(SOURCE / "python"))
+
+from gammalab.client import ApiError, Client  # noqa: E402
+
+SWEEP = """name: out
+command: [python3, {program}, --lr, "{{optim.lr}}", --width, "{{model.d_model}}", --seed, "{{seed}}"]
+base:
+  model: {{d_model: 8, n_heads: 2}}
+  optim: {{lr: 0.05}}
+  batch_tokens: 256
+  steps: 60
+  log_every: 5
+  ckpt_every: 20
+  declared_params: model.d_model
+seeds: [0, 1]
+"""
+
+
+class RunsOut(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = Path(tempfile.mkdtemp(prefix="gammalab-export-"))
+        server = BUILD / "server/gammalab-server"
+        for role, name in (("worker", "worker.token"), ("user", "user.token")):
+            subprocess.run([str(server), "token", "create", "--role", role, "--name", f"export-{role}", "--db",
+                            str(cls.dir / "gammalab.db"), "--out", str(cls.dir / name)], check=True,
+                           stdout=subprocess.DEVNULL)
+        cls.procs = []
+        cls.logs = [open(cls.dir / name, "w") for name in ("server.out", "server.log", "worker.log")]
+        cls.procs.append(subprocess.Popen([str(server), "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--db",
+                                           str(cls.dir / "gammalab.db"), "--shared-root", str(cls.dir / "shared")],
+                                          stdout=cls.logs[0], stderr=cls.logs[1]))
+        for _ in range(200):
+            text = (cls.dir / "server.out").read_text()
+            if "listening" in text:
+                break
+            time.sleep(0.05)
+        ports = json.loads(text.splitlines()[0])
+        cls.grpc = f"127.0.0.1:{ports['grpc_port']}"
+        env = dict(os.environ, PYTHONPATH=str(SOURCE / "python"))
+        cls.procs.append(subprocess.Popen([str(BUILD / "worker/gammalab-worker"), "--coordinator", cls.grpc,
+                                           "--slots", "2", "--shared-root", str(cls.dir / "shared"), "--hostname",
+                                           "export-worker", "--token-file", str(cls.dir / "worker.token"),
+                                           "--poll-interval-ms", "200"],
+                                          env=env, stdout=subprocess.DEVNULL, stderr=cls.logs[2]))
+        cls.client = Client(f"127.0.0.1:{ports['http_port']}", token_file=str(cls.dir / "user.token"))
+        sweep_file = cls.dir / "out.yaml"
+        sweep_file.write_text(SWEEP.format(program=SOURCE / "tests/integration/programs/toy_sgd.py"))
+        cls.cli(["submit", str(sweep_file)])
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            states = [job["state"] for job in cls.client.jobs("out")]
+            if len(states) == 2 and all(s in ("succeeded", "failed", "cancelled") for s in states):
+                break
+            time.sleep(0.3)
+        assert states == ["succeeded", "succeeded"], (states, (cls.dir / "worker.log").read_text()[-2000:])
+
+    @classmethod
+    def tearDownClass(cls):
+        for p in cls.procs:
+            p.kill()
+            p.wait()
+        for log in cls.logs:
+            log.close()
+        shutil.rmtree(cls.dir)
+
+    @classmethod
+    def cli(cls, args):
+        return subprocess.run([str(BUILD / "cli/gammalab"), "--server", cls.grpc, "--token-file",
+                               str(cls.dir / "user.token"), *args], check=True, capture_output=True, text=True).stdout
+
+    def stored(self):
+        """Every point as the CLI reads it over gRPC: {(job id, name, step): (tokens, value)}."""
+        out = {}
+        for line in self.cli(["export", "out", "--format", "jsonl"]).splitlines():
+            p = json.loads(line)
+            out[(p["job_id"], p["metric"], p["step"])] = (p["tokens"], p["value"])
+        return out
+
+    def test_the_runs_come_back_as_a_dataframe_with_their_config(self):
+        runs = self.client.runs("out")
+        self.assertEqual(list(runs["state"]), ["succeeded", "succeeded"])
+        self.assertEqual(list(runs["config.seed"]), [0, 1])
+        self.assertEqual(list(runs["config.command"].map(json.loads).map(lambda c: c[0])), ["python3", "python3"])
+        self.assertEqual(list(runs["params"].astype(float)), [8.0, 8.0], "the declared N")
+        self.assertTrue(all(math.isfinite(v) for v in runs["loss"]), runs["loss"])
+        with self.assertRaises(ApiError) as refused:
+            self.client.runs("no-such-sweep")
+        self.assertEqual(refused.exception.status, 404)
+
+    def test_parquet_holds_every_point_bit_for_bit(self):
+        import pyarrow.parquet as pq
+
+        out = self.dir / "parquet"
+        subprocess.run([sys.executable, "-m", "gammalab", "export", "out", "--server", self.client.url, "--token-file",
+                        str(self.dir / "user.token"), "--parquet", str(out)], check=True,
+                       env=dict(os.environ, PYTHONPATH=str(SOURCE / "python")), capture_output=True)
+        points = pq.read_table(out / "points.parquet").to_pylist()
+        stored = self.stored()
+        self.assertEqual(len(points), len(stored))
+        for p in points:
+            self.assertEqual(stored[(p["job"], p["name"], p["step"])], (p["tokens"], p["value"]), p)
+        runs = pq.read_table(out / "runs.parquet").to_pylist()
+        self.assertEqual(sorted(r["id"] for r in runs), sorted({k[0] for k in stored}))
+        self.assertIn("config.optim.lr", runs[0])
+
+    def test_tensorboard_reads_every_curve_back(self):
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+        out = self.dir / "tensorboard"
+        subprocess.run([sys.executable, "-m", "gammalab", "export", "out", "--server", self.client.url, "--token-file",
+                        str(self.dir / "user.token"), "--tensorboard", str(out)], check=True,
+                       env=dict(os.environ, PYTHONPATH=str(SOURCE / "python")), capture_output=True)
+        stored = self.stored()
+        read = 0
+        runs = sorted(out.iterdir())
+        self.assertEqual(len(runs), 2)
+        for run in runs:
+            job = str(int(run.name.split("-", 1)[0]))
+            events = EventAccumulator(str(run), size_guidance={"scalars": 0})
+            events.Reload()
+            for tag in events.Tags()["scalars"]:
+                for e in events.Scalars(tag):
+                    _tokens, value = stored[(job, tag, e.step)]
+                    self.assertEqual(np.float32(e.value), np.float32(value), (job, tag, e.step))
+                    read += 1
+        self.assertEqual(read, len(stored), "every stored point, once")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -109,6 +109,9 @@ bool cross_origin_write(const HttpRequest& req) {
   return host.empty() || (origin != "http://" + host && origin != "https://" + host);
 }
 
+// A submitted file's name, as SubmitSweepRequest.file_name is bounded (server/request_limits.cpp).
+constexpr std::size_t kMaxFileNameBytes = 1024;
+
 // (By value: a sweep's metrics answer is megabytes, moved into the response rather than copied.)
 void send_json(HttpResponse& res, std::string body) {
   res.set_header("Cache-Control", "no-store");
@@ -360,6 +363,47 @@ void HttpApi::add_routes() {
     auto sweeps = list_rows<SweepRecord>(req, res, [this](const auto& p) { return app_.list_sweeps(p); });
     if (!sweeps.ok()) return send_error(res, sweeps.status());
     send_json(res, proto_json_array(to_proto(*sweeps)));
+  });
+  // Submits a sweep file, its YAML the body (as `gammalab submit`: the Coordinator service's SubmitSweep). 201 with
+  // the sweep and its job counts; 422 with the file's problems, each with its line and column, and nothing stored.
+  // ?file_name= names the file in those problems, ?rerun=1 trains again what a finished config would reuse.
+  r.post("/api/sweeps", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
+    const std::string file_name = req.has_param("file_name") ? req.param("file_name") : "sweep.yaml";
+    if (file_name.empty() || file_name.size() > kMaxFileNameBytes || utf8_first_invalid(file_name).has_value()) {
+      return send_error(res, 400, "file_name: expected 1 to " + std::to_string(kMaxFileNameBytes) +
+                                      " bytes of UTF-8, got " + std::to_string(file_name.size()) + " bytes");
+    }
+    const std::string rerun = req.param("rerun");
+    if (!rerun.empty() && rerun != "0" && rerun != "1") {
+      return send_error(res, 400, "rerun: expected 0 or 1, got '" + utf8_head(rerun, 32) + "'");
+    }
+    coordinator::Submitted submitted = app_.submit_sweep(req.body, file_name, rerun == "1");
+    if (!submitted.sweep) {
+      json problems = json::array();
+      for (const SweepDiagnostic& p : submitted.problems) {
+        if (problems.size() == limits::kMaxReportedProblems) break;
+        problems.push_back({{"file", utf8_head(utf8_valid(p.file), 256)}, {"line", p.line}, {"column", p.column},
+                            {"path", utf8_head(utf8_valid(p.path), 256)},
+                            {"message", utf8_head(utf8_valid(p.message), limits::kMaxProblemMessageBytes)}});
+      }
+      const std::size_t shown = problems.size();
+      res.status = 422;
+      return send_json(res, json{{"error", std::to_string(submitted.problems.size()) + " problem(s) in " + file_name},
+                                 {"problems", std::move(problems)},
+                                 {"problems_omitted", submitted.problems.size() - shown}}
+                                .dump());
+    }
+    res.status = 201;
+    send_json(res, json{{"sweep", json::parse(proto_to_json(to_proto(*submitted.sweep)))},
+                        {"jobs_created", submitted.jobs_created},
+                        {"jobs_reused", submitted.jobs_reused}}
+                       .dump());
+  });
+  // Cancels every pending and running job of a sweep (a sweep in its tune stage gets no main stage).
+  r.post("/api/sweeps/{}/cancel", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
+    auto cancelled = app_.cancel_sweep(args[0], {});
+    if (!cancelled.ok()) return send_error(res, cancelled.status());
+    send_json(res, json{{"cancelled", *cancelled}}.dump());
   });
   r.get("/api/sweeps/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
     auto sweep = app_.sweep(args[0]);

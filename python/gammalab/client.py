@@ -25,10 +25,13 @@ _MAX_POINTS_PER_ANSWER = 1_000_000
 class ApiError(RuntimeError):
     """The coordinator refused a request: its status and its words."""
 
-    def __init__(self, status: int, message: str, path: str):
-        super().__init__(f"{path}: HTTP {status}: {message}")
+    def __init__(self, status: int, message: str, path: str, problems: Optional[List[Dict[str, Any]]] = None):
+        lines = [f"{p.get('file')}:{p.get('line')}:{p.get('column')}: {p.get('path')}: {p.get('message')}"
+                 for p in problems or []]
+        super().__init__("\n".join([f"{path}: HTTP {status}: {message}", *lines]))
         self.status = status
         self.message = message
+        self.problems = problems or []
 
 
 class Client:
@@ -62,6 +65,21 @@ class Client:
     def fits(self, sweep: str) -> Dict[str, Any]:
         """The coordinator's stored fits of the sweep (each report as JSON text under report_json)."""
         return self._get(f"/api/sweeps/{_segment(sweep)}/fits")[0]
+
+    def submit(self, sweep_file: str, rerun: bool = False, file_name: Optional[str] = None) -> Dict[str, Any]:
+        """Submits a sweep file (a path, or its YAML text with `file_name`): {"sweep": ..., "jobs_created": n,
+        "jobs_reused": n}. A file with problems raises ApiError (422) whose `problems` list each with its line."""
+        if file_name is None:
+            with open(sweep_file, encoding="utf-8") as f:
+                text, file_name = f.read(), os.path.basename(sweep_file)
+        else:
+            text = sweep_file
+        params = {"file_name": file_name, "rerun": "1" if rerun else "0"}
+        return self._get("/api/sweeps", params, method="POST", body=text.encode("utf-8"))[0]
+
+    def cancel_sweep(self, sweep: str) -> int:
+        """Cancels every pending and running job of the sweep; returns how many."""
+        return int(self._get(f"/api/sweeps/{_segment(sweep)}/cancel", method="POST")[0]["cancelled"])
 
     def cancel(self, job: str) -> Dict[str, Any]:
         return self._get(f"/api/jobs/{_segment(job)}/cancel", method="POST")[0]
@@ -138,9 +156,9 @@ class Client:
             if not token:
                 return items
 
-    def _get(self, path: str, params: Optional[Dict[str, Any]] = None, method: str = "GET"):
+    def _get(self, path: str, params: Optional[Dict[str, Any]] = None, method: str = "GET", body: bytes = b""):
         url = self.url + path + ("?" + urllib.parse.urlencode(params) if params else "")
-        request = urllib.request.Request(url, method=method, data=b"" if method == "POST" else None)
+        request = urllib.request.Request(url, method=method, data=body if method == "POST" else None)
         if self._token:
             request.add_header("Authorization", "Bearer " + self._token)
         try:
@@ -149,10 +167,10 @@ class Client:
         except urllib.error.HTTPError as e:
             body = e.read().decode("utf-8", "replace")
             try:
-                message = json.loads(body).get("error", body)
+                answer = json.loads(body)
             except ValueError:
-                message = body
-            raise ApiError(e.code, message, path) from None
+                answer = {"error": body}
+            raise ApiError(e.code, answer.get("error", body), path, answer.get("problems", [])) from None
 
 
 def _segment(value: Any) -> str:

@@ -69,7 +69,8 @@ class RunsOut(unittest.TestCase):
         cls.client = Client(f"127.0.0.1:{ports['http_port']}", token_file=str(cls.dir / "user.token"))
         sweep_file = cls.dir / "out.yaml"
         sweep_file.write_text(SWEEP.format(program=SOURCE / "tests/integration/programs/toy_sgd.py"))
-        cls.cli(["submit", str(sweep_file)])
+        submitted = cls.client.submit(str(sweep_file))
+        assert submitted["jobs_created"] == 2, submitted
         deadline = time.time() + 120
         while time.time() < deadline:
             states = [job["state"] for job in cls.client.jobs("out")]
@@ -110,6 +111,11 @@ class RunsOut(unittest.TestCase):
         with self.assertRaises(ApiError) as refused:
             self.client.runs("no-such-sweep")
         self.assertEqual(refused.exception.status, 404)
+        with self.assertRaises(ApiError) as problems:
+            self.client.submit("name: bad\nbase: {stepz: 3}\n", file_name="bad.yaml")
+        self.assertEqual(problems.exception.status, 422)
+        self.assertIn("bad.yaml:2:", str(problems.exception))
+        self.assertIn("unknown key 'stepz'", str(problems.exception))
 
     def test_parquet_holds_every_point_bit_for_bit(self):
         import pyarrow.parquet as pq

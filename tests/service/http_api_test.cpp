@@ -527,6 +527,46 @@ TEST_F(HttpApiTest, CancelAndRetryUseTheStoresOperations) {
   EXPECT_EQ(store_->find_job(pending.id)->state, JobState::kCancelled);
 }
 
+// A sweep file submitted and cancelled over HTTP (the Python client's route), the same operations as the CLI's.
+TEST_F(HttpApiTest, ASweepIsSubmittedAndCancelledOverHttp) {
+  const std::string yaml = "name: web\nbase: {model: {d_model: 32, n_heads: 4}, steps: 10}\nseeds: 3\n";
+  auto created = client_->Post("/api/sweeps?file_name=web.yaml", yaml, "application/yaml");
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 201) << created->body;
+  const json answer = json::parse(created->body);
+  EXPECT_EQ(answer["sweep"]["name"], "web");
+  EXPECT_EQ(answer["jobs_created"], 3);
+  EXPECT_EQ(answer["jobs_reused"], 0);
+  EXPECT_EQ(store_->list_jobs(answer["sweep"]["id"].get<std::string>()).size(), 3u);
+
+  // A file with problems: 422, each problem where it is, nothing stored.
+  auto refused = client_->Post("/api/sweeps?file_name=bad.yaml",
+                               "name: bad\nbase: {model: {d_model: 32, n_heads: 4}, stepz: 10}\n", "application/yaml");
+  ASSERT_TRUE(refused);
+  ASSERT_EQ(refused->status, 422) << refused->body;
+  const json problems = json::parse(refused->body);
+  EXPECT_EQ(problems["error"], "1 problem(s) in bad.yaml");
+  EXPECT_EQ(problems["problems"][0]["line"], 2);
+  EXPECT_EQ(problems["problems"][0]["file"], "bad.yaml");
+  EXPECT_NE(problems["problems"][0]["message"].get<std::string>().find("unknown key 'stepz'"), std::string::npos);
+  EXPECT_EQ(get("/api/sweeps").size(), 1u) << "nothing stored";
+
+  // Its parameters are checked, naming the limit and the value.
+  auto bad_rerun = client_->Post("/api/sweeps?rerun=yes", yaml, "application/yaml");
+  ASSERT_TRUE(bad_rerun);
+  EXPECT_EQ(bad_rerun->status, 400);
+  EXPECT_EQ(json::parse(bad_rerun->body)["error"], "rerun: expected 0 or 1, got 'yes'");
+  auto long_name = client_->Post(("/api/sweeps?file_name=" + std::string(2000, 'x')).c_str(), yaml, "application/yaml");
+  ASSERT_TRUE(long_name);
+  EXPECT_EQ(long_name->status, 400);
+  EXPECT_EQ(json::parse(long_name->body)["error"], "file_name: expected 1 to 1024 bytes of UTF-8, got 2000 bytes");
+
+  const std::string id = answer["sweep"]["id"].get<std::string>();
+  EXPECT_EQ(post(*client_, "/api/sweeps/" + id + "/cancel", 200)["cancelled"], 3);
+  for (const JobRecord& job : store_->list_jobs(id)) EXPECT_EQ(job.state, JobState::kCancelled) << job.id;
+  post(*client_, "/api/sweeps/nope/cancel", 404);
+}
+
 TEST_F(HttpApiTest, ServesDashboardAndUPlotButNotPackageFiles) {
   auto index = client_->Get("/");
   ASSERT_TRUE(index);

@@ -26,4 +26,10 @@ std::int64_t DbReader::count(const std::string& sql_count_query) {
   return s.step() ? s.int64(0) : -1;
 }
 
+std::string DbReader::state(std::int64_t job_id) {
+  sql::Statement s(db_.handle(), "SELECT state FROM jobs WHERE id = ?");
+  s.bind(1, job_id);
+  return s.step() ? s.text(0) : "";
+}
+
 }  // namespace gammalab::testing

@@ -28,6 +28,8 @@ class DbReader {
   // Points of one metric of one job, in step order (duplicates would show as repeated steps).
   std::vector<StoredPoint> points(std::int64_t job_id, const std::string& name);
   std::int64_t count(const std::string& sql_count_query);
+  // A job's state as stored ("pending", "succeeded", ...); empty for an unknown job.
+  std::string state(std::int64_t job_id);
 
  private:
   sql::Database db_;

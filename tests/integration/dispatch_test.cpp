@@ -20,13 +20,6 @@ std::int64_t job_step(DbReader& db, std::int64_t job_id) {
   return db.count("SELECT step FROM jobs WHERE id = " + std::to_string(job_id));
 }
 
-std::string job_state(DbReader& db, std::int64_t job_id) {
-  for (const auto& j : db.jobs()) {
-    if (j.id == job_id) return j.state;
-  }
-  return "";
-}
-
 // Is a process running whose command line mentions `needle` (e.g. the job's config path)?
 bool process_running(const std::string& needle) {
   for (const ProcessInfo& p : processes()) {
@@ -62,7 +55,7 @@ TEST(Dispatch, KilledWorkerJobResumesExactlyOnAnotherWorker) {
   EXPECT_TRUE(wait_until([&] { return !process_running(config_needle); }, 10)) << "the trainer outlived its worker";
 
   cluster.start_worker();
-  ASSERT_TRUE(wait_until([&] { return job_state(db, job) == "succeeded"; }, 300)) << job_state(db, job);
+  ASSERT_TRUE(wait_until([&] { return db.state(job) == "succeeded"; }, 300)) << db.state(job);
   EXPECT_EQ(db.jobs()[0].attempt, 2) << "requeued once after the lease expired";
 
   // Every logging step exactly once, and the values after the resume equal an uninterrupted run's.
@@ -174,7 +167,7 @@ TEST(Dispatch, CancelStopsTheRunningTrainerWithinSeconds) {
   ASSERT_EQ(cluster.cli({"cancel", "s"}).exit_code, 0);
   ASSERT_TRUE(wait_until([&] { return !process_running(config_needle); }, 10)) << "trainer still running after 10 s";
   EXPECT_LE(std::chrono::steady_clock::now() - cancelled_at, std::chrono::seconds(10));
-  EXPECT_TRUE(wait_until([&] { return job_state(db, job) == "cancelled"; }, 10)) << job_state(db, job);
+  EXPECT_TRUE(wait_until([&] { return db.state(job) == "cancelled"; }, 10)) << db.state(job);
 }
 
 // SIGTERM to a worker mid-run: the trainer checkpoints, the job goes back to the queue with the attempt count it
@@ -194,7 +187,7 @@ TEST(Dispatch, DrainedWorkerHandsBackItsJobWhichResumesElsewhereExactly) {
   cluster.kill_worker(first, SIGTERM);
   EXPECT_EQ(cluster.wait_worker(first), 0) << "a drained worker exits cleanly";
   ASSERT_LT(job_step(db, job), kSteps) << "the job finished before the drain; make it longer";
-  EXPECT_EQ(job_state(db, job), "pending") << "handed back to the queue";
+  EXPECT_EQ(db.state(job), "pending") << "handed back to the queue";
   EXPECT_EQ(db.jobs()[0].attempt, 0) << "the hand-back used no attempt: the count is as before the lease";
   const auto handed_back = db.points(job, "train/loss");
   ASSERT_GE(handed_back.size(), before.size());
@@ -204,7 +197,7 @@ TEST(Dispatch, DrainedWorkerHandsBackItsJobWhichResumesElsewhereExactly) {
   }
 
   cluster.start_worker();
-  ASSERT_TRUE(wait_until([&] { return job_state(db, job) == "succeeded"; }, 300)) << job_state(db, job);
+  ASSERT_TRUE(wait_until([&] { return db.state(job) == "succeeded"; }, 300)) << db.state(job);
   EXPECT_EQ(db.jobs()[0].attempt, 1) << "one attempt in all: the drained one did not count";
   expect_complete_curve(db, job, kSteps, 5);
   const auto reference = standalone_curve(cluster, job);
@@ -238,8 +231,8 @@ base:
 )";
   ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", yaml).string()}).exit_code, 0);
   DbReader db(cluster.database());
-  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_state(db, db.jobs()[0].id) == "failed"; }, 300))
-      << (db.jobs().empty() ? "no job" : job_state(db, db.jobs()[0].id));
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && db.state(db.jobs()[0].id) == "failed"; }, 300))
+      << (db.jobs().empty() ? "no job" : db.state(db.jobs()[0].id));
   const StoredJob job = db.jobs()[0];
   EXPECT_NE(job.error.find("the loss became non-finite"), std::string::npos) << job.error;
   EXPECT_NE(job.error.find("diverged at step "), std::string::npos) << job.error;
@@ -270,8 +263,8 @@ base:
 )";
   ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", yaml).string()}).exit_code, 0);
   DbReader db(cluster.database());
-  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && job_state(db, db.jobs()[0].id) == "failed"; }, 120))
-      << (db.jobs().empty() ? "no job" : job_state(db, db.jobs()[0].id));
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && db.state(db.jobs()[0].id) == "failed"; }, 120))
+      << (db.jobs().empty() ? "no job" : db.state(db.jobs()[0].id));
   const StoredJob job = db.jobs()[0];
   EXPECT_EQ(job.attempt, 1) << "the workers' faults used no attempt: " << job.error;
   EXPECT_NE(job.error.find("failed alike on 3 workers, so the job is at fault"), std::string::npos) << job.error;

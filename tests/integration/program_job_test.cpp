@@ -44,13 +44,6 @@ std::int64_t stored_step(DbReader& db, std::int64_t job) {
   return db.count("SELECT COALESCE(MAX(step), -1) FROM metrics WHERE job_id = " + std::to_string(job));
 }
 
-std::string job_state(DbReader& db, std::int64_t job) {
-  for (const auto& j : db.jobs()) {
-    if (j.id == job) return j.state;
-  }
-  return "";
-}
-
 // train/loss as the program prints it run by hand from step 0 with the job's config: no worker, no checkpoint.
 std::map<std::int64_t, double> standalone_program_curve(Cluster& cluster, std::int64_t job, const std::string& seed) {
   const auto config = cluster.shared_root() / shared_root::job_config_path(std::to_string(job));
@@ -87,7 +80,7 @@ TEST(ProgramJobs, AProgramKilledMidRunResumesElsewhereToTheCurveOfAnUninterrupte
   const std::int64_t at_kill = stored_step(db, job);
   ASSERT_LT(at_kill, kSteps) << "the program finished before the worker was killed; make it longer";
   cluster.start_worker();
-  ASSERT_TRUE(wait_until([&] { return job_state(db, job) == "succeeded"; }, 180)) << job_state(db, job);
+  ASSERT_TRUE(wait_until([&] { return db.state(job) == "succeeded"; }, 180)) << db.state(job);
 
   const auto stored = db.points(job, "train/loss");
   ASSERT_EQ(stored.size(), std::size_t{kSteps / 5}) << "one point per logged step, none twice, none missing";
@@ -167,7 +160,7 @@ TEST(ProgramJobs, ACancelledProgramThatIgnoresSigtermIsKilledAfterTheGrace) {
   const std::int64_t job = db.jobs()[0].id;
   const auto cancelled_at = std::chrono::steady_clock::now();
   ASSERT_EQ(cluster.cli({"cancel", "s"}).exit_code, 0);
-  ASSERT_TRUE(wait_until([&] { return job_state(db, job) == "cancelled"; }, 30)) << job_state(db, job);
+  ASSERT_TRUE(wait_until([&] { return db.state(job) == "cancelled"; }, 30)) << db.state(job);
   // The worker's --cancel-grace-ms is 3 s here: SIGTERM, ignored, then SIGKILL.
   EXPECT_GE(std::chrono::steady_clock::now() - cancelled_at, std::chrono::seconds(2));
   const auto running = [&] {

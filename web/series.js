@@ -619,6 +619,14 @@ export function tQuantile975(df) {
   return df <= T975.length ? T975[Math.floor(df) - 1] : 1.96 + 2.37 / df + 2.8 / (df * df);
 }
 
+// How a gap reads in a table: 'better' or 'worse' only when its 95% t interval (mean ± t(0.975, df) s.e.) excludes
+// 0, 'unresolved' otherwise, so that a colour means a difference the seeds resolve, not merely its sign (a gap of
+// +0.0019 ± 0.0018 over 3 seeds is no worse than the baseline). '' without a finite mean, s.e. and df ≥ 1.
+export function gapClass(mean, se, df) {
+  if (!Number.isFinite(mean) || !Number.isFinite(se) || !(df >= 1)) return '';
+  return Math.abs(mean) > tQuantile975(df) * se ? (mean < 0 ? 'better' : 'worse') : 'unresolved';
+}
+
 // The seeds' curves at each x: their mean, and a band of the kind asked: 'minmax' (lowest to highest seed),
 // 'se' (mean ± one standard error) or 'ci95' (mean ± t(0.975, n−1) standard errors, Student's interval for the
 // mean of n seeds). Where only one seed has a point, the band closes on it. With two seeds a 95% t interval has

@@ -4,7 +4,7 @@
 // (runs, fit reports, tune series) and the elements to fill; all text goes in through dom.js.
 import {
   scalingPoints, fitCurve, logSpace, median, si, count, studyTable, multipliers, sortGroups, groupColours, num,
-  studyRuns, fitBand, storedBand, pairedComparisons, CLI_FIT_BOOTSTRAP,
+  studyRuns, fitBand, storedBand, pairedComparisons, CLI_FIT_BOOTSTRAP, gapClass,
 } from './series.js';
 import { h, fill } from './dom.js';
 import { surfaceLines, surfaceSizes, markerOf, lawsAtSizes } from './surface.js';
@@ -29,11 +29,15 @@ export function renderStudyTable({ table, empty, multipliersEl }, runs, fits, lo
     variants.map((v) => {
       const c = row.cells.get(v);
       if (!c) return h('td', { class: 'num' }, '–');
-      const better = c.delta < 0;
+      // Coloured only when resolved: the difference of the two means against its Welch s.e., with the smaller
+      // group's df (conservative); a reference cell has no delta.
+      const ref = row.cells.get(fits[0]?.baseline || 'baseline');
+      const seDiff = ref && ref !== c ? Math.hypot(c.se, ref.se) : NaN;
+      const tone = gapClass(c.delta, seDiff, Math.min(c.n, ref?.n ?? 0) - 1);
       return h('td', { class: 'num', dataset: { variant: v, mean: c.mean, se: Number.isFinite(c.se) ? c.se : '', n: c.n, delta: Number.isFinite(c.delta) ? c.delta : '' } },
         h('span', { class: 'mean' }, fmt(c.mean)), Number.isFinite(c.se) ? h('span', { class: 'se' }, ` ± ${fmt(c.se)}`) : null,
         h('span', { class: 'n' }, ` (${c.n})`),
-        Number.isFinite(c.delta) ? h('div', { class: `delta ${better ? 'better' : 'worse'}` }, `${c.delta > 0 ? '+' : ''}${fmt(c.delta)} vs baseline`) : null);
+        Number.isFinite(c.delta) ? h('div', { class: `delta ${tone}`, title: tone === 'unresolved' ? 'within the seeds\' noise (95% t interval holds 0)' : '' }, `${c.delta > 0 ? '+' : ''}${fmt(c.delta)} vs baseline`) : null);
     }))));
   // What the runs say before any law comes first, per variant and reference, with the law's multiplier of the same
   // pair beside it; law multipliers no comparison holds (a report stored before comparisons) follow on their own.
@@ -150,7 +154,7 @@ function comparisonView(c) {
       h('td', {}, count(z.params)),
       budgets ? h('td', {}, count(z.tokens)) : null,
       h('td', {}, String(z.pairs)),
-      h('td', { class: z.paired ? (z.paired.mean < 0 ? 'better' : 'worse') : '' }, gapText(z.paired)),
+      h('td', { class: z.paired ? gapClass(z.paired.mean, z.paired.se, z.pairs - 1) : '' }, gapText(z.paired)),
       unpaired ? h('td', {}, z.unpaired ? gapText(z.unpaired) : '') : null,
       h('td', {}, z.local ? `${times(z.local.value)}${!c.seeded ? '' : z.seeds < 3 ? ' (too few seeds to bound)' : ` ${intervalText(z.local)}`}` : '–'),
       h('td', { class: 'text' }, [z.complete ? '' : z.pairs === 0 ? 'no pairs' : 'pairs incomplete',

@@ -6,7 +6,7 @@ import {
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
   meanSe, wallClock, studyTable, multipliers, ema, valueAt, shortLabels, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
   settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, missingFitReason, tQuantile975, configDiff, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
-  pairedComparisons,
+  pairedComparisons, gapClass,
 } from '../series.js';
 import { REPORT, estimate } from './fit-report.js';
 
@@ -522,4 +522,16 @@ test('pairedComparisons lists a surface\'s gaps by N, then by D, whatever order 
       sizes: [at(1e4, 4e5), at(1e4, 5e4), at(1e4, 1e5), at(2e4, 8e5), at(2e4, 1e5)] }] };
   const [c] = pairedComparisons([report]);
   assert.deepEqual(c.sizes.map((z) => [z.params, z.tokens]), [[1e4, 5e4], [1e4, 1e5], [1e4, 4e5], [2e4, 1e5], [2e4, 8e5]]);
+});
+
+test('gapClass colours a gap only when its 95% t interval excludes 0', () => {
+  // The two cells: +0.0019 ± 0.0018 over 3 seeds is within noise; -0.1247 ± 0.0836 over 3 too (t = 4.30).
+  assert.equal(gapClass(0.0019, 0.0018, 2), 'unresolved');
+  assert.equal(gapClass(-0.1247, 0.0836, 2), 'unresolved');
+  assert.equal(gapClass(-0.1247, 0.02, 2), 'better');
+  assert.equal(gapClass(0.05, 0.01, 2), 'worse');
+  assert.equal(gapClass(-0.05, 0.01, 30), 'better');
+  assert.equal(gapClass(0.02, 0.01, 30), 'unresolved', 't(30) = 2.04: 2 s.e. is not enough');
+  assert.equal(gapClass(0.05, NaN, 2), '');
+  assert.equal(gapClass(0.05, 0.01, 0), '', 'one seed: no df, no colour');
 });

@@ -2,8 +2,8 @@
 # `make study`: the full CPU reproduction (docs/results.md). Starts a coordinator and two workers and runs
 #   (a) configs/sweeps/study-ablation.yaml: every named variant and the QK-norm control at one size, LR tuned per
 #       variant, 3 paired seeds;
-#   (b) configs/sweeps/study-ladder.yaml: unified, baseline and the controls none and qknorm on 5 widths, LR tuned
-#       per size and variant, 3 paired seeds;
+#   (b) configs/sweeps/study-ladder.yaml: unified, baseline and the controls qknorm and dnp_novec on 5 widths, LR
+#       tuned per arm on 2 seeds of its own (widened, refined, one rule across sizes), 3 paired seeds;
 # waits for the coordinator's stored fits, writes a `gammalab report` of each sweep, measures the power of the
 # ladder's own design at the noise its runs show (`gammalab plan --noise-from`), takes the figures from those
 # reports with headless Chromium (docs/img/results/) and rewrites the study part of docs/results.md from the

@@ -699,6 +699,9 @@ function runToggle(job, colour) {
         const alone = !off && others.every((x) => settings.hiddenRuns.includes(x))
           && [...shownAlone].every((x) => !settings.hiddenRuns.includes(x));
         settings.hiddenRuns = alone ? [] : others;
+        // A run of the stage the charts leave out (a tune run while the main stage is shown) would leave them
+        // empty: the charts turn to its stage.
+        if (!alone && !stageJobs([job], settings.stage).length) settings.stage = job.stage === 'tune' ? 'tune' : 'main';
       } else {
         settings.hiddenRuns = off ? settings.hiddenRuns.filter((x) => !family.has(x))
           : [...settings.hiddenRuns.filter((x) => !family.has(x)), ...family];

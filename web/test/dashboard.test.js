@@ -1153,6 +1153,15 @@ max_attempts: 2
   await trainCurves(tuneJobs);
   assert.match(await page.evaluate(() => location.hash), /stage=tune/);
   await page.selectOption('#stage', 'main');
+  // Alt-click on a tune run while the main stage is shown: the charts turn to the tune stage and show it alone,
+  // rather than hide every main run and draw nothing.
+  const tuneRun = jobs.find((j) => j.stage === 'tune');
+  await page.click(`#jobs tbody tr[data-job-id="${tuneRun.id}"] .run-toggle`, { modifiers: ['Alt'] });
+  await trainCurves(1);
+  assert.equal(await page.$eval('#stage', (el) => el.value), 'tune');
+  await page.click(`#jobs tbody tr[data-job-id="${tuneRun.id}"] .run-toggle`, { modifiers: ['Alt'] });
+  await trainCurves(tuneJobs);
+  await page.selectOption('#stage', 'main');
   assert.deepEqual(pageErrors, []);
 });
 

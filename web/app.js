@@ -8,7 +8,7 @@
 import {
   LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, jobInfo, appendColumns,
   afterStepFor, groupColours, sortGroups, lossTables, si, count, fitReports,
-  ema, seedBand, TOO_FEW_FOR_T, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, stageJobs, sweepStatus, missingFitReason, configDiff,
+  ema, seedBand, TOO_FEW_FOR_T, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, settingsProblems, stageJobs, sweepStatus, missingFitReason, configDiff,
   tuneSeries, jobActions, bytesText, WALL_CLOCK, wallClock, meanSe,
 } from './series.js';
 import { LossChart, ScalingChart, SurfaceChart, TuneChart } from './charts.js';
@@ -79,7 +79,12 @@ function saveSettings() {
 
 function readSettings() {
   const typed = { ...DEFAULTS, x0: 0, x1: 0 };
-  settings = { ...DEFAULTS, metrics: defaultMetrics(), ...settingsFromQuery(parseHash().query, typed) };
+  const query = parseHash().query;
+  settings = { ...DEFAULTS, metrics: defaultMetrics(), ...settingsFromQuery(query, typed) };
+  // A hand-edited address that names no setting, or gives one a value of the wrong kind, is said, not ignored.
+  const problems = settingsProblems(query, typed);
+  $('settings-notice').hidden = !problems.length;
+  $('settings-notice').textContent = problems.length ? `Not used from the address: ${problems.join('; ')}.` : '';
 }
 
 function defaultMetrics() {

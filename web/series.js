@@ -785,6 +785,23 @@ export function settingsToQuery(settings, defaults) {
   return params.toString();
 }
 
+// What settingsFromQuery leaves out of an address, in words: a key that is no setting, or a value of the wrong
+// kind ("logY=1: expected true or false"). The page says so rather than ignore a hand-edited address silently.
+export function settingsProblems(query, defaults) {
+  const problems = [];
+  for (const [k, text] of new URLSearchParams(query)) {
+    const shownText = `${k}=${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
+    if (!Object.hasOwn(defaults, k)) {
+      problems.push(`${k.length > 40 ? `${k.slice(0, 40)}…` : k}: not a setting`);
+      continue;
+    }
+    const d = defaults[k];
+    if (typeof d === 'boolean' && text !== 'true' && text !== 'false') problems.push(`${shownText}: expected true or false`);
+    else if (typeof d === 'number' && !Number.isFinite(Number(text))) problems.push(`${shownText}: expected a number`);
+  }
+  return problems;
+}
+
 export function settingsFromQuery(query, defaults) {
   const params = new URLSearchParams(query);
   const out = {};

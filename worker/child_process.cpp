@@ -68,7 +68,7 @@ void ChildProcess::start(const std::vector<std::string>& argv, const std::vector
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the thread that started it (a killed worker leaves no orphans)
     if (getppid() != parent) _exit(127);
     dup2(pipe_fds[1], STDOUT_FILENO);
-    dup2(stderr_fd, STDERR_FILENO);
+    dup2(stderr_fd == kStderrToStdout ? pipe_fds[1] : stderr_fd, STDERR_FILENO);
     if (stdin_fds[0] >= 0) {
       dup2(stdin_fds[0], STDIN_FILENO);
     } else {

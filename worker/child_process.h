@@ -10,6 +10,10 @@ namespace gammalab {
 
 enum class ChildStdin { kNull, kPipe };
 
+// As the stderr descriptor: the child's stderr goes into its stdout pipe, read by read_line with it (a program of
+// the user's own, whose every byte the reader must see to bound what reaches the log).
+inline constexpr int kStderrToStdout = -2;
+
 // The longest stdout line read whole: a longer one is returned cut to this (line_was_cut()), the rest of it
 // skipped, so that a child printing without newlines cannot make the reader hold unbounded memory.
 inline constexpr std::size_t kMaxChildLineBytes = std::size_t{1} << 20;
@@ -21,7 +25,8 @@ class ChildProcess {
   // stderr is appended to `stderr_path`. Throws std::runtime_error if the process cannot be started.
   ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
                const std::string& stderr_path);
-  // The same, with stderr going to `stderr_fd`, a descriptor the caller opened and keeps (it is not closed).
+  // The same, with stderr going to `stderr_fd`, a descriptor the caller opened and keeps (it is not closed), or
+  // into the stdout pipe (kStderrToStdout).
   ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, int stderr_fd,
                ChildStdin in = ChildStdin::kNull);
   ~ChildProcess();  // kills (SIGKILL) and reaps the child if it is still running

@@ -48,6 +48,11 @@ int main(int argc, char** argv) {
                  "store (default: this machine's host name)");
   app.add_option("--cancel-grace-ms", options.cancel_grace_ms, "SIGTERM, then SIGKILL after this long")
       ->capture_default_str();
+  app.add_option("--max-program-log-bytes", options.max_program_log_bytes,
+                 "the most a command job's program writes to its job's log in one attempt (stdout and stderr); "
+                 "the rest is dropped, its metric lines still stored")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{4096}, std::int64_t{1} << 40));
   app.add_option("--drain-grace-ms", options.drain_grace_ms,
                  "on SIGTERM, how long each trainer may take to checkpoint and exit before it is killed")
       ->capture_default_str()

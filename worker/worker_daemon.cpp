@@ -481,7 +481,9 @@ int WorkerDaemon::run_trainer(RunningJob& job, const v1::LeaseJobResponse& lease
     // Node 0's trainer hears on its stdin what the relay stored (tell_stored); a program of the user's own
     // hears nothing there (its contract has no such channel).
     const bool hears = job.node == 0 && program == nullptr;
-    job.child = std::make_unique<ChildProcess>(argv, env, log_fd, hears ? ChildStdin::kPipe : ChildStdin::kNull);
+    // A program's stderr comes through the reader too, so that what it writes to the log is bounded.
+    job.child = std::make_unique<ChildProcess>(argv, env, program != nullptr ? kStderrToStdout : log_fd,
+                                               hears ? ChildStdin::kPipe : ChildStdin::kNull);
     child = job.child.get();
   }
   relay_trainer_output(job, *child, log, contract);
@@ -497,9 +499,20 @@ void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, st
   bool start_reported = false;  // node 0 of a gang: with its rendezvous
   drain_starting_job(job);
   std::string rendezvous;
+  std::int64_t logged = 0;  // bytes of a program's output written to the log in this attempt
   while (auto line = child.read_line()) {
     // A cut line (longer than kMaxChildLineBytes) goes to the log in part: the log is read by people.
-    log << (child.line_was_cut() ? utf8_head(*line, 4096) + " [line cut]" : *line) << '\n';
+    const std::string text = child.line_was_cut() ? utf8_head(*line, 4096) + " [line cut]" : *line;
+    if (contract == nullptr || logged + std::int64_t(text.size()) < options_.max_program_log_bytes) {
+      log << text << '\n';
+    } else if (logged < options_.max_program_log_bytes) {
+      log << "gammalab-worker: the program wrote more than " << options_.max_program_log_bytes
+          << " bytes to its log in this attempt (--max-program-log-bytes); the rest of its output is not kept (its "
+             "metric lines are still stored)"
+          << std::endl;
+      logged = options_.max_program_log_bytes;
+    }
+    if (contract != nullptr && logged < options_.max_program_log_bytes) logged += std::int64_t(text.size()) + 1;
     if (hosts_gang && rendezvous.empty()) {
       if (const auto port = parse_rendezvous_line(*line)) {
         rendezvous = host_port_text({options_.advertise_address, *port});

@@ -1,5 +1,6 @@
 #pragma once
 // Settings of gammalab-worker (its command-line flags).
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct WorkerOptions {
   // is its node 0: a name or address they resolve. Default: the machine's host name (not --hostname).
   std::string advertise_address;
   int cancel_grace_ms = 5000;                             // SIGTERM, then SIGKILL after this long
+  // The most a program of the user's own (a command job) writes to its job's log in one attempt, stdout and
+  // stderr together; beyond it one line says so and the rest is dropped (its metric lines are still relayed).
+  std::int64_t max_program_log_bytes = std::int64_t{256} << 20;
   // A drain (SIGTERM to the worker) gives each trainer this long to checkpoint and exit before SIGKILL. Long
   // enough for a large model's checkpoint; shorter than the warning a scheduler gives (Slurm's --signal lead).
   int drain_grace_ms = 90000;

@@ -145,6 +145,32 @@ TEST(ProgramJobs, AProgramThatBreaksTheContractFailsWithTheRuleItBrokeAndWhatItP
   }
 }
 
+// A program that floods its output: the job's log keeps --max-program-log-bytes of it and says so, while every
+// metric line is still stored and the job succeeds.
+TEST(ProgramJobs, AProgramThatFloodsItsOutputFillsItsLogOnlyToTheLimit) {
+  client_on_python_path();
+  Cluster cluster("program-flood");
+  cluster.start_server();
+  constexpr int kLimit = 200000;
+  WorkerSpec spec;
+  spec.extra_args = {"--max-program-log-bytes", std::to_string(kLimit)};
+  cluster.start_worker(spec);
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", program_sweep("s", 40, ", --misbehave, flood-stderr")).string()})
+                .exit_code,
+            0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && db.state(db.jobs()[0].id) == "succeeded"; }, 120))
+      << (db.jobs().empty() ? "" : db.jobs()[0].error);
+  const std::int64_t job = db.jobs()[0].id;
+  EXPECT_EQ(db.points(job, "train/loss").size(), 8u) << "every metric line stored";
+  const auto log = cluster.shared_root() / shared_root::job_log_path(std::to_string(job));
+  const auto size = std::filesystem::file_size(log);
+  EXPECT_LT(size, std::uintmax_t{kLimit} + 4096) << "the program wrote about 10 MB";
+  EXPECT_GT(size, std::uintmax_t{kLimit} / 2);
+  const auto tail = cluster.cli({"logs", std::to_string(job)}).out;
+  EXPECT_NE(tail.find("the program wrote more than 200000 bytes to its log in this attempt"), std::string::npos) << tail;
+}
+
 TEST(ProgramJobs, ACancelledProgramThatIgnoresSigtermIsKilledAfterTheGrace) {
   client_on_python_path();
   Cluster cluster("program-cancel");

@@ -1395,6 +1395,14 @@ test('another sweep opened from the list keeps the view settings, not the sweep\
   assert.doesNotMatch(hash, /filter=/, 'a filter belongs to its sweep');
   assert.ok(await page.isChecked('#log-y'));
   assert.equal(await page.inputValue('#seeds'), 'mean');
+  assert.ok(await page.isHidden('#settings-notice'), 'a well-formed address needs no word');
+  // A hand-edited address: what it gives that is no setting, or of the wrong kind, is said, not dropped silently.
+  await page.goto(`${base}/#/sweeps/${sweepId}?logY=1&colour=lr`);
+  await page.reload();
+  await waitInPage(() => !document.getElementById('settings-notice').hidden);
+  assert.equal(await page.textContent('#settings-notice'),
+    'Not used from the address: logY=1: expected true or false; colour: not a setting.');
+  assert.ok(!(await page.isChecked('#log-y')));
 });
 
 // The view across sweeps: the seeds sweep's runs over the main sweep's, in the metric charts.

@@ -6,7 +6,7 @@ import {
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
   meanSe, wallClock, studyTable, multipliers, ema, valueAt, shortLabels, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
   settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, missingFitReason, tQuantile975, configDiff, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
-  pairedComparisons, gapClass,
+  pairedComparisons, gapClass, settingsProblems,
 } from '../series.js';
 import { REPORT, estimate } from './fit-report.js';
 
@@ -534,4 +534,12 @@ test('gapClass colours a gap only when its 95% t interval excludes 0', () => {
   assert.equal(gapClass(0.02, 0.01, 30), 'unresolved', 't(30) = 2.04: 2 s.e. is not enough');
   assert.equal(gapClass(0.05, NaN, 2), '');
   assert.equal(gapClass(0.05, 0.01, 0), '', 'one seed: no df, no colour');
+});
+
+test('settingsProblems names what an address gives that is no setting or of the wrong kind', () => {
+  const defaults = { logY: false, xKey: 'step', x0: 0, metrics: [] };
+  assert.deepEqual(settingsProblems('logY=1&xKey=tokens&x0=abc&colour=lr&metrics=a,b', defaults),
+    ['logY=1: expected true or false', 'x0=abc: expected a number', 'colour: not a setting']);
+  assert.deepEqual(settingsProblems('logY=true&x0=12', defaults), []);
+  assert.equal(settingsProblems(`${'k'.repeat(100)}=1`, defaults)[0], `${'k'.repeat(40)}…: not a setting`);
 });

@@ -54,6 +54,8 @@ for step in range(first, steps + 1):
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"step": step, "weights": weights}))
         os.replace(tmp, path)
+    if a.misbehave == "flood-stderr":  # 64 KiB of noise per step on stderr, a megabyte of tracebacks in all
+        sys.stderr.write(("noise " * 64 + "\n") * 168)
     if a.misbehave == "early-exit" and step == steps // 2:
         sys.exit(0)
     if step % log_every != 0 and step != steps:

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/metric_check.h"
+#include "core/metric_names.h"
 #include "core/utf8_text.h"
 
 namespace gammalab {
@@ -43,6 +44,12 @@ std::vector<MetricPoint> ProgramContract::admit(const std::string& line, bool cu
     return {};
   }
   for (const MetricPoint& p : points) {
+    // gammalab-train's word to the coordinator that a branch may start from its checkpoint (docs/branches.md).
+    if (p.name == metric_names::kBranchPoint) {
+      broke("metric '" + p.name + "' at " + at + ": gammalab-train's word that a cooldown branch may start, not a "
+            "program's to give");
+      return {};
+    }
     if (const std::string error = metric_point_error(p); !error.empty()) {
       broke(error);
       return {};

@@ -169,6 +169,12 @@ class DocumentParser {
       }
     }
     check_tune();
+    // A cooldown branch starts from its run's checkpoint in gammalab-train's format (docs/branches.md); a program
+    // of the user's own is told no such start, so its branches would train from scratch under a branch's name.
+    if (doc_.command && doc_.branches) {
+      diagnostics_.add(doc_.branches->source, "cooldown branches need gammalab-train's checkpoints; a sweep with a "
+                                              "`command` of its own cannot have them (docs/own-program.md)");
+    }
   }
 
  private:

@@ -111,6 +111,11 @@ TEST(JobCommand, AMalformedCommandIsRefusedAtItsArgument) {
                      "world_size: 2}\n")
                 .find("a command job runs one process on one worker (world_size 2, nodes 1)"),
             std::string::npos);
+  // Cooldown branches start from gammalab-train's checkpoints: not a command's.
+  EXPECT_NE(messages("name: c\ncommand: [python3]\nbase: {model: {d_model: 32, n_heads: 4}, batch_tokens: 256, "
+                     "schedule: {kind: wsd}}\nbranches: {fraction: [0.5]}\n")
+                .find("cooldown branches need gammalab-train's checkpoints"),
+            std::string::npos);
   // A declared N out of range names the field, the range and the value.
   EXPECT_NE(messages("name: c\ncommand: [python3]\nbase: {model: {d_model: 32, n_heads: 4}, batch_tokens: 256, "
                      "declared_params: 0}\n")

@@ -1,6 +1,9 @@
 // Core types <-> proto messages (see proto/convert.h).
 #include "proto/convert.h"
 
+#include "core/limits.h"
+#include "core/utf8_text.h"
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/util/time_util.h>
 
@@ -178,6 +181,25 @@ std::vector<MetricPoint> from_proto(const google::protobuf::RepeatedPtrField<v1:
   out.reserve(static_cast<std::size_t>(points.size()));
   for (const auto& p : points) out.push_back(from_proto(p));
   return out;
+}
+
+v1::SubmitSweepResponse submit_reply(const std::optional<SweepRecord>& sweep, int jobs_created, int jobs_reused,
+                                     const std::vector<SweepDiagnostic>& problems) {
+  v1::SubmitSweepResponse reply;
+  if (sweep) *reply.mutable_sweep() = to_proto(*sweep);
+  reply.set_jobs_created(jobs_created);
+  reply.set_jobs_reused(jobs_reused);
+  for (const SweepDiagnostic& p : problems) {
+    if (static_cast<std::size_t>(reply.problems_size()) == limits::kMaxReportedProblems) break;
+    v1::SweepProblem* out = reply.add_problems();
+    out->set_file(utf8_head(utf8_valid(p.file), 256));
+    out->set_line(p.line);
+    out->set_column(p.column);
+    out->set_path(utf8_head(utf8_valid(p.path), 256));
+    out->set_message(utf8_head(utf8_valid(p.message), limits::kMaxProblemMessageBytes));
+  }
+  reply.set_problems_omitted(static_cast<int>(problems.size()) - reply.problems_size());
+  return reply;
 }
 
 }  // namespace gammalab

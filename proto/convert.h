@@ -12,6 +12,7 @@
 #include "core/job_record.h"
 #include "core/job_state.h"
 #include "core/metric.h"
+#include "core/sweep/diagnostics.h"
 #include "core/sweep_record.h"
 #include "core/worker_record.h"
 #include "gammalab/v1/gammalab.pb.h"
@@ -54,5 +55,10 @@ MetricPoint from_proto(const v1::MetricPoint& point);
 // stay under a reply's budget counts for every point it holds.
 std::size_t encoded_size(const MetricPoint& point);
 std::vector<MetricPoint> from_proto(const google::protobuf::RepeatedPtrField<v1::MetricPoint>& points);
+
+// A submit's reply: the stored sweep and its job counts, or a refused file's problems, bounded in number and
+// length, valid UTF-8 whatever the file held. Both doors answer a submit with it (gRPC, and HTTP as its JSON).
+v1::SubmitSweepResponse submit_reply(const std::optional<SweepRecord>& sweep, int jobs_created, int jobs_reused,
+                                     const std::vector<SweepDiagnostic>& problems);
 
 }  // namespace gammalab

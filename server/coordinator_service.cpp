@@ -23,21 +23,6 @@ grpc::Status to_grpc(const absl::Status& status) {
 
 coordinator::PageRequest page_request(int size, const std::string& token) { return {size, token}; }
 
-// A refused file's problems into the reply (see SubmitSweepResponse): bounded in number and length, valid
-// UTF-8 whatever the file held.
-void add_problems(const std::vector<SweepDiagnostic>& problems, v1::SubmitSweepResponse* response) {
-  for (const SweepDiagnostic& p : problems) {
-    if (static_cast<std::size_t>(response->problems_size()) == limits::kMaxReportedProblems) break;
-    v1::SweepProblem* out = response->add_problems();
-    out->set_file(utf8_head(utf8_valid(p.file), 256));
-    out->set_line(p.line);
-    out->set_column(p.column);
-    out->set_path(utf8_head(utf8_valid(p.path), 256));
-    out->set_message(utf8_head(utf8_valid(p.message), limits::kMaxProblemMessageBytes));
-  }
-  response->set_problems_omitted(static_cast<int>(problems.size()) - response->problems_size());
-}
-
 // A page's rows into a repeated field of their messages, and its next token.
 template <typename Record, typename Message>
 void write_page(coordinator::Page<Record> page, google::protobuf::RepeatedPtrField<Message>& out, std::string* next) {
@@ -52,10 +37,7 @@ grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::Sub
                                              v1::SubmitSweepResponse* response) {
   return guarded(*request, [&] {
     coordinator::Submitted submitted = app_.submit_sweep(request->yaml(), request->file_name(), request->rerun());
-    add_problems(submitted.problems, response);
-    if (submitted.sweep) *response->mutable_sweep() = to_proto(*submitted.sweep);
-    response->set_jobs_created(submitted.jobs_created);
-    response->set_jobs_reused(submitted.jobs_reused);
+    *response = submit_reply(submitted.sweep, submitted.jobs_created, submitted.jobs_reused, submitted.problems);
     return grpc::Status::OK;
   });
 }

@@ -378,26 +378,15 @@ void HttpApi::add_routes() {
       return send_error(res, 400, "rerun: expected 0 or 1, got '" + utf8_head(rerun, 32) + "'");
     }
     coordinator::Submitted submitted = app_.submit_sweep(req.body, file_name, rerun == "1");
+    // The gRPC reply's message as JSON, so that both doors bound and word the problems alike.
+    json answer = json::parse(proto_to_json(
+        submit_reply(submitted.sweep, submitted.jobs_created, submitted.jobs_reused, submitted.problems)));
     if (!submitted.sweep) {
-      json problems = json::array();
-      for (const SweepDiagnostic& p : submitted.problems) {
-        if (problems.size() == limits::kMaxReportedProblems) break;
-        problems.push_back({{"file", utf8_head(utf8_valid(p.file), 256)}, {"line", p.line}, {"column", p.column},
-                            {"path", utf8_head(utf8_valid(p.path), 256)},
-                            {"message", utf8_head(utf8_valid(p.message), limits::kMaxProblemMessageBytes)}});
-      }
-      const std::size_t shown = problems.size();
-      res.status = 422;
-      return send_json(res, json{{"error", std::to_string(submitted.problems.size()) + " problem(s) in " + file_name},
-                                 {"problems", std::move(problems)},
-                                 {"problems_omitted", submitted.problems.size() - shown}}
-                                .dump());
+      answer["error"] = std::to_string(submitted.problems.size()) + " problem(s) in " + file_name;
+      answer.erase("sweep");
     }
-    res.status = 201;
-    send_json(res, json{{"sweep", json::parse(proto_to_json(to_proto(*submitted.sweep)))},
-                        {"jobs_created", submitted.jobs_created},
-                        {"jobs_reused", submitted.jobs_reused}}
-                       .dump());
+    res.status = submitted.sweep ? 201 : 422;
+    send_json(res, answer.dump());
   });
   // Cancels every pending and running job of a sweep (a sweep in its tune stage gets no main stage).
   r.post("/api/sweeps/{}/cancel", [this](const HttpRequest&, HttpResponse& res, const Args& args) {

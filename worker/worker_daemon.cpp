@@ -31,6 +31,18 @@ namespace gammalab {
 
 namespace {
 
+// What the lease says the coordinator stores of the job's metrics (core/metric_replay.h), checked before a
+// trainer or a program's contract is told; nothing stored when the lease says nothing.
+StoredMetrics leased_stored(const v1::LeaseJobResponse& lease) {
+  if (!lease.has_stored()) return {};
+  StoredMetrics stored{lease.stored().last_step(),
+                       {lease.stored().names_at_last_step().begin(), lease.stored().names_at_last_step().end()}};
+  if (const std::string error = stored_metrics_error(stored); !error.empty()) {
+    throw std::runtime_error("lease: " + error);
+  }
+  return stored;
+}
+
 std::unique_ptr<grpc::ClientContext> context_with_deadline(std::chrono::milliseconds timeout) {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() + timeout);
@@ -384,11 +396,7 @@ std::vector<std::string> WorkerDaemon::trainer_argv(const RunningJob& job, const
   // alone prints metric lines, and hears from the relay what gets stored as the run goes on (tell_stored).
   if (job.node == 0) {
     if (lease.has_stored()) {
-      const StoredMetrics stored{lease.stored().last_step(),
-                                 {lease.stored().names_at_last_step().begin(), lease.stored().names_at_last_step().end()}};
-      if (const std::string error = stored_metrics_error(stored); !error.empty()) {
-        throw std::runtime_error("lease: " + error);
-      }
+      const StoredMetrics stored = leased_stored(lease);
       argv.insert(argv.end(), {"--stored-through-step", std::to_string(stored.last_step)});
       for (const std::string& name : stored.names_at_last_step) argv.insert(argv.end(), {"--stored-at-step", name});
     }
@@ -584,16 +592,7 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     if (config_json.is_object() && config_json.contains("command")) {
       program.emplace(job_config_from_json(config_json));
       validate(*program);
-      const StoredMetrics stored =
-          lease.has_stored() && lease.stored().last_step() >= 0
-              ? StoredMetrics{lease.stored().last_step(), {lease.stored().names_at_last_step().begin(),
-                                                           lease.stored().names_at_last_step().end()}}
-              : StoredMetrics{};
-      if (const std::string stored_error = stored.last_step >= 0 ? stored_metrics_error(stored) : "";
-          !stored_error.empty()) {
-        throw std::runtime_error("lease: " + stored_error);
-      }
-      contract.emplace(stored, program->steps, program->log_every);
+      contract.emplace(leased_stored(lease), program->steps, program->log_every);
     }
     exit_code = run_trainer(job, lease, files, log_fd.get(), log, program ? &*program : nullptr,
                             contract ? &*contract : nullptr);

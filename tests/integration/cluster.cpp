@@ -209,15 +209,19 @@ std::map<std::int64_t, double> standalone_curve(Cluster& cluster, std::int64_t j
   ChildProcess trainer({binary("worker/trainer/gammalab-train").string(), "run", "--config", config.string(),
                         "--data-dir", cluster.data_dir().string()},
                        {}, (cluster.dir() / ("standalone-" + std::to_string(job_id) + ".log")).string());
+  return train_loss_curve(trainer);
+}
+
+std::map<std::int64_t, double> train_loss_curve(ChildProcess& child) {
   std::map<std::int64_t, double> curve;
-  while (auto line = trainer.read_line()) {
+  while (auto line = child.read_line()) {
     if (auto points = parse_metric_line(*line)) {
       for (const auto& p : *points) {
         if (p.name == metric_names::kTrainLoss) curve[p.step] = p.value;
       }
     }
   }
-  EXPECT_EQ(trainer.wait(), 0);
+  EXPECT_EQ(child.wait(), 0);
   return curve;
 }
 

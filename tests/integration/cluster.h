@@ -78,6 +78,8 @@ class Cluster {
 // train/loss of the config the cluster stored for `job_id`, trained from step 0 by gammalab-train alone (no
 // worker, no checkpoints): what a job's stored curve must equal, bit for bit, however it was interrupted.
 std::map<std::int64_t, double> standalone_curve(Cluster& cluster, std::int64_t job_id);
+// train/loss of every metric line a child prints until it exits (which must be with status 0).
+std::map<std::int64_t, double> train_loss_curve(ChildProcess& child);
 
 // A process as /proc shows it now. processes() lists every one it can read; one that ends while it is read
 // (its files then fail with ESRCH) is left out rather than thrown over.

@@ -51,16 +51,7 @@ std::map<std::int64_t, double> standalone_program_curve(Cluster& cluster, std::i
   ChildProcess program({"/usr/bin/python3", kProgram.string(), "--lr", "0.05", "--width", "8", "--seed", seed},
                        {"GAMMALAB_CONFIG=" + config.string(), "GAMMALAB_CHECKPOINT_DIR=" + ckpt.string()},
                        (cluster.dir() / "standalone.log").string());
-  std::map<std::int64_t, double> curve;
-  while (auto line = program.read_line()) {
-    if (auto points = parse_metric_line(*line)) {
-      for (const auto& p : *points) {
-        if (p.name == metric_names::kTrainLoss) curve[p.step] = p.value;
-      }
-    }
-  }
-  EXPECT_EQ(program.wait(), 0);
-  return curve;
+  return train_loss_curve(program);
 }
 
 TEST(ProgramJobs, AProgramKilledMidRunResumesElsewhereToTheCurveOfAnUninterruptedRun) {

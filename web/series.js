@@ -117,14 +117,17 @@ export function afterStepFor(store, names = LOSS_NAMES) {
 
 // A colour per group. Variants get a categorical palette (Okabe-Ito, colour-blind safe, then Tableau);
 // ordered groups (model sizes) a sequential ramp from light to dark.
+// The two controls come after qknorm with colours of their own: dnp_novec's brown, not the teal (#44AA99, last)
+// that stands beside unified's green.
 export const CATEGORICAL = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#332288', '#882255',
-  '#117733', '#999933', '#AA4499', '#44AA99'];
+  '#117733', '#999933', '#AA4499', '#661100', '#888888', '#44AA99'];
 const SEQUENTIAL = ['#fde725', '#b5de2b', '#6ece58', '#35b779', '#1f9e89', '#26828e', '#31688e', '#3e4989',
   '#482878', '#440154'];
 
-// The paper's variants first, in the order of docs/variants.md, then the control qknorm, so their colours are the
-// same in every sweep.
-export const VARIANT_ORDER = ['baseline', 'none', 'unified', 'hg', 'ap', 'dp', 'dnp', 'or', 'er', 'iwd', 'qknorm'];
+// The paper's variants first, in the order of docs/variants.md, then the controls (qknorm, dnp_novec, unified_dp),
+// so their colours are the same in every sweep.
+export const VARIANT_ORDER = ['baseline', 'none', 'unified', 'hg', 'ap', 'dp', 'dnp', 'or', 'er', 'iwd', 'qknorm',
+  'dnp_novec', 'unified_dp'];
 
 // Named variants keep their own colour; any other group takes the next colour no group of this chart has, so two
 // groups share one only when the palette runs out.

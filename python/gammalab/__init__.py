@@ -40,7 +40,13 @@ __version__ = "0.1.0"
 # The metric line format and the environment of docs/own-program.md; raised when either changes.
 PROTOCOL = 1
 
-_CHECKPOINT = re.compile(r"^step-(\d{12})\.ckpt$")
+_CHECKPOINT = re.compile(r"^(?:([0-9a-f]{32})-)?step-(\d{12})\.ckpt$")
+
+
+def _job_uid() -> str:
+    """The job's uid (GAMMALAB_JOB_UID), or "" outside a job or from a coordinator older than uids."""
+    uid = os.environ.get("GAMMALAB_JOB_UID", "")
+    return uid if re.fullmatch(r"[0-9a-f]{32}", uid) else ""
 
 
 def in_job() -> bool:
@@ -75,20 +81,25 @@ def checkpoint_path(step: int) -> Path:
     that a kill never leaves half a checkpoint under this name."""
     if step < 0:
         raise ValueError(f"step: {step} is negative")
-    return checkpoint_dir() / f"step-{step:012d}.ckpt"
+    # Named with the job's uid: a job that gets a reused id (a database restored from a backup) finds the old
+    # job's files in its directory, and must never resume from them (resume_checkpoint skips them).
+    uid = _job_uid()
+    return checkpoint_dir() / f"{uid + '-' if uid else ''}step-{step:012d}.ckpt"
 
 
 def resume_checkpoint() -> Optional[Tuple[int, Path]]:
     """The checkpoint to resume from: the newest at or before the step the coordinator stores, so that the
-    lines printed again from it close every gap (a newer one would leave a hole, which the worker refuses).
-    None on a first attempt, or when no checkpoint is old enough."""
+    lines printed again from it close every gap (a newer one would leave a hole, which the worker refuses), and
+    one this job wrote (its uid in the name), never another job's under a reused id. None on a first attempt, or
+    when no checkpoint is old enough."""
     stored = stored_through_step()
+    uid = _job_uid()
     best: Optional[Tuple[int, Path]] = None
     for entry in checkpoint_dir().iterdir():
         match = _CHECKPOINT.match(entry.name)
-        if match is None:
+        if match is None or (match.group(1) or "") != uid:  # another job's (a reused id), or none of a job's
             continue
-        step = int(match.group(1))
+        step = int(match.group(2))
         if step <= stored and (best is None or step > best[0]):
             best = (step, entry)
     return best

@@ -73,8 +73,16 @@ class InstalledClient(unittest.TestCase):
                              "60 is newer than what is stored: resuming there would leave a hole")
             os.environ["GAMMALAB_STORED_THROUGH_STEP"] = "60"
             self.assertEqual(self.gammalab.resume_checkpoint()[0], 60)
+            # A job under a reused id (a database restored from a backup) finds the old job's checkpoints in its
+            # directory: it writes and resumes only its own, named by its uid.
+            os.environ["GAMMALAB_JOB_UID"] = "a" * 32
+            self.assertIsNone(self.gammalab.resume_checkpoint(), "the files of a job without this uid")
+            self.gammalab.checkpoint_path(40).write_text("mine")
+            self.assertEqual(self.gammalab.resume_checkpoint(), (40, ckpt / f"{'a' * 32}-step-000000000040.ckpt"))
+            os.environ["GAMMALAB_JOB_UID"] = "b" * 32
+            self.assertIsNone(self.gammalab.resume_checkpoint(), "another job's, under the same id")
         finally:
-            for name in ("GAMMALAB_CHECKPOINT_DIR", "GAMMALAB_STORED_THROUGH_STEP"):
+            for name in ("GAMMALAB_CHECKPOINT_DIR", "GAMMALAB_STORED_THROUGH_STEP", "GAMMALAB_JOB_UID"):
                 os.environ.pop(name, None)
 
     def test_outside_a_job_it_reads_no_config(self):

@@ -117,10 +117,10 @@ export function afterStepFor(store, names = LOSS_NAMES) {
 
 // A colour per group. Variants get a categorical palette (Okabe-Ito, colour-blind safe, then Tableau);
 // ordered groups (model sizes) a sequential ramp from light to dark.
-// The two controls come after qknorm with colours of their own: dnp_novec's brown, not the teal (#44AA99, last)
+// The two controls come after qknorm with colours of their own: dnp_novec's sienna (readable on both themes), not the teal (#44AA99, last)
 // that stands beside unified's green.
 export const CATEGORICAL = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#332288', '#882255',
-  '#117733', '#999933', '#AA4499', '#661100', '#888888', '#44AA99'];
+  '#117733', '#999933', '#AA4499', '#A0522D', '#888888', '#44AA99'];
 const SEQUENTIAL = ['#fde725', '#b5de2b', '#6ece58', '#35b779', '#1f9e89', '#26828e', '#31688e', '#3e4989',
   '#482878', '#440154'];
 

@@ -30,8 +30,12 @@ bool is_refusal(const grpc::Status& status) {
 }
 }  // namespace
 
-MetricRelay::MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub, StoredListener on_stored)
-    : stub_(std::move(stub)), on_stored_(std::move(on_stored)), thread_([this] { run(); }) {}
+MetricRelay::MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub, StoredListener on_stored,
+                         RefusedListener on_refused)
+    : stub_(std::move(stub)),
+      on_stored_(std::move(on_stored)),
+      on_refused_(std::move(on_refused)),
+      thread_([this] { run(); }) {}
 
 MetricRelay::~MetricRelay() {
   {
@@ -97,8 +101,12 @@ std::size_t MetricRelay::send_each(const std::vector<Batch>& batches) {
     return 0;
   }
   if (batches.size() == 1) {
-    spdlog::warn("job {}: {} metric point(s) dropped, refused by the coordinator: {}", batches[0].job_id,
-                 batches[0].points.size(), status.error_message());
+    const Batch& refused = batches[0];
+    const std::string why = std::to_string(refused.points.size()) + " metric point(s) from step " +
+                            std::to_string(refused.points.front().step) + " refused by the coordinator: " +
+                            status.error_message();
+    spdlog::warn("job {} attempt {}: {}", refused.job_id, refused.attempt, why);
+    if (on_refused_) on_refused_(refused.job_id, refused.attempt, why);
     return 1;
   }
   // The stream stopped at the refused batch; the ones before it were stored. Send one at a time (resending a

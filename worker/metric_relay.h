@@ -3,8 +3,9 @@
 // Points wait in a buffer until a ReportMetrics stream that carried them has completed with OK; while the
 // coordinator is unreachable they stay buffered and are sent when it returns. The coordinator ignores points
 // it already has, so resending after an unclear failure is safe. A report the coordinator refuses as such (a
-// point out of range, an unknown job: INVALID_ARGUMENT or NOT_FOUND) would be refused again: it is dropped
-// with a warning, and the job's outcome is still reported.
+// point out of range, an unknown job: INVALID_ARGUMENT or NOT_FOUND) would be refused again: it is dropped,
+// and its listener hears which job and attempt lost points and why. A run with a hole cannot be reported as a
+// success, so the worker fails that attempt (worker_daemon.cpp); the relay itself never hides a drop.
 // After each stream it tells its listener, per job and attempt, the last step of a batch the coordinator stored
 // with every batch of that job before it: what the job's trainer need no longer keep (worker_daemon.cpp feeds it
 // to the trainer's stdin, worker/trainer/stored_step_feed.h).
@@ -27,7 +28,10 @@ class MetricRelay {
  public:
   // Called on the relay's thread, with no lock of the relay held.
   using StoredListener = std::function<void(const std::string& job_id, int attempt, std::int64_t step)>;
-  explicit MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub, StoredListener on_stored = {});
+  // Called on the relay's thread, with no lock of the relay held, before flush() of that job returns.
+  using RefusedListener = std::function<void(const std::string& job_id, int attempt, const std::string& why)>;
+  MetricRelay(std::shared_ptr<v1::WorkerGateway::Stub> stub, StoredListener on_stored = {},
+              RefusedListener on_refused = {});
   ~MetricRelay();  // stops after a last attempt to send what is buffered
 
   void add(const std::string& job_id, int attempt, std::vector<MetricPoint> points) ABSL_LOCKS_EXCLUDED(mutex_);
@@ -51,7 +55,8 @@ class MetricRelay {
   void report_stored(const std::vector<Batch>& batches) const;
 
   std::shared_ptr<v1::WorkerGateway::Stub> stub_;
-  StoredListener on_stored_;  // set in the constructor, then only read
+  StoredListener on_stored_;     // set in the constructor, then only read
+  RefusedListener on_refused_;   // likewise
   absl::Mutex mutex_;
   std::deque<Batch> queue_ ABSL_GUARDED_BY(mutex_);
   std::size_t in_flight_ ABSL_GUARDED_BY(mutex_) = 0;  // batches at the front of queue_ being sent now

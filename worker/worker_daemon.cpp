@@ -167,7 +167,8 @@ WorkerDaemon::WorkerDaemon(WorkerOptions options) : options_(std::move(options))
   channel_ = open_channel(options_.coordinator, options_.security, args);
   stub_ = v1::WorkerGateway::NewStub(channel_);
   relay_ = std::make_unique<MetricRelay>(
-      stub_, [this](const std::string& job_id, int attempt, std::int64_t step) { tell_stored(job_id, attempt, step); });
+      stub_, [this](const std::string& job_id, int attempt, std::int64_t step) { tell_stored(job_id, attempt, step); },
+      [this](const std::string& job_id, int attempt, const std::string& why) { tell_refused(job_id, attempt, why); });
 }
 
 // The relay first: its thread calls tell_stored, which reads jobs_, until it is joined.
@@ -181,6 +182,24 @@ void WorkerDaemon::tell_stored(const std::string& job_id, int attempt, std::int6
     // Advice only: a trainer that does not read it now keeps more lines in its next checkpoint, nothing worse.
     if (job->child) job->child->offer_line(std::to_string(step));
   }
+}
+
+void WorkerDaemon::tell_refused(const std::string& job_id, int attempt, const std::string& why) {
+  absl::MutexLock lock(&jobs_mutex_);
+  for (const auto& job : jobs_) {
+    if (job->job_id == job_id && job->attempt == attempt && job->node == 0) lose_points(*job, why);
+  }
+}
+
+void WorkerDaemon::lose_points(RunningJob& job, const std::string& why) {
+  {
+    absl::MutexLock lock(&job.mutex);
+    if (!job.lost_points.empty()) return;
+    job.lost_points = why;
+  }
+  spdlog::error("job {} attempt {}: stopped, its run can no longer be stored whole: {}", job.job_id, job.attempt,
+                why);
+  stop_child(job, false, std::chrono::milliseconds(options_.cancel_grace_ms));
 }
 
 bool WorkerDaemon::register_once() {
@@ -548,7 +567,9 @@ void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, st
     try {
       if (auto points = parse_metric_line(*line)) relay_->add(job.job_id, job.attempt, std::move(*points));
     } catch (const std::exception& e) {
-      log << "gammalab-worker: bad metric line ignored: " << e.what() << '\n';
+      const std::string why = std::string("a metric line the worker cannot read: ") + e.what();
+      log << "gammalab-worker: " << why << "; the trainer is stopped" << std::endl;
+      lose_points(job, why);
     }
   }
 }
@@ -609,13 +630,25 @@ void WorkerDaemon::run_job(RunningJob& job, v1::LeaseJobResponse lease) {
     relay_->flush(job.job_id);  // every point is stored before the outcome is reported
     v1::JobOutcome outcome = attempt_outcome(job, exit_code);
     // A program that broke its contract, or exited 0 before its last step, has not shown its run whole.
+    std::string broken;
     if (contract && !job.cancel) {
-      std::string broken = contract->breach();
+      broken = contract->breach();
       if (broken.empty() && outcome == v1::JOB_OUTCOME_SUCCEEDED) broken = contract->unfinished();
       if (!broken.empty()) {
         outcome = v1::JOB_OUTCOME_FAILED_PERMANENTLY;
         error = "the program broke its contract (docs/own-program.md): " + broken;
       }
+    }
+    // Nor has an attempt whose points were refused: whatever its exit code, its stored run has a hole that no
+    // later attempt fills (the checkpoints it resumes from are past it), so it fails and is not tried again.
+    std::string lost_points;
+    {
+      absl::MutexLock lock(&job.mutex);
+      lost_points = job.lost_points;
+    }
+    if (!lost_points.empty() && !job.cancel && broken.empty()) {
+      outcome = v1::JOB_OUTCOME_FAILED_PERMANENTLY;
+      error = "metric points of this attempt were not stored, so its run is not whole: " + lost_points;
     }
     const bool failed = outcome == v1::JOB_OUTCOME_FAILED || outcome == v1::JOB_OUTCOME_FAILED_PERMANENTLY ||
                         outcome == v1::JOB_OUTCOME_WORKER_FAULT;

@@ -65,6 +65,9 @@ class WorkerDaemon {
     std::unique_ptr<ChildProcess> child ABSL_GUARDED_BY(mutex);
     // When a SIGTERMed trainer gets SIGKILL (heartbeat_loop escalates); max() = no stop pending.
     std::chrono::steady_clock::time_point kill_at ABSL_GUARDED_BY(mutex) = std::chrono::steady_clock::time_point::max();
+    // Why some of this attempt's metric points will never be stored (the coordinator refused them, or a metric
+    // line could not be read); empty while none are lost. Such an attempt cannot succeed (run_job).
+    std::string lost_points ABSL_GUARDED_BY(mutex);
     // Flags read without the lock: cancel and lost are set by heartbeat_loop (the coordinator said so) and read by
     // run_job for the outcome; done is set by run_job as its last act and read by run() to reap the job.
     std::atomic<bool> cancel{false}, lost{false}, done{false};
@@ -98,6 +101,11 @@ class WorkerDaemon {
                                         const std::filesystem::path& ckpt_dir) const;
   // The relay's word that the coordinator stored the job's metric lines up to `step`, handed to its trainer.
   void tell_stored(const std::string& job_id, int attempt, std::int64_t step) ABSL_LOCKS_EXCLUDED(jobs_mutex_);
+  // The relay's word that points of the job's attempt were refused and dropped: lose_points for it.
+  void tell_refused(const std::string& job_id, int attempt, const std::string& why) ABSL_LOCKS_EXCLUDED(jobs_mutex_);
+  // Records the first reason the attempt's run has a hole and stops its trainer: training on would only spend
+  // compute on a run that cannot be stored whole.
+  void lose_points(RunningJob& job, const std::string& why) ABSL_LOCKS_EXCLUDED(job.mutex);
   void report_finish(RunningJob& job, v1::JobOutcome outcome, const std::string& error, int exit_code);
   // SIGTERM (then SIGKILL after `grace`) or, if `hard`, SIGKILL now to the job's trainer.
   void stop_child(RunningJob& job, bool hard, std::chrono::milliseconds grace) ABSL_LOCKS_EXCLUDED(job.mutex);

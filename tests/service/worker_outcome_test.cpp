@@ -2,10 +2,12 @@
 // script) that fails after printing bytes no real trainer is guaranteed to avoid: a character split by the
 // end of the log, and bytes that are not UTF-8 at all. The failure must still reach the coordinator: the
 // error is the log's end, cut at a character and made valid, not a FinishJob the coordinator cannot parse
-// and the worker resends for ever. Likewise a metric report the coordinator refuses is dropped, not resent.
+// and the worker resends for ever. Likewise a metric report the coordinator refuses is dropped, not resent,
+// and the attempt that lost it fails: a run with a hole is never reported as a success.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <thread>
@@ -117,17 +119,38 @@ TEST(WorkerOutcome, ALogWithInvalidBytesStillFailsTheJob) {
 }
 
 // The coordinator refuses a metric line with a NaN loss; the worker drops it (with a warning) instead of
-// resending it for ever, so the job's outcome is reported and later points are stored.
-TEST(WorkerOutcome, ARefusedMetricReportIsDroppedAndTheJobStillEnds) {
+// resending it for ever, stops the trainer (it would only train on into a run that cannot be stored whole) and
+// fails the attempt for good, naming the refusal; the points before it stay stored as they were.
+TEST(WorkerOutcome, ARefusedMetricReportFailsTheAttemptInsteadOfLeavingAHole) {
   const Outcome outcome = run_job("refused-metrics",
-                                  "echo '{\"step\":1,\"tokens\":100,\"metrics\":{\"train/loss\":\"nan\"}}'\n"
-                                  "echo '{\"step\":2,\"tokens\":200,\"metrics\":{\"train/loss\":2.5}}'\n"
+                                  "echo '{\"step\":1,\"tokens\":100,\"metrics\":{\"train/loss\":3.0}}'\n"
+                                  "sleep 1\n"
+                                  "echo '{\"step\":2,\"tokens\":200,\"metrics\":{\"train/loss\":\"nan\"}}'\n"
+                                  "sleep 1\n"
+                                  "echo '{\"step\":3,\"tokens\":300,\"metrics\":{\"train/loss\":2.5}}'\n"
                                   "exit 0\n");
-  EXPECT_EQ(outcome.job.state, JobState::kSucceeded) << outcome.job.error;
-  ASSERT_EQ(outcome.losses.size(), 1u);
-  EXPECT_EQ(outcome.losses[0].step, 2);
+  EXPECT_EQ(outcome.job.state, JobState::kFailed) << outcome.job.error;
+  EXPECT_EQ(outcome.job.attempt, 1) << "not tried again: no later attempt fills the hole";
+  for (const char* needle : {"not stored, so its run is not whole", "from step 2", "refused by the coordinator",
+                             "train/loss", "nan"}) {
+    EXPECT_NE(outcome.job.error.find(needle), std::string::npos) << needle << " not in: " << outcome.job.error;
+  }
+  ASSERT_GE(outcome.losses.size(), 1u);
+  EXPECT_EQ(outcome.losses[0].step, 1);
+  EXPECT_EQ(outcome.losses[0].value, 3.0);
+  for (const MetricPoint& p : outcome.losses) EXPECT_FALSE(std::isnan(p.value));
 }
 
+// A trainer line that looks like a metric line but cannot be read is a hole too: the attempt fails, naming it.
+TEST(WorkerOutcome, AnUnreadableMetricLineFailsTheAttempt) {
+  const Outcome outcome = run_job("unreadable-metrics",
+                                  "echo '{\"step\":1,\"tokens\":100,\"metrics\":{\"train/loss\":3.0}}'\n"
+                                  "echo '{\"step\":\"two\",\"metrics\":{\"train/loss\":2.9}}'\n"
+                                  "exit 0\n");
+  EXPECT_EQ(outcome.job.state, JobState::kFailed) << outcome.job.error;
+  EXPECT_NE(outcome.job.error.find("a metric line the worker cannot read"), std::string::npos) << outcome.job.error;
+  EXPECT_NE(outcome.log.find("the trainer is stopped"), std::string::npos) << outcome.log;
+}
 
 // Links planted in the shared root (core/shared_root_files.h) at every path the worker opens, and the log
 // routes' answer for them. Outside the root, a canary file and directory: never written, never created in,

@@ -131,8 +131,9 @@ void add_completion_command(CLI::App& app, CliContext&) {
   auto shell = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("completion", "print a shell completion script for bash, zsh or fish");
   cmd->footer(examples({
-                       "source <(gammalab completion bash)                      # this shell; or save it to /etc/bash_completion.d/gammalab",
-                       "gammalab completion zsh > \"${fpath[1]}/_gammalab\"       # zsh, from its next start",
+                       "source <(gammalab completion bash)                 # this shell",
+                       "gammalab completion bash > /etc/bash_completion.d/gammalab   # every shell",
+                       "gammalab completion zsh > \"${fpath[1]}/_gammalab\"  # zsh, from its next start",
                        "gammalab completion fish > ~/.config/fish/completions/gammalab.fish"}));
   cmd->add_option("shell", *shell, "bash | zsh | fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
   cmd->callback([shell, &app] {

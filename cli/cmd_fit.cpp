@@ -70,10 +70,10 @@ void add_fit_command(CLI::App& app, CliContext& context) {
   auto args = std::make_shared<FitArgs>();
   auto* cmd = app.add_subcommand("fit", "fit scaling laws with bootstrap intervals and compute multipliers");
   cmd->footer(examples({
-                       "gammalab fit 3                                  # the coordinator's stored fit",
+                       "gammalab fit 3                              # the coordinator's stored fit",
                        "gammalab fit 3 --refit --law chinchilla --control qknorm",
-                       "gammalab fit --points runs.csv --law c        # a CSV: params, tokens, loss, group, seed",
-                       "gammalab fit --points small.csv --predict large.csv   # the laws' predictions of other runs"}));
+                       "gammalab fit --points runs.csv --law c      # a CSV of runs (--points)",
+                       "gammalab fit --points small.csv --predict large.csv   # predict other runs"}));
   cmd->add_option("sweep", args->source, "sweep id (final losses from the coordinator), or a CSV file");
   cmd->add_option("--points", args->points, "CSV with header params,tokens,loss[,group][,compute]");
   auto& fitting = args->fitting;

@@ -235,8 +235,8 @@ void add_plan_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("plan", "show the jobs of a sweep file and their compute (no server needed)");
   cmd->footer(examples({
                        "gammalab plan configs/sweeps/dense-ladder.yaml",
-                       "gammalab plan study.yaml --effect 1.22 --noise 0.02   # the power to see a 1.22x multiplier",
-                       "gammalab plan study.yaml --noise-from points.csv      # noise measured on earlier runs"}));
+                       "gammalab plan study.yaml --effect 1.22 --noise 0.02   # power to see 1.22x",
+                       "gammalab plan study.yaml --noise-from points.csv      # noise of earlier runs"}));
   cmd->add_option("file", args->file, "sweep YAML file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--mfu", args->assumptions.mfu, "model FLOPs utilisation")
       ->capture_default_str()->check(CLI::Range(1e-6, 1.0));

@@ -26,7 +26,7 @@ void add_submit_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("submit", "submit a sweep file; prints the new sweep's id");
   cmd->footer(examples({
                        "gammalab submit configs/sweeps/demo-cpu.yaml",
-                       "gammalab submit study.yaml --rerun   # run every job, even one a finished job matches"}));
+                       "gammalab submit study.yaml --rerun   # run jobs a finished job matches, too"}));
   cmd->add_option("file", args->file, "sweep YAML file")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--rerun", args->rerun, "run every job, even those whose config already ran to completion");
   cmd->callback([args, &context] {

@@ -5,12 +5,15 @@
 #include <exception>
 #include <iostream>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/exit_status.h"
+#include "cli/help_format.h"
 #include "cli/terminal_text.h"
+#include "core/edit_distance.h"
 #include "rpc/client_channel.h"
 
 namespace {
@@ -47,11 +50,35 @@ bool json_requested(int argc, char** argv) {
   return false;
 }
 
+// The first word on the command line that is neither a global option nor its value, when it names no command:
+// CLI11 would only say "A subcommand is required". Empty when the command is known or none is given.
+std::string unknown_command(CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") return "";
+    if (arg.starts_with("-")) {
+      // The global options that take a value as the next word; every other option is a flag or --opt=value.
+      if (arg == "--server" || arg == "--token-file" || arg == "--tls-ca") ++i;
+      continue;
+    }
+    std::vector<std::string> names;
+    for (const CLI::App* command : app.get_subcommands({})) {
+      if (command->check_name(std::string(arg))) return "";
+      names.push_back(command->get_name());
+    }
+    return "'" + gammalab::cli::terminal_text(std::string(arg)) + "' is not a command" +
+           gammalab::did_you_mean(std::string(arg), names) + "; gammalab --help lists them";
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   namespace exit_status = gammalab::cli::exit_status;
   CLI::App app{"gammalab: run and analyse scale-vector studies"};
+  // Before any command is added: a command takes its parent's formatter when it is made.
+  app.formatter(std::make_shared<gammalab::cli::WrappingHelpFormatter>(gammalab::cli::help_columns()));
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("gammalab ") + GAMMALAB_VERSION + " (commit " + GAMMALAB_COMMIT + ")");
   // Global options are accepted after the command too (`gammalab jobs 3 --json`): each command passes the
@@ -67,6 +94,9 @@ int main(int argc, char** argv) {
   // Read before any command runs (a parse callback), so a command always connects with them.
   app.parse_complete_callback([&] { gammalab::set_default_client_security(gammalab::client_security(token_file, tls_ca)); });
   for (const auto add_command : kCommands) add_command(app, context);
+  if (const std::string unknown = unknown_command(app, argc, argv); !unknown.empty()) {
+    return report_error(json_requested(argc, argv), exit_status::kUsage, "usage", unknown);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -1,5 +1,8 @@
 #include "cli/client/coordinator_client.h"
 
+#include <variant>
+
+#include "core/host_port.h"
 #include "proto/convert.h"
 
 namespace gammalab {
@@ -12,6 +15,15 @@ std::unique_ptr<v1::Coordinator::Stub> connect_coordinator(const std::string& ad
   if (address.find("://") != std::string::npos) {
     throw std::invalid_argument("--server '" + address + "': a URL; give HOST:PORT of the coordinator's gRPC " +
                                 "address (its --listen), e.g. 127.0.0.1:50051, not the dashboard's http:// address");
+  }
+  // Without a port gRPC dials port 0 and reports "127.0.0.1:0 not reachable", naming a port nobody gave. A
+  // Unix socket ("unix:PATH") is passed on as it is.
+  if (!address.starts_with("unix:")) {
+    const auto parsed = parse_host_port(address, "--server");
+    if (const auto* problem = std::get_if<std::string>(&parsed)) {
+      throw std::invalid_argument(*problem + "; give HOST:PORT of the coordinator's gRPC address (its --listen), " +
+                                  "e.g. 127.0.0.1:50051" + (address.find(':') == std::string::npos ? " (no port given)" : ""));
+    }
   }
   return v1::Coordinator::NewStub(open_channel(address, default_client_security()));
 }

@@ -14,6 +14,11 @@ re='^gammalab [0-9]+\.[0-9]+\.[0-9]+ \(commit [0-9a-f]{7,}\)$'
 
 "$cli" no-such-command >/dev/null 2>&1; [ $? -eq 2 ] || fail "an unknown command must exit 2 (usage)"
 "$cli" validate >/dev/null 2>&1; [ $? -eq 2 ] || fail "a missing argument must exit 2 (usage)"
+# A misspelt command is named, with the command it is closest to; global options before it are skipped.
+err=$("$cli" --server 127.0.0.1:9 jbos 1 2>&1 >/dev/null); code=$?
+[ $code -eq 2 ] || fail "a misspelt command must exit 2, got $code"
+[ "$err" = "gammalab: 'jbos' is not a command (did you mean 'jobs'?); gammalab --help lists them" ] ||
+  fail "a misspelt command: '$err'"
 
 # --json after the command is the global flag, not an error.
 out=$("$cli" validate "$sweep" --json) || fail "validate FILE --json exited $?"
@@ -40,6 +45,11 @@ out=$("$cli" plan "$sweep" --no-power) || fail "plan exited $?"
 err=$("$cli" --server http://127.0.0.1:9 jobs 1 2>&1 >/dev/null); code=$?
 [ $code -eq 1 ] || fail "--server URL must exit 1, got $code"
 [[ "$err" == *"a URL; give HOST:PORT"* ]] || fail "--server URL: '$err'"
+# No port: named as such, not "127.0.0.1:0 not reachable".
+err=$("$cli" --server 127.0.0.1 jobs 1 2>&1 >/dev/null); code=$?
+[ $code -eq 1 ] || fail "--server without a port must exit 1, got $code"
+[[ "$err" == *"--server: must be host:port, got '127.0.0.1'"*"(no port given)"* && "$err" != *":0"* ]] ||
+  fail "--server without a port: '$err'"
 http_log=$(mktemp)
 python3 -u -m http.server 0 --bind 127.0.0.1 >"$http_log" 2>&1 &
 http_pid=$!
@@ -54,4 +64,4 @@ done
 err=$("$cli" --server "127.0.0.1:$port" jobs 1 2>&1 >/dev/null); code=$?
 [ $code -eq 1 ] || fail "an HTTP/1 port must exit 1, got $code"
 [[ "$err" == *"is it the dashboard's --http port?"* ]] || fail "an HTTP/1 port for --server: '$err'"
-echo "ok: --version, global options after the command, exit statuses 0/1/2, JSON errors, --server mistakes named"
+echo "ok: --version, global options after the command, exit statuses 0/1/2, JSON errors, --server mistakes named, a misspelt command"

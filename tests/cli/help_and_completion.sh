@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every command's --help ends with examples, and `gammalab completion` gives bash, zsh and fish scripts that
+# Every command's --help ends with examples and fits 80 columns (into a pipe; a terminal gets its own width:
+# descriptions wrapped at word boundaries, never cut mid-word by the terminal), and `gammalab completion` gives bash, zsh and fish scripts that
 # complete the commands and their options: checked by running each shell's own completion machinery on the
 # script the built binary writes (no coordinator needed).
 set -uo pipefail
@@ -13,7 +14,14 @@ for c in $commands; do
   help=$("$cli" "$c" --help) || fail "$c --help exited $?"
   grep -q '^Examples:$' <<<"$help" || fail "$c --help has no examples"
   grep -q "^  gammalab $c\b\|^  source <(gammalab $c\|^  gammalab $c " <<<"$help" || fail "$c --help: no example runs $c"
+  wide=$(awk 'length($0) > 80' <<<"$help")
+  [ -z "$wide" ] || fail "$c --help has lines over 80 columns: $wide"
 done
+wide=$("$cli" --help | awk 'length($0) > 80')
+[ -z "$wide" ] || fail "gammalab --help has lines over 80 columns: $wide"
+# A wrapped description goes on under its column: the option's words stay whole and in order.
+"$cli" fit --help | tr -s ' \n' ' ' | grep -q "the laws' Huber delta in ln L, used as given (default: 1.345 x the seeds'" ||
+  fail "fit --help: --huber-delta's description is not whole after wrapping"
 
 # bash: the function, called as bash's programmable completion would.
 script=$(mktemp)

@@ -10,7 +10,10 @@
 #include <stdexcept>
 
 #include "cli/command.h"
+#include "cli/table.h"
+#include "absl/strings/str_join.h"
 #include "cli/fit_view.h"
+#include "cli/terminal.h"
 #include "cli/client/sweep_runs.h"
 #include "core/scaling/csv_points.h"
 #include "core/scaling/fit_runs.h"
@@ -30,6 +33,7 @@ struct FitArgs {
   std::optional<double> huber_delta;  // --huber-delta: the law fits' delta as given
   std::string predict;                // --predict: a CSV of rows to predict
   bool refit = false;
+  bool detail = false;  // --detail: the tables behind the verdict
   FitOptions options;
   std::vector<CLI::Option*> fitting;  // options that change the fit: given, the stored fit does not answer
 };
@@ -39,21 +43,43 @@ bool is_csv(const FitArgs& args) {
 }
 
 // The stored fit answers a sweep id given alone. Returns false (nothing printed) when there is none yet.
+FitTextOptions text_options(const FitArgs& args) { return {args.detail, output_columns()}; }
+
 bool print_stored_fit(const FitArgs& args, const CliContext& context) {
   const std::vector<v1::Fit> fits = fetch_latest_fits(context.server, args.source);
   if (fits.empty()) return false;
-  nlohmann::json all = nlohmann::json::array();
-  for (const auto& fit : fits) {
-    const nlohmann::json report = nlohmann::json::parse(fit.report_json());
-    if (context.json) {
-      all.push_back({{"version", fit.version()}, {"law", fit.law()}, {"jobs", fit.job_ids_size()}, {"report", report}});
+  if (context.json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& fit : fits) {
+      all.push_back({{"version", fit.version()},
+                     {"law", fit.law()},
+                     {"jobs", fit.job_ids_size()},
+                     {"report", nlohmann::json::parse(fit.report_json())}});
+    }
+    std::cout << all.dump(2) << "\n";
+    return true;
+  }
+  std::vector<FitReport> reports;
+  for (const auto& fit : fits) reports.push_back(fit_report_from_json(nlohmann::json::parse(fit.report_json())));
+  // Every law's verdict leads with the same law-free local multiplier; without --detail the verdict is shown
+  // once, from a law with a compute frontier (its check is the law's multiplier), the others named.
+  const auto has_check = [](const FitReport& r) { return !r.multipliers.empty(); };
+  const bool any_check = std::any_of(reports.begin(), reports.end(), has_check);
+  std::vector<std::string> not_shown;
+  for (std::size_t i = 0; i < fits.size(); ++i) {
+    if (!args.detail && any_check && !has_check(reports[i])) {
+      not_shown.push_back(fits[i].law());
       continue;
     }
-    std::cout << "== stored fit v" << fit.version() << " of sweep " << args.source << ", law " << fit.law() << ", "
-              << fit.job_ids_size() << " jobs\n"
-              << fit_report_text(fit_report_from_json(report)) << "\n";
+    std::cout << "== stored fit v" << fits[i].version() << " of sweep " << args.source << ", law " << fits[i].law()
+              << ", " << fits[i].job_ids_size() << " jobs\n"
+              << fit_report_text(reports[i], text_options(args)) << "\n";
   }
-  if (context.json) std::cout << all.dump(2) << "\n";
+  if (!not_shown.empty()) {
+    std::cout << wrap_prose("(also stored: law " + absl::StrJoin(not_shown, ", law ") +
+                                ", whose verdict has no law check; --detail shows every law)\n",
+                            output_columns());
+  }
   return true;
 }
 
@@ -71,6 +97,7 @@ void add_fit_command(CLI::App& app, CliContext& context) {
   auto* cmd = app.add_subcommand("fit", "fit scaling laws with bootstrap intervals and compute multipliers");
   cmd->footer(examples({
                        "gammalab fit 3                              # the coordinator's stored fit",
+                       "gammalab fit 3 --detail                     # and how it was reached",
                        "gammalab fit 3 --refit --law chinchilla --control qknorm",
                        "gammalab fit --points runs.csv --law c      # a CSV of runs (--points)",
                        "gammalab fit --points small.csv --predict large.csv   # predict other runs"}));
@@ -114,6 +141,9 @@ void add_fit_command(CLI::App& app, CliContext& context) {
                                     "group's law, with intervals; a row's loss, if given, is shown beside it")
                         ->check(CLI::ExistingFile));
   cmd->add_flag("--refit", args->refit, "fit a sweep's runs here even when the coordinator has stored a fit");
+  cmd->add_flag("--detail", args->detail,
+                "after the verdict, how it was reached: the paired gaps per size, each group's law and the law's "
+                "multipliers (wide tables)");
   cmd->callback([args, &context] {
     quiet_solver_logging();
     const bool options_given = std::any_of(args->fitting.begin(), args->fitting.end(),
@@ -133,7 +163,7 @@ void add_fit_command(CLI::App& app, CliContext& context) {
       options.settings.delta_given = true;
     }
     const FitReport report = fit_runs(runs.runs, options);
-    std::cout << (context.json ? to_json(report).dump(2) + "\n" : fit_report_text(report));
+    std::cout << (context.json ? to_json(report).dump(2) + "\n" : fit_report_text(report, text_options(*args)));
   });
 }
 

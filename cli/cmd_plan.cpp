@@ -19,6 +19,7 @@
 #include "core/file_util.h"
 #include "cli/number_text.h"
 #include "cli/table.h"
+#include "cli/terminal.h"
 #include "core/config_paths.h"
 #include "core/job_stage.h"
 #include "core/param_count.h"
@@ -45,16 +46,19 @@ struct PlanArgs {
   std::vector<CLI::Option*> noise_flags;  // --noise, --seed-correlation, --loss-slope: given, they win
 };
 
+std::string notes(const SweepPlan& plan, bool gpu);
+
 // `gpu`: some job asks for a GPU. A CPU-only sweep gets no GPU-hours at a GPU's peak: they would mean nothing.
 std::string render(const SweepPlan& plan, bool gpu) {
   using Align = TextTable::Align;
-  TextTable table({{"job", Align::kLeft},
-                   {"params", Align::kRight},
+  // At a narrow terminal the hash goes first, then `params` (N (fit) stays: the fit's), then names are cut.
+  TextTable table({{"job", Align::kLeft, 0, /*elastic=*/true},
+                   {"params", Align::kRight, 2},
                    {"N (fit)", Align::kRight},
                    {"tokens", Align::kRight},
                    {"steps", Align::kRight},
                    {"FLOPs", Align::kRight},
-                   {"hash", Align::kLeft}});
+                   {"hash", Align::kLeft, 1}});
   for (const auto& row : plan.rows) {
     // A branch's steps as the ones it trains of its run's: 41-50 of 50.
     const std::string steps = row.start_step == 0 ? std::to_string(row.steps)
@@ -64,7 +68,13 @@ std::string render(const SweepPlan& plan, bool gpu) {
                    scientific(row.flops), row.config_hash});
   }
   std::ostringstream out;
-  out << "sweep '" << plan.sweep << "': " << plan.rows.size() << " job(s)\n\n" << table.render();
+  out << "sweep '" << plan.sweep << "': " << plan.rows.size() << " job(s)\n\n" << table.render_fitted(output_columns());
+  return out.str() + wrap_prose(notes(plan, gpu), output_columns());
+}
+
+// The plan's sentences under its table: what its two counts mean, and its total cost.
+std::string notes(const SweepPlan& plan, bool gpu) {
+  std::ostringstream out;
   // Two counts of one model, each named: budgets are written in `params`, the fit reads N and its FLOPs.
   out << "params: the sweep's `params` (activated, with embeddings), which budgets use\n"
          "N (fit): non-embedding activated parameters of each job's variant, which the fit uses\n\n";
@@ -301,7 +311,8 @@ void add_plan_command(CLI::App& app, CliContext& context) {
     if (!stages.tune) {
       nlohmann::json out = to_json(plan);
       if (power) out["power"] = power_json(*power);
-      std::cout << (context.json ? out.dump(2) + "\n" : render(plan, gpu) + (power ? render_power(*power) : ""));
+      std::cout << (context.json ? out.dump(2) + "\n"
+                                 : render(plan, gpu) + (power ? wrap_prose(render_power(*power), output_columns()) : ""));
       return;
     }
     const SweepPlan tune = plan_sweep(*stages.tune, args->assumptions);
@@ -315,18 +326,20 @@ void add_plan_command(CLI::App& app, CliContext& context) {
       return;
     }
     std::cout << render(plan, gpu);
+    std::ostringstream stages_text;
     for (const auto& [name, stage] : {std::pair{job_stage::kTune, &tune}, std::pair{job_stage::kMain, &main}}) {
-      std::cout << name << " stage: " << stage->rows.size() << " job(s), " << scientific(stage->total_flops)
+      stages_text << name << " stage: " << stage->rows.size() << " job(s), " << scientific(stage->total_flops)
                 << " FLOPs (" << fixed(100.0 * stage->total_flops / plan.total_flops, 1) << "%)\n";
     }
     if (const std::size_t rounds = max_tune_round_jobs(stages); rounds > 0 && !tune.rows.empty()) {
       // Rounds are added only where a pick needs them: this is their most, costed as the average tune job.
-      std::cout << "tune rounds (" << (stages.extend > 0 ? "tune.extend: " + std::to_string(stages.extend) : "")
+      stages_text << "tune rounds (" << (stages.extend > 0 ? "tune.extend: " + std::to_string(stages.extend) : "")
                 << (stages.extend > 0 && stages.refine ? ", " : "") << (stages.refine ? "tune.refine" : "")
                 << "): at most " << rounds << " more job(s), about "
                 << scientific(tune.total_flops * double(rounds) / double(tune.rows.size())) << " FLOPs\n";
     }
-    if (power) std::cout << render_power(*power);
+    if (power) stages_text << render_power(*power);
+    std::cout << wrap_prose(stages_text.str(), output_columns());
   });
 }
 

@@ -1,6 +1,7 @@
 // gammalab watch SWEEP: live progress of every job until the sweep has finished. On a terminal a frame sized to
 // it (cli/watch_frame.h) is redrawn on the alternate screen, and the final table is left on the normal one;
 // otherwise (a pipe, a log file) timestamped progress lines (ProgressLog below) are printed, then the final table.
+// A sweep that had finished before watch began gets a few lines of summary instead (finished_summary).
 #include <unistd.h>
 
 #include <csignal>
@@ -87,6 +88,7 @@ void add_watch_command(CLI::App& app, CliContext& context) {
     v1::SweepUpdate update;
     ProgressLog progress_log;
     bool any = false;
+    bool followed = false;  // a round was shown while the sweep ran; else it had finished before watch began
     std::optional<AlternateScreen> screen;
     // Updates carry the jobs that changed (see SweepUpdate in the proto): the sweep's jobs, kept here in the
     // order first sent, are drawn once a round is complete.
@@ -115,6 +117,7 @@ void add_watch_command(CLI::App& app, CliContext& context) {
       }
       if (!update.complete()) continue;
       if (update.sweep().finished()) continue;  // the final table goes to the normal screen, below
+      followed = true;
       if (!tty) {
         std::cout << progress_log.next(update.sweep(), jobs, clock_now()) << std::flush;
         continue;
@@ -123,7 +126,14 @@ void add_watch_command(CLI::App& app, CliContext& context) {
       AlternateScreen::draw(watch_frame(update.sweep(), jobs, terminal_size(STDOUT_FILENO), colour));
     }
     screen.reset();
-    if (any && !context.json && update.sweep().finished()) {
+    if (any && !context.json && update.sweep().finished() && !followed) {
+      // Nothing was followed: a summary, not a table of every job (`gammalab jobs` has that).
+      std::string text;
+      for (const auto& line : finished_summary(update.sweep(), jobs, tty ? terminal_size(STDOUT_FILENO).columns : 0)) {
+        text += line + "\n";
+      }
+      std::cout << text << std::flush;
+    } else if (any && !context.json && update.sweep().finished()) {
       // Every job, each line cut to the terminal's width (a pipe gets the whole lines).
       const TerminalSize size = tty ? terminal_size(STDOUT_FILENO) : TerminalSize{1 << 20, 0};
       const TerminalSize all{size.columns, static_cast<int>(jobs.size()) + 5};

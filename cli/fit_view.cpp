@@ -207,16 +207,13 @@ std::string predictions_text(const GroupFit& g, double confidence) {
   return "  predictions (--predict):\n" + indented(table.render(), "    ");
 }
 
-std::string fit_report_text(const FitReport& r) {
+namespace {
+
+// Every table behind the verdict: the paired comparisons by size, each group's law, the law's multipliers, the
+// tune seed check.
+std::string detail_text(const FitReport& r) {
   std::ostringstream out;
   const bool bootstrapped = r.bootstrap_used > 0;
-  out << "law " << law_name(r.law) << ", " << r.bootstrap_used << "/" << r.bootstrap_requested
-      << " bootstrap resamples" << (r.bootstrap_unit.empty() ? "" : " of " + r.bootstrap_unit) << " (seed " << r.seed
-      << "), " << significant(100.0 * r.confidence, kDigits) << "% percentile intervals\n";
-  if (several_budgets_per_size(r)) {
-    out << "points: each run's and each cooldown branch's final loss, after its decay (annealed); a run's "
-           "evaluations during its stable phase are not fitted (docs/branches.md)\n";
-  }
   for (const auto& c : r.comparisons) out << comparison_text(r, c);
   for (const auto& g : r.groups) {
     out << "\ngroup " << g.group << ": " << g.runs << " runs, " << g.model_sizes << " model sizes, " << g.fit.points
@@ -263,12 +260,37 @@ std::string fit_report_text(const FitReport& r) {
     }
   }
   if (r.tune_seed) out << tune_seed_text(*r.tune_seed);
-  if (!r.warnings.empty()) {
-    out << "\nwarnings:\n";
-    for (const auto& w : r.warnings) out << "  " << w << "\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string fit_report_text(const FitReport& r, const FitTextOptions& options) {
+  std::ostringstream head, out;
+  head << "law " << law_name(r.law) << ", " << r.bootstrap_used << "/" << r.bootstrap_requested
+       << " bootstrap resamples" << (r.bootstrap_unit.empty() ? "" : " of " + r.bootstrap_unit) << " (seed " << r.seed
+       << "), " << significant(100.0 * r.confidence, kDigits) << "% percentile intervals\n";
+  if (several_budgets_per_size(r)) {
+    head << "points: each run's and each cooldown branch's final loss, after its decay (annealed); a run's "
+            "evaluations during its stable phase are not fitted (docs/branches.md)\n";
   }
-  // Last, so that it is what a reader sees at the end of the output.
-  if (!r.multipliers.empty() || !r.comparisons.empty()) out << "\nverdict:\n" << indented(fit_verdict_text(r), "  ");
+  out << wrap_prose(head.str(), options.columns);
+  // First, so that it is what a reader sees; it ends at a blank line (scripts take it with sed /^verdict:$/,/^$/).
+  if (!r.multipliers.empty() || !r.comparisons.empty()) {
+    out << "\nverdict:\n" << wrap_prose(indented(fit_verdict_text(r), "  "), options.columns);
+  }
+  if (options.detail) out << detail_text(r);
+  if (!r.warnings.empty()) {
+    std::ostringstream warnings;
+    warnings << "\nwarnings:\n";
+    for (const auto& w : r.warnings) warnings << "  " << w << "\n";
+    out << wrap_prose(warnings.str(), options.columns);
+  }
+  if (!options.detail) {
+    out << wrap_prose("\n(how it was reached, the paired gaps per size, each group's law and the law's multipliers: "
+                   "--detail)\n",
+                   options.columns);
+  }
   // Group names and run labels are config values and job names, written by whoever submitted the sweep.
   return terminal_text(out.str());
 }

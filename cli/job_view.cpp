@@ -127,15 +127,7 @@ std::string jobs_table(const std::vector<v1::Job>& jobs, const WorkerNames& name
                    j.worker_id().empty() ? "-" : worker_label(names, j.worker_id())});
     if (!j.pending_reason().empty()) reasons += "job " + j.id() + " waits: " + j.pending_reason() + "\n";
   }
-  std::vector<std::string> left_out;
-  bool cut = false;
-  std::string out = table.render(width, left_out, cut);
-  if (!left_out.empty() || cut) {
-    std::string what = left_out.empty() ? "" : absl::StrJoin(left_out, ", ") + " left out";
-    if (cut) what += std::string(what.empty() ? "" : ", ") + "names cut in the middle";
-    out += wrap_words("(fitted to " + std::to_string(width) + " columns: " + what + "; a wider terminal or --json shows all)",
-                      width);
-  }
+  std::string out = table.render_fitted(width);
   return out + terminal_text(reasons);
 }
 

@@ -2,7 +2,10 @@
 
 #include <absl/strings/str_split.h>
 
+#include <absl/strings/str_join.h>
+
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 
 #include "cli/terminal_text.h"
@@ -25,6 +28,32 @@ std::string wrap_words(const std::string& text, std::size_t width) {
     line += (line.empty() ? "" : " ") + std::string(word);
   }
   return line.empty() ? out : out + line + "\n";
+}
+
+// `text`'s lines wrapped to `columns` at word boundaries, each continuation indented two more spaces than the
+// line it continues (0 columns: unchanged). Table rows are never passed here: only prose.
+std::string wrap_prose(const std::string& text, std::size_t columns) {
+  if (columns == 0) return text;
+  std::istringstream lines(text);
+  std::string out, line;
+  while (std::getline(lines, line)) {
+    const std::size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos || display_width(line) <= columns) {
+      out += line + "\n";
+      continue;
+    }
+    const std::string first(indent, ' '), rest(indent + 2, ' ');
+    const std::size_t width = columns > rest.size() + 20 ? columns - rest.size() : 20;
+    // The first line has two more columns than the rest: wrap it with the rest's width, then join its start.
+    std::istringstream pieces(wrap_words(line.substr(indent), width));
+    std::string piece;
+    bool head = true;
+    while (std::getline(pieces, piece)) {
+      out += (head ? first : rest) + piece + "\n";
+      head = false;
+    }
+  }
+  return out;
 }
 
 TextTable::TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
@@ -104,6 +133,18 @@ std::string TextTable::render(std::size_t max_width, std::vector<std::string>& l
     fitted.rows_.push_back(std::move(cells));
   }
   return fitted.render();
+}
+
+std::string TextTable::render_fitted(std::size_t max_width) const {
+  std::vector<std::string> left_out;
+  bool cut = false;
+  std::string out = render(max_width, left_out, cut);
+  if (left_out.empty() && !cut) return out;
+  std::string what = left_out.empty() ? "" : absl::StrJoin(left_out, ", ") + " left out";
+  if (cut) what += std::string(what.empty() ? "" : ", ") + "names cut in the middle";
+  return out + wrap_words("(fitted to " + std::to_string(max_width) + " columns: " + what +
+                              "; a wider terminal or --json shows all)",
+                          max_width);
 }
 
 std::string TextTable::render() const {

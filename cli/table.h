@@ -31,6 +31,8 @@ class TextTable {
   // kMinElasticWidth. `left_out` gets the headers of the columns left out; `cut` says whether cells were cut.
   static constexpr std::size_t kMinElasticWidth = 16;
   std::string render(std::size_t max_width, std::vector<std::string>& left_out, bool& cut) const;
+  // render(max_width) with a note beneath naming what was left out or cut, when anything was.
+  std::string render_fitted(std::size_t max_width) const;
 
  private:
   std::vector<Column> columns_;
@@ -43,5 +45,9 @@ std::size_t display_width(const std::string& text);
 // A note under a table: `text`'s words in lines of at most `width` (0: one line; a longer word alone on its
 // line), each ended by a newline.
 std::string wrap_words(const std::string& text, std::size_t width);
+
+// Prose for a terminal: each line of `text` longer than `columns` wrapped at word boundaries, its continuation
+// lines indented two spaces more than it (0 columns: unchanged). Never for table rows.
+std::string wrap_prose(const std::string& text, std::size_t columns);
 
 }  // namespace gammalab::cli

@@ -103,6 +103,48 @@ std::string sweep_line(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs)
   return line;
 }
 
+std::vector<std::string> finished_summary(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs, int columns) {
+  constexpr std::size_t kFailuresShown = 5;
+  std::vector<std::string> lines{sweep_line(sweep, jobs)};
+  // Stages in the order their jobs come (tune first), each with its jobs counted by state.
+  std::vector<std::string> stages;
+  std::map<std::string, std::map<std::string, int>> by_stage;
+  std::vector<const v1::Job*> failed;
+  for (const auto& j : jobs) {
+    const std::string stage = j.stage().empty() ? "main" : j.stage();
+    if (!by_stage.contains(stage)) stages.push_back(stage);
+    ++by_stage[stage][state_label(j.state())];
+    if (j.state() == v1::JOB_STATE_FAILED) failed.push_back(&j);
+  }
+  if (stages.size() > 1) {
+    for (const auto& stage : stages) {
+      int total = 0;
+      std::string counts;
+      for (const auto& [state, n] : by_stage[stage]) {
+        total += n;
+        counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + state;
+      }
+      lines.push_back("  " + terminal_text(stage) + " stage: " + std::to_string(total) + " jobs, " + counts);
+    }
+  }
+  for (std::size_t i = 0; i < failed.size() && i < kFailuresShown; ++i) {
+    const v1::Job& j = *failed[i];
+    std::string error = j.error().substr(0, j.error().find('\n'));
+    lines.push_back("  failed: job " + j.id() + " " + terminal_text(j.name()) + " (attempt " +
+                    std::to_string(j.attempt()) + "): " + terminal_text(error));
+  }
+  if (failed.size() > kFailuresShown) {
+    lines.push_back("  and " + std::to_string(failed.size() - kFailuresShown) + " more failed");
+  }
+  // Where to read on: every job, the verdict, and the LR picks where there was a tune stage.
+  lines.push_back("next: gammalab jobs " + sweep.id() + " · gammalab fit " + sweep.id() +
+                  (by_stage.contains("tune") ? " · gammalab tune " + sweep.id() : ""));
+  if (columns > 0) {
+    for (auto& line : lines) line = fit_width(line, columns);
+  }
+  return lines;
+}
+
 std::vector<std::string> watch_frame(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs, TerminalSize size,
                                      bool colour) {
   const int columns = std::max(size.columns, 1);

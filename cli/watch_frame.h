@@ -28,6 +28,11 @@ std::string sweep_line(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs)
 std::vector<std::string> watch_frame(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs, TerminalSize size,
                                      bool colour);
 
+// What `watch` prints for a sweep that had already finished when it started (nothing to follow): the sweep's
+// line, each stage's jobs by state, the jobs that failed with their errors (the first five), and where to read
+// on: a few lines, however many jobs the sweep has. Lines cut to `columns` (0: whole).
+std::vector<std::string> finished_summary(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs, int columns);
+
 // What `watch` prints where it cannot draw (a pipe, a log file, `make demo` under a CI runner): about twenty
 // lines for a sweep of any size, not a line per job and state. next() gets every complete round of updates
 // until the sweep finishes (whose end is the final table's own sweep line) and returns what to print:

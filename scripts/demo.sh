@@ -32,9 +32,9 @@ echo "== the tune stage: the LR of each variant at each size (gammalab tune $swe
 #    baseline and to the qknorm control, the local multiplier, and the law L(C) per variant with the paired
 #    bootstrap over seeds.
 fit="$demo/fit.txt"
-"$bin/cli/gammalab" fit "$sweep" --law c --bootstrap 1000 >"$fit" || status=$?
+"$bin/cli/gammalab" fit "$sweep" --law c --bootstrap 1000 --detail >"$fit" || status=$?
 echo
-echo "== the verdict (gammalab fit $sweep --law c --bootstrap 1000)"
+echo "== the verdict (gammalab fit $sweep --law c --bootstrap 1000 --detail)"
 sed -n '/^verdict:$/,/^$/p' "$fit" | sed '1d'
 echo "  (the paper reports 1.22-1.25x less compute for unified at 0.12B-1B, with 100 tokens per parameter;"
 echo "   these are models of 14k-41k parameters on 20 bytes per parameter, on this machine's CPU, whose float"

@@ -27,5 +27,5 @@ status=0
 "$cli" watch "$sweep" || status=$?
 "$cli" tune "$sweep" | tee "$dir/tune.txt" || status=$?
 cluster_wait_for_fit "$sweep"
-"$cli" fit "$sweep" | tee "$dir/fit.txt" || status=$?
+"$cli" fit "$sweep" --detail | tee "$dir/fit.txt" || status=$?
 exit "$status"

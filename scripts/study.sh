@@ -38,7 +38,7 @@ cluster_wait_for_fit "$ladder"
 out="$study/reports"
 rm -rf "$out"
 mkdir -p "$out"
-"$cli" fit "$ladder" | tee "$out/ladder-fit.txt" || status=$?
+"$cli" fit "$ladder" --detail | tee "$out/ladder-fit.txt" || status=$?
 "$cli" report "$ablation" --out "$out/ablation"
 "$cli" report "$ladder" --out "$out/ladder"
 # The power of the ladder's design at the noise, seed correlation and slope its own runs measured.

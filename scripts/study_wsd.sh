@@ -32,7 +32,7 @@ cluster_wait_for_fit "$sweep"
 rm -rf "$study/report"
 "$cli" plan "$sweep_file" --no-power > "$study/plan.txt"
 "$cli" tune "$sweep" > "$study/tune.txt" || status=$?
-"$cli" fit "$sweep" | tee "$study/fit.txt" || status=$?
+"$cli" fit "$sweep" --detail | tee "$study/fit.txt" || status=$?
 "$cli" report "$sweep" --out "$study/report" || status=$?
 tail -n 4 "$study/plan.txt"
 echo "== done in $((ran / 60)) min $((ran % 60)) s of training: $study/plan.txt, tune.txt, fit.txt and report/"

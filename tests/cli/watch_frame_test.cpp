@@ -165,6 +165,39 @@ TEST(WatchFrame, ARunsBranchesStayUnderItWhereverItsMostUrgentMemberGoes) {
   EXPECT_EQ(frame[6].rfind("w/c ", 0), 0u) << frame[6];
 }
 
+// A sweep that had finished before `watch` began: a few lines, not a row per job, whatever the sweep's size.
+TEST(WatchSummary, AFinishedSweepGetsItsStagesItsFailuresAndWhereToReadOn) {
+  v1::Sweep sweep = demo_sweep();
+  sweep.set_finished(true);
+  std::vector<v1::Job> jobs;
+  for (int i = 0; i < 300; ++i) {
+    v1::Job j;
+    j.set_id(std::to_string(i + 1));
+    j.set_name("tiny-2x32/unified/adamw/cosine/s" + std::to_string(i));
+    j.set_stage(i < 100 ? "tune" : "main");
+    j.set_attempt(1);
+    j.set_state(i % 50 == 7 ? v1::JOB_STATE_FAILED : v1::JOB_STATE_SUCCEEDED);
+    if (j.state() == v1::JOB_STATE_FAILED) j.set_error("gammalab-train exited with code 3\nTraceback: ...");
+    jobs.push_back(j);
+  }
+  const std::vector<std::string> lines = finished_summary(sweep, jobs, 80);
+  const std::vector<std::string> expected = {
+      "sweep 3 'demo-cpu': 300/300 done, finished; 294 succeeded, 6 failed",
+      "  tune stage: 100 jobs, 2 failed, 98 succeeded",
+      "  main stage: 200 jobs, 4 failed, 196 succeeded",
+      "  failed: job 8 tiny-2x32/unified/adamw/cosine/s7 (attempt 1): gammalab-train e…",
+      "  failed: job 58 tiny-2x32/unified/adamw/cosine/s57 (attempt 1): gammalab-train…",
+      "  failed: job 108 tiny-2x32/unified/adamw/cosine/s107 (attempt 1): gammalab-tra…",
+      "  failed: job 158 tiny-2x32/unified/adamw/cosine/s157 (attempt 1): gammalab-tra…",
+      "  failed: job 208 tiny-2x32/unified/adamw/cosine/s207 (attempt 1): gammalab-tra…",
+      "  and 1 more failed",
+      "next: gammalab jobs 3 · gammalab fit 3 · gammalab tune 3"};
+  EXPECT_EQ(lines, expected);
+  // Into a pipe (0 columns) the lines are whole: the error's first line, not its traceback.
+  const std::vector<std::string> whole = finished_summary(sweep, jobs, 0);
+  EXPECT_EQ(whole[3], "  failed: job 8 tiny-2x32/unified/adamw/cosine/s7 (attempt 1): gammalab-train exited with code 3");
+}
+
 TEST(ProgressLog, ALogGetsAboutTwentyLinesForASweepOfAnySize) {
   v1::Sweep sweep = demo_sweep();
   std::vector<v1::Job> jobs(200);

@@ -109,4 +109,17 @@ for size in 80x24 200x60; do
   grep -q "^sweep $sweep 'watch-terminal[^']*…': 30/30 done, finished; 30 succeeded$" <<<"$pane" \
     || fail "$size: no final sweep line on the normal screen:"$'\n'"$pane"
 done
-echo "ok: watch at 80x24 ($frames_80 frames) and 200x60 ($frames_200 frames): fits, never scrolls, ends on the normal screen"
+# Watching the sweep once it has finished: a summary of a few lines, not a row per job.
+tmux -L "$socket" new-session -d -s after -x 80 -y 24 \
+  "env GAMMALAB_SERVER=$GAMMALAB_SERVER $bin/cli/gammalab --token-file $work/user.token watch $sweep; echo WATCH-EXIT=\$?; sleep 600" \
+  || fail "tmux after"
+for _ in $(seq 300); do
+  pane=$(tmux -L "$socket" capture-pane -p -J -t after)
+  grep -q '^WATCH-EXIT=' <<<"$pane" && break
+  sleep 0.2
+done
+grep -q '^WATCH-EXIT=0$' <<<"$pane" || fail "watch of a finished sweep:"$'\n'"$pane"
+summary=$(sed -n '/^sweep /,/^WATCH-EXIT/p' <<<"$pane" | sed '$d')
+[ "$(wc -l <<<"$summary")" -le 4 ] || fail "watch of a finished sweep printed more than a summary:"$'\n'"$summary"
+grep -q "^next: gammalab jobs $sweep · gammalab fit $sweep\$" <<<"$summary" || fail "no way on in:"$'\n'"$summary"
+echo "ok: watch at 80x24 ($frames_80 frames) and 200x60 ($frames_200 frames): fits, never scrolls, ends on the normal screen; a finished sweep gets a summary"

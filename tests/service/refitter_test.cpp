@@ -124,7 +124,15 @@ TEST(Refitter, TheCliPrintsTheStoredFitOfASweepGivenAlone) {
   Refitter refitter(store, options);
   run_to_success(store, worker, 10);
   ASSERT_EQ(refitter.refit(sweep.id), 1);
-  const std::string text = run_cli(server);
+  // Without --detail: the verdict once, from the law with a compute frontier, the other law named.
+  const std::string brief = run_cli(server);
+  EXPECT_NE(brief.find("== stored fit v1 of sweep " + sweep.id + ", law c, 10 jobs"), std::string::npos) << brief;
+  EXPECT_EQ(brief.find(", law n, 10 jobs"), std::string::npos) << brief;
+  EXPECT_NE(brief.find("(also stored: law n, whose verdict has no law check; --detail shows every law)"),
+            std::string::npos) << brief;
+  EXPECT_NE(brief.find("\nverdict:\n  unified reaches baseline's loss with"), std::string::npos) << brief;
+  EXPECT_EQ(brief.find("compute multiplier unified over baseline"), std::string::npos) << brief;
+  const std::string text = run_cli(server + " --detail");
   EXPECT_NE(text.find("== stored fit v1 of sweep " + sweep.id + ", law n, 10 jobs"), std::string::npos) << text;
   EXPECT_NE(text.find("== stored fit v1 of sweep " + sweep.id + ", law c, 10 jobs"), std::string::npos) << text;
   EXPECT_NE(text.find("law c, 20/20 bootstrap resamples"), std::string::npos) << text;
@@ -206,7 +214,8 @@ TEST(Refitter, TheTuneSeedIsCheckedAgainstTheMainSeedsByTheRefitAndTheCli) {
     EXPECT_EQ(cell["disagrees"].get<bool>(), planted) << cell.dump();
   }
 
-  const std::string text = run_cli("--server " + coordinator.address() + " fit " + sweep.id + " --refit --bootstrap 0");
+  const std::string text =
+      run_cli("--server " + coordinator.address() + " fit " + sweep.id + " --refit --bootstrap 0 --detail");
   EXPECT_NE(text.find("tune seed check: the tune stage's runs at the pick against the main seeds"), std::string::npos)
       << text;
   EXPECT_NE(text.find("disagree with the main seeds beyond chance at 1 of 6 configurations (baseline at N="),

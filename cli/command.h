@@ -2,7 +2,7 @@
 // The CLI's commands. Each add_*_command adds one subcommand (its options and callback) to the app; main.cpp
 // lists them all in one table, in the order `gammalab --help` shows them. Commands that belong together share a
 // file: cmd_submit/validate/plan (sweep files), cmd_list (sweeps, jobs, show, workers), cmd_control (cancel,
-// retry, logs), cmd_watch, cmd_fit, cmd_export, cmd_report, cmd_completion.
+// retry, logs), cmd_import, cmd_watch, cmd_fit, cmd_export, cmd_report, cmd_completion.
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -36,6 +36,7 @@ WorkerNames known_worker_names(v1::Coordinator::Stub& stub, const std::string& a
 void add_validate_command(CLI::App& app, CliContext& context);  // cmd_validate.cpp
 void add_plan_command(CLI::App& app, CliContext& context);      // cmd_plan.cpp
 void add_submit_command(CLI::App& app, CliContext& context);    // cmd_submit.cpp
+void add_import_command(CLI::App& app, CliContext& context);    // cmd_import.cpp
 void add_sweeps_command(CLI::App& app, CliContext& context);    // cmd_list.cpp
 void add_jobs_command(CLI::App& app, CliContext& context);      // cmd_list.cpp
 void add_show_command(CLI::App& app, CliContext& context);      // cmd_list.cpp

@@ -23,6 +23,7 @@ using gammalab::cli::CliContext;
 // The commands, in the order `gammalab --help` lists them: a study's life from file to result.
 constexpr void (*kCommands[])(CLI::App&, CliContext&) = {
     gammalab::cli::add_validate_command, gammalab::cli::add_plan_command,   gammalab::cli::add_submit_command,
+    gammalab::cli::add_import_command,
     gammalab::cli::add_sweeps_command,   gammalab::cli::add_jobs_command,   gammalab::cli::add_show_command,
     gammalab::cli::add_workers_command,  gammalab::cli::add_watch_command,  gammalab::cli::add_cancel_command,
     gammalab::cli::add_retry_command,    gammalab::cli::add_logs_command,   gammalab::cli::add_tune_command,

@@ -12,7 +12,8 @@ namespace gammalab {
 
 inline constexpr std::size_t kMaxCommandArgs = 256;         // arguments of one command
 inline constexpr std::size_t kMaxCommandArgBytes = 4096;    // bytes of one argument as written
-inline constexpr double kMaxDeclaredParams = 1e15;          // declared_params: 1,000x a 1T model
+inline constexpr double kMaxDeclaredParams = 1e15;            // declared_params: 1,000x a 1T model
+inline constexpr std::size_t kMaxImportedSourceBytes = 1024;  // JobConfig::imported: where a run came from
 
 // Checks a config's command: its size, each argument's text (valid UTF-8, no NUL or control bytes, a program
 // to run first) and every placeholder (a scalar config field; `{{` and `}}` stand for braces). Throws

@@ -105,6 +105,8 @@ void fields(JobConfig& s, F&& f) {
   f("nodes", s.nodes);
   f("command", s.command);
   f("declared_params", s.declared_params);
+  f("declared_tokens", s.declared_tokens);
+  f("imported", s.imported);
 }
 
 template <typename T>
@@ -366,6 +368,16 @@ void validate(const JobConfig& c) {
   if (const std::optional<double>& declared = c.declared_params) {
     require(*declared >= 1 && *declared <= kMaxDeclaredParams, "declared_params",
             "must be in [1, " + number_text(kMaxDeclaredParams) + "], got " + number_text(*declared));
+  }
+  if (const std::optional<double>& declared = c.declared_tokens) {
+    require(*declared >= 1 && *declared <= double(limits::kMaxTokens), "declared_tokens",
+            "must be in [1, " + number_text(double(limits::kMaxTokens)) + "], got " + number_text(*declared));
+  }
+  if (const std::optional<std::string>& imported = c.imported) {
+    require(!imported->empty() && imported->size() <= kMaxImportedSourceBytes, "imported",
+            "must be 1 to " + std::to_string(kMaxImportedSourceBytes) + " bytes, got " +
+                std::to_string(imported->size()));
+    require(!c.command, "imported", "a run brought in by `gammalab import` has no command: it is never run");
   }
 }
 

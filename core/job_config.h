@@ -202,6 +202,13 @@ struct JobConfig {
   // The fit's N as such a program declares it (parameters activated per token, embeddings left out). Unset: N is
   // counted from `model` (core/param_count.h), as for gammalab-train.
   std::optional<double> declared_params{};
+  // The fit's D as such a program, or an imported run, declares it: the tokens the run trained on. Unset: steps
+  // times batch_tokens.
+  std::optional<double> declared_tokens{};
+  // A run trained elsewhere and brought in by `gammalab import` (docs/own-program.md, "Runs in"): where it came
+  // from (a file, a TensorBoard directory, an MLflow run). Such a job is stored finished and is never run; a
+  // sweep file cannot set it.
+  std::optional<std::string> imported{};
 
   // Ranks on each machine: the slots the job takes of each worker it runs on.
   int ranks_per_node() const { return world_size.value_or(1) / nodes.value_or(1); }

@@ -117,6 +117,11 @@ double job_fitted_params(const JobConfig& config) {
   return double(count_params(config.model, config.scale).fitted());
 }
 
+double job_fitted_tokens(const JobConfig& config) {
+  if (config.declared_tokens) return *config.declared_tokens;
+  return double(config.steps) * double(config.batch_tokens);
+}
+
 double job_flops_per_token(const JobConfig& config) {
   if (config.declared_params) return 6.0 * *config.declared_params;
   return flops_per_token(config.model, config.scale);

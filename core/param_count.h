@@ -34,5 +34,8 @@ double flops_per_token(const ModelSpec& model, const ScaleSpec& scale);
 // declares its N (JobConfig::declared_params, docs/own-program.md) that N and 6 N; else the two above.
 double job_fitted_params(const JobConfig& config);
 double job_flops_per_token(const JobConfig& config);
+// D of a job as the fits count it: the tokens it declares (JobConfig::declared_tokens: an imported run, or a
+// program whose steps are not batch_tokens each), else steps * batch_tokens.
+double job_fitted_tokens(const JobConfig& config);
 
 }  // namespace gammalab

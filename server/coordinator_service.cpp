@@ -7,6 +7,8 @@
 #include <memory>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "core/limits.h"
 #include "core/utf8_text.h"
 #include "proto/convert.h"
@@ -38,6 +40,77 @@ grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::Sub
   return guarded(*request, [&] {
     coordinator::Submitted submitted = app_.submit_sweep(request->yaml(), request->file_name(), request->rerun());
     *response = submit_reply(submitted.sweep, submitted.jobs_created, submitted.jobs_reused, submitted.problems);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::ImportRuns(grpc::ServerContext*, grpc::ServerReader<v1::ImportRunsRequest>* reader,
+                                            v1::ImportRunsResponse* response) {
+  // One import at a time: each holds its runs in memory (up to kMaxImportedPoints points) until it is stored.
+  if (importing_.exchange(true)) {
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED, "another import is in progress; try again when it has finished"};
+  }
+  const struct Done {
+    std::atomic<bool>& flag;
+    ~Done() { flag = false; }
+  } done{importing_};
+  return guarded([&] {
+    // Read whole, bounded (a run's points, the runs, all points: core/scaling/imported_runs.h), before anything
+    // is stored: an import is one transaction.
+    v1::ImportRunsRequest request;
+    std::string name, description;
+    std::vector<ImportedRun> runs;
+    std::size_t points = 0;
+    bool header = false;
+    const auto refuse = [](const std::string& why) { return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, why); };
+    while (reader->Read(&request)) {
+      if (grpc::Status bad = check_request_limits(request); !bad.ok()) return bad;
+      switch (request.part_case()) {
+        case v1::ImportRunsRequest::kHeader:
+          if (header) return refuse("header: sent twice");
+          header = true;
+          name = request.header().sweep_name();
+          description = request.header().description();
+          break;
+        case v1::ImportRunsRequest::kRun: {
+          if (!header) return refuse("run: before the header");
+          if (runs.size() >= kMaxImportedRuns) {
+            return refuse("runs: more than the limit of " + std::to_string(kMaxImportedRuns));
+          }
+          ImportedRun run;
+          run.name = request.run().name();
+          const nlohmann::json json = nlohmann::json::parse(request.run().config_json(), nullptr, false);
+          if (!json.is_object()) return refuse("run " + utf8_head(run.name, 64) + ": config_json: not a JSON object");
+          try {
+            run.config = job_config_from_json(json);
+          } catch (const std::exception& e) {
+            return refuse("run " + utf8_head(run.name, 64) + ": config_json: " + e.what());
+          }
+          runs.push_back(std::move(run));
+          break;
+        }
+        case v1::ImportRunsRequest::kPoints: {
+          if (runs.empty()) return refuse("points: before the first run");
+          points += static_cast<std::size_t>(request.points().points_size());
+          if (points > kMaxImportedPoints) {
+            return refuse("points: more than the limit of " + std::to_string(kMaxImportedPoints) + " in one import");
+          }
+          std::vector<MetricPoint> more = from_proto(request.points().points());
+          auto& into = runs.back().points;
+          into.insert(into.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+          break;
+        }
+        default:
+          return refuse("part: empty message");
+      }
+    }
+    if (!header) return refuse("header: none sent");
+    const std::size_t run_count = runs.size();
+    auto sweep = app_.import_runs(name, description, std::move(runs));
+    if (!sweep.ok()) return to_grpc(sweep.status());
+    *response->mutable_sweep() = to_proto(*sweep);
+    response->set_runs(static_cast<int>(run_count));
+    response->set_points(static_cast<std::int64_t>(points));
     return grpc::Status::OK;
   });
 }

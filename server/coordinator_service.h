@@ -1,6 +1,8 @@
 #pragma once
 // The Coordinator gRPC service: what people and tools call (submit, list, watch, cancel, metrics), an adapter
 // of the application layer (server/coordinator/coordinator.h) to gRPC's messages and status codes.
+#include <atomic>
+
 #include "core/limits.h"
 #include "server/coordinator/coordinator.h"
 #include "gammalab/v1/gammalab.grpc.pb.h"
@@ -24,6 +26,8 @@ class CoordinatorService final : public v1::Coordinator::Service {
                  options.insecure_no_auth ? std::string() : options.database) {}
 
   grpc::Status SubmitSweep(grpc::ServerContext*, const v1::SubmitSweepRequest*, v1::SubmitSweepResponse*) override;
+  grpc::Status ImportRuns(grpc::ServerContext*, grpc::ServerReader<v1::ImportRunsRequest>*,
+                          v1::ImportRunsResponse*) override;
   grpc::Status ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest*, v1::ListSweepsResponse*) override;
   grpc::Status GetSweep(grpc::ServerContext*, const v1::GetSweepRequest*, v1::Sweep*) override;
   grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*, v1::ListJobsResponse*) override;
@@ -45,6 +49,7 @@ class CoordinatorService final : public v1::Coordinator::Service {
   const ServerOptions& options_;
   coordinator::Coordinator app_;
   LongCalls watches_;  // open WatchSweep calls: each holds a thread of the server while it lasts
+  std::atomic<bool> importing_{false};  // an ImportRuns call is reading its runs
 };
 
 }  // namespace gammalab

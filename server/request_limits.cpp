@@ -30,6 +30,11 @@ const std::unordered_map<std::string_view, FieldLimit>& field_limits() {
   static const auto* table = new std::unordered_map<std::string_view, FieldLimit>{
       {"gammalab.v1.SubmitSweepRequest.yaml", {.bytes = limits::kMaxSweepFileBytes}},
       {"gammalab.v1.SubmitSweepRequest.file_name", {.bytes = 1024}},
+      {"gammalab.v1.ImportRunsRequest.Header.sweep_name", {.bytes = 256}},
+      {"gammalab.v1.ImportRunsRequest.Header.description", {.bytes = 1024}},
+      {"gammalab.v1.ImportRunsRequest.Run.name", {.bytes = 256}},
+      {"gammalab.v1.ImportRunsRequest.Run.config_json", {.bytes = 64 * 1024}},
+      {"gammalab.v1.ImportRunsRequest.Points.points", {.count = limits::kMaxPointsPerReport}},
       // A host name is at most 253 bytes (RFC 1035); a machine has at most a few dozen accelerators.
       {"gammalab.v1.RegisterWorkerRequest.hostname", {.bytes = 255}},
       {"gammalab.v1.RegisterWorkerRequest.gpus", {.bytes = 128, .count = 1024}},

@@ -34,6 +34,7 @@
 #include "core/job_state.h"
 #include "core/metric.h"
 #include "core/metric_replay.h"
+#include "core/scaling/imported_runs.h"
 #include "core/scaling/job_points.h"
 #include "core/sweep/sweep.h"
 #include "core/sweep_record.h"
@@ -111,6 +112,7 @@ struct JobEvent {
 namespace job_event_kind {
 inline constexpr std::string_view kSubmitted = "submitted";        // -> pending
 inline constexpr std::string_view kReused = "reused";              // -> succeeded: another job's results
+inline constexpr std::string_view kImported = "imported";          // -> succeeded: a run trained elsewhere
 inline constexpr std::string_view kLeased = "leased";              // -> leased by a worker, a new attempt
 inline constexpr std::string_view kStarted = "started";            // -> running: the trainer started
 inline constexpr std::string_view kSucceeded = "succeeded";
@@ -139,6 +141,11 @@ class Store {
   // jobs are the sweep's tune stage and the sweep awaits its main stage (add_main_stage).
   SubmitResult create_sweep(const Sweep& sweep, const std::string& yaml, const std::string& file_name, bool rerun,
                             bool tune_stage = false);
+  // Runs trained elsewhere (core/scaling/imported_runs.h), checked by the caller (check_imported_run): a sweep
+  // of finished jobs, one per run, with its points, stored in one transaction. Its description (where the runs
+  // came from) is kept as the sweep's file name.
+  SweepRecord import_runs(const std::string& name, const std::string& description,
+                          const std::vector<ImportedRun>& runs);
   // ---- tune stages (core/sweep/tune.h)
   // Sweeps whose tune stage has not been resolved yet.
   std::vector<std::string> sweeps_awaiting_main();

@@ -28,7 +28,7 @@ double recent_train_loss(const std::vector<MetricPoint>& train_loss) {
 
 RunPoint job_run_point(const JobConfig& config, double loss, const std::string& group_by, const std::string& label) {
   RunPoint run;
-  run.tokens = double(config.steps) * double(config.batch_tokens);
+  run.tokens = job_fitted_tokens(config);
   run.params = job_fitted_params(config);
   run.compute = job_flops_per_token(config) * run.tokens;
   run.loss = loss;

@@ -340,6 +340,10 @@ std::optional<ResolvedJob> SweepJobResolver::resolve(const JobFields& fields, st
       if (variant_sets_qk_norm(variant_name)) defaults["model"]["qk_norm"] = true;
     }
   }
+  if (const SweepValue* imported = given("imported")) {
+    diagnostics.add(imported->source, "is set by `gammalab import` on runs trained elsewhere; a sweep file's jobs are "
+                                      "run, so it cannot set it");
+  }
   defaults["seed"] = seed;
   // With a bad model preset the expressions are still checked against a stand-in (the default model), but
   // nothing that depends on the model's values.

@@ -21,13 +21,15 @@ SweepPlan plan_sweep(const Sweep& sweep, const PlanAssumptions& assumptions) {
     row.tokens = job.tokens;
     row.steps = job.config.steps;
     row.start_step = job.parent ? job.branch_step : 0;
-    row.trained_tokens = (job.config.steps - row.start_step) * job.config.batch_tokens;
+    // A branch trains its run's remaining steps; a program declaring its tokens trains those.
+    row.trained_tokens = job.parent ? (job.config.steps - row.start_step) * job.config.batch_tokens
+                                    : static_cast<std::int64_t>(std::llround(job_fitted_tokens(job.config)));
     row.flops_per_token = job_flops_per_token(job.config);
     row.flops = row.flops_per_token * double(row.trained_tokens);
     plan.total_tokens += row.trained_tokens;
     plan.total_flops += row.flops;
     plan.branches += job.parent ? 1 : 0;
-    plan.independent_flops += row.flops_per_token * double(job.config.steps * job.config.batch_tokens);
+    plan.independent_flops += row.flops_per_token * job_fitted_tokens(job.config);
     plan.rows.push_back(std::move(row));
   }
   plan.pf_days = plan.total_flops / (1e15 * 86400.0);

@@ -4,6 +4,10 @@
   ``points.parquet``, every stored metric point (job, name, step, tokens, value), each value the stored double;
 - TensorBoard event files: one run directory per job (named by the job's id and name), a scalar per metric and
   step. TensorBoard keeps a scalar as a 32-bit float: the curves it draws are the stored ones rounded to that.
+- An MLflow tracking server (over its REST API, gammalab/mlflow_rest.py): one MLflow run per job in an
+  experiment (the sweep's name unless given), its config as params (optim.lr, ...), its group, seed, N and D as
+  tags (gammalab.group, gammalab.seed, gammalab.params, gammalab.tokens), every point as a metric at its step
+  (each value the stored double) and the tokens at each step as the metric ``tokens``. W&B imports from there.
 
     python -m gammalab export SWEEP --server 127.0.0.1:8080 --token-file user.token --parquet out/ --tensorboard tb/
 """
@@ -14,6 +18,7 @@ import time
 from pathlib import Path
 
 from gammalab.client import Client
+from gammalab.mlflow_rest import Mlflow
 
 
 def to_parquet(client: Client, sweep: str, out: Path) -> dict:
@@ -53,4 +58,39 @@ def to_tensorboard(client: Client, sweep: str, out: Path) -> dict:
             written["scalars"] += 1
         writer.close()
         written["runs"] += 1
+    return written
+
+
+# MLflow's limit on a param's value, in characters.
+_MAX_PARAM_CHARS = 6000
+
+
+def to_mlflow(client: Client, sweep: str, url: str, experiment: str = "") -> dict:
+    """One MLflow run per job of the sweep in `experiment` (made when missing); returns the runs and metrics."""
+    import pandas as pd
+
+    server = Mlflow(url)
+    name = experiment or client.sweep(sweep)["name"]
+    experiment_id = server.experiment_id(name, create=True)
+    written = {"runs": 0, "metrics": 0, "experiment": name}
+    now = int(time.time() * 1000)
+    for _, row in client.runs(sweep).iterrows():
+        points = client.job_points(str(row["id"]))
+        if not points:
+            continue
+        config = {col[len("config."):]: value for col, value in row.items()
+                  if col.startswith("config.") and not (pd.api.types.is_scalar(value) and pd.isna(value))}
+        tags = {"gammalab.sweep": str(sweep), "gammalab.job": str(row["id"]), "gammalab.state": str(row["state"]),
+                "gammalab.group": str(config.get("scale.variant", "baseline")),
+                "gammalab.seed": str(config.get("seed", 0)), "gammalab.params": repr(float(row["params"])),
+                "gammalab.tokens": repr(float(row["tokens"]))}
+        run_id = server.create_run(experiment_id, str(row["name"]), now, tags)
+        params = [{"key": k, "value": str(v)} for k, v in sorted(config.items()) if len(str(v)) <= _MAX_PARAM_CHARS]
+        metrics = [{"key": n, "value": v, "timestamp": now, "step": step} for n, step, _t, v in points]
+        tokens = {step: t for _n, step, t, _v in points}
+        metrics += [{"key": "tokens", "value": float(t), "timestamp": now, "step": step} for step, t in tokens.items()]
+        server.log_batch(run_id, metrics, params)
+        server.finish_run(run_id, now)
+        written["runs"] += 1
+        written["metrics"] += len(points)
     return written

@@ -7,8 +7,10 @@
 #include <utility>
 
 #include "core/config_paths.h"
+#include "core/job_command.h"
 #include "core/job_state.h"
 #include "core/sweep/sweep.h"
+#include "core/utf8_text.h"
 #include "proto/convert.h"
 #include "server/pending_reason.h"
 
@@ -136,6 +138,27 @@ Submitted Coordinator::submit_sweep(const std::string& yaml, const std::string& 
   out.jobs_created = result.jobs_created;
   out.jobs_reused = result.jobs_reused;
   return out;
+}
+
+absl::StatusOr<SweepRecord> Coordinator::import_runs(const std::string& name, const std::string& description,
+                                                     std::vector<ImportedRun> runs) {
+  if (name.empty() || name.size() > kMaxImportedNameBytes || utf8_valid(name) != name) {
+    return absl::InvalidArgumentError("sweep_name: must be 1 to " + std::to_string(kMaxImportedNameBytes) +
+                                      " bytes of UTF-8, got " + std::to_string(name.size()) + " bytes");
+  }
+  if (description.size() > kMaxImportedSourceBytes || utf8_valid(description) != description) {
+    return absl::InvalidArgumentError("description: must be at most " + std::to_string(kMaxImportedSourceBytes) +
+                                      " bytes of UTF-8, got " + std::to_string(description.size()));
+  }
+  if (runs.empty()) return absl::InvalidArgumentError("runs: none sent");
+  try {
+    for (ImportedRun& run : runs) check_imported_run(run);
+  } catch (const std::invalid_argument& e) {
+    return absl::InvalidArgumentError(e.what());
+  }
+  SweepRecord sweep = store_.import_runs(name, description, runs);
+  spdlog::info("sweep {} '{}': {} runs imported ({})", sweep.id, name, runs.size(), description);
+  return sweep;
 }
 
 absl::StatusOr<Page<SweepRecord>> Coordinator::list_sweeps(const PageRequest& page) {

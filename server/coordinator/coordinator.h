@@ -85,6 +85,10 @@ class Coordinator {
 
   // ---- sweeps
   Submitted submit_sweep(const std::string& yaml, const std::string& file_name, bool rerun);
+  // Runs trained elsewhere as a sweep of finished jobs: each run checked again (check_imported_run: a caller
+  // may send anything), then all stored at once. InvalidArgument naming the run and the field, nothing stored.
+  absl::StatusOr<SweepRecord> import_runs(const std::string& name, const std::string& description,
+                                          std::vector<ImportedRun> runs);
   absl::StatusOr<Page<SweepRecord>> list_sweeps(const PageRequest& page);
   absl::StatusOr<SweepRecord> sweep(const std::string& id_or_name);
   // Cancels the sweep's pending and active jobs, or only `job_ids` (each must be the sweep's); a sweep still

@@ -99,7 +99,8 @@ TEST(JobConfig, MuonLrIsAnOptionalOverrideOfLr) {
   // The schema's view: every field, the optional one included.
   EXPECT_TRUE(job_config_every_field()["optim"].contains("muon_lr"));
   const std::vector<std::string> optional{"optim.muon_lr", "schedule.decay_steps", "data.eval_windows",
-                                          "data.eval_batches", "world_size", "nodes", "command", "declared_params"};
+                                          "data.eval_batches", "world_size", "nodes", "command", "declared_params",
+                                          "declared_tokens", "imported"};
   EXPECT_EQ(job_config_optional_fields(), optional);
 }
 

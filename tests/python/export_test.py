@@ -1,8 +1,11 @@
-"""Runs out of gammalab with real parts: a coordinator and a worker (the built binaries) train a program of a
-user's own (tests/integration/programs/toy_sgd.py) as two command jobs; then the Python client reads the runs as
-a DataFrame and `python -m gammalab export` writes Parquet and TensorBoard files, which pyarrow and TensorBoard's
-own reader read back. Every point equals what `gammalab export --format jsonl` reads over gRPC: bit for bit in
-Parquet, to a 32-bit float in TensorBoard (its scalar type).
+"""Runs out of gammalab and back in, with real parts: a coordinator and a worker (the built binaries) train a
+program of a user's own (tests/integration/programs/toy_sgd.py) as two command jobs; then the Python client reads
+the runs as a DataFrame and `python -m gammalab export` writes Parquet and TensorBoard files, which pyarrow and
+TensorBoard's own reader read back. Every point equals what `gammalab export --format jsonl` reads over gRPC: bit
+for bit in Parquet, to a 32-bit float in TensorBoard (its scalar type). Runs in: `python -m gammalab convert`
+turns both back into JSON lines and `gammalab import` stores them as a sweep of finished jobs, every point equal
+again (bit for bit from Parquet, to float32 from TensorBoard). And through a real MLflow tracking server (from
+the package index): out as one MLflow run per job, back in from it, every point and its tokens bit for bit.
 
     python export_test.py BUILD_DIR
 """
@@ -93,13 +96,17 @@ class RunsOut(unittest.TestCase):
         return subprocess.run([str(BUILD / "cli/gammalab"), "--server", cls.grpc, "--token-file",
                                str(cls.dir / "user.token"), *args], check=True, capture_output=True, text=True).stdout
 
-    def stored(self):
+    def stored(self, sweep="out", key="job_id"):
         """Every point as the CLI reads it over gRPC: {(job id, name, step): (tokens, value)}."""
         out = {}
-        for line in self.cli(["export", "out", "--format", "jsonl"]).splitlines():
+        for line in self.cli(["export", sweep, "--format", "jsonl"]).splitlines():
             p = json.loads(line)
-            out[(p["job_id"], p["metric"], p["step"])] = (p["tokens"], p["value"])
+            out[(p[key], p["metric"], p["step"])] = (p["tokens"], p["value"])
         return out
+
+    def python(self, *args):
+        return subprocess.run([sys.executable, "-m", "gammalab", *args], check=True, capture_output=True, text=True,
+                              env=dict(os.environ, PYTHONPATH=str(SOURCE / "python"))).stdout
 
     def test_the_runs_come_back_as_a_dataframe_with_their_config(self):
         runs = self.client.runs("out")
@@ -154,6 +161,90 @@ class RunsOut(unittest.TestCase):
                     self.assertEqual(np.float32(e.value), np.float32(value), (job, tag, e.step))
                     read += 1
         self.assertEqual(read, len(stored), "every stored point, once")
+
+    def test_parquet_comes_back_in_as_a_sweep_of_finished_runs_bit_for_bit(self):
+        out = self.dir / "parquet-in"
+        self.python("export", "out", "--server", self.client.url, "--token-file", str(self.dir / "user.token"),
+                    "--parquet", str(out))
+        printed = self.python("convert", "--parquet", str(out), "--out", str(self.dir / "runs.jsonl"))
+        self.assertIn("2 runs", printed)
+        printed = self.cli(["import", str(self.dir / "runs.jsonl"), "--name", "back"])
+        self.assertIn("'back': 2 runs", printed)
+        jobs = self.client.jobs("back")
+        self.assertEqual([j["state"] for j in jobs], ["succeeded", "succeeded"])
+        self.assertEqual(sorted(j["name"] for j in jobs), sorted(j["name"] for j in self.client.jobs("out")))
+        config = json.loads(jobs[0]["config_json"])
+        self.assertTrue(config["imported"].endswith("job " + self.client.jobs("out")[0]["id"]), config["imported"])
+        self.assertEqual(config["declared_params"], 8.0)
+        self.assertEqual(self.stored("back", "job"), self.stored("out", "job"), "every point, bit for bit")
+
+    def test_tensorboard_comes_back_in_to_float32(self):
+        out = self.dir / "tensorboard-in"
+        self.python("export", "out", "--server", self.client.url, "--token-file", str(self.dir / "user.token"),
+                    "--tensorboard", str(out))
+        runs = self.client.runs("out")
+        with open(self.dir / "meta.csv", "w") as meta:
+            meta.write("run,group,seed,params,tokens\n")
+            for run_dir in sorted(out.iterdir()):
+                row = runs[runs["id"].astype(int) == int(run_dir.name.split("-", 1)[0])].iloc[0]
+                meta.write(f"{run_dir.name},baseline,{row['config.seed']},{row['params']},{row['tokens']}\n")
+        self.python("convert", "--tensorboard", str(out), "--runs", str(self.dir / "meta.csv"), "--out",
+                    str(self.dir / "tb.jsonl"))
+        self.cli(["import", str(self.dir / "tb.jsonl"), "--name", "from-tb"])
+        back = self.stored("from-tb", "job")
+        original = {}
+        for (job, name, step), (_tokens, value) in self.stored("out").items():
+            original[(job, name, step)] = value
+        self.assertEqual(len(back), len(original))
+        for (run, name, step), (_tokens, value) in back.items():
+            job = str(int(run.split("-", 1)[0]))  # the run's directory: the job's id, then its name
+            self.assertEqual(np.float32(value), np.float32(original[(job, name, step)]), (run, name, step))
+
+    def test_mlflow_takes_every_run_out_and_gives_it_back_bit_for_bit(self):
+        import socket
+        import urllib.request
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        log = open(self.dir / "mlflow.log", "w")
+        mlflow = subprocess.Popen([str(Path(sys.executable).parent / "mlflow"), "server", "--backend-store-uri",
+                                   f"sqlite:///{self.dir / 'mlflow.db'}", "--default-artifact-root",
+                                   str(self.dir / "mlflow-artifacts"), "--host", "127.0.0.1", "--port", str(port),
+                                   "--workers", "1"], stdout=log, stderr=log)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.time() + 120
+            while True:
+                try:
+                    with urllib.request.urlopen(url + "/health", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                self.assertIsNone(mlflow.poll(), (self.dir / "mlflow.log").read_text()[-2000:])
+                self.assertLess(time.time(), deadline, "MLflow did not start")
+                time.sleep(0.5)
+            printed = self.python("export", "out", "--server", self.client.url, "--token-file",
+                                  str(self.dir / "user.token"), "--mlflow", url, "--experiment", "out-mlflow")
+            self.assertIn("experiment out-mlflow: 2 runs", printed)
+            from gammalab.mlflow_rest import Mlflow
+
+            server = Mlflow(url)
+            runs = list(server.runs(server.experiment_id("out-mlflow")))
+            self.assertEqual(len(runs), 2)
+            params = {p["key"]: p["value"] for p in runs[0]["data"]["params"]}
+            self.assertEqual(params["optim.lr"], "0.05", "the config as MLflow params")
+            self.python("convert", "--mlflow", url, "--experiment", "out-mlflow", "--out", str(self.dir / "ml.jsonl"))
+            self.cli(["import", str(self.dir / "ml.jsonl"), "--name", "from-mlflow"])
+            self.assertEqual(self.stored("from-mlflow", "job"), self.stored("out", "job"),
+                             "every point and its tokens, bit for bit")
+            config = json.loads(self.client.jobs("from-mlflow")[0]["config_json"])
+            self.assertTrue(config["imported"].startswith(f"mlflow {url} run "), config["imported"])
+        finally:
+            mlflow.terminate()
+            mlflow.wait(timeout=30)
+            log.close()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 #include "core/sweep/config_hash.h"
 #include "server/refitter.h"
 #include "tests/service/in_process_coordinator.h"
+#include "tests/service/run_cli.h"
 #include "tests/service/test_sweeps.h"
 
 namespace gammalab::testing {
@@ -94,18 +95,6 @@ TEST(Refitter, FitsWhenSucceededJobsChangeAndVersionsEachFit) {
     EXPECT_LE(at["compute"].get<double>(), multiplier["compute_range"][1].get<double>());
   }
   std::filesystem::remove_all(path.parent_path());
-}
-
-// Runs the real CLI binary and returns what it printed (stdout and stderr).
-std::string run_cli(const std::string& arguments) {
-  const std::string command = std::string(GAMMALAB_BINARY_DIR) + "/cli/gammalab " + arguments + " 2>&1";
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return "popen failed";
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe)) out += buffer.data();
-  pclose(pipe);
-  return out;
 }
 
 TEST(Refitter, TheCliPrintsTheStoredFitOfASweepGivenAlone) {

@@ -67,6 +67,7 @@ JobConfig load_job(const std::string& path, const std::string& shared_root = {})
   // Such a job's model is the user's program (docs/own-program.md): training ours in its place would store a
   // curve of another model under its name.
   if (c.command) throw ConfigError("command", "this job runs a program of its own (" + c.command->front() + "), not gammalab-train");
+  if (c.imported) throw ConfigError("imported", "this run was trained elsewhere (" + *c.imported + "): it is never run");
   return c;
 }
 

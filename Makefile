@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: study-wsd deps build test demo package study dashboard bench fuzz calibrate clean own-script
+.PHONY: study-wsd deps build test demo package study dashboard bench fuzz calibrate clean own-script mlflow-example
 
 deps:
 	@scripts/deps.sh
@@ -43,6 +43,10 @@ study-wsd: build
 # A PyTorch script of your own trained as a sweep through the command contract (docs/own-program.md; a minute).
 own-script: build
 	@scripts/own_script.sh $(BUILD)
+
+# Runs kept in an MLflow tracking server imported and fitted (docs/own-program.md, "Runs in"; a minute).
+mlflow-example: build
+	@scripts/mlflow_example.sh $(BUILD)
 
 # Serves the dashboard over the demo's database (after `make demo`; nothing is installed or built again).
 dashboard:

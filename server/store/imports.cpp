@@ -48,6 +48,8 @@ SweepRecord Store::import_runs(const std::string& name, const std::string& descr
         tokens = std::max(tokens, p.tokens);
         if (p.name == metric_names::kTrainLoss && (!last_loss || p.step >= last_loss->step)) last_loss = &p;
       }
+      // A source without tokens per step (TensorBoard, MLflow) still says the run's D: its progress shows that.
+      if (tokens == 0) tokens = static_cast<std::int64_t>(std::llround(*run.config.declared_tokens));
       insert_job.bind(1, sweep_id).bind(2, ordinal++).bind(3, run.name).bind(4, config_hash(run.config));
       insert_job.bind(5, to_json(run.config).dump()).bind(6, job_state_name(JobState::kSucceeded));
       insert_job.bind(7, run.config.steps).bind(8, now).bind(9, step).bind(10, tokens);

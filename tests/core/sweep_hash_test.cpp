@@ -77,7 +77,9 @@ TEST(SweepHash, AnyFieldChangesTheHash) {
     nlohmann::json& value = changed[pointer];
     if (value.is_null()) {  // an optional field that the defaults leave unset (absent): set it, as its type
       const FieldKind* kind = SweepSchema::instance().find(path);
-      value = kind != nullptr && *kind == FieldKind::kInteger ? nlohmann::json(2) : nlohmann::json(0.5);
+      value = kind != nullptr && *kind == FieldKind::kInteger  ? nlohmann::json(2)
+              : kind != nullptr && *kind == FieldKind::kString ? nlohmann::json("x")
+                                                               : nlohmann::json(0.5);
     } else if (value.is_boolean()) value = !value.get<bool>();
     else if (value.is_number_integer() || value.is_number_unsigned()) value = value.get<std::int64_t>() + 1;
     else if (value.is_number()) value = value.get<double>() * 2 + 1;

@@ -11,6 +11,7 @@
 #include "core/job_state.h"
 #include "core/metric_downsample.h"
 #include "core/metric_names.h"
+#include "core/number_format.h"
 #include "core/param_count.h"
 #include "core/scaling/fit_options.h"
 #include "core/scaling/run_point.h"
@@ -85,7 +86,10 @@ RunSize run_size(const std::string& config_json) {
     size.total_steps = config.steps;
     const RunPoint run = job_run_point(config, std::numeric_limits<double>::quiet_NaN(), "scale.variant", "");
     size.variant = config.scale.variant;
-    size.preset = config.model.preset.empty() ? "custom" : config.model.preset;
+    size.preset = !config.model.preset.empty() ? config.model.preset
+                  : config.declared_params
+                      ? "N " + count_text(*config.declared_params)
+                      : "custom " + std::to_string(config.model.n_layers) + "x" + std::to_string(config.model.d_model);
     size.params = static_cast<std::int64_t>(run.params);  // a parameter count: exact in a double
     size.total_params = count_params(config.model, config.scale).total;
     size.tokens = run.tokens;

@@ -36,7 +36,10 @@ nlohmann::json metric_columns(const std::vector<MetricPoint>& points, std::size_
 // on every read of a sweep's runs.
 struct RunSize {
   std::string variant;
-  std::string preset;              // "custom" for a model given by its dimensions
+  // The model size a run is counted under, across variants (the study table's rows): its preset's name; else a
+  // declared N's ("N 6.29M": a program of the user's own, an imported run); else its dimensions ("custom 8x512",
+  // layers x width). One label for every variant of a size, which differ a little in their counted N.
+  std::string preset;
   std::int64_t params = 0;         // N as the fits count it (core/scaling/run_point.h)
   std::int64_t total_params = 0;   // every parameter, embeddings included
   double tokens = 0;               // the run's training tokens

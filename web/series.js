@@ -79,10 +79,26 @@ function readJobInfo(job) {
   } catch {
     config = {};
   }
-  return {
-    variant: config?.scale?.variant || 'baseline',
-    preset: config?.model?.preset || 'custom',
-  };
+  return { variant: config?.scale?.variant || 'baseline', preset: sizeLabel(config) };
+}
+
+// The model size a job is counted under, as the server labels its run (proto/dashboard_json.h, RunSize::preset):
+// its preset's name; else a declared N ("N 6.29M": a program of the user's own, an imported run); else its
+// dimensions ("custom 8x512", layers x width). The same for every variant of one size.
+export function sizeLabel(config) {
+  if (config?.model?.preset) return config.model.preset;
+  const declared = config?.declared_params;
+  if (typeof declared === 'number' && Number.isFinite(declared)) return `N ${countText(declared)}`;
+  return `custom ${config?.model?.n_layers ?? '?'}x${config?.model?.d_model ?? '?'}`;
+}
+
+// core/number_format.h's count_text, digit for digit, so that a size label reads as the server writes it.
+function countText(n) {
+  const a = Math.abs(n);
+  for (const [scale, unit, decimals] of [[1e12, 'T', 2], [1e9, 'B', 2], [1e6, 'M', 2], [1e3, 'k', 1]]) {
+    if (a >= scale) return `${(n / scale).toFixed(decimals)}${unit}`;
+  }
+  return n.toFixed(0);
 }
 
 // Appends the points of `columns` ({name: {step, tokens, value}}) to `store` (same shape), keeping only

@@ -115,10 +115,15 @@ def from_tensorboard(folder: Path, runs_csv: Path, metrics: Dict[str, str], out:
         header = {"name": run, **meta[run], "source": f"tensorboard {run_dir}"}
         written["points"] += _write_run(out, header, points)
         written["runs"] += 1
+    return _finished(written, left_out, "TAG", f"{folder}: no TensorBoard event files under it", err)
+
+
+def _finished(written: Dict[str, int], left_out: set, what: str, none_found: str, err: TextIO) -> Dict[str, int]:
+    """The end of a conversion: the source's names it left out said, and no runs at all an error."""
     if left_out:
-        print(f"left out (no gammalab name; --metric NAME=TAG keeps one): {', '.join(sorted(left_out))}", file=err)
+        print(f"left out (no gammalab name; --metric NAME={what} keeps one): {', '.join(sorted(left_out))}", file=err)
     if written["runs"] == 0:
-        raise ValueError(f"{folder}: no TensorBoard event files under it")
+        raise ValueError(none_found)
     return written
 
 
@@ -172,11 +177,7 @@ def from_mlflow(url: str, experiment: str, metrics: Dict[str, str], fields: Dict
                           for m in server.history(info["run_id"], key))
         written["points"] += _write_run(out, header, points)
         written["runs"] += 1
-    if left_out:
-        print(f"left out (no gammalab name; --metric NAME=KEY keeps one): {', '.join(sorted(left_out))}", file=err)
-    if written["runs"] == 0:
-        raise ValueError(f"MLflow experiment {experiment}: no runs")
-    return written
+    return _finished(written, left_out, "KEY", f"MLflow experiment {experiment}: no runs", err)
 
 
 def parse_field_map(pairs: Optional[List[str]]) -> Dict[str, str]:

@@ -318,7 +318,9 @@ TEST_F(HttpApiTest, RunsCarryParamsTokensAndFinalLosses) {
   EXPECT_EQ(run["state"], "succeeded");
   EXPECT_EQ(run["stage"], "main");
   EXPECT_EQ(run["variant"], "baseline");
-  EXPECT_EQ(run["preset"], "custom") << "no model preset named";
+  EXPECT_EQ(run["preset"], "custom " + std::to_string(config.model.n_layers) + "x" +
+                              std::to_string(config.model.d_model))
+      << "no model preset named: its dimensions";
   EXPECT_EQ(run["params"], counts.activated - counts.embedding);
   EXPECT_EQ(run["total_params"], counts.total);
   EXPECT_EQ(run["tokens"], double(config.steps) * double(config.batch_tokens));

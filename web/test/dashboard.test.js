@@ -1644,6 +1644,32 @@ max_attempts: 1
   assert.deepEqual(pageErrors, []);
 });
 
+// Runs trained elsewhere (`gammalab import`): the sweep says where they came from, and its study table has a
+// row per declared size (N of the file), both arms in each, not one "custom" row pooling every size.
+test('an imported sweep: where its runs came from, and a study row per declared size', { timeout: 2 * TIMEOUT }, async () => {
+  const file = join(tmp, 'web-imported.csv');
+  const rows = ['params,tokens,loss,group,seed'];
+  for (const [n, loss] of [[1e7, 3.2], [3e7, 2.9]]) {
+    for (const seed of [0, 1]) {
+      rows.push(`${n},${20 * n},${loss + 0.01 * seed},baseline,${seed}`, `${n},${20 * n},${loss - 0.05 + 0.01 * seed},unified,${seed}`);
+    }
+  }
+  writeFileSync(file, `${rows.join('\n')}\n`);
+  const printed = await cli('import', file);
+  const id = printed.match(/^sweep (\d+) 'web-imported': 8 runs, 8 metric points imported/)?.[1];
+  assert.ok(id, printed);
+  await page.goto(`${base}/#/sweeps/${id}`);
+  // The page shown before was another sweep's: wait for this one's name and its rows.
+  await waitInPage(() => document.getElementById('sweep-name').textContent === 'web-imported'
+    && document.querySelectorAll('#study tbody tr th')[0]?.textContent === 'N 10.00M'
+    && document.querySelectorAll('#study tbody tr').length === 2);
+  assert.match(await page.textContent('#sweep-meta'), new RegExp(`^#${id} · imported from web-imported\\.csv · submitted `));
+  const study = await page.$$eval('#study tbody tr', (trs) => trs.map((tr) => [tr.querySelector('th').textContent,
+    ...[...tr.querySelectorAll('td[data-variant]')].map((td) => `${td.dataset.variant}:${td.dataset.n}`)]));
+  assert.deepEqual(study, [['N 10.00M', 'baseline:2', 'unified:2'], ['N 30.00M', 'baseline:2', 'unified:2']]);
+  assert.deepEqual(pageErrors, []);
+});
+
 // Last: it restarts the coordinator. Sessions live in its memory, so the page's session is gone; the page must
 // not hang on "reconnecting…" but ask for the token, then come back live on the view it showed.
 test('a restarted coordinator: the page asks for the token again and returns to the same view', { timeout: 4 * TIMEOUT }, async () => {

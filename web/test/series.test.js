@@ -6,7 +6,7 @@ import {
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
   meanSe, wallClock, studyTable, multipliers, ema, valueAt, shortLabels, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
   settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, missingFitReason, tQuantile975, configDiff, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
-  pairedComparisons, gapClass, settingsProblems,
+  pairedComparisons, gapClass, settingsProblems, sizeLabel,
 } from '../series.js';
 import { REPORT, estimate } from './fit-report.js';
 
@@ -59,8 +59,14 @@ test('setMeta takes the states and loss names from the server; jobInfo reads pro
   assert.deepEqual(['running', 'pending', 'succeeded', 'failed', 'cancelled'].map(stateClass), ['active', '', 'ok', 'bad', 'warn']);
   assert.deepEqual(jobInfo({ config_json: '{"model":{"preset":"tiny-0.1m"},"scale":{"variant":"unified"}}' }),
     { variant: 'unified', preset: 'tiny-0.1m' });
-  assert.deepEqual(jobInfo({ config_json: '{"model":{"preset":""}}' }), { variant: 'baseline', preset: 'custom' });
-  assert.deepEqual(jobInfo({ config_json: 'not json' }), { variant: 'baseline', preset: 'custom' });
+  assert.deepEqual(jobInfo({ config_json: '{"model":{"preset":"","n_layers":8,"d_model":512}}' }),
+    { variant: 'baseline', preset: 'custom 8x512' });
+  assert.deepEqual(jobInfo({ config_json: 'not json' }), { variant: 'baseline', preset: 'custom ?x?' });
+  // A declared N names the size (a program of the user's own, an imported run), written as the server does.
+  assert.equal(sizeLabel({ model: { preset: '' }, declared_params: 25165824 }), 'N 25.17M');
+  assert.equal(sizeLabel({ declared_params: 950 }), 'N 950');
+  assert.equal(sizeLabel({ declared_params: 1.5e3 }), 'N 1.5k');
+  assert.equal(sizeLabel({ model: { preset: 'tiny-2x16' }, declared_params: 5 }), 'tiny-2x16');
 });
 
 test('lossTables keeps jobs with points, x ascending, and drops x <= 0 on a log axis', () => {

@@ -44,17 +44,14 @@ grpc::Status CoordinatorService::SubmitSweep(grpc::ServerContext*, const v1::Sub
   });
 }
 
-grpc::Status CoordinatorService::ImportRuns(grpc::ServerContext*, grpc::ServerReader<v1::ImportRunsRequest>* reader,
+grpc::Status CoordinatorService::ImportRuns(grpc::ServerContext* context,
+                                            grpc::ServerReader<v1::ImportRunsRequest>* reader,
                                             v1::ImportRunsResponse* response) {
-  // One import at a time: each holds its runs in memory (up to kMaxImportedPoints points) until it is stored.
-  if (importing_.exchange(true)) {
-    return {grpc::StatusCode::RESOURCE_EXHAUSTED, "another import is in progress; try again when it has finished"};
-  }
-  const struct Done {
-    std::atomic<bool>& flag;
-    ~Done() { flag = false; }
-  } done{importing_};
   return guarded([&] {
+    grpc::Status refusal;
+    const std::unique_ptr<LongCalls::Call> call =
+        imports_.enter(context, options_.insecure_no_auth ? std::nullopt : caller_token_id(*context), refusal);
+    if (!call) return refusal;
     // Read whole, bounded (a run's points, the runs, all points: core/scaling/imported_runs.h), before anything
     // is stored: an import is one transaction.
     v1::ImportRunsRequest request;
@@ -64,6 +61,7 @@ grpc::Status CoordinatorService::ImportRuns(grpc::ServerContext*, grpc::ServerRe
     bool header = false;
     const auto refuse = [](const std::string& why) { return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, why); };
     while (reader->Read(&request)) {
+      call->touch();
       if (grpc::Status bad = check_request_limits(request); !bad.ok()) return bad;
       switch (request.part_case()) {
         case v1::ImportRunsRequest::kHeader:
@@ -104,6 +102,9 @@ grpc::Status CoordinatorService::ImportRuns(grpc::ServerContext*, grpc::ServerRe
           return refuse("part: empty message");
       }
     }
+    // A stream that broke off (the client gone, or ended by the watchdog) reads as one that ended: what came is
+    // not the whole import, and nothing of it is stored.
+    if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the import broke off; nothing stored");
     if (!header) return refuse("header: none sent");
     const std::size_t run_count = runs.size();
     auto sweep = app_.import_runs(name, description, std::move(runs));

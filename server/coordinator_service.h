@@ -1,8 +1,6 @@
 #pragma once
 // The Coordinator gRPC service: what people and tools call (submit, list, watch, cancel, metrics), an adapter
 // of the application layer (server/coordinator/coordinator.h) to gRPC's messages and status codes.
-#include <atomic>
-
 #include "core/limits.h"
 #include "server/coordinator/coordinator.h"
 #include "gammalab/v1/gammalab.grpc.pb.h"
@@ -23,6 +21,13 @@ class CoordinatorService final : public v1::Coordinator::Service {
                   .total = limits::kMaxWatches,
                   .per_address = limits::kMaxWatchesPerClient,
                   .per_token = limits::kMaxWatchesPerToken},
+                 options.insecure_no_auth ? std::string() : options.database),
+        imports_({.kind = "import",
+                  .kinds = "imports",
+                  .total = 1,
+                  .per_address = 1,
+                  .per_token = 1,
+                  .idle = std::chrono::seconds(30)},
                  options.insecure_no_auth ? std::string() : options.database) {}
 
   grpc::Status SubmitSweep(grpc::ServerContext*, const v1::SubmitSweepRequest*, v1::SubmitSweepResponse*) override;
@@ -43,13 +48,16 @@ class CoordinatorService final : public v1::Coordinator::Service {
 
   // Open WatchSweep calls: bounded, ended when their token is revoked.
   const LongCalls& watches() const { return watches_; }
+  const LongCalls& imports() const { return imports_; }
 
  private:
   Store& store_;
   const ServerOptions& options_;
   coordinator::Coordinator app_;
   LongCalls watches_;  // open WatchSweep calls: each holds a thread of the server while it lasts
-  std::atomic<bool> importing_{false};  // an ImportRuns call is reading its runs
+  // The ImportRuns call reading its runs: one at a time (each holds its runs in memory until it stores them),
+  // ended by the watchdog when it sends nothing for 30 s, so a stalled client does not hold the door shut.
+  LongCalls imports_;
 };
 
 }  // namespace gammalab

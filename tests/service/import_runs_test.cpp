@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "core/scaling/imported_runs.h"
 #include "proto/convert.h"
@@ -127,6 +128,38 @@ TEST(ImportRuns, HostileImportsAreRefusedNamingWhatIsWrongAndStoreNothing) {
   }
   // The good run alone is taken.
   EXPECT_TRUE(import(coordinator, {header(), run("ok", good.config), points(good.points)}).ok());
+  EXPECT_EQ(coordinator.store().list_sweeps().size(), 1u);
+}
+
+// One import at a time, and an import that breaks off stores nothing: a client that opened one and sent half of
+// it, then went away, leaves the store as it was and the door open.
+TEST(ImportRuns, OneImportAtATimeAndOneThatBreaksOffStoresNothing) {
+  InProcessCoordinator coordinator("import-one-at-a-time");
+  const ImportedRun good = imported_runs_from_csv("params,tokens,loss,seed\n1e7,2e8,3.1,0\n", "a.csv")[0];
+  auto stub = v1::Coordinator::NewStub(coordinator.own_channel());
+  {
+    grpc::ClientContext open_context;
+    v1::ImportRunsResponse open_response;
+    auto open = stub->ImportRuns(&open_context, &open_response);
+    ASSERT_TRUE(open->Write(header()));
+    ASSERT_TRUE(open->Write(run("half", good.config)));
+    // The server is reading this one; a second import meanwhile is refused, naming the bound.
+    for (int i = 0; i < 200 && coordinator.coordinator().imports().open() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const grpc::Status second = import(coordinator, {header(), run("r", good.config), points(good.points)});
+    EXPECT_EQ(second.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << second.error_message();
+    EXPECT_NE(second.error_message().find("import"), std::string::npos) << second.error_message();
+    // The first breaks off before its end: nothing of it is stored.
+    ASSERT_TRUE(open->Write(points(good.points)));
+    open_context.TryCancel();
+    EXPECT_EQ(open->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  }
+  for (int i = 0; i < 200 && coordinator.coordinator().imports().open() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(coordinator.store().list_sweeps().empty()) << "a broken-off import stored something";
+  EXPECT_TRUE(import(coordinator, {header(), run("r", good.config), points(good.points)}).ok()) << "the door is open";
   EXPECT_EQ(coordinator.store().list_sweeps().size(), 1u);
 }
 

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 bin="$build"
-dir="$build/mlflow-example"
+dir="$(realpath -m "$build")/mlflow-example"
 source scripts/lib/cluster.sh
 
 python_env="${GAMMALAB_PYTHON:-$cache/python/bin/python3}"
@@ -19,8 +19,8 @@ cli="$bin/cli/gammalab"
 rm -rf "$dir"
 mkdir -p "$dir"
 port=$("$python_env" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$(dirname "$python_env")/mlflow" server --backend-store-uri "sqlite:///$PWD/$dir/mlflow.db" \
-  --default-artifact-root "$PWD/$dir/artifacts" --host 127.0.0.1 --port "$port" --workers 1 >"$dir/mlflow.log" 2>&1 &
+"$(dirname "$python_env")/mlflow" server --backend-store-uri "sqlite:///$dir/mlflow.db" \
+  --default-artifact-root "$dir/artifacts" --host 127.0.0.1 --port "$port" --workers 1 >"$dir/mlflow.log" 2>&1 &
 cluster_pids+=($!)
 url="http://127.0.0.1:$port"
 for _ in $(seq 240); do curl -sf "$url/health" >/dev/null 2>&1 && break; sleep 0.5; done

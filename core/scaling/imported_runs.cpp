@@ -90,6 +90,11 @@ std::vector<ImportedRun> imported_runs_from_csv(std::string_view text, const std
     check_imported_run(run);
     runs.push_back(std::move(run));
   }
+  try {
+    check_imported_runs(runs);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(source + ": " + e.what());
+  }
   return runs;
 }
 
@@ -195,7 +200,24 @@ std::vector<ImportedRun> imported_runs_from_jsonl(std::string_view text, const s
     }
     runs.push_back(std::move(run));
   }
+  try {
+    check_imported_runs(runs);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(source + ": " + e.what());
+  }
   return runs;
+}
+
+void check_imported_runs(std::vector<ImportedRun>& runs) {
+  std::map<std::string, std::size_t> first;  // name -> its first run's index
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    check_imported_run(runs[i]);
+    const auto [at, fresh] = first.emplace(runs[i].name, i);
+    if (!fresh) {
+      throw std::invalid_argument("run " + shown(runs[i].name) + ": the name of runs " + std::to_string(at->second + 1) +
+                                  " and " + std::to_string(i + 1) + " (a sweep's jobs have distinct names)");
+    }
+  }
 }
 
 void check_imported_run(ImportedRun& run) {

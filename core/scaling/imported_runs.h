@@ -40,5 +40,7 @@ std::vector<ImportedRun> imported_runs_from_jsonl(std::string_view text, const s
 // that a job's report could carry (core/metric_check.h) with steps in [0, steps], and no metric twice at a step.
 // Throws std::invalid_argument naming the run and what is wrong. Sorts each metric's points by step.
 void check_imported_run(ImportedRun& run);
+// Every run as check_imported_run holds it, and no name twice (a sweep's jobs have distinct names).
+void check_imported_runs(std::vector<ImportedRun>& runs);
 
 }  // namespace gammalab

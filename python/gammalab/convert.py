@@ -142,11 +142,15 @@ def from_mlflow(url: str, experiment: str, metrics: Dict[str, str], fields: Dict
     by_key = {key: name for name, key in metrics.items()}
     written = {"runs": 0, "points": 0}
     left_out = set()
+    names = set()
     for run in server.runs(experiment_id):
         info, data = run["info"], run.get("data", {})
         known = {t["key"]: t["value"] for t in data.get("params", [])}
         known.update({t["key"]: t["value"] for t in data.get("tags", [])})
         run_name = info.get("run_name") or info["run_id"]
+        if run_name in names:  # MLflow does not keep run names distinct; a sweep's jobs need them so
+            run_name = f"{run_name} ({info['run_id']})"
+        names.add(run_name)
 
         def field(what: str, required: bool = True) -> Optional[str]:
             for key in (f"gammalab.{what}", fields.get(what, what)):

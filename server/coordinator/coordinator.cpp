@@ -152,7 +152,7 @@ absl::StatusOr<SweepRecord> Coordinator::import_runs(const std::string& name, co
   }
   if (runs.empty()) return absl::InvalidArgumentError("runs: none sent");
   try {
-    for (ImportedRun& run : runs) check_imported_run(run);
+    check_imported_runs(runs);
   } catch (const std::invalid_argument& e) {
     return absl::InvalidArgumentError(e.what());
   }

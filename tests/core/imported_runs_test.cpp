@@ -124,6 +124,20 @@ TEST(ImportedRuns, EveryMalformedLineIsRefusedNamingItsLineAndField) {
             std::string::npos);
 }
 
+TEST(ImportedRuns, TwoRunsOfOneNameAreRefused) {
+  const std::string twice = refusal([] {
+    imported_runs_from_csv("params,tokens,loss,group,seed\n1e7,2e8,3.1,b,0\n1e7,2e8,3.0,b,0\n", "dup.csv");
+  });
+  EXPECT_NE(twice.find("dup.csv: run 'b/N=10000000/D=200000000/s0': the name of runs 1 and 2"), std::string::npos)
+      << twice;
+  EXPECT_NE(refusal([] {
+              imported_runs_from_jsonl(R"({"run": {"name": "a", "seed": 0, "params": 1e6, "tokens": 1e7}}
+{"run": {"name": "a", "seed": 1, "params": 1e6, "tokens": 1e7}})",
+                                       "dup.jsonl");
+            }).find("dup.jsonl: run 'a': the name of runs 1 and 2"),
+            std::string::npos);
+}
+
 TEST(ImportedRuns, ARunChecksItsOwnNameAndProvenance) {
   auto runs = imported_runs_from_csv("params,tokens,loss,seed\n1e7,2e8,3.1,0\n", "a.csv");
   ImportedRun run = runs[0];

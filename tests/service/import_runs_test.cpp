@@ -118,6 +118,8 @@ TEST(ImportRuns, HostileImportsAreRefusedNamingWhatIsWrongAndStoreNothing) {
       {{header(), run("", good.config), points(good.points)}, "a name must be 1 to 256 bytes"},
       {{header(), run("r", good.config), points({{7, 100, "val/loss", 2.0}})}, "val/loss at step 7: outside [0, 1]"},
       {{header(), run("ok", good.config), points(good.points), run("bad", unmarked)}, "run 'bad'"},
+      {{header(), run("r", good.config), points(good.points), run("r", good.config), points(good.points)},
+       "run 'r': the name of runs 1 and 2"},
   };
   for (const auto& c : cases) {
     const grpc::Status status = import(coordinator, c.messages);

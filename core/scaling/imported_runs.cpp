@@ -41,6 +41,19 @@ JobConfig imported_config(const nlohmann::json& extra, const std::string& group,
 
 std::string shown(const std::string& text) { return "'" + utf8_head(text, 80) + (text.size() > 80 ? "...'" : "'"); }
 
+// A sweep's jobs have distinct names. `source`, when given, starts the message (a file's name).
+void check_distinct_names(const std::vector<ImportedRun>& runs, const std::string& source) {
+  std::map<std::string, std::size_t> first;  // name -> its first run's index
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto [at, fresh] = first.emplace(runs[i].name, i);
+    if (!fresh) {
+      throw std::invalid_argument((source.empty() ? "" : source + ": ") + "run " + shown(runs[i].name) +
+                                  ": the name of runs " + std::to_string(at->second + 1) + " and " +
+                                  std::to_string(i + 1) + " (a sweep's jobs have distinct names)");
+    }
+  }
+}
+
 void check_count(std::size_t runs, std::size_t points, const std::string& where) {
   if (runs > kMaxImportedRuns) {
     throw std::invalid_argument(where + ": more than the limit of " + std::to_string(kMaxImportedRuns) + " runs");
@@ -90,11 +103,7 @@ std::vector<ImportedRun> imported_runs_from_csv(std::string_view text, const std
     check_imported_run(run);
     runs.push_back(std::move(run));
   }
-  try {
-    check_imported_runs(runs);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(source + ": " + e.what());
-  }
+  check_distinct_names(runs, source);
   return runs;
 }
 
@@ -200,24 +209,13 @@ std::vector<ImportedRun> imported_runs_from_jsonl(std::string_view text, const s
     }
     runs.push_back(std::move(run));
   }
-  try {
-    check_imported_runs(runs);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(source + ": " + e.what());
-  }
+  check_distinct_names(runs, source);
   return runs;
 }
 
 void check_imported_runs(std::vector<ImportedRun>& runs) {
-  std::map<std::string, std::size_t> first;  // name -> its first run's index
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    check_imported_run(runs[i]);
-    const auto [at, fresh] = first.emplace(runs[i].name, i);
-    if (!fresh) {
-      throw std::invalid_argument("run " + shown(runs[i].name) + ": the name of runs " + std::to_string(at->second + 1) +
-                                  " and " + std::to_string(i + 1) + " (a sweep's jobs have distinct names)");
-    }
-  }
+  for (ImportedRun& run : runs) check_imported_run(run);
+  check_distinct_names(runs, "");
 }
 
 void check_imported_run(ImportedRun& run) {

@@ -62,22 +62,29 @@ bool print_stored_fit(const FitArgs& args, const CliContext& context) {
   std::vector<FitReport> reports;
   for (const auto& fit : fits) reports.push_back(fit_report_from_json(nlohmann::json::parse(fit.report_json())));
   // Every law's verdict leads with the same law-free local multiplier; without --detail the verdict is shown
-  // once, from a law with a compute frontier (its check is the law's multiplier), the others named.
+  // once, one headline per comparison: from the first law with a compute frontier (its check is the law's
+  // multiplier), the report the dashboard's study card reads too (web/series.js), the others named.
   const auto has_check = [](const FitReport& r) { return !r.multipliers.empty(); };
-  const bool any_check = std::any_of(reports.begin(), reports.end(), has_check);
-  std::vector<std::string> not_shown;
+  const auto first_check = std::find_if(reports.begin(), reports.end(), has_check);
+  const std::size_t shown = first_check == reports.end() ? reports.size() : first_check - reports.begin();
+  std::vector<std::string> without_check;
+  std::vector<std::string> other_check;
   for (std::size_t i = 0; i < fits.size(); ++i) {
-    if (!args.detail && any_check && !has_check(reports[i])) {
-      not_shown.push_back(fits[i].law());
+    if (!args.detail && shown < reports.size() && i != shown) {
+      (has_check(reports[i]) ? other_check : without_check).push_back("law " + fits[i].law());
       continue;
     }
     std::cout << "== stored fit v" << fits[i].version() << " of sweep " << args.source << ", law " << fits[i].law()
               << ", " << fits[i].job_ids_size() << " jobs\n"
               << fit_report_text(reports[i], text_options(args)) << "\n";
   }
-  if (!not_shown.empty()) {
-    std::cout << wrap_prose("(also stored: law " + absl::StrJoin(not_shown, ", law ") +
-                                ", whose verdict has no law check; --detail shows every law)\n",
+  std::vector<std::string> also;
+  if (!without_check.empty()) also.push_back(absl::StrJoin(without_check, ", ") + ", whose verdict has no law check");
+  if (!other_check.empty()) {
+    also.push_back(absl::StrJoin(other_check, ", ") + ", the same comparisons with its own law as the check");
+  }
+  if (!also.empty()) {
+    std::cout << wrap_prose("(also stored: " + absl::StrJoin(also, "; ") + "; --detail shows every law)\n",
                             output_columns());
   }
   return true;

@@ -133,6 +133,25 @@ TEST(Refitter, TheCliPrintsTheStoredFitOfASweepGivenAlone) {
   const std::string refit = run_cli(server + " --bootstrap 0");
   EXPECT_EQ(refit.find("== stored fit"), std::string::npos) << "a fitting option fits here: " << refit;
   EXPECT_NE(refit.find("law n, 0/0 bootstrap resamples"), std::string::npos) << refit;
+
+  // Two stored laws that both check the verdict (as a law file or a later refit may store): still one headline
+  // per comparison, from the first law, as the dashboard's study card reads it; the other law named.
+  const auto stored = store.fits(sweep.id, /*latest_only=*/true);
+  const auto with_check = std::find_if(stored.begin(), stored.end(), [](const FitRecord& f) { return f.law == "c"; });
+  ASSERT_NE(with_check, stored.end());
+  ASSERT_EQ(store.add_fit(sweep.id, with_check->group_by, with_check->job_ids,
+                          {{"c", with_check->report_json}, {"chinchilla", with_check->report_json}}),
+            2);
+  const std::string two = run_cli(server);
+  EXPECT_NE(two.find("== stored fit v2 of sweep " + sweep.id + ", law c, 10 jobs"), std::string::npos) << two;
+  EXPECT_EQ(two.find(", law chinchilla, 10 jobs"), std::string::npos) << two;
+  EXPECT_NE(two.find("(also stored: law chinchilla, the same comparisons with its own law as the check; --detail"),
+            std::string::npos) << two;
+  std::size_t verdicts = 0;
+  for (std::size_t at = two.find("\nverdict:\n"); at != std::string::npos; at = two.find("\nverdict:\n", at + 1)) ++verdicts;
+  EXPECT_EQ(verdicts, 1u) << two;
+  const std::string both = run_cli(server + " --detail");
+  EXPECT_NE(both.find(", law chinchilla, 10 jobs"), std::string::npos) << both;
 }
 
 

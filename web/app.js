@@ -15,6 +15,9 @@ import { LossChart, ScalingChart, SurfaceChart, TuneChart } from './charts.js';
 import { branchOf, branchLabel, branchColour, interpolate, leadPoint, familyIds, soloIds } from './family.js';
 import { HttpError, getAnswer, getJSON, getOptional, postJSON, events as eventStream } from './api.js';
 import { h, fill, download, shown } from './dom.js';
+import { renderJobLog, watchJobLogRaw } from './job_log.js';
+import { isoTime, isoUtc } from './when.js';
+import { TableFit } from './table_fit.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
 import { FIXED_PATHS, jobConfig, varyingPaths, defaultConfigPaths, configText, shownColumnKeys } from './config_columns.js';
@@ -136,7 +139,7 @@ function renderSweeps() {
 function renderSweepHead() {
   const s = state.sweep;
   $('sweep-name').textContent = shown(s.name);
-  const created = s.created_at ? new Date(s.created_at).toLocaleString() : '';
+  const created = isoTime(s.created_at);
   $('sweep-meta').textContent = shown([`#${s.id}`, s.file_name, created && `submitted ${created}`, `priority ${s.priority}`,
     `max attempts ${s.max_attempts}`].filter(Boolean).join(' · '));
   fill($('sweep-counts'), countsOf(s).map(([k, n]) => h('span', { class: `badge ${stateClass(k)}` }, `${n} ${k}`)));
@@ -393,7 +396,7 @@ function chartCurves(metric, panelJobs, g) {
       return {
         id: list.map((c) => c.job.id).join('+'), name: chartName(list[0].job, `${info.variant} ${info.preset}`), seeds, colour: g.colourOf(list[0].job),
         dash: list.every((c) => isFailed(c.job)), xs, base, ys: ema(mean, w), raw: mean,
-        band: list.length > 1 ? [ema(lo, w), ema(hi, w)] : null, jobs: list.map((c) => c.job),
+        band: list.length > 1 ? [ema(lo, w), ema(hi, w)] : null, rawBand: list.length > 1 ? [lo, hi] : null, jobs: list.map((c) => c.job),
       };
     });
   } else {
@@ -854,26 +857,47 @@ function filteredJobs(jobs, colourOf) {
   return filterRows(jobs, (j) => [...cols.map((c) => (c.text ? c.text(j) : c.get(j))), j.error], settings.filter);
 }
 
-function renderJobs({ colourOf }, tableJobs) {
-  const columns = jobColumns(colourOf);
+// The columns that go first when the table is wider than its card, least needed to tell runs apart and see how
+// they do first: the worker, speed, last train loss, then model and variant (the job's name says both), then
+// the config fields that vary from the last.
+function fitOrder(cols) {
+  const config = cols.filter((c) => c.config).map((c) => c.key).reverse();
+  return ['worker', 'speed', 'train', 'model', 'variant', ...config].filter((k) => cols.some((c) => c.key === k));
+}
+
+let jobsFit = null;  // made on the first drawing, when the page is there to measure
+let lastJobsRender = null;  // the arguments of the last drawing, for a redraw when the card's width changes
+
+function renderJobs(groups, tableJobs) {
+  lastJobsRender = [groups, tableJobs];
+  const columns = jobColumns(groups.colourOf);
   renderColumnChooser(columns);
-  const cols = columns.shown;
+  const chosen = columns.shown;
   const table = $('jobs');
-  fill(table.tHead, h('tr', {}, cols.map((c) => h('th', {
-    class: [c.num ? 'num' : '', 'sortable', settings.sort === c.key ? (settings.desc ? 'desc' : 'asc') : ''].join(' ').trim(),
-    dataset: { key: c.key }, title: c.config ? `config field ${c.key}: sort by it (again: reverse)` : 'sort by this column (again: reverse)',
-    onclick: () => {
-      if (settings.sort === c.key) settings.desc = !settings.desc;
-      else Object.assign(settings, { sort: c.key, desc: false });
-      changed();
-    },
-  }, c.head))));
   let rows = tableJobs;
-  const by = cols.find((c) => c.key === settings.sort);
+  const by = chosen.find((c) => c.key === settings.sort);
   if (by) rows = sortRows(rows, by.sortBy || by.get, settings.desc);
-  fill(table.tBodies[0], rows.map((j) => h('tr', { class: branchOf(j) ? 'branch' : '', dataset: { jobId: j.id, state: j.state } },
-    cols.map((c) => h('td', { class: [c.num ? 'num' : '', c.config ? 'config' : ''].join(' ').trim() || null, dataset: { key: c.key } },
-      c.cell ? c.cell(j) : c.get(j))))));
+  const draw = (dropped) => {
+    const cols = chosen.filter((c) => !dropped.has(c.key));
+    fill(table.tHead, h('tr', {}, cols.map((c) => h('th', {
+      class: [c.num ? 'num' : '', 'sortable', settings.sort === c.key ? (settings.desc ? 'desc' : 'asc') : ''].join(' ').trim(),
+      dataset: { key: c.key }, title: c.config ? `config field ${c.key}: sort by it (again: reverse)` : 'sort by this column (again: reverse)',
+      onclick: () => {
+        if (settings.sort === c.key) settings.desc = !settings.desc;
+        else Object.assign(settings, { sort: c.key, desc: false });
+        changed();
+      },
+    }, c.head))));
+    fill(table.tBodies[0], rows.map((j) => h('tr', { class: branchOf(j) ? 'branch' : '', dataset: { jobId: j.id, state: j.state } },
+      cols.map((c) => h('td', { class: [c.num ? 'num' : '', c.config ? 'config' : ''].join(' ').trim() || null, dataset: { key: c.key } },
+        c.cell ? c.cell(j) : c.get(j))))));
+  };
+  jobsFit ??= new TableFit(document.querySelector('#jobs-card .table-wrap'));
+  const dropped = jobsFit.fit(table, chosen.map((c) => c.key).join(' '), fitOrder(chosen), draw);
+  const heads = dropped.map((k) => chosen.find((c) => c.key === k).head);
+  $('jobs-fit-note').hidden = !heads.length;
+  $('jobs-fit-note').textContent = heads.length
+    ? `Left out to fit the window: ${heads.join(', ')} (a wider window shows them; Columns chooses).` : '';
   const running = state.jobs.filter((j) => ACTIVE_STATES.has(j.state)).length;
   $('jobs-summary').textContent = `${state.jobs.length} jobs${running ? `, ${running} running` : ''}`
     + (rows.length !== state.jobs.length ? ` (${rows.length} shown)` : '');
@@ -884,7 +908,7 @@ function renderJobs({ colourOf }, tableJobs) {
 function renderJob() {
   const { job, metrics, sweep } = state.job;
   $('job-name').textContent = shown(job.name);
-  const when = (t, what) => (t ? `${what} ${new Date(t).toLocaleString()}` : '');
+  const when = (t, what) => (isoTime(t) ? `${what} ${isoTime(t)}` : '');
   $('job-meta').textContent = shown([`#${job.id}`, sweep ? `sweep ${sweep.name}` : '', job.stage ? `${job.stage} stage` : '',
     `attempt ${job.attempt} of ${job.max_attempts}`, job.worker_id ? `worker ${workerName(job.worker_id)}` : '',
     when(job.created_at, 'queued'), when(job.started_at, 'started'), when(job.finished_at, 'finished'),
@@ -924,7 +948,6 @@ function renderJob() {
   }
 }
 
-const localTime = (ms) => (ms ? new Date(Number(ms)).toLocaleString() : '');
 
 // Cancel and retry, shown as the job's state allows; the coordinator checks again (409 otherwise).
 function renderJobActions(job) {
@@ -960,28 +983,12 @@ function renderJobHistory(history) {
   const events = history?.events || [];
   $('job-history-meta').textContent = shown(`${events.length} event${events.length === 1 ? '' : 's'}${history?.earlier ? ' (the newest; earlier ones left out)' : ''}`);
   fill($('job-history').tBodies[0], events.map((e) => h('tr', { dataset: { kind: e.kind, state: e.state } },
-    h('td', { class: 'when' }, localTime(e.at_ms)),
+    h('td', { class: 'when', title: isoUtc(e.at_ms) }, isoTime(e.at_ms)),
     h('td', {}, e.kind.replace(/_/g, ' ')),
     h('td', {}, h('span', { class: `badge ${stateClass(e.state)}` }, e.state)),
     h('td', { class: 'num' }, e.attempt ? String(e.attempt) : ''),
     h('td', {}, e.worker_id ? (e.worker || `worker ${e.worker_id}`) : ''),
     h('td', { class: 'detail' }, e.detail))));
-}
-
-function renderJobLog(log) {
-  const pre = $('job-log');
-  const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-  if (!log?.exists) {
-    $('job-log-meta').textContent = log?.refused ? `not read: ${log.refused}` : 'no log yet (written once a worker runs the job)';
-    pre.textContent = '';
-    return;
-  }
-  $('job-log-meta').textContent = log.truncated
-    ? `the last ${bytesText(new TextEncoder().encode(log.text).length)} of ${bytesText(log.size)}` : bytesText(log.size);
-  if (pre.textContent !== log.text) {
-    pre.textContent = shown(log.text);
-    if (atEnd) pre.scrollTop = pre.scrollHeight;  // follow the end, unless the reader scrolled up
-  }
 }
 
 function renderJobCheckpoints(list) {
@@ -990,8 +997,8 @@ function renderJobCheckpoints(list) {
     ? `${files.length} in ${list.dir}${list.truncated ? ' (the newest; more not listed)' : ''}`
     : list?.refused ? `not listed: ${list.refused}` : `none in ${list?.dir || 'its checkpoint directory'}`;
   fill($('job-checkpoints').tBodies[0], files.map((f) => h('tr', {},
-    h('td', {}, h('code', {}, f.name)), h('td', { class: 'num' }, int(f.step).toLocaleString()),
-    h('td', { class: 'num' }, bytesText(f.bytes)), h('td', { class: 'when' }, localTime(f.modified_ms)))));
+    h('td', {}, h('code', {}, f.name)), h('td', { class: 'num' }, int(f.step).toLocaleString('en-US')),
+    h('td', { class: 'num' }, bytesText(f.bytes)), h('td', { class: 'when', title: isoUtc(f.modified_ms) }, isoTime(f.modified_ms)))));
 }
 
 // ---- render
@@ -1417,6 +1424,11 @@ function bindControls() {
   }
   $('zoom-reset').addEventListener('click', () => zoomTo(null, null));
   $('csv').addEventListener('click', () => download(`${state.sweep?.name || 'sweep'}.csv`, new Blob([visibleCsv()], { type: 'text/csv' })));
+  watchJobLogRaw(() => state.job?.log);
+  // A window made wider or narrower fits the jobs table to it again.
+  new ResizeObserver(() => {
+    if (lastJobsRender && jobsFit && jobsFit.width !== jobsFit.card.clientWidth) renderJobs(...lastJobsRender);
+  }).observe(document.querySelector('#jobs-card .table-wrap'));
   $('job-cancel').addEventListener('click', () => jobAction('cancel'));
   $('job-retry').addEventListener('click', () => jobAction('retry'));
   // The column chooser closes on a click elsewhere, as a menu does.

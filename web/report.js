@@ -9,6 +9,7 @@ import {
 import { LossChart, ScalingChart, SurfaceChart, TuneChart } from './charts.js';
 import { branchOf, branchLabel, branchColour, leadPoint } from './family.js';
 import { h, fill, shown } from './dom.js';
+import { isoTime } from './when.js';
 import { startTheme } from './theme.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 
@@ -22,10 +23,10 @@ function reportData() {
 
 function renderHead(sweep, generatedAt) {
   byId('sweep-name').textContent = sweep.name;
-  const created = sweep.created_at ? new Date(sweep.created_at).toLocaleString() : '';
+  const created = isoTime(sweep.created_at);
   byId('sweep-meta').textContent = [`#${sweep.id}`, sweep.file_name, created && `submitted ${created}`,
     sweep.finished ? 'finished' : 'not finished when the report was written'].filter(Boolean).join(' · ');
-  byId('generated').textContent = `written ${new Date(generatedAt).toLocaleString()}`;
+  byId('generated').textContent = `written ${isoTime(generatedAt)}`;
   const counts = STATE_ORDER.map((s) => [s, sweep.job_counts?.[s] || 0]).filter(([, n]) => n > 0);
   fill(byId('sweep-counts'), counts.map(([s, n]) => h('span', { class: `badge ${stateClass(s)}` }, `${n} ${s}`)));
 }

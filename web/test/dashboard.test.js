@@ -531,11 +531,12 @@ max_attempts: 2
   await waitInPage(() => !location.hash.includes('logX=true'));
 
   // The readout lists each visible curve's raw value (the mean of the seeds, not the smoothed line) at the cursor.
+  const seedsAt = (variant, step) => jobs.filter((j) => JSON.parse(j.config_json).scale.variant === variant).map((j) => {
+    const c = stored[j.id]['train/loss'];
+    return c.value[c.step.indexOf(step)];
+  });
   const meanAt = (variant, step) => {
-    const vs = jobs.filter((j) => JSON.parse(j.config_json).scale.variant === variant).map((j) => {
-      const c = stored[j.id]['train/loss'];
-      return c.value[c.step.indexOf(step)];
-    });
+    const vs = seedsAt(variant, step);
     return vs.reduce((a, b) => a + b, 0) / vs.length;
   };
   const over = page.locator('#chart-train .u-over');
@@ -553,9 +554,15 @@ max_attempts: 2
     for (const r of rows) {
       const expected = meanAt(r.label.split(' ')[0], r.x);
       assert.ok(Math.abs(r.y - expected) < 1e-9, `${r.label} at step ${r.x}: readout ${r.y}, data ${expected}`);
+      // The band's ends beside it (min–max of the seeds, unsmoothed like the value), and a whole step.
+      const vs = seedsAt(r.label.split(' ')[0], r.x);
+      assert.deepEqual(r.band.map((v) => v.toPrecision(9)), [Math.min(...vs), Math.max(...vs)].map((v) => v.toPrecision(9)), r.label);
+      assert.ok(Number.isInteger(r.x), String(r.x));
     }
+    assert.match(await page.textContent('#chart-train .readout .readout-x'), /^step \d[\d,]*$/);
     const baselineRow = rows.find((r) => r.label.startsWith('baseline'));
     assert.ok((await page.textContent('#chart-train .readout')).includes(`${baselineRow.y.toPrecision(5)} baseline tiny-0.03m (2 seeds)`));
+    assert.ok((await page.textContent('#chart-train .readout')).includes(`${baselineRow.band[0].toPrecision(4)}–${baselineRow.band[1].toPrecision(4)}`));
     assert.equal(await plotTop(), restingTop, `at ${fraction} of the x axis the readout moved the chart`);
   }
   await page.mouse.move(0, 0);
@@ -990,6 +997,48 @@ test('jobs table: config fields that vary as columns, a Columns menu to choose t
   await waitInPage(() => !location.hash.includes('columns='));
   assert.deepEqual(await heads(), ['job', 'variant', 'model', 'seed', ...fixed.slice(3)]);
   assert.equal(await page.isDisabled('#jobs-columns-menu button.reset'), true);
+
+  // At 1024 × 768 the table fits its card: the columns least needed leave, the page says which, and ticking
+  // compare (the last column) scrolls nothing. A wider window brings them back.
+  const fits = () => page.$eval('#jobs-card .table-wrap', (w) => ({ scroll: w.scrollWidth, width: w.clientWidth, left: w.scrollLeft }));
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await waitInPage(() => !document.getElementById('jobs-fit-note').hidden);
+  const narrow = await fits();
+  assert.ok(narrow.scroll <= narrow.width, `no sideways scroll at 1024 px: ${JSON.stringify(narrow)}`);
+  const left = (await heads());
+  assert.ok(left.includes('job') && left.includes('state') && left.includes('compare') && left.includes('seed'), left.join(','));
+  // They go in an order of their own: the worker first, the variant last.
+  const gone = ['worker', 'tokens/s', 'last train loss', 'model', 'variant'].filter((c) => !left.includes(c));
+  assert.ok(gone.length > 0, left.join(','));
+  assert.deepEqual(left, fixed.filter((c) => !gone.includes(c)).toSpliced(3, 0, 'seed'), 'no other column left out');
+  assert.equal(await page.textContent('#jobs-fit-note'),
+    `Left out to fit the window: ${gone.join(', ')} (a wider window shows them; Columns chooses).`);
+  const firstName = page.locator('#jobs tbody tr:first-child .job-name a');
+  const before = await firstName.boundingBox();
+  await page.check('#jobs tbody tr:first-child input.compare');
+  await waitInPage(() => location.hash.includes('compare='));
+  assert.equal((await fits()).left, 0);
+  assert.equal((await firstName.boundingBox()).x, before.x, 'the name stays where it was');
+  await page.locator('#jobs-card').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(resultsDir, 'jobs-1024.png') });
+  await page.uncheck('#jobs tbody tr:first-child input.compare');
+  await page.setViewportSize({ width: 1400, height: 1100 });
+  await waitInPage(() => document.getElementById('jobs-fit-note').hidden);
+  assert.deepEqual(await heads(), ['job', 'variant', 'model', 'seed', ...fixed.slice(3)]);
+
+  // A sweep's page loads without a single failed request (the browser's own ask for /favicon.ico included).
+  const failed = [];
+  const onConsole = (m) => {
+    if (/Failed to load resource/.test(m.text())) failed.push(m.text());
+  };
+  page.on('console', onConsole);
+  await page.reload();
+  await page.waitForLoadState('load');
+  // The stored fits come by the page's last request of the load, after the document and its icon.
+  await waitInPage(() => document.querySelectorAll('#fits table').length > 0);
+  page.off('console', onConsole);
+  assert.deepEqual(failed, []);
+  await page.evaluate(() => window.scrollTo(0, 0));  // as the tests after this one expect to find the page
   await page.goto(`${base}/#/sweeps/${sweepId}`);
   assert.deepEqual(pageErrors, []);
 });
@@ -1018,6 +1067,30 @@ test('job view: state history with attempts and workers, the log tail, checkpoin
   assert.equal(log.exists, true);
   assert.ok(log.text.includes(`== ${job.name}: attempt ${job.attempt} on worker`), log.text.slice(0, 300));
   assert.equal(await page.textContent('#job-log'), log.text);
+  // Shown as a table: the attempt's header across it, then a row per metric line with its step and tokens.
+  assert.equal(await page.isVisible('#job-log'), false, 'the raw text waits behind "raw"');
+  const logTable = await page.$$eval('#job-log-table tbody tr', (trs) => trs.map((tr) => ({
+    kind: tr.dataset.kind, cells: [...tr.cells].map((c) => c.textContent) })));
+  assert.equal(logTable[0].kind, 'attempt');
+  assert.ok(logTable[0].cells[0].startsWith(`${job.name}: attempt ${job.attempt} on worker`), logTable[0].cells[0]);
+  const metricLines = log.text.split('\n').filter((l) => l.startsWith('{') && l.includes('"metrics"')).map((l) => JSON.parse(l));
+  const metricRows = logTable.filter((r) => r.kind === 'metrics');
+  assert.equal(metricRows.length, metricLines.length);
+  assert.ok(metricRows.length > 0);
+  metricLines.forEach((line, i) => {
+    assert.equal(metricRows[i].cells[0], line.step.toLocaleString('en-US'));
+    assert.equal(metricRows[i].cells[1], line.tokens.toLocaleString('en-US'));
+    for (const name of Object.keys(line.metrics)) assert.ok(metricRows[i].cells[2].includes(`${name} `), metricRows[i].cells[2]);
+  });
+  assert.ok(logTable.every((r) => !r.cells.join(' ').includes('"metrics"')), 'no metric line shown as JSON');
+  await page.check('#job-log-raw');
+  assert.equal(await page.isVisible('#job-log'), true);
+  assert.equal(await page.isVisible('#job-log-table'), false);
+  await page.uncheck('#job-log-raw');
+  assert.equal(await page.isVisible('#job-log-table'), true);
+  // Times in ISO order, the same in any locale.
+  for (const r of shown) assert.match(r.cells[0], /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, r.cells[0]);
+  assert.match(await page.textContent('#job-meta'), /queued \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/);
   assert.equal(await page.isVisible('#job-cancel'), false, 'a succeeded job cannot be cancelled');
   assert.equal(await page.isVisible('#job-retry'), false, 'nor retried');
 

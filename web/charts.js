@@ -138,7 +138,8 @@ function findIsolated(ys) {
 // readout lists every visible curve's raw value at the cursor (nothing for a curve that has ended there).
 // Cursors of every LossChart are synced (uPlot's cursor.sync).
 export class LossChart extends Chart {
-  // curves: [{id, label, colour, dash, xs, ys (drawn), raw (readout), band: [lo, hi] | null, lead: {x, y} | null,
+  // curves: [{id, label, colour, dash, xs, ys (drawn), raw (readout), band: [lo, hi] | null (drawn), rawBand (the
+  // readout's band, unsmoothed; band when absent), lead: {x, y} | null,
   // branch: {run, step} | null}] (lead and branch: a cooldown branch, web/family.js);
   // xLabel, yLabel; logX, logY: log axes with tight ranges.
   // xRange: [x0, x1] the axis spans exactly, or null to span its own points: a zoom's range (what was dragged, not
@@ -237,9 +238,13 @@ export class LossChart extends Chart {
     for (const [i, c] of (this.curves || []).entries()) {
       const at = valueAt(c.xs, c.raw, x);
       if (!at) continue;
-      rows.push({ label: c.label, short: this.short?.[i] ?? c.label, x: at.x, y: at.y, colour: c.colour });
+      // A seeds' band gives its ends beside the mean (min–max, ± s.e. or the t interval, as the legend says), as
+      // measured: like the value, not smoothed.
+      const ends = c.rawBand ?? c.band;
+      const band = ends ? [ends[0][at.i], ends[1][at.i]] : null;
+      rows.push({ label: c.label, short: this.short?.[i] ?? c.label, x: at.x, y: at.y, band, colour: c.colour });
     }
-    figure.dataset.readout = JSON.stringify(rows.map(({ label, short, x: rx, y }) => ({ label, short, x: rx, y })));
+    figure.dataset.readout = JSON.stringify(rows.map(({ label, short, x: rx, y, band }) => ({ label, short, x: rx, y, band })));
     if (!rows.length) return;
     // The READOUT_ITEMS curves nearest the pointer's height, highest value first as they lie on the chart, a line
     // each: its colour, its value, and its short name (cut with an ellipsis only where even that is too long).
@@ -250,7 +255,13 @@ export class LossChart extends Chart {
     const shown = rows.slice(0, READOUT_ITEMS).sort((a, b) => (b.y ?? -Infinity) - (a.y ?? -Infinity));
     const head = document.createElement('span');
     head.className = 'readout-x';
-    head.textContent = `${u.series[0].label} ${si(x)}${rows.length > shown.length ? ` · ${shown.length} nearest of ${rows.length}:` : ''}`;
+    // Where the values are: the x of the points read (a whole step, never the pointer's "step 48.6"); where the
+    // curves' points lie at different x, the pointer's, whole where every point's x is.
+    const xs = new Set(rows.map((r) => r.x));
+    const where = xs.size === 1 ? rows[0].x : rows.every((r) => Number.isInteger(r.x)) ? Math.round(x) : x;
+    const whereText = Number.isInteger(where) && Math.abs(where) < 1e6 ? where.toLocaleString('en-US') : si(where);
+    head.textContent = `${u.series[0].label} ${whereText}`
+      + `${rows.length > shown.length ? ` · ${shown.length} nearest of ${rows.length}:` : ''}`;
     el.append(head);
     for (const r of shown) {
       const item = document.createElement('span');
@@ -266,6 +277,12 @@ export class LossChart extends Chart {
       name.textContent = r.short;
       name.title = r.label;
       item.append(sw, value, ' ', name);  // (the space: the row's text reads as a line where it is copied)
+      if (r.band && Number.isFinite(r.band[0]) && Number.isFinite(r.band[1])) {
+        const band = document.createElement('span');
+        band.className = 'readout-band';
+        band.textContent = ` ${r.band[0].toPrecision(4)}–${r.band[1].toPrecision(4)}`;
+        item.append(band);
+      }
       el.append(item);
     }
     this.placeReadout(u, el, figure, left, top);

@@ -603,7 +603,7 @@ export function valueAt(xs, ys, x) {
     if (xs[mid] <= x) lo = mid;
     else hi = mid - 1;
   }
-  return { x: xs[lo], y: ys[lo] };
+  return { x: xs[lo], y: ys[lo], i: lo };
 }
 
 // Curve names as short as still tells them apart, for a readout in a narrow chart: a name's '/' parts that every

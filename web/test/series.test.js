@@ -210,8 +210,8 @@ test('ema smooths, keeps gaps and is the identity at weight 0', () => {
 test('valueAt: the last point at or before x, nothing past the run\'s end or before its start', () => {
   const xs = [10, 20, 30];
   const ys = [3, 2, 1];
-  assert.deepEqual(valueAt(xs, ys, 25), { x: 20, y: 2 });
-  assert.deepEqual(valueAt(xs, ys, 30), { x: 30, y: 1 });
+  assert.deepEqual(valueAt(xs, ys, 25), { x: 20, y: 2, i: 1 });
+  assert.deepEqual(valueAt(xs, ys, 30), { x: 30, y: 1, i: 2 });
   assert.equal(valueAt(xs, ys, 31), null);
   assert.equal(valueAt(xs, ys, 5), null);
   assert.equal(valueAt([], [], 5), null);

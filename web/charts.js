@@ -341,12 +341,14 @@ export class ScalingChart extends Chart {
       tables.push([f.xs, f.ys]);
       labels.push(new Map());
       series.push({ label: `${f.group} fit (${f.law})`, stroke: colourOf(f.group), width: 2, dash: [7, 5], spanGaps: true, points: { show: false } });
-      if (f.band) {  // [lo, hi] per x: filled between two invisible series
+      if (f.band) {  // [lo, hi] per x: filled between two series, its edges
         const line = series.length;  // uPlot index of the fitted curve (0 is x)
         tables.push([f.xs, f.band.hi], [f.xs, f.band.lo]);
         labels.push(new Map(), new Map());
-        series.push({ label: `${f.group} fit (${f.law}) hi`, stroke: 'transparent', width: 0, spanGaps: true, points: { show: false } },
-          { label: `${f.group} fit (${f.law}) lo`, stroke: 'transparent', width: 0, spanGaps: true, points: { show: false } });
+        // Each band's edges drawn thin and dotted in its group's colour: overlapping bands of similar tints are
+        // told apart by where each ends.
+        const edge = { stroke: `${colourOf(f.group)}b3`, width: 0.75, dash: [2, 3], spanGaps: true, points: { show: false } };
+        series.push({ label: `${f.group} fit (${f.law}) hi`, ...edge }, { label: `${f.group} fit (${f.law}) lo`, ...edge });
         bands.push({ series: [line + 1, line + 2], fill: `${colourOf(f.group)}26` });
       }
     }

@@ -8,6 +8,7 @@ export class TableFit {
     this.width = -1;
     this.key = '';
     this.dropped = [];
+    this.tight = false;  // whether the table's heads may wrap (class 'tight')
   }
 
   // render(dropped) draws `table` without the columns in the Set `dropped`; `key` names what is drawn (the
@@ -16,9 +17,15 @@ export class TableFit {
   // Returns the keys left out, in `order`'s order.
   fit(table, key, order, render) {
     const width = this.card.clientWidth;
-    if (width !== this.width || key !== this.key) Object.assign(this, { width, key, dropped: [] });
+    if (width !== this.width || key !== this.key) Object.assign(this, { width, key, dropped: [], tight: false });
+    table.classList.toggle('tight', this.tight);
     render(new Set(this.dropped));
     if (width <= 0) return [];  // not laid out (a hidden page): nothing to measure against
+    // First the long heads ("final val loss") wrap onto lines of their own; only then do columns go.
+    if (!this.tight && table.offsetWidth > width) {
+      this.tight = true;
+      table.classList.add('tight');
+    }
     for (const k of order) {
       if (table.offsetWidth <= width) break;
       if (this.dropped.includes(k)) continue;

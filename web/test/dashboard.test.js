@@ -408,6 +408,10 @@ test('scaling view draws the coordinator\'s fitted law on a fresh load', { timeo
   await waitInPage((n) => document.getElementById('chart-scaling').dataset.fits === String(n), report.groups.length);
   assert.equal(await chartAttr('#chart-scaling', 'series'), String(VARIANTS.length * SEEDS));
   assert.equal(await chartAttr('#chart-scaling', 'points'), String(JOBS));
+  // The chart fills its card: the plot as wide as the figure it sits in (no width cap short of the card).
+  const [plotWidth, figureWidth] = await page.$eval('#chart-scaling', (f) => [f.querySelector('.uplot').getBoundingClientRect().width,
+    f.getBoundingClientRect().width]);
+  assert.ok(plotWidth >= figureWidth - 2 && figureWidth > 1000, `plot ${plotWidth} px in a figure of ${figureWidth} px`);
   const text = await page.textContent('#fits');
   assert.match(text, new RegExp(`law ${fit.law}`));
   for (const g of report.groups) assert.match(text, new RegExp(`${g.group}.*${g.runs} runs`, 's'));

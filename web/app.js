@@ -7,7 +7,7 @@
 // Text from the database reaches the page only as text nodes (dom.js), never as HTML.
 import {
   LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, jobInfo, appendColumns,
-  afterStepFor, groupColours, sortGroups, lossTables, si, count, fitReports,
+  afterStepFor, groupColours, lossTables, si, count, fitReports,
   ema, seedBand, TOO_FEW_FOR_T, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, settingsProblems, stageJobs, sweepStatus, missingFitReason, configDiff,
   tuneSeries, jobActions, bytesText, WALL_CLOCK, wallClock, meanSe,
 } from './series.js';
@@ -18,6 +18,7 @@ import { h, fill, download, shown } from './dom.js';
 import { renderJobLog, watchJobLogRaw } from './job_log.js';
 import { isoTime, isoUtc } from './when.js';
 import { TableFit } from './table_fit.js';
+import { BUILT_IN, groupValue, orderedGroups, orderedBy, groupingName } from './grouping.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
 import { FIXED_PATHS, jobConfig, varyingPaths, defaultConfigPaths, configText, shownColumnKeys } from './config_columns.js';
@@ -171,18 +172,18 @@ let overlayOfJob = new Map();
 // Groups, colours and order of the jobs under a key ("variant" or "preset"): the open sweep's, then each
 // overlaid sweep's as groups of their own (overlay.js). groupOf(job): its group's key; labels: key -> legend text.
 function groupsBy(by) {
-  const own = sortGroups(state.jobs.map((j) => jobInfo(j)[by]), by, paramsByPreset());
+  const own = orderedGroups(state.jobs, by, paramsByPreset());
   overlayOfJob = new Map();
   for (const o of overlays()) for (const j of o.jobs) overlayOfJob.set(j.id, o);
   const { groups, labels } = overlayGroups(own, overlays().map((o) => ({
-    id: o.sweep.id, name: o.sweep.name, groups: sortGroups(o.jobs.map((j) => jobInfo(j)[by]), by, paramsByPreset(o.runs)),
+    id: o.sweep.id, name: o.sweep.name, groups: orderedGroups(o.jobs, by, paramsByPreset(o.runs)),
   })));
   // The open sweep's groups keep the colours they have without an overlay; the overlaid ones take the farthest.
-  const ownColours = groupColours(own, by === 'preset');
+  const ownColours = groupColours(own, orderedBy(state.jobs, by));
   const colours = new Map([...ownColours, ...overlayColours(groups.slice(own.length), ownColours.values())]);
   const groupOf = (job) => {
     const o = overlayOfJob.get(job.id);
-    return o ? overlayGroup(o.sweep.id, jobInfo(job)[by]) : jobInfo(job)[by];
+    return o ? overlayGroup(o.sweep.id, groupValue(job, by)) : groupValue(job, by);
   };
   return { by, groups, labels, colours, groupOf, colourOf: (job) => colours.get(groupOf(job)) };
 }
@@ -226,6 +227,7 @@ function renderLegend(g) {
       },
     }, h('span', { class: 'swatch', style: { background: g.colours.get(group) } }), g.labels.get(group) ?? group,
     g.by === 'preset' && sizes.has(group) ? h('span', { class: 'note' }, ` (${count(sizes.get(group))})`) : null));
+    keys.unshift(h('span', { class: 'key note by' }, `colour: ${groupingName(g.by)}`));
     if (state.jobs.some(isFailed)) keys.push(h('span', { class: 'key note' }, 'dashed: failed'));
     if (branches) keys.push(h('span', { class: 'key note branches-note' }, 'fainter: a cooldown branch, in its run\'s colour, from the point where it leaves its run'));
     fill($('legend'), keys);
@@ -484,12 +486,13 @@ function renderCharts(g, tableJobs) {
   $('charts-filter-note').hidden = !settings.filter;
   $('charts-filter-note').textContent = settings.filter
     ? `The jobs table's filter "${settings.filter}" applies: ${staged.length} runs drawn.` : '';
-  const panels = settings.panelBy === 'none' ? [null] : sortGroups(staged.map((j) => jobInfo(j)[settings.panelBy]), settings.panelBy, paramsByPreset());
+  const panels = settings.panelBy === 'none' ? [null] : orderedGroups(staged, settings.panelBy, paramsByPreset());
   const wanted = [];
   for (const metric of settings.metrics) {
     for (const panel of panels) {
       const lossKey = Object.entries(LOSSES).find(([, n]) => n === metric)?.[0];
-      const id = `chart-${lossKey || `m-${slug(metric)}`}${panel === null ? '' : `--${slug(panel)}`}`;
+      const panelId = panel === null ? '' : `--${BUILT_IN.has(settings.panelBy) ? '' : `${slug(settings.panelBy)}-`}${slug(panel)}`;
+      const id = `chart-${lossKey || `m-${slug(metric)}`}${panelId}`;
       wanted.push({ id, metric, panel });
     }
   }
@@ -502,7 +505,7 @@ function renderCharts(g, tableJobs) {
       lossCharts.delete(id);
     }
   }
-  const jobsOf = (w) => (w.panel === null ? staged : staged.filter((j) => jobInfo(j)[settings.panelBy] === w.panel));
+  const jobsOf = (w) => (w.panel === null ? staged : staged.filter((j) => groupValue(j, settings.panelBy) === w.panel));
   const curvesOf = new Map(wanted.map((w) => [w.id, chartCurves(w.metric, jobsOf(w), g)]));
   const xRange = sharedXRange([...curvesOf.values()].flat());
   // Every figure in its place before any is drawn: a chart drawn while it was alone in its row would be drawn
@@ -511,7 +514,8 @@ function renderCharts(g, tableJobs) {
     let chart = lossCharts.get(w.id);
     if (!chart) {
       const figure = h('figure', { class: 'chart', id: w.id, dataset: { metric: w.metric, panel: w.panel ?? '' } },
-        h('figcaption', {}, h('span', { class: 'metric' }, w.metric), w.panel === null ? null : h('span', { class: 'panel' }, ` · ${w.panel}`),
+        h('figcaption', {}, h('span', { class: 'metric' }, w.metric), w.panel === null ? null
+          : h('span', { class: 'panel' }, BUILT_IN.has(settings.panelBy) ? ` · ${w.panel}` : ` · ${settings.panelBy} = ${w.panel}`),
           h('button', { type: 'button', class: 'png', title: 'save this chart as PNG', onclick: () => savePng(figure) }, 'PNG'),
           h('div', { class: 'hover readout' })),
         h('div', { class: 'plot' }), h('p', { class: 'empty', hidden: true }, `No ${w.metric} points yet.`));
@@ -566,6 +570,22 @@ function zoomTo(x0, x1) {
   loadZoom().then((loaded) => {
     if (loaded && state.sweep && parseHash().kind === 'sweeps') renderZoomed();
   }).catch((e) => console.warn(e));
+}
+
+// The config fields that vary between the sweep's jobs, offered under "colour by" and "panels" (grouping.js),
+// beside the variant and the size; a field the address names that no longer varies stays offered, so the
+// select shows what the charts do. Rebuilt only when the list changes (an open select keeps its options).
+let groupingChoicesKey = '';
+function renderGroupingChoices() {
+  const paths = sweepConfigs().paths.filter((p) => p !== 'scale.variant' && p !== 'model.preset');
+  const extra = [settings.groupBy, settings.panelBy].filter((p) => p !== 'none' && !BUILT_IN.has(p) && !paths.includes(p));
+  const key = JSON.stringify([paths, extra]);
+  if (key === groupingChoicesKey) return;
+  groupingChoicesKey = key;
+  for (const id of ['group-by', 'panel-by']) {
+    fill($(id).querySelector('optgroup.fields'), [...paths, ...new Set(extra)].map((p) => h('option', { value: p },
+      paths.includes(p) ? p : `${p} (the same in every job)`)));
+  }
 }
 
 function renderZoomed() {
@@ -1034,6 +1054,7 @@ function renderPage() {
   }
   if (!open) return;
   renderSweepHead();
+  renderGroupingChoices();
   const g = groupsBy(settings.groupBy);
   renderLegend(g);
   const tableJobs = filteredJobs(state.jobs, g.colourOf);

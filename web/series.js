@@ -146,7 +146,8 @@ export const VARIANT_ORDER = ['baseline', 'none', 'unified', 'hg', 'ap', 'dp', '
   'dnp_novec', 'unified_dp'];
 
 // Named variants keep their own colour; any other group takes the next colour no group of this chart has, so two
-// groups share one only when the palette runs out.
+// groups share one only when the palette runs out. Groups none of which is a variant (seeds, a config field's
+// values) take the palette from its start, its most distinct colours first.
 export function groupColours(groups, ordered) {
   const out = new Map();
   if (ordered) {
@@ -161,7 +162,7 @@ export function groupColours(groups, ordered) {
     if (k >= 0) out.set(g, CATEGORICAL[k % CATEGORICAL.length]);
   }
   const taken = new Set(out.values());
-  let next = VARIANT_ORDER.length;
+  let next = out.size ? VARIANT_ORDER.length : 0;
   for (const g of groups) {
     if (out.has(g)) continue;
     let tries = 0;

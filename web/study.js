@@ -280,14 +280,21 @@ export function tuneStyles(tune) {
 }
 
 export function tunePicks(tune, colours, stageError) {
-  return [tune.groups.map((g) => h('div', { class: 'pick', dataset: { group: g.label, value: g.best?.x ?? '' } },
+  // How many picks sit at an edge of their grid, first, as `gammalab tune` marks each: a pick there is a bound.
+  const picked = tune.groups.filter((g) => g.best);
+  const atEdge = picked.filter((g) => g.edge).length;
+  return [atEdge ? h('div', { class: 'err edges' }, `${atEdge} of ${picked.length} picks at an edge of the grid: the best value may lie beyond it`) : null,
+    tune.groups.map((g) => h('div', { class: 'pick', dataset: { group: g.label, value: g.best?.x ?? '' } },
     h('span', { class: 'dot', style: { background: colours.get(g.label), display: 'inline-block', width: '8px', height: '8px', borderRadius: '50%' } }),
     ` ${g.label}: `, g.best ? `${tune.field} = ${+Number(g.best.x).toPrecision(6)} (mean final loss ${g.best.y.toFixed(4)})` : 'no pick',
     g.best && g.best.origin === 'extended' ? ' · beyond the grid as written (tune.extend)' : null,
     g.best && g.best.origin === 'refined' ? ' · between grid values (tune.refine)' : null,
     g.best && g.edge ? h('span', { class: 'err' }, ' — at an edge of the grid: the best may lie beyond it') : null,
     g.best && g.share !== null ? h('span', { class: g.share < 0.8 ? 'err' : '' },
-      ` · holds in ${Math.round(100 * g.share)}% of resamples of its ${g.seeds} tune seeds`) : null,
+      ` · holds in ${Math.round(100 * g.share)}% of resamples of its ${g.seeds} tune seeds`
+      + (g.share < 0.8 ? ': the values are not told apart by these seeds; add tune seeds' : '')) : null,
+    g.best && g.share === null && g.seeds === 1
+      ? h('span', { class: 'note' }, ' · one tune seed: each point is one run, and how sure the pick is is not measured (tune.seeds: 2 or more)') : null,
     g.problem ? h('span', { class: 'err' }, ` — ${g.problem}`) : null)),
   (tune.rules || []).map((r) => h('div', { class: r.problem ? 'rule err' : 'rule', dataset: { family: r.label } },
     r.problem ? `size rule ${r.label}: none — ${r.problem}`

@@ -401,6 +401,50 @@ test('unknown sweep in the address shows an error, not a broken page', { timeout
   assert.equal(await page.locator('#sweeps li').count(), 2);
 });
 
+test('colour and panels by a config field that varies: the seed\'s colours, a panel per width in order, the legend says which', { timeout: 2 * TIMEOUT }, async () => {
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  await waitInPage((n) => document.getElementById('chart-train')?.dataset.series === String(n), JOBS);
+  const jobs = (await api(`/api/sweeps/${sweepId}/jobs`)).body;
+  const configOf = new Map(jobs.map((j) => [j.name, JSON.parse(j.config_json)]));
+  // The choices: the variant and the size, then every config field that varies (the seed, the presets' widths).
+  const offered = await page.$$eval('#group-by optgroup.fields option', (els) => els.map((e) => e.value));
+  assert.ok(offered.includes('seed') && offered.includes('model.d_model'), offered.join(','));
+  assert.ok(!offered.includes('scale.variant') && !offered.includes('model.preset') && !offered.includes('steps'), offered.join(','));
+  await page.selectOption('#group-by', 'seed');
+  await waitInPage(() => location.hash.includes('groupBy=seed'));
+  await waitInPage(() => document.querySelector('#legend .key.by')?.textContent === 'colour: seed');
+  const keys = await page.$$eval('#legend button.key', (els) => els.map((b) => [b.dataset.group, getComputedStyle(b.querySelector('.swatch')).backgroundColor]));
+  assert.deepEqual(keys.map(([g]) => g), [...Array(SEEDS).keys()].map(String), 'a key per seed, in order');
+  assert.equal(new Set(keys.map(([, c]) => c)).size, SEEDS, 'each seed its own colour');
+  const hex = (rgb) => `#${rgb.match(/\d+/g).slice(0, 3).map((v) => Number(v).toString(16).padStart(2, '0')).join('')}`;
+  const colourOfSeed = new Map(keys.map(([g, c]) => [g, hex(c)]));
+  const curves = JSON.parse(await chartAttr('#chart-train', 'curves'));
+  assert.equal(curves.length, JOBS);
+  for (const c of curves) assert.equal(c.colour.toLowerCase(), colourOfSeed.get(String(configOf.get(c.label).seed)), c.label);
+
+  // Panels per width: one chart per d_model, ascending by number, each holding that width's runs only.
+  await page.selectOption('#panel-by', 'model.d_model');
+  await waitInPage((n) => document.querySelectorAll('#charts figure[data-metric="train/loss"]').length === n, PRESETS.length);
+  const widths = [...new Set([...configOf.values()].map((c) => c.model.d_model))].sort((a, b) => a - b);
+  const panels = await page.$$eval('#charts figure[data-metric="train/loss"]', (els) => els.map((e) => [e.dataset.panel, e.querySelector('figcaption').textContent, Number(e.dataset.series)]));
+  assert.deepEqual(panels.map(([p]) => p), widths.map(String));
+  for (const [p, caption, series] of panels) {
+    assert.ok(caption.startsWith(`train/loss · model.d_model = ${p}`), caption);
+    assert.equal(series, [...configOf.values()].filter((c) => String(c.model.d_model) === p).length, caption);
+  }
+  // The address holds both; a reload draws the same.
+  assert.match(await page.evaluate(() => decodeURIComponent(location.hash)), /panelBy=model\.d_model/);
+  await page.reload();
+  await waitInPage((n) => document.querySelectorAll('#charts figure[data-metric="train/loss"] canvas').length === n, PRESETS.length);
+  assert.equal(await page.$eval('#group-by', (e) => e.value), 'seed');
+  assert.equal(await page.$eval('#panel-by', (e) => e.value), 'model.d_model');
+  await page.locator('#charts').screenshot({ path: join(resultsDir, 'panels-by-width.png') });
+  await page.selectOption('#panel-by', 'none');
+  await page.selectOption('#group-by', 'variant');
+  await waitInPage(() => !location.hash.includes('groupBy=') && !location.hash.includes('panelBy='));
+  assert.deepEqual(pageErrors, []);
+});
+
 test('scaling view draws the coordinator\'s fitted law on a fresh load', { timeout: 2 * TIMEOUT }, async () => {
   assert.ok(fit, 'the first test saw a fit');
   const report = JSON.parse(fit.report_json);
@@ -1207,7 +1251,14 @@ max_attempts: 2
     const text = await page.$eval(`#tune-picks .pick[data-group="scale.variant=${g.key['scale.variant']}"]`, (e) => e.textContent);
     assert.equal(text.includes('between grid values (tune.refine)'), g.trials[g.best].origin === 'refined', text);
     assert.equal(text.includes('beyond the grid as written (tune.extend)'), g.trials[g.best].origin === 'extended', text);
+    // One tune seed (the sweep gives none): each point is one run, and the card says the pick's certainty is not measured.
+    assert.equal(g.seeds, 1);
+    assert.ok(text.includes('one tune seed: each point is one run, and how sure the pick is is not measured (tune.seeds: 2 or more)'), text);
   }
+  // How many picks sit at an edge, above them, as `gammalab tune` marks each.
+  const edges = (await page.$$eval('#tune-picks .pick', (els) => els.map((e) => e.textContent))).filter((t) => t.includes('at an edge of the grid')).length;
+  assert.equal(await page.isVisible('#tune-picks .edges'), edges > 0);
+  if (edges) assert.equal(await page.textContent('#tune-picks .edges'), `${edges} of ${picks.filter(([, v]) => v).length} picks at an edge of the grid: the best value may lie beyond it`);
   await page.locator('#tune-card').screenshot({ path: join(resultsDir, 'tune.png') });
 
   // The metric charts leave the tune trials out by default, as the study and the fits do; the stage control

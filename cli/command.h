@@ -2,7 +2,7 @@
 // The CLI's commands. Each add_*_command adds one subcommand (its options and callback) to the app; main.cpp
 // lists them all in one table, in the order `gammalab --help` shows them. Commands that belong together share a
 // file: cmd_submit/validate/plan (sweep files), cmd_list (sweeps, jobs, show, workers), cmd_control (cancel,
-// retry, logs), cmd_import, cmd_watch, cmd_fit, cmd_export, cmd_report, cmd_completion.
+// retry, logs), cmd_annotate (note, tag, search), cmd_import, cmd_watch, cmd_fit, cmd_export, cmd_report, cmd_completion.
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -46,6 +46,9 @@ void add_cancel_command(CLI::App& app, CliContext& context);    // cmd_control.c
 void add_retry_command(CLI::App& app, CliContext& context);     // cmd_control.cpp
 void add_logs_command(CLI::App& app, CliContext& context);      // cmd_control.cpp
 void add_tune_command(CLI::App& app, CliContext& context);      // cmd_tune.cpp
+void add_note_command(CLI::App& app, CliContext& context);      // cmd_annotate.cpp
+void add_tag_command(CLI::App& app, CliContext& context);       // cmd_annotate.cpp
+void add_search_command(CLI::App& app, CliContext& context);    // cmd_annotate.cpp
 void add_fit_command(CLI::App& app, CliContext& context);       // cmd_fit.cpp
 void add_export_command(CLI::App& app, CliContext& context);    // cmd_export.cpp
 void add_report_command(CLI::App& app, CliContext& context);    // cmd_report.cpp

@@ -147,6 +147,42 @@ v1::Fit to_proto(const FitRecord& fit) {
   return out;
 }
 
+v1::Annotation to_proto(const Annotation& annotation) {
+  v1::Annotation out;
+  out.set_sweep_id(annotation.sweep_id);
+  out.set_job_id(annotation.job_id);
+  out.set_note(annotation.note);
+  out.mutable_tags()->Add(annotation.tags.begin(), annotation.tags.end());
+  out.set_updated_ms(annotation.updated_ms);
+  return out;
+}
+
+v1::ListAnnotationsResponse annotations_reply(const std::vector<Annotation>& annotations) {
+  v1::ListAnnotationsResponse out;
+  for (const Annotation& a : annotations) *out.add_annotations() = to_proto(a);
+  return out;
+}
+
+v1::SearchResponse search_reply(const std::vector<SearchHit>& hits, bool truncated) {
+  v1::SearchResponse out;
+  for (const SearchHit& hit : hits) {
+    v1::SearchHit* h = out.add_hits();
+    *h->mutable_annotation() = to_proto(hit.annotation);
+    h->set_sweep_name(hit.sweep_name);
+    h->set_job_name(hit.job_name);
+  }
+  out.set_truncated(truncated);
+  return out;
+}
+
+AnnotationChange from_proto(const v1::AnnotateRequest& request) {
+  AnnotationChange out;
+  if (request.has_note()) out.note = request.note();
+  out.add_tags.assign(request.add_tags().begin(), request.add_tags().end());
+  out.remove_tags.assign(request.remove_tags().begin(), request.remove_tags().end());
+  return out;
+}
+
 void to_proto(const MetricPoint& point, v1::MetricPoint* out) {
   out->set_step(point.step);
   out->set_tokens(point.tokens);

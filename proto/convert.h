@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/annotation.h"
 #include "core/fit_record.h"
 #include "core/job_record.h"
 #include "core/job_state.h"
@@ -32,6 +33,11 @@ v1::Job to_proto(const JobRecord& job);
 v1::Sweep to_proto(const SweepRecord& sweep);
 v1::Worker to_proto(const WorkerRecord& worker);
 v1::Fit to_proto(const FitRecord& fit);
+v1::Annotation to_proto(const Annotation& annotation);
+v1::ListAnnotationsResponse annotations_reply(const std::vector<Annotation>& annotations);
+v1::SearchResponse search_reply(const std::vector<SearchHit>& hits, bool truncated);
+// What an Annotate request asks to change (the coordinator checks it).
+AnnotationChange from_proto(const v1::AnnotateRequest& request);
 // Each record of a list, converted.
 template <typename Record>
   requires requires(const Record& record) { to_proto(record); }

@@ -285,4 +285,35 @@ grpc::Status CoordinatorService::GetFits(grpc::ServerContext*, const v1::GetFits
   });
 }
 
+grpc::Status CoordinatorService::Annotate(grpc::ServerContext*, const v1::AnnotateRequest* request,
+                                          v1::Annotation* response) {
+  return guarded(*request, [&] {
+    auto annotation = app_.annotate(request->sweep_id(), request->job_id(), from_proto(*request));
+    if (!annotation.ok()) return to_grpc(annotation.status());
+    *response = to_proto(*annotation);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::ListAnnotations(grpc::ServerContext*, const v1::ListAnnotationsRequest* request,
+                                                 v1::ListAnnotationsResponse* response) {
+  return guarded(*request, [&] {
+    auto annotations = app_.annotations(request->sweep_id());
+    if (!annotations.ok()) return to_grpc(annotations.status());
+    *response = annotations_reply(*annotations);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status CoordinatorService::Search(grpc::ServerContext*, const v1::SearchRequest* request,
+                                        v1::SearchResponse* response) {
+  return guarded(*request, [&] {
+    if (request->limit() < 0) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "limit: must not be negative");
+    auto answer = app_.search(request->query(), static_cast<std::size_t>(request->limit()));
+    if (!answer.ok()) return to_grpc(answer.status());
+    *response = search_reply(answer->hits, answer->truncated);
+    return grpc::Status::OK;
+  });
+}
+
 }  // namespace gammalab

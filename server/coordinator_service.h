@@ -45,6 +45,10 @@ class CoordinatorService final : public v1::Coordinator::Service {
   grpc::Status ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*, v1::ListWorkersResponse*) override;
   grpc::Status GetJobLog(grpc::ServerContext*, const v1::GetJobLogRequest*, v1::GetJobLogResponse*) override;
   grpc::Status GetFits(grpc::ServerContext*, const v1::GetFitsRequest*, v1::GetFitsResponse*) override;
+  grpc::Status Annotate(grpc::ServerContext*, const v1::AnnotateRequest*, v1::Annotation*) override;
+  grpc::Status ListAnnotations(grpc::ServerContext*, const v1::ListAnnotationsRequest*,
+                               v1::ListAnnotationsResponse*) override;
+  grpc::Status Search(grpc::ServerContext*, const v1::SearchRequest*, v1::SearchResponse*) override;
 
   // Open WatchSweep calls: bounded, ended when their token is revoked.
   const LongCalls& watches() const { return watches_; }

@@ -35,6 +35,7 @@
 #include "server/job_files.h"
 #include "server/loopback.h"
 #include "server/prometheus_metrics.h"
+#include "server/request_limits.h"
 #include "server/tls_files.h"
 
 namespace gammalab {
@@ -393,6 +394,41 @@ void HttpApi::add_routes() {
     auto cancelled = app_.cancel_sweep(args[0], {});
     if (!cancelled.ok()) return send_error(res, cancelled.status());
     send_json(res, json{{"cancelled", *cancelled}}.dump());
+  });
+  // Notes and tags (core/annotation.h): the sweep's own and its runs'. A change is the Coordinator service's
+  // AnnotateRequest as JSON ({"job_id": "12", "note": "...", "add_tags": ["a"], "remove_tags": []}, every field
+  // optional, the sweep from the path), bounded as the gRPC door bounds it; the answer is the annotation after it.
+  r.get("/api/sweeps/{}/annotations", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
+    auto annotations = app_.annotations(args[0]);
+    if (!annotations.ok()) return send_error(res, annotations.status());
+    send_json(res, proto_to_json(annotations_reply(*annotations)));
+  });
+  r.post("/api/sweeps/{}/annotations", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
+    v1::AnnotateRequest request;
+    try {
+      proto_from_json(req.body, request);
+    } catch (const std::invalid_argument& e) {
+      return send_error(res, 400, e.what());
+    }
+    if (!request.sweep_id().empty()) return send_error(res, 400, "sweep_id: the sweep is the path's, not the body's");
+    if (const grpc::Status bounded = check_request_limits(request); !bounded.ok()) {
+      return send_error(res, bounded.error_code() == grpc::StatusCode::NOT_FOUND ? 404 : 400, bounded.error_message());
+    }
+    auto annotation = app_.annotate(args[0], request.job_id(), from_proto(request));
+    if (!annotation.ok()) return send_error(res, annotation.status());
+    send_json(res, proto_to_json(to_proto(*annotation)));
+  });
+  // ?q= the words (tag:NAME for a tag), ?limit= at most 200 hits: the Coordinator service's Search.
+  r.get("/api/search", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
+    std::int64_t limit = 0;
+    try {
+      limit = int_param(req, "limit", 1, static_cast<std::int64_t>(annotation_limits::kSearchHits), 0);
+    } catch (const std::invalid_argument& e) {
+      return send_error(res, 400, e.what());
+    }
+    auto answer = app_.search(req.param("q"), static_cast<std::size_t>(limit));
+    if (!answer.ok()) return send_error(res, answer.status());
+    send_json(res, proto_to_json(search_reply(answer->hits, answer->truncated)));
   });
   r.get("/api/sweeps/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
     auto sweep = app_.sweep(args[0]);

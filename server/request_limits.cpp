@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/annotation.h"
 #include "core/limits.h"
 #include "core/shared_root.h"
 #include "core/utf8_text.h"
@@ -36,6 +37,12 @@ const std::unordered_map<std::string_view, FieldLimit>& field_limits() {
       {"gammalab.v1.ImportRunsRequest.Run.config_json", {.bytes = 64 * 1024}},
       {"gammalab.v1.ImportRunsRequest.Points.points", {.count = limits::kMaxPointsPerReport}},
       // A host name is at most 253 bytes (RFC 1035); a machine has at most a few dozen accelerators.
+      // Notes and tags: the limits the coordinator states (core/annotation.h), so a refusal names one limit.
+      {"gammalab.v1.AnnotateRequest.note", {.bytes = annotation_limits::kNoteBytes}},
+      {"gammalab.v1.AnnotateRequest.add_tags", {.bytes = annotation_limits::kTagBytes, .count = annotation_limits::kTags}},
+      {"gammalab.v1.AnnotateRequest.remove_tags",
+       {.bytes = annotation_limits::kTagBytes, .count = annotation_limits::kTags}},
+      {"gammalab.v1.SearchRequest.query", {.bytes = annotation_limits::kSearchBytes}},
       {"gammalab.v1.RegisterWorkerRequest.hostname", {.bytes = 255}},
       {"gammalab.v1.RegisterWorkerRequest.gpus", {.bytes = 128, .count = 1024}},
       {"gammalab.v1.RegisterWorkerRequest.worker_id", {.bytes = 128}},

@@ -422,6 +422,18 @@ CREATE TABLE job_worker_faults (
   PRIMARY KEY (job_id, worker_id)
 ) WITHOUT ROWID;
 )sql",
+    // 20: notes and tags on sweeps and runs (core/annotation.h; Store::annotate). One row per sweep (job_id 0)
+    // or run that has any; tags sorted, each bounded by a space (" a b "), so that a tag is found by LIKE.
+    R"sql(
+CREATE TABLE annotations (
+  sweep_id   INTEGER NOT NULL REFERENCES sweeps(id),
+  job_id     INTEGER NOT NULL DEFAULT 0,
+  note       TEXT NOT NULL DEFAULT '',
+  tags       TEXT NOT NULL DEFAULT '',
+  updated_ms INTEGER NOT NULL,
+  PRIMARY KEY (sweep_id, job_id)
+) WITHOUT ROWID;
+)sql",
   };
   return all;
 }

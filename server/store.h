@@ -29,6 +29,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "core/annotation.h"
 #include "core/fit_record.h"
 #include "core/job_record.h"
 #include "core/job_state.h"
@@ -334,6 +335,16 @@ class Store {
     int next_below = -1;
   };
   FitPage fits_page(const std::string& sweep_id, std::optional<int> below_version, std::size_t versions);
+
+  // ---- notes and tags (core/annotation.h): the caller checked the change and that the job is the sweep's
+  // (job_id empty: the sweep's own). Applies it in one transaction and returns the annotation after it; one
+  // left with no note and no tag is removed. Throws std::invalid_argument when the tags would be too many.
+  Annotation annotate(const std::string& sweep_id, const std::string& job_id, const AnnotationChange& change);
+  // The sweep's own annotation first (when it has one), then its runs' by job id.
+  std::vector<Annotation> annotations(const std::string& sweep_id);
+  // Sweeps (by name, file name, note and tags) and annotated runs (by name, note and tags) that match every
+  // word, newest sweep first, each before its runs, at most `limit`; `truncated` when more matched.
+  std::vector<SearchHit> search(const std::vector<SearchWord>& words, std::size_t limit, bool& truncated);
 
   // Reads the database (its schema version) under the store's lock: true when it answered. What a health
   // check asks: a store whose lock is held for good, or whose file cannot be read, never answers or says false.

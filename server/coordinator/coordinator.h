@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/annotation.h"
 #include "core/fit_record.h"
 #include "core/job_record.h"
 #include "core/job_state.h"
@@ -144,6 +145,19 @@ class Coordinator {
 
   // ---- fits: a page of versions, newest first (latest_only: the newest version, no next page)
   absl::StatusOr<Page<FitRecord>> fits(const std::string& sweep_id, bool latest_only, const PageRequest& page);
+
+  // ---- notes and tags (core/annotation.h) on a sweep (job_id empty) or one of its runs, and the search
+  // across sweeps. INVALID_ARGUMENT naming the field, its limit and the value; NOT_FOUND for a sweep, or a job
+  // not of that sweep.
+  absl::StatusOr<Annotation> annotate(const std::string& sweep_id, const std::string& job_id,
+                                      const AnnotationChange& change);
+  absl::StatusOr<std::vector<Annotation>> annotations(const std::string& sweep_id);
+  struct SearchAnswer {
+    std::vector<SearchHit> hits;
+    bool truncated = false;  // more matched than `limit`
+  };
+  // `limit` 0: annotation_limits::kSearchHits; more is refused.
+  absl::StatusOr<SearchAnswer> search(const std::string& query, std::size_t limit);
 
   // ---- workers
   absl::StatusOr<Page<WorkerRecord>> list_workers(const PageRequest& page);

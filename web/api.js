@@ -27,11 +27,13 @@ export async function getJSON(path) {
 
 // A write (the job view's cancel and retry): same origin, so the browser's Origin header matches the
 // coordinator's and the session cookie goes along; the answer's JSON, or an HttpError.
-export async function postJSON(path) {
-  const res = await request(path, { method: 'POST' });
-  const body = await res.json().catch(() => null);
-  if (!res.ok) throw new HttpError(path, res.status, body);
-  return body;
+// `body`, when given, goes as JSON (a note and tags: web/annotations.js).
+export async function postJSON(path, body) {
+  const res = await request(path, body === undefined ? { method: 'POST' }
+    : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const answer = await res.json().catch(() => null);
+  if (!res.ok) throw new HttpError(path, res.status, answer);
+  return answer;
 }
 
 // For answers that may not exist yet (a sweep's fits): null on 404.

@@ -18,6 +18,7 @@ import { h, fill, download, shown } from './dom.js';
 import { renderJobLog, watchJobLogRaw } from './job_log.js';
 import { isoTime, isoUtc } from './when.js';
 import { TableFit } from './table_fit.js';
+import { renderAnnotation, startSearch } from './annotations.js';
 import { BUILT_IN, groupValue, orderedGroups, orderedBy, groupingName } from './grouping.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
@@ -48,6 +49,7 @@ const state = {
   jobs: [],
   metrics: new Map(),    // job id -> {name: {step, tokens, value}}
   runs: [],              // /api/sweeps/{id}/runs
+  annotations: [],       // /api/sweeps/{id}/annotations: notes and tags of the sweep (job_id '') and its runs
   fits: [],              // reports of /api/sweeps/{id}/fits (fitReports)
   workers: new Map(),
   loadedFor: null,       // sweep id whose data is loaded
@@ -137,10 +139,20 @@ function renderSweeps() {
 
 // ---- the open sweep
 
+// The open sweep's note and tags (jobId '') or a run's, as last loaded; null where none is written.
+const annotationOf = (jobId) => state.annotations.find((a) => a.job_id === String(jobId)) ?? null;
+
+// A note or tags saved from the page: kept in the state at once (the change's event brings the same), redrawn.
+function annotationSaved(saved) {
+  state.annotations = [...state.annotations.filter((a) => a.job_id !== saved.job_id), ...(saved.updated_ms !== '0' ? [saved] : [])];
+  render();
+}
+
 function renderSweepHead() {
   const s = state.sweep;
   $('sweep-name').textContent = shown(s.name);
   const created = isoTime(s.created_at);
+  renderAnnotation($('sweep-annotation'), { sweepId: s.id, annotation: annotationOf(''), onSaved: annotationSaved });
   $('sweep-meta').textContent = shown([`#${s.id}`, s.file_name, created && `submitted ${created}`, `priority ${s.priority}`,
     `max attempts ${s.max_attempts}`].filter(Boolean).join(' · '));
   fill($('sweep-counts'), countsOf(s).map(([k, n]) => h('span', { class: `badge ${stateClass(k)}` }, `${n} ${k}`)));
@@ -750,12 +762,18 @@ function branchNote(job) {
 }
 
 // The fixed columns: header, what sorts (a number or text), the text the filter reads, and the cell.
+// A run's tags under its name in the jobs table (its note on hover), where it has any.
+function runTags(job) {
+  const a = annotationOf(job.id);
+  return a?.tags.length ? h('div', { class: 'tags', title: a.note || '' }, a.tags.map((t) => h('span', { class: 'badge tag' }, t))) : null;
+}
+
 function fixedColumns(colourOf) {
   const runOf = new Map(state.runs.map((r) => [r.id, r]));
   const lastTrain = (j) => (j.has_loss && Number.isFinite(j.last_loss) ? j.last_loss : null);
   return [
     { key: 'job', head: 'job', get: (j) => j.name, cell: (j) => [h('div', { class: 'job-name' }, runToggle(j, colourOf(j)),
-      h('a', { href: `#/jobs/${encodeURIComponent(j.id)}` }, j.name)), branchNote(j), j.error ? h('div', { class: 'err' }, j.error) : null] },
+      h('a', { href: `#/jobs/${encodeURIComponent(j.id)}` }, j.name)), branchNote(j), runTags(j), j.error ? h('div', { class: 'err' }, j.error) : null] },
     { key: 'variant', head: 'variant', get: (j) => jobInfo(j).variant },
     { key: 'model', head: 'model', get: (j) => jobInfo(j).preset, sortBy: (j) => runOf.get(j.id)?.params ?? null },
     { key: 'state', head: 'state', get: (j) => j.state, cell: (j) => [h('span', { class: `badge ${stateClass(j.state)}` }, j.state),
@@ -871,10 +889,11 @@ function renderCompare() {
 }
 
 // The jobs the table's filter keeps: those with every word of it in some shown column (as shown: a config
-// value's short text) or in their error.
+// value's short text), in their error, or in their note and tags.
 function filteredJobs(jobs, colourOf) {
   const cols = jobColumns(colourOf).shown;
-  return filterRows(jobs, (j) => [...cols.map((c) => (c.text ? c.text(j) : c.get(j))), j.error], settings.filter);
+  return filterRows(jobs, (j) => [...cols.map((c) => (c.text ? c.text(j) : c.get(j))), j.error,
+    ...(annotationOf(j.id)?.tags || []), annotationOf(j.id)?.note], settings.filter);
 }
 
 // The columns that go first when the table is wider than its card, least needed to tell runs apart and see how
@@ -928,6 +947,8 @@ function renderJobs(groups, tableJobs) {
 function renderJob() {
   const { job, metrics, sweep } = state.job;
   $('job-name').textContent = shown(job.name);
+  renderAnnotation($('job-annotation'), { sweepId: job.sweep_id, jobId: String(job.id), annotation: state.job.annotation,
+    onSaved: (saved) => { state.job.annotation = saved.updated_ms !== '0' ? saved : null; } });
   const when = (t, what) => (isoTime(t) ? `${what} ${isoTime(t)}` : '');
   $('job-meta').textContent = shown([`#${job.id}`, sweep ? `sweep ${sweep.name}` : '', job.stage ? `${job.stage} stage` : '',
     `attempt ${job.attempt} of ${job.max_attempts}`, job.worker_id ? `worker ${workerName(job.worker_id)}` : '',
@@ -1169,7 +1190,7 @@ function mergeJobs(held, changed) {
 // one round trip before the first draw, not three.
 async function loadSweep(id) {
   const at = encodeURIComponent(id);
-  const [sweep, listed, metrics, runs, fits] = await Promise.all([
+  const [sweep, listed, metrics, runs, fits, annotations] = await Promise.all([
     getJSON(`/api/sweeps/${at}`),
     sweepJobs(at, null, null).then(async (answer) => {
       await fetchWorkersIfNeeded(answer.jobs);
@@ -1178,8 +1199,10 @@ async function loadSweep(id) {
     getJSON(`/api/sweeps/${at}/metrics?max_points=${seriesPoints()}`),
     getJSON(`/api/sweeps/${at}/runs`),
     getOptional(`/api/sweeps/${at}/fits`),
+    getJSON(`/api/sweeps/${at}/annotations`),
   ]);
   const jobs = listed.jobs;
+  state.annotations = annotations.annotations;
   state.sweep = sweep;
   state.jobs = jobs;
   state.jobsMark = listed.mark;
@@ -1201,8 +1224,12 @@ async function loadSweep(id) {
 // not drawn again.
 async function updateSweep() {
   const id = state.sweep.id;
-  const listed = await sweepJobs(id, state.jobs, state.jobsMark);
+  const [listed, annotations] = await Promise.all([sweepJobs(id, state.jobs, state.jobsMark),
+    getJSON(`/api/sweeps/${id}/annotations`)]);
   if (state.sweep?.id !== id) return true;
+  // Notes and tags written elsewhere (the CLI, another page) arrive with the next change.
+  const annotationsChanged = JSON.stringify(annotations.annotations) !== JSON.stringify(state.annotations);
+  state.annotations = annotations.annotations;
   const jobs = listed.jobs;
   const before = new Map(state.jobs.map((j) => [j.id, j]));
   let stateChanged = false;
@@ -1218,7 +1245,7 @@ async function updateSweep() {
   // state changed (a tune stage that ended brings its report and the main stage's jobs).
   const full = stateChanged ? await getJSON(`/api/sweeps/${id}`) : null;
   if (state.sweep?.id !== id) return true;
-  const news = added > 0 || full !== null || JSON.stringify(jobs) !== JSON.stringify(state.jobs);
+  const news = added > 0 || full !== null || annotationsChanged || JSON.stringify(jobs) !== JSON.stringify(state.jobs);
   state.jobs = jobs;
   state.jobsMark = listed.mark;
   const summary = state.sweeps.find((s) => s.id === id);
@@ -1296,13 +1323,15 @@ async function syncOverlays() {
 
 async function loadJob(id) {
   const job = await getJSON(`/api/jobs/${encodeURIComponent(id)}`);
-  const [metrics, sweep, events, log, checkpoints] = await Promise.all([
+  const [metrics, sweep, events, log, checkpoints, annotations] = await Promise.all([
     getJSON(`/api/jobs/${job.id}/metrics?max_points=${MAX_POINTS}`),
     getOptional(`/api/sweeps/${encodeURIComponent(job.sweep_id)}`),
-    getJSON(`/api/jobs/${job.id}/events`), getJSON(`/api/jobs/${job.id}/log`), getJSON(`/api/jobs/${job.id}/checkpoints`)]);
+    getJSON(`/api/jobs/${job.id}/events`), getJSON(`/api/jobs/${job.id}/log`), getJSON(`/api/jobs/${job.id}/checkpoints`),
+    getOptional(`/api/sweeps/${encodeURIComponent(job.sweep_id)}/annotations`)]);
   const store = {};
   appendColumns(store, metrics);
-  state.job = { job, metrics: store, sweep, events, log, checkpoints };
+  const annotation = (annotations?.annotations || []).find((a) => a.job_id === String(job.id)) ?? null;
+  state.job = { job, metrics: store, sweep, events, log, checkpoints, annotation };
 }
 
 // Runs fn over items, at most `limit` at a time.
@@ -1446,6 +1475,7 @@ function bindControls() {
   $('zoom-reset').addEventListener('click', () => zoomTo(null, null));
   $('csv').addEventListener('click', () => download(`${state.sweep?.name || 'sweep'}.csv`, new Blob([visibleCsv()], { type: 'text/csv' })));
   watchJobLogRaw(() => state.job?.log);
+  startSearch($('sweep-search'), $('search-hits'));
   // A window made wider or narrower fits the jobs table to it again.
   new ResizeObserver(() => {
     if (lastJobsRender && jobsFit && jobsFit.width !== jobsFit.card.clientWidth) renderJobs(...lastJobsRender);

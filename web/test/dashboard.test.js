@@ -1774,6 +1774,70 @@ max_attempts: 1
 
 // Runs trained elsewhere (`gammalab import`): the sweep says where they came from, and its study table has a
 // row per declared size (N of the file), both arms in each, not one "custom" row pooling every size.
+test('notes and tags: written on the page and read by the CLI, written by the CLI and seen live, searched from the sidebar', { timeout: 2 * TIMEOUT }, async () => {
+  const jobs = (await api(`/api/sweeps/${sweepId}/jobs`)).body;
+  const run = jobs[1];
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  await waitInPage(() => document.querySelector('#sweep-annotation button.annotate'));
+  assert.equal(await page.textContent('#sweep-annotation button.annotate'), 'add a note or tags');
+  // Written on the page: a note of two lines and two tags; the CLI reads the same back.
+  await page.click('#sweep-annotation button.annotate');
+  await page.fill('#sweep-annotation textarea', 'unified ahead at every size\nrerun the 0.1m baseline');
+  await page.fill('#sweep-annotation input.tags-input', 'ablation, paper-fig3');
+  await page.click('#sweep-annotation button.save');
+  await waitInPage(() => document.querySelectorAll('#sweep-annotation .badge.tag').length === 2);
+  assert.equal(await page.textContent('#sweep-annotation .note-text'), 'unified ahead at every size\nrerun the 0.1m baseline');
+  const read = JSON.parse(await cli('--json', 'note', sweepId));
+  assert.equal(read.note, 'unified ahead at every size\nrerun the 0.1m baseline');
+  assert.deepEqual(read.tags, ['ablation', 'paper-fig3']);
+  // A tag the coordinator would refuse is said before it is sent; nothing changes.
+  await page.click('#sweep-annotation button.annotate');
+  await page.fill('#sweep-annotation input.tags-input', 'ablation two words!');
+  await page.click('#sweep-annotation button.save');
+  assert.match(await page.textContent('#sweep-annotation .status'), /'words!' is not a tag/);
+  await page.click('#sweep-annotation button.cancel');
+  assert.deepEqual(JSON.parse(await cli('--json', 'note', sweepId)).tags, ['ablation', 'paper-fig3']);
+
+  // Written by the CLI on a run: its tag appears under its name in the jobs table without a reload, and the
+  // table's filter finds it by the tag.
+  await cli('tag', sweepId, '--job', run.id, 'diverged');
+  await cli('note', sweepId, '--job', run.id, 'loss spiked at step 30');
+  await waitInPage((id) => document.querySelector(`#jobs tbody tr[data-job-id="${id}"] .badge.tag`)?.textContent === 'diverged', run.id);
+  await page.fill('#jobs-filter', 'diverged');
+  await waitInPage(() => document.querySelectorAll('#jobs tbody tr').length === 1);
+  await page.fill('#jobs-filter', '');
+  // The sidebar's search: a tag exactly, then words in a note; each hit a link to its sweep or run.
+  await page.fill('#sweep-search', 'tag:diverged');
+  await waitInPage(() => !document.getElementById('search-hits').hidden && document.querySelectorAll('#search-hits li a').length === 1);
+  assert.equal(await page.getAttribute('#search-hits li a', 'href'), `#/jobs/${run.id}`);
+  assert.match(await page.textContent('#search-hits li'), new RegExp(`${run.name}.*run of`));
+  await page.fill('#sweep-search', 'rerun baseline');
+  await waitInPage((id) => document.querySelector('#search-hits li')?.dataset.sweepId === id && !document.querySelector('#search-hits li').dataset.jobId, sweepId);
+  await page.fill('#sweep-search', 'tag:nothing-has-this');
+  await waitInPage(() => document.querySelector('#search-hits li.empty')?.textContent === 'nothing found');
+  await page.locator('nav.sidebar').screenshot({ path: join(resultsDir, 'search.png') });
+  await page.fill('#sweep-search', '');
+  await waitInPage(() => document.getElementById('search-hits').hidden);
+  // The run's page shows its note and tags, and edits them.
+  await page.goto(`${base}/#/jobs/${run.id}`);
+  await waitInPage(() => document.querySelector('#job-annotation .note-text')?.textContent === 'loss spiked at step 30');
+  await page.click('#job-annotation button.annotate');
+  await page.fill('#job-annotation input.tags-input', 'diverged lr-too-high');
+  await page.click('#job-annotation button.save');
+  await waitInPage(() => document.querySelectorAll('#job-annotation .badge.tag').length === 2);
+  const annotations = (await api(`/api/sweeps/${sweepId}/annotations`)).body.annotations;
+  assert.deepEqual(annotations.map((a) => [a.job_id, a.tags]), [['', ['ablation', 'paper-fig3']], [run.id, ['diverged', 'lr-too-high']]]);
+  await page.locator('#job .sweep-head').screenshot({ path: join(resultsDir, 'job-annotation.png') });
+  // Cleared again, as the tests after this one expect the sweep.
+  await cli('note', sweepId, '');
+  await cli('tag', sweepId, '--remove', 'ablation', 'paper-fig3');
+  await cli('note', sweepId, '--job', run.id, '');
+  await cli('tag', sweepId, '--job', run.id, '--remove', 'diverged', 'lr-too-high');
+  assert.deepEqual((await api(`/api/sweeps/${sweepId}/annotations`)).body.annotations, []);
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  assert.deepEqual(pageErrors, []);
+});
+
 test('an imported sweep: where its runs came from, and a study row per declared size', { timeout: 2 * TIMEOUT }, async () => {
   const file = join(tmp, 'web-imported.csv');
   const rows = ['params,tokens,loss,group,seed'];

@@ -124,6 +124,12 @@ void send_error(HttpResponse& res, const absl::Status& refusal) {
   send_error(res, coordinator::http_status(refusal), std::string(refusal.message()));
 }
 
+// A saved view as the API answers it; `mine`: the caller saved it (and may delete it).
+json view_json(const SavedView& v, std::int64_t caller) {
+  return {{"id", v.id}, {"name", v.name}, {"sweep_id", v.sweep_id}, {"settings", v.settings},
+          {"updated_ms", v.updated_ms}, {"mine", v.owner == caller}};
+}
+
 // An integer query parameter in [lo, hi], or `fallback` when absent. Throws std::invalid_argument naming the
 // parameter, the limits and the value.
 std::int64_t int_param(const HttpRequest& req, const char* name, std::int64_t lo, std::int64_t hi,
@@ -429,6 +435,49 @@ void HttpApi::add_routes() {
     auto answer = app_.search(req.param("q"), static_cast<std::size_t>(limit));
     if (!answer.ok()) return send_error(res, answer.status());
     send_json(res, proto_to_json(search_reply(answer->hits, answer->truncated)));
+  });
+  // The dashboard's saved views (core/saved_view.h): the caller's own, listed; one saved (a name the caller has
+  // already is replaced) from {"name", "sweep_id", "settings"}; any one read by id (a view's link opens for
+  // anyone let in); deleted by its owner only (403 else).
+  r.get("/api/views", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
+    const std::int64_t owner = auth_.caller_token_id(req).value_or(0);
+    json out = json::array();
+    for (const SavedView& v : app_.views(owner)) out.push_back(view_json(v, owner));
+    send_json(res, out.dump());
+  });
+  r.post("/api/views", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
+    std::string name, sweep, settings;
+    try {
+      const json body = json::parse(req.body);
+      if (!body.is_object()) throw std::invalid_argument("body: a JSON object {\"name\", \"sweep_id\", \"settings\"}");
+      for (const auto& [key, value] : body.items()) {
+        if (key != "name" && key != "sweep_id" && key != "settings") {
+          throw std::invalid_argument("body: unknown field '" + utf8_head(key, 64) + "' (name, sweep_id, settings)");
+        }
+        if (!value.is_string()) throw std::invalid_argument(key + ": expected a string");
+      }
+      name = body.value("name", "");
+      sweep = body.value("sweep_id", "");
+      settings = body.value("settings", "");
+    } catch (const json::exception&) {
+      return send_error(res, 400, "body: not JSON");
+    } catch (const std::invalid_argument& e) {
+      return send_error(res, 400, e.what());
+    }
+    const std::int64_t owner = auth_.caller_token_id(req).value_or(0);
+    auto saved = app_.save_view(owner, name, sweep, settings);
+    if (!saved.ok()) return send_error(res, saved.status());
+    send_json(res, view_json(*saved, owner).dump());
+  });
+  r.get("/api/views/{}", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
+    auto found = app_.view(args[0]);
+    if (!found.ok()) return send_error(res, found.status());
+    send_json(res, view_json(*found, auth_.caller_token_id(req).value_or(0)).dump());
+  });
+  r.del("/api/views/{}", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
+    const absl::Status deleted = app_.delete_view(auth_.caller_token_id(req).value_or(0), args[0]);
+    if (!deleted.ok()) return send_error(res, deleted);
+    send_json(res, json{{"deleted", args[0]}}.dump());
   });
   r.get("/api/sweeps/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
     auto sweep = app_.sweep(args[0]);

@@ -434,6 +434,18 @@ CREATE TABLE annotations (
   PRIMARY KEY (sweep_id, job_id)
 ) WITHOUT ROWID;
 )sql",
+    // 21: the dashboard's saved views (core/saved_view.h; Store::save_view), one name per user.
+    R"sql(
+CREATE TABLE views (
+  id         INTEGER PRIMARY KEY,
+  owner      INTEGER NOT NULL,
+  name       TEXT NOT NULL,
+  sweep_id   INTEGER NOT NULL REFERENCES sweeps(id),
+  settings   TEXT NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  UNIQUE (owner, name)
+);
+)sql",
   };
   return all;
 }

@@ -31,6 +31,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/annotation.h"
 #include "core/fit_record.h"
+#include "core/saved_view.h"
 #include "core/job_record.h"
 #include "core/job_state.h"
 #include "core/metric.h"
@@ -345,6 +346,14 @@ class Store {
   // Sweeps (by name, file name, note and tags) and annotated runs (by name, note and tags) that match every
   // word, newest sweep first, each before its runs, at most `limit`; `truncated` when more matched.
   std::vector<SearchHit> search(const std::vector<SearchWord>& words, std::size_t limit, bool& truncated);
+
+  // ---- the dashboard's saved views (core/saved_view.h), checked by the caller. A name the owner has already
+  // is replaced (same id); beyond view_limits::kViewsPerUser of one owner, std::invalid_argument.
+  SavedView save_view(std::int64_t owner, const std::string& name, const std::string& sweep_id,
+                      const std::string& settings);
+  std::vector<SavedView> views(std::int64_t owner);  // by name
+  std::optional<SavedView> view(const std::string& id);
+  bool delete_view(const std::string& id);  // false: none had that id
 
   // Reads the database (its schema version) under the store's lock: true when it answered. What a health
   // check asks: a store whose lock is held for good, or whose file cannot be read, never answers or says false.

@@ -19,6 +19,7 @@ import { renderJobLog, watchJobLogRaw } from './job_log.js';
 import { isoTime, isoUtc } from './when.js';
 import { TableFit } from './table_fit.js';
 import { renderAnnotation, startSearch } from './annotations.js';
+import { openViewLink, startViewsMenu } from './saved_views.js';
 import { BUILT_IN, groupValue, orderedGroups, orderedBy, groupingName } from './grouping.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
@@ -1371,7 +1372,7 @@ async function refreshOnce() {
     if (await loadZoom()) news = true;
   }
   if (!(await plotsReady)) return;
-  showError('');
+  showError(location.hash.startsWith('#/views/') ? viewLinkError : '');  // a view's link that opened nothing stays said
   if (news) render();
 }
 
@@ -1476,6 +1477,7 @@ function bindControls() {
   $('csv').addEventListener('click', () => download(`${state.sweep?.name || 'sweep'}.csv`, new Blob([visibleCsv()], { type: 'text/csv' })));
   watchJobLogRaw(() => state.job?.log);
   startSearch($('sweep-search'), $('search-hits'));
+  startViewsMenu($('views-menu'), () => ({ sweepId: state.sweep?.id, settings: parseHash().query }));
   // A window made wider or narrower fits the jobs table to it again.
   new ResizeObserver(() => {
     if (lastJobsRender && jobsFit && jobsFit.width !== jobsFit.card.clientWidth) renderJobs(...lastJobsRender);
@@ -1495,6 +1497,13 @@ function bindControls() {
 function restyleCharts() {
   for (const chart of [...lossCharts.values(), scalingChart, surfaceChart, tuneChart, ...jobCharts.values()]) chart?.restyle();
   render();
+}
+
+// Why a view's link (#/views/ID) opened nothing, said while the address is that link.
+let viewLinkError = '';
+function viewLinkFailed(e) {
+  viewLinkError = `No view there: ${e.message}`;
+  showError(viewLinkError);
 }
 
 // Resolves once uPlot is loaded and the page's fixed charts are made (false when uPlot could not be loaded):
@@ -1519,6 +1528,7 @@ async function main() {
     showError(`Could not load: ${e.message}`);
     throw e;
   }
+  await openViewLink().catch(viewLinkFailed);
   readSettings();
   plotsReady = uPlotModule.then((module) => {
     uPlot = module.default;
@@ -1534,7 +1544,9 @@ async function main() {
   // Another sweep or job opens at its top (a job's link sits low in the jobs table); a change of settings
   // keeps the place.
   let route = `${parseHash().kind}/${parseHash().id}`;
-  window.addEventListener('hashchange', () => {
+  window.addEventListener('hashchange', async () => {
+    // A view's link (#/views/ID) stands for a sweep's address: put in its place before anything reads it.
+    await openViewLink().catch(viewLinkFailed);
     const now = `${parseHash().kind}/${parseHash().id}`;
     if (now !== route) window.scrollTo(0, 0);
     route = now;

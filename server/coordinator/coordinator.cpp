@@ -96,6 +96,8 @@ int http_status(const absl::Status& status) {
       return 400;
     case absl::StatusCode::kFailedPrecondition:
       return 409;
+    case absl::StatusCode::kPermissionDenied:
+      return 403;
     default:
       return 500;
   }

@@ -159,6 +159,14 @@ class Coordinator {
   // `limit` 0: annotation_limits::kSearchHits; more is refused.
   absl::StatusOr<SearchAnswer> search(const std::string& query, std::size_t limit);
 
+  // ---- the dashboard's saved views (core/saved_view.h): kept per user (`owner`, the caller's token id; 0
+  // without auth), opened by anyone by id (a view's link), deleted by its owner only (PERMISSION_DENIED else).
+  absl::StatusOr<SavedView> save_view(std::int64_t owner, const std::string& name, const std::string& sweep_id,
+                                      const std::string& settings);
+  std::vector<SavedView> views(std::int64_t owner);
+  absl::StatusOr<SavedView> view(const std::string& id);
+  absl::Status delete_view(std::int64_t owner, const std::string& id);
+
   // ---- workers
   absl::StatusOr<Page<WorkerRecord>> list_workers(const PageRequest& page);
 

@@ -1838,6 +1838,59 @@ test('notes and tags: written on the page and read by the CLI, written by the CL
   assert.deepEqual(pageErrors, []);
 });
 
+test('saved views: a sweep\'s view saved under a name opens the same in a new browser, by its link', { timeout: 2 * TIMEOUT }, async () => {
+  const settings = 'groupBy=seed&panelBy=model.d_model&logY=true&smoothing=0.5';
+  await page.goto(`${base}/#/sweeps/${sweepId}?${settings}`);
+  await waitInPage((n) => document.querySelectorAll('#charts figure[data-metric="train/loss"]').length === n, PRESETS.length);
+  const drawn = async (p) => p.$$eval('#charts figure', (els) => els.map((e) => [e.id, e.dataset.series]));
+  const before = await drawn(page);
+  await page.click('#views-menu summary');
+  await waitInPage(() => document.querySelector('#views-menu ul.views li'));
+  await page.fill('#views-menu input.view-name', 'by width, seeds coloured');
+  await page.click('#views-menu button.save');
+  await waitInPage(() => /saved: its link is #\/views\/\d+/.test(document.querySelector('#views-menu .status').textContent));
+  const link = (await page.textContent('#views-menu .status')).match(/#\/views\/\d+/)[0];
+  await waitInPage((l) => [...document.querySelectorAll('#views-menu ul.views a.open')].some((a) => a.getAttribute('href') === l), link);
+  const saved = (await api('/api/views')).body.find((v) => v.name === 'by width, seeds coloured');
+  assert.equal(saved.sweep_id, String(sweepId));
+  assert.equal(saved.settings, (await page.evaluate(() => location.hash)).split('?')[1]);
+  assert.equal(saved.mine, true);
+  await page.locator('#views-menu .menu').screenshot({ path: join(resultsDir, 'views-menu.png') });
+  await page.click('#views-menu summary');
+
+  // A new browser, signed in afresh, opens the link: the same sweep, the same settings, the same charts.
+  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const fresh = await browser.newContext({ viewport: { width: 1400, height: 1100 } });
+    await signIn(fresh, base, tokens.user);
+    const other = await fresh.newPage();
+    const errors = [];
+    other.on('pageerror', (e) => errors.push(String(e)));
+    await other.goto(`${base}/${link}`);
+    await other.waitForFunction((n) => document.querySelectorAll('#charts figure[data-metric="train/loss"] canvas').length === n, PRESETS.length, { timeout: TIMEOUT });
+    assert.equal(await other.evaluate(() => location.hash), `#/sweeps/${sweepId}?${saved.settings}`);
+    assert.equal(await other.$eval('#group-by', (e) => e.value), 'seed');
+    assert.equal(await other.$eval('#panel-by', (e) => e.value), 'model.d_model');
+    assert.equal(await other.$eval('#log-y', (e) => e.checked), true);
+    assert.deepEqual(await drawn(other), before);
+    // A link to a view that is not there says so.
+    await other.goto(`${base}/#/views/999999`);
+    await other.waitForFunction(() => !document.getElementById('error').hidden, undefined, { timeout: TIMEOUT });
+    assert.match(await other.textContent('#error'), /No view there: .*view '999999' not found/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+  // Deleted from the menu: gone from the list and the API.
+  await page.click('#views-menu summary');
+  await page.click(`#views-menu li[data-view-id="${saved.id}"] button.delete`);
+  await waitInPage(() => document.querySelector('#views-menu .status').textContent === 'deleted: by width, seeds coloured');
+  assert.equal((await api(`/api/views/${saved.id}`)).status, 404);
+  await page.click('#views-menu summary');
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  assert.deepEqual(pageErrors, []);
+});
+
 test('an imported sweep: where its runs came from, and a study row per declared size', { timeout: 2 * TIMEOUT }, async () => {
   const file = join(tmp, 'web-imported.csv');
   const rows = ['params,tokens,loss,group,seed'];

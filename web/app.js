@@ -1461,6 +1461,13 @@ function syncControls() {
     if (String(el[prop]) !== String(settings[key])) el[prop] = settings[key];
   }
   $('zoom-reset').hidden = settings.x0 === null;
+  $('smoothing-text').textContent = smoothingText(Number(settings.smoothing));
+}
+
+// The smoothing's weight and the window it averages over: an EMA of weight w remembers about 1/(1 − w) points.
+function smoothingText(w) {
+  if (!(w > 0)) return 'off';
+  return `${w.toFixed(2)} (EMA over ≈ ${Math.round(1 / (1 - w))} points)`;
 }
 
 function bindControls() {

@@ -565,6 +565,7 @@ max_attempts: 2
   await waitInPage(() => new URLSearchParams(location.hash.split('?')[1]).get('smoothing') === '0.8');
   const smoothed = await canvasPixels('#chart-train');
   assert.notEqual(smoothed, unsmoothed, 'smoothing redraws the lines');
+  assert.equal(await page.textContent('#smoothing-text'), '0.80 (EMA over ≈ 5 points)', 'the window it averages over is said');
   await page.check('#log-y');
   await waitInPage(() => location.hash.includes('logY=true'));
   assert.notEqual(await canvasPixels('#chart-train'), smoothed, 'log y redraws the lines');

@@ -20,6 +20,7 @@ import { isoTime, isoUtc } from './when.js';
 import { TableFit } from './table_fit.js';
 import { renderAnnotation, startSearch } from './annotations.js';
 import { openViewLink, startViewsMenu } from './saved_views.js';
+import { tuneSeedPoints } from './tune_seeds.js';
 import { BUILT_IN, groupValue, orderedGroups, orderedBy, groupingName } from './grouping.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
@@ -88,6 +89,9 @@ function readSettings() {
   const typed = { ...DEFAULTS, x0: 0, x1: 0 };
   const query = parseHash().query;
   settings = { ...DEFAULTS, metrics: defaultMetrics(), ...settingsFromQuery(query, typed) };
+  // Drawn afresh with them: a refresh that ran between the address's change and this read (the hashchange event
+  // comes a task later) drew the new address with the old settings, and must not count as its drawing.
+  renderedFor = null;
   // A hand-edited address that names no setting, or gives one a value of the wrong kind, is said, not ignored.
   const problems = settingsProblems(query, typed);
   $('settings-notice').hidden = !problems.length;
@@ -262,7 +266,9 @@ function renderTune() {
   $('tune-card').hidden = !tune;
   if (!tune) return;
   const styles = tuneStyles(tune);
-  tuneChart.update({ tune, colourOf: styles.colourOf, dashOf: styles.dashOf });
+  const runOf = new Map(state.runs.map((r) => [r.id, r]));
+  const seeds = tuneSeedPoints(tune, state.jobs, (job) => runOf.get(job.id)?.loss);
+  tuneChart.update({ tune, colourOf: styles.colourOf, dashOf: styles.dashOf, seeds });
   fill($('tune-picks'), tunePicks(tune, styles.colours, state.sweep.stage_error));
 }
 
@@ -1551,14 +1557,18 @@ async function main() {
   // Another sweep or job opens at its top (a job's link sits low in the jobs table); a change of settings
   // keeps the place.
   let route = `${parseHash().kind}/${parseHash().id}`;
-  window.addEventListener('hashchange', async () => {
-    // A view's link (#/views/ID) stands for a sweep's address: put in its place before anything reads it.
-    await openViewLink().catch(viewLinkFailed);
+  const addressChanged = () => {
     const now = `${parseHash().kind}/${parseHash().id}`;
     if (now !== route) window.scrollTo(0, 0);
     route = now;
     readSettings();
     refresh();
+  };
+  window.addEventListener('hashchange', () => {
+    if (!location.hash.startsWith('#/views/')) return addressChanged();
+    // A view's link (#/views/ID) stands for a sweep's address: put in its place (replaceState: no second
+    // event), then read as any address.
+    openViewLink().catch(viewLinkFailed).finally(addressChanged);
   });
   window.__gammalab = { csv: visibleCsv, settings: () => ({ ...settings }) };
   connectEvents();

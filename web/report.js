@@ -10,6 +10,7 @@ import { LossChart, ScalingChart, SurfaceChart, TuneChart } from './charts.js';
 import { branchOf, branchLabel, branchColour, leadPoint } from './family.js';
 import { h, fill, shown } from './dom.js';
 import { isoTime } from './when.js';
+import { tuneSeedPoints } from './tune_seeds.js';
 import { startTheme } from './theme.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 
@@ -117,12 +118,14 @@ function renderScaling(runs, fits) {
   byId('fits-empty').hidden = fits.length > 0;
 }
 
-function renderTune(sweep) {
+function renderTune(sweep, jobs, runs) {
   const tune = tuneSeries(sweep.tune_report_json);
   byId('tune-card').hidden = !tune;
   if (!tune) return;
   const styles = tuneStyles(tune);
-  new TuneChart(globalThis.uPlot, byId('chart-tune')).update({ tune, colourOf: styles.colourOf, dashOf: styles.dashOf });
+  const runOf = new Map(runs.map((r) => [r.id, r]));
+  const seeds = tuneSeedPoints(tune, jobs, (job) => runOf.get(job.id)?.loss);
+  new TuneChart(globalThis.uPlot, byId('chart-tune')).update({ tune, colourOf: styles.colourOf, dashOf: styles.dashOf, seeds });
   fill(byId('tune-picks'), tunePicks(tune, styles.colours, sweep.stage_error));
 }
 
@@ -163,7 +166,7 @@ function main() {
   document.title = shown(`${sweep.name} · gammalab report`);
   renderHead(sweep, data.generated_at);
   renderStudyTable({ table: byId('study'), empty: byId('study-empty'), multipliersEl: byId('multipliers') }, runs, fits, 'loss');
-  renderTune(sweep);
+  renderTune(sweep, jobs, runs);
   if (!globalThis.uPlot) throw new Error('uPlot is missing from this report');
   renderCurves(jobs, metrics, paramsOf, new Map(runs.map((r) => [String(r.id), r.tokens])));
   byId('curves-note').textContent = 'train and val loss, and the scale-vector norms per role where logged, per main-stage job against step (downsampled: each bucket keeps its first, last, lowest and highest point)';

@@ -865,7 +865,9 @@ export function tuneSeries(reportJson) {
       if (!curves.has(label)) {
         // How sure the group's pick is (the share of resamples of its tune seeds that keep it; null: not measured).
         const share = typeof g.pick_share === 'number' ? g.pick_share : null;
-        curves.set(label, { label, variant: g.key?.['scale.variant'] ?? null, points: [], tried: [], problem: g.problem || '', share, seeds: g.seeds ?? 0 });
+        // match: the config values every run of this curve has (its group's key and the other tuned fields).
+        const match = { ...(g.key || {}), ...Object.fromEntries(Object.entries(t.values || {}).filter(([k]) => k !== field)) };
+        curves.set(label, { label, variant: g.key?.['scale.variant'] ?? null, points: [], tried: [], problem: g.problem || '', share, seeds: g.seeds ?? 0, match });
       }
       const x = num(t.values[field]);
       const y = num(t.mean_loss);
@@ -888,7 +890,7 @@ export function tuneSeries(reportJson) {
       const pick = best.get(c.label) || null;
       // A pick at the smallest or largest value tried: the optimum may lie beyond the grid.
       const edge = !!pick && (pick.x === Math.min(...c.tried) || pick.x === Math.max(...c.tried));
-      return { label: c.label, variant: c.variant, xs: c.points.map((p) => p[0]), ys: c.points.map((p) => p[1]), best: pick, problem: c.problem, edge, share: c.share, seeds: c.seeds };
+      return { label: c.label, variant: c.variant, xs: c.points.map((p) => p[0]), ys: c.points.map((p) => p[1]), best: pick, problem: c.problem, edge, share: c.share, seeds: c.seeds, match: c.match };
     }),
   };
 }

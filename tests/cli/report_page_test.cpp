@@ -73,7 +73,7 @@ TEST(ReportPage, WebsOwnModulesBundleInDependencyOrder) {
   const ModuleBundle bundle = bundle_modules(std::filesystem::path(GAMMALAB_SOURCE_DIR) / "web", "report.js");
   EXPECT_EQ(bundle.modules,
             (std::vector<std::string>{"config_columns.js", "series.js", "columns.js", "charts.js", "family.js", "dom.js",
-                                      "when.js", "theme.js", "surface.js", "study.js", "report.js"}));
+                                      "when.js", "tune_seeds.js", "theme.js", "surface.js", "study.js", "report.js"}));
   EXPECT_EQ(bundle.code.find("\nimport "), std::string::npos);
   EXPECT_EQ(bundle.code.find("\nexport "), std::string::npos);
 }

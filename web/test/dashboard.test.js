@@ -124,7 +124,12 @@ async function waitInPage(fn, arg, timeout = TIMEOUT) {
   try {
     return await page.waitForFunction(fn, arg, { timeout, polling: 100 });
   } catch (e) {
-    e.message += `\n${logTails()}`;
+    // What the page showed when the wait gave up: its address, its error line and the charts it had drawn.
+    const seen = await page.evaluate(() => ({
+      hash: location.hash, error: document.getElementById('error')?.textContent ?? '',
+      charts: [...document.querySelectorAll('#charts figure')].map((f) => `${f.id}:${f.dataset.series}`),
+    })).catch(() => null);
+    e.message += `\npage: ${JSON.stringify(seen)}\n${logTails()}`;
     throw e;
   }
 }
@@ -1256,6 +1261,10 @@ max_attempts: 2
     assert.equal(g.seeds, 1);
     assert.ok(text.includes('one tune seed: each point is one run, and how sure the pick is is not measured (tune.seeds: 2 or more)'), text);
   }
+  // Each tune run's own final loss, a ring about its curve: every succeeded tune run of the sweep with a loss.
+  const tuneRuns = (await api(`/api/sweeps/${id}/runs`)).body.filter((r) => r.stage === 'tune' && r.state === 'succeeded' && Number.isFinite(r.loss));
+  await waitInPage((n) => document.getElementById('chart-tune').dataset.seedPoints === String(n), tuneRuns.length);
+  assert.ok(tuneRuns.length >= 6, `tune runs with a final loss: ${tuneRuns.length}`);
   // How many picks sit at an edge, above them, as `gammalab tune` marks each.
   const edges = (await page.$$eval('#tune-picks .pick', (els) => els.map((e) => e.textContent))).filter((t) => t.includes('at an edge of the grid')).length;
   assert.equal(await page.isVisible('#tune-picks .edges'), edges > 0);
@@ -1661,6 +1670,13 @@ test('theme: a dark choice redraws the charts in its colours and is remembered; 
 
 // ---- fifty live runs: the readout is capped at four curves, and the chart never moves under it
 
+// The page's scroll and the heights of what lies above the metric charts: said when a chart moved, to tell what grew.
+const aboveChart = () => page.evaluate(() => ({
+  scrollY: window.scrollY,
+  heights: ['sweep-name', 'sweep-meta', 'sweep-annotation', 'sweep-counts', 'sweep-banner', 'settings-notice', 'study-card',
+    'tune-card', 'legend', 'charts-filter-note'].map((id) => `${id}:${document.getElementById(id)?.getBoundingClientRect().height ?? '-'}`).join(' '),
+}));
+
 const FIFTY_STEPS = 40;
 // 25 learning rates x 2 variants. The last learning rate's two jobs (the coordinator leases a sweep's jobs in
 // order) train on a batch 32 times as large, so that they are still running, a point a step, once every other
@@ -1698,6 +1714,7 @@ max_attempts: 1
       && document.querySelector('#jobs tbody tr[data-state="running"]'), FIFTY, RUN_TIMEOUT);
     const plot = page.locator('#chart-train .plot');
     const resting = await plot.boundingBox();
+    const restingAbove = await aboveChart();
     const over = await page.locator('#chart-train .u-over').boundingBox();
     const nextFrame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const pointsNow = async () => Number(await chartAttr('#chart-train', 'points'));
@@ -1718,7 +1735,10 @@ max_attempts: 1
         const box = await plot.boundingBox();
         // (Under a pixel: a card above that grew is made up for by scrolling, in whole pixels.)
         const moved = ['x', 'y', 'width', 'height'].filter((k) => Math.abs(box[k] - resting[k]) >= 1);
-        assert.deepEqual(moved, [], `at ${fx.toFixed(3)} of the x axis (pass ${pass}) the plot moved: ${JSON.stringify(box)}, at rest ${JSON.stringify(resting)}`);
+        if (moved.length) {
+          const above = await aboveChart();
+          assert.fail(`at ${fx.toFixed(3)} of the x axis (pass ${pass}) the plot moved: ${JSON.stringify(box)}, at rest ${JSON.stringify(resting)}; above it: ${JSON.stringify(above)}, at rest: ${JSON.stringify(restingAbove)}`);
+        }
         if (await pointsNow() > before) arrivals++;
         // (Read at once: a point that arrives redraws the readout.)
         const { rows, items, head } = await page.$eval('#chart-train', (el) => ({

@@ -282,7 +282,7 @@ test('tuneSeries: mean final loss against the tuned value per group, the pick, f
   const t = tuneSeries(JSON.stringify(report));
   assert.equal(t.field, 'optim.lr');
   // The pick is the smallest value tried (the failed 0.03 was tried too): at an edge of the grid.
-  assert.deepEqual(t.groups[0], { label: 'scale.variant=baseline', variant: 'baseline', xs: [0.003, 0.01], ys: [2.9, 3.1], best: { x: 0.003, y: 2.9, origin: '' }, problem: '', edge: true, share: 0.62, seeds: 3 });
+  assert.deepEqual(t.groups[0], { label: 'scale.variant=baseline', variant: 'baseline', xs: [0.003, 0.01], ys: [2.9, 3.1], best: { x: 0.003, y: 2.9, origin: '' }, problem: '', edge: true, share: 0.62, seeds: 3, match: { 'scale.variant': 'baseline' } });
   assert.deepEqual(t.groups[1].best, null);
   assert.equal(t.groups[1].edge, false);
   assert.equal(t.groups[1].share, null, 'a report without the share: not measured');

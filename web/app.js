@@ -21,7 +21,7 @@ import { TableFit } from './table_fit.js';
 import { renderAnnotation, startSearch } from './annotations.js';
 import { openViewLink, startViewsMenu } from './saved_views.js';
 import { tuneSeedPoints } from './tune_seeds.js';
-import { BUILT_IN, groupValue, orderedGroups, orderedBy, groupingName } from './grouping.js';
+import { BUILT_IN, groupValue, orderedGroups, orderedBy, groupingName, groupLabel } from './grouping.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
 import { FIXED_PATHS, jobConfig, varyingPaths, defaultConfigPaths, configText, shownColumnKeys } from './config_columns.js';
@@ -195,6 +195,7 @@ function groupsBy(by) {
   const { groups, labels } = overlayGroups(own, overlays().map((o) => ({
     id: o.sweep.id, name: o.sweep.name, groups: orderedGroups(o.jobs, by, paramsByPreset(o.runs)),
   })));
+  for (const group of own) labels.set(group, groupLabel(group, by));
   // The open sweep's groups keep the colours they have without an overlay; the overlaid ones take the farthest.
   const ownColours = groupColours(own, orderedBy(state.jobs, by));
   const colours = new Map([...ownColours, ...overlayColours(groups.slice(own.length), ownColours.values())]);
@@ -534,7 +535,7 @@ function renderCharts(g, tableJobs) {
     if (!chart) {
       const figure = h('figure', { class: 'chart', id: w.id, dataset: { metric: w.metric, panel: w.panel ?? '' } },
         h('figcaption', {}, h('span', { class: 'metric' }, w.metric), w.panel === null ? null
-          : h('span', { class: 'panel' }, BUILT_IN.has(settings.panelBy) ? ` · ${w.panel}` : ` · ${settings.panelBy} = ${w.panel}`),
+          : h('span', { class: 'panel' }, BUILT_IN.has(settings.panelBy) ? ` · ${w.panel}` : ` · ${settings.panelBy} = ${groupLabel(w.panel, settings.panelBy)}`),
           h('button', { type: 'button', class: 'png', title: 'save this chart as PNG', onclick: () => savePng(figure) }, 'PNG'),
           h('div', { class: 'hover readout' })),
         h('div', { class: 'plot' }), h('p', { class: 'empty', hidden: true }, `No ${w.metric} points yet.`));

@@ -3,7 +3,7 @@
 // optim.lr, seed, model.d_model, ...), so that a tune stage's curves can be coloured by their LR and a ladder's
 // faceted by width.
 import { jobInfo, sortGroups } from './series.js';
-import { jobConfig } from './config_columns.js';
+import { jobConfig, configText } from './config_columns.js';
 
 // The two groupings every sweep has, named as the address writes them.
 export const BUILT_IN = new Map([['variant', 'variant'], ['preset', 'model size']]);
@@ -51,6 +51,17 @@ export function orderedBy(jobs, by) {
   if (by === 'preset') return true;
   if (BUILT_IN.has(by) || by === 'seed') return false;
   return jobs.length > 0 && jobs.every((j) => typeof flat(j).get(by) === 'number');
+}
+
+// A group's name in a legend: a config value short, as the jobs table writes it (0.0167, not
+// 0.016666666666666666); the group's key stays exact.
+export function groupLabel(key, by) {
+  if (BUILT_IN.has(by) || key === '–') return key;
+  try {
+    return configText(JSON.parse(key));
+  } catch {
+    return key;  // a string value, as written
+  }
 }
 
 // What a legend says the colours mean: "variant", "model size", or the field's path.

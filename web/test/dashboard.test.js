@@ -503,6 +503,13 @@ test('scaling view draws the coordinator\'s fitted law on a fresh load', { timeo
 
 // ---- the study view, metric charts, jobs table, job view and sharing, over a second real sweep with seeds
 
+// The page's scroll and the heights of what lies above the metric charts: said when a chart moved, to tell what grew.
+const aboveChart = () => page.evaluate(() => ({
+  scrollY: window.scrollY,
+  heights: ['sweep-name', 'sweep-meta', 'sweep-annotation', 'sweep-counts', 'sweep-banner', 'settings-notice', 'study-card',
+    'tune-card', 'legend', 'charts-filter-note'].map((id) => `${id}:${document.getElementById(id)?.getBoundingClientRect().height ?? '-'}`).join(' '),
+}));
+
 let seedsId;
 const SEEDS_STEPS = { baseline: 20, unified: 10 };  // the unified runs end first: the readout must drop them
 
@@ -595,9 +602,14 @@ max_attempts: 2
   };
   const over = page.locator('#chart-train .u-over');
   const box = await over.boundingBox();
-  // The readout keeps its height: the chart does not move while the pointer does.
+  // The readout keeps its height: the chart does not move while the pointer does. The study card above it is
+  // still taking in the last runs' results when they have just ended: the page settles first.
+  const runs = (await api(`/api/sweeps/${seedsId}/runs`)).body;
+  await waitInPage((n) => [...document.querySelectorAll('#study tbody td[data-variant]')].reduce((a, td) => a + Number(td.dataset.n), 0) === n,
+    runs.length);
   const plotTop = async () => (await page.locator('#chart-train .plot').boundingBox()).y;
   const restingTop = await plotTop();
+  const restingAbove = await aboveChart();
   // Early (both configurations running) and late (the unified runs have ended).
   for (const [fraction, expectVariants] of [[0.3, ['baseline', 'unified']], [0.9, ['baseline']]]) {
     await page.$eval('#chart-train', (el) => { el.dataset.readout = ''; });
@@ -617,7 +629,10 @@ max_attempts: 2
     const baselineRow = rows.find((r) => r.label.startsWith('baseline'));
     assert.ok((await page.textContent('#chart-train .readout')).includes(`${baselineRow.y.toPrecision(5)} baseline tiny-0.03m (2 seeds)`));
     assert.ok((await page.textContent('#chart-train .readout')).includes(`${baselineRow.band[0].toPrecision(4)}–${baselineRow.band[1].toPrecision(4)}`));
-    assert.equal(await plotTop(), restingTop, `at ${fraction} of the x axis the readout moved the chart`);
+    const top = await plotTop();
+    if (top !== restingTop) {
+      assert.fail(`at ${fraction} of the x axis the chart moved from ${restingTop} to ${top}; above it, at rest: ${JSON.stringify(restingAbove)}, now: ${JSON.stringify(await aboveChart())}`);
+    }
   }
   await page.mouse.move(0, 0);
 
@@ -1669,13 +1684,6 @@ test('theme: a dark choice redraws the charts in its colours and is remembered; 
 });
 
 // ---- fifty live runs: the readout is capped at four curves, and the chart never moves under it
-
-// The page's scroll and the heights of what lies above the metric charts: said when a chart moved, to tell what grew.
-const aboveChart = () => page.evaluate(() => ({
-  scrollY: window.scrollY,
-  heights: ['sweep-name', 'sweep-meta', 'sweep-annotation', 'sweep-counts', 'sweep-banner', 'settings-notice', 'study-card',
-    'tune-card', 'legend', 'charts-filter-note'].map((id) => `${id}:${document.getElementById(id)?.getBoundingClientRect().height ?? '-'}`).join(' '),
-}));
 
 const FIFTY_STEPS = 40;
 // 25 learning rates x 2 variants. The last learning rate's two jobs (the coordinator leases a sweep's jobs in

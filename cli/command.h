@@ -49,6 +49,7 @@ void add_tune_command(CLI::App& app, CliContext& context);      // cmd_tune.cpp
 void add_note_command(CLI::App& app, CliContext& context);      // cmd_annotate.cpp
 void add_tag_command(CLI::App& app, CliContext& context);       // cmd_annotate.cpp
 void add_search_command(CLI::App& app, CliContext& context);    // cmd_annotate.cpp
+void add_alerts_command(CLI::App& app, CliContext& context);    // cmd_alerts.cpp
 void add_fit_command(CLI::App& app, CliContext& context);       // cmd_fit.cpp
 void add_export_command(CLI::App& app, CliContext& context);    // cmd_export.cpp
 void add_report_command(CLI::App& app, CliContext& context);    // cmd_report.cpp

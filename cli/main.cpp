@@ -29,6 +29,7 @@ constexpr void (*kCommands[])(CLI::App&, CliContext&) = {
     gammalab::cli::add_retry_command,    gammalab::cli::add_logs_command,   gammalab::cli::add_tune_command,
     gammalab::cli::add_fit_command,
     gammalab::cli::add_note_command,     gammalab::cli::add_tag_command,    gammalab::cli::add_search_command,
+    gammalab::cli::add_alerts_command,
     gammalab::cli::add_export_command,   gammalab::cli::add_report_command,
     gammalab::cli::add_completion_command,  // last: its script lists the commands above
 };

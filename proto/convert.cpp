@@ -157,6 +157,28 @@ v1::Annotation to_proto(const Annotation& annotation) {
   return out;
 }
 
+v1::Alert to_proto(const Alert& alert) {
+  v1::Alert out;
+  out.set_id(alert.id);
+  out.set_sweep_id(alert.sweep_id);
+  out.set_job_id(alert.job_id);
+  out.set_job_name(alert.job_name);
+  out.set_attempt(alert.attempt);
+  out.set_rule(alert.rule);
+  if (alert.step) out.set_step(*alert.step);
+  if (alert.value) out.set_value(*alert.value);
+  out.set_message(alert.message);
+  out.set_raised_ms(alert.raised_ms);
+  return out;
+}
+
+v1::ListAlertsResponse alerts_reply(const std::vector<Alert>& alerts, bool truncated) {
+  v1::ListAlertsResponse out;
+  for (const Alert& a : alerts) *out.add_alerts() = to_proto(a);
+  out.set_truncated(truncated);
+  return out;
+}
+
 v1::ListAnnotationsResponse annotations_reply(const std::vector<Annotation>& annotations) {
   v1::ListAnnotationsResponse out;
   for (const Annotation& a : annotations) *out.add_annotations() = to_proto(a);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/alert.h"
 #include "core/annotation.h"
 #include "core/fit_record.h"
 #include "core/job_record.h"
@@ -36,6 +37,8 @@ v1::Fit to_proto(const FitRecord& fit);
 v1::Annotation to_proto(const Annotation& annotation);
 v1::ListAnnotationsResponse annotations_reply(const std::vector<Annotation>& annotations);
 v1::SearchResponse search_reply(const std::vector<SearchHit>& hits, bool truncated);
+v1::Alert to_proto(const Alert& alert);
+v1::ListAlertsResponse alerts_reply(const std::vector<Alert>& alerts, bool truncated);
 // What an Annotate request asks to change (the coordinator checks it).
 AnnotationChange from_proto(const v1::AnnotateRequest& request);
 // Each record of a list, converted.

@@ -316,4 +316,14 @@ grpc::Status CoordinatorService::Search(grpc::ServerContext*, const v1::SearchRe
   });
 }
 
+grpc::Status CoordinatorService::ListAlerts(grpc::ServerContext*, const v1::ListAlertsRequest* request,
+                                            v1::ListAlertsResponse* response) {
+  return guarded(*request, [&] {
+    auto answer = app_.alerts(request->sweep_id(), request->after_id(), request->limit());
+    if (!answer.ok()) return to_grpc(answer.status());
+    *response = alerts_reply(answer->alerts, answer->truncated);
+    return grpc::Status::OK;
+  });
+}
+
 }  // namespace gammalab

@@ -49,6 +49,7 @@ class CoordinatorService final : public v1::Coordinator::Service {
   grpc::Status ListAnnotations(grpc::ServerContext*, const v1::ListAnnotationsRequest*,
                                v1::ListAnnotationsResponse*) override;
   grpc::Status Search(grpc::ServerContext*, const v1::SearchRequest*, v1::SearchResponse*) override;
+  grpc::Status ListAlerts(grpc::ServerContext*, const v1::ListAlertsRequest*, v1::ListAlertsResponse*) override;
 
   // Open WatchSweep calls: bounded, ended when their token is revoked.
   const LongCalls& watches() const { return watches_; }

@@ -436,6 +436,23 @@ void HttpApi::add_routes() {
     if (!answer.ok()) return send_error(res, answer.status());
     send_json(res, proto_to_json(search_reply(answer->hits, answer->truncated)));
   });
+  // Alerts (core/alert.h), newest first: every sweep's, or one sweep's; ?after= an alert id (only newer ones),
+  // ?limit= at most 200. The Coordinator service's ListAlerts.
+  const auto alerts = [this](const HttpRequest& req, HttpResponse& res, const std::string& sweep_id) {
+    std::int64_t after = 0, limit = 0;
+    try {
+      after = int_param(req, "after", 0, std::numeric_limits<std::int64_t>::max(), 0);
+      limit = int_param(req, "limit", 1, static_cast<std::int64_t>(coordinator::Coordinator::kAlertsPerAnswer), 0);
+    } catch (const std::invalid_argument& e) {
+      return send_error(res, 400, e.what());
+    }
+    auto answer = app_.alerts(sweep_id, after, limit);
+    if (!answer.ok()) return send_error(res, answer.status());
+    send_json(res, proto_to_json(alerts_reply(answer->alerts, answer->truncated)));
+  };
+  r.get("/api/alerts", [alerts](const HttpRequest& req, HttpResponse& res, const Args&) { alerts(req, res, ""); });
+  r.get("/api/sweeps/{}/alerts",
+        [alerts](const HttpRequest& req, HttpResponse& res, const Args& args) { alerts(req, res, args[0]); });
   // The dashboard's saved views (core/saved_view.h): the caller's own, listed; one saved (a name the caller has
   // already is replaced) from {"name", "sweep_id", "settings"}; any one read by id (a view's link opens for
   // anyone let in); deleted by its owner only (403 else).

@@ -19,6 +19,7 @@
 #include "server/database_lock.h"
 #include "server/grpc_auth.h"
 #include "server/grpc_listener.h"
+#include "server/alert_center.h"
 #include "server/http_api.h"
 #include "server/lease_reaper.h"
 #include "server/prometheus_metrics.h"
@@ -96,6 +97,20 @@ int main(int argc, char** argv) {
                  "them, before they are let go (docs/distributed.md)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  // Alerts (docs/alerts.md): the two rules with a threshold, and where else they go.
+  gammalab::AlertOptions alert;
+  double stall_after_s = static_cast<double>(alert.stall_after_ms) / 1000;
+  app.add_option("--alert-loss-spike", alert.loss_spike_ratio,
+                 "raise a loss_spike alert when train/loss rises above this many times the mean of its previous "
+                 "16 points (0: never)")
+      ->capture_default_str();
+  app.add_option("--alert-stall-s", stall_after_s,
+                 "raise a stalled alert when a running job reports no new step for this many seconds (0: never)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 365.0 * 86400));
+  app.add_option("--alert-webhook", alert.webhook,
+                 "POST each alert as JSON to this http:// or https:// URL (its \"text\" field is what chat webhooks "
+                 "show)");
   gammalab::RefitOptions refit;
   bool no_refit = false;
   app.add_flag("--no-refit", no_refit, "do not refit scaling laws when jobs finish");
@@ -125,6 +140,11 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (token_command.requested) return gammalab::run_token_command(token_command, options.database);
   refit.enabled = !no_refit;
+  alert.stall_after_ms = static_cast<std::int64_t>(stall_after_s * 1000);
+  if (const std::string why = gammalab::alert_options_error(alert); !why.empty()) {
+    std::fprintf(stderr, "gammalab-server: %s\n", why.c_str());
+    return 2;
+  }
   gammalab::quiet_solver_logging();
   gammalab::install_logger("gammalab-server", *gammalab::parse_log_format(log_format));  // stdout: machine lines
   if (*backup_command) return gammalab::run_backup_command(backup);
@@ -161,7 +181,8 @@ int main(int argc, char** argv) {
     std::shared_ptr<gammalab::Tokens> tokens;
     if (!options.insecure_no_auth) tokens = std::make_shared<gammalab::Tokens>(options.database);
     gammalab::CoordinatorService coordinator(store, options);
-    gammalab::WorkerGatewayService gateway(store, options);
+    gammalab::AlertCenter alerts(store, alert);
+    gammalab::WorkerGatewayService gateway(store, options, &alerts);
     gammalab::LeaseReaper reaper(store, options.lease_timeout_ms, options.heartbeat_interval_ms);
     gammalab::Refitter refitter(store, refit);
     gammalab::TuneStage tune_stages(store, /*background=*/true);

@@ -83,6 +83,10 @@ CoordinatorMetrics::CoordinatorMetrics()
                        .Help("Duration of each background scaling-law refit of a sweep, by result")
                        .Register(*registry_)),
       jobs_(prometheus::BuildGauge().Name("gammalab_jobs").Help("Jobs of every sweep by state").Register(*registry_)),
+      alerts_(prometheus::BuildGauge()
+                  .Name("gammalab_alerts")
+                  .Help("Alerts stored, by rule (docs/alerts.md): a count that only grows, read from the database")
+                  .Register(*registry_)),
       active_leases_(prometheus::BuildGauge()
                          .Name("gammalab_active_leases")
                          .Help("Jobs held under a worker's lease (leased or running)")
@@ -108,6 +112,7 @@ CoordinatorMetrics::CoordinatorMetrics()
   fit_seconds_.Add({{"result", "ok"}}, kFitBuckets);
   fit_seconds_.Add({{"result", "error"}}, kFitBuckets);
   for (JobState s : kJobStates) jobs_.Add({{"state", std::string(job_state_name(s))}});
+  for (std::string_view rule : alert_rule::kAll) alerts_.Add({{"rule", std::string(rule)}});
 }
 
 void CoordinatorMetrics::points_ingested(std::int64_t received, std::int64_t stored) {
@@ -144,6 +149,7 @@ std::string CoordinatorMetrics::scrape(Store& store, const ServerOptions& option
   }
   workers_alive_.Set(alive);
   worker_slots_.Set(slots);
+  for (const auto& [rule, n] : store.alert_counts()) alerts_.Add({{"rule", rule}}).Set(static_cast<double>(n));
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }
 

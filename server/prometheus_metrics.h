@@ -35,8 +35,8 @@ class CoordinatorMetrics {
   void sqlite_write(std::chrono::nanoseconds took);                      // one writing statement or COMMIT
   void fit_finished(std::chrono::steady_clock::duration took, bool ok);  // one background refit of a sweep
 
-  // The text exposition: the counters above plus, read now from the store, jobs by state, active leases and
-  // live workers, and the build.
+  // The text exposition: the counters above plus, read now from the store, jobs by state, active leases,
+  // live workers and alerts by rule, and the build.
   std::string scrape(Store& store, const ServerOptions& options);
 
  private:
@@ -49,6 +49,7 @@ class CoordinatorMetrics {
   prometheus::Histogram& sqlite_write_seconds_;
   prometheus::Family<prometheus::Histogram>& fit_seconds_;
   prometheus::Family<prometheus::Gauge>& jobs_;
+  prometheus::Family<prometheus::Gauge>& alerts_;
   prometheus::Gauge& active_leases_;
   prometheus::Gauge& workers_alive_;
   prometheus::Gauge& worker_slots_;

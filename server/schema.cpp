@@ -446,6 +446,25 @@ CREATE TABLE views (
   UNIQUE (owner, name)
 );
 )sql",
+    // 22: alerts (core/alert.h; server/store/alerts.cpp), one per job, attempt and rule. Raising one renumbers
+    // its job's change, so that a watch (the dashboard's event stream) hears of it as of any change of the job.
+    R"sql(
+CREATE TABLE alerts (
+  id        INTEGER PRIMARY KEY,
+  job_id    INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  attempt   INTEGER NOT NULL,
+  rule      TEXT NOT NULL,
+  step      INTEGER,
+  value     REAL,
+  message   TEXT NOT NULL,
+  raised_ms INTEGER NOT NULL,
+  UNIQUE (job_id, attempt, rule)
+);
+CREATE TRIGGER alerts_inserted_change AFTER INSERT ON alerts BEGIN
+  UPDATE job_change_seq SET seq = seq + 1 WHERE id = 1;
+  UPDATE jobs SET changed_seq = (SELECT seq FROM job_change_seq WHERE id = 1) WHERE id = NEW.job_id;
+END;
+)sql",
   };
   return all;
 }

@@ -29,6 +29,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "core/alert.h"
 #include "core/annotation.h"
 #include "core/fit_record.h"
 #include "core/saved_view.h"
@@ -355,6 +356,23 @@ class Store {
   std::optional<SavedView> view(const std::string& id);
   bool delete_view(const std::string& id);  // false: none had that id
 
+  // ---- alerts (core/alert.h). Stores `alert` (its job_id, attempt, rule, step, value and message; the rest is
+  // the store's) unless that job's attempt has one of that rule already: true when it was new. False also when
+  // no job has that id.
+  bool raise_alert(const Alert& alert);
+  // Newest first, at most `limit`: of one sweep (an id or a name; empty: of all), raised after `after_id`.
+  // `truncated` when more matched.
+  std::vector<Alert> alerts(const std::string& sweep_id, std::int64_t after_id, std::size_t limit, bool& truncated);
+  // Alerts stored per rule (Prometheus reads them at scrape time).
+  std::map<std::string, std::int64_t> alert_counts();
+  // The running jobs' attempt and last reported step (the stall rule's reading).
+  struct Progress {
+    std::string job_id;
+    int attempt = 0;
+    std::int64_t step = 0;
+  };
+  std::vector<Progress> running_progress();
+
   // Reads the database (its schema version) under the store's lock: true when it answered. What a health
   // check asks: a store whose lock is held for good, or whose file cannot be read, never answers or says false.
   bool readable();
@@ -387,6 +405,7 @@ class Store {
   static SweepRecord read_sweep(sql::StatementCache& statements, sql::Statement& s);
   void insert_jobs(std::int64_t sweep_id, const Sweep& sweep, const std::string& stage, bool rerun,
                    SubmitResult& result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  bool raise_alert_locked(const Alert& alert) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);  // raise_alert's write
   static std::optional<JobRecord> read_job_by_id(sql::StatementCache& statements, std::int64_t id);
   std::int64_t metric_name_id(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // (id, name) of the metrics a read asks for, ordered by name: `names` that exist, or (names empty) every

@@ -200,6 +200,7 @@ grpc::Status WorkerGatewayService::ReportMetrics(grpc::ServerContext* context,
       };
       IngestResult r = store_.add_metrics(request.job_id(), request.attempt(), points, &fence);
       if (r.refusal != IngestResult::Refusal::kNone) return refuse_metrics(status_of(r.refusal), r.reason);
+      if (alerts_ != nullptr && r.stored > 0) alerts_->on_points(request.job_id(), request.attempt(), points);
       response->set_points_received(response->points_received() + r.received);
       response->set_points_stored(response->points_stored() + r.stored);
       CoordinatorMetrics::instance().points_ingested(r.received, r.stored);
@@ -247,6 +248,9 @@ grpc::Status WorkerGatewayService::FinishJob(grpc::ServerContext* context, const
                                         from_proto(request->outcome()),
                                         utf8_head(request->error(), limits::kMaxJobErrorBytes));
     response->set_accepted(accepted);
+    if (accepted && alerts_ != nullptr) {
+      alerts_->on_finished(request->job_id(), request->attempt(), request->exit_code(), request->error());
+    }
     spdlog::info("job {} attempt {} finished on worker {}: {}{}", request->job_id(), request->attempt(),
                  request->worker_id(), v1::JobOutcome_Name(request->outcome()),
                  accepted ? "" : " (stale report ignored)");

@@ -8,6 +8,7 @@
 
 #include "core/limits.h"
 #include "gammalab/v1/gammalab.grpc.pb.h"
+#include "server/alert_center.h"
 #include "server/long_calls.h"
 #include "server/metric_rate_limit.h"
 #include "server/server_options.h"
@@ -17,9 +18,11 @@ namespace gammalab {
 
 class WorkerGatewayService final : public v1::WorkerGateway::Service {
  public:
-  WorkerGatewayService(Store& store, const ServerOptions& options)
+  // `alerts`: told of the points stored and the attempts ended (null: no alert rules of its own).
+  WorkerGatewayService(Store& store, const ServerOptions& options, AlertCenter* alerts = nullptr)
       : store_(store),
         options_(options),
+        alerts_(alerts),
         metric_streams_({.kind = "metric stream",
                          .kinds = "metric streams",
                          .total = options.max_metric_streams,
@@ -61,6 +64,7 @@ class WorkerGatewayService final : public v1::WorkerGateway::Service {
 
   Store& store_;
   const ServerOptions& options_;
+  AlertCenter* alerts_;
   std::atomic<std::int64_t> refused_metric_reports_{0};
   std::atomic<std::int64_t> unverified_branch_points_{0};
   LongCalls metric_streams_;

@@ -19,6 +19,7 @@ import { renderJobLog, watchJobLogRaw } from './job_log.js';
 import { isoTime, isoUtc } from './when.js';
 import { TableFit } from './table_fit.js';
 import { renderAnnotation, startSearch } from './annotations.js';
+import { alertBadge, alertsByJob, mergeAlerts, newestAlertId, renderJobAlerts, renderSweepAlerts } from './alerts.js';
 import { openViewLink, startViewsMenu } from './saved_views.js';
 import { tuneSeedPoints } from './tune_seeds.js';
 import { BUILT_IN, groupValue, orderedGroups, orderedBy, groupingName, groupLabel } from './grouping.js';
@@ -52,6 +53,7 @@ const state = {
   metrics: new Map(),    // job id -> {name: {step, tokens, value}}
   runs: [],              // /api/sweeps/{id}/runs
   annotations: [],       // /api/sweeps/{id}/annotations: notes and tags of the sweep (job_id '') and its runs
+  alerts: [],            // /api/sweeps/{id}/alerts: newest first (web/alerts.js)
   fits: [],              // reports of /api/sweeps/{id}/fits (fitReports)
   workers: new Map(),
   loadedFor: null,       // sweep id whose data is loaded
@@ -145,7 +147,14 @@ function renderSweeps() {
 // ---- the open sweep
 
 // The open sweep's note and tags (jobId '') or a run's, as last loaded; null where none is written.
-const annotationOf = (jobId) => state.annotations.find((a) => a.job_id === String(jobId)) ?? null;
+// By job id ('' for the sweep's own), rebuilt only when the list is replaced: a table's render asks per run.
+let annotationIndex = { of: null, byJob: new Map() };
+const annotationOf = (jobId) => {
+  if (annotationIndex.of !== state.annotations) {
+    annotationIndex = { of: state.annotations, byJob: new Map(state.annotations.map((a) => [a.job_id, a])) };
+  }
+  return annotationIndex.byJob.get(String(jobId)) ?? null;
+};
 
 // A note or tags saved from the page: kept in the state at once (the change's event brings the same), redrawn.
 function annotationSaved(saved) {
@@ -170,6 +179,7 @@ function renderSweepHead() {
     : status === 'partly failed'
       ? `This sweep partly failed: ${failed} of its ${s.total_jobs} jobs failed. Their errors are in the jobs table below; the study and the fits read the jobs that succeeded.`
       : '';
+  renderSweepAlerts($('sweep-alerts'), state.alerts, s.id);
 }
 
 function paramsByPreset(runs = state.runs) {
@@ -778,6 +788,7 @@ function runTags(job) {
 
 function fixedColumns(colourOf) {
   const runOf = new Map(state.runs.map((r) => [r.id, r]));
+  const alertsOf = alertsByJob(state.alerts);
   const lastTrain = (j) => (j.has_loss && Number.isFinite(j.last_loss) ? j.last_loss : null);
   return [
     { key: 'job', head: 'job', get: (j) => j.name, cell: (j) => [h('div', { class: 'job-name' }, runToggle(j, colourOf(j)),
@@ -785,7 +796,7 @@ function fixedColumns(colourOf) {
     { key: 'variant', head: 'variant', get: (j) => jobInfo(j).variant },
     { key: 'model', head: 'model', get: (j) => jobInfo(j).preset, sortBy: (j) => runOf.get(j.id)?.params ?? null },
     { key: 'state', head: 'state', get: (j) => j.state, cell: (j) => [h('span', { class: `badge ${stateClass(j.state)}` }, j.state),
-      j.attempt > 1 ? h('span', { class: 'meta' }, ` try ${j.attempt}`) : null] },
+      j.attempt > 1 ? h('span', { class: 'meta' }, ` try ${j.attempt}`) : null, alertBadge(alertsOf.get(String(j.id)))] },
     { key: 'step', head: 'step / total', num: true, get: (j) => int(j.step), cell: (j) => {
       const total = int(j.total_steps);
       const pct = total > 0 ? Math.min(100, (100 * int(j.step)) / total) : 0;
@@ -967,6 +978,7 @@ function renderJob() {
   fill($('job-state'), h('span', { class: `badge ${stateClass(job.state)}` }, job.state), ` step ${int(job.step)} / ${int(job.total_steps)}`);
   $('job-error').hidden = !job.error;
   $('job-error').textContent = shown(job.error || '');
+  renderJobAlerts($('job-alerts'), state.job.alerts || []);
   let config = job.config_json;
   try {
     config = JSON.stringify(JSON.parse(job.config_json), null, 2);
@@ -1198,7 +1210,7 @@ function mergeJobs(held, changed) {
 // one round trip before the first draw, not three.
 async function loadSweep(id) {
   const at = encodeURIComponent(id);
-  const [sweep, listed, metrics, runs, fits, annotations] = await Promise.all([
+  const [sweep, listed, metrics, runs, fits, annotations, alerts] = await Promise.all([
     getJSON(`/api/sweeps/${at}`),
     sweepJobs(at, null, null).then(async (answer) => {
       await fetchWorkersIfNeeded(answer.jobs);
@@ -1208,9 +1220,11 @@ async function loadSweep(id) {
     getJSON(`/api/sweeps/${at}/runs`),
     getOptional(`/api/sweeps/${at}/fits`),
     getJSON(`/api/sweeps/${at}/annotations`),
+    getJSON(`/api/sweeps/${at}/alerts`),
   ]);
   const jobs = listed.jobs;
   state.annotations = annotations.annotations;
+  state.alerts = alerts.alerts || [];
   state.sweep = sweep;
   state.jobs = jobs;
   state.jobsMark = listed.mark;
@@ -1232,9 +1246,12 @@ async function loadSweep(id) {
 // not drawn again.
 async function updateSweep() {
   const id = state.sweep.id;
-  const [listed, annotations] = await Promise.all([sweepJobs(id, state.jobs, state.jobsMark),
-    getJSON(`/api/sweeps/${id}/annotations`)]);
+  // Alerts raised since the newest one shown (raising one is a change of its job: the event stream brings it).
+  const [listed, annotations, alerts] = await Promise.all([sweepJobs(id, state.jobs, state.jobsMark),
+    getJSON(`/api/sweeps/${id}/annotations`), getJSON(`/api/sweeps/${id}/alerts?after=${newestAlertId(state.alerts)}`)]);
   if (state.sweep?.id !== id) return true;
+  const newAlerts = (alerts.alerts || []).length > 0;
+  if (newAlerts) state.alerts = mergeAlerts(state.alerts, alerts.alerts);
   // Notes and tags written elsewhere (the CLI, another page) arrive with the next change.
   const annotationsChanged = JSON.stringify(annotations.annotations) !== JSON.stringify(state.annotations);
   state.annotations = annotations.annotations;
@@ -1253,7 +1270,7 @@ async function updateSweep() {
   // state changed (a tune stage that ended brings its report and the main stage's jobs).
   const full = stateChanged ? await getJSON(`/api/sweeps/${id}`) : null;
   if (state.sweep?.id !== id) return true;
-  const news = added > 0 || full !== null || annotationsChanged || JSON.stringify(jobs) !== JSON.stringify(state.jobs);
+  const news = added > 0 || full !== null || annotationsChanged || newAlerts || JSON.stringify(jobs) !== JSON.stringify(state.jobs);
   state.jobs = jobs;
   state.jobsMark = listed.mark;
   const summary = state.sweeps.find((s) => s.id === id);
@@ -1331,15 +1348,17 @@ async function syncOverlays() {
 
 async function loadJob(id) {
   const job = await getJSON(`/api/jobs/${encodeURIComponent(id)}`);
-  const [metrics, sweep, events, log, checkpoints, annotations] = await Promise.all([
+  const [metrics, sweep, events, log, checkpoints, annotations, alerts] = await Promise.all([
     getJSON(`/api/jobs/${job.id}/metrics?max_points=${MAX_POINTS}`),
     getOptional(`/api/sweeps/${encodeURIComponent(job.sweep_id)}`),
     getJSON(`/api/jobs/${job.id}/events`), getJSON(`/api/jobs/${job.id}/log`), getJSON(`/api/jobs/${job.id}/checkpoints`),
-    getOptional(`/api/sweeps/${encodeURIComponent(job.sweep_id)}/annotations`)]);
+    getOptional(`/api/sweeps/${encodeURIComponent(job.sweep_id)}/annotations`),
+    getOptional(`/api/sweeps/${encodeURIComponent(job.sweep_id)}/alerts`)]);
   const store = {};
   appendColumns(store, metrics);
   const annotation = (annotations?.annotations || []).find((a) => a.job_id === String(job.id)) ?? null;
-  state.job = { job, metrics: store, sweep, events, log, checkpoints, annotation };
+  const jobAlerts = (alerts?.alerts || []).filter((a) => a.job_id === String(job.id));
+  state.job = { job, metrics: store, sweep, events, log, checkpoints, annotation, alerts: jobAlerts };
 }
 
 // Runs fn over items, at most `limit` at a time.

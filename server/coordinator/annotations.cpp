@@ -19,10 +19,8 @@ absl::StatusOr<Annotation> Coordinator::annotate(const std::string& sweep_id, co
   if (!sweep.ok()) return sweep.status();
   std::string job;
   if (!job_id.empty()) {
-    const std::optional<JobRecord> found = store_.find_job(job_id);
-    if (!found || found->sweep_id != sweep->id) {
-      return absl::NotFoundError("job '" + job_id + "' in sweep " + sweep->id + " not found");
-    }
+    const absl::StatusOr<JobRecord> found = find_job_of_sweep(*sweep, job_id);
+    if (!found.ok()) return found.status();
     job = found->id;
   }
   try {

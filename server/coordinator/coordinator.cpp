@@ -171,15 +171,21 @@ absl::StatusOr<Page<SweepRecord>> Coordinator::list_sweeps(const PageRequest& pa
 
 absl::StatusOr<SweepRecord> Coordinator::sweep(const std::string& id_or_name) { return find_sweep(id_or_name); }
 
+absl::StatusOr<JobRecord> Coordinator::find_job_of_sweep(const SweepRecord& sweep, const std::string& job_id) {
+  std::optional<JobRecord> job = store_.find_job(job_id);
+  if (!job || job->sweep_id != sweep.id) {
+    return absl::NotFoundError("job '" + job_id + "' in sweep " + sweep.id + " not found");
+  }
+  return std::move(*job);
+}
+
 absl::StatusOr<int> Coordinator::cancel_sweep(const std::string& sweep_id, const std::vector<std::string>& job_ids) {
   const absl::StatusOr<SweepRecord> sweep = find_sweep(sweep_id);
   if (!sweep.ok()) return sweep.status();
   std::vector<std::string> ids;
   for (const std::string& id : job_ids) {
-    const std::optional<JobRecord> job = store_.find_job(id);
-    if (!job || job->sweep_id != sweep->id) {
-      return absl::NotFoundError("job '" + id + "' in sweep " + sweep->id + " not found");
-    }
+    const absl::StatusOr<JobRecord> job = find_job_of_sweep(*sweep, id);
+    if (!job.ok()) return job.status();
     ids.push_back(job->id);
   }
   const int cancelled = store_.cancel(sweep->id, ids);

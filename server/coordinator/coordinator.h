@@ -159,6 +159,15 @@ class Coordinator {
   // `limit` 0: annotation_limits::kSearchHits; more is refused.
   absl::StatusOr<SearchAnswer> search(const std::string& query, std::size_t limit);
 
+  // ---- alerts (core/alert.h), newest first: of a sweep (an id or a name; empty: of every sweep), raised after
+  // `after_id` (a poller's cursor). `limit` 0: kAlertsPerAnswer; more, or a negative cursor, is refused.
+  static constexpr std::size_t kAlertsPerAnswer = 200;
+  struct AlertsAnswer {
+    std::vector<Alert> alerts;
+    bool truncated = false;  // more matched than `limit`
+  };
+  absl::StatusOr<AlertsAnswer> alerts(const std::string& sweep_id, std::int64_t after_id, std::int64_t limit);
+
   // ---- the dashboard's saved views (core/saved_view.h): kept per user (`owner`, the caller's token id; 0
   // without auth), opened by anyone by id (a view's link), deleted by its owner only (PERMISSION_DENIED else).
   absl::StatusOr<SavedView> save_view(std::int64_t owner, const std::string& name, const std::string& sweep_id,
@@ -182,6 +191,8 @@ class Coordinator {
  private:
   absl::StatusOr<SweepRecord> find_sweep(const std::string& id_or_name);
   absl::StatusOr<JobRecord> find_job(const std::string& id_or_path);
+  // The job with that id when it is one of `sweep`'s; NOT_FOUND naming both else.
+  absl::StatusOr<JobRecord> find_job_of_sweep(const SweepRecord& sweep, const std::string& job_id);
   void explain_pending(std::vector<JobRecord*> jobs);
   // One job's series for sweep_series and job_series; `left`: the points an answer without buckets may still
   // hold.

@@ -403,6 +403,14 @@ int Store::expire_leases() {
     end_gang(job.id);
     record_event(job.id, job_event_kind::kLeaseExpired, to, job.attempt, job.worker_id,
                  to == JobState::kCancelled ? "cancelled by user (worker lost)" : why);
+    // With its event, in the same transaction: an attempt lost with its worker is an alert (core/alert.h).
+    Alert lost;
+    lost.job_id = std::to_string(job.id);
+    lost.attempt = static_cast<int>(job.attempt);
+    lost.rule = alert_rule::kWorkerLost;
+    lost.message = (job.worker_id >= 0 ? "worker " + std::to_string(job.worker_id) + " stopped heartbeating: " : "") + why +
+                   (to == JobState::kPending ? "; the job is queued again" : "");
+    raise_alert_locked(lost);
     if (is_terminal(to)) end_orphaned_branches(job.id, to);
   }
   tx.commit();

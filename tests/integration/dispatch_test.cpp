@@ -241,6 +241,18 @@ base:
     EXPECT_FALSE(point.is_null) << "step " << point.step;
     EXPECT_TRUE(std::isfinite(point.value)) << "step " << point.step;
   }
+  // The coordinator raised a diverged alert at that step from the worker's report of exit status 65, and the
+  // CLI lists it (docs/alerts.md).
+  const CliResult listed = cluster.cli({"--json", "alerts"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.out;
+  const nlohmann::json alerts = nlohmann::json::parse(listed.out)["alerts"];
+  ASSERT_EQ(alerts.size(), 1u) << listed.out;
+  EXPECT_EQ(alerts[0]["rule"], "diverged");
+  EXPECT_EQ(alerts[0]["job_id"], std::to_string(job.id));
+  const std::string line = alerts[0]["message"];
+  EXPECT_EQ(line.rfind("diverged at step ", 0), 0u) << line;
+  EXPECT_NE(job.error.find(line), std::string::npos) << "the trainer's own line: " << job.error;
+  EXPECT_EQ(alerts[0]["step"], line.substr(17, line.find(':') - 17));
 }
 
 // A data file no worker has: each worker that cannot open it is paused and the job tried on another without

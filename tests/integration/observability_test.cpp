@@ -113,6 +113,10 @@ TEST(Observability, PromtoolAndARealPrometheusReadTheCoordinatorsMetrics) {
   EXPECT_EQ(sample(text, "gammalab_active_leases"), 0) << text;
   EXPECT_EQ(sample(text, "gammalab_workers_alive"), 0) << text;
   EXPECT_EQ(sample(text, "gammalab_leases_expired_total"), 1) << text;
+  // The lost worker is an alert, counted by rule (docs/alerts.md); every rule is listed, at 0 when none fired.
+  EXPECT_EQ(sample(text, "gammalab_alerts{rule=\"worker_lost\"}"), 1) << text;
+  EXPECT_EQ(sample(text, "gammalab_alerts{rule=\"diverged\"}"), 0) << text;
+  EXPECT_EQ(sample(text, "gammalab_alerts{rule=\"stalled\"}"), 0) << text;
   EXPECT_GT(sample(text, "gammalab_sqlite_write_seconds_count").value_or(0), stored / 100) << text;
   EXPECT_GT(sample(text, "gammalab_sqlite_write_seconds_sum").value_or(0), 0) << "writes timed to the nanosecond";
   EXPECT_NE(text.find("gammalab_build_info{"), std::string::npos) << text;

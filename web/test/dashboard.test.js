@@ -1920,6 +1920,51 @@ test('saved views: a sweep\'s view saved under a name opens the same in a new br
   assert.deepEqual(pageErrors, []);
 });
 
+test('alerts: a planted diverging run raises one, shown above the sweep, beside its state and in its view, listed by the CLI', { timeout: RUN_TIMEOUT + 2 * TIMEOUT }, async () => {
+  // A learning rate of 1e30 makes the loss non-finite within a few steps: the trainer exits with status 65.
+  await cli('submit', sweepFile('web-diverge', `name: web-diverge
+max_attempts: 1
+base:
+  model: {preset: tiny-0.03m}
+  optim: {lr: 1.0e30, grad_clip: 0}
+  schedule: {kind: cosine, warmup_steps: 0}
+  data: {train: web/train.bin, val: web/val.bin}
+  batch_tokens: 1024
+  steps: 30
+  log_every: 1
+  threads: 1
+  device: cpu
+`));
+  const divergeId = (await api('/api/sweeps')).body.find((s) => s.name === 'web-diverge').id;
+  await page.goto(`${base}/#/sweeps/${divergeId}`);
+  // Seen live: the page was open before the run failed.
+  await waitInPage(() => document.querySelector('#sweep-alerts .alert-row[data-rule="diverged"]'), undefined, RUN_TIMEOUT);
+  const [job] = (await api(`/api/sweeps/${divergeId}/jobs`)).body;
+  assert.equal(job.state, 'failed');
+  const listed = (await api(`/api/sweeps/${divergeId}/alerts`)).body.alerts;
+  const diverged = listed.find((a) => a.rule === 'diverged');
+  assert.ok(diverged, JSON.stringify(listed));
+  assert.match(diverged.message, /^diverged at step \d+: train\/loss is (nan|inf|-inf)$/);
+  assert.equal(diverged.step, diverged.message.match(/step (\d+)/)[1]);
+  const row = page.locator('#sweep-alerts .alert-row[data-rule="diverged"]');
+  assert.equal(await row.locator('.badge').textContent(), 'diverged');
+  assert.equal(await row.locator('a').textContent(), job.name);
+  assert.ok((await row.textContent()).includes(`(attempt 1, step ${diverged.step}) ${diverged.message}`), await row.textContent());
+  assert.match(await page.textContent('#sweep-alerts .alerts-head'), /^\d+ alerts?: runs that need a look$/);
+  assert.equal(await page.textContent(`#jobs tbody tr[data-job-id="${job.id}"] .badge.alert`), '⚠ diverged');
+  await page.locator('#sweep-alerts').screenshot({ path: join(resultsDir, 'alerts.png') });
+  // Its link opens the run's view, which lists its own.
+  await row.locator('a').click();
+  await waitInPage(() => !document.getElementById('job-alerts').hidden);
+  assert.ok((await page.textContent('#job-alerts')).includes(diverged.message));
+  // The CLI lists the same alert; a sweep without any has no banner.
+  const cliListed = JSON.parse(await cli('--json', 'alerts', divergeId)).alerts;
+  assert.deepEqual(cliListed.map((a) => a.id), listed.map((a) => a.id));
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  await waitInPage(() => document.querySelectorAll('#jobs tbody tr').length > 0);
+  assert.ok(await page.isHidden('#sweep-alerts'));
+});
+
 test('an imported sweep: where its runs came from, and a study row per declared size', { timeout: 2 * TIMEOUT }, async () => {
   const file = join(tmp, 'web-imported.csv');
   const rows = ['params,tokens,loss,group,seed'];

@@ -34,12 +34,35 @@ WebhookUrl parse_webhook_url(const std::string& url) {
   return out;
 }
 
+namespace {
+
+// Chat webhooks read "<...>" in a message as a link or a mention ("<!channel>" pings everyone) and "&" as the
+// start of an entity: the names and messages quoted come from sweep files and programs, so the three are
+// written as entities, as Slack's message format asks. The "alert" object carries the text as it is.
+std::string chat_text(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '&') {
+      out += "&amp;";
+    } else if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string webhook_body(const Alert& alert, const std::string& sweep_name) {
   const std::string where = (sweep_name.empty() ? "sweep " + alert.sweep_id : "sweep '" + sweep_name + "'") +
                             ", run '" + alert.job_name + "' (job " + alert.job_id + ", attempt " +
                             std::to_string(alert.attempt) + ")";
   nlohmann::ordered_json body;
-  body["text"] = "gammalab alert, " + alert.rule + ": " + where + ": " + alert.message;
+  body["text"] = chat_text("gammalab alert, " + alert.rule + ": " + where + ": " + alert.message);
   body["alert"] = nlohmann::ordered_json::parse(proto_to_json(to_proto(alert)));
   body["sweep_name"] = sweep_name;
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -423,7 +423,8 @@ CREATE TABLE job_worker_faults (
 ) WITHOUT ROWID;
 )sql",
     // 20: notes and tags on sweeps and runs (core/annotation.h; Store::annotate). One row per sweep (job_id 0)
-    // or run that has any; tags sorted, each bounded by a space (" a b "), so that a tag is found by LIKE.
+    // or run that has any; tags sorted, each bounded by a space (" a b "); the search reads them in C++ (its
+    // words match parts of names and notes, which LIKE cannot index either).
     R"sql(
 CREATE TABLE annotations (
   sweep_id   INTEGER NOT NULL REFERENCES sweeps(id),

@@ -143,6 +143,44 @@ TEST_F(Alerts, ALossSpikeIsRaisedOncePerAttemptAtItsStepAndPostedToTheWebhook) {
   EXPECT_EQ(twice[1]["alert"]["job_id"], jobs_[1]) << "the new one, not the first again";
 }
 
+TEST(AlertWebhookBody, NamesAndMessagesCannotBecomeChatMentionsOrLinks) {
+  Alert a;
+  a.id = 4;
+  a.sweep_id = "2";
+  a.job_id = "9";
+  a.job_name = "<!channel>&run";
+  a.attempt = 1;
+  a.rule = "diverged";
+  a.message = "the program (<https://x.example|click>) exited with code 65";
+  const json body = json::parse(webhook_body(a, "s<@U123>"));
+  EXPECT_EQ(body["text"], "gammalab alert, diverged: sweep 's&lt;@U123&gt;', run '&lt;!channel&gt;&amp;run' (job 9, "
+                          "attempt 1): the program (&lt;https://x.example|click&gt;) exited with code 65");
+  EXPECT_EQ(body["alert"]["job_name"], "<!channel>&run") << "the record as stored";
+  EXPECT_EQ(body["sweep_name"], "s<@U123>");
+}
+
+TEST(AlertWebhookUrl, OnlyHttpAndHttpsWithAHostAndNoUserInformation) {
+  const WebhookUrl ok = parse_webhook_url("https://hooks.example.org:8443/services/T0/B0?x=1");
+  EXPECT_EQ(ok.error, "");
+  EXPECT_EQ(ok.scheme_host_port, "https://hooks.example.org:8443");
+  EXPECT_EQ(ok.path, "/services/T0/B0?x=1");
+  EXPECT_EQ(parse_webhook_url("http://127.0.0.1:9").path, "/");
+  EXPECT_EQ(parse_webhook_url("ftp://x/y").error, "'ftp://x/y' is not an http:// or https:// URL");
+  EXPECT_EQ(parse_webhook_url("hooks.example.org/x").error, "'hooks.example.org/x' is not an http:// or https:// URL");
+  EXPECT_EQ(parse_webhook_url("https://user:pw@x/y").error,
+            "'https://user:pw@x/y': a host (and port) after https://, without user information");
+  EXPECT_EQ(parse_webhook_url("http:///y").error, "'http:///y': a host (and port) after http://, without user information");
+  AlertOptions options;
+  options.webhook = "ftp://x";
+  EXPECT_EQ(alert_options_error(options), "--alert-webhook: 'ftp://x' is not an http:// or https:// URL");
+  options = {};
+  options.loss_spike_ratio = 1;
+  EXPECT_EQ(alert_options_error(options),
+            "--alert-loss-spike 1: a ratio above 1 (a loss that rose by that factor), or 0 for no spike alerts");
+  options.loss_spike_ratio = 0;
+  EXPECT_EQ(alert_options_error(options), "");
+}
+
 TEST_F(Alerts, AStalledRunIsRaisedAfterTheStallTimeAndNotBeforeAndARunThatMovesIsNot) {
   AlertCenter center(coordinator_.store(), {.loss_spike_ratio = 0, .stall_after_ms = 60'000, .webhook = "", .check_interval_ms = 0});
   const Clock::time_point t0 = Clock::now();

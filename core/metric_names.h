@@ -19,6 +19,12 @@ inline constexpr std::string_view kScaleRmsOutput = "scale_rms/output";  // RMS 
 // resumed run continues its checkpoint's count; the time of steps redone after a crash counts once).
 inline constexpr std::string_view kWallSeconds = "wall_s";
 
+// Not the trainer's: what a job's processes use, sampled by its worker from /proc (worker/process_usage.h) and
+// reported as ordinary metrics at the step of the line it just relayed, every --system-metrics-s seconds.
+inline constexpr std::string_view kSysCpuCores = "sys/cpu_cores";        // CPU seconds per second, all processes
+inline constexpr std::string_view kSysMemoryBytes = "sys/memory_bytes";  // resident memory, summed likewise
+inline constexpr std::array<std::string_view, 2> kSystem = {kSysCpuCores, kSysMemoryBytes};
+
 // Not a curve: a run prints it once the checkpoint at one of its branch points is written (its value is the
 // step), so that the coordinator learns through the metric path (lossless, idempotent, fenced by attempt) that
 // the cooldown branch starting there may be leased (docs/branches.md). Charts and fits leave it out.
@@ -31,10 +37,10 @@ inline constexpr std::array<std::string_view, 2> kLosses = {kValLoss, kTrainLoss
 // Input-Norm vectors, drifting up without it). A report keeps them beside the losses.
 inline constexpr std::array<std::string_view, 2> kScaleNorms = {kScaleRmsInput, kScaleRmsOutput};
 
-// Every metric the trainer can print, in the order the dashboard lists them.
-inline constexpr std::array<std::string_view, 10> kAll = {kTrainLoss,   kValLoss,        kLearningRate,
+// Every metric a run can have (the trainer's, then its worker's), in the order the dashboard lists them.
+inline constexpr std::array<std::string_view, 12> kAll = {kTrainLoss,   kValLoss,        kLearningRate,
                                                           kGradNorm,    kFlops,          kTokensPerSecond,
                                                           kWallSeconds, kSharpness,      kScaleRmsInput,
-                                                          kScaleRmsOutput};
+                                                          kScaleRmsOutput, kSysCpuCores, kSysMemoryBytes};
 
 }  // namespace gammalab::metric_names

@@ -61,6 +61,11 @@ int main(int argc, char** argv) {
                  "serve /healthz and /readyz on HOST:PORT (port 0: any free port, printed on stdout); off if unset");
   app.add_option("--poll-interval-ms", options.poll_interval_ms, "how often an idle slot asks for work")
       ->capture_default_str();
+  app.add_option("--system-metrics-s", options.system_metrics_s,
+                 "report each job's CPU (sys/cpu_cores) and resident memory (sys/memory_bytes) at most this often, "
+                 "at the step of its metric lines (0: never)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
   std::string log_format = "text";
   app.add_option("--log-format", log_format, "stderr log: text, or json (one JSON object per line)")
       ->capture_default_str()

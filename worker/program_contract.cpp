@@ -50,6 +50,11 @@ std::vector<MetricPoint> ProgramContract::admit(const std::string& line, bool cu
             "program's to give");
       return {};
     }
+    // What the job's processes use is measured by the worker (worker/process_usage.h), not claimed by them.
+    if (std::find(metric_names::kSystem.begin(), metric_names::kSystem.end(), p.name) != metric_names::kSystem.end()) {
+      broke("metric '" + p.name + "' at " + at + ": the worker measures it, a program does not report it");
+      return {};
+    }
     if (const std::string error = metric_point_error(p); !error.empty()) {
       broke(error);
       return {};

@@ -25,6 +25,7 @@
 #include "core/uid.h"
 #include "core/utf8_text.h"
 #include "worker/attempt_error.h"
+#include "worker/process_usage.h"
 #include "worker/program_job.h"
 
 namespace gammalab {
@@ -513,13 +514,14 @@ int WorkerDaemon::run_trainer(RunningJob& job, const v1::LeaseJobResponse& lease
                                                hears ? ChildStdin::kPipe : ChildStdin::kNull);
     child = job.child.get();
   }
-  relay_trainer_output(job, *child, log, contract);
+  relay_trainer_output(job, *child, log, contract,
+                       contract != nullptr ? contract->stored_through_step() : leased_stored(lease).last_step);
   log.flush();
   return child->wait();
 }
 
 void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, std::ostream& log,
-                                        ProgramContract* contract) {
+                                        ProgramContract* contract, std::int64_t stored_last_step) {
   // Node 0 of a gang reports its start once its store is up and it knows the port (the rendezvous line).
   const bool hosts_gang = job.nodes > 1 && job.node == 0;
   if (!hosts_gang) report_started(*stub_, worker_id(), job.job_id, job.attempt);
@@ -527,6 +529,22 @@ void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, st
   drain_starting_job(job);
   std::string rendezvous;
   std::int64_t logged = 0;  // bytes of a program's output written to the log in this attempt
+  // Node 0 reports what the job's processes use, with its metric lines (the job's processes on other nodes are
+  // not counted).
+  std::optional<UsageSampler> usage;
+  if (job.node == 0 && options_.system_metrics_s > 0) {
+    usage.emplace(child.pid(), std::chrono::milliseconds(static_cast<std::int64_t>(options_.system_metrics_s * 1000)),
+                  stored_last_step, UsageSampler::Clock::now());
+  }
+  // The line's points to the relay, with the job's usage at its step when a sample is due.
+  const auto relay = [&](std::vector<MetricPoint> points) {
+    if (points.empty()) return;
+    if (usage) {
+      std::vector<MetricPoint> used = usage->at(points.front().step, points.front().tokens, UsageSampler::Clock::now());
+      points.insert(points.end(), used.begin(), used.end());
+    }
+    relay_->add(job.job_id, job.attempt, std::move(points));
+  };
   while (auto line = child.read_line()) {
     // A cut line (longer than kMaxChildLineBytes) goes to the log in part: the log is read by people.
     const std::string text = child.line_was_cut() ? utf8_head(*line, 4096) + " [line cut]" : *line;
@@ -556,8 +574,7 @@ void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, st
     if (job.node > 0) continue;  // node 0 relays the job's metrics (its other ranks print none)
     if (contract != nullptr) {
       const bool kept = contract->breach().empty();
-      std::vector<MetricPoint> points = contract->admit(*line, child.line_was_cut());
-      if (!points.empty()) relay_->add(job.job_id, job.attempt, std::move(points));
+      relay(contract->admit(*line, child.line_was_cut()));
       if (kept && !contract->breach().empty()) {
         log << "gammalab-worker: the program broke its contract, so it is stopped: " << contract->breach() << std::endl;
         stop_child(job, false, std::chrono::milliseconds(options_.cancel_grace_ms));
@@ -565,7 +582,7 @@ void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, st
       continue;
     }
     try {
-      if (auto points = parse_metric_line(*line)) relay_->add(job.job_id, job.attempt, std::move(*points));
+      if (auto points = parse_metric_line(*line)) relay(std::move(*points));
     } catch (const std::exception& e) {
       const std::string why = std::string("a metric line the worker cannot read: ") + e.what();
       log << "gammalab-worker: " << why << "; the trainer is stopped" << std::endl;

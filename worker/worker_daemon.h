@@ -91,7 +91,10 @@ class WorkerDaemon {
                   std::ostream& log, const JobConfig* program, ProgramContract* contract);
   // The trainer's stdout into the log, its start (node 0 of a gang: with the rendezvous) and its metric lines to
   // the relay; a program's through its contract, stopping it at the first breach.
-  void relay_trainer_output(RunningJob& job, ChildProcess& child, std::ostream& log, ProgramContract* contract);
+  // `stored_last_step`: the job's last stored step when the attempt was leased (-1: none), past which its CPU and
+  // memory are reported (worker/process_usage.h).
+  void relay_trainer_output(RunningJob& job, ChildProcess& child, std::ostream& log, ProgramContract* contract,
+                            std::int64_t stored_last_step);
   // What the attempt's end means for the job: the user's cancel, success, a hand-back when drained, or a failure
   // that another attempt may or cannot mend.
   v1::JobOutcome attempt_outcome(const RunningJob& job, int exit_code) const;

@@ -29,6 +29,8 @@ struct WorkerOptions {
   int drain_grace_ms = 90000;
   std::string health_address;                             // HOST:PORT of /healthz and /readyz; empty = off
   int poll_interval_ms = 1000;                            // how often an idle slot asks for work
+  // How often a job's CPU and memory are reported (metric_names::kSystem, worker/process_usage.h); 0: never.
+  double system_metrics_s = 10;
   ClientSecurity security;                                // worker token and TLS (--token-file, --tls-*)
 };
 

@@ -42,7 +42,11 @@ TEST(Dispatch, KilledWorkerJobResumesExactlyOnAnotherWorker) {
   Cluster cluster("kill-worker");
   cluster.prepare_data("d");
   cluster.start_server(/*heartbeat_ms=*/200, /*lease_timeout_ms=*/2000);
-  const int first = cluster.start_worker();
+  // The workers report the job's CPU and memory often (worker/process_usage.h): a resumed attempt's must never
+  // go back below what the first stored, or its report would be refused and the attempt failed for a hole.
+  WorkerSpec sampling;
+  sampling.extra_args = {"--system-metrics-s", "0.1"};
+  const int first = cluster.start_worker(sampling);
   ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", tiny_sweep_yaml("s", kSteps, "[baseline]", 20)).string()}).exit_code, 0);
 
   DbReader db(cluster.database());
@@ -54,9 +58,25 @@ TEST(Dispatch, KilledWorkerJobResumesExactlyOnAnotherWorker) {
   const auto config_needle = (std::filesystem::path("jobs") / std::to_string(job) / "config.json").string();
   EXPECT_TRUE(wait_until([&] { return !process_running(config_needle); }, 10)) << "the trainer outlived its worker";
 
-  cluster.start_worker();
+  cluster.start_worker(sampling);
   ASSERT_TRUE(wait_until([&] { return db.state(job) == "succeeded"; }, 300)) << db.state(job);
   EXPECT_EQ(db.jobs()[0].attempt, 2) << "requeued once after the lease expired";
+  // CPU and memory as ordinary metrics: at steps of the run, going forward across the two attempts, a
+  // trainer's resident memory (tens of megabytes at least), a CPU rate that is never negative.
+  const auto memory = db.points(job, "sys/memory_bytes");
+  const auto cpu = db.points(job, "sys/cpu_cores");
+  ASSERT_FALSE(memory.empty());
+  ASSERT_EQ(cpu.size(), memory.size());
+  for (std::size_t i = 0; i < memory.size(); ++i) {
+    EXPECT_GT(memory[i].value, 10e6) << "step " << memory[i].step;
+    EXPECT_GE(cpu[i].value, 0) << "step " << cpu[i].step;
+    EXPECT_TRUE(std::isfinite(cpu[i].value)) << "step " << cpu[i].step;
+    EXPECT_EQ(cpu[i].step, memory[i].step);
+    EXPECT_LE(memory[i].step, kSteps);
+    if (i > 0) {
+      EXPECT_GT(memory[i].step, memory[i - 1].step);
+    }
+  }
 
   // Every logging step exactly once, and the values after the resume equal an uninterrupted run's.
   expect_complete_curve(db, job, kSteps, 5);

@@ -77,6 +77,8 @@ TEST(ProgramContract, EachRuleBrokenIsNamedWithItsStep) {
   EXPECT_NE(breach_of({line(5, {{"my/metric", 1}})}).find("metric name 'my/metric': not a metric gammalab-train reports"),
             std::string::npos);
   EXPECT_NE(breach_of({line(5, {{"branch_point", 5}})}).find("not a program's to give"), std::string::npos);
+  EXPECT_EQ(breach_of({line(5, {{"sys/memory_bytes", 1e9}})}),
+            "metric 'sys/memory_bytes' at step 5: the worker measures it, a program does not report it");
   // After a breach nothing more is relayed, and the first breach is the one named.
   ProgramContract contract({}, 100, 5);
   contract.admit(line(20, {{"lr", 1}}), false);

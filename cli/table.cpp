@@ -114,13 +114,26 @@ std::string TextTable::render(std::size_t max_width, std::vector<std::string>& l
     left_out.push_back(columns_[ranked[next]].header);
   }
   const std::size_t over = width() > max_width ? width() - max_width : 0;
+  // What is over is taken from the elastic columns in proportion to what each can give above its least width
+  // (a long message gives more than a name), so that two of them are not both cut by all of it.
+  std::size_t can_give = 0;
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    if (kept[c] && columns_[c].elastic && widths[c] > kMinElasticWidth) can_give += widths[c] - kMinElasticWidth;
+  }
   TextTable fitted({});
   std::vector<std::size_t> room;  // per kept column: the widest a cell may be
   for (std::size_t c = 0; c < columns_.size(); ++c) {
     if (!kept[c]) continue;
     fitted.columns_.push_back(columns_[c]);
-    const bool cut_here = over > 0 && columns_[c].elastic;
-    room.push_back(cut_here ? std::max(kMinElasticWidth, widths[c] > over ? widths[c] - over : 0) : widths[c]);
+    const bool cut_here = over > 0 && columns_[c].elastic && widths[c] > kMinElasticWidth;
+    if (!cut_here) {
+      room.push_back(widths[c]);
+      continue;
+    }
+    const std::size_t gives = widths[c] - kMinElasticWidth;
+    // Rounded up, so that the cuts together cover what is over.
+    const std::size_t cut = std::min(gives, (over * gives + can_give - 1) / can_give);
+    room.push_back(widths[c] - cut);
   }
   for (const auto& row : rows_) {
     std::vector<std::string> cells;

@@ -29,6 +29,24 @@ TEST(TextTable, AlignsTextLeftAndNumbersRightWithoutTrailingSpaces) {
   EXPECT_THROW(table.add_row({"a", "b", "c"}), std::invalid_argument);
 }
 
+// Two elastic columns share what is over in proportion to what each can give above the least width: the table
+// fills the width, a long message gives more than a name, and neither is cut by all of it.
+TEST(TextTable, TwoElasticColumnsShareTheCutAndTheTableFillsTheWidth) {
+  TextTable table({{"id", TextTable::Align::kRight}, {"name", TextTable::Align::kLeft, 0, true},
+                   {"what", TextTable::Align::kLeft, 0, true}});
+  const std::string name(30, 'n'), what(90, 'w');
+  table.add_row({"1", name, what});
+  std::vector<std::string> left_out;
+  bool cut = false;
+  const std::string out = table.render(80, left_out, cut);
+  EXPECT_TRUE(cut);
+  const std::string row = out.substr(out.rfind('\n', out.size() - 2) + 1);
+  // (2 + 30 + 90 + 4 = 126 wide: 46 over, of which the name gives 46 * 14 / 88 = 8 and the message 46 * 74 / 88
+  // = 39, each rounded up: 79 wide.)
+  EXPECT_EQ(row, " 1  nnnnnnnnnnn…nnnnnnnnnn  " + std::string(25, 'w') + "…" + std::string(25, 'w') + "\n");
+  EXPECT_EQ(row.size() - 1 - 2 * 2, 79u) << "the ellipses are 3 bytes and one column each";
+}
+
 // An all-failed sweep is not "finished": the status says how it ended.
 TEST(JobView, SweepStatusSaysWhetherAFinishedSweepFailedWhollyOrInPart) {
   auto sweep = [](bool finished, int succeeded, int failed, int cancelled) {

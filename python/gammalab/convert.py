@@ -27,9 +27,10 @@ import sys
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, TextIO, Tuple
 
-# The metric names a coordinator stores (core/metric_names.h); a source's other names are left out.
+# The metric names a coordinator stores (core/metric_names.h, which its /api/meta lists: a test holds them
+# equal); a source's other names are left out.
 KNOWN_METRICS = ("train/loss", "val/loss", "lr", "grad_norm", "flops", "tokens_per_s", "sharpness", "scale_rms/input",
-                 "scale_rms/output", "wall_s")
+                 "scale_rms/output", "wall_s", "sys/cpu_cores", "sys/memory_bytes")
 
 
 def _value(v: float):

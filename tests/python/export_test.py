@@ -108,6 +108,11 @@ class RunsOut(unittest.TestCase):
         return subprocess.run([sys.executable, "-m", "gammalab", *args], check=True, capture_output=True, text=True,
                               env=dict(os.environ, PYTHONPATH=str(SOURCE / "python"))).stdout
 
+    def test_convert_knows_every_metric_the_coordinator_stores(self):
+        from gammalab.convert import KNOWN_METRICS
+        meta, _headers = self.client._get("/api/meta")
+        self.assertEqual(sorted(KNOWN_METRICS), sorted(meta["metrics"]))
+
     def test_the_runs_come_back_as_a_dataframe_with_their_config(self):
         runs = self.client.runs("out")
         self.assertEqual(list(runs["state"]), ["succeeded", "succeeded"])

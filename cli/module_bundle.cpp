@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
+#include <utility>
 #include <stdexcept>
 #include <string_view>
 
@@ -85,7 +87,41 @@ std::string imported_file(std::string_view statement, const std::string& file, s
 struct Parsed {
   std::string code;                  // without import lines, `export ` dropped
   std::vector<std::string> imports;  // file names, in order
+  // The names its top-level declarations make (a line that starts with function, async function, class, const
+  // or let, after `export `), with their lines: for a destructuring const or let, the names in its brackets;
+  // otherwise the first declared.
+  std::vector<std::pair<std::string, std::size_t>> declared;
 };
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '$'; }
+
+// The names a top-level declaration line declares (none when the line is not one).
+std::vector<std::string> declared_names(std::string_view line) {
+  std::string_view rest = line;
+  if (!(consume_prefix(rest, "function ") || consume_prefix(rest, "async function ") || consume_prefix(rest, "class ") ||
+        consume_prefix(rest, "const ") || consume_prefix(rest, "let "))) {
+    return {};
+  }
+  rest = trim(rest);
+  consume_prefix(rest, "*");  // a generator
+  rest = trim(rest);
+  std::vector<std::string> names;
+  if (!rest.empty() && (rest.front() == '{' || rest.front() == '[')) {
+    const std::size_t close = rest.find(rest.front() == '{' ? '}' : ']');
+    for (std::string_view part : split(rest.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1), ',')) {
+      part = trim(part);
+      if (const std::size_t colon = part.find(':'); colon != std::string_view::npos) part = trim(part.substr(colon + 1));
+      std::size_t n = 0;
+      while (n < part.size() && is_name_char(part[n])) ++n;
+      if (n > 0) names.emplace_back(part.substr(0, n));
+    }
+    return names;
+  }
+  std::size_t n = 0;
+  while (n < rest.size() && is_name_char(rest[n])) ++n;
+  if (n > 0) names.emplace_back(rest.substr(0, n));
+  return names;
+}
 
 Parsed parse_module(const std::string& file, const std::string& text) {
   std::string lower = text;
@@ -123,8 +159,10 @@ Parsed parse_module(const std::string& file, const std::string& text) {
         fail(file, number, "only `export` before a function, class, const or let declaration can be inlined");
       }
       out.code += rest;
+      for (std::string& name : declared_names(rest)) out.declared.emplace_back(std::move(name), number);
     } else {
       out.code += line;
+      for (std::string& name : declared_names(line)) out.declared.emplace_back(std::move(name), number);
     }
     out.code += "\n";
   }
@@ -152,6 +190,15 @@ class Bundler {
     chain.push_back(name);
     for (const std::string& dep : parsed.imports) add(dep, chain);
     chain.pop_back();
+    // One module scope holds them all: a name two of them declare would stop the page with a SyntaxError when
+    // it loads. Said here instead, naming both places.
+    for (const auto& [declared, line] : parsed.declared) {
+      const auto [at, added] = declared_.emplace(declared, path.string() + ":" + std::to_string(line));
+      if (!added) {
+        fail(path.string(), line, "'" + declared + "' is declared at the top level of " + at->second +
+                                      " too: the inlined modules share one scope (rename one)");
+      }
+    }
     bundle_.code += "// ---- " + name + "\n" + parsed.code;
     bundle_.modules.push_back(name);
     done_.insert(name);
@@ -162,6 +209,7 @@ class Bundler {
  private:
   std::filesystem::path dir_;
   std::set<std::string> done_;
+  std::map<std::string, std::string> declared_;  // top-level name -> "file:line" of its declaration
   ModuleBundle bundle_;
 };
 

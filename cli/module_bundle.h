@@ -8,8 +8,8 @@
 //   - exports are `export` before a top-level function, async function, class, const or let declaration.
 // Each module is included once, after the modules it imports, with its import lines removed and `export `
 // dropped. All of them then share one module scope: an imported name is the exported binding itself (so a
-// reassigned `export let` reads the same as with real modules), and a top-level name declared by two modules
-// is a SyntaxError when the page loads, never a silent mix-up.
+// reassigned `export let` reads the same as with real modules); a top-level name declared by two modules
+// (a line that starts a function, class, const or let declaration) is refused when bundling, naming both.
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -27,8 +27,9 @@ inline constexpr std::size_t kMaxBundleModules = 32;
 inline constexpr std::size_t kMaxModuleBytes = 1 << 20;
 
 // The module `entry` (a file name in `dir`) and every module it imports, directly or not. Throws
-// std::invalid_argument naming the file and line of an import or export outside the style above, an import
-// cycle, a missing file, or text that cannot go inside a <script> element ("</script", "<!--").
+// std::invalid_argument naming the file and line of an import or export outside the style above, a top-level
+// name declared by two modules, an import cycle, a missing file, or text that cannot go inside a <script>
+// element ("</script", "<!--").
 ModuleBundle bundle_modules(const std::filesystem::path& dir, const std::string& entry);
 
 }  // namespace gammalab::cli

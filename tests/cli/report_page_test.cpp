@@ -69,6 +69,22 @@ TEST_F(Modules, RefusesWhatOneScopeCannotHoldNamingFileAndLine) {
   EXPECT_NE(refusal("x.js").find("import cycle: x.js -> y.js -> x.js"), std::string::npos) << refusal("x.js");
 }
 
+TEST_F(Modules, ATopLevelNameTwoModulesDeclareIsRefusedNamingBoth) {
+  write("a.js", "// a\nexport function shown(x) { return x; }\nconst { width, height: tall } = sizes();\n");
+  write("b.js", "import { shown } from './a.js';\n\nfunction shown(x) { return x; }\n");
+  EXPECT_NE(refusal("b.js").find("b.js:3: 'shown' is declared at the top level of " + (dir_ / "a.js").string() +
+                                 ":2 too: the inlined modules share one scope (rename one)"),
+            std::string::npos)
+      << refusal("b.js");
+  write("c.js", "import { shown } from './a.js';\nlet tall = 2;\n");
+  EXPECT_NE(refusal("c.js").find("c.js:2: 'tall' is declared at the top level of " + (dir_ / "a.js").string() + ":3"),
+            std::string::npos)
+      << refusal("c.js");
+  // A name used, or declared inside a function (indented), is no declaration of the module's.
+  write("d.js", "import { shown } from './a.js';\nfunction f() {\n  const shown = 1;\n  return shown;\n}\n");
+  EXPECT_EQ(bundle_modules(dir_, "d.js").modules, (std::vector<std::string>{"a.js", "d.js"}));
+}
+
 TEST(ReportPage, WebsOwnModulesBundleInDependencyOrder) {
   const ModuleBundle bundle = bundle_modules(std::filesystem::path(GAMMALAB_SOURCE_DIR) / "web", "report.js");
   EXPECT_EQ(bundle.modules,

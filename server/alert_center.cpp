@@ -122,11 +122,13 @@ void AlertCenter::check_running(std::chrono::steady_clock::time_point now) {
   // The clock of a job starts when this coordinator first sees it running (or its step move): a restart never
   // counts the time it was down against a run.
   std::set<std::string> running;
-  for (const Store::Progress& p : store_.running_progress()) {
+  for (const Store::Progress& p : store_.active_progress()) {
     running.insert(p.job_id);
     Stall& s = stalls_[p.job_id];
-    if (s.attempt != p.attempt || s.step != p.step || s.since == std::chrono::steady_clock::time_point{}) {
-      s = {p.attempt, p.step, now};
+    // A start is progress too: a leased job's clock starts again when its trainer starts.
+    if (s.attempt != p.attempt || s.step != p.step || s.started != p.started ||
+        s.since == std::chrono::steady_clock::time_point{}) {
+      s = {p.attempt, p.step, p.started, now};
       continue;
     }
     const auto quiet = std::chrono::duration_cast<std::chrono::milliseconds>(now - s.since).count();
@@ -136,8 +138,12 @@ void AlertCenter::check_running(std::chrono::steady_clock::time_point now) {
     a.attempt = p.attempt;
     a.rule = alert_rule::kStalled;
     a.step = p.step;
-    a.message = "no new step reported for " + std::to_string(quiet / 1000) + " s (running, at step " +
-                std::to_string(p.step) + "; the stall time is " + std::to_string(options_.stall_after_ms / 1000) + " s)";
+    a.message = p.started ? "no new step reported for " + std::to_string(quiet / 1000) + " s (running, at step " +
+                                std::to_string(p.step) + "; the stall time is " +
+                                std::to_string(options_.stall_after_ms / 1000) + " s)"
+                          : "leased " + std::to_string(quiet / 1000) + " s ago and not started (its worker has not "
+                                "started its trainer; the stall time is " +
+                                std::to_string(options_.stall_after_ms / 1000) + " s)";
     store_.raise_alert(a);  // (once per attempt)
   }
   std::erase_if(stalls_, [&](const auto& entry) { return !running.contains(entry.first); });

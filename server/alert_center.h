@@ -1,7 +1,8 @@
 #pragma once
 // The coordinator's alert rules that need more than one write to decide (core/alert.h): the loss spike (over an
 // attempt's recent train/loss points, fed from the metric path) and the stall (a running job whose reported
-// step has not moved for the stall time, read from the store every check). A diverged run is decided by its
+// step has not moved for the stall time, or a leased one whose trainer has not started in that time, read from
+// the store every check). A diverged run is decided by its
 // FinishJob, a lost worker by the lease reaper in the store itself. Whatever raised an alert, this class also
 // delivers it: a line in the coordinator's log and, when one is set, a POST to the webhook (AlertWebhook),
 // reading the store's new alerts in order, so that every rule reaches the same places.
@@ -60,10 +61,11 @@ class AlertCenter {
   struct Stall {
     int attempt = 0;
     std::int64_t step = -1;
+    bool started = false;
     std::chrono::steady_clock::time_point since;
   };
   void run();
-  // The stall rule over the running jobs; the watches of jobs no longer running are dropped.
+  // The stall rule over the leased and running jobs; the watches of jobs no longer running are dropped.
   void check_running(std::chrono::steady_clock::time_point now) ABSL_LOCKS_EXCLUDED(mutex_);
   void deliver_new();
 

@@ -365,13 +365,14 @@ class Store {
   std::vector<Alert> alerts(const std::string& sweep_id, std::int64_t after_id, std::size_t limit, bool& truncated);
   // Alerts stored per rule (Prometheus reads them at scrape time).
   std::map<std::string, std::int64_t> alert_counts();
-  // The running jobs' attempt and last reported step (the stall rule's reading).
+  // The leased and running jobs' attempt and last reported step (the stall rule's reading), by id.
   struct Progress {
     std::string job_id;
     int attempt = 0;
     std::int64_t step = 0;
+    bool started = false;  // running: its trainer started; else leased and not yet
   };
-  std::vector<Progress> running_progress();
+  std::vector<Progress> active_progress();
 
   // Reads the database (its schema version) under the store's lock: true when it answered. What a health
   // check asks: a store whose lock is held for good, or whose file cannot be read, never answers or says false.

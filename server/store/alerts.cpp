@@ -1,4 +1,5 @@
 // Store: alerts (core/alert.h), one per job, attempt and rule (schema migration 22).
+#include "server/schema.h"
 #include "server/store.h"
 #include "server/store/rows.h"
 
@@ -78,11 +79,13 @@ std::map<std::string, std::int64_t> Store::alert_counts() {
   return out;
 }
 
-std::vector<Store::Progress> Store::running_progress() {
+std::vector<Store::Progress> Store::active_progress() {
   store_read::ReadPool::Read snapshot = readers_.read();
-  sql::Statement& s = snapshot.statements().get("SELECT id, attempt, step FROM jobs WHERE state = '" + std::string(job_state_name(JobState::kRunning)) + "' ORDER BY id");
+  sql::Statement& s = snapshot.statements().get("SELECT id, attempt, step, state = '" +
+                                                std::string(job_state_name(JobState::kRunning)) +
+                                                "' FROM jobs WHERE state IN (" + sql_active_states() + ") ORDER BY id");
   std::vector<Progress> out;
-  while (s.step()) out.push_back({std::to_string(s.int64(0)), static_cast<int>(s.int64(1)), s.int64(2)});
+  while (s.step()) out.push_back({std::to_string(s.int64(0)), static_cast<int>(s.int64(1)), s.int64(2), s.int64(3) != 0});
   return out;
 }
 

@@ -66,15 +66,17 @@ class Alerts : public ::testing::Test {
  protected:
   void SetUp() override {
     Store& store = coordinator_.store();
-    Sweep spec = make_sweep("watched", 3);
+    Sweep spec = make_sweep("watched", 4);
     for (SweepJob& job : spec.jobs) job.config.steps = 100;
     sweep_ = store.create_sweep(spec, "name: watched", "watched.yaml", false).sweep.id;
     worker_ = store.register_worker("host", 3, {}, "");
-    for (int i = 0; i < 3; ++i) {
-      // Job 2's lease lapses at once: a test that expires leases finds its worker lost.
-      std::optional<Lease> lease = store.lease(worker_, i == 2 ? 1 : 60000);
+    const std::string second = store.register_worker("host2", 1, {}, "");
+    for (int i = 0; i < 4; ++i) {
+      // Job 2's lease lapses at once: a test that expires leases finds its worker lost. Job 3 is leased by
+      // another worker, which never starts its trainer.
+      std::optional<Lease> lease = store.lease(i == 3 ? second : worker_, i == 2 ? 1 : 60000);
       ASSERT_TRUE(lease);
-      store.start(worker_, lease->job.id, lease->attempt);
+      if (i < 3) store.start(worker_, lease->job.id, lease->attempt);
       jobs_.push_back(lease->job.id);
     }
   }
@@ -186,22 +188,26 @@ TEST_F(Alerts, AStalledRunIsRaisedAfterTheStallTimeAndNotBeforeAndARunThatMovesI
   const Clock::time_point t0 = Clock::now();
   report(center, jobs_[0], losses(1, 5, 3.0));
   center.check(t0);  // every running job's clock starts
-  report(center, jobs_[1], losses(1, 5, 3.0));  // job 1 moves; job 0 and job 2 do not
+  report(center, jobs_[1], losses(1, 5, 3.0));  // job 1 moves; job 0 and job 2 do not, job 3 never started
   center.check(t0 + std::chrono::seconds(59));
   EXPECT_TRUE(stored().empty()) << "59 s of a 60 s stall time";
   report(center, jobs_[1], losses(6, 9, 3.0));
   center.check(t0 + std::chrono::seconds(61));
   std::vector<Alert> alerts = stored();
-  ASSERT_EQ(alerts.size(), 2u);
-  // Newest first: job 2 was checked after job 0 in the same round.
-  EXPECT_EQ(alerts[1].job_id, jobs_[0]);
-  EXPECT_EQ(alerts[0].job_id, jobs_[2]);
-  EXPECT_EQ(alerts[1].rule, "stalled");
-  EXPECT_EQ(alerts[1].step, 5);
-  EXPECT_EQ(alerts[1].message, "no new step reported for 61 s (running, at step 5; the stall time is 60 s)");
-  EXPECT_EQ(alerts[0].step, 0) << "a run that never reported is at step 0";
+  ASSERT_EQ(alerts.size(), 3u);
+  // Newest first: checked by job id in the same round.
+  EXPECT_EQ(alerts[2].job_id, jobs_[0]);
+  EXPECT_EQ(alerts[1].job_id, jobs_[2]);
+  EXPECT_EQ(alerts[0].job_id, jobs_[3]);
+  EXPECT_EQ(alerts[2].rule, "stalled");
+  EXPECT_EQ(alerts[2].step, 5);
+  EXPECT_EQ(alerts[2].message, "no new step reported for 61 s (running, at step 5; the stall time is 60 s)");
+  EXPECT_EQ(alerts[1].step, 0) << "a run that never reported is at step 0";
+  EXPECT_EQ(alerts[0].rule, "stalled");
+  EXPECT_EQ(alerts[0].message,
+            "leased 61 s ago and not started (its worker has not started its trainer; the stall time is 60 s)");
   center.check(t0 + std::chrono::seconds(200));
-  EXPECT_EQ(stored().size(), 3u) << "job 1 stalled in its turn (its step last moved by 61 s); the others once each";
+  EXPECT_EQ(stored().size(), 4u) << "job 1 stalled in its turn (its step last moved by 61 s); the others once each";
 }
 
 TEST_F(Alerts, ALostWorkerAndADivergedRunAreRaisedWithTheirEnds) {

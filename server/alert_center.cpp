@@ -128,11 +128,12 @@ void AlertCenter::check_running(std::chrono::steady_clock::time_point now) {
     // A start is progress too: a leased job's clock starts again when its trainer starts.
     if (s.attempt != p.attempt || s.step != p.step || s.started != p.started ||
         s.since == std::chrono::steady_clock::time_point{}) {
-      s = {p.attempt, p.step, p.started, now};
+      s = {p.attempt, p.step, p.started, now, s.alerted && s.attempt == p.attempt};
       continue;
     }
     const auto quiet = std::chrono::duration_cast<std::chrono::milliseconds>(now - s.since).count();
-    if (options_.stall_after_ms == 0 || quiet < options_.stall_after_ms) continue;
+    if (s.alerted || options_.stall_after_ms == 0 || quiet < options_.stall_after_ms) continue;
+    s.alerted = true;
     Alert a;
     a.job_id = p.job_id;
     a.attempt = p.attempt;

@@ -63,6 +63,7 @@ class AlertCenter {
     std::int64_t step = -1;
     bool started = false;
     std::chrono::steady_clock::time_point since;
+    bool alerted = false;  // raised for this attempt already: no write each round while it stays stalled
   };
   void run();
   // The stall rule over the leased and running jobs; the watches of jobs no longer running are dropped.

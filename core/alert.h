@@ -29,6 +29,7 @@ inline constexpr std::array<std::string_view, 4> kAll = {kDiverged, kLossSpike, 
 struct Alert {
   std::int64_t id = 0;  // increasing in the order raised; 0 before it is stored
   std::string sweep_id;
+  std::string sweep_name;  // read with it (what a webhook's text names); not on the wire, where sweep_id is
   std::string job_id;
   std::string job_name;
   int attempt = 0;

@@ -160,18 +160,11 @@ void AlertCenter::deliver_new() {
   if (truncated) {
     spdlog::warn("alerts: more than 200 raised since the last check; the older ones are not delivered");
   }
-  std::map<std::string, std::string> sweep_names;
   for (auto it = fresh.rbegin(); it != fresh.rend(); ++it) {  // oldest first
     const Alert& a = *it;
     spdlog::warn("alert {}: {} (job {} '{}', attempt {}, sweep {}): {}", a.id, a.rule, a.job_id, a.job_name,
                  a.attempt, a.sweep_id, a.message);
-    if (webhook_) {
-      if (!sweep_names.contains(a.sweep_id)) {
-        const std::optional<SweepRecord> sweep = store_.find_sweep(a.sweep_id);
-        sweep_names[a.sweep_id] = sweep ? sweep->name : "";
-      }
-      webhook_->post(webhook_body(a, sweep_names[a.sweep_id]));
-    }
+    if (webhook_) webhook_->post(webhook_body(a));
   }
   delivered_through_ = fresh.front().id;
 }

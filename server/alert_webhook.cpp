@@ -57,7 +57,8 @@ std::string chat_text(const std::string& text) {
 
 }  // namespace
 
-std::string webhook_body(const Alert& alert, const std::string& sweep_name) {
+std::string webhook_body(const Alert& alert) {
+  const std::string& sweep_name = alert.sweep_name;
   const std::string where = (sweep_name.empty() ? "sweep " + alert.sweep_id : "sweep '" + sweep_name + "'") +
                             ", run '" + alert.job_name + "' (job " + alert.job_id + ", attempt " +
                             std::to_string(alert.attempt) + ")";

@@ -25,7 +25,7 @@ WebhookUrl parse_webhook_url(const std::string& url);
 
 // The body posted for an alert: {"text": ..., "alert": {...}, "sweep_name": ...}; in "text", & < > are written
 // as entities (a name cannot become a chat mention or link).
-std::string webhook_body(const Alert& alert, const std::string& sweep_name);
+std::string webhook_body(const Alert& alert);
 
 class AlertWebhook {
  public:

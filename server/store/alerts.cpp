@@ -10,7 +10,7 @@ using store_rows::parse_id;
 namespace {
 
 constexpr std::string_view kAlertColumns =
-    "a.id, j.sweep_id, a.job_id, j.name, a.attempt, a.rule, a.step, a.value, a.message, a.raised_ms";
+    "a.id, j.sweep_id, a.job_id, j.name, a.attempt, a.rule, a.step, a.value, a.message, a.raised_ms, s.name";
 
 Alert read_alert(sql::Statement& s) {
   Alert a;
@@ -24,6 +24,7 @@ Alert read_alert(sql::Statement& s) {
   if (!s.is_null(7)) a.value = s.real(7);
   a.message = s.text(8);
   a.raised_ms = s.int64(9);
+  a.sweep_name = s.text(10);
   return a;
 }
 
@@ -60,7 +61,7 @@ std::vector<Alert> Store::alerts(const std::string& sweep_id, std::int64_t after
                                  bool& truncated) {
   store_read::ReadPool::Read snapshot = readers_.read();
   sql::Statement& s = snapshot.statements().get(
-      "SELECT " + std::string(kAlertColumns) + " FROM alerts a JOIN jobs j ON j.id = a.job_id "
+      "SELECT " + std::string(kAlertColumns) + " FROM alerts a JOIN jobs j ON j.id = a.job_id JOIN sweeps s ON s.id = j.sweep_id "
       "WHERE a.id > ? AND (? = '' OR j.sweep_id = ?) ORDER BY a.id DESC LIMIT ?");
   s.bind(1, after_id).bind(2, sweep_id).bind(3, sweep_id.empty() ? std::int64_t{-1} : parse_id(sweep_id));
   s.bind(4, static_cast<std::int64_t>(limit) + 1);

@@ -123,6 +123,7 @@ TEST_F(Alerts, ALossSpikeIsRaisedOncePerAttemptAtItsStepAndPostedToTheWebhook) {
   EXPECT_EQ(a.job_id, jobs_[0]);
   EXPECT_EQ(a.sweep_id, sweep_);
   EXPECT_EQ(a.job_name, "watched/job0");
+  EXPECT_EQ(a.sweep_name, "watched");
   EXPECT_EQ(a.attempt, 1);
   EXPECT_EQ(a.step, 22);
   EXPECT_EQ(a.value, 4.8);
@@ -149,12 +150,13 @@ TEST(AlertWebhookBody, NamesAndMessagesCannotBecomeChatMentionsOrLinks) {
   Alert a;
   a.id = 4;
   a.sweep_id = "2";
+  a.sweep_name = "s<@U123>";
   a.job_id = "9";
   a.job_name = "<!channel>&run";
   a.attempt = 1;
   a.rule = "diverged";
   a.message = "the program (<https://x.example|click>) exited with code 65";
-  const json body = json::parse(webhook_body(a, "s<@U123>"));
+  const json body = json::parse(webhook_body(a));
   EXPECT_EQ(body["text"], "gammalab alert, diverged: sweep 's&lt;@U123&gt;', run '&lt;!channel&gt;&amp;run' (job 9, "
                           "attempt 1): the program (&lt;https://x.example|click&gt;) exited with code 65");
   EXPECT_EQ(body["alert"]["job_name"], "<!channel>&run") << "the record as stored";

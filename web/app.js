@@ -9,7 +9,7 @@ import {
   LOSSES, STATE_ORDER, ACTIVE_STATES, setMeta, isFailed, stateClass, int, jobInfo, appendColumns,
   afterStepFor, groupColours, lossTables, si, count, fitReports,
   ema, seedBand, TOO_FEW_FOR_T, seedKey, sortRows, filterRows, seriesCsv, settingsToQuery, settingsFromQuery, settingsProblems, stageJobs, sweepStatus, missingFitReason, configDiff,
-  tuneSeries, jobActions, bytesText, WALL_CLOCK, wallClock, meanSe,
+  tuneSeries, jobActions, bytesText, WALL_CLOCK, wallClock, metricAtStep, meanSe,
 } from './series.js';
 import { LossChart, ScalingChart, SurfaceChart, TuneChart } from './charts.js';
 import { branchOf, branchLabel, branchColour, interpolate, leadPoint, familyIds, soloIds } from './family.js';
@@ -95,10 +95,22 @@ function readSettings() {
   // comes a task later) drew the new address with the old settings, and must not count as its drawing.
   renderedFor = null;
   // A hand-edited address that names no setting, or gives one a value of the wrong kind, is said, not ignored.
-  const problems = settingsProblems(query, typed);
+  const problems = settingsProblems(query, typed, SETTING_CHOICES);
+  for (const [k, c] of Object.entries(SETTING_CHOICES)) if (!c.ok(settings[k])) settings[k] = DEFAULTS[k];
   $('settings-notice').hidden = !problems.length;
   $('settings-notice').textContent = problems.length ? `Not used from the address: ${problems.join('; ')}.` : '';
 }
+
+// The settings with a fixed set of values: one outside it, hand-written into an address, is said and not used.
+const oneOf = (...values) => ({ ok: (v) => values.includes(v), expected: values.join(', ') });
+const SETTING_CHOICES = {
+  xKey: { ok: (v) => Object.hasOwn(X_LABELS, v) || (v.startsWith(METRIC_X) && v.length > METRIC_X.length),
+    expected: 'step, tokens, flops, wall or metric:NAME (a logged metric)' },
+  seeds: oneOf('runs', 'mean', 'mean-se', 'mean-ci'),
+  scalingLoss: oneOf('loss', 'final_val_loss', 'final_train_loss'),
+  scalingX: oneOf('params', 'compute'),
+  stage: oneOf('main', 'tune', 'all'),
+};
 
 function defaultMetrics() {
   return [LOSSES.train, LOSSES.val].filter(Boolean);
@@ -298,6 +310,7 @@ function storedMetrics(metricsMap = state.metrics) {
 }
 
 function renderMetricList() {
+  renderXChoices();
   const names = storedMetrics();
   const chosen = new Set(settings.metrics);
   fill($('metric-list'), names.map((n) => h('label', {}, h('input', {
@@ -320,6 +333,12 @@ function flopsPerToken() {
 }
 
 const X_LABELS = { step: 'step', tokens: 'tokens', flops: 'compute (FLOPs)', wall: 'training time (s)' };
+// x = a logged metric ("metric:NAME"): the run's value of that metric at each point's step (series.js metricAtStep).
+const METRIC_X = 'metric:';
+const xMetric = () => (settings.xKey.startsWith(METRIC_X) ? settings.xKey.slice(METRIC_X.length) : null);
+const xLabel = () => X_LABELS[settings.xKey] ?? xMetric() ?? settings.xKey;
+// Points whose x repeats or goes back on a metric axis, per render: not drawn, and said under the legend.
+let xDropped = { points: 0, runs: new Set() };
 
 // The column a chart's x is read from (wall time is read at the points' steps), and the map from it to x for
 // one job: FLOPs from tokens by the run's compute per token, wall time from the run's training clock (series.js
@@ -331,7 +350,22 @@ function xMap(job, perToken, metrics = state.metrics) {
     return f ? (x) => x * f : undefined;
   }
   if (settings.xKey === 'wall') return wallClock(metrics.get(job.id)?.[WALL_CLOCK]) || undefined;
+  if (xMetric()) return metricAtStep(metrics.get(job.id)?.[xMetric()]) || undefined;
   return null;
+}
+
+// A metric on x need not grow with step (a constant LR, an epoch counter, a schedule that turns): uPlot draws one
+// y per x in ascending order, so the points are put in order of x, and where x repeats or goes back only the
+// latest step's point is kept; `arrays` (ys and the like, index-aligned with xs) are cut alike. The points left
+// out are counted for the note under the legend, never dropped unsaid.
+function ascendingX(xs, arrays, jobs) {
+  const order = xs.map((_, k) => k).sort((a, b) => xs[a] - xs[b] || b - a);
+  const keep = order.filter((k, i) => i === 0 || xs[k] !== xs[order[i - 1]]).sort((a, b) => xs[a] - xs[b]);
+  if (keep.length < xs.length) {
+    xDropped.points += xs.length - keep.length;
+    for (const j of jobs) xDropped.runs.add(j.id);
+  }
+  return [keep.map((k) => xs[k]), ...arrays.map((a) => keep.map((k) => a[k]))];
 }
 
 // The curves of one chart: jobs of the panel, visible groups; per job or per seed group (mean with a band).
@@ -366,6 +400,7 @@ function jobPoints(job, source, metric, perToken) {
     xs = mapped.filter((_, k) => keep[k]);
     ys = ys.filter((_, k) => keep[k]);
     base = base.filter((_, k) => keep[k]);
+    if (xMetric()) [xs, ys, base] = ascendingX(xs, [ys, base], [job]);
     if (!xs.length) return null;
   }
   return { xs, ys, base, toX };
@@ -412,13 +447,15 @@ function chartCurves(metric, panelJobs, g) {
     curves = [...bySeed.values()].map((list) => {
       // Seeds are averaged at equal steps (or tokens). On the wall-time axis their clocks differ: the mean line
       // is drawn at the seeds' mean training time of each step.
-      const wall = settings.xKey === 'wall';
+      // So is any metric on x: the mean line at the seeds' mean value of it at each step.
+      const perSeed = settings.xKey === 'wall' || xMetric();
       let [base, mean, lo, hi] = seedBand(list.map((c) => [c.base, c.ys]), bandKind);
       let xs = base;
-      if (wall) {
+      if (perSeed) {
         xs = base.map((s) => meanSe(list.map((c) => c.toX(s))).mean);  // (a seed that ended before s adds nothing)
         const keep = xs.map(Number.isFinite);
         [xs, mean, lo, hi, base] = [xs, mean, lo, hi, base].map((a) => a.filter((_, k) => keep[k]));
+        if (xMetric()) [xs, mean, lo, hi, base] = ascendingX(xs, [mean, lo, hi, base], list.map((c) => c.job));
       } else if (list[0].toX) {
         xs = base.map(list[0].toX);  // FLOPs: seeds of one configuration have one compute per token
       }
@@ -457,6 +494,7 @@ function joinFamilies(curves, metric, source, perToken) {
     c.label = `${branchLabel(runCurve?.name ?? run?.name ?? `job ${b.parentId}`, b.step, tokensOf.get(String(c.jobs[0].id)))}${c.seeds}`;
     c.colour = branchColour(c.colour);
     c.branch = { run: b.parentId, step: b.step };
+    if (xMetric()) continue;  // a lead is placed by step along the run's x, which a metric axis does not keep in order
     // A lead only where the curve starts at the branch's first point (a zoom may have cut it off).
     const first = unzoomed.get(c.jobs[0].id)?.[metric]?.[xColumn()]?.[0];
     if (!c.base.length || c.base[0] !== first || !run) continue;
@@ -536,7 +574,9 @@ function renderCharts(g, tableJobs) {
     }
   }
   const jobsOf = (w) => (w.panel === null ? staged : staged.filter((j) => groupValue(j, settings.panelBy) === w.panel));
+  xDropped = { points: 0, runs: new Set() };
   const curvesOf = new Map(wanted.map((w) => [w.id, chartCurves(w.metric, jobsOf(w), g)]));
+  renderXNote();
   const xRange = sharedXRange([...curvesOf.values()].flat());
   // Every figure in its place before any is drawn: a chart drawn while it was alone in its row would be drawn
   // again at once at its width beside the others.
@@ -558,10 +598,39 @@ function renderCharts(g, tableJobs) {
     return chart;
   });
   wanted.forEach((w, i) => {
-    charts[i].update({ curves: curvesOf.get(w.id), xLabel: X_LABELS[settings.xKey] || settings.xKey, yLabel: w.metric,
+    charts[i].update({ curves: curvesOf.get(w.id), xLabel: xLabel(), yLabel: w.metric,
       logX: settings.logX, logY: settings.logY, xRange });
   });
   $('charts-empty').hidden = wanted.length > 0;
+}
+
+// Under the legend, on a metric x axis: what it is, and the points not drawn where it repeats or goes back.
+function renderXNote() {
+  const name = xMetric();
+  const note = $('x-axis-note');
+  note.hidden = !name;
+  if (!name) return;
+  const missing = !storedMetrics().includes(name);
+  note.textContent = missing ? `x = ${name}: no run of this sweep logged it, so no curve has an x.`
+    : `x = ${name}, the run's value of it at each point's step (interpolated between the steps it was logged at).`
+      + (xDropped.points ? ` ${name} repeats or goes back in ${xDropped.runs.size} run${xDropped.runs.size === 1 ? '' : 's'}: `
+        + `${xDropped.points} point${xDropped.points === 1 ? '' : 's'} share${xDropped.points === 1 ? 's' : ''} an x with a later step's and ${xDropped.points === 1 ? 'is' : 'are'} not drawn.` : '');
+}
+
+// The x axis choices: the four fixed ones, then every logged metric of the sweep.
+let xChoicesKey = '';
+function renderXChoices() {
+  const names = storedMetrics();
+  const key = JSON.stringify([names, settings.xKey]);
+  if (key === xChoicesKey) return;
+  xChoicesKey = key;
+  const select = $('x-axis');
+  for (const old of select.querySelectorAll('optgroup')) old.remove();
+  const listed = xMetric() && !names.includes(xMetric()) ? [...names, xMetric()] : names;  // (the address's, until loaded)
+  if (listed.length) {
+    select.append(h('optgroup', { label: 'a logged metric' }, listed.map((n) => h('option', { value: `${METRIC_X}${n}` }, n))));
+  }
+  select.value = settings.xKey;
 }
 
 // Points per series asked of the API for a sweep's metric charts: about one per pixel of a chart's width (a

@@ -208,6 +208,7 @@ export class LossChart extends Chart {
       label: c.label, colour: c.colour, branch: c.branch ?? null,
       start: c.lead ? [c.lead.x, c.lead.y] : c.xs.length ? [c.xs[0], c.ys[0]] : null, first: c.xs.length ? [c.xs[0], c.raw[0]] : null,
     })));
+    this.figure.dataset.xLabel = xLabel;  // (drawn on the canvas: the tests read what the axis is named here)
     // The largest x drawn (the tests read it: the x axis's data, whichever unit it is in).
     this.figure.dataset.xmax = String(curves.reduce((m, c) => (c.xs.length ? Math.max(m, c.xs[c.xs.length - 1]) : m), -Infinity));
     this.show(key, build, data, curves.length, points);
@@ -312,7 +313,8 @@ export class LossChart extends Chart {
 export class ScalingChart extends Chart {
   // groups: Map group -> [{x, y, run}]; fits: [{group, xs, ys, band: {lo, hi} | null}] (band: filled between
   // lo and hi at each x, series.js fitBand); colourOf(group).
-  update({ groups, fits, colourOf, xKey }) {
+  // reading: the headline's reading (headline_reading.js), its lines drawn over the fits.
+  update({ groups, fits, colourOf, xKey, reading = null }) {
     const tables = [];
     const series = [];
     const labels = [];  // per series: Map x -> run name, for the hover text
@@ -351,6 +353,17 @@ export class ScalingChart extends Chart {
         series.push({ label: `${f.group} fit (${f.law}) hi`, ...edge }, { label: `${f.group} fit (${f.law}) lo`, ...edge });
         bands.push({ series: [line + 1, line + 2], fill: `${colourOf(f.group)}26` });
       }
+    }
+    // The reference's curve and a shared fit thin and solid (a per-variant law is dashed); each level line thick in
+    // its variant's colour, its ends marked.
+    const lines = reading?.lines ?? [];
+    for (const l of lines) {
+      tables.push([l.xs, l.ys]);
+      labels.push(new Map());
+      const stroke = colourOf(l.group);
+      series.push(l.kind === 'reading'
+        ? { label: l.label, stroke, width: 2.5, spanGaps: true, points: { show: true, size: 6, width: 1, fill: stroke, stroke } }
+        : { label: l.label, stroke, width: 1.25, spanGaps: true, points: { show: false } });
     }
     const data = tables.length ? this.uPlot.join(tables) : [[]];
     // The runs' extent, read by the scales' range functions on every draw (so new points need no rebuild).
@@ -398,6 +411,8 @@ export class ScalingChart extends Chart {
       },
     });
     this.figure.dataset.fits = String(fits.length);
+    this.figure.dataset.readings = String(lines.filter((l) => l.kind === 'reading').length);
+    this.figure.dataset.headline = (reading?.estimators ?? []).join(',');
     // The share of the plot's height the runs' points span (the tests read it: the points are the study, and
     // must not be squeezed into a stripe by the axis).
     this.figure.dataset.pointsSpan = '';

@@ -210,26 +210,33 @@ export function lossTables(jobs, metricsByJob, metric, xKey, logX) {
   return { tables, jobs: kept };
 }
 
-// x = wall time: a run's training seconds at any step, from its WALL_CLOCK column (logged at its log steps),
-// linearly interpolated between them and from 0 s at step 0; NaN past its last logged step. Null without one.
-export function wallClock(col) {
+// A logged metric as a function of step, for an x axis read at the points' steps (wall time, or any metric):
+// linearly interpolated between its logged steps, NaN outside them; null without points. `fromZero`: the metric
+// is 0 at step 0 (a clock), so steps before its first point are read too.
+export function metricAtStep(col, { fromZero = false } = {}) {
   if (!col?.step?.length) return null;
-  const steps = [0, ...col.step];
-  const secs = [0, ...col.value];
+  const steps = fromZero ? [0, ...col.step] : col.step;
+  const values = fromZero ? [0, ...col.value] : col.value;
   return (step) => {
     let lo = 0;
     let hi = steps.length - 1;
-    if (!(step >= 0 && step <= steps[hi])) return NaN;
+    if (!(step >= steps[0] && step <= steps[hi])) return NaN;
     while (hi - lo > 1) {
       const mid = (lo + hi) >> 1;
       if (steps[mid] <= step) lo = mid;
       else hi = mid;
     }
-    if (steps[lo] === step) return secs[lo];
-    if (steps[hi] === step) return secs[hi];
-    return secs[lo] + ((secs[hi] - secs[lo]) * (step - steps[lo])) / (steps[hi] - steps[lo]);
+    const a = values[lo] ?? NaN;  // (a value stored as null: not finite)
+    const b = values[hi] ?? NaN;
+    if (steps[lo] === step) return a;
+    if (steps[hi] === step) return b;
+    return a + ((b - a) * (step - steps[lo])) / (steps[hi] - steps[lo]);
   };
 }
+
+// x = wall time: a run's training seconds at any step, from its WALL_CLOCK column (logged at its log steps),
+// from 0 s at step 0; NaN past its last logged step. Null without one.
+export const wallClock = (col) => metricAtStep(col, { fromZero: true });
 
 // Points of the scaling plot: runs with a size and a finite positive loss, by group. `lossKey` is
 // "final_val_loss", "final_train_loss" or "loss" (val if present, else train).
@@ -491,6 +498,9 @@ export function multipliers(reports) {
         profile: m.profile ? { lo: num(m.profile.lo), hi: num(m.profile.hi), open: Boolean(m.profile.open_lo || m.profile.open_hi) } : null,
         better, factor, interval: bounded ? turn([e.lo, e.hi]) : null, includesOne: bounded && e.lo <= 1 && e.hi >= 1,
         confidence, unit, bootstrapped: used > 0, resamples: { used, requested },
+        // The joint fit the constant comes from (common E and alpha, each arm its A): values, or null.
+        sharedFit: m.shared_fit ? Object.fromEntries(['E', 'alpha', 'A_baseline', 'A_variant']
+          .map((k) => [k, estimateOf(m.shared_fit[k]).value])) : null,
       });
     }
   }
@@ -536,6 +546,9 @@ export function pairedComparisons(reports, laws = multipliers(reports)) {
         paired: pairs > 0 ? { mean: num(z.paired_mean), se: num(z.paired_standard_error) } : null,
         unpaired: complete ? null : { mean: num(z.gap?.value), se: num(z.unpaired_standard_error) },
         local: hasLocal ? m : null,
+        // Where the reading is taken: the variant's compute and mean loss here (the baseline's mean plus the gap).
+        variantCompute: num(z.variant_compute),
+        variantLoss: num(z.baseline_mean) + num(z.gap?.value),
         inside,
         // A local multiplier read off the reference's curve extended past its end segment.
         outside: hasLocal && !inside,
@@ -569,6 +582,8 @@ export function pairedComparisons(reports, laws = multipliers(reports)) {
       // The verdict's sentences, stored with the fit (core/scaling/verdict.h); absent in fits stored before.
       verdict: (report.verdicts || []).find((v) => v.variant === c.variant && v.reference === c.baseline) ?? null,
       sizes,
+      // The reference's curve(s) m_local is read off, as the coordinator sampled them: [{xs: C, ys: loss}].
+      curves: (c.baseline_curves || []).map((t) => ({ xs: (t.compute || []).map(num), ys: (t.loss || []).map(num) })),
     };
   });
 }
@@ -807,7 +822,8 @@ export function settingsToQuery(settings, defaults) {
 
 // What settingsFromQuery leaves out of an address, in words: a key that is no setting, or a value of the wrong
 // kind ("logY=1: expected true or false"). The page says so rather than ignore a hand-edited address silently.
-export function settingsProblems(query, defaults) {
+// `choices`: per setting with a fixed set of values, {ok(value), expected}: a value outside it is said too.
+export function settingsProblems(query, defaults, choices = {}) {
   const problems = [];
   for (const [k, text] of new URLSearchParams(query)) {
     const shownText = `${k}=${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
@@ -818,6 +834,7 @@ export function settingsProblems(query, defaults) {
     const d = defaults[k];
     if (typeof d === 'boolean' && text !== 'true' && text !== 'false') problems.push(`${shownText}: expected true or false`);
     else if (typeof d === 'number' && !Number.isFinite(Number(text))) problems.push(`${shownText}: expected a number`);
+    else if (choices[k] && !choices[k].ok(text)) problems.push(`${shownText}: expected ${choices[k].expected}`);
   }
   return problems;
 }

@@ -8,6 +8,7 @@ import {
 } from './series.js';
 import { h, fill } from './dom.js';
 import { surfaceLines, surfaceSizes, markerOf, lawsAtSizes } from './surface.js';
+import { headlineReadings, headlineNote } from './headline_reading.js';
 
 // A loss (or other) number with fixed digits, '–' when not finite.
 export function fmt(x, digits = 4) {
@@ -200,7 +201,9 @@ export function scalingView(allRuns, fits, { xKey, lossKey, unfinished, hidden =
     }
   }
   const boot = fits[0]?.bootstrap;
-  return { groups: ordered, all, hidden, fits: curves, colourOf, xKey, surface, confidence: fits[0]?.confidence ?? 0.95,
+  const reading = headlineReadings(pairedComparisons(fits), { xKey, lossKey, hidden, baseline: fits[0]?.baseline || 'baseline',
+    range: xs.length ? [Math.min(...xs), Math.max(...xs)] : null });
+  return { groups: ordered, all, hidden, fits: curves, reading, colourOf, xKey, surface, confidence: fits[0]?.confidence ?? 0.95,
     resamples: boot?.used > 0 ? { used: boot.used, requested: boot.requested ?? boot.used } : null };
 }
 
@@ -238,6 +241,7 @@ export function scalingLegend(view, onToggle = null) {
       title: 'click: hide or show this variant', onclick: () => onToggle(g) }, key(g))
     : h('span', { class: 'key' }, key(g)))),
   view.fits.length ? h('span', { class: 'key note' }, 'dashed: fitted law') : null,
+  headlineNote(view.reading) ? h('span', { class: 'key note headline-note' }, headlineNote(view.reading)) : null,
   view.fits.some((f) => f.band?.pointwise) ? h('span', { class: 'key note band-note' }, `band: the law's pointwise ${Math.round(100 * view.confidence)}% bootstrap interval (at each x, the refitted laws' losses${view.resamples ? `; ${resampleCount(view.resamples)} of the coordinator's stored fit` : ''})`) : null,
   view.fits.some((f) => f.band && !f.band.pointwise) ? h('span', { class: 'key note band-note' }, `band: the law's range over its parameters' ${Math.round(100 * view.confidence)}% bootstrap intervals (every corner: a fit stored before pointwise bands, wider than one)`) : null,
   view.fits.some((f) => !f.band) ? h('span', { class: 'key note' }, `no band: ${view.fits.filter((f) => !f.band).map((f) => f.group).join(', ')} (a parameter's interval is unbounded, or there was no bootstrap)`) : null];

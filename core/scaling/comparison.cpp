@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 #include <tuple>
 
 #include "core/scaling/bootstrap.h"
@@ -319,6 +320,37 @@ std::vector<double> comparison_values(const ComparisonPlan& plan, const std::vec
   return values;
 }
 
+namespace {
+
+// Per token slice, the baseline's curve sampled from its smallest to its largest compute, widened to every
+// reading of the slice (a variant's C and the C where the curve reaches its loss, inside or along the tangent).
+std::vector<CurveTrace> baseline_traces(const ComparisonPlan& plan, const std::vector<double>& base_means,
+                                        const std::vector<SizeComparison>& sizes) {
+  std::vector<CurveTrace> out;
+  for (std::size_t slice : std::set<std::size_t>(plan.slices.begin(), plan.slices.end())) {
+    const BaselineCurve curve = base_curve(plan, base_means, kNoFamily, slice);
+    if (curve.sizes() < 2) continue;
+    double lo = curve.first_log_compute(), hi = curve.last_log_compute();
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      const double at = std::log(sizes[k].variant_compute);
+      const double reach = at + std::log(sizes[k].local.value);
+      if (plan.slices[k] != slice || !std::isfinite(reach)) continue;
+      lo = std::min({lo, at, reach});
+      hi = std::max({hi, at, reach});
+    }
+    CurveTrace trace;
+    for (int i = 0; i < kCurveTracePoints; ++i) {
+      const double x = lo + (hi - lo) * i / (kCurveTracePoints - 1);
+      trace.compute.push_back(std::exp(x));
+      trace.loss.push_back(curve.loss_at(x));
+    }
+    out.push_back(std::move(trace));
+  }
+  return out;
+}
+
+}  // namespace
+
 Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<RunPoint>& runs,
                                std::vector<Estimate> tracked, bool paired, double confidence) {
   Comparison c;
@@ -371,6 +403,7 @@ Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<Run
   c.holdout_error = kNaN;
   const std::map<CellKey, double> means = cell_means(runs);
   c.jackknife = jackknife(plan, means_of(plan.base_cells, means), means_of(plan.variant_cells, means));
+  if (plan.ladder) c.baseline_curves = baseline_traces(plan, means_of(plan.base_cells, means), c.sizes);
   return c;
 }
 

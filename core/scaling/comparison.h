@@ -38,6 +38,13 @@ struct Jackknife {
   double log_standard_error = 0.0;      // jackknife s.e. of ln m_local: sqrt((n-1)/n · sum (x_i - mean)^2)
 };
 
+// The baseline's curve of one token slice as m_local is read off it on all data, sampled for drawing (the
+// dashboard's scaling chart against compute): log-spaced C over its sizes and every reading of the slice.
+struct CurveTrace {
+  std::vector<double> compute, loss;
+};
+inline constexpr int kCurveTracePoints = 32;
+
 struct Comparison {
   std::string variant, baseline;
   bool paired = false;  // every run has its partner and the bootstrap drew pairs
@@ -68,6 +75,7 @@ struct Comparison {
   double degrees_of_freedom = 0.0;  // of the pooled value: Satterthwaite's over the sizes' seeds - 1
   int largest_degrees_of_freedom = 0;  // of at_largest: that size's seeds - 1
   bool chord = false;       // some baseline curve had two sizes only: m_local is a chord's, biased up on a convex curve
+  std::vector<CurveTrace> baseline_curves;  // per token slice with two or more sizes; none off a ladder
   std::optional<Jackknife> jackknife;
   // The effect in the law's own currency: mean over sizes of |gap| / the baseline's mean loss.
   double relative_effect = 0.0;

@@ -117,6 +117,14 @@ nlohmann::json comparison_json(const Comparison& c) {
                       {"chord", c.chord},
                       {"relative_effect", number(c.relative_effect)},
                       {"holdout_error", number(c.holdout_error)}};
+  nlohmann::json curves = nlohmann::json::array();
+  for (const CurveTrace& t : c.baseline_curves) {
+    nlohmann::json compute = nlohmann::json::array(), loss = nlohmann::json::array();
+    for (double x : t.compute) compute.push_back(number(x));
+    for (double l : t.loss) loss.push_back(number(l));
+    curves.push_back({{"compute", std::move(compute)}, {"loss", std::move(loss)}});
+  }
+  j["baseline_curves"] = std::move(curves);
   j["jackknife"] = c.jackknife ? nlohmann::json{{"sizes", c.jackknife->sizes},
                                                 {"lo", number(c.jackknife->lo)},
                                                 {"hi", number(c.jackknife->hi)},
@@ -146,6 +154,13 @@ Comparison comparison_from(const nlohmann::json& j) {
   c.chord = j.value("chord", false);
   c.relative_effect = number_from(j.at("relative_effect"));
   c.holdout_error = number_from(j.at("holdout_error"));
+  // Reports stored before the curves were kept have none.
+  for (const auto& t : j.value("baseline_curves", nlohmann::json::array())) {
+    CurveTrace trace;
+    for (const auto& x : t.at("compute")) trace.compute.push_back(number_from(x));
+    for (const auto& l : t.at("loss")) trace.loss.push_back(number_from(l));
+    c.baseline_curves.push_back(std::move(trace));
+  }
   if (const auto& k = j.at("jackknife"); !k.is_null()) {
     c.jackknife = Jackknife{k.at("sizes").get<int>(), number_from(k.at("lo")), number_from(k.at("hi")),
                             number_from(k.at("log_standard_error"))};

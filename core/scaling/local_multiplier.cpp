@@ -114,14 +114,27 @@ LocalLog BaselineCurve::log_compute_to_reach(double loss, double near_log_comput
   // one above its first point before the first.
   const bool below_last = loss < points_.back().loss;
   const std::size_t end = below_last ? n - 1 : 0;
-  const std::size_t segment = below_last ? n - 2 : 0;
-  double slope = slopes_[end];
-  if (!(slope != 0.0)) {
-    slope = (points_[segment + 1].loss - points_[segment].loss) /
-            (points_[segment + 1].log_compute - points_[segment].log_compute);
-  }
+  const double slope = end_tangent(below_last);
   if (!(slope != 0.0) || !std::isfinite(slope)) return {kNaN, false, kNaN};
   return {points_[end].log_compute + (loss - points_[end].loss) / slope, false, slope};
+}
+
+double BaselineCurve::end_tangent(bool last) const {
+  const std::size_t n = points_.size();
+  const std::size_t end = last ? n - 1 : 0;
+  const std::size_t segment = last ? n - 2 : 0;
+  if (slopes_[end] != 0.0) return slopes_[end];
+  return (points_[segment + 1].loss - points_[segment].loss) /
+         (points_[segment + 1].log_compute - points_[segment].log_compute);
+}
+
+double BaselineCurve::loss_at(double log_compute) const {
+  if (points_.size() < 2 || !std::isfinite(log_compute)) return kNaN;
+  const CurvePoint& first = points_.front();
+  const CurvePoint& last = points_.back();
+  if (log_compute < first.log_compute) return first.loss + end_tangent(false) * (log_compute - first.log_compute);
+  if (log_compute > last.log_compute) return last.loss + end_tangent(true) * (log_compute - last.log_compute);
+  return (*cubic_)(log_compute);
 }
 
 LocalLog local_log_multiplier(const BaselineCurve& baseline, const CurvePoint& variant) {

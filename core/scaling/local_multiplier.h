@@ -44,6 +44,13 @@ class BaselineCurve {
   // the local one is wanted); outside the curve's range, along the tangent at the end size on that side.
   LocalLog log_compute_to_reach(double loss, double near_log_compute) const;
 
+  // The curve's loss at ln C: the cubic between the first and last size, along the tangent at the end size
+  // beyond them (as log_compute_to_reach continues it); NaN with fewer than two sizes. For drawing the curve the
+  // multiplier is read off (Comparison::baseline_curves).
+  double loss_at(double log_compute) const;
+  double first_log_compute() const { return points_.empty() ? 0.0 : points_.front().log_compute; }
+  double last_log_compute() const { return points_.empty() ? 0.0 : points_.back().log_compute; }
+
   // Two sizes: the straight chord, whose bias the cubic's third size would remove.
   bool chord() const { return points_.size() == 2; }
   std::size_t sizes() const { return points_.size(); }
@@ -54,6 +61,9 @@ class BaselineCurve {
   void fritsch_carlson_slopes(const std::vector<double>& h, const std::vector<double>& d);
   // Four or more sizes: the rational interpolant's slopes through Hyman's filter.
   void rational_slopes(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& d);
+  // The slope the curve is continued with past its first (last: false) or last size: the tangent there, or the
+  // end chord's where the tangent is flat. Two or more sizes.
+  double end_tangent(bool last) const;
   std::vector<CurvePoint> points_;  // by compute
   std::vector<double> slopes_;      // dL/d ln C at each point
   // Boost.Math's cubic Hermite interpolant through the points with those slopes (two or more points).

@@ -75,6 +75,24 @@ TEST(LocalMultiplier, ANoisyCurveThatTurnsIsStillReadMonotonicallyBetweenItsSize
   EXPECT_LT(near_last.value + 1.8, 2.0);
 }
 
+// The curve as drawn (loss_at) is the curve the multiplier is read off: it passes through the sizes, and a
+// reading's end, inside or along the tangent beyond the last size, lies on it at the variant's loss.
+TEST(LocalMultiplier, TheDrawnCurveHoldsEveryReadingsEnd) {
+  std::vector<CurvePoint> points;
+  for (int k = 0; k < 4; ++k) {
+    const double x = std::log(1e10) + k * std::log(10.0);
+    points.push_back({x, power_law(x) + (k == 2 ? 0.01 : 0.0)});
+  }
+  const BaselineCurve curve(points);
+  for (const CurvePoint& p : points) EXPECT_NEAR(curve.loss_at(p.log_compute), p.loss, 1e-12);
+  for (const double loss : {power_law(std::log(3e10)), power_law(std::log(2e12)), power_law(std::log(1e14))}) {
+    const LocalLog reach = curve.log_compute_to_reach(loss, std::log(1e11));
+    ASSERT_TRUE(std::isfinite(reach.value));
+    EXPECT_NEAR(curve.loss_at(reach.value), loss, 1e-9) << "loss " << loss << (reach.inside ? " inside" : " outside");
+  }
+  EXPECT_TRUE(std::isnan(BaselineCurve({{0.0, 3.0}}).loss_at(0.0)));
+}
+
 TEST(LocalMultiplier, FewerThanTwoSizesOrAFlatCurveGiveNoValue) {
   EXPECT_TRUE(std::isnan(local_log_multiplier(BaselineCurve({{0.0, 3.0}}), {0.0, 2.9}).value));
   EXPECT_TRUE(std::isnan(local_log_multiplier(BaselineCurve({{0.0, 3.0}, {1.0, 3.0}}), {0.0, 2.9}).value));

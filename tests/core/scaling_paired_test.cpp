@@ -9,6 +9,7 @@
 
 #include "core/scaling/bootstrap.h"
 #include "core/scaling/fit.h"
+#include "core/scaling/fit_report.h"
 #include "core/scaling/fit_runs.h"
 #include "core/scaling/local_multiplier.h"
 #include "core/scaling/quantiles.h"
@@ -102,6 +103,39 @@ TEST(ScalingPaired, PairedIntervalHoldsTheTruthAndShufflingTheSeedsWidensIt) {
               c.local.hi, u.local.lo, u.local.hi, width(u.local) / width(c.local));
   EXPECT_GT(width(u.local), 3.0 * width(c.local)) << "broken pairs carry the seed effect into the interval";
   EXPECT_LT(u.local.lo, 1.0) << "without the pairs the gap is within the seeds' noise";
+}
+
+// The baseline's curve each reading is taken off is kept with the comparison for the dashboard to draw: it spans
+// every reading, and a reading's end (the variant's compute times m_local) lies on it at the variant's mean loss
+// (the curve is nearly straight in ln C, so the trace's straight pieces are within 2e-5 there). It survives the stored JSON.
+TEST(ScalingPaired, TheBaselinesCurveIsKeptAndEveryReadingEndsOnIt) {
+  quiet_solver_logging();
+  const auto runs = test::paired_ladder(test::paired_design(straight_loss, 3, 0.0005), 11);
+  const FitReport report = fit_runs(runs, law_free_focus(0, 0));
+  const Comparison& c = report.comparisons.at(0);
+  ASSERT_EQ(c.baseline_curves.size(), 1u) << "a ladder: one token slice";
+  const CurveTrace& trace = c.baseline_curves[0];
+  ASSERT_EQ(trace.compute.size(), static_cast<std::size_t>(kCurveTracePoints));
+  ASSERT_EQ(trace.loss.size(), trace.compute.size());
+  EXPECT_TRUE(std::is_sorted(trace.compute.begin(), trace.compute.end()));
+  int readings = 0;
+  for (const auto& s : c.sizes) {
+    if (!std::isfinite(s.local.value)) continue;
+    const double reach = s.variant_compute * s.local.value;
+    ASSERT_GE(reach, trace.compute.front() * (1 - 1e-12));
+    ASSERT_LE(reach, trace.compute.back() * (1 + 1e-12));
+    const auto hi = std::lower_bound(trace.compute.begin(), trace.compute.end(), reach);
+    const std::size_t k = std::clamp<std::size_t>(static_cast<std::size_t>(hi - trace.compute.begin()), 1, trace.compute.size() - 1);
+    const double t = std::log(reach / trace.compute[k - 1]) / std::log(trace.compute[k] / trace.compute[k - 1]);
+    const double on_curve = trace.loss[k - 1] + t * (trace.loss[k] - trace.loss[k - 1]);
+    EXPECT_NEAR(on_curve, s.baseline_mean + s.gap.value, 2e-5) << "size " << s.params;
+    ++readings;
+  }
+  EXPECT_EQ(readings, 5);
+  const FitReport back = fit_report_from_json(to_json(report));
+  ASSERT_EQ(back.comparisons.at(0).baseline_curves.size(), 1u);
+  EXPECT_EQ(back.comparisons.at(0).baseline_curves[0].compute, trace.compute);
+  EXPECT_EQ(back.comparisons.at(0).baseline_curves[0].loss, trace.loss);
 }
 
 // A control arm (the default control's name, qknorm) at a known 1.1×, unified at 1.22×: besides each against the

@@ -386,8 +386,30 @@ max_attempts: 1
   await waitInPage((x) => Number(document.getElementById('chart-train').dataset.xmax) === x, slowest);
   assert.equal(await chartAttr('#chart-train', 'series'), String(JOBS));
   assert.equal(await chartAttr('#chart-train', 'points'), String(totalTrainPoints));
+  // Any logged metric as x: flops (training FLOPs so far) puts each run's points at its FLOPs at their steps, the
+  // right end at the largest run's last; the note under the legend says what x is.
+  const logged = (await api(`/api/sweeps/${sweepId}/metrics?names=flops,lr,train/loss`)).body;
+  const mostFlops = Math.max(...jobs.map((j) => logged[j.id].flops.value.at(-1)));
+  assert.equal(await page.$$eval('#x-axis optgroup option', (os) => os.some((o) => o.value === 'metric:flops')), true);
+  await page.selectOption('#x-axis', 'metric:flops');
+  await waitInPage((x) => Number(document.getElementById('chart-train').dataset.xmax) === x, mostFlops);
+  assert.equal(await chartAttr('#chart-train', 'series'), String(JOBS));
+  assert.equal(await page.textContent('#x-axis-note'), 'x = flops, the run\'s value of it at each point\'s step (interpolated between the steps it was logged at).');
+  assert.equal(await chartAttr('#chart-train', 'xLabel'), 'flops', 'the x axis is named by the metric');
+  assert.match(await page.evaluate(() => location.hash), /xKey=metric%3Aflops|xKey=metric:flops/);
+  // lr rises in warmup and falls in the decay: where a run's x repeats or goes back, the latest step's point is
+  // drawn and the note counts the others, so points drawn and points left out add up to every train/loss point
+  // that has an lr.
+  await page.selectOption('#x-axis', 'metric:lr');
+  await waitInPage(() => /^x = lr, /.test(document.getElementById('x-axis-note').textContent));
+  const note = await page.textContent('#x-axis-note');
+  const left = Number(note.match(/(\d+) points? shares? an x/)?.[1] ?? 0);
+  const withLr = jobs.reduce((n, j) => n + logged[j.id]['train/loss'].step.filter((st) => st >= logged[j.id].lr.step[0]
+    && st <= logged[j.id].lr.step.at(-1)).length, 0);
+  assert.equal(Number(await chartAttr('#chart-train', 'points')) + left, withLr, note);
   await page.selectOption('#x-axis', 'step');
   await waitInPage((x) => Number(document.getElementById('chart-train').dataset.xmax) === x, STEPS);
+  assert.equal(await page.isVisible('#x-axis-note'), false);
   // The metric charts share their x axis: val/loss, logged only at the end, sits at its step beside train/loss.
   await waitInPage(() => {
     const scale = (id) => document.getElementById(id).dataset.xscale;
@@ -833,6 +855,45 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
 // What a small real sweep does not show: a run that lost its partner, a size without pairs, a variant behind a
 // control, a parameter at its bound, the range the joint fit cannot tell apart. test/fit-report.js holds such a
 // report; study.js draws it here in the dashboard's page, a hostile variant name in it.
+// The headline is read off something: the reference's curve through its sizes (the local multiplier) or a shared
+// law (the law's constant). The scaling chart against compute draws that, for the estimator the verdict names.
+test('scaling chart against compute draws what each headline is read off, as its verdict names it', { timeout: 2 * TIMEOUT }, async () => {
+  const reports = (await api(`/api/sweeps/${sweepId}/fits`)).body.fits.map((f) => JSON.parse(f.report_json));
+  const compared = reports.find((r) => r.comparisons?.length && r.multipliers?.length) ?? reports.find((r) => r.comparisons?.length);
+  const verdict = compared.verdicts.find((v) => v.variant === 'unified' && v.reference === 'baseline');
+  const stat = compared.comparisons.find((c) => c.variant === 'unified' && c.baseline === 'baseline');
+  await page.goto(`${base}/#/sweeps/${sweepId}`);
+  // Against N nothing of it is drawn, and the legend says where it is.
+  await waitInPage(() => document.getElementById('scaling-legend').textContent.includes('the headline is read against compute: choose x = compute C'));
+  assert.equal(await chartAttr('#chart-scaling', 'readings'), '0');
+  await page.selectOption('#scaling-x', 'compute');
+  await waitInPage((e) => document.getElementById('chart-scaling').dataset.headline === e, verdict.estimator);
+  const legend = await page.textContent('#scaling-legend');
+  if (verdict.estimator === 'local multiplier') {
+    // A level line per size whose m_local exists, from unified's mean loss at its compute to baseline's curve.
+    const readable = stat.sizes.filter((z) => Number.isFinite(Number(z.local_multiplier.value))).length;
+    assert.ok(readable > 0, JSON.stringify(stat.sizes));
+    assert.equal(await chartAttr('#chart-scaling', 'readings'), String(readable));
+    assert.equal(stat.baseline_curves.length, 1, 'one ladder: one curve of the baseline');
+    assert.ok(legend.includes("thin solid: baseline's mean loss per size, joined by the curve the local multiplier is read off; "
+      + 'level lines: at each size, from the variant\'s mean loss to where that curve reaches it (their length in C is m_local)'), legend);
+  } else {
+    assert.equal(verdict.estimator, 'law');
+    assert.ok(legend.includes('thin solid: the shared fit (common E and α) whose constant is the headline over baseline'), legend);
+  }
+  // The training loss is not what the fits use: then the legend says so instead of drawing readings off other points.
+  await page.selectOption('#scaling-loss', 'final_train_loss');
+  await waitInPage(() => document.getElementById('chart-scaling').dataset.headline === '');
+  assert.match(await page.textContent('#scaling-legend'), /the fits use each run's final validation loss: choose that loss/);
+  await page.selectOption('#scaling-loss', 'loss');
+  await waitInPage((e) => document.getElementById('chart-scaling').dataset.headline === e, verdict.estimator);
+  await page.locator('#chart-scaling').scrollIntoViewIfNeeded();
+  await page.locator('.card', { has: page.locator('#chart-scaling') }).screenshot({ path: join(resultsDir, 'scaling-headline.png') });
+  await page.selectOption('#scaling-x', 'params');
+  await waitInPage(() => document.getElementById('chart-scaling').dataset.headline === '');
+  assert.deepEqual(pageErrors, []);
+});
+
 test('study view: incomplete pairs, a bound and a profile range in the CLI\'s words; names stay text', { timeout: 2 * TIMEOUT }, async () => {
   const hostile = '<img src=x onerror="window.__pwned=3">';
   const report = JSON.parse(JSON.stringify(REPORT).replaceAll('"none"', JSON.stringify(hostile)));
@@ -1556,6 +1617,14 @@ test('another sweep opened from the list keeps the view settings, not the sweep\
   assert.equal(await page.textContent('#settings-notice'),
     'Not used from the address: logY=1: expected true or false; colour: not a setting.');
   assert.ok(!(await page.isChecked('#log-y')));
+  // A value a setting of a fixed set does not take is said too, with the values it takes, and the default used.
+  await page.goto(`${base}/#/sweeps/${sweepId}?xKey=time&seeds=avg`);
+  await page.reload();
+  await waitInPage(() => document.getElementById('settings-notice').textContent.includes('xKey=time'));
+  assert.equal(await page.textContent('#settings-notice'), 'Not used from the address: '
+    + 'xKey=time: expected step, tokens, flops, wall or metric:NAME (a logged metric); seeds=avg: expected runs, mean, mean-se, mean-ci.');
+  assert.equal(await page.inputValue('#x-axis'), 'step');
+  assert.equal(await page.inputValue('#seeds'), 'runs');
 });
 
 // The view across sweeps: the seeds sweep's runs over the main sweep's, in the metric charts.

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import {
   appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
   lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
-  meanSe, wallClock, studyTable, multipliers, ema, valueAt, shortLabels, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
+  meanSe, wallClock, metricAtStep, studyTable, multipliers, ema, valueAt, shortLabels, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
   settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, missingFitReason, tQuantile975, configDiff, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
   pairedComparisons, gapClass, settingsProblems, sizeLabel,
 } from '../series.js';
@@ -185,13 +185,16 @@ test('studyTable: mean ± s.e. over seeds per size and variant, difference to ba
 test('multipliers come from the reports that have them, with interval and compute range', () => {
   const m = multipliers([{ law: 'n', multipliers: [] }, { law: 'c', confidence: 0.9, bootstrap: { used: 40, unit: 'runs within each size' }, multipliers: [
     { variant: 'unified', baseline: 'baseline', constant: { value: 1.3, lo: 1.1, hi: 'inf', bounded: false }, compute_range: [1e12, 1e15] },
-    { variant: 'slow', baseline: 'baseline', constant: { value: 0.8, lo: 0.5, hi: 0.9, bounded: true }, compute_range: [1e12, 1e15] },
+    { variant: 'slow', baseline: 'baseline', constant: { value: 0.8, lo: 0.5, hi: 0.9, bounded: true }, compute_range: [1e12, 1e15],
+      shared_fit: { E: { value: 1.5 }, alpha: { value: 0.1 }, A_baseline: { value: 30 }, A_variant: { value: 'inf' } } },
     { variant: 'x', baseline: 'baseline', constant: null }] }]);
   assert.deepEqual(m[0], {
     law: 'c', variant: 'unified', baseline: 'baseline', value: 1.3, lo: 1.1, hi: Infinity, bounded: false, atBound: false,
     range: [1e12, 1e15], profile: null, better: true, factor: 1.3, interval: null, includesOne: false,
-    confidence: 0.9, unit: 'runs within each size', bootstrapped: true, resamples: { used: 40, requested: 40 },
+    confidence: 0.9, unit: 'runs within each size', bootstrapped: true, resamples: { used: 40, requested: 40 }, sharedFit: null,
   });
+  // The joint fit the constant comes from, by name (a stored non-finite value as the number it stands for).
+  assert.deepEqual(m[1].sharedFit, { E: 1.5, alpha: 0.1, A_baseline: 30, A_variant: Infinity });
   // Below 1 the variant needs more compute: the sentence turns the value and its interval round.
   assert.equal(m[1].better, false);
   assert.equal(m[1].factor, 1.25);
@@ -432,6 +435,16 @@ test('jobActions: cancel until a job ends, retry after it failed or was cancelle
   assert.equal(bytesText(undefined), '–');
 });
 
+test('metricAtStep: any metric read at a step, interpolated between its logged steps, nothing outside them', () => {
+  const lr = metricAtStep({ step: [10, 20, 30], value: [0.1, 0.3, null] });
+  assert.ok(Number.isNaN(lr(5)), 'before its first logged step: no value (a metric is not 0 at step 0)');
+  assert.equal(lr(10), 0.1);
+  assert.ok(Math.abs(lr(15) - 0.2) < 1e-12);
+  assert.ok(Number.isNaN(lr(25)), 'a value stored as null (not finite) gives none beside it');
+  assert.ok(Number.isNaN(lr(30)));
+  assert.equal(metricAtStep({ step: [], value: [] }), null);
+});
+
 test('wallClock: training seconds at any step, interpolated between logged steps, from 0 s at step 0', () => {
   const clock = wallClock({ step: [10, 20, 30], value: [2, 6, 7] });
   assert.equal(clock(0), 0);
@@ -547,5 +560,9 @@ test('settingsProblems names what an address gives that is no setting or of the 
   assert.deepEqual(settingsProblems('logY=1&xKey=tokens&x0=abc&colour=lr&metrics=a,b', defaults),
     ['logY=1: expected true or false', 'x0=abc: expected a number', 'colour: not a setting']);
   assert.deepEqual(settingsProblems('logY=true&x0=12', defaults), []);
+  // A setting of a fixed set of values: one outside it is said, with the values it takes.
+  const choices = { xKey: { ok: (v) => ['step', 'tokens'].includes(v), expected: 'step or tokens' } };
+  assert.deepEqual(settingsProblems('xKey=steps&logY=true', defaults, choices), ['xKey=steps: expected step or tokens']);
+  assert.deepEqual(settingsProblems('xKey=tokens', defaults, choices), []);
   assert.equal(settingsProblems(`${'k'.repeat(100)}=1`, defaults)[0], `${'k'.repeat(40)}…: not a setting`);
 });

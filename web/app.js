@@ -22,7 +22,8 @@ import { renderAnnotation, startSearch } from './annotations.js';
 import { alertBadge, alertsByJob, mergeAlerts, newestAlertId, renderJobAlerts, renderSweepAlerts } from './alerts.js';
 import { openViewLink, startViewsMenu } from './saved_views.js';
 import { tuneSeedPoints } from './tune_seeds.js';
-import { BUILT_IN, groupValue, orderedGroups, orderedBy, groupingName, groupLabel } from './grouping.js';
+import { drawParallel, parallelView } from './parallel.js';
+import { BUILT_IN, groupValue, orderedGroups, orderedBy, groupingName, groupLabel, useTags } from './grouping.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 import { ensureSession, sessionStatus } from './session.js';
 import { FIXED_PATHS, jobConfig, varyingPaths, defaultConfigPaths, configText, shownColumnKeys } from './config_columns.js';
@@ -168,6 +169,8 @@ const annotationOf = (jobId) => {
   return annotationIndex.byJob.get(String(jobId)) ?? null;
 };
 
+useTags((job) => annotationOf(job.id)?.tags);  // "colour by" and "panels" by a run's tags
+
 // A note or tags saved from the page: kept in the state at once (the change's event brings the same), redrawn.
 function annotationSaved(saved) {
   state.annotations = [...state.annotations.filter((a) => a.job_id !== saved.job_id), ...(saved.updated_ms !== '0' ? [saved] : [])];
@@ -293,7 +296,16 @@ function renderTune() {
   const seeds = tuneSeedPoints(tune, state.jobs, (job) => runOf.get(job.id)?.loss);
   tuneChart.update({ tune, colourOf: styles.colourOf, dashOf: styles.dashOf, seeds });
   fill($('tune-picks'), tunePicks(tune, styles.colours, state.sweep.stage_error));
+  const lossOf = (job) => runOf.get(job.id)?.loss ?? NaN;
+  const figure = $('chart-parallel');
+  const key = JSON.stringify([state.jobs.filter((j) => j.stage === 'tune').map((j) => [j.id, j.config_hash, lossOf(j)]), tune.field,
+    figure.querySelector('.plot').clientWidth]);
+  if (key !== parallelKey) {
+    parallelKey = key;
+    drawParallel(figure, parallelView(state.jobs, lossOf, tune.field));
+  }
 }
+let parallelKey = '';  // what the parallel coordinates were drawn from: redrawn only when it changes
 
 // ---- metric charts
 

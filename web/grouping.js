@@ -5,8 +5,20 @@
 import { jobInfo, sortGroups } from './series.js';
 import { jobConfig, configText } from './config_columns.js';
 
-// The two groupings every sweep has, named as the address writes them.
-export const BUILT_IN = new Map([['variant', 'variant'], ['preset', 'model size']]);
+// The groupings every sweep has, named as the address writes them: a run's tags (notes and tags, annotations.js)
+// group the runs by the set of tags each carries.
+export const BUILT_IN = new Map([['variant', 'variant'], ['preset', 'model size'], ['tags', 'tags']]);
+const NO_TAGS = '(no tags)';
+
+// The tags of a job, as the page last loaded them: the page that owns the annotations says how to read them.
+let tagsOfJob = () => [];
+export function useTags(lookup) {
+  tagsOfJob = lookup;
+}
+const tagSet = (job) => {
+  const tags = [...(tagsOfJob(job) || [])].sort();
+  return tags.length ? tags.join(' ') : NO_TAGS;
+};
 
 // A job's flattened config, read once per config_json (the charts ask for it per job on every redraw).
 const flatOf = new WeakMap();
@@ -28,6 +40,7 @@ function valueKey(value) {
 
 // The group of `job` under `by`: its variant, its size label, or its value of the config field `by`.
 export function groupValue(job, by) {
+  if (by === 'tags') return tagSet(job);
   if (BUILT_IN.has(by)) return jobInfo(job)[by];
   return valueKey(flat(job).get(by));
 }
@@ -35,6 +48,9 @@ export function groupValue(job, by) {
 // The groups of `jobs` under `by` in the order a legend lists them: the built-in ones as sortGroups orders them;
 // a config field's values ascending by number where every value is one (LRs, widths), else as text.
 export function orderedGroups(jobs, by, paramsOf) {
+  if (by === 'tags') {  // by their tags as text, the untagged last
+    return [...new Set(jobs.map(tagSet))].sort((a, b) => (a === NO_TAGS) - (b === NO_TAGS) || a.localeCompare(b));
+  }
   if (BUILT_IN.has(by)) return sortGroups(jobs.map((j) => jobInfo(j)[by]), by, paramsOf);
   const values = new Map();
   for (const j of jobs) {

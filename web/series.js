@@ -137,7 +137,7 @@ export function afterStepFor(store, names = LOSS_NAMES) {
 // that stands beside unified's green.
 export const CATEGORICAL = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#332288', '#882255',
   '#117733', '#999933', '#AA4499', '#A0522D', '#888888', '#44AA99'];
-const SEQUENTIAL = ['#fde725', '#b5de2b', '#6ece58', '#35b779', '#1f9e89', '#26828e', '#31688e', '#3e4989',
+export const SEQUENTIAL = ['#fde725', '#b5de2b', '#6ece58', '#35b779', '#1f9e89', '#26828e', '#31688e', '#3e4989',
   '#482878', '#440154'];
 
 // The paper's variants first, in the order of docs/variants.md, then the controls (qknorm, dnp_novec, unified_dp),

@@ -1354,6 +1354,21 @@ max_attempts: 2
     return list.length && list.every((j) => ['succeeded', 'failed', 'cancelled'].includes(j.state)) ? list : null;
   }, RUN_TIMEOUT);
   const tuneJobs = jobs.filter((j) => j.stage === 'tune').length;
+  // The tune runs in parallel coordinates: an axis for the variant and one for the LR (the fields that vary
+  // between them), the final loss last; a line per tune run, the best darkest, each naming its run on hover.
+  await waitInPage((n) => document.getElementById('chart-parallel').dataset.lines === String(n), tuneJobs);
+  assert.deepEqual(JSON.parse(await figure('#chart-parallel', 'axes')), ['scale.variant', 'optim.lr', 'final loss']);
+  const titles = await page.$$eval('#chart-parallel polyline title', (ts) => ts.map((t) => t.textContent));
+  const tuneRunsNow = (await api(`/api/sweeps/${id}/runs`)).body.filter((r) => r.stage === 'tune');
+  for (const r of tuneRunsNow) {
+    const line = titles.find((t) => t.startsWith(`${r.name}: `));
+    assert.ok(line, `${r.name} in ${JSON.stringify(titles)}`);
+    assert.ok(line.endsWith(`final loss ${Number.isFinite(r.loss) ? r.loss.toFixed(4) : 'none'}`), line);
+  }
+  const best = tuneRunsNow.filter((r) => Number.isFinite(r.loss)).sort((a, b) => a.loss - b.loss)[0];
+  const last = await page.$eval('#chart-parallel polyline:last-of-type', (p) => [p.dataset.jobId, p.getAttribute('stroke')]);
+  assert.deepEqual(last, [String(best.id), '#440154'], 'the best run on top, in the darkest colour');
+  await page.locator('#chart-parallel').screenshot({ path: join(resultsDir, 'tune-parallel.png') });
   // Three LRs for each of two variants, one beyond an edge pick (tune.extend) and the midpoints around a pick
   // inside the grid (tune.refine).
   assert.equal(tuneJobs, report.groups.reduce((n, g) => n + g.trials.length, 0));
@@ -1933,6 +1948,31 @@ test('notes and tags: written on the page and read by the CLI, written by the CL
   await cli('tag', sweepId, '--job', run.id, '--remove', 'diverged', 'lr-too-high');
   assert.deepEqual((await api(`/api/sweeps/${sweepId}/annotations`)).body.annotations, []);
   await page.goto(`${base}/#/sweeps/${sweepId}`);
+  assert.deepEqual(pageErrors, []);
+});
+
+// Tags group runs too: colour by the set of tags each run carries, a panel per tag set, the untagged last.
+test('colour and panels by tags: runs tagged from the CLI take one colour, the untagged another, live', { timeout: 2 * TIMEOUT }, async () => {
+  const jobs = (await api(`/api/sweeps/${sweepId}/jobs`)).body;
+  const [a, b] = [jobs[0], jobs[3]];
+  await page.goto(`${base}/#/sweeps/${sweepId}?groupBy=tags`);
+  await waitInPage(() => document.getElementById('legend').textContent.includes('(no tags)'));
+  await cli('tag', sweepId, '--job', a.id, 'rerun', 'lr-high');
+  await cli('tag', sweepId, '--job', b.id, 'lr-high', 'rerun');
+  await waitInPage(() => document.getElementById('legend').textContent.includes('lr-high rerun'));
+  assert.match(await page.textContent('#legend'), /colour: tags.*lr-high rerun.*\(no tags\)/s);
+  const curves = JSON.parse(await chartAttr('#chart-train', 'curves'));
+  const colourOf = (job) => curves.find((c) => c.label === job.name)?.colour;
+  assert.ok(colourOf(a) && colourOf(a) === colourOf(b), JSON.stringify(curves));
+  assert.ok(jobs.filter((j) => j !== a && j !== b).every((j) => colourOf(j) && colourOf(j) !== colourOf(a)), JSON.stringify(curves));
+  await page.selectOption('#panel-by', 'tags');
+  await waitInPage(() => document.querySelectorAll('#charts figure[data-metric="train/loss"]').length === 2);
+  assert.deepEqual(await page.$$eval('#charts figure[data-metric="train/loss"]', (fs) => fs.map((f) => f.dataset.panel)), ['lr-high rerun', '(no tags)']);
+  await page.selectOption('#panel-by', 'none');
+  await page.selectOption('#group-by', 'variant');
+  await cli('tag', sweepId, '--job', a.id, '--remove', 'rerun', 'lr-high');
+  await cli('tag', sweepId, '--job', b.id, '--remove', 'rerun', 'lr-high');
+  assert.deepEqual((await api(`/api/sweeps/${sweepId}/annotations`)).body.annotations, []);
   assert.deepEqual(pageErrors, []);
 });
 

@@ -1,0 +1,43 @@
+// The tune stage in parallel coordinates (parallel.js): which axes, where each run's line crosses them, its colour.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parallelView } from '../parallel.js';
+import { SEQUENTIAL } from '../series.js';
+
+let nextId = 1;
+const job = (variant, lr, extra = {}) => ({
+  id: String(nextId++), name: `${variant}-lr${lr}`, stage: 'tune',
+  config_json: JSON.stringify({ scale: { variant }, model: { preset: 'tiny' }, optim: { lr }, seed: 100, ...extra }),
+});
+
+test('axes: the variant first, the tuned field last before the loss; LRs on a log scale', () => {
+  const jobs = [job('baseline', 1e-3), job('baseline', 1e-2), job('unified', 1e-3), job('unified', 1e-1),
+    { ...job('baseline', 1e-3), stage: 'main' }];
+  const losses = new Map([[jobs[0].id, 3.0], [jobs[1].id, 2.8], [jobs[2].id, 2.9], [jobs[3].id, NaN]]);
+  const view = parallelView(jobs, (j) => losses.get(j.id), 'optim.lr');
+  assert.deepEqual(view.axes.map((a) => [a.path, a.kind]), [['scale.variant', 'category'], ['optim.lr', 'log'], ['final loss', 'loss']]);
+  assert.equal(view.lines.length, 4, 'tune runs only');
+  assert.equal(view.failed, 1);
+  const byName = new Map(view.lines.map((l) => [l.name, l]));
+  // 1e-2 lies halfway between 1e-3 and 1e-1 in log LR; the variants at the ends of their axis.
+  assert.deepEqual(byName.get('baseline-lr0.01').ys.slice(0, 2), [0, 0.5]);
+  assert.equal(byName.get('unified-lr0.1').ys[0], 1);
+  // Losses between 0 and 0.9 of the loss axis; a run without one above, at 1, grey.
+  assert.equal(byName.get('baseline-lr0.001').ys[2], 0.9, 'the worst loss at the top of the finite range');
+  assert.equal(byName.get('baseline-lr0.01').ys[2], 0);
+  assert.equal(byName.get('unified-lr0.1').ys[2], 1);
+  assert.equal(byName.get('unified-lr0.1').colour, '#9aa1ad');
+  // Darkest is best, drawn last (on top); the worst lightest.
+  assert.equal(view.lines.at(-1).name, 'baseline-lr0.01');
+  assert.equal(view.lines.at(-1).colour, SEQUENTIAL.at(-1));
+  assert.equal(byName.get('baseline-lr0.001').colour, SEQUENTIAL[0]);
+  assert.deepEqual(view.axes.at(-1).ticks.map((t) => t.text), ['2.8000', '3.0000', 'no loss']);
+});
+
+test('a field that varies besides the tuned one gets its axis; the seed does not; under two runs, no view', () => {
+  const jobs = [job('baseline', 1e-3, { model: { preset: 'tiny', d_model: 64 } }), job('baseline', 2e-3, { model: { preset: 'tiny', d_model: 128 }, seed: 101 })];
+  const view = parallelView(jobs, () => 3, 'optim.lr');
+  assert.deepEqual(view.axes.map((a) => a.path), ['model.d_model', 'optim.lr', 'final loss']);
+  assert.equal(view.axes[0].kind, 'linear', 'a factor of 2: not a log axis');
+  assert.equal(parallelView(jobs.slice(0, 1), () => 3, 'optim.lr'), null);
+});

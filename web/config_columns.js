@@ -2,6 +2,7 @@
 // between a sweep's jobs, as optional columns, and which of them a sweep shows before anyone chooses.
 // A sweep's jobs share most of their config; what tells them apart (the LR, the seed, the budget) is what a
 // researcher wants beside each run's loss, and a field that is equal everywhere would only take room.
+import { si } from './format.js';
 
 // Paths the table shows as fixed columns already (variant and model), left out of the config columns.
 export const FIXED_PATHS = new Set(['scale.variant', 'model.preset']);
@@ -71,22 +72,10 @@ export function configText(value) {
   return JSON.stringify(value);
 }
 
-const SI = [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
-
+// Short: integers to 9999 as they are, exponent form from 1e15 and under 0.01 without padding zeros, prefixes
+// between (format.js si); a non-finite value as JavaScript writes it.
 function numberText(x) {
-  if (!Number.isFinite(x)) return String(x);
-  const a = Math.abs(x);
-  if (Number.isInteger(x) && a < 1e4) return String(x);
-  if (a >= 1e15) return trimExponent(x.toExponential(2));
-  for (const [scale, unit] of SI) if (a >= scale) return `${+(x / scale).toPrecision(3)}${unit}`;
-  if (a >= 0.01) return String(+x.toPrecision(3));
-  return trimExponent(x.toExponential(2));
-}
-
-// "1.00e-3" -> "1e-3", "2.50e-4" -> "2.5e-4", "1.00e+15" -> "1e15".
-function trimExponent(text) {
-  const [mantissa, exponent] = text.split('e');
-  return `${mantissa.replace(/\.?0+$/, '')}e${Number(exponent)}`;
+  return Number.isFinite(x) ? si(x, 3, { below: 1e15, exact: 1e4, trim: true }) : String(x);
 }
 
 // The columns shown, in the table's order (`allKeys`): those of `chosen` (the setting: keys of the columns

@@ -3,7 +3,8 @@
 // there are its run's, bit for bit. So a branch is drawn in its run's hue, fainter, from the point where it
 // leaves its run's line (its lead), and hiding or soloing a run takes its branches with it. Pure helpers (no
 // DOM), unit-tested in test/family.test.js.
-import { int, si } from './series.js';
+import { int } from './series.js';
+import { si } from './format.js';
 
 // The run a job branches from and the run's step it starts after, or null for a job that is no branch. Proto
 // JSON gives int64 fields as strings and an unset parent as '' (or leaves it out).

@@ -2,7 +2,8 @@
 // model size, or any config field that varies between the sweep's jobs (a dotted path of the resolved config:
 // optim.lr, seed, model.d_model, ...), so that a tune stage's curves can be coloured by their LR and a ladder's
 // faceted by width.
-import { jobInfo, sortGroups } from './series.js';
+import { sortGroups } from './colours.js';
+import { jobInfo } from './series.js';
 import { jobConfig, configText } from './config_columns.js';
 
 // The groupings every sweep has, named as the address writes them: a run's tags (notes and tags, annotations.js)

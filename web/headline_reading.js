@@ -9,9 +9,9 @@
 //   each arm its own A; the constant is the ratio of the two curves' compute at equal loss.
 // One reference at a time: the study's baseline, or, with the baseline hidden in the legend, the first reference
 // still shown, so that the level lines of one variant's points against two references never lie on each other.
-import { logSpace } from './series.js';
+import { logSpace } from './laws.js';
 
-// The reading of the comparisons (series.js pairedComparisons, with their law multipliers beside them) on the
+// The reading of the comparisons (comparisons.js pairedComparisons, with their law multipliers beside them) on the
 // scaling chart of axis `xKey` and loss `lossKey`, with the variants in `hidden` left off:
 // {lines: [{group, kind: 'curve' | 'reading' | 'shared', xs, ys, label}], reference, estimators, elsewhere},
 // `elsewhere` saying why nothing is drawn on this chart when the headlines exist but are read on another.

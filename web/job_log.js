@@ -1,7 +1,7 @@
 // The job view's Log card: the tail of the job's log as a table of steps and messages (log_lines.js), or as
 // written with "raw" ticked. Either follows the end as the log grows, unless the reader has scrolled up.
 import { h, fill, shown } from './dom.js';
-import { bytesText } from './series.js';
+import { bytesText } from './format.js';
 import { logRows } from './log_lines.js';
 
 const byId = (id) => document.getElementById(id);

@@ -6,7 +6,7 @@
 // ({"event": "stopped", "step": 40}) and anything else a program prints. A reader scanning it wants the step
 // and the values, not the JSON around them; no line is dropped or reordered, and a line that is not one of
 // the known shapes (a partial first line of a log's tail, a traceback) is a message as written.
-import { si } from './series.js';
+import { si } from './format.js';
 
 const WORKER_NOTE = 'gammalab-worker: ';
 

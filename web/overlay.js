@@ -3,7 +3,7 @@
 // keyed by the sweep's id, so that they take colours no group of the open sweep has and hide or show on their
 // own; its curves and legend keys carry its name, so that two sweeps' "baseline" cannot be mistaken for each
 // other. Pure helpers (no DOM), unit-tested in test/overlay.test.js.
-import { CATEGORICAL } from './series.js';
+import { CATEGORICAL } from './colours.js';
 
 // An overlaid sweep's group, as the legend and the `hidden` setting key it: the sweep's id (no comma, unlike a
 // name, so the list in the address stays a list) and the group.

@@ -4,7 +4,7 @@
 // this shows for every field at once: which sizes and arms sit where, and whether the best LRs line up.
 // Drawn as SVG (uPlot draws functions of one x, not lines across axes); text only through textContent.
 import { jobConfig, varyingPaths, configText } from './config_columns.js';
-import { SEQUENTIAL } from './series.js';
+import { SEQUENTIAL } from './colours.js';
 
 const MAX_FIELD_AXES = 6;
 const FIRST = ['scale.variant', 'model.preset'];

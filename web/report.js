@@ -1,12 +1,18 @@
 // The page of a `gammalab report` file: one sweep drawn from the data inlined in the page (the JSON element
-// #report-data, cli/client/report_data.h), with the dashboard's own
-// chart classes (charts.js), data helpers (series.js) and study views (study.js). No request leaves the page:
-// the file opens offline. Text from the database goes in as text nodes only (dom.js).
+// #report-data, cli/client/report_data.h), with the dashboard's own chart classes (loss_chart.js,
+// scaling_chart.js, surface_chart.js, tune_chart.js), data helpers (series.js, laws.js, comparisons.js and the
+// rest) and study views (study.js). No request leaves the page: the file opens offline. Text from the database goes in as text nodes only (dom.js).
+import { groupColours, sortGroups } from './colours.js';
+import { fitReports } from './laws.js';
 import {
-  LOSSES, STATE_ORDER, setMeta, isFailed, stateClass, int, jobInfo, appendColumns, groupColours, sortGroups,
-  lossTables, count, fitReports, tuneSeries,
+  LOSSES, STATE_ORDER, setMeta, isFailed, stateClass, int, jobInfo, appendColumns, lossTables,
 } from './series.js';
-import { LossChart, ScalingChart, SurfaceChart, TuneChart } from './charts.js';
+import { tuneSeries } from './tune_report.js';
+import { count } from './format.js';
+import { LossChart } from './loss_chart.js';
+import { ScalingChart } from './scaling_chart.js';
+import { SurfaceChart } from './surface_chart.js';
+import { TuneChart } from './tune_chart.js';
 import { branchOf, branchLabel, branchColour, leadPoint } from './family.js';
 import { h, fill, shown } from './dom.js';
 import { isoTime } from './when.js';

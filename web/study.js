@@ -2,10 +2,12 @@
 // `gammalab report`): the final-loss table per size and variant with the stored compute multipliers, the
 // scaling plot's points and fitted curves, the fit tables and the tune stage's picks. They take the data
 // (runs, fit reports, tune series) and the elements to fill; all text goes in through dom.js.
-import {
-  scalingPoints, fitCurve, logSpace, median, si, count, studyTable, multipliers, sortGroups, groupColours, num,
-  studyRuns, fitBand, storedBand, pairedComparisons, CLI_FIT_BOOTSTRAP, gapClass,
-} from './series.js';
+import { sortGroups, groupColours } from './colours.js';
+import { multipliers, pairedComparisons } from './comparisons.js';
+import { scalingPoints, fitCurve, logSpace, fitBand, storedBand } from './laws.js';
+import { gapClass } from './seeds.js';
+import { median, studyTable, num, studyRuns, CLI_FIT_BOOTSTRAP } from './series.js';
+import { count, si } from './format.js';
 import { h, fill } from './dom.js';
 import { surfaceLines, surfaceSizes, markerOf, lawsAtSizes } from './surface.js';
 import { headlineReadings, headlineNote } from './headline_reading.js';
@@ -93,7 +95,7 @@ function intervalText(e, digits = 2) {
 // in exponent form (a bootstrap end of 4.4e16 says "no upper bound worth the name" without 20 digits of it).
 const bound = (x, digits) => (Number.isFinite(x) && Math.abs(x) >= 1000 ? x.toPrecision(3) : fmt(x, digits));
 
-// The law-based multiplier (series.js multipliers) as the CLI's verdict says it: `beside` a comparison of the same
+// The law-based multiplier (comparisons.js multipliers) as the CLI's verdict says it: `beside` a comparison of the same
 // variant and reference, which names them, it says only what the law gives; on its own it names them too. The
 // profile range is what the joint fit cannot tell apart; `holdout` where the laws cannot carry so small a difference.
 function lawView(m, beside, holdout = null) {
@@ -122,7 +124,7 @@ function lawView(m, beside, holdout = null) {
       + 'supported by the data; the local multiplier above is') : null);
 }
 
-// One comparison (series.js pairedComparisons): its verdict as the coordinator stored it with the fit
+// One comparison (comparisons.js pairedComparisons): its verdict as the coordinator stored it with the fit
 // (core/scaling/verdict.h), the very sentences `gammalab fit` prints: one headline from the estimator the design
 // supports, then how it was got, per size, the trend and the other estimator as a check; then the paired gap per
 // size (the CLI's table of fit_report_text). A fit stored before verdicts were kept says so.

@@ -3,8 +3,11 @@
 // a run's or a branch's decay (an annealed loss), and the Chinchilla law L(N, D) is fitted to all of them. A plot
 // against N alone stacks a size's budgets at one x and can draw the law at one tokens-per-parameter only; against
 // D, each size is a curve of its own and the law is drawn at each size's N. Pure helpers (no DOM), unit-tested in
-// test/surface.test.js; study.js builds the view, charts.js draws it.
-import { studyRuns, sortGroups, chinchillaLoss, logSpace, meanSe, inFitState } from './series.js';
+// test/surface.test.js; study.js builds the view, surface_chart.js draws it.
+import { sortGroups } from './colours.js';
+import { chinchillaLoss, logSpace } from './laws.js';
+import { meanSe } from './seeds.js';
+import { studyRuns, inFitState } from './series.js';
 
 // The study's succeeded main-stage runs with a size, a budget and a finite positive loss (`lossKey`: "loss",
 // "final_val_loss" or "final_train_loss"), by variant and preset. A run's tokens are its budget D: the tokens it

@@ -1,4 +1,4 @@
-// The tune card's seeds: each tune run's own final loss beside its group's mean (series.js tuneSeries), so the
+// The tune card's seeds: each tune run's own final loss beside its group's mean (tune_report.js tuneSeries), so the
 // card shows how far seeds scatter at a value against how far the values' means differ, the noise a pick has to
 // beat. A run belongs to the curve whose config values (its group's key, the other tuned fields) it has.
 import { jobConfig } from './config_columns.js';

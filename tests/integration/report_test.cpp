@@ -94,7 +94,7 @@ TEST(Report, WritesOneSelfContainedPageWithTheSweepsDataEscaped) {
   ASSERT_EQ(modules.size(), 1u);
   ASSERT_EQ(styles.size(), 1u);
   EXPECT_NE(classic[0].find("uPlot"), std::string::npos);
-  for (const char* module : {"// ---- series.js", "// ---- charts.js", "// ---- report.js"}) {
+  for (const char* module : {"// ---- series.js", "// ---- loss_chart.js", "// ---- report.js"}) {
     EXPECT_NE(modules[0].find(module), std::string::npos) << module;
   }
   const std::string csp = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src " +

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { corpus } from './corpus.js';
 import { createTokens, signIn } from './tokens.js';
-import { storedBand, fitReports, chinchillaLoss } from '../series.js';
+import { storedBand, fitReports, chinchillaLoss } from '../laws.js';
 import { REPORT } from './fit-report.js';
 
 const run = promisify(execFile);
@@ -1959,7 +1959,12 @@ test('colour and panels by tags: runs tagged from the CLI take one colour, the u
   await waitInPage(() => document.getElementById('legend').textContent.includes('(no tags)'));
   await cli('tag', sweepId, '--job', a.id, 'rerun', 'lr-high');
   await cli('tag', sweepId, '--job', b.id, 'lr-high', 'rerun');
-  await waitInPage(() => document.getElementById('legend').textContent.includes('lr-high rerun'));
+  // Each tag arrives with its own change event: both runs drawn in one colour once the second has come.
+  await waitInPage(([x, y, untagged]) => {
+    const drawn = JSON.parse(document.getElementById('chart-train').dataset.curves || '[]');
+    const colour = (name) => drawn.find((c) => c.label === name)?.colour;
+    return colour(x) && colour(x) === colour(y) && colour(x) !== colour(untagged);
+  }, [a.name, b.name, jobs[1].name]);
   assert.match(await page.textContent('#legend'), /colour: tags.*lr-high rerun.*\(no tags\)/s);
   const curves = JSON.parse(await chartAttr('#chart-train', 'curves'));
   const colourOf = (job) => curves.find((c) => c.label === job.name)?.colour;

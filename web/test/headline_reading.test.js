@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { headlineReadings, headlineNote } from '../headline_reading.js';
-import { pairedComparisons } from '../series.js';
+import { pairedComparisons } from '../comparisons.js';
 
 const estimate = (value) => ({ value, lo: value * 0.9, hi: value * 1.1, bounded: true });
 const size = (params, compute, baselineMean, gap, local) => ({

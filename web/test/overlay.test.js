@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { overlayGroup, overlayLabel, overlayIds, overlayChoices, overlayGroups, overlayColours } from '../overlay.js';
-import { groupColours, CATEGORICAL } from '../series.js';
+import { groupColours, CATEGORICAL } from '../colours.js';
 
 test('an overlaid sweep\'s groups are its own: keyed by its id, named after it, coloured apart from the open sweep\'s', () => {
   const { groups, labels } = overlayGroups(['baseline', 'unified'], [

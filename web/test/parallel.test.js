@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parallelView } from '../parallel.js';
-import { SEQUENTIAL } from '../series.js';
+import { SEQUENTIAL } from '../colours.js';
 
 let nextId = 1;
 const job = (variant, lr, extra = {}) => ({

@@ -1,13 +1,18 @@
 // Unit tests of the dashboard's data helpers (no browser, no server).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { settingsToQuery, settingsFromQuery, settingsProblems } from '../address.js';
+import { tightLogRange, logTicks, tickLabels } from '../axes.js';
+import { groupColours, sortGroups } from '../colours.js';
+import { multipliers, pairedComparisons } from '../comparisons.js';
+import { scalingPoints, fitCurve, logSpace, fitReports, missingFitReason, fitBand, storedBand } from '../laws.js';
+import { sortRows, filterRows, seriesCsv } from '../rows.js';
+import { meanSe, seedBand, seedKey, tQuantile975, gapClass } from '../seeds.js';
 import {
-  appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo,
-  lossTables, scalingPoints, fitCurve, logSpace, groupColours, sortGroups, num, si, count, fitReports,
-  meanSe, wallClock, metricAtStep, studyTable, multipliers, ema, valueAt, shortLabels, seedBand, seedKey, tightLogRange, sortRows, filterRows, seriesCsv,
-  settingsToQuery, settingsFromQuery, tuneSeries, studyRuns, stageJobs, sweepStatus, missingFitReason, tQuantile975, configDiff, logTicks, tickLabels, fitBand, storedBand, jobActions, bytesText,
-  pairedComparisons, gapClass, settingsProblems, sizeLabel,
+  appendColumns, afterStepFor, setMeta, LOSS_NAMES, STATE_ORDER, ACTIVE_STATES, isFailed, stateClass, jobInfo, lossTables, num, wallClock, metricAtStep, studyTable, ema, valueAt, shortLabels, studyRuns, stageJobs, sweepStatus, configDiff, jobActions, sizeLabel,
 } from '../series.js';
+import { tuneSeries } from '../tune_report.js';
+import { bytesText, count, si } from '../format.js';
 import { REPORT, estimate } from './fit-report.js';
 
 // What GET /api/meta answers (tests/service/http_api_test.cpp checks the server's side).

@@ -1,7 +1,8 @@
 // Unit tests of the plot of final loss against tokens D per model size (web/surface.js): no browser, no server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setMeta, chinchillaLoss, fitCurve } from '../series.js';
+import { chinchillaLoss, fitCurve } from '../laws.js';
+import { setMeta } from '../series.js';
 import { surfaceLines, surfaceSizes, markerOf, MARKERS, lawsAtSizes } from '../surface.js';
 
 setMeta({

@@ -1,7 +1,7 @@
 // Unit tests of the tune card's seeds (web/tune_seeds.js): each tune run's loss on the curve whose config it has.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tuneSeries } from '../series.js';
+import { tuneSeries } from '../tune_report.js';
 import { tuneSeedPoints } from '../tune_seeds.js';
 
 test('each succeeded tune run with a loss lands on its group\'s curve at its value; others are left out', () => {

@@ -60,7 +60,7 @@ try {
   });
   const context = await browser.newContext({ viewport: { width: 1300, height: 1000 } });
   await signIn(context, base, tokens.user);
-  // Every draw of a chart bumps its data-draws (charts.js); the page notes the time of the frame after each.
+  // Every draw of a chart bumps its data-draws (chart.js); the page notes the time of the frame after each.
   await context.addInitScript(() => {
     window.__draws = [];
     performance.setResourceTimingBufferSize(100_000);  // the zoom's answer is looked up by its resource timing

@@ -15,9 +15,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { relative, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  setMeta, studyTable, meanSe, fitReports, multipliers, studyRuns, count, pairedComparisons, estimateOf,
-} from '../series.js';
+import { multipliers, pairedComparisons, estimateOf } from '../comparisons.js';
+import { fitReports } from '../laws.js';
+import { meanSe } from '../seeds.js';
+import { setMeta, studyTable, studyRuns } from '../series.js';
+import { count } from '../format.js';
 import { reportData } from './report-file.js';
 
 const BEGIN = '<!-- study:begin (written by web/tools/study-results.js from a `make study` run; edits here are lost) -->';

@@ -100,8 +100,11 @@ done
 [ -n "$healthy" ] || { cat "$tmp/server.log" >&2; fail "the installed server's /healthz never answered"; }
 page="$(inside curl -fsS "http://127.0.0.1:$port/")" || fail "the installed server's dashboard page: curl failed"
 grep -q '<title>gammalab' <<<"$page" || fail "the installed server's dashboard page has no gammalab title: ${page:0:200}"
-# Every script and style the page loads, uPlot's included (web/app.js imports its ES module).
-for asset in app.js series.js charts.js style.css vendor/uplot/uPlot.esm.js vendor/uplot/uPlot.min.css; do
+# Every script and style the page loads: its entry module, each module it preloads (index.html names every one of
+# app.js's import graph, web/test/modulepreload.test.js), uPlot's included, and the styles.
+modules="$(grep -o 'modulepreload" href="/[^"]*"' <<<"$page" | sed 's|.*href="/||; s|"$||')"
+[ -n "$modules" ] || fail "the installed server's dashboard page preloads no module: ${page:0:200}"
+for asset in app.js $modules style.css vendor/uplot/uPlot.min.css; do
   inside curl -fsS -o /dev/null "http://127.0.0.1:$port/$asset" || fail "the installed server does not serve /$asset"
 done
 kill -KILL "$server_pid" 2>/dev/null || true

@@ -1,5 +1,5 @@
 // Numbers as the dashboard and the report write them: one formatter with SI prefixes (the CLI's counterpart is
-// core/text_format.h), and byte sizes.
+// core/number_format.h), and byte sizes.
 
 const PREFIXES = [[1e24, 'Y'], [1e21, 'Z'], [1e18, 'E'], [1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
 

@@ -27,6 +27,7 @@ BUILD = Path(sys.argv.pop(1) if len(sys.argv) > 1 else SOURCE / "build").resolve
 sys.path.insert(0, str(SOURCE / "python"))
 
 from gammalab.client import ApiError, Client  # noqa: E402
+from coordinator import Coordinator  # noqa: E402 (tests/python/coordinator.py)
 
 SWEEP = """name: out
 command: [python3, {program}, --lr, "{{optim.lr}}", --width, "{{model.d_model}}", --seed, "{{seed}}"]
@@ -46,30 +47,16 @@ class RunsOut(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.dir = Path(tempfile.mkdtemp(prefix="gammalab-export-"))
-        server = BUILD / "server/gammalab-server"
-        for role, name in (("worker", "worker.token"), ("user", "user.token")):
-            subprocess.run([str(server), "token", "create", "--role", role, "--name", f"export-{role}", "--db",
-                            str(cls.dir / "gammalab.db"), "--out", str(cls.dir / name)], check=True,
-                           stdout=subprocess.DEVNULL)
-        cls.procs = []
-        cls.logs = [open(cls.dir / name, "w") for name in ("server.out", "server.log", "worker.log")]
-        cls.procs.append(subprocess.Popen([str(server), "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--db",
-                                           str(cls.dir / "gammalab.db"), "--shared-root", str(cls.dir / "shared")],
-                                          stdout=cls.logs[0], stderr=cls.logs[1]))
-        for _ in range(200):
-            text = (cls.dir / "server.out").read_text()
-            if "listening" in text:
-                break
-            time.sleep(0.05)
-        ports = json.loads(text.splitlines()[0])
-        cls.grpc = f"127.0.0.1:{ports['grpc_port']}"
+        cls.coordinator = Coordinator(BUILD, cls.dir, roles=("worker", "user"))
+        cls.grpc = cls.coordinator.grpc
+        cls.worker_log = open(cls.dir / "worker.log", "w")
         env = dict(os.environ, PYTHONPATH=str(SOURCE / "python"))
-        cls.procs.append(subprocess.Popen([str(BUILD / "worker/gammalab-worker"), "--coordinator", cls.grpc,
-                                           "--slots", "2", "--shared-root", str(cls.dir / "shared"), "--hostname",
-                                           "export-worker", "--token-file", str(cls.dir / "worker.token"),
-                                           "--poll-interval-ms", "200"],
-                                          env=env, stdout=subprocess.DEVNULL, stderr=cls.logs[2]))
-        cls.client = Client(f"127.0.0.1:{ports['http_port']}", token_file=str(cls.dir / "user.token"))
+        cls.worker = subprocess.Popen([str(BUILD / "worker/gammalab-worker"), "--coordinator", cls.grpc,
+                                       "--slots", "2", "--shared-root", str(cls.dir / "shared"), "--hostname",
+                                       "export-worker", "--token-file", str(cls.dir / "worker.token"),
+                                       "--poll-interval-ms", "200"],
+                                      env=env, stdout=subprocess.DEVNULL, stderr=cls.worker_log)
+        cls.client = Client(cls.coordinator.http, token_file=str(cls.dir / "user.token"))
         sweep_file = cls.dir / "out.yaml"
         sweep_file.write_text(SWEEP.format(program=SOURCE / "tests/integration/programs/toy_sgd.py"))
         submitted = cls.client.submit(str(sweep_file))
@@ -84,11 +71,10 @@ class RunsOut(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        for p in cls.procs:
-            p.kill()
-            p.wait()
-        for log in cls.logs:
-            log.close()
+        cls.worker.kill()
+        cls.worker.wait()
+        cls.worker_log.close()
+        cls.coordinator.stop()
         shutil.rmtree(cls.dir)
 
     @classmethod

@@ -2,6 +2,7 @@
 // The names of the metrics gammalab-train prints and everything downstream reads (worker, store, HTTP API,
 // CLI, fitter, dashboard). The dashboard gets them from the HTTP API's /api/meta, never from its own copy.
 #include <array>
+#include <cstddef>
 #include <string_view>
 
 namespace gammalab::metric_names {
@@ -36,6 +37,27 @@ inline constexpr std::array<std::string_view, 2> kLosses = {kValLoss, kTrainLoss
 // The scale-vector norms per role: the quantity of the paper's Theorem 2.3 (bounded with weight decay on the
 // Input-Norm vectors, drifting up without it). A report keeps them beside the losses.
 inline constexpr std::array<std::string_view, 2> kScaleNorms = {kScaleRmsInput, kScaleRmsOutput};
+
+// A metric of a program of the user's own (docs/own-program.md: accuracy, a per-layer norm): "user/" and then 1 to
+// kMaxUserNameBytes letters, digits and "_-./", any finite value of either sign, and at most kMaxUserMetricsPerJob
+// of them per job (the worker's contract and the coordinator's ingest both count them), so that what a job can
+// add to the store's names and to every reader's work stays bounded. Charts list them after the known ones.
+inline constexpr std::string_view kUserPrefix = "user/";
+inline constexpr std::size_t kMaxUserNameBytes = 64;
+inline constexpr std::size_t kMaxUserMetricsPerJob = 32;
+
+// Whether `name` is a well-formed metric of the user's own.
+constexpr bool is_user_metric(std::string_view name) {
+  if (!name.starts_with(kUserPrefix)) return false;
+  const std::string_view rest = name.substr(kUserPrefix.size());
+  if (rest.empty() || rest.size() > kMaxUserNameBytes) return false;
+  for (char c : rest) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-' || c == '.' || c == '/';
+    if (!ok) return false;
+  }
+  return true;
+}
 
 // Every metric a run can have (the trainer's, then its worker's), in the order the dashboard lists them.
 inline constexpr std::array<std::string_view, 12> kAll = {kTrainLoss,   kValLoss,        kLearningRate,

@@ -49,6 +49,11 @@ json dashboard_meta() {
           {"failed_state", std::string(job_state_name(JobState::kFailed))},
           {"metrics", metrics},
           {"wall_clock", std::string(metric_names::kWallSeconds)},
+          // A program's metrics of its own: the prefix they carry, the longest name after it, how many a job has.
+          {"user_metrics",
+           {{"prefix", std::string(metric_names::kUserPrefix)},
+            {"max_name_bytes", metric_names::kMaxUserNameBytes},
+            {"max_per_job", metric_names::kMaxUserMetricsPerJob}}},
           {"losses",
            {{"train", std::string(metric_names::kTrainLoss)}, {"val", std::string(metric_names::kValLoss)}}},
           // The resamples `gammalab fit` draws unless told otherwise (its --bootstrap): the study card says the

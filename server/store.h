@@ -85,7 +85,8 @@ struct IngestResult {
   // kBadBranchPoint: a branch_point point at a step the job did not declare (JobRecord::branch_points), or whose
   // value is not its step: it would release branches with no checkpoint to start from.
   enum class Refusal {
-    kNone, kUnknownJob, kStepBeyondJob, kStepBackwards, kNotHolder, kOtherToken, kRateLimited, kBadBranchPoint
+    kNone, kUnknownJob, kStepBeyondJob, kStepBackwards, kNotHolder, kOtherToken, kRateLimited, kBadBranchPoint,
+    kTooManyMetrics
   };
   Refusal refusal = Refusal::kNone;
   std::string reason;  // for a refusal: names the job, the metric, the field and the value
@@ -431,6 +432,9 @@ class Store {
                                                               std::int64_t total_steps,
                                                               std::map<std::string, std::int64_t>& stored_heads)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // How many metrics of its own (metric_names::is_user_metric) the job has stored: one seek per distinct metric of
+  // the job (a skip over the table's key), not a scan of its points.
+  std::size_t stored_user_metrics(std::int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Stores the points with their tiles and the job's progress, in the caller's transaction; returns how many
   // were new.
   std::int64_t write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points,

@@ -7,7 +7,7 @@ import { shown } from './dom.js';
 import { useTags } from './grouping.js';
 import { overlayIds } from './overlay.js';
 import { settingsFromQuery, settingsProblems, settingsToQuery } from './address.js';
-import { LOSSES } from './series.js';
+import { LOSSES, USER_METRIC_PREFIX } from './series.js';
 
 export const $ = (id) => document.getElementById(id);
 // Points per series asked of the API for a job's own charts and a sweep's live appends: four per pixel column
@@ -136,10 +136,12 @@ export let META_METRICS = [];
 export function setMetaMetrics(names) {
   META_METRICS = names;
 }
+// A program's metrics of its own (/api/meta's user_metrics prefix) come after them, by name.
 export function storedMetrics(metricsMap = state.metrics) {
   const names = new Set();
   for (const store of metricsMap.values()) for (const [n, col] of Object.entries(store)) if (col.step.length) names.add(n);
-  return META_METRICS.filter((n) => names.has(n));
+  const own = USER_METRIC_PREFIX ? [...names].filter((n) => n.startsWith(USER_METRIC_PREFIX)).sort() : [];
+  return [...META_METRICS.filter((n) => names.has(n)), ...own];
 }
 
 export const X_LABELS = { step: 'step', tokens: 'tokens', flops: 'compute (FLOPs)', wall: 'training time (s)' };

@@ -13,6 +13,7 @@ export let ACTIVE_STATES = new Set(); // a worker holds the job
 export let FIT_STATE = null;          // the runs a scaling-law fit reads
 let FAILED_STATE = null;
 let TERMINAL_STATES = new Set();
+export let USER_METRIC_PREFIX = null;  // a program's metrics of its own carry it (docs/own-program.md)
 export let CLI_FIT_BOOTSTRAP = null;  // the resamples `gammalab fit` draws unless told otherwise (its --bootstrap)
 
 export function setMeta(meta) {
@@ -27,6 +28,7 @@ export function setMeta(meta) {
   FAILED_STATE = meta.failed_state;
   TERMINAL_STATES = new Set(states.filter((s) => s.terminal).map((s) => s.name));
   CLI_FIT_BOOTSTRAP = Number.isInteger(meta.cli_fit_bootstrap) ? meta.cli_fit_bootstrap : null;
+  USER_METRIC_PREFIX = typeof meta.user_metrics?.prefix === 'string' ? meta.user_metrics.prefix : null;
 }
 
 export const isFailed = (job) => job.state === FAILED_STATE;

@@ -59,6 +59,12 @@ std::vector<MetricPoint> ProgramContract::admit(const std::string& line, bool cu
       broke(error);
       return {};
     }
+    if (metric_names::is_user_metric(p.name) && user_names_.insert(p.name).second &&
+        user_names_.size() > metric_names::kMaxUserMetricsPerJob) {
+      broke("metric '" + p.name + "' at " + at + ": more than " + std::to_string(metric_names::kMaxUserMetricsPerJob) +
+            " metrics of its own (" + std::string(metric_names::kUserPrefix) + "NAME), the limit per job");
+      return {};
+    }
   }
   // Lines of this attempt, and of the stored curve before it, in order and without a hole.
   const std::int64_t previous = std::max<std::int64_t>(last_step_, 0);

@@ -50,6 +50,7 @@ class ProgramContract {
   std::int64_t log_every_;
   std::int64_t last_step_;               // the last step stored or relayed; -1 before any
   std::set<std::string> names_at_last_;  // the metrics given at last_step_
+  std::set<std::string> user_names_;     // the metrics of its own it gave (metric_names::is_user_metric)
   std::string breach_;
 };
 

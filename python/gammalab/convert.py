@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, TextIO, Tuple
@@ -128,8 +129,19 @@ def _finished(written: Dict[str, int], left_out: set, what: str, none_found: str
     return written
 
 
+# A metric of the user's own, as the coordinator stores it (core/metric_names.h, /api/meta's user_metrics: a test
+# holds these equal): the prefix, then 1 to 64 letters, digits and "_-./".
+USER_METRIC_PREFIX = "user/"
+USER_METRIC_NAME = re.compile(r"user/[A-Za-z0-9_./-]{1,64}")
+
+
+def is_metric_name(name: str) -> bool:
+    """A name a coordinator stores: one of gammalab's metrics, or one of the user's own (user/NAME)."""
+    return name in KNOWN_METRICS or USER_METRIC_NAME.fullmatch(name) is not None
+
+
 def _metric_name(key: str, by_key: Dict[str, str]) -> Optional[str]:
-    return by_key.get(key, key if key in KNOWN_METRICS else None)
+    return by_key.get(key, key if is_metric_name(key) else None)
 
 
 def from_mlflow(url: str, experiment: str, metrics: Dict[str, str], fields: Dict[str, str], out: TextIO,
@@ -197,11 +209,12 @@ def parse_field_map(pairs: Optional[List[str]]) -> Dict[str, str]:
 
 
 def parse_metric_map(pairs: Optional[List[str]]) -> Dict[str, str]:
-    """--metric NAME=TAG options as {NAME: TAG}, NAME one of gammalab's metrics."""
+    """--metric NAME=TAG options as {NAME: TAG}, NAME one of gammalab's metrics or one of your own (user/NAME)."""
     out = {}
     for pair in pairs or []:
         name, sep, tag = pair.partition("=")
-        if not sep or not tag or name not in KNOWN_METRICS:
-            raise ValueError(f"--metric {pair}: expected NAME=TAG with NAME one of {', '.join(KNOWN_METRICS)}")
+        if not sep or not tag or not is_metric_name(name):
+            raise ValueError(f"--metric {pair}: expected NAME=TAG with NAME one of {', '.join(KNOWN_METRICS)}, "
+                             f"or {USER_METRIC_PREFIX}NAME (1 to 64 letters, digits, '_', '-', '.', '/')")
         out[name] = tag
     return out

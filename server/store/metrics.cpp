@@ -162,6 +162,7 @@ std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t 
   auto what = [](const MetricPoint& p) { return "metric '" + p.name + "' at step " + std::to_string(p.step) + ": "; };
   std::map<std::string, std::int64_t> heads;  // per metric: the highest step, this report's points included
   std::optional<std::vector<std::string>> declared;  // the job's branch points, read at its first branch_point point
+  std::optional<std::size_t> user_metrics;  // the job's metrics of its own, stored and new in this report
   for (const MetricPoint& p : points) {
     if (p.name == metric_names::kBranchPoint) {
       if (!declared) {
@@ -187,6 +188,15 @@ std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t 
       head_of.bind(1, id).bind(2, p.name);
       if (head_of.step() && !head_of.is_null(0)) head->second = stored_heads[p.name] = head_of.int64(0);
       head_of.reset();
+      // A metric of the job's own that it has not stored yet: within the limit per job, counting this report's.
+      if (head->second < 0 && metric_names::is_user_metric(p.name)) {
+        if (!user_metrics) user_metrics = stored_user_metrics(id);
+        if (++*user_metrics > metric_names::kMaxUserMetricsPerJob) {
+          return {IngestResult::Refusal::kTooManyMetrics,
+                  what(p) + "more than " + std::to_string(metric_names::kMaxUserMetricsPerJob) +
+                      " metrics of the job's own (" + std::string(metric_names::kUserPrefix) + "NAME), the limit per job"};
+        }
+      }
     }
     if (p.step < head->second) {
       stored.bind(1, id).bind(2, p.name).bind(3, p.step);
@@ -201,6 +211,21 @@ std::pair<IngestResult::Refusal, std::string> Store::order_refusal(std::int64_t 
     head->second = std::max(head->second, p.step);
   }
   return {};
+}
+
+std::size_t Store::stored_user_metrics(std::int64_t id) {
+  sql::Statement& count = statements_.get(
+      "WITH RECURSIVE ids(id) AS ("
+      "  SELECT (SELECT MIN(name_id) FROM metrics WHERE job_id = ?1)"
+      "  UNION ALL"
+      "  SELECT (SELECT MIN(name_id) FROM metrics WHERE job_id = ?1 AND name_id > ids.id)"
+      "  FROM ids WHERE ids.id IS NOT NULL) "
+      // (metric_names::kUserPrefix, and the first text after every name that starts with it)
+      "SELECT COUNT(*) FROM ids JOIN metric_names n ON n.id = ids.id WHERE n.name >= 'user/' AND n.name < 'user0'");
+  count.bind(1, id);
+  const std::size_t n = count.step() ? static_cast<std::size_t>(count.int64(0)) : 0;
+  count.reset();
+  return n;
 }
 
 std::int64_t Store::write_points(std::int64_t id, int attempt, const std::vector<MetricPoint>& points,

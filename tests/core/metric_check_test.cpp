@@ -34,5 +34,20 @@ TEST(MetricCheck, RefusalsNameTheMetricTheFieldAndTheValue) {
       << "a long name is not quoted back";
 }
 
+// A program's metrics of its own: "user/" and a plain name, any finite value of either sign; a malformed one is
+// refused saying what the name must be.
+TEST(MetricCheck, AUsersOwnMetricIsStoredByItsPrefixAndAPlainName) {
+  EXPECT_EQ(error_of(10, 100, "user/accuracy", 0.93), "");
+  EXPECT_EQ(error_of(10, 100, "user/layer.3/grad-norm_x", -2.5), "") << "either sign";
+  EXPECT_EQ(error_of(10, 100, "user/" + std::string(64, 'a'), 1.0), "");
+  EXPECT_EQ(error_of(10, 100, "user/accuracy", std::numeric_limits<double>::quiet_NaN()),
+            "metric 'user/accuracy' at step 10: value nan is not finite");
+  const std::string rule = "a metric of your own is \"user/\" and then 1 to 64 letters, digits, '_', '-', '.' or '/'";
+  EXPECT_EQ(error_of(10, 100, "user/", 1.0), "metric name 'user/': " + rule);
+  EXPECT_EQ(error_of(10, 100, "user/top 1", 1.0), "metric name 'user/top 1': " + rule);
+  EXPECT_EQ(error_of(10, 100, "user/" + std::string(65, 'a'), 1.0), "metric name of 70 bytes: " + rule);
+  EXPECT_NE(error_of(10, 100, "accuracy", 1.0).find("nor one of your own (\"user/NAME\")"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gammalab

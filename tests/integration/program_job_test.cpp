@@ -83,6 +83,7 @@ TEST(ProgramJobs, AProgramKilledMidRunResumesElsewhereToTheCurveOfAnUninterrupte
     EXPECT_EQ(p.tokens, p.step * 256) << "step " << p.step;
   }
   EXPECT_EQ(db.points(job, "val/loss").size(), 1u) << "the val loss at the last step, which the fits read";
+  EXPECT_EQ(db.points(job, "user/weight_norm").size(), std::size_t{kSteps / 5}) << "its metric of its own, each once";
   EXPECT_GE(db.jobs()[0].attempt, 2) << "the killed attempt counted";
   // Its log names the program and the environment it ran with.
   const auto log = cluster.cli({"logs", std::to_string(job)});
@@ -108,6 +109,7 @@ TEST(ProgramJobs, AProgramThatBreaksTheContractFailsWithTheRuleItBrokeAndWhatItP
       {"hole", "no metric line between step 10 and step 20, more than log_every = 5 apart", 10},
       {"early-exit", "exited with status 0, but its last metric line is at step 15, not the job's last step 40", 15},
       {"unknown-metric", "metric name 'accuracy': not a metric gammalab-train reports", 5},
+      {"too-many-own", "at step 10: more than 32 metrics of its own (user/NAME), the limit per job", 5},
   };
   for (const Breach& b : breaches) {
     const std::string file = cluster.write_file(b.misbehave + ".yaml",

@@ -98,6 +98,10 @@ class RunsOut(unittest.TestCase):
         from gammalab.convert import KNOWN_METRICS
         meta, _headers = self.client._get("/api/meta")
         self.assertEqual(sorted(KNOWN_METRICS), sorted(meta["metrics"]))
+        from gammalab.convert import USER_METRIC_NAME, USER_METRIC_PREFIX
+        own = meta["user_metrics"]
+        self.assertEqual(USER_METRIC_PREFIX, own["prefix"])
+        self.assertEqual(USER_METRIC_NAME.pattern, own["prefix"] + "[A-Za-z0-9_./-]{1,%d}" % own["max_name_bytes"])
 
     def test_the_runs_come_back_as_a_dataframe_with_their_config(self):
         runs = self.client.runs("out")

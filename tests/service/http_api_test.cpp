@@ -140,6 +140,9 @@ TEST_F(HttpApiTest, MetaServesTheStatesAndMetricNames) {
   ASSERT_EQ(meta["metrics"].size(), metric_names::kAll.size());
   EXPECT_EQ(meta["metrics"][0], "train/loss");
   EXPECT_EQ(meta["cli_fit_bootstrap"], FitOptions{}.bootstrap);  // what `gammalab fit` draws by default
+  EXPECT_EQ(meta["user_metrics"]["prefix"], std::string(metric_names::kUserPrefix));
+  EXPECT_EQ(meta["user_metrics"]["max_name_bytes"], metric_names::kMaxUserNameBytes);
+  EXPECT_EQ(meta["user_metrics"]["max_per_job"], metric_names::kMaxUserMetricsPerJob);
 }
 
 TEST_F(HttpApiTest, UnknownSweepsJobsAndRoutesAre404) {

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/metric.h"
+#include "core/metric_names.h"
 #include "worker/child_process.h"
 #include "worker/program_contract.h"
 
@@ -84,6 +85,24 @@ TEST(ProgramContract, EachRuleBrokenIsNamedWithItsStep) {
   contract.admit(line(20, {{"lr", 1}}), false);
   EXPECT_TRUE(contract.admit(line(5, {{"lr", 1}}), false).empty());
   EXPECT_NE(contract.breach().find("no metric line between step 0 and step 20"), std::string::npos);
+}
+
+// Metrics of its own ("user/NAME") are relayed like the known ones, up to the limit per job; one more is a breach
+// that names it, the step and the limit.
+TEST(ProgramContract, MetricsOfItsOwnAreRelayedUpToTheLimit) {
+  ProgramContract contract({}, /*steps=*/100, /*log_every=*/5);
+  std::map<std::string, double> values{{"train/loss", 2.0}};
+  for (std::size_t k = 0; k < metric_names::kMaxUserMetricsPerJob; ++k) values["user/m" + std::to_string(k)] = -1.0;
+  EXPECT_EQ(contract.admit(line(0, values), false).size(), values.size());
+  EXPECT_EQ(contract.admit(line(5, values), false).size(), values.size()) << "the same names again: no new ones";
+  EXPECT_EQ(contract.breach(), "");
+  EXPECT_TRUE(contract.admit(line(10, {{"user/one-more", 1.0}}), false).empty());
+  EXPECT_EQ(contract.breach(), "metric 'user/one-more' at step 10: more than 32 metrics of its own (user/NAME), the "
+                               "limit per job");
+  ProgramContract malformed({}, 100, 5);
+  EXPECT_TRUE(malformed.admit(line(0, {{"user/top 1", 1.0}}), false).empty());
+  EXPECT_NE(malformed.breach().find("a metric of your own is \"user/\" and then 1 to 64"), std::string::npos)
+      << malformed.breach();
 }
 
 TEST(ProgramContract, ExitingBeforeTheLastStepIsNotASuccess) {

@@ -2103,6 +2103,37 @@ test('an imported sweep: where its runs came from, and a study row per declared 
   assert.deepEqual(pageErrors, []);
 });
 
+// A program's metrics of its own ("user/NAME", docs/own-program.md) are listed after the known ones and charted
+// like them: here from runs imported as JSON lines with such a curve.
+test('metrics of a program\'s own: listed after the known ones, charted when chosen', { timeout: 2 * TIMEOUT }, async () => {
+  const file = join(tmp, 'web-own.jsonl');
+  const lines = [];
+  for (const seed of [0, 1]) {
+    lines.push(JSON.stringify({ run: { name: `own-${seed}`, group: 'baseline', seed, params: 1e6, tokens: 4e6 } }));
+    for (const step of [0, 5, 10]) {
+      const metrics = { 'train/loss': 3 - 0.1 * step, 'user/accuracy': 0.5 + 0.02 * step + 0.01 * seed };
+      if (step === 10) metrics['val/loss'] = 2.1;
+      lines.push(JSON.stringify({ step, tokens: step * 4e5, metrics }));
+    }
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const printed = await cli('import', file);
+  const id = printed.match(/^sweep (\d+) 'web-own'/)?.[1];
+  assert.ok(id, printed);
+  await page.goto(`${base}/#/sweeps/${id}`);
+  await waitInPage(() => document.getElementById('sweep-name').textContent === 'web-own'
+    && document.querySelector('#metric-list input[data-metric="user/accuracy"]'));
+  const listed = await page.$$eval('#metric-list input', (inputs) => inputs.map((i) => i.dataset.metric));
+  assert.deepEqual(listed, ['train/loss', 'val/loss', 'user/accuracy']);
+  await page.check('#metric-list input[data-metric="user/accuracy"]');
+  await waitInPage(() => document.getElementById('chart-m-user-accuracy')?.dataset.series === '2');
+  assert.equal(await chartAttr('#chart-m-user-accuracy', 'points'), '6');
+  // As an x axis too.
+  assert.equal(await page.$$eval('#x-axis optgroup option', (os) => os.some((o) => o.value === 'metric:user/accuracy')), true);
+  await page.uncheck('#metric-list input[data-metric="user/accuracy"]');
+  assert.deepEqual(pageErrors, []);
+});
+
 // Last: it restarts the coordinator. Sessions live in its memory, so the page's session is gone; the page must
 // not hang on "reconnecting…" but ask for the token, then come back live on the view it showed.
 test('a restarted coordinator: the page asks for the token again and returns to the same view', { timeout: 4 * TIMEOUT }, async () => {

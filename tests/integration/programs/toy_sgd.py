@@ -73,7 +73,11 @@ for step in range(first, steps + 1):
     if a.misbehave == "unknown-metric" and step == 2 * log_every:
         gammalab.log(step, {"accuracy": 0.5})
         continue
-    metrics = {"train/loss": 0.5 * err * err, "lr": a.lr}
+    if a.misbehave == "too-many-own" and step == 2 * log_every:
+        gammalab.log(step, {f"user/m{k}": 1.0 for k in range(33)})
+        continue
+    # A metric of its own beside the known ones (docs/own-program.md: "user/NAME").
+    metrics = {"train/loss": 0.5 * err * err, "lr": a.lr, "user/weight_norm": sum(w * w for w in weights) ** 0.5}
     if step == steps:
         metrics["val/loss"] = sum(0.5 * (sum(w * v for w, v in zip(weights, x)) - y) ** 2 for x, y in held_out) / len(held_out)
     gammalab.log(step, metrics, tokens=step * batch)

@@ -71,9 +71,16 @@ export function renderCharts(g, tableJobs) {
     if (container.children[i] !== chart.figure) container.insertBefore(chart.figure, container.children[i] || null);
     return chart;
   });
+  const perToken = flopsPerToken();
   wanted.forEach((w, i) => {
     charts[i].update({ curves: curvesOf.get(w.id), xLabel: xLabel(), yLabel: w.metric,
       logX: settings.logX, logY: settings.logY, xRange });
+    // Empty: no points yet, or points of runs none of which has an x on this axis (it logged no such metric).
+    const withPoints = jobsOf(w).filter((j) => chartMetrics().get(j.id)?.[w.metric]?.step.length);
+    const noX = withPoints.length > 0 && withPoints.every((j) => xMap(j, perToken, chartMetrics()) === undefined);
+    charts[i].figure.querySelector('.empty').textContent = noX
+      ? `No ${w.metric} point has an x on this axis: no run here logged ${xLabel()}.`
+      : `No ${w.metric} points yet.`;
   });
   $('charts-empty').hidden = wanted.length > 0;
 }

@@ -2,7 +2,7 @@
 // sweep's cards (newest first, each naming its run with a link), as a badge beside a run's state in the jobs
 // table, and in a run's own view. The coordinator decides every alert; the page only shows them
 // (GET /api/sweeps/ID/alerts, ?after=ID for the ones raised since).
-import { h, fill, shown } from './dom.js';
+import { h, fill, pathText, shown } from './dom.js';
 import { isoTime, isoUtc } from './when.js';
 
 const RULE_TEXT = { diverged: 'diverged', loss_spike: 'loss spike', stalled: 'stalled', worker_lost: 'worker lost' };
@@ -34,7 +34,7 @@ function alertRow(a, { withRun }) {
   const where = [`attempt ${a.attempt}`, a.step !== undefined ? `step ${a.step}` : null].filter(Boolean).join(', ');
   return h('li', { class: 'alert-row', dataset: { rule: a.rule, job: a.job_id, id: String(a.id) } },
     h('span', { class: `badge alert ${a.rule}` }, ruleText(a.rule)), ' ',
-    withRun ? h('a', { href: `#/jobs/${encodeURIComponent(a.job_id)}` }, shown(a.job_name || `job ${a.job_id}`)) : null,
+    withRun ? h('a', { href: `#/jobs/${encodeURIComponent(a.job_id)}` }, pathText(shown(a.job_name || `job ${a.job_id}`))) : null,
     withRun ? ' ' : null,
     h('span', { class: 'meta' }, `(${where})`), ' ',
     h('span', { class: 'alert-message' }, shown(a.message)), ' ',

@@ -34,6 +34,12 @@ function append(el, children) {
   }
 }
 
+// A path-like name ("tiny-0.03m/unified/adamw/cosine/s1") as children that may wrap after each "/": a narrow
+// column breaks it between its parts, not inside one (style.css still breaks a part too long for the line).
+export function pathText(text) {
+  return String(text).split('/').flatMap((part, i) => (i ? ['/', document.createElement('wbr'), part] : [part]));
+}
+
 // Replaces the children of `el` with `children`.
 export function fill(el, ...children) {
   el.replaceChildren();

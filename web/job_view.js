@@ -5,7 +5,7 @@ import { renderAnnotation } from './annotations.js';
 import { postJSON } from './api.js';
 import { LossChart } from './loss_chart.js';
 import { xLabel } from './curves.js';
-import { fill, h, shown } from './dom.js';
+import { fill, h, pathText, shown } from './dom.js';
 import { branchOf } from './family.js';
 import { bytesText } from './format.js';
 import { renderJobLog } from './job_log.js';
@@ -20,7 +20,7 @@ export let jobCharts = new Map();
 
 export function renderJob() {
   const { job, metrics, sweep } = state.job;
-  $('job-name').textContent = shown(job.name);
+  fill($('job-name'), pathText(shown(job.name)));
   renderAnnotation($('job-annotation'), { sweepId: job.sweep_id, jobId: String(job.id), annotation: state.job.annotation,
     onSaved: (saved) => { state.job.annotation = saved.updated_ms !== '0' ? saved : null; } });
   const when = (t, what) => (isoTime(t) ? `${what} ${isoTime(t)}` : '');

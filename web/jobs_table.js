@@ -2,7 +2,7 @@
 // or solos it, sorting and filtering, fitting the table to its card (table_fit.js), and the compare card.
 import { alertBadge, alertsByJob } from './alerts.js';
 import { FIXED_PATHS, configText, defaultConfigPaths, jobConfig, shownColumnKeys, varyingPaths } from './config_columns.js';
-import { fill, h, shown } from './dom.js';
+import { fill, h, pathText, shown } from './dom.js';
 import { branchOf, familyIds, soloIds } from './family.js';
 import { si } from './format.js';
 import { $, annotationOf, changed, settings, state } from './page.js';
@@ -71,7 +71,7 @@ function fixedColumns(colourOf) {
   const lastTrain = (j) => (j.has_loss && Number.isFinite(j.last_loss) ? j.last_loss : null);
   return [
     { key: 'job', head: 'job', get: (j) => j.name, cell: (j) => [h('div', { class: 'job-name' }, runToggle(j, colourOf(j)),
-      h('a', { href: `#/jobs/${encodeURIComponent(j.id)}` }, j.name)), branchNote(j), runTags(j), j.error ? h('div', { class: 'err' }, j.error) : null] },
+      h('a', { href: `#/jobs/${encodeURIComponent(j.id)}` }, pathText(j.name))), branchNote(j), runTags(j), j.error ? h('div', { class: 'err' }, j.error) : null] },
     { key: 'variant', head: 'variant', get: (j) => jobInfo(j).variant },
     { key: 'model', head: 'model', get: (j) => jobInfo(j).preset, sortBy: (j) => runOf.get(j.id)?.params ?? null },
     { key: 'state', head: 'state', get: (j) => j.state, cell: (j) => [h('span', { class: `badge ${stateClass(j.state)}` }, j.state),

@@ -1143,6 +1143,15 @@ test('jobs table: config fields that vary as columns, a Columns menu to choose t
   assert.deepEqual(left, fixed.filter((c) => !gone.includes(c)).toSpliced(3, 0, 'seed'), 'no other column left out');
   assert.equal(await page.textContent('#jobs-fit-note'),
     `Left out to fit the window: ${gone.join(', ')} (a wider window shows them; Columns chooses).`);
+  // A name wraps between its parts ("tiny-0.03m/baseline/…"), never inside one: each part's text on one line.
+  const splitParts = await page.$$eval('#jobs tbody .job-name a', (links) => links.flatMap((a) => [...a.childNodes]
+    .filter((n) => n.nodeType === Node.TEXT_NODE && n.textContent !== '/')
+    .filter((n) => {
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+    }).map((n) => n.textContent)));
+  assert.deepEqual(splitParts, [], 'no part of a job name broken across lines');
   const firstName = page.locator('#jobs tbody tr:first-child .job-name a');
   const before = await firstName.boundingBox();
   await page.check('#jobs tbody tr:first-child input.compare');

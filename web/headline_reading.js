@@ -9,7 +9,7 @@
 //   each arm its own A; the constant is the ratio of the two curves' compute at equal loss.
 // One reference at a time: the study's baseline, or, with the baseline hidden in the legend, the first reference
 // still shown, so that the level lines of one variant's points against two references never lie on each other.
-import { logSpace } from './laws.js';
+import { fitCurve, logSpace } from './laws.js';
 
 // The reading of the comparisons (comparisons.js pairedComparisons, with their law multipliers beside them) on the
 // scaling chart of axis `xKey` and loss `lossKey`, with the variants in `hidden` left off:
@@ -34,10 +34,15 @@ export function headlineReadings(comparisons, { xKey, lossKey, hidden = [], base
       const fit = c.laws.find((m) => m.sharedFit)?.sharedFit;
       if (!fit || !range) continue;
       const xs = logSpace(range[0] / 1.5, range[1] * 1.5);
-      const law = (A) => xs.map((x) => {
-        const y = fit.E + A * x ** -fit.alpha;
-        return Number.isFinite(y) && y > 0 ? y : null;
-      });
+      // Law c (L = E + A·C^-α) at each arm's A, as every law curve of the chart is drawn (laws.js fitCurve).
+      const law = (A) => {
+        const curve = fitCurve('c', { E: fit.E, alpha: fit.alpha, A }, 'compute');
+        if (!curve) return xs.map(() => null);
+        return xs.map((x) => {
+          const y = curve(x);
+          return Number.isFinite(y) && y > 0 ? y : null;
+        });
+      };
       lines.push({ group: reference, kind: 'shared', xs, ys: law(fit.A_baseline), label: `${reference}, shared fit with ${c.variant}` },
         { group: c.variant, kind: 'shared', xs, ys: law(fit.A_variant), label: `${c.variant}, shared fit with ${reference}` });
       continue;

@@ -79,7 +79,7 @@ export function renderCharts(g, tableJobs) {
     const withPoints = jobsOf(w).filter((j) => chartMetrics().get(j.id)?.[w.metric]?.step.length);
     const noX = withPoints.length > 0 && withPoints.every((j) => xMap(j, perToken, chartMetrics()) === undefined);
     charts[i].figure.querySelector('.empty').textContent = noX
-      ? `No ${w.metric} point has an x on this axis: no run here logged ${xLabel()}.`
+      ? `No ${w.metric} point has an x on this axis: no run here has ${xLabel()} at its steps.`
       : `No ${w.metric} points yet.`;
   });
   $('charts-empty').hidden = wanted.length > 0;

@@ -402,8 +402,9 @@ Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<Run
   for (const auto& s : c.sizes) c.relative_effect += std::abs(s.gap.value) / s.baseline_mean / static_cast<double>(n);
   c.holdout_error = kNaN;
   const std::map<CellKey, double> means = cell_means(runs);
-  c.jackknife = jackknife(plan, means_of(plan.base_cells, means), means_of(plan.variant_cells, means));
-  if (plan.ladder) c.baseline_curves = baseline_traces(plan, means_of(plan.base_cells, means), c.sizes);
+  const std::vector<double> base_means = means_of(plan.base_cells, means);
+  c.jackknife = jackknife(plan, base_means, means_of(plan.variant_cells, means));
+  if (plan.ladder) c.baseline_curves = baseline_traces(plan, base_means, c.sizes);
   return c;
 }
 

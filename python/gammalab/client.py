@@ -69,11 +69,7 @@ class Client:
     def submit(self, sweep_file: str, rerun: bool = False, file_name: Optional[str] = None) -> Dict[str, Any]:
         """Submits a sweep file (a path, or its YAML text with `file_name`): {"sweep": ..., "jobs_created": n,
         "jobs_reused": n}. A file with problems raises ApiError (422) whose `problems` list each with its line."""
-        if file_name is None:
-            with open(sweep_file, encoding="utf-8") as f:
-                text, file_name = f.read(), os.path.basename(sweep_file)
-        else:
-            text = sweep_file
+        text, file_name = sweep_file_text(sweep_file, file_name)
         params = {"file_name": file_name, "rerun": "1" if rerun else "0"}
         return self._get("/api/sweeps", params, method="POST", body=text.encode("utf-8"))[0]
 
@@ -171,6 +167,15 @@ class Client:
             except ValueError:
                 answer = {"error": body}
             raise ApiError(e.code, answer.get("error", body), path, answer.get("problems", [])) from None
+
+
+def sweep_file_text(sweep_file: str, file_name: Optional[str]) -> Tuple[str, str]:
+    """A sweep file's text and the name its problems are reported under: read from the path `sweep_file`, or
+    `sweep_file` is the text itself when `file_name` is given (submit's two ways, over HTTP and gRPC)."""
+    if file_name is not None:
+        return sweep_file, file_name
+    with open(sweep_file, encoding="utf-8") as f:
+        return f.read(), os.path.basename(sweep_file)
 
 
 def _segment(value: Any) -> str:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 from typing import Any, Iterator, List, Optional
 
+from gammalab.client import sweep_file_text
+
 try:
     import grpc
     from gammalab.v1 import gammalab_pb2 as pb
@@ -72,11 +74,7 @@ class Coordinator:
     def submit(self, sweep_file: str, rerun: bool = False, file_name: Optional[str] = None) -> "pb.SubmitSweepResponse":
         """Submits a sweep file (a path, or its YAML text with `file_name`). A refused file's problems are in
         the answer's `problems`, and its `sweep` is absent."""
-        if file_name is None:
-            with open(sweep_file, encoding="utf-8") as f:
-                text, file_name = f.read(), os.path.basename(sweep_file)
-        else:
-            text = sweep_file
+        text, file_name = sweep_file_text(sweep_file, file_name)
         return self.call("SubmitSweep", pb.SubmitSweepRequest(yaml=text, file_name=file_name, rerun=rerun))
 
     def cancel_sweep(self, sweep_id: str) -> int:

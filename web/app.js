@@ -121,11 +121,12 @@ function renderTune() {
   fill($('tune-picks'), tunePicks(tune, styles.colours, state.sweep.stage_error));
   const lossOf = (job) => runOf.get(job.id)?.loss ?? NaN;
   const figure = $('chart-parallel');
+  const dark = document.documentElement.dataset.theme === 'dark';
   const key = JSON.stringify([state.jobs.filter((j) => j.stage === 'tune').map((j) => [j.id, j.config_hash, lossOf(j)]), tune.field,
-    figure.querySelector('.plot').clientWidth]);
+    figure.querySelector('.plot').clientWidth, dark]);
   if (key !== parallelKey) {
     parallelKey = key;
-    drawParallel(figure, parallelView(state.jobs, lossOf, tune.field));
+    drawParallel(figure, parallelView(state.jobs, lossOf, tune.field, { dark }));
   }
 }
 let parallelKey = '';  // what the parallel coordinates were drawn from: redrawn only when it changes

@@ -1,7 +1,8 @@
 // The tune stage in parallel coordinates: a vertical axis per config field that varies between the tune runs (the
 // variant and the size first, the tuned field last) and the final loss at the right, each tune run a line through
-// its values, coloured by its loss (darkest best). What the loss-against-value chart shows one field at a time,
-// this shows for every field at once: which sizes and arms sit where, and whether the best LRs line up.
+// its values, coloured by its loss (the best at the palette's end farthest from the page's background, on top).
+// What the loss-against-value chart shows one field at a time, this shows for every field at once: which sizes
+// and arms sit where, and whether the best LRs line up.
 // Drawn as SVG (uPlot draws functions of one x, not lines across axes); text only through textContent.
 import { jobConfig, varyingPaths, configText } from './config_columns.js';
 import { SEQUENTIAL } from './colours.js';
@@ -36,17 +37,28 @@ function axisOf(path, values) {
 
 // The tune runs of `jobs` (stage 'tune') with their final loss from `lossOf(job)` (NaN: no loss, a failed or
 // diverged run): {axes: [...field axes, loss axis], lines: [{job, name, values, ys, loss, colour}], failed},
-// or null with fewer than two tune runs. `tunedField`: the tune stage's field, put last before the loss.
-export function parallelView(jobs, lossOf, tunedField) {
+// or null with fewer than two tune runs. `tunedField`: the tune stage's field, put last before the loss. `dark`:
+// the page's theme is dark, and the best run takes the palette's bright end (its dark end would vanish there).
+export function parallelView(jobs, lossOf, tunedField, { dark = false } = {}) {
   const runs = jobs.filter((j) => j.stage === 'tune');
   if (runs.length < 2) return null;
   const configs = runs.map((j) => jobConfig(j));
   const varying = varyingPaths(configs, new Set());
   const first = FIRST.filter((p) => varying.includes(p));
-  // A varying preset or variant sets the rest of its section (d_model, n_layers; the scale.* switches): its own
-  // axis says them. The seed is no setting of the search.
-  const implied = (p) => first.some((f) => p.startsWith(f.slice(0, f.lastIndexOf('.') + 1)));
-  const rest = varying.filter((p) => !FIRST.includes(p) && p !== tunedField && p !== 'seed' && !implied(p));
+  // A field with one value per variant and size is set by them (a preset's d_model, a size's steps and warmup):
+  // their axes say it already. The seed is no setting of the search.
+  const keyOf = (c) => JSON.stringify(first.map((f) => c.get(f)));
+  const setByFirst = (p) => {
+    const valueOf = new Map();  // the first axes' values -> p's value there
+    for (const c of configs) {
+      const key = keyOf(c);
+      const v = JSON.stringify(c.get(p) ?? null);
+      if (!valueOf.has(key)) valueOf.set(key, v);
+      else if (valueOf.get(key) !== v) return false;
+    }
+    return true;
+  };
+  const rest = varying.filter((p) => !FIRST.includes(p) && p !== tunedField && p !== 'seed' && !setByFirst(p));
   const tuned = varying.includes(tunedField) ? [tunedField] : [];
   const paths = [...first, ...rest.slice(0, Math.max(0, MAX_FIELD_AXES - first.length - tuned.length)), ...tuned];
   const losses = runs.map((j) => Number(lossOf(j)));
@@ -57,11 +69,12 @@ export function parallelView(jobs, lossOf, tunedField) {
   const lossAxis = { ...loss, kind: 'loss', pos: (v) => (Number.isFinite(v) ? loss.pos(v) * 0.9 : 1) };
   lossAxis.ticks = [...(finite.length ? [Math.min(...finite), Math.max(...finite)] : []).map((v) => ({ value: v, text: v.toFixed(4) })),
     ...(finite.length < losses.length ? [{ value: NaN, text: 'no loss' }] : [])];
-  const rank = [...finite].sort((a, b) => b - a);  // worst first: darker is better
+  const rank = [...finite].sort((a, b) => b - a);  // worst first: the palette's far end is the best
   const lines = runs.map((job, k) => {
     const values = paths.map((p) => configs[k].get(p));
     const l = losses[k];
-    const t = Number.isFinite(l) ? (rank.length > 1 ? rank.indexOf(l) / (rank.length - 1) : 1) : null;
+    const best = Number.isFinite(l) ? (rank.length > 1 ? rank.indexOf(l) / (rank.length - 1) : 1) : null;
+    const t = best === null ? null : dark ? 1 - best : best;
     return {
       job, name: job.name, values, loss: l,
       ys: [...axes.map((a, i) => a.pos(values[i])), lossAxis.pos(l)],
@@ -90,7 +103,7 @@ export function drawParallel(figure, view) {
   if (!view) return;
   const width = Math.max(320, plot.clientWidth || figure.clientWidth || 800);
   const height = 260;
-  const top = 34, bottom = 22, left = 56, right = 56;
+  const top = 44, bottom = 22, left = 56, right = 56;
   const x = (i) => left + ((width - left - right) * i) / (view.axes.length - 1);
   const y = (p) => top + (1 - p) * (height - top - bottom);
   const root = svg('svg', { width, height, viewBox: `0 0 ${width} ${height}`, class: 'parallel', role: 'img' });
@@ -106,7 +119,9 @@ export function drawParallel(figure, view) {
   }
   view.axes.forEach((a, i) => {
     root.append(svg('line', { x1: x(i), x2: x(i), y1: y(0), y2: y(1), class: 'parallel-axis' }));
-    root.append(svg('text', { x: x(i), y: top - 14, 'text-anchor': 'middle', class: 'parallel-label' }, a.path));
+    // Labels closer than a long path's width alternate between two rows, so that neighbours never overlap.
+    const row = x(1) - x(0) < 130 && i % 2 ? 13 : 0;
+    root.append(svg('text', { x: x(i), y: top - 20 + row, 'text-anchor': 'middle', class: 'parallel-label' }, a.path));
     for (const t of a.ticks) {
       const p = a.kind === 'loss' && Number.isNaN(t.value) ? 1 : a.pos(t.value);
       root.append(svg('text', { x: x(i) + 4, y: y(p) + 4, class: 'parallel-tick' }, t.text));

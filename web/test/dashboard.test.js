@@ -1364,7 +1364,7 @@ max_attempts: 2
   }, RUN_TIMEOUT);
   const tuneJobs = jobs.filter((j) => j.stage === 'tune').length;
   // The tune runs in parallel coordinates: an axis for the variant and one for the LR (the fields that vary
-  // between them), the final loss last; a line per tune run, the best darkest, each naming its run on hover.
+  // between them), the final loss last; a line per tune run, the best darkest (the light theme), each naming its run on hover.
   await waitInPage((n) => document.getElementById('chart-parallel').dataset.lines === String(n), tuneJobs);
   assert.deepEqual(JSON.parse(await figure('#chart-parallel', 'axes')), ['scale.variant', 'optim.lr', 'final loss']);
   const titles = await page.$$eval('#chart-parallel polyline title', (ts) => ts.map((t) => t.textContent));

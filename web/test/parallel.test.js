@@ -41,3 +41,17 @@ test('a field that varies besides the tuned one gets its axis; the seed does not
   assert.equal(view.axes[0].kind, 'linear', 'a factor of 2: not a log axis');
   assert.equal(parallelView(jobs.slice(0, 1), () => 3, 'optim.lr'), null);
 });
+
+test('a field set by the variant and the size gets no axis; in the dark theme the best takes the bright end', () => {
+  const sized = (variant, preset, steps, lr) => ({ ...job(variant, lr), config_json: JSON.stringify({
+    scale: { variant }, model: { preset }, steps, optim: { lr }, seed: 100 }) });
+  const jobs = [sized('baseline', 'small', 100, 1e-3), sized('baseline', 'small', 100, 1e-2),
+    sized('baseline', 'large', 400, 1e-3), sized('unified', 'large', 400, 1e-2)];
+  const losses = new Map(jobs.map((j, k) => [j.id, 3 - 0.1 * k]));
+  const view = parallelView(jobs, (j) => losses.get(j.id), 'optim.lr', { dark: true });
+  assert.deepEqual(view.axes.map((a) => a.path), ['scale.variant', 'model.preset', 'optim.lr', 'final loss'],
+    'steps follow the size: no axis of their own');
+  assert.equal(view.lines.at(-1).colour, SEQUENTIAL[0], 'the best on top, in the bright end on a dark page');
+  assert.equal(view.lines[0].colour, SEQUENTIAL.at(-1));
+});
+

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/metric_names.h"
@@ -84,6 +86,31 @@ TEST_F(UserMetrics, UpToTheLimitPerJobAcrossReportsThenARefusalThatStoresNothing
   // Another job counts its own.
   IngestResult other = report(b, own(0, 100, kLimit));
   EXPECT_EQ(other.refusal, IngestResult::Refusal::kNone) << other.reason;
+}
+
+// Reports from many threads at once, each bringing 8 new names to one job, written in groups: the count sees the
+// reports before it in its group, so exactly as many reports as fit the limit are stored, whole, and the others
+// are refused whole; the job never holds more than the limit.
+TEST_F(UserMetrics, ConcurrentReportsNeverTakeAJobPastTheLimit) {
+  constexpr int kThreads = 8, kNamesEach = 8;
+  std::atomic<int> stored_reports{0}, refused_reports{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<MetricPoint> points;
+      for (int k = 0; k < kNamesEach; ++k) {
+        points.push_back({0, 0, "user/t" + std::to_string(t) + "_" + std::to_string(k), 1.0});
+      }
+      const IngestResult r = report("1", points);
+      if (r.refusal == IngestResult::Refusal::kNone && r.stored == kNamesEach) ++stored_reports;
+      if (r.refusal == IngestResult::Refusal::kTooManyMetrics) ++refused_reports;
+    });
+  }
+  for (auto& t : threads) t.join();
+  const int fit = static_cast<int>(metric_names::kMaxUserMetricsPerJob) / kNamesEach;
+  EXPECT_EQ(stored_reports.load(), fit);
+  EXPECT_EQ(refused_reports.load(), kThreads - fit);
+  EXPECT_EQ(points_of("1"), static_cast<std::int64_t>(metric_names::kMaxUserMetricsPerJob));
 }
 
 }  // namespace

@@ -91,12 +91,11 @@ void check_command(const JobConfig& config) {
     }
   }
   if (command.front().empty()) throw ConfigError("command[0]", "is empty; it names the program to run");
-  // One process per node, as the contract says (docs/own-program.md): ranks are the program's own launcher's.
-  if (config.world_size.value_or(1) > 1 || config.nodes.value_or(1) > 1) {
-    throw ConfigError("command", "a command job runs one process on one worker (world_size " +
-                                     std::to_string(config.world_size.value_or(1)) + ", nodes " +
-                                     std::to_string(config.nodes.value_or(1)) +
-                                     "); start its ranks from the command itself (torchrun --standalone)");
+  // Its ranks run on one worker (docs/own-program.md, "Several ranks"): world_size slots of one machine.
+  if (config.nodes.value_or(1) > 1) {
+    throw ConfigError("nodes", "a command job's ranks run on one worker (nodes " +
+                                   std::to_string(config.nodes.value_or(1)) +
+                                   "); give world_size alone, up to the slots of the largest worker");
   }
   (void)command_argv(config);  // every placeholder names a value
 }

@@ -492,7 +492,16 @@ int WorkerDaemon::run_trainer(RunningJob& job, const v1::LeaseJobResponse& lease
         path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
     argv = std::move(launch.argv);
     env.insert(env.end(), launch.env.begin(), launch.env.end());
-    log << "gammalab-worker: running the job's own program: " << absl::StrJoin(argv, " ") << std::endl;
+    log << "gammalab-worker: running the job's own program: " << absl::StrJoin(argv, " ");
+    if (job.slots.size() > 1) {
+      // Its ranks, one per slot, as torchrun would start them (gammalab-train ranks: worker/trainer/parallel/
+      // command_ranks.h); the launcher sets each rank's RANK, LOCAL_RANK, WORLD_SIZE and MASTER_PORT.
+      const std::string ranks = std::to_string(job.slots.size());
+      argv.insert(argv.begin(), {options_.trainer.string(), std::string("ranks"), std::string("--world-size"), ranks,
+                                std::string("--")});
+      log << " (as " << ranks << " ranks)";
+    }
+    log << std::endl;
   } else {
     argv = trainer_argv(job, lease, options_.shared_root / files.config, options_.shared_root / files.ckpt);
     // The job's ranks come from its config alone: a launcher's variables in the worker's own environment (the

@@ -119,7 +119,9 @@ def _number(name: str, value: Any) -> Any:
 
 def log(step: int, metrics: Mapping[str, float], tokens: Optional[int] = None, file: Optional[IO[str]] = None) -> None:
     """Prints one metric line for ``step`` and flushes it. Steps never go back; give a metric once per step;
-    log at least every ``log_every`` steps of the job's config, and at its last step."""
+    log at least every ``log_every`` steps of the job's config, and at its last step. In a job of several ranks
+    only rank 0 (``RANK``) prints: the others check their arguments the same way and print nothing, so one
+    script runs unchanged as one rank or as many."""
     if isinstance(step, bool) or not isinstance(step, int) or step < 0:
         raise ValueError(f"step: {step!r} is not a whole number >= 0")
     line: Dict[str, Any] = {"step": step, "metrics": {str(k): _number(str(k), v) for k, v in metrics.items()}}
@@ -127,6 +129,8 @@ def log(step: int, metrics: Mapping[str, float], tokens: Optional[int] = None, f
         if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
             raise ValueError(f"tokens: {tokens!r} is not a whole number >= 0")
         line["tokens"] = tokens
+    if os.environ.get("RANK", "0") != "0":
+        return
     out = file if file is not None else sys.stdout
     out.write(json.dumps(line, allow_nan=False, separators=(",", ":")) + "\n")
     out.flush()

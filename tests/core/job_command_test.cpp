@@ -106,11 +106,16 @@ TEST(JobCommand, AMalformedCommandIsRefusedAtItsArgument) {
   for (std::size_t i = 0; i < kMaxCommandArgs; ++i) many += ", a";
   EXPECT_NE(messages(with_command(many + "]")).find("257 arguments, more than the limit of 256"), std::string::npos);
   EXPECT_NE(messages(with_command("[python3, " + std::string(5000, 'x') + "]")).find("4096"), std::string::npos);
-  // One process per job: ranks are the program's own launcher's.
+  // Ranks on one worker: world_size is the worker's to start (gammalab-train ranks); a job across workers is not.
+  EXPECT_EQ(messages("name: c\ncommand: [python3]\nbase: {model: {d_model: 32, n_heads: 4}, batch_tokens: 256, "
+                     "world_size: 2}\n"),
+            "");
   EXPECT_NE(messages("name: c\ncommand: [python3]\nbase: {model: {d_model: 32, n_heads: 4}, batch_tokens: 256, "
-                     "world_size: 2}\n")
-                .find("a command job runs one process on one worker (world_size 2, nodes 1)"),
-            std::string::npos);
+                     "world_size: 2, nodes: 2}\n")
+                .find("nodes: a command job's ranks run on one worker (nodes 2)"),
+            std::string::npos)
+      << messages("name: c\ncommand: [python3]\nbase: {model: {d_model: 32, n_heads: 4}, batch_tokens: 256, "
+                  "world_size: 2, nodes: 2}\n");
   // Cooldown branches start from gammalab-train's checkpoints: not a command's.
   EXPECT_NE(messages("name: c\ncommand: [python3]\nbase: {model: {d_model: 32, n_heads: 4}, batch_tokens: 256, "
                      "schedule: {kind: wsd}}\nbranches: {fraction: [0.5]}\n")

@@ -18,26 +18,35 @@ namespace gammalab::testing {
 namespace {
 
 const std::filesystem::path kProgram = std::filesystem::path(GAMMALAB_SOURCE_DIR) / "tests/integration/programs/toy_sgd.py";
+const std::filesystem::path kRankedProgram =
+    std::filesystem::path(GAMMALAB_SOURCE_DIR) / "tests/integration/programs/ranked_sgd.py";
+const std::filesystem::path kTrainer = std::filesystem::path(GAMMALAB_BINARY_DIR) / "worker/trainer/gammalab-train";
 
 // The workers find the gammalab client as `pip install ./python` would put it on the path.
 void client_on_python_path() {
   ASSERT_EQ(::setenv("PYTHONPATH", (std::filesystem::path(GAMMALAB_SOURCE_DIR) / "python").c_str(), 1), 0);
 }
 
-std::string program_sweep(const std::string& name, int steps, const std::string& extra_args, const std::string& seeds = "[0]") {
-  return "name: " + name + "\ncommand: [python3, " + kProgram.string() +
-         ", --lr, \"{optim.lr}\", --width, \"{model.d_model}\", --seed, \"{seed}\", --ckpt-every, \"{ckpt_every}\"" +
-         extra_args + "]\n" +
+// A sweep whose jobs run `program` with the config's lr, width and seed on its command line, then `extra_args`;
+// `base_extra` adds fields to the jobs' config.
+std::string command_sweep(const std::filesystem::path& program, const std::string& name, int steps,
+                          const std::string& extra_args, const std::string& base_extra, const std::string& seeds,
+                          int max_attempts) {
+  return "name: " + name + "\ncommand: [python3, " + program.string() +
+         ", --lr, \"{optim.lr}\", --width, \"{model.d_model}\", --seed, \"{seed}\"" + extra_args + "]\n" +
          "base:\n"
          "  model: {d_model: 8, n_heads: 2}\n"
          "  optim: {lr: 0.05}\n"
          "  batch_tokens: 256\n"
          "  steps: " + std::to_string(steps) + "\n"
          "  log_every: 5\n"
-         "  ckpt_every: 20\n"
-         "  declared_params: model.d_model\n"
+         "  declared_params: model.d_model\n" + base_extra +
          "seeds: " + seeds + "\n"
-         "max_attempts: 3\n";
+         "max_attempts: " + std::to_string(max_attempts) + "\n";
+}
+
+std::string program_sweep(const std::string& name, int steps, const std::string& extra_args, const std::string& seeds = "[0]") {
+  return command_sweep(kProgram, name, steps, ", --ckpt-every, \"{ckpt_every}\"" + extra_args, "  ckpt_every: 20\n", seeds, 3);
 }
 
 std::int64_t stored_step(DbReader& db, std::int64_t job) {
@@ -52,6 +61,16 @@ std::map<std::int64_t, double> standalone_program_curve(Cluster& cluster, std::i
                        {"GAMMALAB_CONFIG=" + config.string(), "GAMMALAB_CHECKPOINT_DIR=" + ckpt.string()},
                        (cluster.dir() / "standalone.log").string());
   return train_loss_curve(program);
+}
+
+bool job_process_running(const std::filesystem::path& program, std::int64_t job) {
+  for (const auto& p : processes()) {
+    if (!p.zombie && p.cmdline.find(program.string()) != std::string::npos &&
+        p.environment.find("GAMMALAB_JOB_ID=" + std::to_string(job)) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 TEST(ProgramJobs, AProgramKilledMidRunResumesElsewhereToTheCurveOfAnUninterruptedRun) {
@@ -182,16 +201,85 @@ TEST(ProgramJobs, ACancelledProgramThatIgnoresSigtermIsKilledAfterTheGrace) {
   ASSERT_TRUE(wait_until([&] { return db.state(job) == "cancelled"; }, 30)) << db.state(job);
   // The worker's --cancel-grace-ms is 3 s here: SIGTERM, ignored, then SIGKILL.
   EXPECT_GE(std::chrono::steady_clock::now() - cancelled_at, std::chrono::seconds(2));
-  const auto running = [&] {
-    for (const auto& p : processes()) {
-      if (!p.zombie && p.cmdline.find(kProgram.string()) != std::string::npos &&
-          p.environment.find("GAMMALAB_JOB_ID=" + std::to_string(job)) != std::string::npos) {
-        return true;
-      }
-    }
-    return false;
-  };
-  EXPECT_FALSE(running()) << "the program outlived its cancel";
+  EXPECT_FALSE(job_process_running(kProgram, job)) << "the program outlived its cancel";
+}
+
+// A data-parallel program of two ranks that meet where torchrun's variables say (ranked_sgd.py), as one job.
+std::string ranked_sweep(const std::string& name, int steps, const std::string& extra_args, int max_attempts) {
+  return command_sweep(kRankedProgram, name, steps, extra_args, "  world_size: 2\n", "[0]", max_attempts);
+}
+
+// world_size 2: the worker starts the program twice on two of its slots (gammalab-train ranks), with RANK,
+// WORLD_SIZE and a free MASTER_PORT; rank 0's lines are the job's metrics, rank 1's go to the log behind
+// "[rank 1]". Killed with SIGKILL mid-run, the job resumes on another worker to the curve the same launcher
+// prints run by hand, bit for bit.
+TEST(ProgramJobs, AJobOfTwoRanksRunsOnTwoSlotsAndResumesAfterSigkillToTheCurveOfAnUninterruptedRun) {
+  constexpr int kSteps = 200;
+  client_on_python_path();
+  Cluster cluster("program-ranks");
+  cluster.start_server(/*heartbeat_ms=*/200, /*lease_timeout_ms=*/2000);
+  const int first = cluster.start_worker(2);
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", ranked_sweep("s", kSteps, ", --sleep, \"0.02\"", 3)).string()})
+                .exit_code,
+            0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && stored_step(db, db.jobs()[0].id) >= 40; }, 120))
+      << (db.jobs().empty() ? "" : db.jobs()[0].state + " " + db.jobs()[0].error);
+  const std::int64_t job = db.jobs()[0].id;
+  cluster.kill_worker(first, SIGKILL);
+  cluster.wait_worker(first);
+  ASSERT_LT(stored_step(db, job), kSteps) << "the program finished before the worker was killed; make it longer";
+  ASSERT_TRUE(wait_until([&] { return !job_process_running(kRankedProgram, job); }, 30))
+      << "a rank outlived its killed worker";
+  cluster.start_worker(2);
+  ASSERT_TRUE(wait_until([&] { return db.state(job) == "succeeded"; }, 180)) << db.state(job) << " " << db.jobs()[0].error;
+
+  const auto stored = db.points(job, "train/loss");
+  ASSERT_EQ(stored.size(), std::size_t{kSteps / 5}) << "one point per logged step: rank 0's, none twice, none missing";
+  const auto config = cluster.shared_root() / shared_root::job_config_path(std::to_string(job));
+  ChildProcess by_hand({kTrainer.string(), "ranks", "--world-size", "2", "--", "/usr/bin/python3",
+                        kRankedProgram.string(), "--lr", "0.05", "--width", "8", "--seed", "0"},
+                       {"GAMMALAB_CONFIG=" + config.string(),
+                        "GAMMALAB_CHECKPOINT_DIR=" + (cluster.dir() / "by-hand-ckpt").string()},
+                       (cluster.dir() / "by-hand.log").string());
+  const auto expected = train_loss_curve(by_hand);
+  ASSERT_EQ(by_hand.wait(), 0);
+  ASSERT_EQ(expected.size(), stored.size());
+  for (const auto& p : stored) {
+    ASSERT_TRUE(expected.count(p.step)) << "step " << p.step;
+    EXPECT_EQ(p.value, expected.at(p.step)) << "step " << p.step << ": bit for bit";
+    EXPECT_GT(p.value, 0.0) << "step " << p.step << ": rank 1's hand-printed -1 is no metric";
+  }
+  EXPECT_GE(db.jobs()[0].attempt, 2) << "the killed attempt counted";
+  const auto log = cluster.cli({"logs", std::to_string(job)}).out;
+  EXPECT_NE(log.find(kRankedProgram.string() + " --lr 0.05 --width 8 --seed 0 --sleep 0.02 (as 2 ranks)"),
+            std::string::npos) << log;
+  EXPECT_NE(log.find("[rank 1] rank 1 of 2 joined at 127.0.0.1:"), std::string::npos) << log;
+  EXPECT_NE(log.find("\"metrics\": {\"train/loss\": -1.0}}"), std::string::npos) << log;
+  EXPECT_NE(log.find("[rank 1] {\"step\": "), std::string::npos) << log;
+  EXPECT_NE(log.find("started ranks 0 to 1 of 2"), std::string::npos) << log;
+}
+
+// One rank crashing fails the job with its status, the other rank is stopped, and nothing of either is left.
+TEST(ProgramJobs, ARankThatFailsStopsItsPeersAndFailsTheJobWithItsStatus) {
+  client_on_python_path();
+  Cluster cluster("program-rank-fails");
+  cluster.start_server();
+  cluster.start_worker(2);
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", ranked_sweep("s", 40, ", --fail-rank, \"1\", --fail-at, \"12\"", 1))
+                                       .string()})
+                .exit_code,
+            0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && db.state(db.jobs()[0].id) == "failed"; }, 120))
+      << (db.jobs().empty() ? "" : db.jobs()[0].state);
+  const StoredJob job = db.jobs()[0];
+  EXPECT_NE(job.error.find("status 3"), std::string::npos) << job.error;
+  EXPECT_EQ(stored_step(db, job.id), 10) << "what rank 0 printed before its peer failed stays stored";
+  EXPECT_FALSE(job_process_running(kRankedProgram, job.id)) << "a rank outlived its job";
+  const auto log = cluster.cli({"logs", std::to_string(job.id)}).out;
+  EXPECT_NE(log.find("[rank 1] rank 1: failing at step 12"), std::string::npos) << log;
+  EXPECT_NE(log.find("rank 1 ended with status 3: stopping the other ranks"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parents[2] / "python"
@@ -58,6 +59,15 @@ class InstalledClient(unittest.TestCase):
             self.gammalab.log(1, {"lr": "fast"}, file=io.StringIO())
         with self.assertRaisesRegex(ValueError, "tokens"):
             self.gammalab.log(1, {"lr": 1.0}, tokens=-5, file=io.StringIO())
+
+    def test_only_rank_zero_prints_and_every_rank_checks(self):
+        for rank, printed in (("0", True), ("1", False), ("7", False)):
+            out = io.StringIO()
+            with unittest.mock.patch.dict(os.environ, {"RANK": rank}):
+                self.gammalab.log(5, {"lr": 1.0}, file=out)
+                with self.assertRaisesRegex(ValueError, "step"):
+                    self.gammalab.log(-1, {"lr": 1.0}, file=out)
+            self.assertEqual(out.getvalue() != "", printed, rank)
 
     def test_it_resumes_from_the_newest_checkpoint_the_coordinator_has_the_lines_of(self):
         ckpt = self.scratch / "ckpt"

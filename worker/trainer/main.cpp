@@ -22,6 +22,7 @@
 #include "worker/trainer/data/data_shard.h"
 #include "worker/trainer/data/prepare.h"
 #include "worker/trainer/describe.h"
+#include "worker/trainer/parallel/command_ranks.h"
 #include "worker/trainer/parallel/rank_env.h"
 #include "worker/trainer/parallel/rank_launcher.h"
 #include "worker/trainer/stored_step_feed.h"
@@ -262,6 +263,17 @@ int main(int argc, char** argv) {
                          "(custom code for any variant, parameters as trained)")
       ->check(CLI::IsMember({"auto", "llama", "gammalab"}));
 
+  // A command job's program as several ranks (docs/own-program.md): the worker runs this, not gammalab-train's
+  // own model.
+  trainer::CommandRanks command_ranks;
+  CLI::App* ranks_cmd = app.add_subcommand(
+      "ranks", "start a command job's program as N ranks on this machine, with torchrun's variables");
+  ranks_cmd->add_option("--world-size", command_ranks.world_size, "ranks to start (RANK 0 .. N-1)")
+      ->required()
+      ->check(CLI::Range(1, limits::kMaxWorldSize));
+  ranks_cmd->add_option("command", command_ranks.argv, "PROGRAM (its path) and its arguments, after --")
+      ->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -288,6 +300,10 @@ int main(int argc, char** argv) {
         std::cerr << "out of memory: " << trainer::error_text_without_backtrace(e) << "\n";
         return exit_codes::kOutOfMemory;
       }
+    }
+    if (*ranks_cmd) {
+      std::signal(SIGTERM, on_sigterm);
+      return trainer::run_command_ranks(command_ranks, g_stop, std::cerr, STDOUT_FILENO);
     }
     if (*prepare_cmd) return cmd_prepare(prepare);
     if (*describe_cmd) return cmd_describe(describe);

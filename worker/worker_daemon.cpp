@@ -558,7 +558,9 @@ void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, st
     // A cut line (longer than kMaxChildLineBytes) goes to the log in part: the log is read by people.
     const std::string text = child.line_was_cut() ? utf8_head(*line, 4096) + " [line cut]" : *line;
     if (contract == nullptr || logged + std::int64_t(text.size()) < options_.max_program_log_bytes) {
-      log << text << '\n';
+      // Each line reaches the file as it comes: `gammalab logs -f` shows it at once, and a worker killed
+      // outright loses none of what its job printed (one write per line; lines come a few per second).
+      log << text << std::endl;
     } else if (logged < options_.max_program_log_bytes) {
       log << "gammalab-worker: the program wrote more than " << options_.max_program_log_bytes
           << " bytes to its log in this attempt (--max-program-log-bytes); the rest of its output is not kept (its "

@@ -80,16 +80,19 @@ void RankGroup::poll() {
       codes_[r] = code;
       pids_[r] = -1;
       --live_;
-      if (code != exit_codes::kSucceeded && code != exit_codes::kStopped && first_failure_ < 0) {
-        first_failure_ = static_cast<int>(r);
+      if (code == exit_codes::kSucceeded || code == exit_codes::kStopped) continue;
+      log_ << "rank " << first_rank_ + static_cast<int>(r) << " ended with status " << code
+           << (WIFSIGNALED(status) ? " (killed by a signal)" : "");
+      failures_.push_back(static_cast<int>(r));
+      if (failures_.size() == 1) {
         failed_at_ = std::chrono::steady_clock::now();
-        log_ << "rank " << first_rank_ + static_cast<int>(r) << " ended with status " << code
-             << (WIFSIGNALED(status) ? " (killed by a signal)" : "") << ": stopping the other ranks" << std::endl;
+        log_ << ": stopping the other ranks";
         terminate();
       }
+      log_ << std::endl;
     }
   }
-  if (first_failure_ >= 0 && std::chrono::steady_clock::now() - failed_at_ > kGrace) {
+  if (!failures_.empty() && std::chrono::steady_clock::now() - failed_at_ > kGrace) {
     for (pid_t p : pids_) if (p > 0) ::kill(p, SIGKILL);
   }
 }
@@ -111,14 +114,14 @@ std::vector<std::string> RankGroup::environment_without(const std::vector<std::s
 }
 
 int RankGroup::status() const {
-  if (first_failure_ > 0) {
-    // Rank 0 ended because its peer did, or was stopped by us: the peer's status is the job's.
-    const int rank0 = codes_[0];
-    if (rank0 == exit_codes::kSucceeded || rank0 == exit_codes::kStopped || rank0 == exit_codes::kCrashed ||
-        rank0 == 1) {
-      return codes_[static_cast<std::size_t>(first_failure_)];
-    }
+  // The first rank that failed with a status of its own. A rank that ended with 1 or by a signal is most often
+  // the consequence of another's failure (its collective or socket lost the peer, or our SIGTERM reached it), and
+  // two ranks that end within one poll are reaped in no particular order: the specific status says more.
+  for (const int r : failures_) {
+    const int code = codes_[static_cast<std::size_t>(r)];
+    if (code != 1 && code != exit_codes::kCrashed) return code;
   }
+  if (!failures_.empty()) return codes_[static_cast<std::size_t>(failures_.front())];
   return codes_.empty() ? exit_codes::kSucceeded : codes_[0];
 }
 

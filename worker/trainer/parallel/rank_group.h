@@ -1,7 +1,7 @@
 #pragma once
 // The processes of one job's ranks on this machine, started together and ended together, as torchrun treats
 // them: when one fails, the others get SIGTERM, and SIGKILL after a grace; the job's status is the failed
-// rank's, else rank 0's. Used by the trainer's own launcher (rank_launcher.h) and by the launcher of a command
+// rank's (status() says which when several fail), else rank 0's. Used by the trainer's own launcher (rank_launcher.h) and by the launcher of a command
 // job's ranks (command_ranks.h).
 #include <sys/types.h>
 
@@ -34,8 +34,9 @@ class RankGroup {
   // SIGTERM to every rank still running (a stop asked of the job, where the signal did not reach them itself).
   void terminate();
   bool live() const { return live_ > 0; }
-  // The job's exit status, once no rank is live: its first rank's, unless another rank failed first (that
-  // rank's status, or exit_codes::kCrashed for one killed by a signal).
+  // The job's exit status, once no rank is live: rank 0's when none failed; else the first failed rank's status
+  // other than 1 and exit_codes::kCrashed (a signal), which a rank ended by another's failure gets; else the
+  // first failed rank's.
   int status() const;
 
   // This process's environment without the variables named (those a launcher sets for each rank).
@@ -49,7 +50,7 @@ class RankGroup {
   std::vector<int> codes_;
   int first_rank_ = 0;
   int live_ = 0;
-  int first_failure_ = -1;
+  std::vector<int> failures_;  // the ranks (indices) that failed, in the order they were reaped
   std::chrono::steady_clock::time_point failed_at_;
   std::ostream& log_;
 };

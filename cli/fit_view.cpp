@@ -136,6 +136,17 @@ std::string comparison_text(const FitReport& r, const Comparison& c) {
           << significant(c.jackknife->hi, kDigits) << "\n";
     }
   }
+  if (!c.token_sizes.empty()) {
+    // A narrower question than m_local, read within each size (core/scaling/token_multiplier.h).
+    out << "  m_D, the token multiplier at fixed N (read along each size's budgets):\n";
+    for (const SizeTokenMultiplier& t : c.token_sizes) {
+      out << "    N " << significant(t.params, kDigits) << ": " << value_text(t.value) << " "
+          << interval(t.value, t.degrees_of_freedom) << " (" << t.budgets_inside << " of " << t.budgets
+          << " budgets inside the baseline's)\n";
+    }
+    out << "    over " << c.token_sizes.size() << " size" << (c.token_sizes.size() == 1 ? "" : "s") << ": "
+        << value_text(c.tokens) << " " << interval(c.tokens, c.tokens_degrees_of_freedom) << "\n";
+  }
   return out.str();
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/scaling/bootstrap.h"
 #include "core/scaling/fit.h"
+#include "core/scaling/token_multiplier.h"
 
 namespace gammalab {
 
@@ -304,7 +305,17 @@ ComparisonPlan plan_comparison(const std::vector<RunPoint>& runs, const std::vec
 // After the per-block gaps and logs: pooled, unweighted, trend, at the largest size.
 constexpr std::size_t kPooledValues = 4;
 
-std::size_t comparison_value_count(const ComparisonPlan& plan) { return 2 * plan.base_cells.size() + kPooledValues; }
+namespace {
+
+std::size_t family_count(const ComparisonPlan& plan) {
+  return plan.families.empty() ? 0 : *std::max_element(plan.families.begin(), plan.families.end()) + 1;
+}
+
+}  // namespace
+
+std::size_t comparison_value_count(const ComparisonPlan& plan) {
+  return 2 * plan.base_cells.size() + kPooledValues + family_count(plan) + 1;
+}
 
 std::vector<double> comparison_values(const ComparisonPlan& plan, const std::vector<RunPoint>& sample) {
   const std::map<CellKey, double> means = cell_means(sample);
@@ -317,6 +328,9 @@ std::vector<double> comparison_values(const ComparisonPlan& plan, const std::vec
   values.push_back(pooled_log(logs, equal_weights(plan.weights)));
   values.push_back(trend_slope(plan, logs));
   values.push_back(log_at_largest(plan, logs));
+  const std::vector<TokenReading> tokens = token_readings(plan, base, variant);
+  for (const TokenReading& r : tokens) values.push_back(r.log_multiplier);
+  values.push_back(pooled_token_log(tokens));
   return values;
 }
 
@@ -349,6 +363,31 @@ std::vector<CurveTrace> baseline_traces(const ComparisonPlan& plan, const std::v
   return out;
 }
 
+// The token multiplier's part of a report: `tracked` holds ln m_D per family, then their mean.
+void describe_tokens(const ComparisonPlan& plan, const std::vector<double>& base_means,
+                     const std::vector<double>& variant_means, const std::vector<int>& family_df,
+                     const std::vector<Estimate>& tracked, double confidence, Comparison& c) {
+  const std::vector<TokenReading> readings = token_readings(plan, base_means, variant_means);
+  std::vector<double> share(readings.size(), 0.0);
+  for (std::size_t f = 0; f < readings.size(); ++f) {
+    if (readings[f].budgets < 2) continue;
+    share[f] = 1.0;
+    SizeTokenMultiplier t;
+    for (std::size_t k = 0; k < plan.families.size(); ++k) {
+      if (plan.families[k] == f) t.params = plan.base_cells[k].params;
+    }
+    t.budgets = readings[f].budgets;
+    t.budgets_inside = readings[f].budgets_inside;
+    t.degrees_of_freedom = family_df[f];
+    t.value = exp_of(expanded(tracked[f], family_df[f], confidence));
+    t.value.name = "m_D";
+    c.token_sizes.push_back(std::move(t));
+  }
+  c.tokens_degrees_of_freedom = satterthwaite(share, family_df);
+  c.tokens = exp_of(expanded(tracked.back(), c.tokens_degrees_of_freedom, confidence));
+  c.tokens.name = "m_D over sizes";
+}
+
 }  // namespace
 
 Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<RunPoint>& runs,
@@ -363,6 +402,7 @@ Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<Run
   const std::size_t families =
       plan.families.empty() ? 0 : *std::max_element(plan.families.begin(), plan.families.end()) + 1;
   std::vector<int> family_df(families, 0);
+  std::vector<int> family_seeds_df(families, -1);  // every block of the family, in the support or not
   std::vector<double> weighted_share(families, 0.0), equal_share(families, 0.0);
   const double largest = largest_size(plan);
   int largest_df = 0;
@@ -374,6 +414,8 @@ Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<Run
     s.local = exp_of(expanded(tracked[n + k], df, confidence));
     s.local.name = "m_local";
     s.inside = plan.inside[k] != 0;
+    const std::size_t family = plan.families[k];
+    family_seeds_df[family] = family_seeds_df[family] < 0 ? df : std::min(family_seeds_df[family], df);
     if (plan.weights[k] > 0.0) {
       const std::size_t f = plan.families[k];
       // A family's df is its seeds' (the fewest over its budgets: a branch that did not finish has fewer).
@@ -405,6 +447,9 @@ Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<Run
   const std::vector<double> base_means = means_of(plan.base_cells, means);
   c.jackknife = jackknife(plan, base_means, means_of(plan.variant_cells, means));
   if (plan.ladder) c.baseline_curves = baseline_traces(plan, base_means, c.sizes);
+  describe_tokens(plan, base_means, means_of(plan.variant_cells, means), family_seeds_df,
+                  std::vector<Estimate>(tracked.begin() + static_cast<std::ptrdiff_t>(2 * n + kPooledValues), tracked.end()),
+                  confidence, c);
   return c;
 }
 

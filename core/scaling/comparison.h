@@ -38,6 +38,15 @@ struct Jackknife {
   double log_standard_error = 0.0;      // jackknife s.e. of ln m_local: sqrt((n-1)/n · sum (x_i - mean)^2)
 };
 
+// The token multiplier at one model size that ran two or more budgets (core/scaling/token_multiplier.h).
+struct SizeTokenMultiplier {
+  double params = 0.0;        // the baseline's size
+  int budgets = 0;            // its budgets (blocks of the comparison at this size)
+  int budgets_inside = 0;     // of them, where the baseline's own budgets bracket the variant's loss
+  int degrees_of_freedom = 0; // its seeds - 1 (pairs - 1 when paired; the fewest over its budgets)
+  Estimate value;             // "m_D": D_b(L_v) / D, the geometric mean over its budgets
+};
+
 // The baseline's curve of one token slice as m_local is read off it on all data, sampled for drawing (the
 // dashboard's scaling chart against compute): log-spaced C over its sizes and every reading of the slice.
 struct CurveTrace {
@@ -77,6 +86,12 @@ struct Comparison {
   bool chord = false;       // some baseline curve had two sizes only: m_local is a chord's, biased up on a convex curve
   std::vector<CurveTrace> baseline_curves;  // per token slice with two or more sizes; none off a ladder
   std::optional<Jackknife> jackknife;
+  // The token multiplier at fixed N, read along each size's own budgets (a surface of cooldown branches): per
+  // size with two or more budgets, and the geometric mean over them (its df Satterthwaite's over their seeds).
+  // Empty, and tokens.value NaN, where no size ran two budgets.
+  std::vector<SizeTokenMultiplier> token_sizes;
+  Estimate tokens;
+  double tokens_degrees_of_freedom = 0.0;
   // The effect in the law's own currency: mean over sizes of |gap| / the baseline's mean loss.
   double relative_effect = 0.0;
   // The larger relative error of the two groups' laws predicting their largest size's mean loss from the other
@@ -112,7 +127,8 @@ ComparisonPlan plan_comparison(const std::vector<RunPoint>& runs, const std::vec
 
 // The tracked values from the cells' means in `sample` (all data, or a resample that keeps every cell):
 // per planned block the gap, then per planned block ln m_local, then over the support the precision-weighted
-// and the unweighted mean of ln m_local, the trend of ln m_local on ln N, and ln m_local at the largest size.
+// and the unweighted mean of ln m_local, the trend of ln m_local on ln N, and ln m_local at the largest size;
+// then per run family (baseline size) ln m_D, and their mean (token_multiplier.h).
 std::vector<double> comparison_values(const ComparisonPlan& plan, const std::vector<RunPoint>& sample);
 std::size_t comparison_value_count(const ComparisonPlan& plan);
 

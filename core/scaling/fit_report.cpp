@@ -125,6 +125,17 @@ nlohmann::json comparison_json(const Comparison& c) {
     curves.push_back({{"compute", std::move(compute)}, {"loss", std::move(loss)}});
   }
   j["baseline_curves"] = std::move(curves);
+  nlohmann::json token_sizes = nlohmann::json::array();
+  for (const SizeTokenMultiplier& t : c.token_sizes) {
+    token_sizes.push_back({{"params", t.params},
+                           {"budgets", t.budgets},
+                           {"budgets_inside", t.budgets_inside},
+                           {"degrees_of_freedom", t.degrees_of_freedom},
+                           {"multiplier", estimate_json(t.value)}});
+  }
+  j["token_multiplier"] = {{"sizes", std::move(token_sizes)},
+                           {"pooled", estimate_json(c.tokens)},
+                           {"degrees_of_freedom", number(c.tokens_degrees_of_freedom)}};
   j["jackknife"] = c.jackknife ? nlohmann::json{{"sizes", c.jackknife->sizes},
                                                 {"lo", number(c.jackknife->lo)},
                                                 {"hi", number(c.jackknife->hi)},
@@ -161,6 +172,14 @@ Comparison comparison_from(const nlohmann::json& j) {
     for (const auto& l : t.at("loss")) trace.loss.push_back(number_from(l));
     c.baseline_curves.push_back(std::move(trace));
   }
+  // Reports stored before the token multiplier was read have none.
+  const nlohmann::json tokens = j.value("token_multiplier", nlohmann::json{{"pooled", none}});
+  for (const auto& t : tokens.value("sizes", nlohmann::json::array())) {
+    c.token_sizes.push_back({t.at("params").get<double>(), t.at("budgets").get<int>(), t.at("budgets_inside").get<int>(),
+                             t.at("degrees_of_freedom").get<int>(), estimate_from("m_D", t.at("multiplier"))});
+  }
+  c.tokens = estimate_from("m_D over sizes", tokens.at("pooled"));
+  c.tokens_degrees_of_freedom = number_from(tokens.value("degrees_of_freedom", nlohmann::json(0.0)));
   if (const auto& k = j.at("jackknife"); !k.is_null()) {
     c.jackknife = Jackknife{k.at("sizes").get<int>(), number_from(k.at("lo")), number_from(k.at("hi")),
                             number_from(k.at("log_standard_error"))};

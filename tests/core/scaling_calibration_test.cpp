@@ -109,6 +109,29 @@ TEST(ScalingCalibration, ABranchSurfaceWithThreeSeedsCoversTheTruth) {
                               [](std::uint64_t seed) { return test::branch_surface(surface(1.3, 3), seed); }, 1.3));
 }
 
+// The token multiplier at fixed N (core/scaling/token_multiplier.h), as the CLI prints it over sizes (no interval
+// below two degrees of freedom), on the same surface design with a variant that needs m times fewer tokens at
+// every size (Chinchilla's form, convex in ln D). Its truth is m itself, read at the top budget along a tangent.
+Estimate token_multiplier(const FitReport& report) {
+  const Comparison& c = report.comparisons.at(0);
+  Estimate e = c.tokens;
+  if (c.tokens_degrees_of_freedom < kFewestDegreesOfFreedom) e.lo = e.hi = std::nan("");
+  return e;
+}
+
+Tally calibrate_tokens(double multiplier) {
+  test::BranchSurface design = surface(multiplier);
+  design.law = test::BranchSurface::token_law;
+  return calibrate("token multiplier at fixed N, WSD surface 3 sizes x 4 budgets, branches share their run's noise, 2 seeds",
+                   [design](std::uint64_t seed) { return test::branch_surface(design, seed); }, multiplier,
+                   token_multiplier);
+}
+
+TEST(ScalingCalibration, TheTokenMultiplierAtFixedSizeCoversTheTruthAndWithNoEffectRarelyExcludesOne) {
+  expect_calibrated(calibrate_tokens(1.3));
+  EXPECT_LE(calibrate_tokens(1.0).false_positives(), 0.07);
+}
+
 // A convex baseline, L = 1.5 + 40·C^-0.15, five sizes a decade of compute apart: a chord between them overstates
 // m by ~4% (1.3 read as ~1.35), more than a strongly paired study's interval is wide; the cubic's estimand is the
 // truth within its first segment's ~0.7%.

@@ -103,5 +103,43 @@ TEST(ScalingSurface, SizesWithDifferentNumbersOfBudgetsAreNoCurves) {
   EXPECT_TRUE(std::isnan(report.comparisons.at(0).local.value));
 }
 
+// The token multiplier at fixed N (core/scaling/token_multiplier.h): read along each size's own budgets, it
+// recovers a variant that needs 1.3 times fewer tokens at every size, budget by budget, with no noise; the
+// budget past the baseline's largest (40 tokens per parameter read at 52) is marked outside, and the tangent
+// it is read along costs under half a percent on this convex curve (1.2966).
+TEST(ScalingSurface, TheTokenMultiplierAtFixedSizeIsReadAlongEachSizesBudgets) {
+  quiet_solver_logging();
+  test::BranchSurface design;
+  design.law = test::BranchSurface::token_law;
+  design.multiplier = 1.3;
+  design.pair_sigma = design.run_sigma = design.branch_sigma = 0.0;
+  const FitReport report = fit_runs(test::branch_surface(design, 1), law_free(3));
+  const Comparison& c = report.comparisons.at(0);
+  ASSERT_EQ(c.token_sizes.size(), 3u);
+  for (const SizeTokenMultiplier& t : c.token_sizes) {
+    EXPECT_EQ(t.budgets, 4) << t.params;
+    EXPECT_EQ(t.budgets_inside, 3) << t.params;
+    EXPECT_EQ(t.degrees_of_freedom, 1) << t.params << ": two pairs";
+    EXPECT_NEAR(t.value.value, 1.3, 0.005 * 1.3) << t.params;
+  }
+  EXPECT_EQ(c.token_sizes[0].params, 1e6);
+  EXPECT_NEAR(c.tokens.value, 1.3, 0.005 * 1.3);
+  EXPECT_DOUBLE_EQ(c.tokens_degrees_of_freedom, 3.0) << "three sizes of two seeds: Satterthwaite's 3";
+  // Stored and read back, the same numbers.
+  const Comparison back = fit_report_from_json(to_json(report)).comparisons.at(0);
+  ASSERT_EQ(back.token_sizes.size(), 3u);
+  EXPECT_EQ(back.token_sizes[2].value.value, c.token_sizes[2].value.value);
+  EXPECT_EQ(back.token_sizes[2].budgets_inside, 3);
+  EXPECT_EQ(back.tokens.lo, c.tokens.lo);
+  EXPECT_EQ(back.tokens_degrees_of_freedom, 3.0);
+}
+
+TEST(ScalingSurface, ALadderOfOneBudgetPerSizeHasNoTokenMultiplier) {
+  quiet_solver_logging();
+  const FitReport report = fit_runs(surface_runs(1.22, 11, {20.0}), law_free(3));
+  EXPECT_TRUE(report.comparisons.at(0).token_sizes.empty());
+  EXPECT_TRUE(std::isnan(report.comparisons.at(0).tokens.value));
+}
+
 }  // namespace
 }  // namespace gammalab

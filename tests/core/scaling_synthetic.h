@@ -126,19 +126,27 @@ inline std::vector<RunPoint> paired_ladder(const PairedLadder& design, std::uint
   return runs;
 }
 
-// A WSD surface of cooldown branches (docs/branches.md): every size at the same budgets in tokens per parameter,
-// straight in ln C within a budget (so interpolation between sizes is exact and the estimand is the multiplier),
-// worse away from 20 tokens per parameter. A run's noise has three parts: `pair_sigma`, shared by both arms'
-// runs of one size and seed (data order, initial weights); `run_sigma`, the arm's own run, shared by every
-// budget of it (its branches leave one stable phase); and `branch_sigma`, each branch's own decay.
+// A WSD surface of cooldown branches (docs/branches.md): every size at the same budgets in tokens per parameter.
+// `law(N, D, m)` is the mean loss of the baseline (m = 1) and of the variant (m = multiplier). The default is
+// straight in ln C within a budget (so interpolation between sizes is exact and the estimand is the compute
+// multiplier), worse away from 20 tokens per parameter; token_law() makes the variant need m times fewer
+// tokens at every size (the token multiplier at fixed N). A run's noise has three parts: `pair_sigma`, shared
+// by both arms' runs of one size and seed (data order, initial weights); `run_sigma`, the arm's own run, shared
+// by every budget of it (its branches leave one stable phase); and `branch_sigma`, each branch's own decay.
 struct BranchSurface {
+  using Law = double (*)(double n, double d, double multiplier);
   std::vector<double> sizes = {1e6, 2e6, 4e6};
   std::vector<double> ratios = {5.0, 10.0, 20.0, 40.0};
   int seeds = 2;
   double multiplier = 1.3;
   double pair_sigma = 0.01, run_sigma = 0.006, branch_sigma = 0.001;
-  static double loss(double compute, double ratio) {
-    return 3.0 - 0.08 * std::log(compute / 1e10) + 0.05 * std::abs(std::log(ratio / 20.0));
+  Law law = compute_law;
+  static double compute_law(double n, double d, double multiplier) {
+    return 3.0 - 0.08 * std::log(multiplier * (6.0 * n * d) / 1e10) + 0.05 * std::abs(std::log(d / n / 20.0));
+  }
+  // Chinchilla's form, smooth and convex in ln D at a fixed size, with the variant's D worth m of the baseline's.
+  static double token_law(double n, double d, double multiplier) {
+    return 1.5 + 60.0 * std::pow(n, -0.3) + 64.0 * std::pow(multiplier * d, -0.3);
   }
 };
 
@@ -152,12 +160,10 @@ inline std::vector<RunPoint> branch_surface(const BranchSurface& design, std::ui
       const double base_run = design.run_sigma * z(rng), variant_run = design.run_sigma * z(rng);
       for (const double ratio : design.ratios) {
         const double d = ratio * n, c = 6.0 * n * d;
-        RunPoint base{n, d, c, BranchSurface::loss(c, ratio) + pair + base_run + design.branch_sigma * z(rng),
-                      "baseline", ""};
+        RunPoint base{n, d, c, design.law(n, d, 1.0) + pair + base_run + design.branch_sigma * z(rng), "baseline", ""};
         base.seed = static_cast<std::uint64_t>(s);
         RunPoint variant{n * 1.0001, d, c,
-                         BranchSurface::loss(design.multiplier * c, ratio) + pair + variant_run +
-                             design.branch_sigma * z(rng),
+                         design.law(n, d, design.multiplier) + pair + variant_run + design.branch_sigma * z(rng),
                          "unified", ""};
         variant.seed = static_cast<std::uint64_t>(s);
         runs.push_back(base);

@@ -142,7 +142,7 @@ std::string comparison_text(const FitReport& r, const Comparison& c) {
     for (const SizeTokenMultiplier& t : c.token_sizes) {
       out << "    N " << significant(t.params, kDigits) << ": " << value_text(t.value) << " "
           << interval(t.value, t.degrees_of_freedom) << " (" << t.budgets_inside << " of " << t.budgets
-          << " budgets inside the baseline's)\n";
+          << " budgets inside " << terminal_text(c.baseline) << "'s)\n";
     }
     out << "    over " << c.token_sizes.size() << " size" << (c.token_sizes.size() == 1 ? "" : "s") << ": "
         << value_text(c.tokens) << " " << interval(c.tokens, c.tokens_degrees_of_freedom) << "\n";

@@ -119,6 +119,12 @@ function renderTune() {
   const seeds = tuneSeedPoints(tune, state.jobs, (job) => runOf.get(job.id)?.loss);
   tuneChart.update({ tune, colourOf: styles.colourOf, dashOf: styles.dashOf, seeds });
   fill($('tune-picks'), tunePicks(tune, styles.colours, state.sweep.stage_error));
+  renderParallel(tune, runOf);
+}
+
+// The tune runs in parallel coordinates, drawn at their card's width; redrawn only when what they show or that
+// width changed (a render, or the window resized: the observer in bindControls).
+function renderParallel(tune, runOf) {
   const lossOf = (job) => runOf.get(job.id)?.loss ?? NaN;
   const figure = $('chart-parallel');
   const dark = document.documentElement.dataset.theme === 'dark';
@@ -257,6 +263,11 @@ function bindControls() {
   new ResizeObserver(() => {
     refitJobsTable();
   }).observe(document.querySelector('#jobs-card .table-wrap'));
+  // And draws the tune stage's parallel coordinates at their card's new width.
+  new ResizeObserver(() => {
+    const tune = state.sweep && tuneSeries(state.sweep.tune_report_json);
+    if (tune) renderParallel(tune, new Map(state.runs.map((r) => [r.id, r])));
+  }).observe(document.querySelector('#chart-parallel .plot'));
   $('job-cancel').addEventListener('click', () => jobAction('cancel'));
   $('job-retry').addEventListener('click', () => jobAction('retry'));
   // The column chooser closes on a click elsewhere, as a menu does.

@@ -1378,6 +1378,21 @@ max_attempts: 2
   const last = await page.$eval('#chart-parallel polyline:last-of-type', (p) => [p.dataset.jobId, p.getAttribute('stroke')]);
   assert.deepEqual(last, [String(best.id), '#440154'], 'the best run on top, in the darkest colour');
   await page.locator('#chart-parallel').screenshot({ path: join(resultsDir, 'tune-parallel.png') });
+  // A narrower window draws them again at their card's new width: nothing sticks out of the card.
+  const drawnWidth = () => page.$eval('#chart-parallel', (f) => [Number(f.querySelector('svg').getAttribute('width')),
+    f.querySelector('.plot').clientWidth]);
+  const before = page.viewportSize();
+  await page.setViewportSize({ width: 1024, height: before.height });
+  await poll('the parallel coordinates redrawn at the new width', async () => {
+    const [svgWidth, plotWidth] = await drawnWidth();
+    return svgWidth === Math.max(320, plotWidth) ? svgWidth : null;
+  }, 10000);
+  assert.equal(await page.$$eval('#chart-parallel polyline', (ps) => ps.length), tuneJobs, 'every line drawn again');
+  await page.setViewportSize(before);
+  await poll('and back', async () => {
+    const [svgWidth, plotWidth] = await drawnWidth();
+    return svgWidth === Math.max(320, plotWidth) ? svgWidth : null;
+  }, 10000);
   // Three LRs for each of two variants, one beyond an edge pick (tune.extend) and the midpoints around a pick
   // inside the grid (tune.refine).
   assert.equal(tuneJobs, report.groups.reduce((n, g) => n + g.trials.length, 0));

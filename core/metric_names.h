@@ -24,7 +24,11 @@ inline constexpr std::string_view kWallSeconds = "wall_s";
 // reported as ordinary metrics at the step of the line it just relayed, every --system-metrics-s seconds.
 inline constexpr std::string_view kSysCpuCores = "sys/cpu_cores";        // CPU seconds per second, all processes
 inline constexpr std::string_view kSysMemoryBytes = "sys/memory_bytes";  // resident memory, summed likewise
-inline constexpr std::array<std::string_view, 2> kSystem = {kSysCpuCores, kSysMemoryBytes};
+// And of the GPUs its slots hold, through NVML (worker/gpu_usage.h), where the worker has --gpus and a driver.
+inline constexpr std::string_view kSysGpuUtil = "sys/gpu_util";                  // percent, mean over its devices
+inline constexpr std::string_view kSysGpuMemoryBytes = "sys/gpu_memory_bytes";  // device memory in use, summed
+inline constexpr std::array<std::string_view, 4> kSystem = {kSysCpuCores, kSysMemoryBytes, kSysGpuUtil,
+                                                            kSysGpuMemoryBytes};
 
 // Not a curve: a run prints it once the checkpoint at one of its branch points is written (its value is the
 // step), so that the coordinator learns through the metric path (lossless, idempotent, fenced by attempt) that
@@ -60,9 +64,8 @@ constexpr bool is_user_metric(std::string_view name) {
 }
 
 // Every metric a run can have (the trainer's, then its worker's), in the order the dashboard lists them.
-inline constexpr std::array<std::string_view, 12> kAll = {kTrainLoss,   kValLoss,        kLearningRate,
-                                                          kGradNorm,    kFlops,          kTokensPerSecond,
-                                                          kWallSeconds, kSharpness,      kScaleRmsInput,
-                                                          kScaleRmsOutput, kSysCpuCores, kSysMemoryBytes};
+inline constexpr std::array<std::string_view, 14> kAll = {
+    kTrainLoss,      kValLoss,     kLearningRate,   kGradNorm,   kFlops,         kTokensPerSecond, kWallSeconds,
+    kSharpness,      kScaleRmsInput, kScaleRmsOutput, kSysCpuCores, kSysMemoryBytes, kSysGpuUtil,   kSysGpuMemoryBytes};
 
 }  // namespace gammalab::metric_names

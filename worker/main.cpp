@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
                  "serve /healthz and /readyz on HOST:PORT (port 0: any free port, printed on stdout); off if unset");
   app.add_option("--poll-interval-ms", options.poll_interval_ms, "how often an idle slot asks for work")
       ->capture_default_str();
+  app.add_option("--nvml-library", options.nvml_library,
+                 "NVML, for each job's sys/gpu_util and sys/gpu_memory_bytes with --gpus: the driver's library or a "
+                 "path; none: no GPU metrics")
+      ->capture_default_str();
   app.add_option("--system-metrics-s", options.system_metrics_s,
                  "report each job's CPU (sys/cpu_cores) and resident memory (sys/memory_bytes) at most this often, "
                  "at the step of its metric lines (0: never)")

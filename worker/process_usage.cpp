@@ -55,8 +55,9 @@ ProcessUsage process_group_usage(pid_t pgid) {
 }
 
 UsageSampler::UsageSampler(pid_t pgid, std::chrono::milliseconds every, std::int64_t stored_last_step,
-                           Clock::time_point start)
-    : pgid_(pgid), every_(every), last_step_(stored_last_step), last_time_(start) {}
+                           Clock::time_point start, const Nvml* nvml, std::vector<std::string> devices)
+    : pgid_(pgid), every_(every), last_step_(stored_last_step), last_time_(start), nvml_(nvml),
+      devices_(std::move(devices)) {}
 
 std::vector<MetricPoint> UsageSampler::at(std::int64_t step, std::int64_t tokens, Clock::time_point now) {
   if (step <= last_step_ || now - last_time_ < every_) return {};
@@ -67,8 +68,16 @@ std::vector<MetricPoint> UsageSampler::at(std::int64_t step, std::int64_t tokens
   last_cpu_ = usage.cpu_seconds;
   last_time_ = now;
   last_step_ = step;
-  return {{step, tokens, std::string(metric_names::kSysCpuCores), cores},
-          {step, tokens, std::string(metric_names::kSysMemoryBytes), static_cast<double>(usage.rss_bytes)}};
+  std::vector<MetricPoint> points = {
+      {step, tokens, std::string(metric_names::kSysCpuCores), cores},
+      {step, tokens, std::string(metric_names::kSysMemoryBytes), static_cast<double>(usage.rss_bytes)}};
+  if (nvml_ != nullptr && !devices_.empty()) {
+    if (const std::optional<GpuUsage> gpu = nvml_->sample(devices_)) {
+      points.push_back({step, tokens, std::string(metric_names::kSysGpuUtil), gpu->utilisation_percent});
+      points.push_back({step, tokens, std::string(metric_names::kSysGpuMemoryBytes), gpu->memory_bytes});
+    }
+  }
+  return points;
 }
 
 }  // namespace gammalab

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/metric.h"
+#include "worker/gpu_usage.h"
 
 namespace gammalab {
 
@@ -30,7 +31,9 @@ ProcessUsage process_group_usage(pid_t pgid);
 class UsageSampler {
  public:
   using Clock = std::chrono::steady_clock;
-  UsageSampler(pid_t pgid, std::chrono::milliseconds every, std::int64_t stored_last_step, Clock::time_point start);
+  // `nvml` and `devices`: the GPUs the job's slots hold, read with the same sample (none: no GPU points).
+  UsageSampler(pid_t pgid, std::chrono::milliseconds every, std::int64_t stored_last_step, Clock::time_point start,
+               const Nvml* nvml = nullptr, std::vector<std::string> devices = {});
 
   // The points to report with the line at `step` (`tokens`), or none. CPU is averaged since the last sample
   // (since `start` for the first: a process starts at none); a process that exited in between takes its time
@@ -43,6 +46,8 @@ class UsageSampler {
   std::int64_t last_step_;
   Clock::time_point last_time_;
   double last_cpu_ = 0;
+  const Nvml* nvml_;
+  std::vector<std::string> devices_;
 };
 
 }  // namespace gammalab

@@ -170,6 +170,15 @@ WorkerDaemon::WorkerDaemon(WorkerOptions options) : options_(std::move(options))
   relay_ = std::make_unique<MetricRelay>(
       stub_, [this](const std::string& job_id, int attempt, std::int64_t step) { tell_stored(job_id, attempt, step); },
       [this](const std::string& job_id, int attempt, const std::string& why) { tell_refused(job_id, attempt, why); });
+  if (!options_.gpus.empty() && options_.system_metrics_s > 0 && options_.nvml_library != "none") {
+    std::string why;
+    nvml_ = Nvml::open(options_.nvml_library, why);
+    if (nvml_) {
+      spdlog::info("reading the GPUs' use through NVML ({})", options_.nvml_library);
+    } else {
+      spdlog::warn("no GPU metrics (sys/gpu_util, sys/gpu_memory_bytes): {}", why);
+    }
+  }
 }
 
 // The relay first: its thread calls tell_stored, which reads jobs_, until it is joined.
@@ -259,7 +268,7 @@ WorkerHealth WorkerDaemon::health() {
   return health;
 }
 
-std::vector<std::string> WorkerDaemon::device_env(const std::vector<int>& slots) const {
+std::vector<std::string> WorkerDaemon::job_devices(const std::vector<int>& slots) const {
   if (options_.gpus.empty()) return {};
   // Share the devices out: with more devices than slots each slot gets a contiguous group.
   const std::size_t per_slot =
@@ -270,6 +279,12 @@ std::vector<std::string> WorkerDaemon::device_env(const std::vector<int>& slots)
       devices.push_back(options_.gpus[(static_cast<std::size_t>(slot) * per_slot + i) % options_.gpus.size()]);
     }
   }
+  return devices;
+}
+
+std::vector<std::string> WorkerDaemon::device_env(const std::vector<int>& slots) const {
+  const std::vector<std::string> devices = job_devices(slots);
+  if (devices.empty()) return {};
   return {"CUDA_VISIBLE_DEVICES=" + absl::StrJoin(devices, ",")};
 }
 
@@ -479,6 +494,8 @@ int WorkerDaemon::run_trainer(RunningJob& job, const v1::LeaseJobResponse& lease
   log << ")" << std::endl;
 
   std::vector<std::string> argv, env = devices;
+  // PCI bus order, nvidia-smi's and NVML's, so that an index names one device to CUDA, NVML and the admin.
+  if (!devices.empty()) env.emplace_back("CUDA_DEVICE_ORDER=PCI_BUS_ID");
   if (program != nullptr) {
     const std::string& uid = lease.job().uid();
     if (!uid.empty() && !is_uid(uid)) {
@@ -543,7 +560,7 @@ void WorkerDaemon::relay_trainer_output(RunningJob& job, ChildProcess& child, st
   std::optional<UsageSampler> usage;
   if (job.node == 0 && options_.system_metrics_s > 0) {
     usage.emplace(child.pid(), std::chrono::milliseconds(static_cast<std::int64_t>(options_.system_metrics_s * 1000)),
-                  stored_last_step, UsageSampler::Clock::now());
+                  stored_last_step, UsageSampler::Clock::now(), nvml_.get(), job_devices(job.slots));
   }
   // The line's points to the relay, with the job's usage at its step when a sample is due.
   const auto relay = [&](std::vector<MetricPoint> points) {

@@ -26,6 +26,7 @@
 #include "gammalab/v1/gammalab.grpc.pb.h"
 #include "core/job_config.h"
 #include "worker/child_process.h"
+#include "worker/gpu_usage.h"
 #include "worker/metric_relay.h"
 #include "worker/program_contract.h"
 #include "worker/worker_health.h"
@@ -119,6 +120,8 @@ class WorkerDaemon {
   void hand_back_unstarted(RunningJob& job);
   static std::string drain_kill_note(int exit_code);
   // CUDA_VISIBLE_DEVICES for a job on these slots: their devices, in order (rank r takes the r-th).
+  // The device ids (--gpus) the slots hold, and them as CUDA_VISIBLE_DEVICES (none without --gpus).
+  std::vector<std::string> job_devices(const std::vector<int>& slots) const;
   std::vector<std::string> device_env(const std::vector<int>& slots) const;
   // The slots no running job takes, lowest first.
   std::vector<int> free_slots() ABSL_LOCKS_EXCLUDED(jobs_mutex_);
@@ -129,6 +132,7 @@ class WorkerDaemon {
   std::shared_ptr<grpc::Channel> channel_;
   std::shared_ptr<v1::WorkerGateway::Stub> stub_;
   std::unique_ptr<MetricRelay> relay_;  // thread-safe itself
+  std::unique_ptr<Nvml> nvml_;          // the GPUs' figures (worker/gpu_usage.h); null without --gpus or a driver
 
   // The id the coordinator gave at registration; empty before, replaced when the worker registers again.
   mutable absl::Mutex id_mutex_;

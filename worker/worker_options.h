@@ -31,6 +31,8 @@ struct WorkerOptions {
   int poll_interval_ms = 1000;                            // how often an idle slot asks for work
   // How often a job's CPU and memory are reported (metric_names::kSystem, worker/process_usage.h); 0: never.
   double system_metrics_s = 10;
+  // NVML, for the GPUs' use (worker/gpu_usage.h): the driver's library, or a path; "none": no GPU metrics.
+  std::string nvml_library = "libnvidia-ml.so.1";
   ClientSecurity security;                                // worker token and TLS (--token-file, --tls-*)
 };
 

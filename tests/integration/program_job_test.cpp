@@ -283,5 +283,38 @@ TEST(ProgramJobs, ARankThatFailsStopsItsPeersAndFailsTheJobWithItsStatus) {
   EXPECT_NE(log.find("rank 1 ended with status 3: stopping the other ranks"), std::string::npos) << log;
 }
 
+// The GPUs a job's slots hold, read through NVML (its stand-in here: tests/nvml/stand_in_nvml.cpp, loaded by the
+// worker as it loads the driver's library) and stored as the job's sys/gpu_util and sys/gpu_memory_bytes beside
+// its CPU and memory: a job of two ranks on devices 1 and 2 (20% and 30% busy, 2 and 3 GiB in use).
+TEST(ProgramJobs, TheGpusAJobHoldsAreReportedThroughNvml) {
+  client_on_python_path();
+  Cluster cluster("program-gpus");
+  cluster.start_server();
+  WorkerSpec spec;
+  spec.slots = 2;
+  spec.gpus = "1,2";
+  spec.extra_args = {"--nvml-library", GAMMALAB_STAND_IN_NVML, "--system-metrics-s", "0.05"};
+  cluster.start_worker(spec);
+  ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", ranked_sweep("s", 60, ", --sleep, \"0.02\"", 1)).string()})
+                .exit_code,
+            0);
+  DbReader db(cluster.database());
+  ASSERT_TRUE(wait_until([&] { return !db.jobs().empty() && db.state(db.jobs()[0].id) == "succeeded"; }, 120))
+      << (db.jobs().empty() ? "" : db.jobs()[0].state + " " + db.jobs()[0].error);
+  const std::int64_t job = db.jobs()[0].id;
+  const auto util = db.points(job, "sys/gpu_util");
+  const auto memory = db.points(job, "sys/gpu_memory_bytes");
+  ASSERT_FALSE(util.empty());
+  ASSERT_EQ(util.size(), memory.size());
+  ASSERT_EQ(util.size(), db.points(job, "sys/cpu_cores").size()) << "one sample, every figure";
+  for (std::size_t i = 0; i < util.size(); ++i) {
+    EXPECT_EQ(util[i].value, 25.0) << "the mean over devices 1 and 2";
+    EXPECT_EQ(memory[i].value, 5.0 * (1 << 30)) << "their memory in use, summed";
+    EXPECT_EQ(util[i].step, memory[i].step);
+  }
+  const auto log = cluster.cli({"logs", std::to_string(job)}).out;
+  EXPECT_NE(log.find("slots 0,1, CUDA_VISIBLE_DEVICES=1,2)"), std::string::npos) << log;
+}
+
 }  // namespace
 }  // namespace gammalab::testing

@@ -20,6 +20,8 @@
 #include "core/scaling/fit.h"
 #include "core/scaling/fit_options.h"
 #include "core/scaling/fit_report.h"
+#include "core/scaling/law_choice.h"
+#include "cli/law_choice_view.h"
 
 namespace gammalab::cli {
 namespace {
@@ -27,7 +29,7 @@ namespace {
 struct FitArgs {
   std::string source;  // positional: a CSV file, else a sweep id
   std::string points;  // --points
-  std::string law;
+  std::vector<std::string> laws;  // --law, repeatable: several forms are compared (core/scaling/law_choice.h)
   std::string group_by;
   std::uint64_t seed = 0;
   std::optional<double> huber_delta;  // --huber-delta: the law fits' delta as given
@@ -97,6 +99,29 @@ SweepRuns load_runs(const FitArgs& args, const CliContext& context) {
   return fetch_sweep_runs(context.server, args.source, args.group_by);
 }
 
+// Several forms on the same runs: each fitted with its largest size held out too, compared, and the best one's
+// fit printed after the comparison (JSON: the comparison and every form's report).
+void print_law_choice(const std::vector<RunPoint>& runs, FitOptions options, const std::vector<std::string>& laws,
+                      const FitArgs& args, const CliContext& context) {
+  options.holdout_largest = true;
+  std::vector<FitReport> reports;
+  for (const std::string& law : laws) {
+    options.law = parse_law(law);
+    reports.push_back(fit_runs(runs, options));
+  }
+  const LawChoice choice = choose_law(reports);
+  if (context.json) {
+    nlohmann::json fits = nlohmann::json::array();
+    for (const FitReport& r : reports) fits.push_back(to_json(r));
+    std::cout << nlohmann::json{{"law_choice", to_json(choice)}, {"fits", std::move(fits)}}.dump(2) << "\n";
+    return;
+  }
+  std::cout << law_choice_text(choice, output_columns()) << "\n";
+  const FitReport& shown = reports[choice.best.value_or(0)];
+  std::cout << "== law " << law_name(shown.law) << (choice.best ? ", the form that predicts best" : "") << "\n"
+            << fit_report_text(shown, text_options(args));
+}
+
 }  // namespace
 
 void add_fit_command(CLI::App& app, CliContext& context) {
@@ -107,12 +132,16 @@ void add_fit_command(CLI::App& app, CliContext& context) {
                        "gammalab fit 3 --detail                     # and how it was reached",
                        "gammalab fit 3 --refit --law chinchilla --control qknorm",
                        "gammalab fit --points runs.csv --law c      # a CSV of runs (--points)",
+                       "gammalab fit --points runs.csv --law n --law chinchilla  # best predicting",
                        "gammalab fit --points small.csv --predict large.csv   # predict other runs"}));
   cmd->add_option("sweep", args->source, "sweep id (final losses from the coordinator), or a CSV file");
   cmd->add_option("--points", args->points, "CSV with header params,tokens,loss[,group][,compute]");
   auto& fitting = args->fitting;
-  fitting.push_back(cmd->add_option("--law", args->law, "n | c | chinchilla | isoflop (default: chinchilla if tokens vary, else n)")
-      ->check(CLI::IsMember({"n", "c", "chinchilla", "isoflop"})));
+  fitting.push_back(cmd->add_option("--law", args->laws,
+                                    "n | c | chinchilla | isoflop (default: chinchilla if tokens vary, else n); "
+                                    "given more than once, the forms are compared by how well they predict the "
+                                    "largest size, and the best one's fit follows")
+                        ->check(CLI::IsMember({"n", "c", "chinchilla", "isoflop"})));
   fitting.push_back(
       cmd->add_option("--group-by", args->group_by, "column (CSV) or job field (sweep) that names the group"));
   fitting.push_back(cmd->add_option("--baseline", args->options.baseline, "group the multipliers are relative to")
@@ -163,11 +192,15 @@ void add_fit_command(CLI::App& app, CliContext& context) {
     FitOptions options = args->options;
     options.tune_runs_at_pick = std::move(runs.tune_runs_at_pick);
     options.seed = args->seed;
-    if (!args->law.empty()) options.law = parse_law(args->law);
+    if (args->laws.size() == 1) options.law = parse_law(args->laws.front());
     if (!args->predict.empty()) options.predict = read_points_csv(args->predict, "", LossColumn::kOptional);
     if (args->huber_delta) {
       options.settings.huber_delta = *args->huber_delta;
       options.settings.delta_given = true;
+    }
+    if (args->laws.size() > 1) {
+      print_law_choice(runs.runs, options, args->laws, *args, context);
+      return;
     }
     const FitReport report = fit_runs(runs.runs, options);
     std::cout << (context.json ? to_json(report).dump(2) + "\n" : fit_report_text(report, text_options(*args)));

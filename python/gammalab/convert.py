@@ -31,7 +31,8 @@ from typing import Dict, Iterable, List, Optional, TextIO, Tuple
 # The metric names a coordinator stores (core/metric_names.h, which its /api/meta lists: a test holds them
 # equal); a source's other names are left out.
 KNOWN_METRICS = ("train/loss", "val/loss", "lr", "grad_norm", "flops", "tokens_per_s", "sharpness", "scale_rms/input",
-                 "scale_rms/output", "wall_s", "sys/cpu_cores", "sys/memory_bytes")
+                 "scale_rms/output", "wall_s", "sys/cpu_cores", "sys/memory_bytes", "sys/gpu_util",
+                 "sys/gpu_memory_bytes")
 
 
 def _value(v: float):

@@ -63,10 +63,15 @@ std::map<std::int64_t, double> standalone_program_curve(Cluster& cluster, std::i
   return train_loss_curve(program);
 }
 
-bool job_process_running(const std::filesystem::path& program, std::int64_t job) {
+// Whether a process of `program` runs for job `job` of this cluster: its command line names the program, and its
+// environment the cluster's shared root and the job (other tests' clusters run the same programs as their job 1).
+bool job_process_running(const Cluster& cluster, const std::filesystem::path& program, std::int64_t job) {
+  const std::string root = "GAMMALAB_SHARED_ROOT=" + cluster.shared_root().string() + '\0';
+  const std::string id = "GAMMALAB_JOB_ID=" + std::to_string(job) + '\0';
   for (const auto& p : processes()) {
+    const std::string env = '\0' + p.environment;
     if (!p.zombie && p.cmdline.find(program.string()) != std::string::npos &&
-        p.environment.find("GAMMALAB_JOB_ID=" + std::to_string(job)) != std::string::npos) {
+        env.find('\0' + root) != std::string::npos && env.find('\0' + id) != std::string::npos) {
       return true;
     }
   }
@@ -201,7 +206,7 @@ TEST(ProgramJobs, ACancelledProgramThatIgnoresSigtermIsKilledAfterTheGrace) {
   ASSERT_TRUE(wait_until([&] { return db.state(job) == "cancelled"; }, 30)) << db.state(job);
   // The worker's --cancel-grace-ms is 3 s here: SIGTERM, ignored, then SIGKILL.
   EXPECT_GE(std::chrono::steady_clock::now() - cancelled_at, std::chrono::seconds(2));
-  EXPECT_FALSE(job_process_running(kProgram, job)) << "the program outlived its cancel";
+  EXPECT_FALSE(job_process_running(cluster, kProgram, job)) << "the program outlived its cancel";
 }
 
 // A data-parallel program of two ranks that meet where torchrun's variables say (ranked_sgd.py), as one job.
@@ -229,7 +234,7 @@ TEST(ProgramJobs, AJobOfTwoRanksRunsOnTwoSlotsAndResumesAfterSigkillToTheCurveOf
   cluster.kill_worker(first, SIGKILL);
   cluster.wait_worker(first);
   ASSERT_LT(stored_step(db, job), kSteps) << "the program finished before the worker was killed; make it longer";
-  ASSERT_TRUE(wait_until([&] { return !job_process_running(kRankedProgram, job); }, 30))
+  ASSERT_TRUE(wait_until([&] { return !job_process_running(cluster, kRankedProgram, job); }, 30))
       << "a rank outlived its killed worker";
   cluster.start_worker(2);
   ASSERT_TRUE(wait_until([&] { return db.state(job) == "succeeded"; }, 180)) << db.state(job) << " " << db.jobs()[0].error;
@@ -277,7 +282,7 @@ TEST(ProgramJobs, ARankThatFailsStopsItsPeersAndFailsTheJobWithItsStatus) {
   const StoredJob job = db.jobs()[0];
   EXPECT_NE(job.error.find("status 3"), std::string::npos) << job.error;
   EXPECT_EQ(stored_step(db, job.id), 10) << "what rank 0 printed before its peer failed stays stored";
-  EXPECT_FALSE(job_process_running(kRankedProgram, job.id)) << "a rank outlived its job";
+  EXPECT_FALSE(job_process_running(cluster, kRankedProgram, job.id)) << "a rank outlived its job";
   const auto log = cluster.cli({"logs", std::to_string(job.id)}).out;
   EXPECT_NE(log.find("[rank 1] rank 1: failing at step 12"), std::string::npos) << log;
   EXPECT_NE(log.find("rank 1 ended with status 3: stopping the other ranks"), std::string::npos) << log;

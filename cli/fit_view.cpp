@@ -282,8 +282,9 @@ std::string fit_report_text(const FitReport& r, const FitTextOptions& options) {
        << " bootstrap resamples" << (r.bootstrap_unit.empty() ? "" : " of " + r.bootstrap_unit) << " (seed " << r.seed
        << "), " << significant(100.0 * r.confidence, kDigits) << "% percentile intervals\n";
   if (several_budgets_per_size(r)) {
-    head << "points: each run's and each cooldown branch's final loss, after its decay (annealed); a run's "
-            "evaluations during its stable phase are not fitted (docs/branches.md)\n";
+    head << "points: each run's final loss, at every (N, D) a size ran (in a sweep with cooldown branches, each "
+            "branch's after its decay, annealed; a run's evaluations during its stable phase are not fitted: "
+            "docs/branches.md)\n";
   }
   out << wrap_prose(head.str(), options.columns);
   // First, so that it is what a reader sees; it ends at a blank line (scripts take it with sed /^verdict:$/,/^$/).

@@ -173,8 +173,9 @@ TEST(FitView, ASurfaceSaysTheFitsUseAnnealedLossesOnly) {
   EXPECT_EQ(fit_report_text(report).find("annealed"), std::string::npos) << fit_report_text(report);
   report.groups[0].sizes.push_back({.params = 1e4, .tokens = 1e5, .runs = 2});
   const std::string text = fit_report_text(report);
-  EXPECT_NE(text.find("points: each run's and each cooldown branch's final loss, after its decay (annealed); a "
-                      "run's evaluations during its stable phase are not fitted"),
+  EXPECT_NE(text.find("points: each run's final loss, at every (N, D) a size ran (in a sweep with cooldown branches, "
+                      "each branch's after its decay, annealed; a run's evaluations during its stable phase are not "
+                      "fitted"),
             std::string::npos)
       << text;
 }

@@ -285,7 +285,13 @@ ComparisonPlan plan_comparison(const std::vector<RunPoint>& runs, const std::vec
     plan.families.push_back(static_cast<std::size_t>(std::distance(tokens_at.begin(), tokens_at.find(cell.params))));
   }
   const std::map<CellKey, double> means = cell_means(runs);
-  const auto logs = local_logs(plan, means_of(plan.base_cells, means), kNoFamily, means_of(plan.variant_cells, means));
+  const std::vector<double> base_means = means_of(plan.base_cells, means);
+  const std::vector<double> variant_means = means_of(plan.variant_cells, means);
+  for (const TokenReading& r : token_readings(plan, base_means, variant_means)) {
+    plan.family_budgets.push_back(r.budgets);
+    plan.family_budgets_inside.push_back(r.budgets_inside);
+  }
+  const auto logs = local_logs(plan, base_means, kNoFamily, variant_means);
   for (std::size_t k = 0; k < logs.size(); ++k) {
     const LocalLog& l = logs[k];
     plan.inside.push_back(l.inside && std::isfinite(l.value) ? 1 : 0);
@@ -364,20 +370,18 @@ std::vector<CurveTrace> baseline_traces(const ComparisonPlan& plan, const std::v
 }
 
 // The token multiplier's part of a report: `tracked` holds ln m_D per family, then their mean.
-void describe_tokens(const ComparisonPlan& plan, const std::vector<double>& base_means,
-                     const std::vector<double>& variant_means, const std::vector<int>& family_df,
+void describe_tokens(const ComparisonPlan& plan, const std::vector<int>& family_df,
                      const std::vector<Estimate>& tracked, double confidence, Comparison& c) {
-  const std::vector<TokenReading> readings = token_readings(plan, base_means, variant_means);
-  std::vector<double> share(readings.size(), 0.0);
-  for (std::size_t f = 0; f < readings.size(); ++f) {
-    if (readings[f].budgets < 2) continue;
+  std::vector<double> share(plan.family_budgets.size(), 0.0);
+  for (std::size_t f = 0; f < plan.family_budgets.size(); ++f) {
+    if (plan.family_budgets[f] < 2) continue;
     share[f] = 1.0;
     SizeTokenMultiplier t;
     for (std::size_t k = 0; k < plan.families.size(); ++k) {
       if (plan.families[k] == f) t.params = plan.base_cells[k].params;
     }
-    t.budgets = readings[f].budgets;
-    t.budgets_inside = readings[f].budgets_inside;
+    t.budgets = plan.family_budgets[f];
+    t.budgets_inside = plan.family_budgets_inside[f];
     t.degrees_of_freedom = family_df[f];
     t.value = exp_of(expanded(tracked[f], family_df[f], confidence));
     t.value.name = "m_D";
@@ -447,7 +451,7 @@ Comparison describe_comparison(const ComparisonPlan& plan, const std::vector<Run
   const std::vector<double> base_means = means_of(plan.base_cells, means);
   c.jackknife = jackknife(plan, base_means, means_of(plan.variant_cells, means));
   if (plan.ladder) c.baseline_curves = baseline_traces(plan, base_means, c.sizes);
-  describe_tokens(plan, base_means, means_of(plan.variant_cells, means), family_seeds_df,
+  describe_tokens(plan, family_seeds_df,
                   std::vector<Estimate>(tracked.begin() + static_cast<std::ptrdiff_t>(2 * n + kPooledValues), tracked.end()),
                   confidence, c);
   return c;

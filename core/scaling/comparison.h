@@ -116,6 +116,9 @@ struct ComparisonPlan {
   std::vector<double> weights;
   // Per planned block, its run family's index: blocks at one baseline size share their seeds' runs.
   std::vector<std::size_t> families;
+  // Per run family, its budgets and, on all data, how many of them the baseline's own budgets bracket (the token
+  // multiplier at fixed N, token_multiplier.h; fewer than two budgets: no reading).
+  std::vector<int> family_budgets, family_budgets_inside;
   bool chord = false;  // some slice's curve has two sizes only
 };
 

@@ -22,6 +22,8 @@
 #include "core/scaling/fit_report.h"
 #include "core/scaling/law_choice.h"
 #include "cli/law_choice_view.h"
+#include "cli/law_form_view.h"
+#include "core/scaling/law_form_fit.h"
 
 namespace gammalab::cli {
 namespace {
@@ -30,6 +32,7 @@ struct FitArgs {
   std::string source;  // positional: a CSV file, else a sweep id
   std::string points;  // --points
   std::vector<std::string> laws;  // --law, repeatable: several forms are compared (core/scaling/law_choice.h)
+  std::string law_file;           // --law-file: a law written as a file (core/scaling/law_form.h)
   std::string group_by;
   std::uint64_t seed = 0;
   std::optional<double> huber_delta;  // --huber-delta: the law fits' delta as given
@@ -122,6 +125,30 @@ void print_law_choice(const std::vector<RunPoint>& runs, FitOptions options, con
             << fit_report_text(shown, text_options(args));
 }
 
+// A law written as a file, fitted to a CSV's columns (or a sweep's params, tokens and compute).
+void print_law_form(const FitArgs& args, const CliContext& context) {
+  const LawForm form = read_law_form(args.law_file);
+  LawRows rows;
+  if (is_csv(args)) {
+    if (!args.points.empty() && !args.source.empty()) throw std::invalid_argument("fit: give --points or SWEEP, not both");
+    rows = read_law_rows_csv(args.points.empty() ? args.source : args.points, form.variables, args.group_by);
+  } else {
+    rows = law_rows_from_runs(load_runs(args, context).runs, form.variables);
+  }
+  LawFormSettings settings;
+  settings.bootstrap = args.options.bootstrap;
+  settings.seed = args.seed;
+  settings.threads = args.options.settings.threads;
+  if (args.huber_delta) {
+    settings.huber_delta = *args.huber_delta;
+    settings.delta_given = true;
+  }
+  std::optional<LawRows> predict;
+  if (!args.predict.empty()) predict = read_law_rows_csv(args.predict, form.variables, "", LossColumn::kOptional);
+  const LawFormReport report = fit_law_form(form, rows, settings, predict ? &*predict : nullptr);
+  std::cout << (context.json ? to_json(report).dump(2) + "\n" : law_form_text(report, output_columns()));
+}
+
 }  // namespace
 
 void add_fit_command(CLI::App& app, CliContext& context) {
@@ -133,7 +160,8 @@ void add_fit_command(CLI::App& app, CliContext& context) {
                        "gammalab fit 3 --refit --law chinchilla --control qknorm",
                        "gammalab fit --points runs.csv --law c      # a CSV of runs (--points)",
                        "gammalab fit --points runs.csv --law n --law chinchilla  # best predicting",
-                       "gammalab fit --points small.csv --predict large.csv   # predict other runs"}));
+                       "gammalab fit --points small.csv --predict large.csv   # predict other runs",
+                       "gammalab fit --points runs.csv --law-file configs/laws/data-constrained.yaml"}));
   cmd->add_option("sweep", args->source, "sweep id (final losses from the coordinator), or a CSV file");
   cmd->add_option("--points", args->points, "CSV with header params,tokens,loss[,group][,compute]");
   auto& fitting = args->fitting;
@@ -142,6 +170,11 @@ void add_fit_command(CLI::App& app, CliContext& context) {
                                     "given more than once, the forms are compared by how well they predict the "
                                     "largest size, and the best one's fit follows")
                         ->check(CLI::IsMember({"n", "c", "chinchilla", "isoflop"})));
+  fitting.push_back(cmd->add_option("--law-file", args->law_file,
+                                    "a law written as a file (YAML: variables, parameters with bounds and starts, "
+                                    "the loss as an expression; configs/laws/ has the published forms), fitted to "
+                                    "the CSV's columns per group")
+                        ->check(CLI::ExistingFile));
   fitting.push_back(
       cmd->add_option("--group-by", args->group_by, "column (CSV) or job field (sweep) that names the group"));
   fitting.push_back(cmd->add_option("--baseline", args->options.baseline, "group the multipliers are relative to")
@@ -187,6 +220,11 @@ void add_fit_command(CLI::App& app, CliContext& context) {
     if (!is_csv(*args) && !args->source.empty() && !args->refit && !options_given) {
       if (print_stored_fit(*args, context)) return;
       if (!context.json) std::cout << "(no stored fit of sweep " << args->source << " yet: fitting its runs here)\n";
+    }
+    if (!args->law_file.empty()) {
+      if (!args->laws.empty()) throw std::invalid_argument("fit: give --law or --law-file, not both");
+      print_law_form(*args, context);
+      return;
     }
     SweepRuns runs = load_runs(*args, context);
     FitOptions options = args->options;

@@ -18,6 +18,12 @@ const nlohmann::json& JsonFields::object(const char* key) {
   return *it;
 }
 
+const nlohmann::json* JsonFields::any(const char* key) {
+  seen_.insert(key);
+  auto it = object_.find(key);
+  return it == object_.end() ? nullptr : &*it;
+}
+
 void JsonFields::reject_unknown() const {
   for (const auto& [key, value] : object_.items()) {
     if (!seen_.contains(key)) throw ConfigError(child_path(key), "unknown key");

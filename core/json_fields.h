@@ -45,6 +45,8 @@ class JsonFields {
 
   // The sub-object `key` (an empty object if absent); its fields are checked by a nested JsonFields.
   const nlohmann::json& object(const char* key);
+  // The value of `key` whatever its type, for a caller that checks it itself; nullptr if absent.
+  const nlohmann::json* any(const char* key);
 
   std::string child_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 

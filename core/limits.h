@@ -31,7 +31,7 @@ inline constexpr std::size_t kMaxJobsPerSweep = 10000;
 // max_attempts: retries of a failing job.
 inline constexpr int kMaxAttempts = 100;
 
-// --- Expressions in numeric fields (core/sweep/expression.h) ---------------------------------------------
+// --- Expressions in numeric fields (core/expression.h) ---------------------------------------------
 
 // Real expressions are one line, e.g. `round(100 * params / batch_tokens)`.
 inline constexpr std::size_t kMaxExpressionLength = 1024;

@@ -51,3 +51,35 @@ if [ -x "$build/bench/bench_trainer_step" ]; then
     fi
   done
 fi
+
+# A law written as a file (configs/laws/chinchilla.yaml) against scipy's L-BFGS-B on the same objective, data and
+# 4,500 starts (bench/reference/law_form_scipy.py), each on one thread (numpy's BLAS held to one as well), the
+# built-in law beside them: the same optimum, three wall times measured in one run.
+if [ -x "$build/cli/gammalab" ]; then
+  py2="${XDG_CACHE_HOME:-$HOME/.cache}/gammalab/python/bin/python3"
+  if [ -x "$py2" ] && "$py2" -c 'import scipy' 2>/dev/null; then
+    echo "== law_file_fit (chinchilla, 240 runs, 4,500 starts, Huber delta 1e-3, 1 thread)"
+    runs=$(mktemp --suffix=.csv)
+    "$py2" bench/reference/law_form_scipy.py --write-csv "$runs"
+    timed() {  # command... : prints its wall seconds after running it quietly
+      local start end
+      start=$(date +%s.%N)
+      "$@" >/dev/null
+      end=$(date +%s.%N)
+      awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }'
+    }
+    fit=("$build/cli/gammalab" fit --points "$runs" --huber-delta 1e-3 --bootstrap 0 --threads 1)
+    file_s=$(timed "${fit[@]}" --law-file configs/laws/chinchilla.yaml)
+    builtin_s=$(timed "${fit[@]}" --law chinchilla)
+    "${fit[@]}" --law-file configs/laws/chinchilla.yaml | sed -n '/parameter/,/beta/p'
+    scipy=$(OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 "$py2" bench/reference/law_form_scipy.py "$runs" 1e-3)
+    echo "scipy L-BFGS-B: $scipy"
+    scipy_s=$(sed -n 's/.*"seconds": \([0-9.]*\).*/\1/p' <<<"$scipy")
+    echo "law file: ${file_s} s, built-in law: ${builtin_s} s, scipy: ${scipy_s} s"
+    awk -v f="$file_s" -v s="$scipy_s" -v b="$builtin_s" \
+      'BEGIN { printf "law file / scipy: %.2f; law file / built-in: %.2f\n", f / s, f / b }'
+    rm -f "$runs"
+  else
+    echo "== law_file_fit: not measured (no python with scipy: make deps installs it)"
+  fi
+fi

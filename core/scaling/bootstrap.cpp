@@ -71,11 +71,15 @@ RunPoint spread_from_mean(RunPoint drawn, const ReplicateCell& cell) {
 
 std::mt19937_64 block_generator(std::uint64_t stream, const std::string& group, double params, double tokens,
                                 const std::vector<std::uint64_t>& seeds) {
+  return keyed_generator(stream, group, {params, tokens}, seeds);
+}
+
+std::mt19937_64 keyed_generator(std::uint64_t stream, const std::string& group, const std::vector<double>& values,
+                                const std::vector<std::uint64_t>& seeds) {
   std::uint64_t key = stream;
   for (const char ch : group) key = resample_seed(key, static_cast<unsigned char>(ch));
   key = resample_seed(key, group.size());
-  key = resample_seed(key, std::bit_cast<std::uint64_t>(params));
-  key = resample_seed(key, std::bit_cast<std::uint64_t>(tokens));
+  for (const double value : values) key = resample_seed(key, std::bit_cast<std::uint64_t>(value));
   for (const std::uint64_t seed : seeds) key = resample_seed(key, seed);
   return std::mt19937_64(resample_seed(key, seeds.size()));
 }

@@ -45,6 +45,9 @@ std::vector<std::size_t> resample_by_model_size(const std::vector<RunPoint>& run
 // D and seeds: SplitMix64 over their bits.
 std::mt19937_64 block_generator(std::uint64_t stream, const std::string& group, double params, double tokens,
                                 const std::vector<std::uint64_t>& seeds);
+// The same keyed by any values (a law file's family variables): block_generator is this with {params, tokens}.
+std::mt19937_64 keyed_generator(std::uint64_t stream, const std::string& group, const std::vector<double>& values,
+                                const std::vector<std::uint64_t>& seeds);
 
 // One resample that keeps the design: each run family of a group (its cells at one N whose runs carry the
 // same seeds) draws as many seeds as it has, with replacement, and each of its cells takes its run of each

@@ -6,11 +6,9 @@
 #include <numeric>
 #include <stdexcept>
 
-#include <ceres/gradient_problem.h>
-#include <ceres/gradient_problem_solver.h>
 #include <glog/logging.h>
 
-#include "core/scaling/fit_parallel.h"
+#include "core/scaling/lbfgs.h"
 #include "core/scaling/frontier.h"
 #include "core/scaling/replicates.h"
 
@@ -26,43 +24,6 @@ double checked_log(double value, const char* what) {
                                 std::to_string(value));
   }
   return std::log(value);
-}
-
-struct StartResult {
-  std::vector<double> theta;
-  double cost = std::numeric_limits<double>::infinity();
-  bool converged = false;
-  std::string message;
-};
-
-StartResult solve_one(const LseDesign& design, std::vector<double> theta, const FitSettings& settings) {
-  ceres::GradientProblemSolver::Options options;
-  options.line_search_direction_type = ceres::LBFGS;
-  options.max_num_iterations = settings.max_iterations;
-  // The Huber objective with delta = 1e-3 is tiny near the optimum; default tolerances stop L-BFGS early,
-  // which Besiroglu et al. (2024) identified as a source of bias in the original Chinchilla fit.
-  options.function_tolerance = 1e-12;
-  options.gradient_tolerance = 1e-14;
-  options.parameter_tolerance = 1e-12;
-  options.logging_type = ceres::SILENT;
-  ceres::GradientProblem problem(new HuberLseObjective(design, settings.huber_delta));
-  ceres::GradientProblemSolver::Summary summary;
-  ceres::Solve(options, problem, theta.data(), &summary);
-  StartResult result;
-  result.converged = summary.termination_type == ceres::CONVERGENCE;
-  result.message = ceres::TerminationTypeToString(summary.termination_type);
-  result.cost = summary.IsSolutionUsable() && std::isfinite(summary.final_cost)
-                    ? summary.final_cost
-                    : std::numeric_limits<double>::infinity();
-  result.theta = std::move(theta);
-  return result;
-}
-
-bool same_optimum(const std::vector<double>& a, const std::vector<double>& b) {
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::abs(a[i] - b[i]) > 1e-4 * (1.0 + std::abs(a[i]))) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -132,37 +93,25 @@ LseDesign shared_frontier_design(const std::vector<RunPoint>& runs, const std::v
 
 LawFit minimise_from_starts(const LseDesign& design, const std::vector<std::vector<double>>& starts,
                             const FitSettings& settings, int threads) {
-  std::vector<StartResult> results(starts.size());
-  parallel_for(static_cast<int>(starts.size()), threads, [&](int i) {
-    results[static_cast<std::size_t>(i)] = solve_one(design, starts[static_cast<std::size_t>(i)], settings);
-  });
-  std::vector<std::size_t> order(results.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  // Stable sort: equal costs keep start order, so the kept start is deterministic.
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return results[a].cost < results[b].cost; });
+  const HuberLseObjective objective(design, settings.huber_delta);
+  const MultiStart solved = minimise_from_each(objective, starts, settings.max_iterations, threads, settings.warm_starts);
   LawFit fit;
   fit.starts = static_cast<int>(starts.size());
   fit.points = design.points();
-  for (const auto& r : results) fit.starts_converged += r.converged ? 1 : 0;
-  if (order.empty() || !std::isfinite(results[order.front()].cost)) {
+  fit.starts_converged = solved.converged;
+  const LbfgsResult* best = solved.best();
+  if (best == nullptr || !std::isfinite(best->cost)) {
     fit.theta.assign(static_cast<std::size_t>(design.num_parameters), kNaN);
     fit.objective = kNaN;
     fit.termination = "FAILURE";
     return fit;
   }
-  const auto& best = results[order.front()];
   fit.huber_delta = settings.huber_delta;
-  fit.theta = best.theta;
-  fit.objective = best.cost;
-  fit.converged = best.converged;
-  fit.termination = best.message;
-  for (auto i : order) {
-    if (static_cast<int>(fit.best_optima.size()) >= settings.warm_starts) break;
-    if (!std::isfinite(results[i].cost)) break;
-    bool seen = false;
-    for (const auto& kept : fit.best_optima) seen = seen || same_optimum(kept, results[i].theta);
-    if (!seen) fit.best_optima.push_back(results[i].theta);
-  }
+  fit.theta = best->x;
+  fit.objective = best->cost;
+  fit.converged = best->converged;
+  fit.termination = best->message;
+  fit.best_optima = solved.best_optima;
   return fit;
 }
 

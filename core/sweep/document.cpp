@@ -10,15 +10,15 @@
 #include <sstream>
 #include <string_view>
 
-#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "core/edit_distance.h"
 #include "core/job_command.h"
 #include "core/limits.h"
-#include "core/sweep/expression.h"
+#include "core/expression.h"
 #include "core/sweep/schema.h"
 #include "core/utf8_text.h"
+#include "core/yaml_depth.h"
 #include "core/yaml_json.h"
 
 namespace gammalab {
@@ -52,36 +52,6 @@ std::string format_limit(double v) {
 
 std::string join(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
 
-// Walks the file's parse events before the document is built, and stops at the first node nested deeper than
-// the limit: yaml-cpp's parser recurses once per level, so it never goes deeper than the limit plus one.
-class DepthCheck : public YAML::EventHandler {
- public:
-  struct TooDeep {
-    YAML::Mark mark;
-  };
-
-  void OnDocumentStart(const YAML::Mark&) override {}
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {
-    enter(mark);
-  }
-  void OnSequenceEnd() override { --depth_; }
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-    enter(mark);
-  }
-  void OnMapEnd() override { --depth_; }
-
- private:
-  void enter(const YAML::Mark& mark) {
-    if (++depth_ > limits::kMaxYamlDepth) throw TooDeep{mark};
-  }
-  int depth_ = 0;
-};
-
 // The checks that come before the document is built: its size and its nesting.
 bool within_file_limits(const std::string& yaml_text, DiagnosticList& diagnostics) {
   if (yaml_text.size() > limits::kMaxSweepFileBytes) {
@@ -104,13 +74,8 @@ bool within_file_limits(const std::string& yaml_text, DiagnosticList& diagnostic
                                                      byte + ") does not start or continue a character; save it as UTF-8");
     return false;
   }
-  std::istringstream in(yaml_text);
-  YAML::Parser parser(in);
-  DepthCheck check;
-  try {
-    parser.HandleNextDocument(check);
-  } catch (const DepthCheck::TooDeep& e) {
-    diagnostics.add(SourceRef{"", e.mark.line + 1, e.mark.column + 1},
+  if (const std::optional<YAML::Mark> deep = yaml_too_deep(yaml_text, limits::kMaxYamlDepth)) {
+    diagnostics.add(SourceRef{"", deep->line + 1, deep->column + 1},
                     "YAML nested more than " + std::to_string(limits::kMaxYamlDepth) +
                         " levels deep here (the limit for a sweep)");
     return false;

@@ -14,7 +14,7 @@
 #include "core/decimal_text.h"
 #include "core/edit_distance.h"
 #include "core/limits.h"
-#include "core/sweep/expression.h"
+#include "core/expression.h"
 #include "core/model_preset.h"
 #include "core/param_count.h"
 #include "core/sweep/schema.h"

@@ -17,7 +17,7 @@
 #include "core/decimal_text.h"
 #include "core/param_count.h"
 #include "core/sweep/config_hash.h"
-#include "core/sweep/expression.h"
+#include "core/expression.h"
 
 namespace gammalab {
 

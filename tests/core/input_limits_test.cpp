@@ -13,7 +13,7 @@
 #include "core/json_fields.h"
 #include "core/limits.h"
 #include "core/param_count.h"
-#include "core/sweep/expression.h"
+#include "core/expression.h"
 #include "core/sweep/sweep.h"
 #include "core/yaml_json.h"
 #include "sweep_test_support.h"

@@ -222,11 +222,11 @@ TEST(SweepValidation, ExpressionErrorsPointIntoTheExpression) {
   model: {preset: tiny-0.03m}
   tokens: 100 * parms
   optim: {lr: "0.1 / (d_model"}
-  schedule: {warmup_steps: sqrt(steps)}
+  schedule: {warmup_steps: cbrt(steps)}
 )");
   expect_problem(all, "base.tokens", 3, 17, "unknown name 'parms' (did you mean 'params'?)");
   expect_problem(all, "base.optim.lr", 4, 30, "expected ')'");
-  expect_problem(all, "base.schedule.warmup_steps", 5, 28, "unknown function 'sqrt'");
+  expect_problem(all, "base.schedule.warmup_steps", 5, 28, "unknown function 'cbrt'");
 }
 
 TEST(SweepValidation, CircularDefinitions) {

@@ -1,4 +1,4 @@
-// Fuzz target: the arithmetic of derived sweep fields (core/sweep/expression.h). Parsing either succeeds or
+// Fuzz target: the arithmetic of derived sweep fields (core/expression.h). Parsing either succeeds or
 // throws ExpressionError at an offset inside the text; evaluation, with every name bound, either gives a
 // double or throws ExpressionError. Depth, length and node count are bounded (core/limits.h), so no input
 // overflows the stack or runs long.
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/sweep/expression.h"
+#include "core/expression.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,7 +1,7 @@
-// The expression language of numeric sweep fields: a recursive-descent parser whose recursion is counted
+// The expression language of numeric sweep fields and law forms: a recursive-descent parser whose recursion is counted
 // and bounded, and a tree evaluator. Text length, nesting depth and tree size are all limited (core/limits.h),
 // so hostile text fails with a message instead of exhausting the stack.
-#include "core/sweep/expression.h"
+#include "core/expression.h"
 
 #include <algorithm>
 #include <cctype>
@@ -17,7 +17,7 @@ struct Expression::Node {
   std::size_t offset = 0;           // where it starts in the text, for error columns
   double number = 0;
   std::string name;                 // kName: the name; kCall: the function
-  char op = 0;                      // kBinary: + - * /
+  char op = 0;                      // kBinary: + - * / ^
   std::vector<std::shared_ptr<const Node>> children;
 };
 
@@ -33,10 +33,13 @@ struct FunctionInfo {
   const char* name;
   std::size_t min_args, max_args;
 };
-constexpr FunctionInfo kFunctions[] = {
-    {"floor", 1, 1}, {"ceil", 1, 1}, {"round", 1, 1}, {"min", 2, 64}, {"max", 2, 64}};
+constexpr FunctionInfo kFunctions[] = {{"floor", 1, 1}, {"ceil", 1, 1}, {"round", 1, 1}, {"exp", 1, 1},
+                                       {"log", 1, 1},   {"sqrt", 1, 1}, {"tanh", 1, 1},  {"abs", 1, 1},
+                                       {"pow", 2, 2},   {"min", 2, 64}, {"max", 2, 64}};
+constexpr const char* kFunctionList = "floor, ceil, round, exp, log, sqrt, tanh, abs, pow, min, max";
 
-// Recursive descent over: expr = term {(+|-) term}; term = unary {(*|/) unary}; unary = [-|+] unary | primary.
+// Recursive descent over: expr = term {(+|-) term}; term = unary {(*|/) unary}; unary = [-|+] unary | power;
+// power = primary [^ unary] (right-associative, tighter than a sign: -x^2 = -(x^2), x^-1 = 1/x).
 class Parser {
  public:
   explicit Parser(const std::string& text) : text_(text) {}
@@ -125,7 +128,16 @@ class Parser {
       const Level level(*this);
       return unary();
     }
-    return primary();
+    return power();
+  }
+
+  NodePtr power() {
+    NodePtr base = primary();
+    skip_space();
+    const std::size_t at = pos_;
+    if (!accept('^')) return base;
+    const Level level(*this);
+    return make({Node::Kind::kBinary, at, 0, "", '^', {base, unary()}});
   }
 
   NodePtr primary() {
@@ -167,7 +179,7 @@ class Parser {
     const auto* info = std::find_if(std::begin(kFunctions), std::end(kFunctions),
                                     [&](const FunctionInfo& f) { return name == f.name; });
     if (info == std::end(kFunctions)) {
-      throw ExpressionError(at, "unknown function '" + name + "' (known: floor, ceil, round, min, max)");
+      throw ExpressionError(at, "unknown function '" + name + "' (known: " + kFunctionList + ")");
     }
     const Level level(*this);
     std::vector<NodePtr> args;
@@ -191,6 +203,16 @@ class Parser {
   std::size_t nodes_ = 0;
 };
 
+// A function's value, or an error at its node when it is not a finite number (log(0), sqrt(-1), 10^400).
+double checked(double value, const Node& node, const char* what) {
+  if (!std::isfinite(value)) {
+    throw ExpressionError(node.offset, std::string(what) + " is not a finite number here (" +
+                                           (std::isnan(value) ? "outside its domain" : "too large for a double") +
+                                           ")");
+  }
+  return value;
+}
+
 double evaluate_node(const Node& node, const Expression::Lookup& lookup) {
   switch (node.kind) {
     case Node::Kind::kNumber:
@@ -206,6 +228,7 @@ double evaluate_node(const Node& node, const Expression::Lookup& lookup) {
         case '+': return a + b;
         case '-': return a - b;
         case '*': return a * b;
+        case '^': return checked(std::pow(a, b), node, "the power");
         default:
           if (b == 0) throw ExpressionError(node.offset, "division by zero");
           return a / b;
@@ -217,6 +240,12 @@ double evaluate_node(const Node& node, const Expression::Lookup& lookup) {
       if (node.name == "floor") return std::floor(args[0]);
       if (node.name == "ceil") return std::ceil(args[0]);
       if (node.name == "round") return std::round(args[0]);
+      if (node.name == "exp") return checked(std::exp(args[0]), node, "exp()");
+      if (node.name == "log") return checked(std::log(args[0]), node, "log()");
+      if (node.name == "sqrt") return checked(std::sqrt(args[0]), node, "sqrt()");
+      if (node.name == "tanh") return std::tanh(args[0]);
+      if (node.name == "abs") return std::abs(args[0]);
+      if (node.name == "pow") return checked(std::pow(args[0], args[1]), node, "pow()");
       if (node.name == "min") return *std::min_element(args.begin(), args.end());
       return *std::max_element(args.begin(), args.end());
     }
@@ -224,11 +253,59 @@ double evaluate_node(const Node& node, const Expression::Lookup& lookup) {
   return 0;
 }
 
-void collect_names(const Node& node, std::vector<std::string>& out) {
-  if (node.kind == Node::Kind::kName && std::find(out.begin(), out.end(), node.name) == out.end()) {
-    out.push_back(node.name);
+void collect(const Node& node, Node::Kind kind, std::vector<std::string>& out) {
+  if (node.kind == kind && std::find(out.begin(), out.end(), node.name) == out.end()) out.push_back(node.name);
+  for (const auto& child : node.children) collect(*child, kind, out);
+}
+
+ExpressionOp::Code call_code(const std::string& name) {
+  using Code = ExpressionOp::Code;
+  static const std::pair<const char*, Code> kCodes[] = {
+      {"floor", Code::kFloor}, {"ceil", Code::kCeil}, {"round", Code::kRound}, {"exp", Code::kExp},
+      {"log", Code::kLog},     {"sqrt", Code::kSqrt}, {"tanh", Code::kTanh},   {"abs", Code::kAbs},
+      {"pow", Code::kPower},   {"min", Code::kMin},   {"max", Code::kMax}};
+  for (const auto& [known, code] : kCodes) {
+    if (name == known) return code;
   }
-  for (const auto& child : node.children) collect_names(*child, out);
+  return Code::kMax;  // the parser admits only the functions above
+}
+
+// Post-order: children first, then the node's operation; tracks the stack's depth as it goes.
+void emit(const Node& node, const Expression::SlotOf& slot_of, ExpressionProgram& program, std::size_t& depth) {
+  using Code = ExpressionOp::Code;
+  auto push = [&](ExpressionOp op, std::size_t popped) {
+    program.ops.push_back(op);
+    depth = depth - popped + 1;
+    program.max_stack = std::max(program.max_stack, depth);
+  };
+  for (const auto& child : node.children) emit(*child, slot_of, program, depth);
+  const std::size_t args = node.children.size();
+  switch (node.kind) {
+    case Node::Kind::kNumber:
+      push({Code::kConstant, node.number, 0, 0}, 0);
+      return;
+    case Node::Kind::kName: {
+      const int slot = slot_of(node.name);
+      if (slot < 0) throw ExpressionError(node.offset, "unknown name '" + node.name + "'");
+      push({Code::kSlot, 0, slot, 0}, 0);
+      return;
+    }
+    case Node::Kind::kUnaryMinus:
+      push({Code::kNegate, 0, 0, 1}, 1);
+      return;
+    case Node::Kind::kBinary: {
+      const Code code = node.op == '+'   ? Code::kAdd
+                        : node.op == '-' ? Code::kSubtract
+                        : node.op == '*' ? Code::kMultiply
+                        : node.op == '/' ? Code::kDivide
+                                         : Code::kPower;
+      push({code, 0, 0, 2}, 2);
+      return;
+    }
+    case Node::Kind::kCall:
+      push({call_code(node.name), 0, 0, static_cast<int>(args)}, args);
+      return;
+  }
 }
 
 }  // namespace
@@ -244,8 +321,21 @@ double Expression::evaluate(const Lookup& lookup) const { return evaluate_node(*
 
 std::vector<std::string> Expression::names() const {
   std::vector<std::string> out;
-  collect_names(*root_, out);
+  collect(*root_, Node::Kind::kName, out);
   return out;
+}
+
+std::vector<std::string> Expression::functions() const {
+  std::vector<std::string> out;
+  collect(*root_, Node::Kind::kCall, out);
+  return out;
+}
+
+ExpressionProgram Expression::compile(const SlotOf& slot_of) const {
+  ExpressionProgram program;
+  std::size_t depth = 0;
+  emit(*root_, slot_of, program, depth);
+  return program;
 }
 
 }  // namespace gammalab

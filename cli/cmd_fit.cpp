@@ -32,7 +32,7 @@ struct FitArgs {
   std::string source;  // positional: a CSV file, else a sweep id
   std::string points;  // --points
   std::vector<std::string> laws;  // --law, repeatable: several forms are compared (core/scaling/law_choice.h)
-  std::string law_file;           // --law-file: a law written as a file (core/scaling/law_form.h)
+  std::vector<std::string> law_files;  // --law-file, repeatable: laws written as files (core/scaling/law_form.h)
   std::string group_by;
   std::uint64_t seed = 0;
   std::optional<double> huber_delta;  // --huber-delta: the law fits' delta as given
@@ -102,39 +102,7 @@ SweepRuns load_runs(const FitArgs& args, const CliContext& context) {
   return fetch_sweep_runs(context.server, args.source, args.group_by);
 }
 
-// Several forms on the same runs: each fitted with its largest size held out too, compared, and the best one's
-// fit printed after the comparison (JSON: the comparison and every form's report).
-void print_law_choice(const std::vector<RunPoint>& runs, FitOptions options, const std::vector<std::string>& laws,
-                      const FitArgs& args, const CliContext& context) {
-  options.holdout_largest = true;
-  std::vector<FitReport> reports;
-  for (const std::string& law : laws) {
-    options.law = parse_law(law);
-    reports.push_back(fit_runs(runs, options));
-  }
-  const LawChoice choice = choose_law(reports);
-  if (context.json) {
-    nlohmann::json fits = nlohmann::json::array();
-    for (const FitReport& r : reports) fits.push_back(to_json(r));
-    std::cout << nlohmann::json{{"law_choice", to_json(choice)}, {"fits", std::move(fits)}}.dump(2) << "\n";
-    return;
-  }
-  std::cout << law_choice_text(choice, output_columns()) << "\n";
-  const FitReport& shown = reports[choice.best.value_or(0)];
-  std::cout << "== law " << law_name(shown.law) << (choice.best ? ", the form that predicts best" : "") << "\n"
-            << fit_report_text(shown, text_options(args));
-}
-
-// A law written as a file, fitted to a CSV's columns (or a sweep's params, tokens and compute).
-void print_law_form(const FitArgs& args, const CliContext& context) {
-  const LawForm form = read_law_form(args.law_file);
-  LawRows rows;
-  if (is_csv(args)) {
-    if (!args.points.empty() && !args.source.empty()) throw std::invalid_argument("fit: give --points or SWEEP, not both");
-    rows = read_law_rows_csv(args.points.empty() ? args.source : args.points, form.variables, args.group_by);
-  } else {
-    rows = law_rows_from_runs(load_runs(args, context).runs, form.variables);
-  }
+LawFormSettings law_form_settings(const FitArgs& args) {
   LawFormSettings settings;
   settings.bootstrap = args.options.bootstrap;
   settings.seed = args.seed;
@@ -143,10 +111,78 @@ void print_law_form(const FitArgs& args, const CliContext& context) {
     settings.huber_delta = *args.huber_delta;
     settings.delta_given = true;
   }
+  return settings;
+}
+
+// A law written as a file, fitted to a CSV's columns (or a sweep's params, tokens and compute).
+LawFormReport fit_law_file(const std::string& path, const FitArgs& args, const CliContext& context,
+                           const LawFormSettings& settings) {
+  const LawForm form = read_law_form(path);
+  LawRows rows;
+  if (is_csv(args)) {
+    if (!args.points.empty() && !args.source.empty()) throw std::invalid_argument("fit: give --points or SWEEP, not both");
+    rows = read_law_rows_csv(args.points.empty() ? args.source : args.points, form.variables, args.group_by);
+  } else {
+    rows = law_rows_from_runs(load_runs(args, context).runs, form.variables);
+  }
   std::optional<LawRows> predict;
   if (!args.predict.empty()) predict = read_law_rows_csv(args.predict, form.variables, "", LossColumn::kOptional);
-  const LawFormReport report = fit_law_form(form, rows, settings, predict ? &*predict : nullptr);
-  std::cout << (context.json ? to_json(report).dump(2) + "\n" : law_form_text(report, output_columns()));
+  return fit_law_form(form, rows, settings, predict ? &*predict : nullptr);
+}
+
+// Several forms on the same runs, built-in (--law) and written as files (--law-file): each fitted with its
+// largest size held out too, compared, and the best one's fit printed after the comparison (JSON: the
+// comparison and every form's report).
+void print_law_choice(const FitArgs& args, const CliContext& context) {
+  std::vector<LawScore> scores;
+  std::vector<FitReport> reports;
+  std::vector<LawFormReport> file_reports;
+  nlohmann::json fits = nlohmann::json::array();
+  if (!args.laws.empty()) {
+    SweepRuns runs = load_runs(args, context);
+    FitOptions options = args.options;
+    options.tune_runs_at_pick = std::move(runs.tune_runs_at_pick);
+    options.seed = args.seed;
+    options.holdout_largest = true;
+    if (!args.predict.empty()) options.predict = read_points_csv(args.predict, "", LossColumn::kOptional);
+    if (args.huber_delta) {
+      options.settings.huber_delta = *args.huber_delta;
+      options.settings.delta_given = true;
+    }
+    for (const std::string& law : args.laws) {
+      options.law = parse_law(law);
+      reports.push_back(fit_runs(runs.runs, options));
+      scores.push_back(score_law(reports.back()));
+      fits.push_back(to_json(reports.back()));
+    }
+  }
+  LawFormSettings settings = law_form_settings(args);
+  settings.holdout_largest = true;
+  for (const std::string& path : args.law_files) {
+    file_reports.push_back(fit_law_file(path, args, context, settings));
+    scores.push_back(score_law(file_reports.back()));
+    fits.push_back(to_json(file_reports.back()));
+  }
+  // A file's law named as a built-in one (configs/laws/chinchilla.yaml beside --law chinchilla) says its file.
+  for (std::size_t i = reports.size(); i < scores.size(); ++i) {
+    const auto same = [&](const LawScore& other) { return &other != &scores[i] && other.law == scores[i].law; };
+    if (std::any_of(scores.begin(), scores.end(), same)) {
+      scores[i].law += " (" + std::filesystem::path(args.law_files[i - reports.size()]).filename().string() + ")";
+    }
+  }
+  const LawChoice choice = choose_law(std::move(scores));
+  if (context.json) {
+    std::cout << nlohmann::json{{"law_choice", to_json(choice)}, {"fits", std::move(fits)}}.dump(2) << "\n";
+    return;
+  }
+  std::cout << law_choice_text(choice, output_columns()) << "\n";
+  const std::size_t shown = choice.best.value_or(0);
+  std::cout << "== law " << choice.scores[shown].law << (choice.best ? ", the form that predicts best" : "") << "\n";
+  if (shown < reports.size()) {
+    std::cout << fit_report_text(reports[shown], text_options(args));
+  } else {
+    std::cout << law_form_text(file_reports[shown - reports.size()], output_columns());
+  }
 }
 
 }  // namespace
@@ -170,10 +206,11 @@ void add_fit_command(CLI::App& app, CliContext& context) {
                                     "given more than once, the forms are compared by how well they predict the "
                                     "largest size, and the best one's fit follows")
                         ->check(CLI::IsMember({"n", "c", "chinchilla", "isoflop"})));
-  fitting.push_back(cmd->add_option("--law-file", args->law_file,
+  fitting.push_back(cmd->add_option("--law-file", args->law_files,
                                     "a law written as a file (YAML: variables, parameters with bounds and starts, "
                                     "the loss as an expression; configs/laws/ has the published forms), fitted to "
-                                    "the CSV's columns per group")
+                                    "the CSV's columns per group; with other forms (--law, --law-file), compared "
+                                    "as --law's are")
                         ->check(CLI::ExistingFile));
   fitting.push_back(
       cmd->add_option("--group-by", args->group_by, "column (CSV) or job field (sweep) that names the group"));
@@ -221,9 +258,13 @@ void add_fit_command(CLI::App& app, CliContext& context) {
       if (print_stored_fit(*args, context)) return;
       if (!context.json) std::cout << "(no stored fit of sweep " << args->source << " yet: fitting its runs here)\n";
     }
-    if (!args->law_file.empty()) {
-      if (!args->laws.empty()) throw std::invalid_argument("fit: give --law or --law-file, not both");
-      print_law_form(*args, context);
+    if (args->laws.size() + args->law_files.size() > 1) {
+      print_law_choice(*args, context);
+      return;
+    }
+    if (!args->law_files.empty()) {
+      const LawFormReport report = fit_law_file(args->law_files.front(), *args, context, law_form_settings(*args));
+      std::cout << (context.json ? to_json(report).dump(2) + "\n" : law_form_text(report, output_columns()));
       return;
     }
     SweepRuns runs = load_runs(*args, context);
@@ -235,10 +276,6 @@ void add_fit_command(CLI::App& app, CliContext& context) {
     if (args->huber_delta) {
       options.settings.huber_delta = *args->huber_delta;
       options.settings.delta_given = true;
-    }
-    if (args->laws.size() > 1) {
-      print_law_choice(runs.runs, options, args->laws, *args, context);
-      return;
     }
     const FitReport report = fit_runs(runs.runs, options);
     std::cout << (context.json ? to_json(report).dump(2) + "\n" : fit_report_text(report, text_options(*args)));

@@ -26,7 +26,7 @@ std::string law_choice_text(const LawChoice& choice, std::size_t columns) {
                    {"runs predicted", TextTable::Align::kRight},
                    {"AICc", TextTable::Align::kRight}});
   for (const LawScore& s : choice.scores) {
-    table.add_row({std::string(law_name(s.law)), std::to_string(s.parameters), percent(s.holdout_error),
+    table.add_row({s.law, std::to_string(s.parameters), percent(s.holdout_error),
                    std::to_string(s.holdout_runs), std::isfinite(s.aicc) ? significant(s.aicc, 4) : "-"});
   }
   std::istringstream rows(table.render());
@@ -39,7 +39,7 @@ std::string law_choice_text(const LawChoice& choice, std::size_t columns) {
   }
   const LawScore& best = choice.scores[*choice.best];
   std::ostringstream verdict;
-  verdict << "predicts best: " << law_name(best.law) << ", missing the largest size by " << percent(best.holdout_error);
+  verdict << "predicts best: " << best.law << ", missing the largest size by " << percent(best.holdout_error);
   std::optional<std::size_t> next;
   for (std::size_t i = 0; i < choice.scores.size(); ++i) {
     const LawScore& s = choice.scores[i];
@@ -47,16 +47,20 @@ std::string law_choice_text(const LawChoice& choice, std::size_t columns) {
       next = i;
     }
   }
+  // Errors that print the same are a tie, not a ranking (the same form twice, a law file beside its built-in).
+  const bool tie = next && percent(choice.scores[*next].holdout_error) == percent(best.holdout_error);
   if (next) {
     const LawScore& runner = choice.scores[*next];
-    verdict << " against " << law_name(runner.law) << "'s " << percent(runner.holdout_error);
-    if (best.holdout_error > 0.0) {
+    verdict << (tie ? ", as does " + runner.law : " against " + runner.law + "'s " + percent(runner.holdout_error));
+    if (best.holdout_error > 0.0 && !tie) {
       verdict << " (" << significant(runner.holdout_error / best.holdout_error, 3) << "× as far off)";
     }
   }
   verdict << "\n";
-  if (choice.best_aicc && *choice.best_aicc != *choice.best) {
-    verdict << "AICc prefers " << law_name(choice.scores[*choice.best_aicc].law)
+  // AICc differences under 2 do not tell two forms apart (Burnham and Anderson 2002, §2.6).
+  if (choice.best_aicc && *choice.best_aicc != *choice.best &&
+      !(choice.scores[*choice.best].aicc - choice.scores[*choice.best_aicc].aicc < 2.0)) {
+    verdict << "AICc prefers " << choice.scores[*choice.best_aicc].law
             << ": it describes the sizes it was fitted to better, and predicts the largest one worse\n";
   }
   out << wrap_prose(verdict.str(), columns);

@@ -44,6 +44,14 @@ void group_text(std::ostringstream& out, const LawFormReport& report, const LawF
                    {"flags", TextTable::Align::kLeft, 1}});
   for (const auto& e : g.estimates) table.add_row({e.name, value_text(e.value), interval_text(e.interval), flags(e)});
   indented(out, table.render_fitted(columns > 2 ? columns - 2 : 0));
+  if (g.holdout_runs > 0) {
+    std::ostringstream holdout;
+    holdout << "  predicting the " << g.holdout_runs << " runs at the largest " << report.variables[report.family_variable]
+            << " (" << significant(g.holdout_value, 3) << ") from the others misses them by "
+            << (std::isfinite(g.holdout_error) ? significant(100.0 * g.holdout_error, 3) + "%" : std::string("-"))
+            << " (mean |relative error|)\n";
+    out << wrap_prose(holdout.str(), columns);
+  }
   if (g.resampling.empty()) {
     out << wrap_prose("  (no intervals: " + std::string(report.bootstrap == 0 ? "--bootstrap 0" : "one configuration") +
                           ")\n",

@@ -5,7 +5,8 @@
 // scaling law is asked, extrapolation to a larger model) and, beside it, by AICc on all sizes (Hurvich & Tsai
 // 1989; Gaussian residuals of ln L at each configuration's mean loss, which counts each form's parameters). The
 // form that predicts best is named, with the factor by which the next one misses more. A form that predicts
-// no losses (isoflop) is scored by neither.
+// no losses (isoflop) is scored by neither. Built-in laws and laws written as files (law_form_fit.h) are scored
+// the same way and compared together.
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,11 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/scaling/fit_report.h"
+#include "core/scaling/law_form_fit.h"
 
 namespace gammalab {
 
 struct LawScore {
-  LawKind law = LawKind::n;
+  std::string law;               // the built-in law's name (law_name) or a law file's `law:`
   int parameters = 0;            // of one group's law
   double holdout_error = 0.0;    // mean over groups of the held-out runs' mean |relative error|; NaN without one
   int holdout_groups = 0;        // groups whose largest size was predicted
@@ -32,6 +34,12 @@ struct LawChoice {
   std::optional<std::size_t> best_aicc;
 };
 
+// The score of one built-in form's fit (fit_runs with holdout_largest), or of a law file's (fit_law_form with
+// holdout_largest).
+LawScore score_law(const FitReport& report);
+LawScore score_law(const LawFormReport& report);
+// The forms scored on the same runs, in the order given.
+LawChoice choose_law(std::vector<LawScore> scores);
 // `reports[i]` is the fit of one form (fit_runs with holdout_largest) on the same runs.
 LawChoice choose_law(const std::vector<FitReport>& reports);
 

@@ -335,6 +335,30 @@ Interval interval_of(std::vector<double> draws, double estimate, double factor, 
   return expand_interval(estimate, percentile_interval(std::move(draws), confidence), factor);
 }
 
+// The fit without the rows at the largest value of the family's first variable, predicting them.
+void hold_out_largest(const LawForm& form, const std::vector<LawRow>& rows, const LawFormSettings& settings,
+                      LawFormGroupFit& out) {
+  const std::size_t size = form.family.front();
+  std::vector<double> values;
+  for (const auto& r : rows) values.push_back(r.values[size]);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  if (values.size() < 3) return;
+  out.holdout_value = values.back();
+  std::vector<LawRow> kept, held;
+  for (const auto& r : rows) (r.values[size] == out.holdout_value ? held : kept).push_back(r);
+  const std::vector<Configuration> configs = configurations(kept);
+  std::string source;
+  const Solved fit = fit_at_noise(form, points_of(configs), log_scatter(kept, configs), settings, source);
+  const LbfgsResult* best = fit.starts.best();
+  if (best == nullptr || !std::isfinite(best->cost)) return;
+  const std::vector<double> theta = parameters_of(form, best->x);
+  double error = 0.0;
+  for (const auto& r : held) error += std::abs(law_form_loss(form, theta, r.values) - r.loss) / r.loss;
+  out.holdout_runs = static_cast<int>(held.size());
+  out.holdout_error = error / static_cast<double>(held.size());
+}
+
 LawFormGroupFit fit_group(const LawForm& form, const std::vector<LawRow>& rows, const std::string& group,
                           const LawFormSettings& settings) {
   LawFormGroupFit out;
@@ -360,6 +384,12 @@ LawFormGroupFit fit_group(const LawForm& form, const std::vector<LawRow>& rows, 
   out.objective = best->cost;
   out.converged = best->converged;
   out.termination = best->message;
+  for (std::size_t i = 0; i < points.y.size(); ++i) {
+    const double r = std::log(law_form_loss(form, out.parameters, points.x[i])) - points.y[i];
+    out.residual_sum_of_squares += r * r;
+  }
+  out.holdout_error = kNaN;
+  if (settings.holdout_largest) hold_out_largest(form, rows, settings, out);
 
   std::vector<std::vector<double>> draws(static_cast<std::size_t>(settings.bootstrap));
   const Resampling plan = resampling_of(form, rows, configs);
@@ -421,6 +451,7 @@ LawFormReport fit_law_form(const LawForm& form, const LawRows& rows, const LawFo
   report.law = form.name;
   report.source = form.source;
   report.variables = form.variables;
+  report.family_variable = form.family.front();
   for (const auto& p : form.parameters) report.parameters.push_back(p.name);
   report.expression = form.loss.text();
   report.confidence = settings.confidence;
@@ -495,7 +526,13 @@ nlohmann::json to_json(const LawFormReport& report) {
                       {"termination", g.termination},
                       {"resampling", g.resampling},
                       {"degrees_of_freedom", g.degrees_of_freedom},
-                      {"draws", g.draws}});
+                      {"draws", g.draws},
+                      {"residual_sum_of_squares", number_or_null(g.residual_sum_of_squares)},
+                      {"holdout", g.holdout_runs > 0 ? nlohmann::json{{"value", g.holdout_value},
+                                                                       {"runs", g.holdout_runs},
+                                                                       {"mean_abs_relative_error",
+                                                                        number_or_null(g.holdout_error)}}
+                                                     : nlohmann::json(nullptr)}});
   }
   nlohmann::json predictions = nlohmann::json::array();
   for (const auto& p : report.predictions) {

@@ -34,6 +34,9 @@ struct LawFormSettings {
   int bootstrap = 200;        // resamples; 0: no intervals
   std::uint64_t seed = 0;
   double confidence = 0.95;
+  // Also fit each group without its rows at the largest value of the family's first variable (the model size),
+  // and report how far that fit misses them: the question a law is asked, extrapolation (law_choice.h).
+  bool holdout_largest = false;
 };
 
 struct LawFormEstimate {
@@ -62,6 +65,12 @@ struct LawFormGroupFit {
   int draws = 0;                   // resamples whose refit came out finite
   std::vector<std::vector<double>> parameter_draws;  // their parameters, for predictions
   std::vector<LawFormEstimate> estimates;
+  double residual_sum_of_squares = 0.0;  // of ln L at the configurations' means, for AICc (law_choice.h)
+  // holdout_largest: the value held out, the runs it had, and their mean |relative error| predicted by the fit
+  // without them (NaN when there are fewer than three values, or that fit failed).
+  double holdout_value = 0.0;
+  int holdout_runs = 0;
+  double holdout_error = 0.0;
 };
 
 struct LawFormPrediction {
@@ -77,6 +86,7 @@ struct LawFormReport {
   std::string law;
   std::string source;
   std::vector<std::string> variables;
+  std::size_t family_variable = 0;      // the family's first variable (the one held out by holdout_largest)
   std::vector<std::string> parameters;
   std::string expression;
   double confidence = 0.95;

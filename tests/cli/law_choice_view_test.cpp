@@ -11,7 +11,7 @@ namespace {
 
 LawScore score(LawKind law, int parameters, double error, int runs, double aicc) {
   LawScore s;
-  s.law = law;
+  s.law = std::string(law_name(law));
   s.parameters = parameters;
   s.holdout_error = error;
   s.holdout_groups = std::isnan(error) ? 0 : 1;
@@ -37,6 +37,22 @@ TEST(LawChoiceView, TheTableThenTheFormThatPredictsBestAndByHowMuch) {
             "  isoflop              2               -               0       -\n"
             "predicts best: chinchilla, missing the largest size by 0.456% against c's 1.59% (3.49× as far off)\n"
             "AICc prefers c: it describes the sizes it was fitted to better, and predicts the largest one worse\n");
+}
+
+// The same form twice (a law file beside its built-in twin): a tie is said as one, and an AICc that differs by
+// rounding prefers neither.
+TEST(LawChoiceView, ErrorsThatPrintTheSameAreATie) {
+  LawChoice choice;
+  choice.scores = {score(LawKind::chinchilla, 5, 0.008051, 72, -624.70), score(LawKind::chinchilla, 5, 0.008052, 72, -624.71)};
+  choice.scores[1].law = "chinchilla (chinchilla.yaml)";
+  choice.best = 0;
+  choice.best_aicc = 1;
+  const std::string text = law_choice_text(choice, 0);
+  EXPECT_NE(text.find("predicts best: chinchilla, missing the largest size by 0.805%, as does chinchilla "
+                      "(chinchilla.yaml)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("AICc prefers"), std::string::npos) << text;
 }
 
 TEST(LawChoiceView, NothingCheckedNothingChosen) {

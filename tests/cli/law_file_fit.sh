@@ -47,6 +47,12 @@ text=$(COLUMNS=80 "$cli" fit --points "$work/runs.csv" --law-file "$source_dir/c
 grep -q '^law moe_experts (Clark et al. (2022)' <<<"$text" || fail "no law line: $text"
 grep -q '^  parameter  ' <<<"$text" || fail "no parameter table: $text"
 
+# Two files compared by how well each predicts the largest size from the others: the form the runs came from.
+choice=$(COLUMNS=80 "$cli" fit --points "$work/runs.csv" --law-file "$source_dir/configs/laws/n.yaml" \
+  --law-file "$source_dir/configs/laws/moe-experts.yaml" --bootstrap 0) || fail "two law files exited $?"
+grep -q '^predicts best: moe_experts, missing the largest size by' <<<"$choice" || fail "no choice: $choice"
+grep -q '^== law moe_experts, the form that predicts best$' <<<"$choice" || fail "the best form's fit: $choice"
+
 printf 'law: bad\nvariables: [params]\nloss: E + A / params^alpha + gamma\nparameters:\n  E: {bounds: [0, 10]}\n  A: {bounds: [0, 1e9]}\n  alpha: {bounds: [0, 2]}\n' >"$work/bad.yaml"
 "$cli" fit --points "$work/runs.csv" --law-file "$work/bad.yaml" >"$work/out" 2>&1
 status=$?

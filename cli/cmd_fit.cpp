@@ -107,6 +107,8 @@ LawFormSettings law_form_settings(const FitArgs& args) {
   settings.bootstrap = args.options.bootstrap;
   settings.seed = args.seed;
   settings.threads = args.options.settings.threads;
+  settings.baseline = args.options.baseline;
+  settings.budgets = args.options.budgets;
   if (args.huber_delta) {
     settings.huber_delta = *args.huber_delta;
     settings.delta_given = true;

@@ -65,6 +65,27 @@ void group_text(std::ostringstream& out, const LawFormReport& report, const LawF
   }
 }
 
+void multipliers_text(std::ostringstream& out, const LawFormReport& report, std::size_t columns) {
+  if (report.multipliers.empty()) return;
+  const bool sizes = report.frontier == LawFrontier::kParams;
+  const std::string how = report.frontier == LawFrontier::kComputeOptimal
+                              ? "on each law's compute-optimal frontier, min over params of L at C = 6 params tokens"
+                          : sizes ? "on each law in params: the size the baseline needs for the group's loss, over its size"
+                                  : "on each law in compute";
+  out << wrap_prose(std::string(sizes ? "parameter" : "compute") + " multipliers over " +
+                        report.multipliers.front().baseline + " (" + how + ")\n",
+                    columns);
+  TextTable table({{"group"},
+                   {sizes ? "params" : "budget (FLOPs)", TextTable::Align::kRight},
+                   {"multiplier", TextTable::Align::kRight},
+                   {significant(100.0 * report.confidence, 3) + "% interval", TextTable::Align::kRight}});
+  for (const auto& m : report.multipliers) {
+    const std::string value = std::isinf(m.value) ? "unreachable" : std::isfinite(m.value) ? significant(m.value, 3) + "×" : "-";
+    table.add_row({m.group, scientific(m.budget, 1), value, interval_text(m.interval)});
+  }
+  indented(out, table.render_fitted(columns > 2 ? columns - 2 : 0));
+}
+
 }  // namespace
 
 std::string law_form_text(const LawFormReport& report, std::size_t columns) {
@@ -72,6 +93,7 @@ std::string law_form_text(const LawFormReport& report, std::size_t columns) {
   out << "law " << report.law << (report.source.empty() ? "" : " (" + report.source + ")") << "\n";
   out << wrap_prose("  L = " + report.expression + "\n", columns);
   for (const auto& g : report.groups) group_text(out, report, g, columns);
+  multipliers_text(out, report, columns);
   if (report.predictions.empty()) return out.str();
   out << "predictions\n";
   std::vector<TextTable::Column> header;

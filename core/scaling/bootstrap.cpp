@@ -182,4 +182,12 @@ Interval expand_interval(double value, Interval interval, double factor) {
   return {value - factor * (value - interval.lo), value + factor * (interval.hi - value)};
 }
 
+Interval log_scale_interval(std::vector<double> draws, double estimate, double factor, double confidence) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (draws.size() < 2 || !std::isfinite(factor) || !(estimate > 0.0)) return {nan, nan};
+  for (double& d : draws) d = d > 0.0 ? std::log(d) : nan;  // +inf stays +inf: an unreachable loss
+  const Interval i = expand_interval(std::log(estimate), percentile_interval(std::move(draws), confidence), factor);
+  return {std::exp(i.lo), std::exp(i.hi)};
+}
+
 }  // namespace gammalab

@@ -85,5 +85,9 @@ Interval percentile_interval(std::vector<double> values, double confidence);
 double small_sample_expansion(double degrees_of_freedom, double confidence);
 // lo and hi moved away from `value` by `factor` (on the scale the caller passes: a multiplier's on ln m).
 Interval expand_interval(double value, Interval interval, double factor);
+// The percentile interval of positive draws around a positive estimate, widened by `factor` on the log scale
+// (a multiplier's, a positive parameter's). Draws that are not positive are dropped; NaN ends with fewer than
+// two draws or a factor that is not finite.
+Interval log_scale_interval(std::vector<double> draws, double estimate, double factor, double confidence);
 
 }  // namespace gammalab

@@ -40,4 +40,14 @@ double constant_multiplier(double A_baseline, double A_variant, double alpha) {
   return std::exp((std::log(A_baseline) - std::log(A_variant)) / alpha);
 }
 
+std::vector<double> decade_budgets(double lo, double hi) {
+  if (!(lo <= hi)) return {};
+  std::vector<double> budgets;
+  for (int k = static_cast<int>(std::ceil(std::log10(lo))); k <= static_cast<int>(std::floor(std::log10(hi))); ++k) {
+    budgets.push_back(std::pow(10.0, k));
+  }
+  if (budgets.empty()) budgets.push_back(std::sqrt(lo * hi));
+  return budgets;
+}
+
 }  // namespace gammalab

@@ -4,6 +4,7 @@
 // i.e. how much more compute the baseline needs to reach the loss the variant reaches with budget C.
 // With shared E and alpha the ratio is constant: m = (A_b / A_v)^(1/alpha).
 #include <optional>
+#include <vector>
 
 #include "core/scaling/law.h"
 
@@ -27,5 +28,9 @@ double compute_to_reach(const FrontierLaw& law, double loss);
 double compute_multiplier(const FrontierLaw& baseline, const FrontierLaw& variant, double compute);
 // The constant multiplier of two frontiers with common E and alpha.
 double constant_multiplier(double A_baseline, double A_variant, double alpha);
+
+// The budgets multipliers are read at by default: whole decades inside [lo, hi]; the geometric middle if the
+// range spans none; none for an empty range.
+std::vector<double> decade_budgets(double lo, double hi);
 
 }  // namespace gammalab

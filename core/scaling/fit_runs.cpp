@@ -64,17 +64,7 @@ ComputeRange common_range(const ComputeRange& a, const ComputeRange& b) {
   return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
 }
 
-// Whole decades inside the range; the geometric middle if the range spans none; none for an empty range.
-std::vector<double> default_budgets(const ComputeRange& range) {
-  if (!(range.lo <= range.hi)) return {};
-  std::vector<double> budgets;
-  for (int k = static_cast<int>(std::ceil(std::log10(range.lo))); k <= static_cast<int>(std::floor(std::log10(range.hi)));
-       ++k) {
-    budgets.push_back(std::pow(10.0, k));
-  }
-  if (budgets.empty()) budgets.push_back(std::sqrt(range.lo * range.hi));
-  return budgets;
-}
+std::vector<double> default_budgets(const ComputeRange& range) { return decade_budgets(range.lo, range.hi); }
 
 int parameters_of(LawKind kind) { return kind == LawKind::chinchilla ? 5 : kind == LawKind::isoflop ? 2 : 3; }
 

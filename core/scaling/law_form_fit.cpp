@@ -326,12 +326,8 @@ bool positive_finite(double v) { return v > 0.0 && std::isfinite(v); }
 
 // The interval of draws around an estimate, widened by `factor` on the parameter's own scale.
 Interval interval_of(std::vector<double> draws, double estimate, double factor, bool log_scale, double confidence) {
+  if (log_scale) return log_scale_interval(std::move(draws), estimate, factor, confidence);
   if (draws.size() < 2 || !std::isfinite(factor)) return {kNaN, kNaN};
-  if (log_scale) {
-    for (double& d : draws) d = positive_finite(d) ? std::log(d) : kNaN;
-    const Interval i = expand_interval(std::log(estimate), percentile_interval(std::move(draws), confidence), factor);
-    return {std::exp(i.lo), std::exp(i.hi)};
-  }
   return expand_interval(estimate, percentile_interval(std::move(draws), confidence), factor);
 }
 
@@ -465,6 +461,9 @@ LawFormReport fit_law_form(const LawForm& form, const LawRows& rows, const LawFo
     report.groups.push_back(fit_group(form, group, sorted[begin].group, settings));
     begin = end;
   }
+  report.frontier = law_frontier(form);
+  report.multipliers =
+      law_form_multipliers(form, rows, report.groups, settings.baseline, settings.budgets, settings.confidence);
   if (predict != nullptr) {
     for (const LawRow& row : predict->rows) {
       LawFormPrediction p;
@@ -543,6 +542,15 @@ nlohmann::json to_json(const LawFormReport& report) {
                            {"predicted", number_or_null(p.predicted)},
                            {"interval", interval_json(p.interval)}});
   }
+  nlohmann::json multipliers = nlohmann::json::array();
+  for (const auto& m : report.multipliers) {
+    multipliers.push_back({{"group", m.group},
+                           {"baseline", m.baseline},
+                           {"budget", m.budget},
+                           {"value", std::isinf(m.value) ? nlohmann::json("unreachable") : number_or_null(m.value)},
+                           {"interval", interval_json(m.interval)},
+                           {"draws", m.draws}});
+  }
   return {{"law", report.law},
           {"source", report.source},
           {"variables", report.variables},
@@ -551,7 +559,12 @@ nlohmann::json to_json(const LawFormReport& report) {
           {"bootstrap", report.bootstrap},
           {"seed", report.seed},
           {"groups", std::move(groups)},
-          {"predictions", std::move(predictions)}};
+          {"predictions", std::move(predictions)},
+          {"frontier", report.frontier == LawFrontier::kComputeOptimal ? "compute-optimal"
+                       : report.frontier == LawFrontier::kCompute      ? "compute"
+                       : report.frontier == LawFrontier::kParams       ? "params"
+                                                                        : "none"},
+          {"multipliers", std::move(multipliers)}};
 }
 
 }  // namespace gammalab

@@ -20,6 +20,7 @@
 
 #include "core/scaling/bootstrap.h"
 #include "core/scaling/law_form.h"
+#include "core/scaling/law_form_multiplier.h"
 #include "core/scaling/law_rows.h"
 
 namespace gammalab {
@@ -37,6 +38,10 @@ struct LawFormSettings {
   // Also fit each group without its rows at the largest value of the family's first variable (the model size),
   // and report how far that fit misses them: the question a law is asked, extrapolation (law_choice.h).
   bool holdout_largest = false;
+  // Compute multipliers of every other group over this one, for a law with a frontier
+  // (core/scaling/law_form_multiplier.h), at these budgets (empty: whole decades every group ran).
+  std::string baseline = "baseline";
+  std::vector<double> budgets;
 };
 
 struct LawFormEstimate {
@@ -94,6 +99,8 @@ struct LawFormReport {
   std::uint64_t seed = 0;
   std::vector<LawFormGroupFit> groups;  // by group name
   std::vector<LawFormPrediction> predictions;
+  LawFrontier frontier = LawFrontier::kNone;
+  std::vector<LawFormMultiplier> multipliers;
 };
 
 // Throws std::invalid_argument when the rows cannot be fitted (a loss that is not positive, the law not a

@@ -13,11 +13,8 @@
 
 namespace gammalab::test {
 
-inline LawRows simulate_law_rows(const LawForm& form, const std::map<std::string, double>& truth,
-                                 const std::vector<std::vector<double>>& axes, int seeds, double sigma,
-                                 std::uint64_t rng_seed) {
-  std::vector<double> parameters;
-  for (const auto& p : form.parameters) parameters.push_back(truth.at(p.name));
+// Every combination of the axes' values, the first axis slowest.
+inline std::vector<std::vector<double>> combinations(const std::vector<std::vector<double>>& axes) {
   std::vector<std::vector<double>> combos{{}};
   for (const auto& axis : axes) {
     std::vector<std::vector<double>> next;
@@ -29,6 +26,15 @@ inline LawRows simulate_law_rows(const LawForm& form, const std::map<std::string
     }
     combos = std::move(next);
   }
+  return combos;
+}
+
+inline LawRows simulate_law_rows(const LawForm& form, const std::map<std::string, double>& truth,
+                                 const std::vector<std::vector<double>>& axes, int seeds, double sigma,
+                                 std::uint64_t rng_seed) {
+  std::vector<double> parameters;
+  for (const auto& p : form.parameters) parameters.push_back(truth.at(p.name));
+  const std::vector<std::vector<double>> combos = combinations(axes);
   std::mt19937_64 rng(rng_seed);
   std::normal_distribution<double> z(0.0, 1.0);
   LawRows rows;

@@ -153,6 +153,19 @@ TEST(LawFormFit, TheAnnealingFormRecoversItsPlantedParameters) {
                    truth);
 }
 
+TEST(LawFormFit, TheVocabularyFormRecoversItsPlantedParameters) {
+  quiet_solver_logging();
+  const LawForm form = shipped("vocabulary");
+  const std::map<std::string, double> truth = {{"E", 1.7},     {"A1", 400.0},    {"alpha1", 0.34}, {"A2", 20.0},
+                                               {"alpha2", 0.25}, {"B", 410.0}, {"beta", 0.28}};
+  expect_recovered(form,
+                   test::simulate_law_rows(form, truth,
+                                           {test::log_space(1e8, 3e9, 4), test::log_space(5e6, 2e8, 4),
+                                            test::log_space(5e9, 2e11, 4)},
+                                           2, 0.002, 2407),
+                   truth);
+}
+
 TEST(LawFormFit, TheSameRowsInAnyOrderGiveTheSameBytes) {
   quiet_solver_logging();
   const LawForm form = shipped("moe-experts");

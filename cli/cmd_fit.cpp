@@ -33,6 +33,7 @@ struct FitArgs {
   std::string points;  // --points
   std::vector<std::string> laws;  // --law, repeatable: several forms are compared (core/scaling/law_choice.h)
   std::vector<std::string> law_files;  // --law-file, repeatable: laws written as files (core/scaling/law_form.h)
+  std::vector<std::string> profile;    // --profile, repeatable: a law file's parameters to profile
   std::string group_by;
   std::uint64_t seed = 0;
   std::optional<double> huber_delta;  // --huber-delta: the law fits' delta as given
@@ -109,6 +110,7 @@ LawFormSettings law_form_settings(const FitArgs& args) {
   settings.threads = args.options.settings.threads;
   settings.baseline = args.options.baseline;
   settings.budgets = args.options.budgets;
+  settings.profile = args.profile;
   if (args.huber_delta) {
     settings.huber_delta = *args.huber_delta;
     settings.delta_given = true;
@@ -214,6 +216,9 @@ void add_fit_command(CLI::App& app, CliContext& context) {
                                     "the CSV's columns per group; with other forms (--law, --law-file), compared "
                                     "as --law's are")
                         ->check(CLI::ExistingFile));
+  fitting.push_back(cmd->add_option("--profile", args->profile,
+                                    "with --law-file: a parameter to profile (refitted with it held on a grid), "
+                                    "printing the range the fit's objective allows (repeatable)"));
   fitting.push_back(
       cmd->add_option("--group-by", args->group_by, "column (CSV) or job field (sweep) that names the group"));
   fitting.push_back(cmd->add_option("--baseline", args->options.baseline, "group the multipliers are relative to")

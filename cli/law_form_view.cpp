@@ -44,6 +44,15 @@ void group_text(std::ostringstream& out, const LawFormReport& report, const LawF
                    {"flags", TextTable::Align::kLeft, 1}});
   for (const auto& e : g.estimates) table.add_row({e.name, value_text(e.value), interval_text(e.interval), flags(e)});
   indented(out, table.render_fitted(columns > 2 ? columns - 2 : 0));
+  for (const auto& p : g.profiles) {
+    std::string line = "  profile of " + p.parameter + ": the fit's objective allows " + significant(p.lo, 4) + " to " +
+                       significant(p.hi, 4);
+    if (p.open_lo || p.open_hi) {
+      line += std::string(" (flat ") + (p.open_lo && p.open_hi ? "both ways" : p.open_lo ? "below" : "above") +
+              ": not identified there)";
+    }
+    out << wrap_prose(line + "\n", columns);
+  }
   if (g.holdout_runs > 0) {
     std::ostringstream holdout;
     holdout << "  predicting the " << g.holdout_runs << " runs at the largest " << report.variables[report.family_variable]

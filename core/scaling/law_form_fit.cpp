@@ -8,11 +8,10 @@
 #include <stdexcept>
 #include <tuple>
 
-#include <ceres/jet.h>
-
 #include "core/scaling/fit_parallel.h"
 #include "core/scaling/lbfgs.h"
 #include "core/scaling/law.h"
+#include "core/scaling/law_form_objective.h"
 #include "core/scaling/objective.h"
 
 namespace gammalab {
@@ -29,11 +28,6 @@ struct Configuration {
   double mean_loss = 0.0;
 };
 
-// The points a fit sees: ln of each configuration's mean loss at its values.
-struct Points {
-  std::vector<std::vector<double>> x;
-  std::vector<double> y;
-};
 
 // The law's value as it comes out (inf, NaN or negative included), for a message.
 double evaluate_first(const LawForm& form, const std::vector<double>& parameters, const std::vector<double>& values) {
@@ -88,75 +82,6 @@ std::optional<double> log_scatter(const std::vector<LawRow>& rows, const std::ve
   return std::sqrt(ss / df) / std::sqrt(runs / replicated);
 }
 
-// Sum over points of Huber_delta(ln L(theta(z), x_i) - y_i), with its gradient in z by a Jet of N derivatives.
-// A point where the law is not a finite positive number makes the evaluation fail: the line search steps back.
-template <int N>
-class LawFormObjective final : public ceres::FirstOrderFunction {
- public:
-  LawFormObjective(const LawForm& form, const Points& points, double delta)
-      : form_(form), points_(points), delta_(delta) {}
-
-  int NumParameters() const override { return static_cast<int>(form_.parameters.size()); }
-
-  bool Evaluate(const double* z, double* cost, double* gradient) const override {
-    return gradient == nullptr ? evaluate<double>(z, cost, nullptr) : evaluate<ceres::Jet<double, N>>(z, cost, gradient);
-  }
-
- private:
-  template <typename T>
-  bool evaluate(const double* z, double* cost, double* gradient) const {
-    const std::size_t np = form_.parameters.size();
-    std::vector<T> slots(np);  // the parameters; a point's values are plain numbers (expression_program.h)
-    for (std::size_t k = 0; k < np; ++k) {
-      if constexpr (std::is_same_v<T, double>) {
-        slots[k] = parameter_from_search(form_.parameters[k], z[k]);
-      } else {
-        slots[k] = parameter_from_search(form_.parameters[k], T(z[k], static_cast<int>(k)));
-      }
-    }
-    ExpressionStack<T> stack;
-    *cost = 0.0;
-    if (gradient != nullptr) std::fill(gradient, gradient + np, 0.0);
-    for (std::size_t i = 0; i < points_.y.size(); ++i) {
-      const T loss = evaluate_program(form_.program, slots.data(), static_cast<int>(np), points_.x[i].data(), stack);
-      double value;
-      if constexpr (std::is_same_v<T, double>) value = loss; else value = loss.a;
-      if (!(value > 0.0) || !std::isfinite(value)) return false;
-      using std::log;
-      const T r = log(loss) - T(points_.y[i]);
-      double residual;
-      if constexpr (std::is_same_v<T, double>) residual = r; else residual = r.a;
-      *cost += huber(residual, delta_);
-      if constexpr (!std::is_same_v<T, double>) {
-        const double d = huber_derivative(residual, delta_);
-        for (std::size_t k = 0; k < np; ++k) {
-          if (!std::isfinite(r.v[k])) return false;
-          gradient[k] += d * r.v[k];
-        }
-      }
-    }
-    return std::isfinite(*cost);
-  }
-
-  const LawForm& form_;
-  const Points& points_;
-  double delta_;
-};
-
-// The Jet carries exactly as many derivatives as the law has parameters: the derivative work of every
-// operation is proportional to it (a law of 5 parameters in Jets of 8 was 1.5x slower).
-template <int N>
-std::unique_ptr<ceres::FirstOrderFunction> objective_of_size(const LawForm& form, const Points& points, double delta) {
-  if constexpr (N < law_form_limits::kMaxParameters) {
-    if (static_cast<int>(form.parameters.size()) > N) return objective_of_size<N + 1>(form, points, delta);
-  }
-  return std::make_unique<LawFormObjective<N>>(form, points, delta);
-}
-
-std::unique_ptr<ceres::FirstOrderFunction> objective(const LawForm& form, const Points& points, double delta) {
-  return objective_of_size<1>(form, points, delta);
-}
-
 std::vector<std::vector<double>> search_grid(const LawForm& form) {
   std::vector<std::vector<double>> grid{{}};
   for (const auto& p : form.parameters) {
@@ -186,7 +111,7 @@ struct Solved {
 
 Solved solve(const LawForm& form, const Points& points, const std::vector<std::vector<double>>& starts, double delta,
              const LawFormSettings& settings, int threads) {
-  const auto f = objective(form, points, delta);
+  const auto f = law_form_objective(form, points, delta);
   return {minimise_from_each(*f, starts, settings.max_iterations, threads, settings.warm_starts), delta};
 }
 
@@ -386,6 +311,15 @@ LawFormGroupFit fit_group(const LawForm& form, const std::vector<LawRow>& rows, 
   }
   out.holdout_error = kNaN;
   if (settings.holdout_largest) hold_out_largest(form, rows, settings, out);
+  for (const std::string& name : settings.profile) {
+    const auto at = std::find_if(form.parameters.begin(), form.parameters.end(),
+                                 [&](const LawParameter& p) { return p.name == name; });
+    const auto index = static_cast<std::size_t>(at - form.parameters.begin());
+    if (auto profile = profile_law_parameter(form, points, full.delta, best->x, best->cost, index,
+                                             settings.confidence, settings.max_iterations)) {
+      out.profiles.push_back(std::move(*profile));
+    }
+  }
 
   std::vector<std::vector<double>> draws(static_cast<std::size_t>(settings.bootstrap));
   const Resampling plan = resampling_of(form, rows, configs);
@@ -434,6 +368,15 @@ LawFormReport fit_law_form(const LawForm& form, const LawRows& rows, const LawFo
                            const LawRows* predict) {
   if (rows.variables != form.variables) throw std::invalid_argument("law " + form.name + ": rows of other variables");
   LawFormSettings settings = given;
+  for (const std::string& name : settings.profile) {
+    const bool known = std::any_of(form.parameters.begin(), form.parameters.end(),
+                                   [&](const LawParameter& p) { return p.name == name; });
+    if (!known) {
+      std::string names;
+      for (const auto& p : form.parameters) names += (names.empty() ? "" : ", ") + p.name;
+      throw std::invalid_argument("--profile " + name + ": not a parameter of law " + form.name + " (" + names + ")");
+    }
+  }
   if (form.huber_delta && !settings.delta_given) {
     settings.huber_delta = *form.huber_delta;
     settings.delta_given = true;
@@ -498,6 +441,18 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 
 nlohmann::json interval_json(const Interval& i) { return {number_or_null(i.lo), number_or_null(i.hi)}; }
 
+nlohmann::json profiles_json(const std::vector<LawFormProfile>& profiles) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : profiles) {
+    out.push_back({{"parameter", p.parameter},
+                   {"range", {number_or_null(p.lo), number_or_null(p.hi)}},
+                   {"open_lo", p.open_lo},
+                   {"open_hi", p.open_hi},
+                   {"tolerance", p.tolerance}});
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const LawFormReport& report) {
@@ -527,6 +482,7 @@ nlohmann::json to_json(const LawFormReport& report) {
                       {"degrees_of_freedom", g.degrees_of_freedom},
                       {"draws", g.draws},
                       {"residual_sum_of_squares", number_or_null(g.residual_sum_of_squares)},
+                      {"profiles", profiles_json(g.profiles)},
                       {"holdout", g.holdout_runs > 0 ? nlohmann::json{{"value", g.holdout_value},
                                                                        {"runs", g.holdout_runs},
                                                                        {"mean_abs_relative_error",

@@ -21,6 +21,7 @@
 #include "core/scaling/bootstrap.h"
 #include "core/scaling/law_form.h"
 #include "core/scaling/law_form_multiplier.h"
+#include "core/scaling/law_form_profile.h"
 #include "core/scaling/law_rows.h"
 
 namespace gammalab {
@@ -42,6 +43,8 @@ struct LawFormSettings {
   // (core/scaling/law_form_multiplier.h), at these budgets (empty: whole decades every group ran).
   std::string baseline = "baseline";
   std::vector<double> budgets;
+  // Parameters to profile in each group (core/scaling/law_form_profile.h): the range the fit's objective allows.
+  std::vector<std::string> profile;
 };
 
 struct LawFormEstimate {
@@ -76,6 +79,7 @@ struct LawFormGroupFit {
   double holdout_value = 0.0;
   int holdout_runs = 0;
   double holdout_error = 0.0;
+  std::vector<LawFormProfile> profiles;  // settings.profile, in its order
 };
 
 struct LawFormPrediction {

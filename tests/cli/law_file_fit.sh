@@ -46,6 +46,9 @@ text=$(COLUMNS=80 "$cli" fit --points "$work/runs.csv" --law-file "$source_dir/c
   --bootstrap 20) || fail "fit --law-file (text) exited $?"
 grep -q '^law moe_experts (Clark et al. (2022)' <<<"$text" || fail "no law line: $text"
 grep -q '^  parameter  ' <<<"$text" || fail "no parameter table: $text"
+profiled=$(COLUMNS=80 "$cli" fit --points "$work/runs.csv" --law-file "$source_dir/configs/laws/moe-experts.yaml" \
+  --bootstrap 0 --profile c) || fail "fit --profile exited $?"
+grep -q "^  profile of c: the fit's objective allows 0.00" <<<"$profiled" || fail "no profile of c: $profiled"
 
 # Two files compared by how well each predicts the largest size from the others: the form the runs came from.
 choice=$(COLUMNS=80 "$cli" fit --points "$work/runs.csv" --law-file "$source_dir/configs/laws/n.yaml" \

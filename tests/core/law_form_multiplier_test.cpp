@@ -48,14 +48,7 @@ parameters:
   alpha: {bounds: [0, 2], starts: [0.1, 0.3]}
 )";
 
-constexpr const char* kParams = R"(law: n
-variables: [params]
-loss: E + A / params^alpha
-parameters:
-  E: {bounds: [0, .inf], scale: log, starts: [1, 2]}
-  A: {bounds: [0, .inf], scale: log, starts: [exp(3), exp(8)]}
-  alpha: {bounds: [0, 2], starts: [0.1, 0.3]}
-)";
+constexpr const char* kParams = test::kQuickPowerLaw;
 
 // Rows of two groups: the baseline's loss at each point, and the variant's, which is the baseline's at values
 // scaled by `scale`; two seeds each with noise sigma (in ln L).

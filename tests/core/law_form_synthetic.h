@@ -13,6 +13,16 @@
 
 namespace gammalab::test {
 
+// L(N) = E + A / N^alpha with a grid of 8 starts, so that a test fits it in milliseconds.
+inline constexpr const char* kQuickPowerLaw = R"(law: n
+variables: [params]
+loss: E + A / params^alpha
+parameters:
+  E: {bounds: [0, .inf], scale: log, starts: [1, 2]}
+  A: {bounds: [0, .inf], scale: log, starts: [exp(3), exp(8)]}
+  alpha: {bounds: [0, 2], starts: [0.1, 0.3]}
+)";
+
 // Every combination of the axes' values, the first axis slowest.
 inline std::vector<std::vector<double>> combinations(const std::vector<std::vector<double>>& axes) {
   std::vector<std::vector<double>> combos{{}};

@@ -193,8 +193,11 @@ double spread(double loss, const Configuration& c) {
 }
 
 // One resample's configurations (their mean losses redrawn), keyed by what each block is, not by visiting order.
+// `paired`: every group draws the same seeds for a family (its key leaves the group out), so a variant's
+// difference to the baseline keeps what a pair of runs shares out of its spread (bootstrap.h: resample_paired).
 std::vector<Configuration> resample(const std::vector<LawRow>& rows, const std::vector<Configuration>& configs,
-                                    const Resampling& plan, const std::string& group, std::uint64_t stream) {
+                                    const Resampling& plan, const std::string& group, bool paired,
+                                    std::uint64_t stream) {
   std::vector<Configuration> out;
   if (!plan.seeds) {
     std::vector<const std::vector<std::size_t>*> clusters;
@@ -217,7 +220,7 @@ std::vector<Configuration> resample(const std::vector<LawRow>& rows, const std::
   }
   for (const auto& [key, members] : plan.families) {
     const std::vector<std::uint64_t> seeds = family_seeds(rows, configs, members);
-    std::mt19937_64 rng = keyed_generator(stream, group, key, seeds);
+    std::mt19937_64 rng = keyed_generator(stream, paired ? std::string() : group, key, seeds);
     std::uniform_int_distribution<std::size_t> pick(0, seeds.size() - 1);
     std::vector<std::uint64_t> drawn;
     for (std::size_t k = 0; k < seeds.size(); ++k) drawn.push_back(seeds[pick(rng)]);
@@ -281,7 +284,7 @@ void hold_out_largest(const LawForm& form, const std::vector<LawRow>& rows, cons
 }
 
 LawFormGroupFit fit_group(const LawForm& form, const std::vector<LawRow>& rows, const std::string& group,
-                          const LawFormSettings& settings) {
+                          bool paired, const LawFormSettings& settings) {
   LawFormGroupFit out;
   out.group = group;
   out.rows = static_cast<int>(rows.size());
@@ -327,19 +330,19 @@ LawFormGroupFit fit_group(const LawForm& form, const std::vector<LawRow>& rows, 
     std::string family;
     for (auto index : form.family) family += (family.empty() ? "" : ", ") + form.variables[index];
     out.resampling = plan.seeds ? "seeds within run families (" + family + ")" : "clusters of " + family;
+    out.paired = plan.seeds && paired;
+    if (out.paired) out.resampling += ", drawn alike for every group";
     out.degrees_of_freedom = plan.seeds ? plan.degrees_of_freedom : 0.0;
     parallel_for(settings.bootstrap, settings.threads, [&](int b) {
       const std::vector<Configuration> sample =
-          resample(rows, configs, plan, group, resample_seed(settings.seed, static_cast<std::uint64_t>(b)));
+          resample(rows, configs, plan, group, paired, resample_seed(settings.seed, static_cast<std::uint64_t>(b)));
       const Solved refit = solve(form, points_of(sample), full.starts.best_optima, full.delta, settings, 1);
       const LbfgsResult* r = refit.starts.best();
       if (r != nullptr && std::isfinite(r->cost)) draws[static_cast<std::size_t>(b)] = parameters_of(form, r->x);
     });
   }
-  for (auto& d : draws) {
-    if (!d.empty()) out.parameter_draws.push_back(std::move(d));
-  }
-  out.draws = static_cast<int>(out.parameter_draws.size());
+  out.draws = static_cast<int>(std::count_if(draws.begin(), draws.end(), [](const auto& d) { return !d.empty(); }));
+  out.parameter_draws = std::move(draws);
   const double factor = plan.seeds ? small_sample_expansion(plan.degrees_of_freedom, settings.confidence) : 1.0;
   for (std::size_t k = 0; k < form.parameters.size(); ++k) {
     const LawParameter& p = form.parameters[k];
@@ -347,7 +350,9 @@ LawFormGroupFit fit_group(const LawForm& form, const std::vector<LawRow>& rows, 
     e.name = p.name;
     e.value = out.parameters[k];
     std::vector<double> values;
-    for (const auto& d : out.parameter_draws) values.push_back(d[k]);
+    for (const auto& d : out.parameter_draws) {
+      if (!d.empty()) values.push_back(d[k]);
+    }
     e.interval = interval_of(values, e.value, factor, p.scale == ParameterScale::kLog, settings.confidence);
     e.at_bound = p.at_bound(e.value);
     if (std::isfinite(e.interval.lo)) {
@@ -360,6 +365,31 @@ LawFormGroupFit fit_group(const LawForm& form, const std::vector<LawRow>& rows, 
     out.estimates.push_back(std::move(e));
   }
   return out;
+}
+
+// Pairs across groups (core/scaling/pairing.h, for any law): two or more groups, every row seeded, every group
+// with the same families, and in each family the same seeds in every group: runs of one seed share their data
+// order and initial weights whatever their group.
+bool seeds_paired(const LawForm& form, const std::vector<LawRow>& rows) {
+  std::map<std::vector<double>, std::map<std::string, std::vector<std::uint64_t>>> seeds;  // family -> group -> seeds
+  std::vector<std::string> groups;
+  for (const LawRow& r : rows) {
+    if (!r.seed) return false;
+    seeds[family_key(form, r.values)][r.group].push_back(*r.seed);
+    if (std::find(groups.begin(), groups.end(), r.group) == groups.end()) groups.push_back(r.group);
+  }
+  if (groups.size() < 2) return false;
+  for (auto& [key, by_group] : seeds) {
+    if (by_group.size() != groups.size()) return false;
+    for (auto& [group, list] : by_group) {
+      std::sort(list.begin(), list.end());
+      list.erase(std::unique(list.begin(), list.end()), list.end());
+    }
+    for (const auto& [group, list] : by_group) {
+      if (list != by_group.begin()->second) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -396,12 +426,13 @@ LawFormReport fit_law_form(const LawForm& form, const LawRows& rows, const LawFo
   report.confidence = settings.confidence;
   report.bootstrap = settings.bootstrap;
   report.seed = settings.seed;
+  const bool paired = seeds_paired(form, sorted);
   for (std::size_t begin = 0; begin < sorted.size();) {
     std::size_t end = begin;
     while (end < sorted.size() && sorted[end].group == sorted[begin].group) ++end;
     const std::vector<LawRow> group(sorted.begin() + static_cast<std::ptrdiff_t>(begin),
                                     sorted.begin() + static_cast<std::ptrdiff_t>(end));
-    report.groups.push_back(fit_group(form, group, sorted[begin].group, settings));
+    report.groups.push_back(fit_group(form, group, sorted[begin].group, paired, settings));
     begin = end;
   }
   report.frontier = law_frontier(form);
@@ -423,7 +454,9 @@ LawFormReport fit_law_form(const LawForm& form, const LawRows& rows, const LawFo
         if (p.group.empty()) p.group = fit->group;
         p.predicted = law_form_loss(form, fit->parameters, row.values);
         std::vector<double> draws;
-        for (const auto& d : fit->parameter_draws) draws.push_back(law_form_loss(form, d, row.values));
+        for (const auto& d : fit->parameter_draws) {
+          if (!d.empty()) draws.push_back(law_form_loss(form, d, row.values));
+        }
         const double factor = fit->degrees_of_freedom > 0
                                   ? small_sample_expansion(fit->degrees_of_freedom, settings.confidence)
                                   : 1.0;
@@ -479,6 +512,7 @@ nlohmann::json to_json(const LawFormReport& report) {
                       {"converged", g.converged},
                       {"termination", g.termination},
                       {"resampling", g.resampling},
+                      {"paired", g.paired},
                       {"degrees_of_freedom", g.degrees_of_freedom},
                       {"draws", g.draws},
                       {"residual_sum_of_squares", number_or_null(g.residual_sum_of_squares)},

@@ -8,8 +8,9 @@
 // - bounded L-BFGS from every point of the file's grid of starts, with exact derivatives by automatic
 //   differentiation through the expression (ceres::Jet), bounds by a smooth map to an unconstrained search;
 // - a bootstrap of run families (seeds drawn per family, every configuration of a family taking the same
-//   seeds) with the small-sample expansion of the seeds' degrees of freedom, or of clusters of the family's
-//   values without seeds; every refit warm-started from the fit's best optima;
+//   seeds, and every group the same draw when the groups ran the same seeds: paired) with the small-sample
+//   expansion of the seeds' degrees of freedom, or of clusters of the family's values without seeds; every
+//   refit warm-started from the fit's best optima;
 // - identification flags: a parameter at a bound, an interval reaching one, a spread wider than x4.
 // Rows are put in a canonical order first, so the same rows in any order give the same bytes out.
 #include <cstdint>
@@ -70,8 +71,11 @@ struct LawFormGroupFit {
   std::string termination;
   std::string resampling;          // what the bootstrap drew ("" without one)
   double degrees_of_freedom = 0.0; // of the seeds (families' seeds - 1, summed); 0 without seeds
+  bool paired = false;             // every group drew the same seeds per family (law_form_fit.cpp: seeds_paired)
   int draws = 0;                   // resamples whose refit came out finite
-  std::vector<std::vector<double>> parameter_draws;  // their parameters, for predictions
+  // Per resample, its refit's parameters (empty where it failed): index b of every group is the same draw of
+  // seeds when paired, for predictions and multipliers.
+  std::vector<std::vector<double>> parameter_draws;
   std::vector<LawFormEstimate> estimates;
   double residual_sum_of_squares = 0.0;  // of ln L at the configurations' means, for AICc (law_choice.h)
   // holdout_largest: the value held out, the runs it had, and their mean |relative error| predicted by the fit

@@ -140,6 +140,7 @@ std::vector<LawFormMultiplier> law_form_multipliers(const LawForm& form, const L
       std::vector<double> draws;
       const std::size_t pairs = std::min(base->parameter_draws.size(), g.parameter_draws.size());
       for (std::size_t b = 0; b < pairs; ++b) {
+        if (base->parameter_draws[b].empty() || g.parameter_draws[b].empty()) continue;
         const double value = multiplier(form, base->parameter_draws[b], g.parameter_draws[b], ranges[baseline],
                                         ranges[g.group], budget);
         if (!std::isnan(value)) draws.push_back(value);

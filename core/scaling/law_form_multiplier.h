@@ -9,8 +9,9 @@
 // - the variable compute alone: L*(C) = L(C);
 // - the variable params alone: the parameter frontier, m(N) = N_b(L_v(N)) / N, read at model sizes.
 // Other laws (another variable, such as unique_tokens) have no frontier here. The interval is the percentile
-// interval of m over the groups' bootstrap refits, drawn independently per group (which ignores the pairing
-// of seeds, so it is if anything wide), widened on ln m for the smaller of the two groups' seed df.
+// interval of m over the groups' bootstrap refits, resample b of one group with resample b of the other: the
+// same draw of seeds where the groups ran the same seeds (paired), independent draws otherwise; widened on ln m
+// for the smaller of the two groups' seed df.
 #include <string>
 #include <vector>
 

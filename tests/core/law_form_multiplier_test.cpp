@@ -44,17 +44,18 @@ variables: [compute]
 loss: E + A / compute^alpha
 parameters:
   E: {bounds: [0, .inf], scale: log, starts: [1, 2]}
-  A: {bounds: [0, .inf], scale: log, starts: [exp(3), exp(8)]}
+  A: {bounds: [0, .inf], scale: log, starts: [exp(3), exp(8), exp(12)]}
   alpha: {bounds: [0, 2], starts: [0.1, 0.3]}
 )";
 
 constexpr const char* kParams = test::kQuickPowerLaw;
 
 // Rows of two groups: the baseline's loss at each point, and the variant's, which is the baseline's at values
-// scaled by `scale`; two seeds each with noise sigma (in ln L).
+// scaled by `scale`; `seeds` seeds each, with noise in ln L: `pair_sigma` shared by the two groups' runs of one
+// seed (their data order and initial weights), `sigma` a run's own.
 LawRows two_groups(const LawForm& form, const std::map<std::string, double>& truth,
                    const std::vector<std::vector<double>>& points, const std::vector<double>& scale, double sigma,
-                   int seeds, std::uint64_t rng_seed) {
+                   int seeds, std::uint64_t rng_seed, double pair_sigma = 0.0) {
   std::vector<double> theta;
   for (const auto& p : form.parameters) theta.push_back(truth.at(p.name));
   std::mt19937_64 rng(rng_seed);
@@ -65,9 +66,10 @@ LawRows two_groups(const LawForm& form, const std::map<std::string, double>& tru
     std::vector<double> scaled = values;
     for (std::size_t i = 0; i < scaled.size(); ++i) scaled[i] *= scale[i];
     for (int s = 0; s < seeds; ++s) {
-      rows.rows.push_back({values, law_form_loss(form, theta, values) * std::exp(z(rng)), "baseline",
+      const double shared = pair_sigma / sigma * z(rng);
+      rows.rows.push_back({values, law_form_loss(form, theta, values) * std::exp(shared + z(rng)), "baseline",
                            static_cast<std::uint64_t>(s), ""});
-      rows.rows.push_back({values, law_form_loss(form, theta, scaled) * std::exp(z(rng)), "variant",
+      rows.rows.push_back({values, law_form_loss(form, theta, scaled) * std::exp(shared + z(rng)), "variant",
                            static_cast<std::uint64_t>(s), ""});
     }
   }
@@ -130,8 +132,9 @@ TEST(LawFormMultiplier, AVariantAtAKnownScaleOfComputeGivesItsMultiplier) {
   }
 }
 
-// The compute law, 5 budgets a decade apart, 3 seeds, noise 0.006 per run: the multiplier at 1e19 over
-// `draws()` studies.
+// The compute law L(C) = 1.5 + 4e4·C^-0.25 (from 3.75 at 1e17 to 1.72 at 1e21), 5 budgets a decade apart,
+// 3 seeds, noise 0.006 shared by a pair and 0.006 a run's own (as the built-in ladders' calibration): the
+// multiplier at 1e19 over `draws()` studies, the groups paired.
 void calibrate(double truth) {
   quiet_solver_logging();
   const LawForm form = parse_law_form(kCompute, "c.yaml");
@@ -142,10 +145,12 @@ void calibrate(double truth) {
     settings.seed = static_cast<std::uint64_t>(draw);
     settings.threads = 1;
     settings.budgets = {1e19};
-    const LawRows rows = two_groups(form, {{"E", 1.5}, {"A", 40.0}, {"alpha", 0.15}},
+    const LawRows rows = two_groups(form, {{"E", 1.5}, {"A", 4e4}, {"alpha", 0.25}},
                                     test::combinations({test::log_space(1e17, 1e21, 5)}), {truth}, 0.006, 3,
-                                    7000 + static_cast<std::uint64_t>(draw));
-    const LawFormMultiplier m = fit_law_form(form, rows, settings).multipliers.at(0);
+                                    7000 + static_cast<std::uint64_t>(draw), 0.006);
+    const LawFormReport report = fit_law_form(form, rows, settings);
+    EXPECT_TRUE(report.groups.at(0).paired);
+    const LawFormMultiplier m = report.multipliers.at(0);
     if (!std::isfinite(m.interval.lo) || !std::isfinite(m.interval.hi)) continue;
     ++bounded;
     covers += m.interval.lo <= truth && truth <= m.interval.hi ? 1 : 0;
@@ -153,7 +158,7 @@ void calibrate(double truth) {
   }
   const double coverage = bounded > 0 ? static_cast<double>(covers) / bounded : 0.0;
   const double false_positives = static_cast<double>(excludes_one) / draws();
-  std::printf("| law file's compute multiplier, L(C) at 5 budgets, 3 seeds | %.3g | %d | %d | %.1f%% | %.1f%% |\n", truth,
+  std::printf("| law file's compute multiplier, L(C) at 5 budgets, pairs share their noise, 3 seeds | %.3g | %d | %d | %.1f%% | %.1f%% |\n", truth,
               draws(), bounded, 100.0 * coverage, 100.0 * false_positives);
   EXPECT_GE(bounded, 0.95 * draws());
   EXPECT_GE(coverage, 0.90);
@@ -161,6 +166,28 @@ void calibrate(double truth) {
   if (truth == 1.0) {
     EXPECT_LE(false_positives, 0.07);
   }
+}
+
+// Runs of one seed share noise across groups: drawn alike (paired), the multiplier's interval leaves that
+// noise out and is narrower than the same groups drawn apart (different seeds per group).
+TEST(LawFormMultiplier, PairedSeedsAreDrawnAlikeAndNarrowTheInterval) {
+  quiet_solver_logging();
+  const LawForm form = parse_law_form(kCompute, "c.yaml");
+  LawFormSettings settings;
+  settings.bootstrap = 200;
+  settings.budgets = {1e19};
+  LawRows rows = two_groups(form, {{"E", 1.5}, {"A", 4e4}, {"alpha", 0.25}},
+                            test::combinations({test::log_space(1e17, 1e21, 5)}), {1.3}, 0.002, 3, 8, 0.01);
+  const LawFormReport paired = fit_law_form(form, rows, settings);
+  ASSERT_TRUE(paired.groups.at(0).paired);
+  EXPECT_NE(paired.groups.at(0).resampling.find("drawn alike for every group"), std::string::npos);
+  for (auto& r : rows.rows) {
+    if (r.group == "variant") *r.seed += 100;  // the same runs, no longer pairs
+  }
+  const LawFormReport apart = fit_law_form(form, rows, settings);
+  ASSERT_FALSE(apart.groups.at(0).paired);
+  const Interval p = paired.multipliers.at(0).interval, a = apart.multipliers.at(0).interval;
+  EXPECT_LT(std::log(p.hi / p.lo), 0.5 * std::log(a.hi / a.lo));
 }
 
 TEST(ScalingCalibration, ALawFilesComputeMultiplierCoversItsTruth) { calibrate(1.3); }

@@ -86,6 +86,24 @@ export function parallelView(jobs, lossOf, tunedField, { dark = false } = {}) {
   return { axes: [...axes, lossAxis], lines, failed: losses.length - finite.length };
 }
 
+// Tick labels an axis has room for: `placed` is [{tick, y}] (y in pixels, larger lower), and no two kept labels
+// are closer than `gap` pixels (a label's height and a little). The lowest and the highest are always kept; from
+// the bottom up, a tick is kept when it clears the last kept one and the highest. The values left out stay on
+// the lines' hover titles. (Eight learning rates on a log axis put 0.0156 and 0.0208 one line apart.)
+export function legibleTicks(placed, gap) {
+  const order = [...placed].sort((a, b) => b.y - a.y);
+  if (order.length <= 2) return order;
+  const top = order[order.length - 1];
+  const kept = [order[0]];
+  for (const p of order.slice(1, -1)) {
+    if (kept[kept.length - 1].y - p.y >= gap && p.y - top.y >= gap) kept.push(p);
+  }
+  kept.push(top);
+  return kept;
+}
+
+const TICK_GAP = 13;  // px: the tick labels' 11px text and a little
+
 const SVG = 'http://www.w3.org/2000/svg';
 function svg(tag, attrs = {}, text = null) {
   const el = document.createElementNS(SVG, tag);
@@ -122,9 +140,9 @@ export function drawParallel(figure, view) {
     // Labels closer than a long path's width alternate between two rows, so that neighbours never overlap.
     const row = x(1) - x(0) < 130 && i % 2 ? 13 : 0;
     root.append(svg('text', { x: x(i), y: top - 20 + row, 'text-anchor': 'middle', class: 'parallel-label' }, a.path));
-    for (const t of a.ticks) {
-      const p = a.kind === 'loss' && Number.isNaN(t.value) ? 1 : a.pos(t.value);
-      root.append(svg('text', { x: x(i) + 4, y: y(p) + 4, class: 'parallel-tick' }, t.text));
+    const placed = a.ticks.map((t) => ({ tick: t, y: y(a.kind === 'loss' && Number.isNaN(t.value) ? 1 : a.pos(t.value)) }));
+    for (const { tick, y: at } of legibleTicks(placed, TICK_GAP)) {
+      root.append(svg('text', { x: x(i) + 4, y: at + 4, class: 'parallel-tick', 'data-axis': String(i) }, tick.text));
     }
   });
   plot.append(root);

@@ -1377,6 +1377,18 @@ max_attempts: 2
   const best = tuneRunsNow.filter((r) => Number.isFinite(r.loss)).sort((a, b) => a.loss - b.loss)[0];
   const last = await page.$eval('#chart-parallel polyline:last-of-type', (p) => [p.dataset.jobId, p.getAttribute('stroke')]);
   assert.deepEqual(last, [String(best.id), '#440154'], 'the best run on top, in the darkest colour');
+  // No two tick labels of one axis overlap (eight LRs on a log axis used to print 0.0156 over 0.0208).
+  const overlaps = await page.$$eval('#chart-parallel text.parallel-tick', (ts) => {
+    const boxes = ts.map((t) => ({ axis: t.dataset.axis, text: t.textContent, box: t.getBBox() }));
+    const out = [];
+    for (const a of boxes) {
+      for (const b of boxes) {
+        if (a !== b && a.axis === b.axis && a.box.y < b.box.y && b.box.y < a.box.y + a.box.height) out.push(`${a.text} / ${b.text}`);
+      }
+    }
+    return out;
+  });
+  assert.deepEqual(overlaps, [], 'tick labels clear of each other');
   await page.locator('#chart-parallel').screenshot({ path: join(resultsDir, 'tune-parallel.png') });
   // A narrower window draws them again at their card's new width: nothing sticks out of the card.
   const drawnWidth = () => page.$eval('#chart-parallel', (f) => [Number(f.querySelector('svg').getAttribute('width')),

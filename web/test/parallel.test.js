@@ -1,7 +1,7 @@
 // The tune stage in parallel coordinates (parallel.js): which axes, where each run's line crosses them, its colour.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parallelView } from '../parallel.js';
+import { parallelView, legibleTicks } from '../parallel.js';
 import { SEQUENTIAL } from '../colours.js';
 
 let nextId = 1;
@@ -55,3 +55,15 @@ test('a field set by the variant and the size gets no axis; in the dark theme th
   assert.equal(view.lines[0].colour, SEQUENTIAL.at(-1));
 });
 
+
+test('tick labels: close ones are left out, the ends always kept', () => {
+  const at = (ys) => ys.map((y, k) => ({ tick: { value: k, text: String(k) }, y }));
+  // Eight LRs on a log axis from 238 px (the lowest) to 44 (the highest), two of them 8 px apart.
+  const kept = legibleTicks(at([238, 210, 202, 170, 150, 120, 60, 44]), 13).map((p) => p.y);
+  assert.deepEqual(kept, [238, 210, 170, 150, 120, 60, 44]);
+  for (let k = 1; k < kept.length; k += 1) assert.ok(kept[k - 1] - kept[k] >= 13, `${kept[k - 1]} and ${kept[k]}`);
+  // A tick just under the highest gives way to it; two ticks are both kept whatever their distance.
+  assert.deepEqual(legibleTicks(at([200, 50, 44]), 13).map((p) => p.y), [200, 44]);
+  assert.deepEqual(legibleTicks(at([100, 95]), 13).map((p) => p.y), [100, 95]);
+  assert.deepEqual(legibleTicks(at([44, 100, 238]), 13).map((p) => p.y), [238, 100, 44], 'in any order');
+});

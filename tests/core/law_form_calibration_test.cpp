@@ -84,5 +84,13 @@ TEST(ScalingCalibration, TheAnnealingLawFilesParameterIntervalsCoverTheirTruthWi
              0.004});
 }
 
+TEST(ScalingCalibration, TheLearningRateAndBatchLawFilesParameterIntervalsCoverTheirTruth) {
+  calibrate({"lr-batch", "6 learning rates x 5 batch sizes",
+             {{"L0", 3.1}, {"k_lr", 0.04}, {"k_batch", 0.02}, {"k_cross", 0.01}, {"lr_opt", 3e-3}, {"batch_opt", 5e5}},
+             {test::log_space(3e-4, 3e-2, 6), test::log_space(6.4e4, 4e6, 5)},
+             3,
+             0.002});
+}
+
 }  // namespace
 }  // namespace gammalab

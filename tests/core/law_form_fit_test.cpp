@@ -92,22 +92,34 @@ TEST(LawFormFit, TheNFileGivesTheBuiltInFitToThePrintedDigit) {
   expect_same_printed_parameters(built_in, report.groups[0]);
 }
 
-void expect_recovered(const LawForm& form, const LawRows& rows, const std::map<std::string, double>& truth) {
+// One simulated study: every planted value within its 95% interval widened twofold about the estimate (on the
+// parameter's own scale: a miss of 5% of studies at 95% becomes one of ~1e-4 if the interval is right, so
+// this fails on a biased fit or an interval too narrow by half, not on one unlucky draw; how often the 95%
+// interval itself covers is measured over many draws in tests/core/law_form_calibration_test.cpp). Returns how
+// many planted values the 95% interval itself held.
+int expect_recovered(const LawForm& form, const LawRows& rows, const std::map<std::string, double>& truth) {
   LawFormSettings settings;
   settings.bootstrap = 100;
   const LawFormReport report = fit_law_form(form, rows, settings);
-  ASSERT_EQ(report.groups.size(), 1u);
-  const LawFormGroupFit& fit = report.groups[0];
+  EXPECT_EQ(report.groups.size(), 1u);
+  const LawFormGroupFit& fit = report.groups.at(0);
   EXPECT_EQ(fit.delta_source, kDeltaSeeds);
   EXPECT_GE(fit.draws, 95);
+  int covered = 0;
   for (const auto& [name, value] : truth) {
     const LawFormEstimate& e = estimate(fit, name);
     SCOPED_TRACE(form.name + " " + name + " " + std::to_string(e.value) + " in [" + std::to_string(e.interval.lo) +
                  ", " + std::to_string(e.interval.hi) + "]");
-    EXPECT_LE(e.interval.lo, value);
-    EXPECT_GE(e.interval.hi, value);
+    const auto at = std::find_if(form.parameters.begin(), form.parameters.end(),
+                                 [&](const LawParameter& p) { return p.name == name; });
+    const bool log = at->scale == ParameterScale::kLog;
+    const auto u = [&](double v) { return log ? std::log(v) : v; };
+    EXPECT_LE(u(e.value) - 2.0 * (u(e.value) - u(e.interval.lo)), u(value));
+    EXPECT_GE(u(e.value) + 2.0 * (u(e.interval.hi) - u(e.value)), u(value));
     EXPECT_FALSE(e.at_bound);
+    covered += e.interval.lo <= value && value <= e.interval.hi ? 1 : 0;
   }
+  return covered;
 }
 
 TEST(LawFormFit, TheDataConstrainedFormRecoversItsPlantedParameters) {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "core/scaling/fit_options.h"
 #include "core/scaling/fit_parallel.h"
 #include "core/scaling/lbfgs.h"
 #include "core/scaling/law.h"
@@ -367,6 +368,22 @@ LawFormGroupFit fit_group(const LawForm& form, const std::vector<LawRow>& rows, 
   return out;
 }
 
+// --predict's rows, as the built-in laws' (fit_runs.cpp): at most kMaxPredictRows (each is predicted by every
+// bootstrap refit), each of a group the runs have, or of none (then predicted by the one group's law).
+void validate_predict_rows(const LawForm& form, const LawRows& rows, const LawRows& predict) {
+  if (predict.rows.size() > kMaxPredictRows) {
+    throw std::invalid_argument("fit --predict: " + std::to_string(predict.rows.size()) + " rows, more than the " +
+                                "limit of " + std::to_string(kMaxPredictRows));
+  }
+  if (predict.variables != form.variables) throw std::invalid_argument("law " + form.name + ": rows of other variables");
+  for (const LawRow& row : predict.rows) {
+    const bool known = std::any_of(rows.rows.begin(), rows.rows.end(), [&](const LawRow& r) { return r.group == row.group; });
+    if (!row.group.empty() && !known) {
+      throw std::invalid_argument("fit --predict: a row of group '" + row.group + "', which the runs do not have");
+    }
+  }
+}
+
 // Pairs across groups (core/scaling/pairing.h, for any law): two or more groups, every row seeded, every group
 // with the same families, and in each family the same seeds in every group: runs of one seed share their data
 // order and initial weights whatever their group.
@@ -411,6 +428,7 @@ LawFormReport fit_law_form(const LawForm& form, const LawRows& rows, const LawFo
     settings.huber_delta = *form.huber_delta;
     settings.delta_given = true;
   }
+  if (predict != nullptr) validate_predict_rows(form, rows, *predict);
   std::vector<LawRow> sorted = rows.rows;
   for (const auto& r : sorted) {
     if (!positive_finite(r.loss)) throw std::invalid_argument("law " + form.name + ": a row's loss is not positive");

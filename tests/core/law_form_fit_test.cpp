@@ -14,6 +14,7 @@
 
 #include "core/number_format.h"
 #include "core/scaling/fit.h"
+#include "core/scaling/fit_options.h"
 #include "tests/core/law_form_synthetic.h"
 #include "tests/core/scaling_synthetic.h"
 
@@ -219,6 +220,21 @@ TEST(LawFormFit, PredictionsOfHeldOutRunsCarryIntervalsThatCoverThem) {
     covered += p.interval.lo <= mean_truth && mean_truth <= p.interval.hi ? 1 : 0;
   }
   EXPECT_GE(covered, static_cast<int>(large.size()) * 3 / 4);
+}
+
+TEST(LawFormFit, PredictionsOfAnUnknownGroupOrTooManyRowsAreRefused) {
+  quiet_solver_logging();
+  const LawForm form = shipped("n");
+  const LawRows rows = rows_of(test::power_runs(1.8, 400.0, 0.3, 5, 0.01, 1), {"params"});
+  LawFormSettings settings;
+  settings.bootstrap = 0;
+  LawRows other = rows;
+  other.rows.resize(1);
+  other.rows[0].group = "unified";
+  EXPECT_THROW(fit_law_form(form, rows, settings, &other), std::invalid_argument);
+  LawRows many = rows;
+  many.rows.assign(kMaxPredictRows + 1, rows.rows[0]);
+  EXPECT_THROW(fit_law_form(form, rows, settings, &many), std::invalid_argument);
 }
 
 TEST(LawFormFit, ALawThatIsNeverAPositiveNumberIsRefusedWithTheRowItFailedAt) {

@@ -30,10 +30,18 @@ axes:
 )";
 
 // A trainer that ignores SIGTERM (its children inherit that) and never ends by itself.
+// A trainer that ignores SIGTERM, and says so in a file beside itself once its trap is set: a SIGTERM the worker
+// forwards before the shell has run `trap` would kill it (exit 143) and end the drain at once, so the tests wait
+// for the file (stuck_trainer_ready) before they stop the worker.
 std::filesystem::path stuck_trainer(Cluster& cluster) {
-  const auto path = cluster.write_file("stuck-trainer.sh", "#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 0.1; done\n");
+  const auto path = cluster.write_file("stuck-trainer.sh",
+                                       "#!/bin/sh\ntrap '' TERM\n: > \"$0.ready\"\nwhile :; do sleep 0.1; done\n");
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path;
+}
+
+bool stuck_trainer_ready(const std::filesystem::path& trainer) {
+  return wait_until([&] { return std::filesystem::exists(trainer.string() + ".ready"); }, 60);
 }
 
 struct Reply {
@@ -72,7 +80,8 @@ std::string job_state(DbReader& db) { return db.jobs().empty() ? "" : db.jobs()[
 TEST(WorkerHealth, ReadyOnlyWhenConnectedAndNotDrainingWithSlotsInTheBody) {
   Cluster cluster("health");
   cluster.start_server(/*heartbeat_ms=*/200, /*lease_timeout_ms=*/3000);
-  WorkerSpec two_slots = spec(stuck_trainer(cluster), {"--health", "127.0.0.1:0"});
+  const auto trainer = stuck_trainer(cluster);
+  WorkerSpec two_slots = spec(trainer, {"--health", "127.0.0.1:0"});
   two_slots.slots = 2;
   const int worker = cluster.start_worker(two_slots);
   const int port = health_port(cluster, worker);
@@ -98,6 +107,7 @@ TEST(WorkerHealth, ReadyOnlyWhenConnectedAndNotDrainingWithSlotsInTheBody) {
   ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", kOneJobSweep).string()}).exit_code, 0);
   ASSERT_TRUE(wait_until([&] { return get(port, "/readyz").body.value("slots_busy", 0) == 1; }, 30));
   EXPECT_EQ(get(port, "/readyz").status, 200) << "a free slot left: still ready";
+  ASSERT_TRUE(stuck_trainer_ready(trainer));
 
   // Draining (the trainer ignores SIGTERM, so the drain lasts): not ready, still alive, still connected.
   cluster.kill_worker(worker, SIGTERM);
@@ -129,13 +139,14 @@ TEST(WorkerHealth, MalformedHealthAddressIsRefusedNamingTheFlag) {
 TEST(WorkerDrain, SecondSigtermKillsTheTrainerAndRequeuesTheJobAsAnAttempt) {
   Cluster cluster("drain-twice");
   cluster.start_server();
-  const int worker =
-      cluster.start_worker(spec(stuck_trainer(cluster), {"--health", "127.0.0.1:0", "--drain-grace-ms", "600000"}));
+  const auto trainer = stuck_trainer(cluster);
+  const int worker = cluster.start_worker(spec(trainer, {"--health", "127.0.0.1:0", "--drain-grace-ms", "600000"}));
   const int port = health_port(cluster, worker);
   ASSERT_GT(port, 0);
   ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", kOneJobSweep).string()}).exit_code, 0);
   DbReader db(cluster.database());
   ASSERT_TRUE(wait_until([&] { return job_state(db) == "running"; }, 60)) << job_state(db);
+  ASSERT_TRUE(stuck_trainer_ready(trainer));
 
   cluster.kill_worker(worker, SIGTERM);
   cluster.kill_worker(worker, SIGTERM);  // back to back, as a scheduler may deliver one stop: the drain goes on
@@ -154,10 +165,12 @@ TEST(WorkerDrain, SecondSigtermKillsTheTrainerAndRequeuesTheJobAsAnAttempt) {
 TEST(WorkerDrain, TrainerThatOutlivesTheDrainGraceIsKilled) {
   Cluster cluster("drain-grace");
   cluster.start_server();
-  const int worker = cluster.start_worker(spec(stuck_trainer(cluster), {"--drain-grace-ms", "300"}));
+  const auto trainer = stuck_trainer(cluster);
+  const int worker = cluster.start_worker(spec(trainer, {"--drain-grace-ms", "300"}));
   ASSERT_EQ(cluster.cli({"submit", cluster.write_file("s.yaml", kOneJobSweep).string()}).exit_code, 0);
   DbReader db(cluster.database());
   ASSERT_TRUE(wait_until([&] { return job_state(db) == "running"; }, 60)) << job_state(db);
+  ASSERT_TRUE(stuck_trainer_ready(trainer));
   cluster.kill_worker(worker, SIGTERM);
   EXPECT_EQ(cluster.wait_worker(worker), 0);
   ASSERT_EQ(db.jobs().size(), 1u);

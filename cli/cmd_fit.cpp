@@ -118,20 +118,38 @@ LawFormSettings law_form_settings(const FitArgs& args) {
   return settings;
 }
 
-// A law written as a file, fitted to a CSV's columns (or a sweep's params, tokens and compute).
-LawFormReport fit_law_file(const std::string& path, const FitArgs& args, const CliContext& context,
+// The built-in laws' options from the command line, with what the runs brought (the tune runs at each pick).
+FitOptions fit_options(const FitArgs& args, SweepRuns& runs) {
+  FitOptions options = args.options;
+  options.tune_runs_at_pick = std::move(runs.tune_runs_at_pick);
+  options.seed = args.seed;
+  if (args.laws.size() == 1) options.law = parse_law(args.laws.front());
+  if (!args.predict.empty()) options.predict = read_points_csv(args.predict, "", LossColumn::kOptional);
+  if (args.huber_delta) {
+    options.settings.huber_delta = *args.huber_delta;
+    options.settings.delta_given = true;
+  }
+  return options;
+}
+
+// A law written as a file, fitted to a CSV's columns, or to a sweep's runs (params, tokens and compute) that the
+// caller fetched once for every form.
+LawFormReport fit_law_file(const std::string& path, const FitArgs& args, const std::optional<SweepRuns>& sweep,
                            const LawFormSettings& settings) {
   const LawForm form = read_law_form(path);
-  LawRows rows;
-  if (is_csv(args)) {
-    if (!args.points.empty() && !args.source.empty()) throw std::invalid_argument("fit: give --points or SWEEP, not both");
-    rows = read_law_rows_csv(args.points.empty() ? args.source : args.points, form.variables, args.group_by);
-  } else {
-    rows = law_rows_from_runs(load_runs(args, context).runs, form.variables);
-  }
+  const LawRows rows = sweep ? law_rows_from_runs(sweep->runs, form.variables)
+                             : read_law_rows_csv(args.points.empty() ? args.source : args.points, form.variables,
+                                                 args.group_by);
   std::optional<LawRows> predict;
   if (!args.predict.empty()) predict = read_law_rows_csv(args.predict, form.variables, "", LossColumn::kOptional);
   return fit_law_form(form, rows, settings, predict ? &*predict : nullptr);
+}
+
+// The runs of a sweep id (nullopt for a CSV, which each form reads for its own columns).
+std::optional<SweepRuns> sweep_runs(const FitArgs& args, const CliContext& context) {
+  if (!args.points.empty() && !args.source.empty()) throw std::invalid_argument("fit: give --points or SWEEP, not both");
+  if (is_csv(args)) return std::nullopt;
+  return load_runs(args, context);
 }
 
 // Several forms on the same runs, built-in (--law) and written as files (--law-file): each fitted with its
@@ -142,17 +160,11 @@ void print_law_choice(const FitArgs& args, const CliContext& context) {
   std::vector<FitReport> reports;
   std::vector<LawFormReport> file_reports;
   nlohmann::json fits = nlohmann::json::array();
+  const std::optional<SweepRuns> sweep = sweep_runs(args, context);
   if (!args.laws.empty()) {
-    SweepRuns runs = load_runs(args, context);
-    FitOptions options = args.options;
-    options.tune_runs_at_pick = std::move(runs.tune_runs_at_pick);
-    options.seed = args.seed;
+    SweepRuns runs = sweep ? *sweep : load_runs(args, context);
+    FitOptions options = fit_options(args, runs);
     options.holdout_largest = true;
-    if (!args.predict.empty()) options.predict = read_points_csv(args.predict, "", LossColumn::kOptional);
-    if (args.huber_delta) {
-      options.settings.huber_delta = *args.huber_delta;
-      options.settings.delta_given = true;
-    }
     for (const std::string& law : args.laws) {
       options.law = parse_law(law);
       reports.push_back(fit_runs(runs.runs, options));
@@ -163,7 +175,7 @@ void print_law_choice(const FitArgs& args, const CliContext& context) {
   LawFormSettings settings = law_form_settings(args);
   settings.holdout_largest = true;
   for (const std::string& path : args.law_files) {
-    file_reports.push_back(fit_law_file(path, args, context, settings));
+    file_reports.push_back(fit_law_file(path, args, sweep, settings));
     scores.push_back(score_law(file_reports.back()));
     fits.push_back(to_json(file_reports.back()));
   }
@@ -270,20 +282,13 @@ void add_fit_command(CLI::App& app, CliContext& context) {
       return;
     }
     if (!args->law_files.empty()) {
-      const LawFormReport report = fit_law_file(args->law_files.front(), *args, context, law_form_settings(*args));
+      const LawFormReport report =
+          fit_law_file(args->law_files.front(), *args, sweep_runs(*args, context), law_form_settings(*args));
       std::cout << (context.json ? to_json(report).dump(2) + "\n" : law_form_text(report, output_columns()));
       return;
     }
     SweepRuns runs = load_runs(*args, context);
-    FitOptions options = args->options;
-    options.tune_runs_at_pick = std::move(runs.tune_runs_at_pick);
-    options.seed = args->seed;
-    if (args->laws.size() == 1) options.law = parse_law(args->laws.front());
-    if (!args->predict.empty()) options.predict = read_points_csv(args->predict, "", LossColumn::kOptional);
-    if (args->huber_delta) {
-      options.settings.huber_delta = *args->huber_delta;
-      options.settings.delta_given = true;
-    }
+    const FitOptions options = fit_options(*args, runs);
     const FitReport report = fit_runs(runs.runs, options);
     std::cout << (context.json ? to_json(report).dump(2) + "\n" : fit_report_text(report, text_options(*args)));
   });

@@ -342,11 +342,13 @@ LawForm read_law_form(const std::string& path) {
   return parse_law_form(text, path);
 }
 
-double law_form_loss(const LawForm& form, const std::vector<double>& parameters, const std::vector<double>& values) {
-  std::vector<double> slots(parameters);
-  slots.insert(slots.end(), values.begin(), values.end());
+double law_form_value(const LawForm& form, const std::vector<double>& parameters, const std::vector<double>& values) {
   ExpressionStack<double> stack;
-  const double loss = evaluate_program(form.program, slots.data(), stack);
+  return evaluate_program(form.program, parameters.data(), static_cast<int>(parameters.size()), values.data(), stack);
+}
+
+double law_form_loss(const LawForm& form, const std::vector<double>& parameters, const std::vector<double>& values) {
+  const double loss = law_form_value(form, parameters, values);
   return std::isfinite(loss) && loss > 0 ? loss : std::numeric_limits<double>::quiet_NaN();
 }
 

@@ -97,8 +97,11 @@ struct LawForm {
 LawForm parse_law_form(const std::string& yaml_text, const std::string& origin);
 LawForm read_law_form(const std::string& path);
 
-// The predicted loss of one row (its values in the order of form.variables) at the given parameters; NaN when
-// the expression is outside its domain there.
+// The expression's value at one row (its values in the order of form.variables) and the given parameters, as it
+// comes out: inf, NaN or negative included.
+double law_form_value(const LawForm& form, const std::vector<double>& parameters, const std::vector<double>& values);
+// The predicted loss there: law_form_value where it is a finite positive number, else NaN (outside the law's
+// domain).
 double law_form_loss(const LawForm& form, const std::vector<double>& parameters, const std::vector<double>& values);
 
 }  // namespace gammalab

@@ -30,14 +30,6 @@ struct Configuration {
 };
 
 
-// The law's value as it comes out (inf, NaN or negative included), for a message.
-double evaluate_first(const LawForm& form, const std::vector<double>& parameters, const std::vector<double>& values) {
-  std::vector<double> slots(parameters);
-  slots.insert(slots.end(), values.begin(), values.end());
-  ExpressionStack<double> stack;
-  return evaluate_program(form.program, slots.data(), stack);
-}
-
 bool row_before(const LawRow& a, const LawRow& b) {
   return std::tie(a.group, a.values, a.seed, a.loss, a.label) < std::tie(b.group, b.values, b.seed, b.loss, b.label);
 }
@@ -157,10 +149,13 @@ std::vector<double> family_key(const LawForm& form, const std::vector<double>& v
 // and every row has one, else clusters of the families' values.
 struct Resampling {
   bool seeds = false;
-  std::map<std::vector<double>, std::vector<std::size_t>> families;  // key -> configurations
+  struct Family {
+    std::vector<std::size_t> members;   // configurations
+    std::vector<std::uint64_t> seeds;   // distinct, ascending (with seeds)
+  };
+  std::map<std::vector<double>, Family> families;  // by key
   double degrees_of_freedom = 0.0;
 };
-
 // The distinct seeds of a family's runs, ascending.
 std::vector<std::uint64_t> family_seeds(const std::vector<LawRow>& rows, const std::vector<Configuration>& configs,
                                         const std::vector<std::size_t>& members) {
@@ -178,10 +173,11 @@ Resampling resampling_of(const LawForm& form, const std::vector<LawRow>& rows,
   Resampling plan;
   plan.seeds = std::all_of(configs.begin(), configs.end(), [](const Configuration& c) { return c.rows.size() >= 2; }) &&
                std::all_of(rows.begin(), rows.end(), [](const LawRow& r) { return r.seed.has_value(); });
-  for (std::size_t c = 0; c < configs.size(); ++c) plan.families[family_key(form, configs[c].values)].push_back(c);
+  for (std::size_t c = 0; c < configs.size(); ++c) plan.families[family_key(form, configs[c].values)].members.push_back(c);
   if (plan.seeds) {
-    for (const auto& [key, members] : plan.families) {
-      plan.degrees_of_freedom += static_cast<double>(family_seeds(rows, configs, members).size()) - 1.0;
+    for (auto& [key, family] : plan.families) {
+      family.seeds = family_seeds(rows, configs, family.members);
+      plan.degrees_of_freedom += static_cast<double>(family.seeds.size()) - 1.0;
     }
   }
   return plan;
@@ -202,7 +198,7 @@ std::vector<Configuration> resample(const std::vector<LawRow>& rows, const std::
   std::vector<Configuration> out;
   if (!plan.seeds) {
     std::vector<const std::vector<std::size_t>*> clusters;
-    for (const auto& [key, members] : plan.families) clusters.push_back(&members);
+    for (const auto& [key, family] : plan.families) clusters.push_back(&family.members);
     std::mt19937_64 rng = keyed_generator(stream, group, {}, {});
     std::uniform_int_distribution<std::size_t> pick(0, clusters.size() - 1);
     const std::size_t wanted = std::min<std::size_t>(kMinClusters, clusters.size());
@@ -219,13 +215,13 @@ std::vector<Configuration> resample(const std::vector<LawRow>& rows, const std::
     }
     return out;
   }
-  for (const auto& [key, members] : plan.families) {
-    const std::vector<std::uint64_t> seeds = family_seeds(rows, configs, members);
+  for (const auto& [key, family] : plan.families) {
+    const std::vector<std::uint64_t>& seeds = family.seeds;
     std::mt19937_64 rng = keyed_generator(stream, paired ? std::string() : group, key, seeds);
     std::uniform_int_distribution<std::size_t> pick(0, seeds.size() - 1);
     std::vector<std::uint64_t> drawn;
     for (std::size_t k = 0; k < seeds.size(); ++k) drawn.push_back(seeds[pick(rng)]);
-    for (auto c : members) {
+    for (auto c : family.members) {
       const Configuration& config = configs[c];
       std::vector<double> losses;
       for (const std::uint64_t seed : drawn) {
@@ -302,7 +298,7 @@ LawFormGroupFit fit_group(const LawForm& form, const std::vector<LawRow>& rows, 
     for (const auto& p : form.parameters) first.push_back(p.starts.front());
     throw std::invalid_argument("law " + form.name + (group.empty() ? "" : ", group " + group) +
                                 ": the loss is not a finite positive number at any start (at the first start it is " +
-                                std::to_string(evaluate_first(form, first, configs.front().values)) +
+                                std::to_string(law_form_value(form, first, configs.front().values)) +
                                 " for the first configuration); check the expression and the parameters' starts");
   }
   out.parameters = parameters_of(form, best->x);

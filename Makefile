@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: study-wsd deps build test demo package study dashboard bench fuzz calibrate clean own-script mlflow-example
+.PHONY: study-wsd arms deps build test demo package study dashboard bench fuzz calibrate clean own-script mlflow-example
 
 deps:
 	@scripts/deps.sh
@@ -34,6 +34,11 @@ package:
 # The full CPU reproduction (about half an hour on 2 cores): writes docs/results.md and its figures from its run.
 study: build
 	@scripts/study.sh $(BUILD)
+
+# The 2026 rival arms beside baseline, qknorm and unified at one size (docs/variants.md; about half an hour on
+# 2 cores), in BUILD/arms; rewrites the arms part of docs/results.md.
+arms: build
+	@scripts/arms.sh $(BUILD)
 
 # The WSD ladder with cooldown branches (docs/branches.md; minutes on 2 cores): its cost against independent runs
 # and its L(N, D) fit, in BUILD/study-wsd.

@@ -1,10 +1,12 @@
-// Trainer step time (forward + backward + clip + AdamW) for baseline and unified, and tiny-0.1m throughput.
+// Trainer step time (forward + backward + clip + AdamW) for baseline and unified (or any variants, --against),
+// and tiny-0.1m throughput.
 // Prints ms/step, tokens/s and the unified/baseline ratio measured in the same run, and with --peak-tflops the model
 // FLOPs utilisation (MFU: core's flops_per_token, the plan's 6·N + 12·L·d·T with N the activated non-embedding
 // parameters, against the device's dense peak).
-//   bench_trainer_step [--threads N] [--steps N] [--batch-tokens N] [--compare P...] [--preset P --variant V]
+//   bench_trainer_step [--threads N] [--steps N] [--batch-tokens N] [--compare P...] [--against V...]
+//                      [--preset P --variant V]
 //                      [--device cpu|cuda] [--dtype float32|bfloat16] [--peak-tflops F]
-// Baseline and unified steps alternate, and each figure is the median over steps, so load from other processes
+// The baseline's and the other variants' steps alternate, and each figure is the median over steps, so load from other processes
 // on a shared machine falls on both alike. On CPU the ratio is taken on the process CPU time; on CUDA each step
 // ends with a device synchronisation and the wall time counts.
 #include <time.h>
@@ -117,13 +119,16 @@ int main(int argc, char** argv) {
   int threads = 1, steps = 20;
   std::int64_t batch_tokens = 4096;
   std::string only_preset, only_variant = "baseline", device_name = "cpu", dtype = "float32";
-  std::vector<std::string> compare = {"tiny-2m", "tiny-8m"};
+  std::vector<std::string> compare = {"tiny-2m", "tiny-8m"}, against = {"unified"};
   app.add_option("--threads", threads, "intra-op threads")->capture_default_str();
   app.add_option("--steps", steps, "timed steps per subject")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--batch-tokens", batch_tokens, "tokens per step")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--preset", only_preset, "measure just this preset (for profiling)");
   app.add_option("--variant", only_variant, "with --preset: the variant")->capture_default_str();
   app.add_option("--compare", compare, "presets to compare baseline and unified on (skips tiny-0.1m unless named)")
+      ->capture_default_str();
+  app.add_option("--against", against, "variants each compared with the baseline, steps alternating (e.g. the "
+                 "2026 arms: seednorm peri_ln gated pre_affine ln_scaling dyt derf)")
       ->capture_default_str();
   app.add_option("--device", device_name, "cpu or cuda")->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_option("--dtype", dtype, "float32, or bfloat16 (autocast, CUDA only)")
@@ -161,12 +166,19 @@ int main(int argc, char** argv) {
     tiny.print(peak_tflops);
   }
   for (const std::string& preset : compare) {
-    Subject base(preset, "baseline", batch_tokens, device), uni(preset, "unified", batch_tokens, device);
-    run_interleaved({&base, &uni}, steps);
-    base.print(peak_tflops);
-    uni.print(peak_tflops);
-    std::printf("%-10s unified/baseline ratio: wall %.3f, cpu %.3f\n", preset.c_str(),
-                median(uni.wall_ms) / median(base.wall_ms), median(uni.cpu_ms) / median(base.cpu_ms));
+    Subject base(preset, "baseline", batch_tokens, device);
+    std::vector<std::unique_ptr<Subject>> others;
+    std::vector<Subject*> all = {&base};
+    for (const std::string& variant : against) {
+      others.push_back(std::make_unique<Subject>(preset, variant, batch_tokens, device));
+      all.push_back(others.back().get());
+    }
+    run_interleaved(all, steps);
+    for (const Subject* s : all) s->print(peak_tflops);
+    for (const auto& other : others) {
+      std::printf("%-10s %s/baseline ratio: wall %.3f, cpu %.3f\n", preset.c_str(), other->variant.c_str(),
+                  median(other->wall_ms) / median(base.wall_ms), median(other->cpu_ms) / median(base.cpu_ms));
+    }
   }
   return 0;
 }

@@ -54,6 +54,11 @@ void fields(ScaleSpec& s, F&& f) {
   f("decay", s.decay);
   f("dnp_per_head", s.dnp_per_head);
   f("final_norm_is_input", s.final_norm_is_input);
+  f("norm", s.norm);
+  f("norm_alpha_init", s.norm_alpha_init);
+  f("norm_shift_init", s.norm_shift_init);
+  f("gate_rank", s.gate_rank);
+  f("norm_init_std", s.norm_init_std);
 }
 template <typename F>
 void fields(OptimSpec& s, F&& f) {
@@ -114,6 +119,10 @@ constexpr bool is_optional = false;
 template <typename T>
 constexpr bool is_optional<std::optional<T>> = true;
 template <typename T>
+constexpr bool is_optional_enum = false;
+template <typename T>
+constexpr bool is_optional_enum<std::optional<T>> = std::is_enum_v<T>;
+template <typename T>
 constexpr bool is_struct = !std::is_arithmetic_v<T> && !std::is_enum_v<T> && !std::is_same_v<T, std::string> &&
                            !std::is_same_v<T, std::vector<std::string>> && !is_optional<T>;
 
@@ -135,7 +144,10 @@ nlohmann::json write(S s, bool every_field = false) {
     using T = std::decay_t<decltype(value)>;
     if constexpr (is_struct<T>)
       out[key] = write(value, every_field);
-    else if constexpr (is_optional<T>) {
+    else if constexpr (is_optional_enum<T>) {
+      if (value) out[key] = std::string(enum_name(*value));
+      else if (every_field) out[key] = std::string(enum_name(typename T::value_type{}));
+    } else if constexpr (is_optional<T>) {
       if (value) out[key] = *value;
       else if (every_field) out[key] = typename T::value_type{};
     } else if constexpr (std::is_enum_v<T>)
@@ -157,6 +169,10 @@ void read(const nlohmann::json& json, const std::string& path, S& s) {
       std::string text(enum_name(value));
       reader.read(key, text);
       value = parse_field<T>(text, reader.child_path(key));
+    } else if constexpr (is_optional_enum<T>) {
+      std::optional<std::string> text;
+      reader.read(key, text);
+      if (text) value = parse_field<typename T::value_type>(*text, reader.child_path(key));
     } else {
       reader.read(key, value);
     }
@@ -192,6 +208,47 @@ void require_finite(S& s, const std::string& prefix) {
     else if constexpr (std::is_floating_point_v<T>)
       require(std::isfinite(value), path, "must be a finite number");
   });
+}
+
+// The 2026 arms (scale.norm other than rms) replace the Pre-Norm itself and keep the baseline's scale vectors:
+// one γ per Pre-Norm, before its maps, plain. Their fields belong to the arm that reads them.
+void check_norm(const JobConfig& c) {
+  const ScaleSpec& s = c.scale;
+  const NormKind kind = s.norm_kind();
+  const std::string kind_text(enum_name(kind));
+  if (kind != NormKind::Rms) {
+    const std::string why = " (scale.norm " + kind_text +
+                            " replaces the Pre-Norm and keeps the baseline's scale vectors: sharing shared, "
+                            "placement before, param plain)";
+    require(s.sharing == Sharing::Shared, "scale.sharing", "must be shared, got " +
+                                                               std::string(enum_name(s.sharing)) + why);
+    require(s.placement == Placement::Before, "scale.placement",
+            "must be before, got " + std::string(enum_name(s.placement)) + why);
+    require(s.param == ScaleParam::Plain, "scale.param", "must be plain, got " + std::string(enum_name(s.param)) + why);
+  }
+  if (const std::optional<double>& alpha = s.norm_alpha_init) {
+    require(kind == NormKind::Dyt || kind == NormKind::Derf, "scale.norm_alpha_init",
+            "is for scale.norm dyt or derf only (this norm is " + kind_text + ")");
+    require(std::isfinite(*alpha) && *alpha > 0 && *alpha <= 100, "scale.norm_alpha_init",
+            "must be in (0, 100], got " + number_text(*alpha));
+  }
+  if (const std::optional<double>& shift = s.norm_shift_init) {
+    require(kind == NormKind::Derf, "scale.norm_shift_init",
+            "is for scale.norm derf only (this norm is " + kind_text + ")");
+    require(std::isfinite(*shift) && std::abs(*shift) <= 10, "scale.norm_shift_init",
+            "must be in [-10, 10], got " + number_text(*shift));
+  }
+  if (const std::optional<double>& std = s.norm_init_std) {
+    require(kind == NormKind::SeedNorm || kind == NormKind::Gated, "scale.norm_init_std",
+            "is for scale.norm seednorm or gated only (this norm is " + kind_text + ")");
+    require(std::isfinite(*std) && *std > 0 && *std <= 1, "scale.norm_init_std",
+            "must be in (0, 1], got " + number_text(*std));
+  }
+  if (const std::optional<int>& rank = s.gate_rank) {
+    require(kind == NormKind::Gated, "scale.gate_rank", "is for scale.norm gated only (this norm is " + kind_text + ")");
+    require(*rank >= 1 && *rank <= limits::kMaxDModel, "scale.gate_rank",
+            "must be in [1, " + std::to_string(limits::kMaxDModel) + "], got " + std::to_string(*rank));
+  }
 }
 
 }  // namespace
@@ -276,6 +333,7 @@ void validate(const JobConfig& c) {
   require(m.vocab_size >= 2, "model.vocab_size", "must be at least 2");
   require(m.qk_norm || !variant_sets_qk_norm(c.scale.variant), "model.qk_norm",
           "must be true for scale.variant '" + c.scale.variant + "' (the baseline with QK-norm)");
+  check_norm(c);
   require(m.n_layers >= 1, "model.n_layers", "must be at least 1");
   require(m.d_model >= 1, "model.d_model", "must be at least 1");
   require(m.n_heads >= 1 && m.d_model % m.n_heads == 0, "model.n_heads", "must be positive and divide d_model");

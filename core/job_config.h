@@ -17,6 +17,8 @@ enum class Sharing { None, Shared, Branch };              // none | shared | bra
 enum class Placement { Before, After, Dual, DualNorm };   // before | after (AP) | dual (DP) | dual_norm (DNP)
 enum class ScaleParam { Plain, MagDirOrig, MagDirExp };   // plain | magdir_orig (OR) | magdir_exp (ER)
 enum class ScaleDecay { None, All, InputOnly };           // none | all | input_only (IWD)
+// What each Pre-Norm computes (docs/variants.md, "The 2026 arms"): the paper's scale-free RMSNorm, or a rival.
+enum class NormKind { Rms, SeedNorm, PeriLn, Gated, PreAffine, LnScaling, Dyt, Derf };
 enum class OptimizerKind { AdamW, Muon };                 // adamw | muon
 enum class ScheduleKind { Cosine, Wsd, Constant };        // cosine | wsd | constant
 enum class DeviceKind { Cpu, Cuda };                      // cpu | cuda
@@ -52,6 +54,17 @@ template <>
 struct EnumNames<ScaleDecay> {
   static constexpr std::array<EnumName<ScaleDecay>, 3> list{
       {{ScaleDecay::None, "none"}, {ScaleDecay::All, "all"}, {ScaleDecay::InputOnly, "input_only"}}};
+};
+template <>
+struct EnumNames<NormKind> {
+  static constexpr std::array<EnumName<NormKind>, 8> list{{{NormKind::Rms, "rms"},
+                                                           {NormKind::SeedNorm, "seednorm"},
+                                                           {NormKind::PeriLn, "peri_ln"},
+                                                           {NormKind::Gated, "gated"},
+                                                           {NormKind::PreAffine, "pre_affine"},
+                                                           {NormKind::LnScaling, "ln_scaling"},
+                                                           {NormKind::Dyt, "dyt"},
+                                                           {NormKind::Derf, "derf"}}};
 };
 template <>
 struct EnumNames<OptimizerKind> {
@@ -129,6 +142,24 @@ struct ScaleSpec {
   // γ_fin's role. The paper's own summary names "the normalization before the final output" as an Output-Norm
   // (not decayed under IWD); true tags it Input-Norm, as the definition "followed by a linear map" would.
   bool final_norm_is_input = false;
+  // The Pre-Norms' own function (NormKind). Unset (the default; absent from the JSON, so configs written before
+  // it keep their hashes): rms. The rivals keep the baseline's axes (shared, before, plain; validate() checks).
+  std::optional<NormKind> norm{};
+  // DyT's and Derf's α at initialisation (one learnable scalar per norm). Unset: 0.5, DyT's published default.
+  std::optional<double> norm_alpha_init{};
+  // Derf's shift s at initialisation (one learnable scalar per norm). Unset: 0 (erf centred, odd like tanh).
+  std::optional<double> norm_shift_init{};
+  // GatedNorm's bottleneck rank r. Unset: 128, as an open production MoE recipe uses.
+  std::optional<int> gate_rank{};
+  // The std of the trunc-normal (within 2σ) init of SeeDNorm's β and GatedNorm's W_down and W_up, which their
+  // sources leave open. Unset: 0.02, the hidden projections' own.
+  std::optional<double> norm_init_std{};
+
+  NormKind norm_kind() const { return norm.value_or(NormKind::Rms); }
+  double alpha_init() const { return norm_alpha_init.value_or(0.5); }
+  double shift_init() const { return norm_shift_init.value_or(0.0); }
+  int rank() const { return gate_rank.value_or(128); }
+  double init_std() const { return norm_init_std.value_or(0.02); }
 };
 
 struct OptimSpec {

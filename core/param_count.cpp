@@ -87,12 +87,29 @@ ParamCounts count_params(const ModelSpec& m, const ScaleSpec& scale) {
     if (m.qk_norm) layer.add(hd, false, two);
     final_norm.add(d, scale.final_norm_is_input);  // γ_fin
   }
+  // The 2026 arms (validate() keeps them to the baseline's axes): their vectors, and their other parameters at
+  // each of the 2L + 1 Pre-Norms.
+  const NormKind kind = scale.norm_kind();
+  if (kind == NormKind::PeriLn) layer.add(d, false, two);  // γ_out after attention and after the FFN
+  if (kind == NormKind::PreAffine) {                       // λ inside each Pre-Norm
+    layer.add(d, false, two);
+    final_norm.add(d, false);
+  }
+  Count per_site{};
+  switch (kind) {
+    case NormKind::Dyt: per_site = Count{1} + d; break;           // α, bias
+    case NormKind::Derf: per_site = Count{2} + d; break;          // α, s, bias
+    case NormKind::SeedNorm: per_site = two * d; break;           // α, β
+    case NormKind::Gated: per_site = two * Count{scale.rank()} * d; break;  // W_down, W_up
+    default: break;
+  }
+  const Count norm_params = (two * L + Count{1}) * per_site;
 
   ParamCounts c;
   const Count input = L * layer.input + final_norm.input, output = L * layer.output + final_norm.output;
   const Count vectors = input + output;
   const Count embedding = V * d;
-  const Count total = embedding + L * (attn + ffn_total) + V * d + vectors;
+  const Count total = embedding + L * (attn + ffn_total) + V * d + vectors + norm_params;
   // Activated: inactive experts' weights (and their output-side vectors) do not count.
   Count inactive = moe ? L * (E - top_k) * expert : Count{};
   if (moe && scale.sharing != Sharing::None && scale.placement != Placement::Before) {
@@ -102,6 +119,7 @@ ParamCounts count_params(const ModelSpec& m, const ScaleSpec& scale) {
   c.scale_vectors = vectors.v;
   c.input_norm = input.v;
   c.output_norm = output.v;
+  c.norm_params = norm_params.v;
   c.total = total.v;
   c.activated = (total - inactive).v;
   return c;

@@ -14,6 +14,10 @@ struct ParamCounts {
   std::int64_t scale_vectors = 0;  // every γ, α and β (docs/variants.md, Axes)
   std::int64_t input_norm = 0;     // of scale_vectors: Input-Norm role
   std::int64_t output_norm = 0;    // of scale_vectors: Output-Norm role
+  // The parameters a 2026 arm's Pre-Norms add beside scale vectors (docs/variants.md, "The 2026 arms"): DyT's
+  // and Derf's α, s and bias, SeeDNorm's α and β, GatedNorm's two matrices. Counted in N: GatedNorm's are not
+  // negligible at small widths.
+  std::int64_t norm_params = 0;
   std::int64_t non_embedding() const { return total - embedding; }
   // N as the scaling fits count it (core/scaling/run_point.h): activated per token, without the embedding.
   std::int64_t fitted() const { return activated - embedding; }

@@ -44,6 +44,17 @@ CASES = [
     ("unified-gqa-per-head", "unified", {"n_kv_heads": 2}, "gammalab", CUSTOM),
     ("moe-baseline", "baseline", MOE, "auto", CUSTOM),
     ("moe-unified", "unified", {"moe": dict(MOE["moe"], router_scale=True)}, "auto", CUSTOM),
+    # The 2026 arms (docs/variants.md, "The 2026 arms"): each replaces the Pre-Norm, so none folds into Llama.
+    ("seednorm", "seednorm", {}, "auto", CUSTOM),
+    ("peri_ln", "peri_ln", {}, "auto", CUSTOM),
+    ("gated", "gated", {}, "auto", CUSTOM),
+    ("pre_affine", "pre_affine", {}, "auto", CUSTOM),
+    ("ln_scaling", "ln_scaling", {}, "auto", CUSTOM),
+    ("dyt", "dyt", {}, "auto", CUSTOM),
+    ("derf", "derf", {}, "auto", CUSTOM),
+    ("moe-seednorm", "seednorm", MOE, "auto", CUSTOM),
+    ("moe-gated", "gated", MOE, "auto", CUSTOM),
+    ("moe-derf", "derf", MOE, "auto", CUSTOM),
 ]
 QUICK = {"baseline", "dp", "unified", "moe-baseline"}
 # A high learning rate, so that every scale vector moves far from 1 in these few steps: a γ the export dropped or

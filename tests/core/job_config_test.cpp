@@ -8,6 +8,7 @@
 
 #include "core/config_error.h"
 #include "core/job_config.h"
+#include "core/limits.h"
 #include "core/model_preset.h"
 #include "tests/core/sweep_test_support.h"
 
@@ -98,7 +99,8 @@ TEST(JobConfig, MuonLrIsAnOptionalOverrideOfLr) {
   }
   // The schema's view: every field, the optional one included.
   EXPECT_TRUE(job_config_every_field()["optim"].contains("muon_lr"));
-  const std::vector<std::string> optional{"optim.muon_lr", "schedule.decay_steps", "data.eval_windows",
+  const std::vector<std::string> optional{"scale.norm", "scale.norm_alpha_init", "scale.norm_shift_init",
+                                          "scale.gate_rank", "scale.norm_init_std", "optim.muon_lr", "schedule.decay_steps", "data.eval_windows",
                                           "data.eval_batches", "world_size", "nodes", "command", "declared_params",
                                           "declared_tokens", "imported"};
   EXPECT_EQ(job_config_optional_fields(), optional);
@@ -249,6 +251,66 @@ TEST(JobConfig, TheFinalNormIsAnOutputNormByDefault) {
   EXPECT_FALSE(ScaleSpec{}.final_norm_is_input);
   EXPECT_FALSE(variant_preset("unified").final_norm_is_input);
   EXPECT_FALSE(variant_preset("iwd").final_norm_is_input);
+}
+
+// The 2026 arms (docs/variants.md, "The 2026 arms"): scale.norm and its fields are absent from a config that
+// does not set them (configs written before them keep their bytes and hashes), round trip as their strings, and
+// are refused with the field, the limit and the value where they do not apply.
+TEST(JobConfig, TheArmsNormIsOptionalAndChecked) {
+  const nlohmann::json plain = to_json(JobConfig{});
+  EXPECT_FALSE(plain["scale"].contains("norm"));
+  EXPECT_FALSE(plain["scale"].contains("gate_rank"));
+  EXPECT_EQ(job_config_every_field()["scale"]["norm"], "rms") << "the sweep schema reads the field's kind";
+
+  nlohmann::json json = plain;
+  json["scale"]["norm"] = "derf";
+  json["scale"]["norm_alpha_init"] = 0.8;
+  json["scale"]["norm_shift_init"] = -0.25;
+  const JobConfig derf = job_config_from_json(json);
+  EXPECT_EQ(derf.scale.norm_kind(), NormKind::Derf);
+  EXPECT_EQ(derf.scale.alpha_init(), 0.8);
+  EXPECT_EQ(to_json(derf).dump(), json.dump());
+  EXPECT_EQ(validation_error(derf), "no error");
+
+  json["scale"]["norm"] = "dyn_tanh";
+  try {
+    job_config_from_json(json);
+    FAIL() << "an unknown norm was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), "scale.norm");
+    EXPECT_NE(std::string(e.what()).find("derf, dyt, gated, ln_scaling, peri_ln, pre_affine, rms, seednorm"),
+              std::string::npos) << e.what();
+  }
+
+  JobConfig c;
+  c.scale = variant_preset("dyt");
+  c.scale.sharing = Sharing::Branch;
+  EXPECT_EQ(validation_error(c),
+            "scale.sharing: must be shared, got branch (scale.norm dyt replaces the Pre-Norm and keeps the baseline's "
+            "scale vectors: sharing shared, placement before, param plain)");
+  c.scale = variant_preset("seednorm");
+  c.scale.placement = Placement::DualNorm;
+  EXPECT_NE(validation_error(c).find("scale.placement: must be before, got dual_norm"), std::string::npos);
+  c.scale = variant_preset("gated");
+  c.scale.param = ScaleParam::MagDirExp;
+  EXPECT_NE(validation_error(c).find("scale.param: must be plain, got magdir_exp"), std::string::npos);
+  c.scale = variant_preset("gated");
+  c.scale.gate_rank = 0;
+  EXPECT_EQ(validation_error(c), "scale.gate_rank: must be in [1, " + std::to_string(limits::kMaxDModel) + "], got 0");
+  c.scale = variant_preset("baseline");
+  c.scale.gate_rank = 16;
+  EXPECT_EQ(validation_error(c), "scale.gate_rank: is for scale.norm gated only (this norm is rms)");
+  c.scale = variant_preset("dyt");
+  c.scale.norm_alpha_init = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(validation_error(c), "scale.norm_alpha_init: must be in (0, 100], got inf");
+  c.scale.norm_alpha_init = 0.5;
+  c.scale.norm_shift_init = 1.0;
+  EXPECT_EQ(validation_error(c), "scale.norm_shift_init: is for scale.norm derf only (this norm is dyt)");
+  c.scale = variant_preset("seednorm");
+  c.scale.norm_init_std = 0.0;
+  EXPECT_EQ(validation_error(c), "scale.norm_init_std: must be in (0, 1], got 0");
+  c.scale.norm_init_std = 0.01;
+  EXPECT_EQ(validation_error(c), "no error");
 }
 
 }  // namespace

@@ -74,12 +74,30 @@ TEST(SweepFiles, MoeLadderBudgetsUseActivatedParams) {
   }
 }
 
+// The paper's ablation runs every variant but the 2026 arms, which arms-2026.yaml runs beside the baseline, the
+// QK-norm control and unified.
 TEST(SweepFiles, AblationCoversEveryVariantOfTheSpec) {
-  const Sweep sweep = expand_file("ablation-0.12b.yaml");
-  std::set<std::string> variants;
-  for (const auto& job : sweep.jobs) variants.insert(job.config.scale.variant);
-  const auto names = variant_names();
-  EXPECT_EQ(variants, std::set<std::string>(names.begin(), names.end()));
+  std::set<std::string> paper, rivals;
+  for (const VariantPreset& preset : variant_presets()) {
+    (preset.paper.starts_with("rival") ? rivals : paper).insert(preset.name);
+  }
+  EXPECT_EQ(rivals.size(), 8u);
+  for (const auto& [file, expected] :
+       {std::pair{"ablation-0.12b.yaml", paper}, std::pair{"arms-2026.yaml", [&] {
+          std::set<std::string> arms = rivals;
+          arms.insert({"baseline", "qknorm", "unified"});
+          return arms;
+        }()}}) {
+    const Sweep sweep = expand_file(file);
+    std::set<std::string> variants;
+    for (const auto& job : sweep.jobs) variants.insert(job.config.scale.variant);
+    EXPECT_EQ(variants, expected) << file;
+  }
+  std::set<std::string> gpu;
+  for (const auto& job : expand_file("arms-2026-gpu.yaml").jobs) gpu.insert(job.config.scale.variant);
+  std::set<std::string> cpu;
+  for (const auto& job : expand_file("arms-2026.yaml").jobs) cpu.insert(job.config.scale.variant);
+  EXPECT_EQ(gpu, cpu) << "the GPU file runs the same arms";
 }
 
 // The demo's design (issue: a regime closer to the paper's, controls, a fair LR): three widths at one depth of at

@@ -64,7 +64,7 @@ TEST(SweepHash, AnyFieldChangesTheHash) {
   const std::map<std::string, std::string> kOtherEnumValue = {
       {"scale.sharing", "branch"}, {"scale.placement", "dual_norm"}, {"scale.param", "magdir_exp"},
       {"scale.decay", "input_only"}, {"optim.name", "muon"},         {"schedule.kind", "wsd"},
-      {"device", "cuda"},            {"dtype", "bfloat16"}};
+      {"device", "cuda"},            {"dtype", "bfloat16"},          {"scale.norm", "dyt"}};
   const nlohmann::json defaults = to_json(JobConfig{});
   const std::string base_hash = config_hash(JobConfig{});
   std::size_t checked = 0;
@@ -75,7 +75,10 @@ TEST(SweepHash, AnyFieldChangesTheHash) {
     const nlohmann::json::json_pointer pointer(pointer_text);
     nlohmann::json changed = defaults;
     nlohmann::json& value = changed[pointer];
-    if (value.is_null()) {  // an optional field that the defaults leave unset (absent): set it, as its type
+    const auto other = kOtherEnumValue.find(path);
+    if (value.is_null() && other != kOtherEnumValue.end()) {  // an optional enum: one of its values
+      value = other->second;
+    } else if (value.is_null()) {  // an optional field that the defaults leave unset (absent): set it, as its type
       const FieldKind* kind = SweepSchema::instance().find(path);
       value = kind != nullptr && *kind == FieldKind::kInteger  ? nlohmann::json(2)
               : kind != nullptr && *kind == FieldKind::kString ? nlohmann::json("x")
@@ -83,7 +86,7 @@ TEST(SweepHash, AnyFieldChangesTheHash) {
     } else if (value.is_boolean()) value = !value.get<bool>();
     else if (value.is_number_integer() || value.is_number_unsigned()) value = value.get<std::int64_t>() + 1;
     else if (value.is_number()) value = value.get<double>() * 2 + 1;
-    else if (auto other = kOtherEnumValue.find(path); other != kOtherEnumValue.end()) value = other->second;
+    else if (other != kOtherEnumValue.end()) value = other->second;
     else value = value.get<std::string>() + "x";
     EXPECT_NE(config_hash(job_config_from_json(changed)), base_hash) << path;
     ++checked;

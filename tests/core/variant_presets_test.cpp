@@ -21,7 +21,13 @@ namespace {
 
 TEST(VariantPresets, TheShippedFileGivesEveryVariantItsAxesInOrder) {
   EXPECT_EQ(variant_names(), (std::vector<std::string>{"none", "baseline", "hg", "ap", "dp", "dnp", "or", "er", "iwd",
-                                                       "unified", "qknorm", "dnp_novec", "unified_dp"}));
+                                                       "unified", "qknorm", "dnp_novec", "unified_dp", "seednorm",
+                                                       "peri_ln", "peri_ln_owd", "gated", "pre_affine", "ln_scaling",
+                                                       "dyt", "derf"}));
+  EXPECT_EQ(variant_preset("peri_ln").norm_kind(), NormKind::PeriLn);
+  EXPECT_EQ(variant_preset("peri_ln").decay, ScaleDecay::InputOnly) << "γ_out not decayed";
+  EXPECT_EQ(variant_preset("peri_ln_owd").decay, ScaleDecay::All) << "γ_out decayed: the falsifiable arm";
+  EXPECT_FALSE(variant_preset("baseline").norm) << "the paper's variants leave the field unset (their hashes)";
   const ScaleSpec novec = variant_preset("dnp_novec");
   EXPECT_EQ(novec.sharing, Sharing::None);
   EXPECT_EQ(novec.placement, Placement::DualNorm) << "DNP's Norms stay without any vector";
@@ -48,11 +54,12 @@ TEST(VariantPresets, TheShippedFileGivesEveryVariantItsAxesInOrder) {
   }
 }
 
-// docs/variants.md's table of named variants, row by row, is the file: name, the four axes, the paper section.
+// docs/variants.md's table of named variants, row by row, is the file: name, the four axes, the norm, the source.
 TEST(VariantPresets, TheDocumentationTableIsTheFile) {
   std::ifstream doc(shipped_files_root() / "docs" / "variants.md");
   ASSERT_TRUE(doc) << "docs/variants.md";
-  const std::regex row(R"(^\| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| (.+) \|$)");
+  const std::regex row(
+      R"(^\| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| (.+) \|$)");
   std::vector<std::string> documented;
   std::string line;
   while (std::getline(doc, line)) {
@@ -67,7 +74,8 @@ TEST(VariantPresets, TheDocumentationTableIsTheFile) {
     EXPECT_EQ(m[3].str(), enum_name(it->scale.placement)) << line;
     EXPECT_EQ(m[4].str(), enum_name(it->scale.param)) << line;
     EXPECT_EQ(m[5].str(), enum_name(it->scale.decay)) << line;
-    EXPECT_EQ(m[6].str(), it->paper) << line;
+    EXPECT_EQ(m[6].str(), enum_name(it->scale.norm_kind())) << line;
+    EXPECT_EQ(m[7].str(), it->paper) << line;
   }
   EXPECT_EQ(documented, variant_names());
 }

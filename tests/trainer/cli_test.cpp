@@ -53,6 +53,18 @@ TEST(TrainCli, DescribeAPresetPrintsItsParameterTable) {
   EXPECT_NE(ok.output.find("embedding"), std::string::npos) << ok.output;
 }
 
+// A 2026 arm names its Pre-Norm and counts what that adds beside its scale vectors (DyT: a and b at each of
+// tiny-0.1m's 2·2 + 1 Pre-Norms of width 64), in its own parameter group.
+TEST(TrainCli, DescribeAnArmNamesItsNormAndItsOwnParameters) {
+  Outcome ok = run_train("describe --preset tiny-0.1m --variant dyt");
+  ASSERT_EQ(ok.status, 0) << ok.output;
+  EXPECT_NE(ok.output.find("variant dyt (sharing shared, placement before, param plain, decay none, norm dyt)"),
+            std::string::npos) << ok.output;
+  EXPECT_NE(ok.output.find("\nnorm parameters                           325  (the Pre-Norms' own: not scale vectors)\n"),
+            std::string::npos) << ok.output;
+  EXPECT_NE(ok.output.find("\nnorm                                      325\n"), std::string::npos) << ok.output;
+}
+
 // --json gives the trainer's own reading of a preset and a variant, which scripts build their jobs from.
 TEST(TrainCli, DescribeJsonIsTheResolvedConfig) {
   Outcome ok = run_train("describe --preset tiny-0.1m --variant dp --json");

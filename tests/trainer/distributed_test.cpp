@@ -186,7 +186,11 @@ TEST_P(DataParallel, TwoRanksGiveTheCurveOfOne) {
 
 INSTANTIATE_TEST_SUITE_P(VariantsAndOptimizers, DataParallel,
                          ::testing::Values(Case{"baseline", OptimizerKind::AdamW, 0}, Case{"unified", OptimizerKind::AdamW, 4},
-                                           Case{"baseline", OptimizerKind::Muon, 4}, Case{"unified", OptimizerKind::Muon, 0}),
+                                           Case{"baseline", OptimizerKind::Muon, 4}, Case{"unified", OptimizerKind::Muon, 0},
+                                           // The 2026 arms' own parameters across ranks: GatedNorm's matrices
+                                           // under Muon, Derf's scalars and Peri-LN's output vectors under AdamW.
+                                           Case{"gated", OptimizerKind::Muon, 4}, Case{"derf", OptimizerKind::AdamW, 0},
+                                           Case{"peri_ln", OptimizerKind::AdamW, 4}),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return info.param.variant + (info.param.optimizer == OptimizerKind::Muon ? "_muon" : "_adamw") +
                                   "_micro" + std::to_string(info.param.micro_batch);

@@ -7,6 +7,7 @@
 #include "tests/trainer/trainer_test_util.h"
 #include "worker/trainer/export.h"
 #include "worker/trainer/model/model.h"
+#include "worker/trainer/optim/param_groups.h"
 #include "worker/trainer/ops/rms_norm.h"
 #include "worker/trainer/torch_compat.h"
 
@@ -139,6 +140,73 @@ TEST(Invariants, AtInitVariantsEqualBaselineExceptDnp) {
   }
 }
 
+// The 2026 arms at init (docs/variants.md, "The 2026 arms"), their shared parameters copied from a baseline:
+// SeeDNorm (α = 0) and PreAffine (λ = 1) are the baseline; LayerNorm Scaling is the baseline in a one-layer
+// model (1/√1) and not in two layers; Peri-LN, GatedNorm, DyT and Derf are other functions.
+TEST(Invariants, TheArmsAtInitAgainstTheBaseline) {
+  for (const ModelSpec& deep : small_models()) {
+    ModelSpec shallow = deep;
+    shallow.n_layers = 1;
+    for (const ModelSpec& m : {deep, shallow}) {
+      const at::Tensor tokens = random_tokens(m, 3, 7);
+      Model base(m, variant_preset("baseline"));
+      base.init(11);
+      torch::NoGradGuard no_grad;
+      const at::Tensor ref = base.logits(tokens);
+      for (const std::string v : {"seednorm", "peri_ln", "gated", "pre_affine", "ln_scaling", "dyt", "derf"}) {
+        SCOPED_TRACE(v + " layers " + std::to_string(m.n_layers) + " experts " + std::to_string(m.moe.n_experts));
+        Model arm(m, variant_preset(v));
+        arm.init(11);
+        for (const Param& p : base.store().params()) {
+          const int i = arm.store().find(p.name);
+          ASSERT_GE(i, 0) << "the arm lacks the baseline's " << p.name;
+          arm.store().params()[static_cast<std::size_t>(i)].tensor.copy_(p.tensor);
+        }
+        const double diff = (arm.logits(tokens) - ref).abs().max().item<double>();
+        const bool same = v == "seednorm" || v == "pre_affine" || (v == "ln_scaling" && m.n_layers == 1);
+        if (same) {
+          EXPECT_LT(diff, 1e-5 * (1.0 + ref.abs().max().item<double>()));
+        } else {
+          EXPECT_GT(diff, 1e-3);
+        }
+      }
+    }
+  }
+}
+
+// Each arm's own parameters, where the optimizer reads them: DyT's, Derf's and SeeDNorm's are never decayed and
+// go to AdamW; GatedNorm's matrices are matrices (decayed, Muon's under muon); λ and Peri-LN's γ_out are
+// Output-Norm scale vectors, so IWD leaves them alone and `decay: all` (peri_ln_owd) decays them.
+TEST(Roles, TheArmsParametersAreGroupedAsDocumented) {
+  JobConfig c;
+  c.optim.name = OptimizerKind::Muon;
+  for (const std::string v : {"seednorm", "dyt", "derf", "gated", "pre_affine", "peri_ln", "peri_ln_owd"}) {
+    c.scale = variant_preset(v);
+    Model model(small_dense(), c.scale);
+    const std::vector<ParamGroup> groups = build_param_groups(model.store(), c);
+    int own = 0;
+    for (const ParamGroup& g : groups) {
+      const Param& p = model.store().params()[static_cast<std::size_t>(g.index)];
+      SCOPED_TRACE(v + " " + p.name);
+      if (p.name.find("prenorm.") == std::string::npos && p.name.find("out_norm") == std::string::npos) continue;
+      ++own;
+      if (p.kind == ParamKind::NormParam) {
+        EXPECT_EQ(g.weight_decay, 0.0);
+        EXPECT_FALSE(g.muon);
+      } else if (p.kind == ParamKind::Matrix) {
+        EXPECT_TRUE(v == "gated");
+        EXPECT_EQ(g.weight_decay, c.optim.weight_decay);
+        EXPECT_TRUE(g.muon);
+      } else {
+        EXPECT_EQ(p.kind, ParamKind::ScaleAlpha);
+        EXPECT_EQ(p.role, ScaleRole::Output);
+        EXPECT_EQ(g.weight_decay, v == "peri_ln_owd" ? c.optim.weight_decay : 0.0);
+      }
+    }
+    EXPECT_GT(own, 0) << v;
+  }
+}
+
 // Invariant 1: W(γ ⊙ x) == (W diag(γ)) x, and a model with random γ gives the same logits after its γ are
 // folded into the following maps (where foldable) and set to ones.
 TEST(Invariants, AbsorptionIdentity) {
@@ -160,11 +228,15 @@ TEST(Invariants, FoldingScaleVectorsKeepsLogits) {
       fold_scales(model);
       const at::Tensor after = model.logits(tokens);
       EXPECT_LT((after - before).abs().max().item<double>(), 1e-4 * (1.0 + before.abs().max().item<double>()));
-      // Every foldable vector is now γ = 1.
+      // Every foldable vector is now γ = 1. A 2026 arm's Pre-Norm keeps its γ unless it is γ ⊙ f(h) (pre_norm.h),
+      // and λ inside pre_affine's Norm and Peri-LN's γ_out after a Norm never fold.
       const bool dual_norm = model.scale_spec().placement == Placement::DualNorm;
+      const bool arm_folds = folds_gamma(model.scale_spec().norm_kind());
       for (std::size_t i = 0; i < model.store().scales().size(); ++i) {
         const auto& sv = model.store().scales()[i];
-        const bool foldable = sv.role == ScaleRole::Input || (!dual_norm && !sv.name.ends_with("q_norm") && !sv.name.ends_with("k_norm"));
+        const bool after_a_norm = sv.name.ends_with("q_norm") || sv.name.ends_with("k_norm") ||
+                                  sv.name.ends_with(".affine") || sv.name.ends_with("out_norm");
+        const bool foldable = arm_folds && (sv.role == ScaleRole::Input || (!dual_norm && !after_a_norm));
         if (foldable) {
           EXPECT_TRUE(torch::allclose(model.store().gamma(static_cast<int>(i)), torch::ones({sv.size}))) << sv.name;
         }

@@ -11,6 +11,9 @@
 // FIT.txt: `gammalab fit LADDER`'s output; PLAN.txt: `gammalab plan study-ladder.yaml --noise-from` (the
 // ladder's own runs, web/tools/report-points.js) output. Replaces the text between the page's "study:begin" and
 // "study:end" markers (both must be there once).
+//   node web/tools/study-results.js --arms A.html --minutes M --page docs/results.md
+// The 2026 arms (`make arms`, configs/sweeps/arms-2026.yaml): the LR picks and the one-size table of every arm,
+// paired against the baseline and against the QK-norm control, between the "arms:begin" and "arms:end" markers.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { relative, dirname, join, resolve } from 'node:path';
@@ -24,6 +27,8 @@ import { reportData } from './report-file.js';
 
 const BEGIN = '<!-- study:begin (written by web/tools/study-results.js from a `make study` run; edits here are lost) -->';
 const END = '<!-- study:end -->';
+const ARMS_BEGIN = '<!-- arms:begin (written by web/tools/study-results.js --arms from a `make arms` run; edits here are lost) -->';
+const ARMS_END = '<!-- arms:end -->';
 // The paper's numbers this page compares with (docs/variants.md, §5 of the paper's results).
 const PAPER = { noneGap: 0.028, noneGapRetuned: 0.015, multiplier: [1.22, 1.25] };
 // A difference is "resolved" when it is more than this many standard errors of the difference from zero.
@@ -37,10 +42,10 @@ const pairedResolved = (mean, se, pairs) => resolvedAt(mean, se, pairs - 1);
 const { values } = parseArgs({
   options: {
     ablation: { type: 'string' }, ladder: { type: 'string' }, fit: { type: 'string' }, power: { type: 'string' },
-    figures: { type: 'string' }, minutes: { type: 'string' }, page: { type: 'string' },
+    figures: { type: 'string' }, minutes: { type: 'string' }, page: { type: 'string' }, arms: { type: 'string' },
   },
 });
-for (const k of ['ablation', 'ladder', 'fit', 'power', 'figures', 'minutes', 'page']) {
+for (const k of values.arms ? ['minutes', 'page'] : ['ablation', 'ladder', 'fit', 'power', 'figures', 'minutes', 'page']) {
   if (!values[k]) throw new Error(`--${k} is required (usage in the file's head)`);
 }
 const minutes = Number(values.minutes);
@@ -198,6 +203,61 @@ function claimRow(claim, ours, verdict) {
   return `| ${claim} | ${ours} | ${verdict} |`;
 }
 
+// The rows of a one-size table (every variant of `runs`: its final loss, and its difference to `reference`,
+// paired by seed and unpaired), pushed to `out`; returns each variant's difference (paired where seeds pair).
+function oneSizeRows(data, runs, reference, out) {
+  const row = studyTable(runs, 'loss').sizes[0];
+  const ref = row?.cells.get(reference);
+  const diffs = new Map();
+  const seedOf = new Map(data.jobs.map((j) => [j.id, config(j).seed]));
+  const runsOf = (v) => runs.filter((r) => r.variant === v);
+  for (const v of studyTable(runs, 'loss').variants) {
+    const c = row.cells.get(v);
+    const unpaired = ref && v !== reference ? difference(c, ref) : null;
+    const paired = unpaired ? pairedDifference(runsOf(v), runsOf(reference), seedOf) : null;
+    if (unpaired) diffs.set(v, paired ?? unpaired);
+    out.push(`| ${v} | ${pm(c)} | ${paired ? `${diffText(paired)} (${paired.pairs})` : ''} | ${unpaired ? diffText(unpaired) : ''} |`);
+  }
+  return diffs;
+}
+
+// Replaces the text between `begin` and `end` (each once) in the page.
+function writeBlock(pageFile, begin, end, lines) {
+  const page = readFileSync(pageFile, 'utf8');
+  const at = page.indexOf(begin);
+  const stop = page.indexOf(end);
+  if (at < 0 || stop < at || page.indexOf(begin, at + 1) >= 0) throw new Error(`${pageFile}: expected the markers ${begin.slice(0, 20)}… once each`);
+  writeFileSync(pageFile, page.slice(0, at) + lines.join('\n') + page.slice(stop + end.length));
+}
+
+// `make arms`: the LR picks and every arm at one size against the baseline and the QK-norm control.
+function armsMain() {
+  const data = reportData(values.arms);
+  setMeta(data.meta);
+  const runs = studyRuns(data.runs).filter((r) => r.state === 'succeeded');
+  const row = studyTable(runs, 'loss').sizes[0];
+  const failed = data.runs.filter((r) => r.state !== 'succeeded').length;
+  const reused = data.jobs.filter((j) => j.reused_from).length;
+  const machine = cpus();
+  const out = [ARMS_BEGIN, '', '## The 2026 arms at one size (`make arms`)', '',
+    `Written from one run of \`make arms\` (${data.generated_at.slice(0, 10)}), ${minutes} minutes on this repository's machine`,
+    `(${machine.length} cores of ${machine[0]?.model?.trim() || 'an unnamed CPU'}; two workers of one thread each) for its ${data.jobs.length} jobs${reused ? ` (${reused} reused by config hash)` : ''}${failed ? `; ${failed} did not succeed and are left out` : ''}:`,
+    '`configs/sweeps/arms-2026.yaml`, every rival arm of docs/variants.md ("The 2026 arms") beside the baseline, the',
+    'QK-norm control and unified, at the LR its own tune stage picked, 3 paired seeds, byte-level Brown. The rules',
+    'are the study\'s above (paired by seed, "within noise" inside the 95% interval on Student\'s t). One size says',
+    'nothing about scaling: an arm that leads here is a candidate for the ladder, not a result.', '',
+    tuneSection(`Learning rates, at ${row?.preset ?? '?'}`, data.sweep), ''];
+  for (const reference of ['baseline', 'qknorm']) {
+    out.push(`### Every arm at ${row?.preset} against ${reference} (${count(row?.params ?? 0)} non-embedding parameters in the baseline, ${count(runs[0]?.tokens ?? 0)} tokens)`, '',
+      `| arm | final val loss, mean ± s.e. (seeds) | − ${reference}, paired by seed (pairs) | − ${reference}, unpaired |`, '|---|---|---|---|');
+    oneSizeRows(data, runs, reference, out);
+    out.push('');
+  }
+  out.push(ARMS_END);
+  writeBlock(resolve(values.page), ARMS_BEGIN, ARMS_END, out);
+  console.log(`${values.page}: the arms part rewritten (${runs.length} runs)`);
+}
+
 function main() {
   const ablation = reportData(values.ablation);
   const ladder = reportData(values.ladder);
@@ -242,21 +302,11 @@ function main() {
     tuneSection('Ladder, at every size and variant', ladder.sweep), '');
 
   // (a) the ablation
-  const base = aRow?.cells.get('baseline');
   out.push(`### Every variant at one size: ${aRow?.preset} (${count(aRow?.params ?? 0)} non-embedding parameters, ${count(aRuns[0]?.tokens ?? 0)} tokens)`, '',
     '| variant | final val loss, mean ± s.e. (seeds) | − baseline, paired by seed (pairs) | − baseline, unpaired |', '|---|---|---|---|');
   // The claims below read the paired difference (runs of one seed share data order and initial weights) and
   // fall back to the unpaired one only where seeds do not pair.
-  const aDiff = new Map();
-  const seedOf = new Map(ablation.jobs.map((j) => [j.id, config(j).seed]));
-  const runsOf = (v) => aRuns.filter((r) => r.variant === v);
-  for (const v of studyTable(aRuns, 'loss').variants) {
-    const c = aRow.cells.get(v);
-    const unpaired = base && v !== 'baseline' ? difference(c, base) : null;
-    const paired = unpaired ? pairedDifference(runsOf(v), runsOf('baseline'), seedOf) : null;
-    if (unpaired) aDiff.set(v, paired ?? unpaired);
-    out.push(`| ${v} | ${pm(c)} | ${paired ? `${diffText(paired)} (${paired.pairs})` : ''} | ${unpaired ? diffText(unpaired) : ''} |`);
-  }
+  const aDiff = oneSizeRows(ablation, aRuns, 'baseline', out);
   out.push('', `![Val loss of every ablation run against step](${figures('ablation', 'val')})`, '');
 
   // Theorem 2.3: the Input-Norm vectors' RMS with and without decay
@@ -411,12 +461,9 @@ function main() {
         : 'not seen in this run'));
   out.push('', END);
 
-  const page = readFileSync(pageFile, 'utf8');
-  const at = page.indexOf(BEGIN);
-  const end = page.indexOf(END);
-  if (at < 0 || end < at || page.indexOf(BEGIN, at + 1) >= 0) throw new Error(`${values.page}: expected the study markers once each`);
-  writeFileSync(pageFile, page.slice(0, at) + out.join('\n') + page.slice(end + END.length));
+  writeBlock(pageFile, BEGIN, END, out);
   console.log(`${values.page}: the study part rewritten (${aRuns.length} ablation runs, ${lRuns.length} ladder runs)`);
 }
 
-main();
+if (values.arms) armsMain();
+else main();

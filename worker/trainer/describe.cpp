@@ -25,7 +25,14 @@ std::string describe_model(const JobConfig& c) {
   std::ostringstream out;
   out << "model " << (c.model.preset.empty() ? "(custom)" : c.model.preset) << ", variant " << c.scale.variant
       << " (sharing " << enum_name(c.scale.sharing) << ", placement " << enum_name(c.scale.placement) << ", param "
-      << enum_name(c.scale.param) << ", decay " << enum_name(c.scale.decay) << ")\n";
+      << enum_name(c.scale.param) << ", decay " << enum_name(c.scale.decay);
+  // The paper's variants leave the Pre-Norm as it is; a 2026 arm's is named, with what it adds.
+  if (c.scale.norm_kind() != NormKind::Rms) out << ", norm " << enum_name(c.scale.norm_kind());
+  out << ")\n";
+  const std::string norm_params =
+      counts.norm_params > 0 ? line("%-28s %16lld  (the Pre-Norms' own: not scale vectors)\n", "norm parameters",
+                                    static_cast<long long>(counts.norm_params))
+                             : "";
   const bool small = counts.total <= 200'000'000;
   if (!small) {
     // Large models are described from the analytic counts only (no need to allocate them).
@@ -35,7 +42,7 @@ std::string describe_model(const JobConfig& c) {
     out << line("%-28s %16lld  (input-norm %lld, output-norm %lld)\n", "scale vectors",
                 static_cast<long long>(counts.scale_vectors), static_cast<long long>(counts.input_norm),
                 static_cast<long long>(counts.output_norm));
-    out << line("%-28s %16.3e\n", "scale-vector fraction", counts.scale_fraction());
+    out << line("%-28s %16.3e\n", "scale-vector fraction", counts.scale_fraction()) << norm_params;
     return out.str();
   }
   Model model(c.model, c.scale);
@@ -49,7 +56,8 @@ std::string describe_model(const JobConfig& c) {
   out << line("%-28s %16lld  (input-norm %lld, output-norm %lld)\n", "scale vectors",
               static_cast<long long>(counts.scale_vectors), static_cast<long long>(counts.input_norm),
               static_cast<long long>(counts.output_norm));
-  out << line("%-28s %16.3e  (%.4f%%)\n", "scale-vector fraction", counts.scale_fraction(), 100 * counts.scale_fraction());
+  out << line("%-28s %16.3e  (%.4f%%)\n", "scale-vector fraction", counts.scale_fraction(), 100 * counts.scale_fraction())
+      << norm_params;
   out << "\nscale vectors:\n" << line("%-36s %8s %-12s %-12s %s\n", "name", "size", "role", "param", "weight decay");
   for (const auto& sv : model.store().scales()) {
     const double wd = groups[static_cast<std::size_t>(sv.alpha)].weight_decay;

@@ -39,6 +39,9 @@ std::optional<std::string> export_blocker(const Model& model) {
   const ModelSpec& m = model.model_spec();
   if (m.moe.n_experts > 0) return "MoE models have no LlamaForCausalLM layout";
   if (m.qk_norm) return "QK-norm has no place in LlamaForCausalLM";
+  if (const NormKind kind = model.scale_spec().norm_kind(); kind != NormKind::Rms) {
+    return "scale.norm " + std::string(enum_name(kind)) + " has no place in LlamaForCausalLM (docs/variants.md, Export)";
+  }
   if (model.scale_spec().placement == Placement::DualNorm) {
     return "DNP's Norm between W and γ_a cannot be folded (see docs/variants.md, Export)";
   }
@@ -68,8 +71,11 @@ void fold_scales(Model& model) {
       routers.emplace_back(layer.moe->router, store[layer.moe->router].detach() * store.gamma(layer.moe->router_in).detach().unsqueeze(0));
     }
   }
+  // γ_fin folds where the final norm leaves it to W_lm (pre_norm.h); the Pre-Norms' γ of the other arms are in
+  // no branch (Branch::in_scale is -1 there), so they stay.
+  const bool fold_final = model.final_norm() >= 0 && folds_gamma(model.scale_spec().norm_kind());
   at::Tensor lm = store[model.lm_head()].detach().clone();
-  if (model.final_norm() >= 0) lm.mul_(store.gamma(model.final_norm()).detach().unsqueeze(0));
+  if (fold_final) lm.mul_(store.gamma(model.final_norm()).detach().unsqueeze(0));
 
   for (std::size_t i = 0; i < all.size(); ++i) store.params()[static_cast<std::size_t>(all[i]->weight)].tensor.copy_(folded[i]);
   for (auto& [idx, w] : routers) store.params()[static_cast<std::size_t>(idx)].tensor.copy_(w);
@@ -81,7 +87,7 @@ void fold_scales(Model& model) {
   for (const Layer& layer : model.layers()) {
     if (layer.moe && layer.moe->router_in >= 0) reset_to_ones(store, store.scales()[static_cast<std::size_t>(layer.moe->router_in)]);
   }
-  if (model.final_norm() >= 0) reset_to_ones(store, store.scales()[static_cast<std::size_t>(model.final_norm())]);
+  if (fold_final) reset_to_ones(store, store.scales()[static_cast<std::size_t>(model.final_norm())]);
 }
 
 namespace {
@@ -141,6 +147,8 @@ void export_gammalab(const Model& model, const std::filesystem::path& out) {
     if (p.is_scale()) {
       name = "model." + store.scales()[static_cast<std::size_t>(p.scale)].name +
              (p.kind == ParamKind::ScaleAlpha ? ".alpha" : ".beta");
+    } else if (p.kind == ParamKind::NormParam) {
+      name = "model." + p.name;  // a Pre-Norm's own nn.Parameter (modeling_gammalab.py, PreNorm)
     } else {
       name = p.kind == ParamKind::LmHead ? "lm_head.weight" : "model." + p.name + ".weight";
     }
@@ -158,7 +166,8 @@ void export_gammalab(const Model& model, const std::filesystem::path& out) {
       {"scale_sharing", enum_name(s.sharing)}, {"scale_placement", enum_name(s.placement)},
       {"scale_param", enum_name(s.param)}, {"dnp_per_head", s.dnp_per_head}, {"qk_norm", m.qk_norm},
       {"num_experts", m.moe.n_experts}, {"num_experts_per_tok", m.moe.top_k},
-      {"router_scale", m.moe.router_scale}, {"tie_word_embeddings", false}, {"torch_dtype", "float32"},
+      {"router_scale", m.moe.router_scale}, {"norm_kind", enum_name(s.norm_kind())}, {"gate_rank", s.rank()},
+      {"tie_word_embeddings", false}, {"torch_dtype", "float32"},
       {"gammalab", {{"variant", s.variant}, {"preset", m.preset}}}};
   std::filesystem::create_directories(out);
   write_safetensors(out / "model.safetensors", st);

@@ -28,6 +28,10 @@ class GammalabConfig(PretrainedConfig):
         num_experts=0,
         num_experts_per_tok=2,
         router_scale=False,        # a γ of its own before the router when each branch has its own γ
+        # What each Pre-Norm computes (docs/variants.md, "The 2026 arms"): rms (the paper's) | seednorm | peri_ln |
+        # gated | pre_affine | ln_scaling | dyt | derf; gate_rank is GatedNorm's bottleneck.
+        norm_kind="rms",
+        gate_rank=128,
         tie_word_embeddings=False,
         **kwargs,
     ):
@@ -48,4 +52,6 @@ class GammalabConfig(PretrainedConfig):
         self.num_experts = num_experts
         self.num_experts_per_tok = num_experts_per_tok
         self.router_scale = router_scale
+        self.norm_kind = norm_kind
+        self.gate_rank = gate_rank
         super().__init__(tie_word_embeddings=tie_word_embeddings, **kwargs)

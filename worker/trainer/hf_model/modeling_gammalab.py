@@ -1,12 +1,13 @@
 # Every scale-vector variant of gammalab (docs/variants.md) as a plain PyTorch model in Hugging Face
 # transformers' custom-code layout. `gammalab-train export` writes this file beside config.json and
-# model.safetensors for the variants that do not fold into LlamaForCausalLM (DNP, unified, QK-norm, MoE) and
-# for OR/ER, whose magnitude/direction parameters it keeps as trained. Load it offline with
+# model.safetensors for the variants that do not fold into LlamaForCausalLM (DNP, unified, QK-norm, MoE, the
+# 2026 arms) and for OR/ER, whose magnitude/direction parameters it keeps as trained. Load it offline with
 #   AutoModelForCausalLM.from_pretrained(dir, trust_remote_code=True)
 # It is also the variants' reference in a few lines each: a Pre-Norm Llama whose Norms are scale-free RMSNorms,
 # with the scale vectors γ placed by three axes (configuration_gammalab.py): which linear maps share a γ, where
 # γ sits around a map W (before: W(γ_b⊙x), after: γ_a⊙(Wx), dual: both, dual_norm: γ_a⊙Norm(W(γ_b⊙x))), and
-# how γ is parameterised (γ = α, OR γ = β·α, ER γ = exp(β + α)). The trainer's losses are reproduced to 1e-4
+# how γ is parameterised (γ = α, OR γ = β·α, ER γ = exp(β + α)); and what each Pre-Norm computes (norm_kind:
+# the paper's RMSNorm, or one of the rival arms of docs/variants.md, "The 2026 arms"). The trainer's losses are reproduced to 1e-4
 # relative in float32 (tests/trainer/export_transformers.sh); the trainer fuses the same algebra into fewer
 # kernels (a γ_b is multiplied into W's columns, a γ_a outside dual_norm into its rows).
 import torch
@@ -74,6 +75,45 @@ def branch(x, linear, gamma_in, gamma_out, axes, norm_group=None):
     if axes.dual_norm:
         y = rms_norm(y, axes.eps, norm_group)
     return y if gamma_out is None else y * gamma_out
+
+
+class PreNorm(nn.Module):
+    """What one Pre-Norm computes, γ included (the Block's or the model's vector, None for none), with the rival
+    arms' own parameters: pre_affine's λ, SeeDNorm's α and β, GatedNorm's W_down and W_up, DyT's and Derf's scalars
+    and bias. `depth` is the layer from 1 (0: the final norm, which LayerNorm Scaling leaves unscaled)."""
+
+    def __init__(self, config, axes, depth):
+        super().__init__()
+        d, kind = config.hidden_size, config.norm_kind
+        self.kind, self.eps = kind, axes.eps
+        self.depth_factor = depth ** -0.5 if kind == "ln_scaling" and depth > 0 else 1.0
+        if kind == "pre_affine":
+            self.affine = ScaleVector(d, axes.param)
+        if kind == "seednorm":
+            self.alpha, self.beta = nn.Parameter(torch.zeros(d)), nn.Parameter(torch.zeros(d))
+        if kind == "gated":
+            self.down = nn.Linear(d, config.gate_rank, bias=False)
+            self.up = nn.Linear(config.gate_rank, d, bias=False)
+        if kind in ("dyt", "derf"):
+            self.alpha = nn.Parameter(torch.ones(1))
+            self.shift = nn.Parameter(torch.zeros(1)) if kind == "derf" else None
+            self.bias = nn.Parameter(torch.zeros(d))
+
+    def forward(self, h, gamma_):
+        g = 1.0 if gamma_ is None else gamma_
+        if self.kind == "dyt":
+            return g * torch.tanh(self.alpha * h) + self.bias
+        if self.kind == "derf":
+            return g * torch.erf(self.alpha * h + self.shift) + self.bias
+        if self.kind == "pre_affine":
+            return rms_norm(h * self.affine(), self.eps) * g
+        x = rms_norm(h, self.eps)
+        if self.kind == "seednorm":
+            return x * (torch.tanh(h @ self.beta).unsqueeze(-1) * self.alpha + g)
+        if self.kind == "gated":
+            u = x * g
+            return u * torch.sigmoid(self.up(F.silu(self.down(u))))
+        return x * self.depth_factor * g  # rms, peri_ln, ln_scaling
 
 
 def rope(x, theta):
@@ -182,23 +222,29 @@ class MixtureOfExperts(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, config, axes):
+    def __init__(self, config, axes, depth):
         super().__init__()
         d = config.hidden_size
         self.eps = config.rms_norm_eps
         self.attn_norm = axes.vector(d, axes.shared_in)  # one γ for q, k and v: the usual Pre-Norm weight
+        self.attn_prenorm = PreNorm(config, axes, depth)
         self.attn = Attention(config, axes)
         self.ffn_norm = axes.vector(d, axes.shared_in)   # one γ for gate, up (and the router under MoE)
+        self.ffn_prenorm = PreNorm(config, axes, depth)
         if config.num_experts > 0:
             self.ffn = MixtureOfExperts(config, axes)
         else:
             self.ffn = FeedForward(config, axes, config.intermediate_size)
+        # Peri-LN: γ_out ⊙ n(·) on each block's output before the residual add.
+        peri = config.norm_kind == "peri_ln"
+        self.attn_out_norm, self.ffn_out_norm = axes.vector(d, peri), axes.vector(d, peri)
+
+    def output(self, y, out_norm):
+        return y if out_norm is None else rms_norm(y, self.eps) * out_norm()
 
     def forward(self, h):
-        x = rms_norm(h, self.eps)
-        h = h + self.attn(x if self.attn_norm is None else x * self.attn_norm())
-        x = rms_norm(h, self.eps)
-        return h + self.ffn(x if self.ffn_norm is None else x * self.ffn_norm())
+        h = h + self.output(self.attn(self.attn_prenorm(h, gamma(self.attn_norm))), self.attn_out_norm)
+        return h + self.output(self.ffn(self.ffn_prenorm(h, gamma(self.ffn_norm))), self.ffn_out_norm)
 
 
 class GammalabModel(nn.Module):
@@ -207,15 +253,15 @@ class GammalabModel(nn.Module):
         axes = Axes(config)
         self.eps = config.rms_norm_eps
         self.tok_embeddings = nn.Embedding(config.vocab_size, config.hidden_size)
-        self.layers = nn.ModuleList(Block(config, axes) for _ in range(config.num_hidden_layers))
+        self.layers = nn.ModuleList(Block(config, axes, l + 1) for l in range(config.num_hidden_layers))
         self.norm = axes.vector(config.hidden_size, not axes.none)  # γ of the final norm, before lm_head
+        self.final_prenorm = PreNorm(config, axes, 0)
 
     def forward(self, input_ids):
         h = self.tok_embeddings(input_ids)
         for layer in self.layers:
             h = layer(h)
-        x = rms_norm(h, self.eps)
-        return x if self.norm is None else x * self.norm()
+        return self.final_prenorm(h, gamma(self.norm))
 
 
 class GammalabPreTrainedModel(PreTrainedModel):

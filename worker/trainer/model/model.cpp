@@ -28,7 +28,9 @@ class ParamBuilder {
         in_side_(!none_ && s.placement != Placement::After),
         out_side_(!none_ && s.placement != Placement::Before),
         dnp_per_head_(s.dnp_per_head),
-        param_(s.param) {}
+        param_(s.param),
+        scale_(s),
+        fold_(folds_gamma(s.norm_kind())) {}
 
   int embedding() { return matrix("tok_embeddings", m_.vocab_size, d_, ParamInit::normal(1.0), ParamKind::Embedding); }
 
@@ -37,8 +39,13 @@ class ParamBuilder {
     const ParamInit output_proj = ParamInit::trunc_normal(depth_scaled_std(0.02, l), 2.0);  // o, down
     Layer layer;
     if (in_side_ && !branch_) layer.attn_norm = store_.add_scale(pre + "attn_norm", d_, ScaleRole::Input, param_);
-    layer.attn = attention(pre, layer.attn_norm, output_proj);
-    feed_forward(pre, layer, output_proj);
+    layer.attn_pre = pre_norm_site(pre + "attn_prenorm.", layer.attn_norm, l + 1);
+    layer.attn = attention(pre, fold_ ? layer.attn_norm : -1, output_proj);
+    feed_forward(pre, layer, output_proj, l + 1);
+    if (scale_.norm_kind() == NormKind::PeriLn) {
+      layer.attn_out_norm = store_.add_scale(pre + "attn_out_norm", d_, ScaleRole::Output, param_);
+      layer.ffn_out_norm = store_.add_scale(pre + "ffn_out_norm", d_, ScaleRole::Output, param_);
+    }
     return layer;
   }
 
@@ -46,6 +53,8 @@ class ParamBuilder {
   int final_norm(bool is_input) {
     return none_ ? -1 : store_.add_scale("norm", d_, is_input ? ScaleRole::Input : ScaleRole::Output, param_);
   }
+  // The final Norm's own parameters, after γ_fin (depth 0: ln_scaling leaves it unscaled).
+  PreNorm final_pre_norm(int gamma) { return pre_norm_site("final_prenorm.", gamma, 0); }
   int lm_head() {
     return matrix("lm_head", m_.vocab_size, d_, ParamInit::trunc_normal(1.0 / std::sqrt(double(d_)), 3.0),
                   ParamKind::LmHead);
@@ -69,7 +78,7 @@ class ParamBuilder {
   // q, k, v with their scale vectors (the shared γ_attn, or one γ_b each under HG), QK-norm's, then o.
   Attention attention(const std::string& pre, int shared_in, const ParamInit& output_proj) {
     Attention a;
-    if (shared_in >= 0) {
+    if (!branch_) {
       a.q.in_scale = a.k.in_scale = a.v.in_scale = shared_in;
     } else if (in_side_) {
       a.q.in_scale = in_vec(pre + "attn.q_in");
@@ -93,11 +102,12 @@ class ParamBuilder {
   }
 
   // γ_ffn (or HG's γ_gate, γ_up and, when asked for, γ_router), then the dense SwiGLU or the router and experts.
-  void feed_forward(const std::string& pre, Layer& layer, const ParamInit& output_proj) {
+  void feed_forward(const std::string& pre, Layer& layer, const ParamInit& output_proj, int depth) {
     int gate_in = -1, up_in = -1, router_in = -1;
     if (in_side_ && !branch_) {
       layer.ffn_norm = in_vec(pre + "ffn_norm");
-      gate_in = up_in = router_in = layer.ffn_norm;
+      layer.ffn_pre = pre_norm_site(pre + "ffn_prenorm.", layer.ffn_norm, depth);
+      if (fold_) gate_in = up_in = router_in = layer.ffn_norm;
     } else if (in_side_) {
       gate_in = in_vec(pre + "ffn.gate_in");
       up_in = in_vec(pre + "ffn.up_in");
@@ -131,6 +141,38 @@ class ParamBuilder {
     return f;
   }
 
+  // A Pre-Norm of scale.norm's kind with its own parameters, added right after its γ (pre_norm.h); `depth` is
+  // the layer from 1, 0 for the final norm. Inits: docs/variants.md, "The 2026 arms".
+  PreNorm pre_norm_site(const std::string& p, int gamma, int depth) {
+    PreNorm n;
+    n.kind = scale_.norm_kind();
+    if (!fold_) n.gamma = gamma;
+    const auto vector = [&](const std::string& name, std::int64_t size, ParamInit init) {
+      return store_.add(name, at::empty({size}), ParamKind::NormParam, init);
+    };
+    switch (n.kind) {
+      case NormKind::LnScaling: n.depth_factor = depth > 0 ? 1.0 / std::sqrt(double(depth)) : 1.0; break;
+      case NormKind::PreAffine: n.affine = store_.add_scale(p + "affine", d_, ScaleRole::Output, param_); break;
+      case NormKind::SeedNorm:
+        n.alpha = vector(p + "alpha", d_, ParamInit::fill(0.0));  // the baseline at init
+        n.dot = vector(p + "beta", d_, ParamInit::trunc_normal(scale_.init_std(), 2.0));
+        break;
+      case NormKind::Gated:
+        n.gate_down = matrix(p + "down", scale_.rank(), d_, ParamInit::trunc_normal(scale_.init_std(), 2.0));
+        n.gate_up = matrix(p + "up", d_, scale_.rank(), ParamInit::trunc_normal(scale_.init_std(), 2.0));
+        break;
+      case NormKind::Dyt:
+      case NormKind::Derf:
+        n.alpha = vector(p + "alpha", 1, ParamInit::fill(scale_.alpha_init()));
+        if (n.kind == NormKind::Derf) n.shift = vector(p + "shift", 1, ParamInit::fill(scale_.shift_init()));
+        n.bias = vector(p + "bias", d_, ParamInit::fill(0.0));
+        break;
+      case NormKind::Rms:
+      case NormKind::PeriLn: break;
+    }
+    return n;
+  }
+
   ParamStore& store_;
   const ModelSpec& m_;
   const std::int64_t d_, hd_, q_out_, kv_out_;
@@ -138,6 +180,8 @@ class ParamBuilder {
   const std::int64_t ffn_;
   const bool none_, branch_, in_side_, out_side_, dnp_per_head_;
   const ScaleParam param_;
+  const ScaleSpec& scale_;
+  const bool fold_;  // the Pre-Norms' γ live in the maps after them (folds_gamma)
 };
 
 }  // namespace
@@ -149,6 +193,7 @@ Model::Model(const ModelSpec& m, const ScaleSpec& s) : spec_(m), scale_(s) {
   embedding_ = build.embedding();
   for (int l = 0; l < m.n_layers; ++l) layers_.push_back(build.layer(l));
   final_norm_ = build.final_norm(s.final_norm_is_input);
+  final_pre_ = build.final_pre_norm(final_norm_);
   lm_head_ = build.lm_head();
 
   rope_ = make_rope_tables(m.seq_len, m.head_dim(), m.rope_theta, device_);
@@ -192,27 +237,31 @@ at::Tensor Model::forward_hidden(const at::Tensor& tokens, bool twice, at::Tenso
 
   at::Tensor h = at::embedding(store_[embedding_], tokens);
   for (const Layer& layer : layers_) {
-    h = h + attention_forward(store_, layer.attn, shape_, rms_norm(h, d, eps, {}, fused), ctx);
-    at::Tensor x = rms_norm(h, d, eps, {}, fused);
-    h = h + (layer.moe ? moe_forward(store_, *layer.moe, x, ctx.project, aux) : ffn_forward(store_, layer.ffn, x, ctx.project));
+    at::Tensor a = attention_forward(store_, layer.attn, shape_, pre_norm(store_, layer.attn_pre, h, eps, fused), ctx);
+    if (layer.attn_out_norm >= 0) a = rms_norm(a, d, eps, store_.gamma(layer.attn_out_norm), fused);
+    h = h + a;
+    at::Tensor x = pre_norm(store_, layer.ffn_pre, h, eps, fused);
+    at::Tensor f = layer.moe ? moe_forward(store_, *layer.moe, x, ctx.project, aux) : ffn_forward(store_, layer.ffn, x, ctx.project);
+    if (layer.ffn_out_norm >= 0) f = rms_norm(f, d, eps, store_.gamma(layer.ffn_out_norm), fused);
+    h = h + f;
   }
-  return rms_norm(h, d, eps, {}, fused);
+  return pre_norm(store_, final_pre_, h, eps, fused);
+}
+
+at::Tensor Model::lm_weight() const {
+  at::Tensor w = store_[lm_head_];
+  if (final_norm_ >= 0 && folds_gamma(scale_.norm_kind())) w = w * store_.gamma(final_norm_).unsqueeze(0);
+  return w;
 }
 
 at::Tensor Model::logits(const at::Tensor& tokens, bool twice) const {
   at::Tensor aux = at::zeros({}, at::TensorOptions().device(device_));
-  at::Tensor x = forward_hidden(tokens, twice, aux);
-  at::Tensor w = store_[lm_head_];
-  if (final_norm_ >= 0) w = w * store_.gamma(final_norm_).unsqueeze(0);
-  return at::linear(x, w);
+  return at::linear(forward_hidden(tokens, twice, aux), lm_weight());
 }
 
 LossParts Model::loss(const at::Tensor& tokens, const at::Tensor& targets, bool twice) const {
   at::Tensor aux = at::zeros({}, at::TensorOptions().device(device_));
-  at::Tensor x = forward_hidden(tokens, twice, aux);
-  at::Tensor w = store_[lm_head_];
-  if (final_norm_ >= 0) w = w * store_.gamma(final_norm_).unsqueeze(0);
-  at::Tensor logits = at::linear(x, w);
+  at::Tensor logits = at::linear(forward_hidden(tokens, twice, aux), lm_weight());
   at::Tensor ce = at::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}));
   return {ce, aux};
 }

@@ -9,12 +9,15 @@
 #include "worker/trainer/model/attention.h"
 #include "worker/trainer/model/moe.h"
 #include "worker/trainer/model/param_store.h"
+#include "worker/trainer/model/pre_norm.h"
 
 namespace gammalab::trainer {
 
 struct Layer {
   int attn_norm = -1;  // shared γ_attn (Input-Norm) when sharing == shared
   int ffn_norm = -1;   // shared γ_ffn
+  PreNorm attn_pre, ffn_pre;                 // what the two Pre-Norms compute (scale.norm)
+  int attn_out_norm = -1, ffn_out_norm = -1;  // peri_ln: γ_out of the Norm on each block's output
   Attention attn;
   Ffn ffn;
   std::optional<Moe> moe;
@@ -49,15 +52,19 @@ class Model {
   int embedding() const { return embedding_; }
   int lm_head() const { return lm_head_; }
   int final_norm() const { return final_norm_; }
+  const PreNorm& final_pre() const { return final_pre_; }
 
  private:
   at::Tensor forward_hidden(const at::Tensor& tokens, bool twice_differentiable, at::Tensor& aux) const;
+  // W_lm with γ_fin folded in, where the final norm leaves its γ to the next map (pre_norm.h).
+  at::Tensor lm_weight() const;
 
   ModelSpec spec_;
   ScaleSpec scale_;
   ParamStore store_;
   std::vector<Layer> layers_;
   int embedding_ = -1, lm_head_ = -1, final_norm_ = -1;
+  PreNorm final_pre_;
   bool dual_norm_ = false;
   AttentionShape shape_;
   RopeTables rope_;

@@ -10,6 +10,7 @@ const char* kind_name(ParamKind k) {
     case ParamKind::Router: return "router";
     case ParamKind::ScaleAlpha: return "scale";
     case ParamKind::ScaleBeta: return "scale_beta";
+    case ParamKind::NormParam: return "norm";
   }
   return "?";
 }

@@ -12,7 +12,9 @@
 
 namespace gammalab::trainer {
 
-enum class ParamKind { Embedding, LmHead, Matrix, Router, ScaleAlpha, ScaleBeta };
+// NormParam: a 2026 arm's own Pre-Norm parameter that is not a scale vector or a matrix (DyT's and Derf's α, s
+// and bias, SeeDNorm's α and β; docs/variants.md, "The 2026 arms"): AdamW, never decayed.
+enum class ParamKind { Embedding, LmHead, Matrix, Router, ScaleAlpha, ScaleBeta, NormParam };
 const char* kind_name(ParamKind k);
 
 struct Param {

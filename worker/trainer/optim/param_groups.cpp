@@ -12,6 +12,8 @@ std::vector<ParamGroup> build_param_groups(const ParamStore& store, const JobCon
     if (p.is_scale()) {
       const bool decayed = c.scale.decay == ScaleDecay::All || (c.scale.decay == ScaleDecay::InputOnly && p.role == ScaleRole::Input);
       g.weight_decay = decayed ? wd : 0.0;
+    } else if (p.kind == ParamKind::NormParam) {
+      g.weight_decay = 0.0;  // scalars and biases of a Pre-Norm, as 1-D parameters usually are
     } else {
       g.weight_decay = wd;
       g.muon = c.optim.name == OptimizerKind::Muon && p.kind == ParamKind::Matrix;

@@ -15,9 +15,36 @@ export const SEQUENTIAL = ['#fde725', '#b5de2b', '#6ece58', '#35b779', '#1f9e89'
 export const VARIANT_ORDER = ['baseline', 'none', 'unified', 'hg', 'ap', 'dp', 'dnp', 'or', 'er', 'iwd', 'qknorm',
   'dnp_novec', 'unified_dp'];
 
-// Named variants keep their own colour; any other group takes the next colour no group of this chart has, so two
-// groups share one only when the palette runs out. Groups none of which is a variant (seeds, a config field's
-// values) take the palette from its start, its most distinct colours first.
+// How far apart two colours look ("#rrggbb"): RGB distance weighted by the mean red ("redmean"), a cheap
+// stand-in for a perceptual distance that ranks teal close to green, as the eye does.
+export function colourDistance(a, b) {
+  const [r1, g1, b1] = [1, 3, 5].map((i) => parseInt(a.slice(i, i + 2), 16));
+  const [r2, g2, b2] = [1, 3, 5].map((i) => parseInt(b.slice(i, i + 2), 16));
+  const r = (r1 + r2) / 2;
+  return Math.sqrt((2 + r / 256) * (r1 - r2) ** 2 + 4 * (g1 - g2) ** 2 + (2 + (255 - r) / 256) * (b1 - b2) ** 2);
+}
+
+// Colours for `keys` (in order) beside those already `taken`: each the palette's colour farthest from every
+// colour taken so far, so that a new group never looks like one in use (the palette's next free colour can:
+// teal beside green). Once the palette is spent, colours repeat, farthest first still.
+export function farthestColours(keys, taken, palette = CATEGORICAL) {
+  const used = [...taken];
+  const out = new Map();
+  for (const key of keys) {
+    const free = palette.filter((c) => !used.some((u) => u.toLowerCase() === c.toLowerCase()));
+    const pool = free.length ? free : palette;
+    const far = (c) => (used.length ? Math.min(...used.map((u) => colourDistance(c, u))) : 0);
+    const colour = pool.reduce((best, c) => (far(c) > far(best) ? c : best), pool[0]);
+    out.set(key, colour);
+    used.push(colour);
+  }
+  return out;
+}
+
+// Named variants keep their own colour; beside them any other group (a variant of a user's own, the 2026 arms)
+// takes the free colour farthest from those in use, so two groups share one only when the palette runs out.
+// Groups none of which is a variant (seeds, a config field's values) take the palette from its start, its most
+// distinct colours first.
 export function groupColours(groups, ordered) {
   const out = new Map();
   if (ordered) {
@@ -31,16 +58,12 @@ export function groupColours(groups, ordered) {
     const k = VARIANT_ORDER.indexOf(g);
     if (k >= 0) out.set(g, CATEGORICAL[k % CATEGORICAL.length]);
   }
-  const taken = new Set(out.values());
-  let next = out.size ? VARIANT_ORDER.length : 0;
-  for (const g of groups) {
-    if (out.has(g)) continue;
-    let tries = 0;
-    while (taken.has(CATEGORICAL[next % CATEGORICAL.length]) && tries++ < CATEGORICAL.length) next++;
-    const colour = CATEGORICAL[next++ % CATEGORICAL.length];
-    taken.add(colour);
-    out.set(g, colour);
+  const others = groups.filter((g) => !out.has(g));
+  if (out.size) {
+    for (const [g, colour] of farthestColours(others, out.values())) out.set(g, colour);
+    return out;
   }
+  others.forEach((g, i) => out.set(g, CATEGORICAL[i % CATEGORICAL.length]));
   return out;
 }
 

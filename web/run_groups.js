@@ -1,9 +1,9 @@
 // What the runs are coloured and grouped by on the metric charts and in the jobs table ("colour by": grouping.js
 // keys, with overlaid sweeps' groups of their own), and a curve's name on a chart.
 import { groupLabel, groupValue, orderedBy, orderedGroups } from './grouping.js';
-import { overlayColours, overlayGroup, overlayGroups, overlayLabel } from './overlay.js';
+import { overlayGroup, overlayGroups, overlayLabel } from './overlay.js';
 import { overlays, paramsByPreset, state } from './page.js';
-import { groupColours } from './colours.js';
+import { farthestColours, groupColours } from './colours.js';
 
 // The overlaid sweep a job belongs to (undefined for the open sweep's own).
 export let overlayOfJob = new Map();
@@ -20,7 +20,7 @@ export function groupsBy(by) {
   for (const group of own) labels.set(group, groupLabel(group, by));
   // The open sweep's groups keep the colours they have without an overlay; the overlaid ones take the farthest.
   const ownColours = groupColours(own, orderedBy(state.jobs, by));
-  const colours = new Map([...ownColours, ...overlayColours(groups.slice(own.length), ownColours.values())]);
+  const colours = new Map([...ownColours, ...farthestColours(groups.slice(own.length), ownColours.values())]);
   const groupOf = (job) => {
     const o = overlayOfJob.get(job.id);
     return o ? overlayGroup(o.sweep.id, groupValue(job, by)) : groupValue(job, by);

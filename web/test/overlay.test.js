@@ -1,8 +1,8 @@
 // Unit tests of the overlay of other sweeps' runs in the metric charts (web/overlay.js): no browser, no server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { overlayGroup, overlayLabel, overlayIds, overlayChoices, overlayGroups, overlayColours } from '../overlay.js';
-import { groupColours, CATEGORICAL } from '../colours.js';
+import { overlayGroup, overlayLabel, overlayIds, overlayChoices, overlayGroups } from '../overlay.js';
+import { groupColours, farthestColours, CATEGORICAL } from '../colours.js';
 
 test('an overlaid sweep\'s groups are its own: keyed by its id, named after it, coloured apart from the open sweep\'s', () => {
   const { groups, labels } = overlayGroups(['baseline', 'unified'], [
@@ -18,14 +18,14 @@ test('an overlaid sweep\'s groups are its own: keyed by its id, named after it, 
 
 test('an overlaid sweep\'s groups take the colours farthest from those in use, none twice', () => {
   const own = groupColours(['baseline', 'unified'], false);
-  const colours = overlayColours(['7/baseline', '7/unified', '9/baseline'], own.values());
+  const colours = farthestColours(['7/baseline', '7/unified', '9/baseline'], own.values());
   const all = [...own.values(), ...colours.values()];
   assert.equal(new Set(all).size, all.length, `every group its own colour: ${JSON.stringify(all)}`);
   assert.ok(all.every((c) => CATEGORICAL.includes(c)));
   // Not the palette's next free colour: its teal (#44AA99) beside the open sweep's green unified (#009E73).
   assert.ok(![...colours.values()].includes('#44AA99'), JSON.stringify([...colours]));
   // Once the palette is spent, colours repeat rather than fail.
-  const many = overlayColours([...Array(CATEGORICAL.length + 2).keys()].map(String), []);
+  const many = farthestColours([...Array(CATEGORICAL.length + 2).keys()].map(String), []);
   assert.equal(many.size, CATEGORICAL.length + 2);
   assert.equal(new Set(many.values()).size, CATEGORICAL.length);
 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { settingsToQuery, settingsFromQuery, settingsProblems } from '../address.js';
 import { tightLogRange, logTicks, tickLabels } from '../axes.js';
-import { groupColours, sortGroups } from '../colours.js';
+import { colourDistance, groupColours, sortGroups } from '../colours.js';
 import { multipliers, pairedComparisons } from '../comparisons.js';
 import { scalingPoints, fitCurve, logSpace, fitReports, missingFitReason, fitBand, storedBand } from '../laws.js';
 import { sortRows, filterRows, seriesCsv } from '../rows.js';
@@ -137,6 +137,15 @@ test('formatting, log grids and colours', () => {
   assert.equal(new Set(arms.values()).size, 4, [...arms.values()].join(' '));
   const mixed = groupColours(['baseline', 'none', 'unified', 'my-variant', 'other'], false);
   assert.equal(new Set(mixed.values()).size, 5, [...mixed.values()].join(' '));
+  // The 2026 arms beside the baseline, the control and unified (configs/sweeps/arms-2026.yaml): eleven groups,
+  // eight of them unnamed, each its own colour, and none as close to another as the palette's teal is to
+  // unified's green (the next free colour gave derf that teal).
+  const armsSweep = groupColours(['baseline', 'unified', 'qknorm', 'derf', 'dyt', 'gated', 'ln_scaling', 'peri_ln',
+    'peri_ln_owd', 'pre_affine', 'seednorm'], false);
+  const armColours = [...armsSweep.values()];
+  assert.equal(new Set(armColours).size, 11, armColours.join(' '));
+  const closest = Math.min(...armColours.flatMap((a, i) => armColours.slice(i + 1).map((b) => colourDistance(a, b))));
+  assert.ok(closest > colourDistance('#44AA99', '#009E73'), `closest pair ${closest.toFixed(0)}: ${armColours.join(' ')}`);
   assert.deepEqual(sortGroups(['unified', 'zz', 'baseline', 'none'], 'variant'), ['baseline', 'none', 'unified', 'zz']);
   assert.deepEqual(sortGroups(['b', 'a', 'c'], 'preset', new Map([['a', 30], ['b', 10]])), ['b', 'a', 'c']);
 });

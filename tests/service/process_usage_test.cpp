@@ -7,7 +7,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "worker/child_process.h"
@@ -17,12 +19,19 @@ namespace {
 
 using Clock = UsageSampler::Clock;
 
-// A shell busy in a loop, in its own process group (as the worker starts every job), once it is in it (the
-// child joins its group just after the fork).
+// A shell busy in a loop, in its own process group (as the worker starts every job), once the shell runs there:
+// the child joins its group just after the fork, before its exec, and in the middle of the exec it has no
+// resident pages (a sample taken then read 0 bytes under load). So wait until the process is the shell (its
+// /proc comm) with pages of its own.
 std::unique_ptr<ChildProcess> busy_child() {
   auto child = std::make_unique<ChildProcess>(std::vector<std::string>{"/bin/sh", "-c", "while :; do :; done"},
                                               std::vector<std::string>{}, "/dev/null");
-  for (int i = 0; i < 600 && process_group_usage(child->pid()).processes == 0; ++i) {
+  const std::string comm_file = "/proc/" + std::to_string(child->pid()) + "/comm";
+  for (int i = 0; i < 600; ++i) {
+    std::ifstream comm(comm_file);
+    std::string name;
+    std::getline(comm, name);
+    if (name == "sh" && process_group_usage(child->pid()).rss_bytes > 100 * 1024) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return child;

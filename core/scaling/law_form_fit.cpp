@@ -264,11 +264,16 @@ void hold_out_largest(const LawForm& form, const std::vector<LawRow>& rows, cons
   for (const auto& r : rows) values.push_back(r.values[size]);
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
-  if (values.size() < 3) return;
-  out.holdout_value = values.back();
+  if (values.size() < 4) return;  // 3 sizes below the one held out, as the built-in laws ask
   std::vector<LawRow> kept, held;
-  for (const auto& r : rows) (r.values[size] == out.holdout_value ? held : kept).push_back(r);
+  for (const auto& r : rows) (r.values[size] == values.back() ? held : kept).push_back(r);
   const std::vector<Configuration> configs = configurations(kept);
+  // The law fitted below the largest size must be identified there: 3 sizes and as many configurations as it has
+  // free parameters, the built-in laws' rule (core/scaling/fit_runs.cpp, not_enough_sizes: n needs 3 sizes below
+  // the one held out, chinchilla 3 sizes and 5 configurations). With fewer a form "checks" itself on a fit that
+  // any point agrees with, and a comparison would prefer it over a built-in that declined.
+  if (configs.size() < form.parameters.size()) return;
+  out.holdout_value = values.back();
   std::string source;
   const Solved fit = fit_at_noise(form, points_of(configs), log_scatter(kept, configs), settings, source);
   const LbfgsResult* best = fit.starts.best();

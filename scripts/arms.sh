@@ -2,7 +2,7 @@
 # `make arms`: the 2026 rival arms on CPU (configs/sweeps/arms-2026.yaml; docs/variants.md, "The 2026 arms"):
 # every arm beside the baseline, the QK-norm control and unified at tiny-2x32, LR tuned per arm, 3 paired
 # seeds. Starts a coordinator and two workers, follows the sweep, writes its `gammalab report` and rewrites the
-# arms part of docs/results.md from it (web/tools/study-results.js --arms). The database is kept in BUILD/arms:
+# arms part of docs/results.md from it (web/tools/arms-results.js). The database is kept in BUILD/arms:
 # running it again reuses every finished job by config hash. ARMS_FRESH=1 starts from an empty database.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +28,6 @@ out="$arms/reports"
 rm -rf "$out"
 mkdir -p "$out"
 "$cli" report "$sweep" --out "$out/arms"
-node web/tools/study-results.js --arms "$out/arms/index.html" --minutes "$((ran / 60))" --page docs/results.md
+node web/tools/arms-results.js --report "$out/arms/index.html" --minutes "$((ran / 60))" --page docs/results.md
 echo "== done: the arms part of docs/results.md written from this run; the report is in $out"
 exit $status

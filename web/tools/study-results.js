@@ -10,11 +10,8 @@
 //     --figures docs/img/results --minutes M --page docs/results.md
 // FIT.txt: `gammalab fit LADDER`'s output; PLAN.txt: `gammalab plan study-ladder.yaml --noise-from` (the
 // ladder's own runs, web/tools/report-points.js) output. Replaces the text between the page's "study:begin" and
-// "study:end" markers (both must be there once).
-//   node web/tools/study-results.js --arms A.html --minutes M --page docs/results.md
-// The 2026 arms (`make arms`, configs/sweeps/arms-2026.yaml): the LR picks and the one-size table of every arm,
-// paired against the baseline and against the QK-norm control, between the "arms:begin" and "arms:end" markers.
-import { readFileSync, writeFileSync } from 'node:fs';
+// "study:end" markers (both must be there once). Its tables follow web/tools/study-tables.js.
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { relative, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,28 +21,19 @@ import { meanSe } from '../seeds.js';
 import { setMeta, studyTable, studyRuns } from '../series.js';
 import { count } from '../format.js';
 import { reportData } from './report-file.js';
+import { config, diffText, f4, oneSizeRows, pairedResolved, pm, signed, tuneSection, writeBlock } from './study-tables.js';
 
 const BEGIN = '<!-- study:begin (written by web/tools/study-results.js from a `make study` run; edits here are lost) -->';
 const END = '<!-- study:end -->';
-const ARMS_BEGIN = '<!-- arms:begin (written by web/tools/study-results.js --arms from a `make arms` run; edits here are lost) -->';
-const ARMS_END = '<!-- arms:end -->';
 // The paper's numbers this page compares with (docs/variants.md, §5 of the paper's results).
 const PAPER = { noneGap: 0.028, noneGapRetuned: 0.015, multiplier: [1.22, 1.25] };
-// A difference is "resolved" when it is more than this many standard errors of the difference from zero.
-// A difference is resolved when it lies outside its two-sided 95% interval on Student's t for the degrees of
-// freedom of its s.e.: a few seeds give a s.e. of few degrees of freedom (2 for 3 pairs: 4.30 s.e., not 2).
-const T_975 = [NaN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
-const tQuantile = (df) => (!(df >= 1) ? Infinity : df < T_975.length ? T_975[Math.floor(df)] : 1.96 + 2.4 / df);
-const resolvedAt = (mean, se, df) => Number.isFinite(se) && se > 0 && Math.abs(mean) > tQuantile(df) * se;
-const pairedResolved = (mean, se, pairs) => resolvedAt(mean, se, pairs - 1);
-
 const { values } = parseArgs({
   options: {
     ablation: { type: 'string' }, ladder: { type: 'string' }, fit: { type: 'string' }, power: { type: 'string' },
-    figures: { type: 'string' }, minutes: { type: 'string' }, page: { type: 'string' }, arms: { type: 'string' },
+    figures: { type: 'string' }, minutes: { type: 'string' }, page: { type: 'string' },
   },
 });
-for (const k of values.arms ? ['minutes', 'page'] : ['ablation', 'ladder', 'fit', 'power', 'figures', 'minutes', 'page']) {
+for (const k of ['ablation', 'ladder', 'fit', 'power', 'figures', 'minutes', 'page']) {
   if (!values[k]) throw new Error(`--${k} is required (usage in the file's head)`);
 }
 const minutes = Number(values.minutes);
@@ -76,32 +64,8 @@ function powerLines(text) {
   return [...measured, ...rest];
 }
 
-const f4 = (x) => (Number.isFinite(x) ? x.toFixed(4) : '–');
-const signed = (x, d = 4) => (Number.isFinite(x) ? `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(d)}` : '–');
-const pm = (c) => (c && c.n ? `${f4(c.mean)} ± ${Number.isFinite(c.se) ? c.se.toFixed(4) : '–'} (${c.n})` : '–');
 const sci = (x) => (Number.isFinite(x) ? x.toExponential(2).replace('e+', 'e') : '–');
 
-// The difference of two cells (mean ± s.e.) with the s.e. of the difference, and whether it is resolved.
-function difference(a, b) {
-  const delta = a.mean - b.mean;
-  const se = Math.sqrt((a.se || 0) ** 2 + (b.se || 0) ** 2);
-  // Welch–Satterthwaite degrees of freedom of the two s.e. in quadrature (floored: the interval errs wide).
-  const df = se ** 4 / ((a.se || 0) ** 4 / (a.n - 1) + (b.se || 0) ** 4 / (b.n - 1));
-  return { delta, se, resolved: resolvedAt(delta, se, df) };
-}
-const diffText = (d) => `${signed(d.delta)} ± ${d.se.toFixed(4)}${d.resolved ? '' : ' (within noise)'}`;
-
-// The paired difference of two groups' runs at one size: the mean over seeds both ran of the variant's loss
-// minus the reference's, ± its s.e. (docs/scaling-laws.md). Null when fewer than two seeds pair.
-function pairedDifference(variantRuns, referenceRuns, seedOf) {
-  const reference = new Map(referenceRuns.map((r) => [seedOf.get(r.id), r.loss]));
-  const gaps = variantRuns.filter((r) => reference.has(seedOf.get(r.id))).map((r) => r.loss - reference.get(seedOf.get(r.id)));
-  const m = meanSe(gaps);
-  if (m.n < 2) return null;
-  return { delta: m.mean, se: m.se, pairs: m.n, resolved: pairedResolved(m.mean, m.se, m.n) };
-}
-
-const config = (job) => JSON.parse(job.config_json);
 // The paired gap of `variant` − `reference` against training, per size: at each evaluation (the arms of a size
 // share their steps and eval points), the mean over seeds both ran of the difference of their val losses.
 // Returns per preset the fractions of training and the mean gap at each.
@@ -131,32 +95,6 @@ const gapAt = (g, fraction) => {
   g.fractions.forEach((f, i) => { if (Math.abs(f - fraction) < Math.abs(g.fractions[best] - fraction)) best = i; });
   return g.gaps[best];
 };
-
-// A tuned value as `gammalab tune` prints it: six significant digits (a grid of 1.0 / d_model gives 1/24).
-const value = (x) => (typeof x === 'number' ? String(Number(x.toPrecision(6))) : String(x));
-
-// Per group of the tune report: its key, the value picked and whether it sits on an edge of the grid.
-function tunePicks(sweep) {
-  const report = sweep.tune_report_json ? JSON.parse(sweep.tune_report_json) : null;
-  return (report?.groups || []).map((g) => {
-    const trials = g.trials || [];
-    const field = Object.keys(trials[0]?.values || {})[0];
-    const best = trials[g.best];
-    return {
-      key: Object.values(g.key || {}).join(' '), field, value: best ? value(best.values[field]) : undefined, problem: g.problem || '',
-      edge: g.best === 0 || g.best === trials.length - 1,
-      losses: trials.map((t) => `${value(t.values[field])}: ${f4(t.mean_loss)}`).join(', '),
-    };
-  });
-}
-
-function tuneSection(title, sweep, carried) {
-  const picks = tunePicks(sweep);
-  const lines = [`**${title}** (${picks[0]?.field ?? 'optim.lr'}; mean final loss per value tried${carried ? `; ${carried}` : ''}):`, '',
-    '| group | pick | at an edge of the grid | value: mean final loss |', '|---|---|---|---|'];
-  for (const p of picks) lines.push(`| ${p.key} | ${p.value ?? `none: ${p.problem}`} | ${p.edge ? 'yes' : 'no'} | ${p.losses} |`);
-  return lines.join('\n');
-}
 
 // The scale-vector RMS of one role over training, per variant: the mean over its runs of the first and the
 // last logged value, and the weight-decay rule of its scale vectors.
@@ -201,61 +139,6 @@ function multiplierText(m) {
 
 function claimRow(claim, ours, verdict) {
   return `| ${claim} | ${ours} | ${verdict} |`;
-}
-
-// The rows of a one-size table (every variant of `runs`: its final loss, and its difference to `reference`,
-// paired by seed and unpaired), pushed to `out`; returns each variant's difference (paired where seeds pair).
-function oneSizeRows(data, runs, reference, out) {
-  const row = studyTable(runs, 'loss').sizes[0];
-  const ref = row?.cells.get(reference);
-  const diffs = new Map();
-  const seedOf = new Map(data.jobs.map((j) => [j.id, config(j).seed]));
-  const runsOf = (v) => runs.filter((r) => r.variant === v);
-  for (const v of studyTable(runs, 'loss').variants) {
-    const c = row.cells.get(v);
-    const unpaired = ref && v !== reference ? difference(c, ref) : null;
-    const paired = unpaired ? pairedDifference(runsOf(v), runsOf(reference), seedOf) : null;
-    if (unpaired) diffs.set(v, paired ?? unpaired);
-    out.push(`| ${v} | ${pm(c)} | ${paired ? `${diffText(paired)} (${paired.pairs})` : ''} | ${unpaired ? diffText(unpaired) : ''} |`);
-  }
-  return diffs;
-}
-
-// Replaces the text between `begin` and `end` (each once) in the page.
-function writeBlock(pageFile, begin, end, lines) {
-  const page = readFileSync(pageFile, 'utf8');
-  const at = page.indexOf(begin);
-  const stop = page.indexOf(end);
-  if (at < 0 || stop < at || page.indexOf(begin, at + 1) >= 0) throw new Error(`${pageFile}: expected the markers ${begin.slice(0, 20)}… once each`);
-  writeFileSync(pageFile, page.slice(0, at) + lines.join('\n') + page.slice(stop + end.length));
-}
-
-// `make arms`: the LR picks and every arm at one size against the baseline and the QK-norm control.
-function armsMain() {
-  const data = reportData(values.arms);
-  setMeta(data.meta);
-  const runs = studyRuns(data.runs).filter((r) => r.state === 'succeeded');
-  const row = studyTable(runs, 'loss').sizes[0];
-  const failed = data.runs.filter((r) => r.state !== 'succeeded').length;
-  const reused = data.jobs.filter((j) => j.reused_from).length;
-  const machine = cpus();
-  const out = [ARMS_BEGIN, '', '## The 2026 arms at one size (`make arms`)', '',
-    `Written from one run of \`make arms\` (${data.generated_at.slice(0, 10)}), ${minutes} minutes on this repository's machine`,
-    `(${machine.length} cores of ${machine[0]?.model?.trim() || 'an unnamed CPU'}; two workers of one thread each) for its ${data.jobs.length} jobs${reused ? ` (${reused} reused by config hash)` : ''}${failed ? `; ${failed} did not succeed and are left out` : ''}:`,
-    '`configs/sweeps/arms-2026.yaml`, every rival arm of docs/variants.md ("The 2026 arms") beside the baseline, the',
-    'QK-norm control and unified, at the LR its own tune stage picked, 3 paired seeds, byte-level Brown. The rules',
-    'are the study\'s above (paired by seed, "within noise" inside the 95% interval on Student\'s t). One size says',
-    'nothing about scaling: an arm that leads here is a candidate for the ladder, not a result.', '',
-    tuneSection(`Learning rates, at ${row?.preset ?? '?'}`, data.sweep), ''];
-  for (const reference of ['baseline', 'qknorm']) {
-    out.push(`### Every arm at ${row?.preset} against ${reference} (${count(row?.params ?? 0)} non-embedding parameters in the baseline, ${count(runs[0]?.tokens ?? 0)} tokens)`, '',
-      `| arm | final val loss, mean ± s.e. (seeds) | − ${reference}, paired by seed (pairs) | − ${reference}, unpaired |`, '|---|---|---|---|');
-    oneSizeRows(data, runs, reference, out);
-    out.push('');
-  }
-  out.push(ARMS_END);
-  writeBlock(resolve(values.page), ARMS_BEGIN, ARMS_END, out);
-  console.log(`${values.page}: the arms part rewritten (${runs.length} runs)`);
 }
 
 function main() {
@@ -465,5 +348,4 @@ function main() {
   console.log(`${values.page}: the study part rewritten (${aRuns.length} ablation runs, ${lRuns.length} ladder runs)`);
 }
 
-if (values.arms) armsMain();
-else main();
+main();

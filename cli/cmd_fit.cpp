@@ -160,9 +160,12 @@ void print_law_choice(const FitArgs& args, const CliContext& context) {
   std::vector<FitReport> reports;
   std::vector<LawFormReport> file_reports;
   nlohmann::json fits = nlohmann::json::array();
-  const std::optional<SweepRuns> sweep = sweep_runs(args, context);
+  std::optional<SweepRuns> sweep = sweep_runs(args, context);
   if (!args.laws.empty()) {
-    SweepRuns runs = sweep ? *sweep : load_runs(args, context);
+    // A sweep's runs serve every form as fetched (the law files read only their runs, not the tune runs that
+    // fit_options takes); a CSV is read here for the built-in laws' columns.
+    SweepRuns from_csv;
+    SweepRuns& runs = sweep ? *sweep : (from_csv = load_runs(args, context));
     FitOptions options = fit_options(args, runs);
     options.holdout_largest = true;
     for (const std::string& law : args.laws) {

@@ -226,28 +226,30 @@ void check_norm(const JobConfig& c) {
             "must be before, got " + std::string(enum_name(s.placement)) + why);
     require(s.param == ScaleParam::Plain, "scale.param", "must be plain, got " + std::string(enum_name(s.param)) + why);
   }
-  if (const std::optional<double>& alpha = s.norm_alpha_init) {
-    require(kind == NormKind::Dyt || kind == NormKind::Derf, "scale.norm_alpha_init",
-            "is for scale.norm dyt or derf only (this norm is " + kind_text + ")");
-    require(std::isfinite(*alpha) && *alpha > 0 && *alpha <= 100, "scale.norm_alpha_init",
-            "must be in (0, 100], got " + number_text(*alpha));
-  }
-  if (const std::optional<double>& shift = s.norm_shift_init) {
-    require(kind == NormKind::Derf, "scale.norm_shift_init",
-            "is for scale.norm derf only (this norm is " + kind_text + ")");
-    require(std::isfinite(*shift) && std::abs(*shift) <= 10, "scale.norm_shift_init",
-            "must be in [-10, 10], got " + number_text(*shift));
-  }
-  if (const std::optional<double>& std = s.norm_init_std) {
-    require(kind == NormKind::SeedNorm || kind == NormKind::Gated, "scale.norm_init_std",
-            "is for scale.norm seednorm or gated only (this norm is " + kind_text + ")");
-    require(std::isfinite(*std) && *std > 0 && *std <= 1, "scale.norm_init_std",
-            "must be in (0, 1], got " + number_text(*std));
-  }
-  if (const std::optional<int>& rank = s.gate_rank) {
-    require(kind == NormKind::Gated, "scale.gate_rank", "is for scale.norm gated only (this norm is " + kind_text + ")");
-    require(*rank >= 1 && *rank <= limits::kMaxDModel, "scale.gate_rank",
-            "must be in [1, " + std::to_string(limits::kMaxDModel) + "], got " + std::to_string(*rank));
+  // Each arm's own fields: the arms that read it, and its range, (lo, hi] or [lo, hi].
+  const struct {
+    const char* path;
+    std::optional<double> value;
+    std::vector<NormKind> arms;
+    double lo, hi;
+    bool lo_open;
+  } fields[] = {
+      {"scale.norm_alpha_init", s.norm_alpha_init, {NormKind::Dyt, NormKind::Derf}, 0, 100, true},
+      {"scale.norm_shift_init", s.norm_shift_init, {NormKind::Derf}, -10, 10, false},
+      {"scale.norm_init_std", s.norm_init_std, {NormKind::SeedNorm, NormKind::Gated}, 0, 1, true},
+      {"scale.gate_rank", s.gate_rank ? std::optional<double>(*s.gate_rank) : std::nullopt, {NormKind::Gated}, 1,
+       double(limits::kMaxDModel), false},
+  };
+  for (const auto& field : fields) {
+    if (!field.value) continue;
+    std::vector<std::string> arms;
+    for (const NormKind arm : field.arms) arms.emplace_back(enum_name(arm));
+    require(std::find(field.arms.begin(), field.arms.end(), kind) != field.arms.end(), field.path,
+            "is for scale.norm " + absl::StrJoin(arms, " or ") + " only (this norm is " + kind_text + ")");
+    const double v = *field.value;
+    require(std::isfinite(v) && (field.lo_open ? v > field.lo : v >= field.lo) && v <= field.hi, field.path,
+            "must be in " + std::string(field.lo_open ? "(" : "[") + number_text(field.lo) + ", " +
+                number_text(field.hi) + "], got " + number_text(v));
   }
 }
 

@@ -101,7 +101,10 @@ ParamCounts count_params(const ModelSpec& m, const ScaleSpec& scale) {
     case NormKind::Derf: per_site = Count{2} + d; break;          // α, s, bias
     case NormKind::SeedNorm: per_site = two * d; break;           // α, β
     case NormKind::Gated: per_site = two * Count{scale.rank()} * d; break;  // W_down, W_up
-    default: break;
+    case NormKind::Rms:
+    case NormKind::PeriLn:
+    case NormKind::PreAffine:
+    case NormKind::LnScaling: break;  // vectors only (above), or nothing
   }
   const Count norm_params = (two * L + Count{1}) * per_site;
 

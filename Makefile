@@ -31,11 +31,11 @@ package:
 	@cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
 	@cd $(BUILD) && cpack
 
-# The full CPU reproduction (about half an hour on 2 cores): writes docs/results.md and its figures from its run.
+# The full CPU reproduction (about 70 minutes on 2 cores): writes docs/results.md and its figures from its run.
 study: build
 	@scripts/study.sh $(BUILD)
 
-# The 2026 rival arms beside baseline, qknorm and unified at one size (docs/variants.md; about half an hour on
+# The 2026 rival arms beside baseline, qknorm and unified at one size (docs/variants.md; about ten minutes on
 # 2 cores), in BUILD/arms; rewrites the arms part of docs/results.md.
 arms: build
 	@scripts/arms.sh $(BUILD)

@@ -20,10 +20,6 @@
 namespace gammalab {
 namespace {
 
-int draws() {
-  const char* text = std::getenv("GAMMALAB_CALIBRATION_DRAWS");
-  return text ? std::max(1, std::atoi(text)) : 200;
-}
 
 LawForm shipped(const std::string& name) {
   return read_law_form((std::filesystem::path(GAMMALAB_SOURCE_DIR) / "configs" / "laws" / (name + ".yaml")).string());
@@ -43,7 +39,7 @@ void calibrate(const Study& study) {
   quiet_solver_logging();
   const LawForm form = shipped(study.law);
   std::map<std::string, std::pair<int, int>> tally;  // name -> (bounded, covers)
-  for (int draw = 0; draw < draws(); ++draw) {
+  for (int draw = 0; draw < test::calibration_draws(); ++draw) {
     LawFormSettings settings;
     settings.bootstrap = 200;
     settings.seed = static_cast<std::uint64_t>(draw);
@@ -60,9 +56,9 @@ void calibrate(const Study& study) {
   for (const auto& [name, counts] : tally) {
     const double coverage = counts.first > 0 ? static_cast<double>(counts.second) / counts.first : 0.0;
     std::printf("| law file %s, parameter %s, %s, %d seeds | %.3g | %d | %d | %.1f%% | – |\n", study.law.c_str(),
-                name.c_str(), study.design.c_str(), study.seeds, study.truth.at(name), draws(), counts.first,
+                name.c_str(), study.design.c_str(), study.seeds, study.truth.at(name), test::calibration_draws(), counts.first,
                 100.0 * coverage);
-    EXPECT_GE(counts.first, 0.95 * draws()) << name;
+    EXPECT_GE(counts.first, 0.95 * test::calibration_draws()) << name;
     EXPECT_GE(coverage, 0.90) << name;
     EXPECT_LE(coverage, 0.98) << name;
   }

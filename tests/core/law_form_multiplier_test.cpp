@@ -22,10 +22,6 @@
 namespace gammalab {
 namespace {
 
-int draws() {
-  const char* text = std::getenv("GAMMALAB_CALIBRATION_DRAWS");
-  return text ? std::max(1, std::atoi(text)) : 200;
-}
 
 // Chinchilla's form with a small grid of starts, so that a test fits it in a second.
 constexpr const char* kChinchilla = R"(law: chinchilla
@@ -134,12 +130,12 @@ TEST(LawFormMultiplier, AVariantAtAKnownScaleOfComputeGivesItsMultiplier) {
 
 // The compute law L(C) = 1.5 + 4e4·C^-0.25 (from 3.75 at 1e17 to 1.72 at 1e21), 5 budgets a decade apart,
 // 3 seeds, noise 0.006 shared by a pair and 0.006 a run's own (as the built-in ladders' calibration): the
-// multiplier at 1e19 over `draws()` studies, the groups paired.
+// multiplier at 1e19 over `test::calibration_draws()` studies, the groups paired.
 void calibrate(double truth) {
   quiet_solver_logging();
   const LawForm form = parse_law_form(kCompute, "c.yaml");
   int bounded = 0, covers = 0, excludes_one = 0;
-  for (int draw = 0; draw < draws(); ++draw) {
+  for (int draw = 0; draw < test::calibration_draws(); ++draw) {
     LawFormSettings settings;
     settings.bootstrap = 200;
     settings.seed = static_cast<std::uint64_t>(draw);
@@ -157,10 +153,10 @@ void calibrate(double truth) {
     excludes_one += m.interval.lo > 1.0 || m.interval.hi < 1.0 ? 1 : 0;
   }
   const double coverage = bounded > 0 ? static_cast<double>(covers) / bounded : 0.0;
-  const double false_positives = static_cast<double>(excludes_one) / draws();
+  const double false_positives = static_cast<double>(excludes_one) / test::calibration_draws();
   std::printf("| law file's compute multiplier, L(C) at 5 budgets, pairs share their noise, 3 seeds | %.3g | %d | %d | %.1f%% | %.1f%% |\n", truth,
-              draws(), bounded, 100.0 * coverage, 100.0 * false_positives);
-  EXPECT_GE(bounded, 0.95 * draws());
+              test::calibration_draws(), bounded, 100.0 * coverage, 100.0 * false_positives);
+  EXPECT_GE(bounded, 0.95 * test::calibration_draws());
   EXPECT_GE(coverage, 0.90);
   EXPECT_LE(coverage, 0.98);
   if (truth == 1.0) {

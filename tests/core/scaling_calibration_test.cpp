@@ -19,10 +19,6 @@
 namespace gammalab {
 namespace {
 
-int draws() {
-  const char* text = std::getenv("GAMMALAB_CALIBRATION_DRAWS");
-  return text ? std::max(1, std::atoi(text)) : 200;
-}
 
 FitOptions fit_options(std::uint64_t seed, LawKind law = LawKind::n) {
   FitOptions options;
@@ -43,7 +39,7 @@ struct Tally {
   double false_positives() const { return draws > 0 ? static_cast<double>(excludes_one) / draws : 0.0; }
 };
 
-// One row of the table: the pooled m_local of `draws()` simulated studies against `truth`.
+// One row of the table: the pooled m_local of `test::calibration_draws()` simulated studies against `truth`.
 // The headline interval of the first comparison's verdict (core/scaling/verdict.h: m_local pooled, or at the
 // largest size where its trend is resolved); NaN bounds where the verdict prints "too few seeds to bound".
 Estimate headline(const FitReport& report) {
@@ -62,7 +58,7 @@ Tally calibrate(const std::string& scenario, const std::function<std::vector<Run
   quiet_solver_logging();
   Tally t;
   t.scenario = scenario;
-  for (int draw = 0; draw < draws(); ++draw) {
+  for (int draw = 0; draw < test::calibration_draws(); ++draw) {
     const auto runs = study(1000 + static_cast<std::uint64_t>(draw));
     const Estimate m = pick(fit_runs(runs, fit_options(static_cast<std::uint64_t>(draw), law)));
     ++t.draws;
@@ -160,7 +156,7 @@ struct TrendTally {
 TrendTally calibrate_trend(const std::string& scenario, const test::PairedLadder& design) {
   quiet_solver_logging();
   TrendTally t;
-  for (int draw = 0; draw < draws(); ++draw) {
+  for (int draw = 0; draw < test::calibration_draws(); ++draw) {
     const FitReport report =
         fit_runs(test::paired_ladder(design, 1000 + static_cast<std::uint64_t>(draw)),
                  fit_options(static_cast<std::uint64_t>(draw)));

@@ -1,6 +1,8 @@
 #pragma once
 // Synthetic runs drawn from known scaling laws with multiplicative log-normal noise, for the scaling tests.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -8,6 +10,13 @@
 #include "core/scaling/law.h"
 
 namespace gammalab::test {
+
+// Simulated studies per calibration row: GAMMALAB_CALIBRATION_DRAWS (`make calibrate` sets 1000), else 200. Unset
+// or empty means the default; an empty value once ran one draw, whose coverage is 0 or 1.
+inline int calibration_draws() {
+  const char* text = std::getenv("GAMMALAB_CALIBRATION_DRAWS");
+  return text != nullptr && *text != '\0' ? std::max(1, std::atoi(text)) : 200;
+}
 
 struct ChinchillaTruth {
   double E = 1.69, A = 406.4, alpha = 0.34, B = 410.7, beta = 0.28;  // Hoffmann et al. (2022)

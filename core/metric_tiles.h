@@ -14,9 +14,9 @@
 
 namespace gammalab {
 
-// Steps per tile of `level`: 1 (level 0: the points themselves), 8, 64, ..., 262,144. A factor of 8 between
-// levels lets a bucket be 8 to 64 tiles of one level: at most 64 rows read per bucket, and the width rounded
-// up to whole tiles by at most 1/8 (so a chart gets at least 8/9 of the buckets it asked for).
+// Steps per tile of `level`: 1 (level 0: the points themselves), 8, 64, ..., 262,144. A bucket is whole tiles
+// of the coarsest level that widens it by at most a quarter (so a chart gets at least 4/5 of the buckets it
+// asked for): 1 to 40 rows read per bucket.
 inline constexpr int kTileLevels = 6;
 constexpr std::int64_t tile_steps(int level) { return std::int64_t{1} << (3 * level); }
 
@@ -46,7 +46,7 @@ struct Extremes {
 };
 
 // How the points with steps in [first_step, last_step] are cut into at most `buckets` buckets (at least 1): widths of
-// at least span / (buckets - 1), in whole tiles of the coarsest level that has 8 of them per bucket.
+// at least span / (buckets - 1), in whole tiles of the coarsest level that widens them by at most a quarter.
 struct DownsamplePlan {
   std::int64_t bucket_steps = 1;  // each bucket's width, a multiple of tile_steps(level)
   int level = 0;                  // the tile level the buckets are read from

@@ -46,11 +46,14 @@ TEST(MetricTiles, ThePlanKeepsWithinTheBucketsAndEveryTileInsideOne) {
     EXPECT_EQ(plan.bucket_steps % tile_steps(plan.level), 0) << "whole tiles per bucket";
     EXPECT_LE(plan.bucket(last) - plan.bucket(first) + 1, std::int64_t(buckets)) << first << ".." << last;
     if (buckets > 1) {
-      // Close to the narrowest width that keeps within the buckets (at most 1/8 wider), in few tiles each.
+      // Close to the narrowest width that keeps within the buckets (at most 1/4 wider), in few tiles each.
       const auto narrowest = std::max<std::int64_t>(1, (last - first + std::int64_t(buckets) - 2) / std::int64_t(buckets - 1));
-      EXPECT_LE(plan.bucket_steps, narrowest + narrowest / 8 + 1) << first << ".." << last << " in " << buckets;
+      EXPECT_LE(plan.bucket_steps, narrowest + narrowest / 4) << first << ".." << last << " in " << buckets;
       if (plan.level < kTileLevels) {
-        EXPECT_LE(plan.bucket_steps / tile_steps(plan.level), 64);
+        EXPECT_LE(plan.bucket_steps / tile_steps(plan.level), 40);
+        // Coarsest: the next level's whole tiles would widen the narrowest bucket by more than a quarter.
+        const std::int64_t next = tile_steps(plan.level + 1);
+        EXPECT_GT((narrowest + next - 1) / next * next, narrowest + narrowest / 4) << first << ".." << last;
       }
     }
     for (const TileRange& piece : tile_cover(first, last + 1, plan.level)) {

@@ -211,9 +211,9 @@ TEST_F(HttpApiTest, MetricsDownsampleToMaxPointsKeepingExtremesAndZoomAtFullReso
   EXPECT_EQ(full["step"].size(), 4000u) << "no max_points: every point";
   json small = get(base + "&max_points=100")["train/loss"];
   ASSERT_LE(small["step"].size(), 100u);
-  // 25 buckets asked; aligned ones of whole tiles give at least 8/9 of 24 (core/metric_tiles.h), 2 points each
-  // on a falling curve (its first is its highest, its last its lowest).
-  EXPECT_GE(small["step"].size(), 42u);
+  // 25 buckets asked; aligned ones of whole tiles give at least 4/5 of 24 (core/metric_tiles.h), so 20, 2 points
+  // each on a falling curve (its first is its highest, its last its lowest).
+  EXPECT_GE(small["step"].size(), 40u);
   EXPECT_EQ(small["step"].front(), 1);
   EXPECT_EQ(small["step"].back(), 4000);
   EXPECT_EQ(small["tokens"].back(), 4000 * 64);

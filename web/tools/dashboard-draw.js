@@ -124,12 +124,14 @@ try {
     return { first, hover, redraw, full };
   }
 
-  const results = {};
-  for (const sweep of [long, short]) {
-    const all = [];
-    for (let i = 0; i < runs; i++) all.push(await time(sweep));
-    results[sweep.points] = Object.fromEntries(['first', 'hover', 'redraw', 'full'].map((k) => [k, median(all.map((r) => r[k]))]));
+  // The two sweeps' loads alternate, so that neither gets all the loads of a cold browser (its first compile of
+  // the page's modules) or all those of a warm one.
+  const loads = { [long.points]: [], [short.points]: [] };
+  for (let i = 0; i < runs; i++) {
+    for (const sweep of [long, short]) loads[sweep.points].push(await time(sweep));
   }
+  const results = Object.fromEntries(Object.entries(loads).map(([p, all]) =>
+    [p, Object.fromEntries(['first', 'hover', 'redraw', 'full'].map((k) => [k, median(all.map((r) => r[k]))]))]));
   const ms = (x) => `${x < 100 ? x.toFixed(1) : x.toFixed(0)} ms`;
   console.log(`median of ${runs} page loads each, ${jobs} jobs per sweep:`);
   for (const [k, label] of [['first', 'first draw'], ['hover', 'hover readout'], ['redraw', 'zoom: redraw from the points it has'], ['full', 'zoom: redraw at full resolution']]) {

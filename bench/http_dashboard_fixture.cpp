@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   int jobs = 100;
   std::vector<std::int64_t> points;
   app.add_option("--db", db, "SQLite file to create (must not exist)")->required();
-  app.add_option("--jobs", jobs, "jobs per sweep")->check(CLI::Range(1, 1000));
+  app.add_option("--jobs", jobs, "jobs per sweep")->check(CLI::Range(1, 100000));
   app.add_option("--points", points, "train-loss points per job; one sweep per value")
       ->required()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));

@@ -1,17 +1,17 @@
 // The database schema as numbered migrations, applied in order; jobs.state's CHECK lists core's state names.
 #include "server/schema.h"
 
+#include <absl/strings/str_cat.h>
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/metric_names.h"
 #include "core/uid.h"
 #include "server/random_hex.h"
-#include "server/store.h"
-#include "server/store/metric_tiles.h"
 
 namespace gammalab {
 
@@ -36,6 +36,41 @@ struct Migration {
   void (*then)(sql::Database&);
   bool rebuilds_tables = false;
 };
+
+// Migration 10's tiles, from the points, as that version defined them (frozen here, not today's store code):
+// per level l of 1..6 and tile of 8^l steps, the count and the first, last, lowest and highest point whole.
+// Lowest and highest order a NaN (NULL) or an infinity above every finite value and take the earlier step
+// among equals (core/metric_tiles.h, value_below, as it was then). Each of the four is the row numbered 1 in
+// its order within the tile; the aggregate picks that row's columns (exactly one row gives each a value).
+std::string tiles_from_points_v10() {
+  std::string sql;
+  for (int level = 1; level <= 6; ++level) {
+    const std::string width = std::to_string(std::int64_t{1} << (3 * level));
+    auto of = [](std::string_view rank) {
+      std::string out;
+      for (const char* column : {"step", "tokens", "value"}) {
+        out.append(", MAX(CASE WHEN ").append(rank).append(" = 1 THEN ").append(column).append(" END)");
+      }
+      return out;
+    };
+    sql += absl::StrCat(
+        "INSERT INTO metric_tiles(job_id, name_id, level, tile, points, first_step, first_tokens, first_value, "
+        "last_step, last_tokens, last_value, low_step, low_tokens, low_value, high_step, high_tokens, high_value)\n"
+        "SELECT job_id, name_id, ", level, ", tile, COUNT(*)", of("by_first"), of("by_last"), of("by_low"),
+        of("by_high"),
+        "\nFROM (SELECT job_id, name_id, step / ", width, " AS tile, step, tokens, value,\n"
+        "  ROW_NUMBER() OVER (PARTITION BY job_id, name_id, step / ", width, " ORDER BY step) AS by_first,\n"
+        "  ROW_NUMBER() OVER (PARTITION BY job_id, name_id, step / ", width, " ORDER BY step DESC) AS by_last,\n"
+        "  ROW_NUMBER() OVER (PARTITION BY job_id, name_id, step / ", width,
+        " ORDER BY odd, finite, step) AS by_low,\n"
+        "  ROW_NUMBER() OVER (PARTITION BY job_id, name_id, step / ", width,
+        " ORDER BY odd DESC, finite DESC, step) AS by_high\n"
+        "  FROM (SELECT job_id, name_id, step, tokens, value, odd, CASE WHEN odd THEN 0 ELSE value END AS finite\n"
+        "        FROM (SELECT *, (value IS NULL OR abs(value) > 1.7976931348623157e308) AS odd FROM metrics)))\n"
+        "GROUP BY job_id, name_id, tile;\n");
+  }
+  return sql;
+}
 
 // Migration 17's C++ step: a uid for the database and for every job stored so far, then the index that keeps
 // job uids unique (it could not be made before they were filled).
@@ -232,7 +267,7 @@ ALTER TABLE tokens_9 RENAME TO tokens;
 )sql"),
     // 10: tiles keep their four points whole (tokens and value with each step), so that a downsampled curve is
     // read from tiles alone, without a lookup per kept point; rebuilt from the points.
-    {R"sql(
+    std::string(R"sql(
 DROP TABLE metric_tiles;
 CREATE TABLE metric_tiles (
   job_id       INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
@@ -254,7 +289,7 @@ CREATE TABLE metric_tiles (
   high_value   REAL,
   PRIMARY KEY (job_id, name_id, level, tile)
 ) WITHOUT ROWID;
-)sql", store_tiles::rebuild},
+)sql") + tiles_from_points_v10(),
     // 11: a job may span several workers (`nodes`, docs/distributed.md): `gpus` becomes the slots it takes of each
     // (world_size / nodes), and gang_members holds the workers of a gang, while it forms (the job still pending,
     // `attempt` its next one) and while that attempt runs.
@@ -300,7 +335,7 @@ CREATE INDEX jobs_by_parent ON jobs(parent_id, waiting) WHERE parent_id IS NOT N
     // 14: the end of each job's train and val loss curves (server/store/loss_tails.cpp), kept by ingest beside
     // the points, so that a sweep's runs table is one read of its jobs' tails rather than a search of the
     // points per job; filled here from the points of the jobs stored so far.
-    std::string(R"sql(
+    R"sql(
 CREATE TABLE loss_tails (
   job_id  INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
   name_id INTEGER NOT NULL REFERENCES metric_names(id),
@@ -313,9 +348,9 @@ INSERT INTO loss_tails(job_id, name_id, step, tokens, value)
   SELECT job_id, name_id, step, tokens, value FROM (
     SELECT m.job_id, m.name_id, m.step, m.tokens, m.value,
            ROW_NUMBER() OVER (PARTITION BY m.job_id, m.name_id ORDER BY m.step DESC) AS newest
-    FROM metrics m WHERE m.name_id IN (SELECT id FROM metric_names WHERE name IN (')sql") +
-        std::string(metric_names::kTrainLoss) + "', '" + std::string(metric_names::kValLoss) + R"sql(')))
-  WHERE newest <= )sql" + std::to_string(Store::kLossTail) + ";\n",
+    FROM metrics m WHERE m.name_id IN (SELECT id FROM metric_names WHERE name IN ('train/loss', 'val/loss')))
+  WHERE newest <= 16;
+)sql",
     // 15: the jobs' `gpus` column has held the slots a job takes of each worker it spans since migration 11,
     // not a number of GPUs: it takes the name the Job message and the code give it.
     R"sql(
@@ -465,6 +500,13 @@ CREATE TRIGGER alerts_inserted_change AFTER INSERT ON alerts BEGIN
   UPDATE job_change_seq SET seq = seq + 1 WHERE id = 1;
   UPDATE jobs SET changed_seq = (SELECT seq FROM job_change_seq WHERE id = 1) WHERE id = NEW.job_id;
 END;
+)sql",
+    // 23: a sweep's jobs in their order without a sort. Listing a sweep's jobs or runs (ORDER BY ordinal) sorted
+    // whole rows, configs included, in a temporary B-tree that spills to a file past the page cache: /runs took
+    // 27x as long for 10x the jobs (docs/perf.md). The change feed keeps jobs_by_sweep_change and the lease
+    // jobs_ready (their plans are checked in tests/service/query_plan_test.cpp).
+    R"sql(
+CREATE INDEX jobs_by_sweep_ordinal ON jobs(sweep_id, ordinal);
 )sql",
   };
   return all;

@@ -97,24 +97,6 @@ void TileDelta::write(std::int64_t job_id, sql::Statement& read, sql::Statement&
   }
 }
 
-void rebuild(sql::Database& db) {
-  sql::Statement points(db.handle(),
-                        "SELECT job_id, name_id, step, tokens, value FROM metrics ORDER BY job_id, name_id, step");
-  sql::Statement read(db.handle(), read_tile_sql()), write(db.handle(), kWriteTile);
-  // One job's deltas at a time: memory bounded by one job's tiles, not by the table.
-  std::int64_t job = -1;
-  TileDelta delta;
-  while (points.step()) {
-    if (points.int64(0) != job) {
-      if (!delta.empty()) delta.write(job, read, write);
-      delta = TileDelta();
-      job = points.int64(0);
-    }
-    delta.add(points.int64(1), points.int64(2), points.int64(3), read_value(points, 4));
-  }
-  if (!delta.empty()) delta.write(job, read, write);
-}
-
 }  // namespace store_tiles
 
 std::vector<MetricPoint> Store::downsampled_metrics(const std::string& job_id, const std::vector<std::string>& names,

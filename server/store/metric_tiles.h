@@ -49,7 +49,4 @@ inline constexpr const char* kWriteTile =
     "first_value, last_step, last_tokens, last_value, low_step, low_tokens, low_value, high_step, high_tokens, "
     "high_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
-// The tiles of every point in the metrics table, from nothing (the migration's step; the table is empty).
-void rebuild(sql::Database& db);
-
 }  // namespace gammalab::store_tiles

@@ -37,6 +37,16 @@ void HttpRouter::add(std::string method, std::string_view pattern, Handler handl
   routes_.push_back({std::move(method), split_path(pattern), std::move(handler)});
 }
 
+std::vector<std::string> HttpRouter::routes() const {
+  std::vector<std::string> out;
+  for (const Route& route : routes_) {
+    std::string path;
+    for (const std::string& segment : route.segments) path += "/" + segment;
+    out.push_back(route.method + " " + (path.empty() ? "/" : path));
+  }
+  return out;
+}
+
 HttpRouter::Outcome HttpRouter::dispatch(const HttpRequest& req, HttpResponse& res) const {
   const std::vector<std::string> path = split_path(req.path);
   const std::string_view method = req.method == "HEAD" ? std::string_view("GET") : std::string_view(req.method);

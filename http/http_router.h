@@ -30,6 +30,9 @@ class HttpRouter {
   // Runs the first matching route's handler.
   Outcome dispatch(const HttpRequest& req, HttpResponse& res) const;
 
+  // Every route as "METHOD /path/{}/..." in the order added: what a reference of the API must list.
+  std::vector<std::string> routes() const;
+
  private:
   struct Route {
     std::string method;

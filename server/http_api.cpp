@@ -1,29 +1,20 @@
-// The dashboard's HTTP API and static files (routes in server/http_api.h). Each API route reads its request,
-// calls one operation of the application layer (server/coordinator/coordinator.h) and writes its JSON.
+// The dashboard's HTTP API and static files (routes in server/http_api.h): the server, the one entry of every
+// request (its checks), the event stream and the service routes. The API's routes by what they serve are in
+// server/http_sweep_routes.cpp, http_job_routes.cpp and http_note_routes.cpp.
 #include "server/http_api.h"
 
-#include <absl/strings/str_split.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <charconv>
-#include <iterator>
 #include <chrono>
 #include <filesystem>
-#include <limits>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "core/host_port.h"
-#include "core/job_state.h"
-#include "core/limits.h"
-#include "core/metric_downsample.h"
-#include "core/metric_names.h"
-#include "core/shared_root.h"
 #include "core/utf8_text.h"
 #include "http/http_router.h"
 #include "http/http_server.h"
@@ -31,11 +22,10 @@
 #include "proto/dashboard_json.h"
 #include "proto/proto_json.h"
 #include "server/dashboard_files.h"
-#include "server/pending_reason.h"
-#include "server/job_files.h"
+#include "server/http_query.h"
+#include "server/http_replies.h"
 #include "server/loopback.h"
 #include "server/prometheus_metrics.h"
-#include "server/request_limits.h"
 #include "server/tls_files.h"
 
 namespace gammalab {
@@ -79,12 +69,6 @@ constexpr std::size_t kMaxRequestHeaderBytes = 32 * 1024;
 // never all; a browser opens about six, a NAT or a reverse proxy shares one address among many.
 constexpr unsigned kMaxConnections = 8192;
 constexpr unsigned kMaxConnectionsPerClient = 2048;
-// A job's history, log tail and checkpoint list are bounded whatever the job's past or its files.
-constexpr std::int64_t kDefaultJobEvents = 200;
-constexpr std::int64_t kMaxJobEvents = 1000;
-constexpr std::int64_t kMaxLogTailBytes = 64 * 1024;
-constexpr std::size_t kMaxCheckpointsListed = 100;
-
 // On every response. The dashboard is this origin's own modules and stylesheets only: no inline script or
 // style, no other origin to load from or send to, never framed (so no clickjacking of its buttons), and
 // nothing sniffed into a type it was not served as.
@@ -108,109 +92,6 @@ bool cross_origin_write(const HttpRequest& req) {
   const std::string origin = req.header("Origin");
   const std::string host = req.header("Host");
   return host.empty() || (origin != "http://" + host && origin != "https://" + host);
-}
-
-// A submitted file's name, as SubmitSweepRequest.file_name is bounded (server/request_limits.cpp).
-constexpr std::size_t kMaxFileNameBytes = 1024;
-
-// (By value: a sweep's metrics answer is megabytes, moved into the response rather than copied.)
-void send_json(HttpResponse& res, std::string body) {
-  res.set_header("Cache-Control", "no-store");
-  res.set_content(std::move(body), "application/json");
-}
-
-void send_error(HttpResponse& res, int status, std::string_view message) { res.set_error(status, message); }
-void send_error(HttpResponse& res, const absl::Status& refusal) {
-  send_error(res, coordinator::http_status(refusal), std::string(refusal.message()));
-}
-
-// A saved view as the API answers it; `mine`: the caller saved it (and may delete it).
-json view_json(const SavedView& v, std::int64_t caller) {
-  return {{"id", v.id}, {"name", v.name}, {"sweep_id", v.sweep_id}, {"settings", v.settings},
-          {"updated_ms", v.updated_ms}, {"mine", v.owner == caller}};
-}
-
-// An integer query parameter in [lo, hi], or `fallback` when absent. Throws std::invalid_argument naming the
-// parameter, the limits and the value.
-std::int64_t int_param(const HttpRequest& req, const char* name, std::int64_t lo, std::int64_t hi,
-                       std::int64_t fallback) {
-  if (!req.has_param(name)) return fallback;
-  const std::string text = req.param(name);
-  std::int64_t value = 0;
-  // Digits with an optional '-', nothing else: no space, no '+', no exponent, nothing after.
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < lo || value > hi) {
-    const std::string range = hi == std::numeric_limits<std::int64_t>::max()
-                                  ? ">= " + std::to_string(lo)
-                                  : "from " + std::to_string(lo) + " to " + std::to_string(hi);
-    throw std::invalid_argument(std::string(name) + ": expected an integer " + range + ", got '" +
-                                utf8_head(text, 64) + "'");
-  }
-  return value;
-}
-
-// Which points of each series a metrics request wants: steps after `after_step` (the live append) and within
-// [from_step, to_step] (a zoomed chart), at most `max_points` per series (absent: all of them, at most
-// `max_full_points` in all), downsampled by core/metric_downsample.h. Throws std::invalid_argument with a message
-// for the client.
-coordinator::Coordinator::SeriesQuery series_query(const HttpRequest& req, std::size_t max_full_points) {
-  constexpr auto kNoLimit = std::numeric_limits<std::int64_t>::max();
-  coordinator::Coordinator::SeriesQuery q;
-  q.range.after_step = int_param(req, "after_step", -1, kNoLimit, -1);
-  const std::int64_t from = int_param(req, "from_step", 0, kNoLimit, 0);
-  q.range.after_step = std::max(q.range.after_step, from - 1);
-  q.range.to_step = int_param(req, "to_step", 0, kNoLimit, kNoLimit);
-  if (req.has_param("from_step") && q.range.to_step < from) {
-    throw std::invalid_argument("to_step: expected at least from_step (" + std::to_string(from) + "), got " +
-                                std::to_string(q.range.to_step));
-  }
-  // Four points per bucket (first, last, lowest, highest): max_points / 4 buckets.
-  const std::int64_t max_points =
-      int_param(req, "max_points", 4 * kMinDownsampleBuckets, 4 * kMaxDownsampleBuckets, 0);
-  q.buckets = static_cast<std::size_t>(max_points / 4);
-  q.max_points = max_full_points;
-  q.names = absl::StrSplit(req.param("names"), ',', absl::SkipEmpty());  // no names: every metric
-  return q;
-}
-
-// A list route's page: ?page_size and ?page_token, as the gRPC lists take them (server/coordinator/page.h);
-// without either, the whole list, which the dashboard's tables show (read a page at a time all the same).
-struct ListRequest {
-  bool paged = false;
-  coordinator::PageRequest page;
-};
-
-ListRequest list_request(const HttpRequest& req) {
-  ListRequest out;
-  out.paged = req.has_param("page_size") || req.has_param("page_token");
-  out.page.size = int_param(req, "page_size", std::numeric_limits<std::int64_t>::min(),
-                            std::numeric_limits<std::int64_t>::max(), 0);
-  out.page.token = req.param("page_token");
-  return out;
-}
-
-// The rows of a list request: one page, its next token in the X-Next-Page-Token header, or every page.
-template <typename Row, typename Read>
-absl::StatusOr<std::vector<Row>> list_rows(const HttpRequest& req, HttpResponse& res, Read read) {
-  ListRequest request;
-  try {
-    request = list_request(req);
-  } catch (const std::invalid_argument& e) {
-    return absl::InvalidArgumentError(e.what());
-  }
-  coordinator::PageRequest page = request.page;
-  std::vector<Row> rows;
-  do {
-    absl::StatusOr<coordinator::Page<Row>> one = read(page);
-    if (!one.ok()) return one.status();
-    std::move(one->items.begin(), one->items.end(), std::back_inserter(rows));
-    page.token = std::move(one->next_token);
-    if (request.paged) {
-      if (!page.token.empty()) res.set_header("X-Next-Page-Token", page.token);
-      break;
-    }
-  } while (!page.token.empty());
-  return rows;
 }
 
 // A dashboard file's content type, by its extension (server/dashboard_files.h allows no others).
@@ -290,6 +171,8 @@ HttpApi::~HttpApi() {
 
 int HttpApi::port() const { return server_->port(); }
 
+std::vector<std::string> HttpApi::routes() const { return router_->routes(); }
+
 std::size_t HttpApi::open_event_streams() const { return server_->open_streams(); }
 
 // Publishes the store's version to the streams (their sources read published_version_, never the store, as
@@ -366,289 +249,9 @@ void HttpApi::add_routes() {
   r.get("/api/session", [this](const HttpRequest&, HttpResponse& res, const Args&) {
     send_json(res, json{{"auth", auth_.enabled()}}.dump());  // only reached past the auth check
   });
-  r.get("/api/sweeps", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
-    auto sweeps = list_rows<SweepRecord>(req, res, [this](const auto& p) { return app_.list_sweeps(p); });
-    if (!sweeps.ok()) return send_error(res, sweeps.status());
-    send_json(res, proto_json_array(to_proto(*sweeps)));
-  });
-  // Submits a sweep file, its YAML the body (as `gammalab submit`: the Coordinator service's SubmitSweep). 201 with
-  // the sweep and its job counts; 422 with the file's problems, each with its line and column, and nothing stored.
-  // ?file_name= names the file in those problems, ?rerun=1 trains again what a finished config would reuse.
-  r.post("/api/sweeps", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
-    const std::string file_name = req.has_param("file_name") ? req.param("file_name") : "sweep.yaml";
-    if (file_name.empty() || file_name.size() > kMaxFileNameBytes || utf8_first_invalid(file_name).has_value()) {
-      return send_error(res, 400, "file_name: expected 1 to " + std::to_string(kMaxFileNameBytes) +
-                                      " bytes of UTF-8, got " + std::to_string(file_name.size()) + " bytes");
-    }
-    const std::string rerun = req.param("rerun");
-    if (!rerun.empty() && rerun != "0" && rerun != "1") {
-      return send_error(res, 400, "rerun: expected 0 or 1, got '" + utf8_head(rerun, 32) + "'");
-    }
-    coordinator::Submitted submitted = app_.submit_sweep(req.body, file_name, rerun == "1");
-    // The gRPC reply's message as JSON, so that both doors bound and word the problems alike.
-    json answer = json::parse(proto_to_json(
-        submit_reply(submitted.sweep, submitted.jobs_created, submitted.jobs_reused, submitted.problems)));
-    if (!submitted.sweep) {
-      answer["error"] = std::to_string(submitted.problems.size()) + " problem(s) in " + file_name;
-      answer.erase("sweep");
-    }
-    res.status = submitted.sweep ? 201 : 422;
-    send_json(res, answer.dump());
-  });
-  // Cancels every pending and running job of a sweep (a sweep in its tune stage gets no main stage).
-  r.post("/api/sweeps/{}/cancel", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto cancelled = app_.cancel_sweep(args[0], {});
-    if (!cancelled.ok()) return send_error(res, cancelled.status());
-    send_json(res, json{{"cancelled", *cancelled}}.dump());
-  });
-  // Notes and tags (core/annotation.h): the sweep's own and its runs'. A change is the Coordinator service's
-  // AnnotateRequest as JSON ({"job_id": "12", "note": "...", "add_tags": ["a"], "remove_tags": []}, every field
-  // optional, the sweep from the path), bounded as the gRPC door bounds it; the answer is the annotation after it.
-  r.get("/api/sweeps/{}/annotations", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto annotations = app_.annotations(args[0]);
-    if (!annotations.ok()) return send_error(res, annotations.status());
-    send_json(res, proto_to_json(annotations_reply(*annotations)));
-  });
-  r.post("/api/sweeps/{}/annotations", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    v1::AnnotateRequest request;
-    try {
-      proto_from_json(req.body, request);
-    } catch (const std::invalid_argument& e) {
-      return send_error(res, 400, e.what());
-    }
-    if (!request.sweep_id().empty()) return send_error(res, 400, "sweep_id: the sweep is the path's, not the body's");
-    if (const grpc::Status bounded = check_request_limits(request); !bounded.ok()) {
-      return send_error(res, bounded.error_code() == grpc::StatusCode::NOT_FOUND ? 404 : 400, bounded.error_message());
-    }
-    auto annotation = app_.annotate(args[0], request.job_id(), from_proto(request));
-    if (!annotation.ok()) return send_error(res, annotation.status());
-    send_json(res, proto_to_json(to_proto(*annotation)));
-  });
-  // ?q= the words (tag:NAME for a tag), ?limit= at most 200 hits: the Coordinator service's Search.
-  r.get("/api/search", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
-    std::int64_t limit = 0;
-    try {
-      limit = int_param(req, "limit", 1, static_cast<std::int64_t>(annotation_limits::kSearchHits), 0);
-    } catch (const std::invalid_argument& e) {
-      return send_error(res, 400, e.what());
-    }
-    auto answer = app_.search(req.param("q"), static_cast<std::size_t>(limit));
-    if (!answer.ok()) return send_error(res, answer.status());
-    send_json(res, proto_to_json(search_reply(answer->hits, answer->truncated)));
-  });
-  // Alerts (core/alert.h), newest first: every sweep's, or one sweep's; ?after= an alert id (only newer ones),
-  // ?limit= at most 200. The Coordinator service's ListAlerts.
-  const auto alerts = [this](const HttpRequest& req, HttpResponse& res, const std::string& sweep_id) {
-    std::int64_t after = 0, limit = 0;
-    try {
-      after = int_param(req, "after", 0, std::numeric_limits<std::int64_t>::max(), 0);
-      limit = int_param(req, "limit", 1, static_cast<std::int64_t>(coordinator::Coordinator::kAlertsPerAnswer), 0);
-    } catch (const std::invalid_argument& e) {
-      return send_error(res, 400, e.what());
-    }
-    auto answer = app_.alerts(sweep_id, after, limit);
-    if (!answer.ok()) return send_error(res, answer.status());
-    send_json(res, proto_to_json(alerts_reply(answer->alerts, answer->truncated)));
-  };
-  r.get("/api/alerts", [alerts](const HttpRequest& req, HttpResponse& res, const Args&) { alerts(req, res, ""); });
-  r.get("/api/sweeps/{}/alerts",
-        [alerts](const HttpRequest& req, HttpResponse& res, const Args& args) { alerts(req, res, args[0]); });
-  // The dashboard's saved views (core/saved_view.h): the caller's own, listed; one saved (a name the caller has
-  // already is replaced) from {"name", "sweep_id", "settings"}; any one read by id (a view's link opens for
-  // anyone let in); deleted by its owner only (403 else).
-  r.get("/api/views", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
-    const std::int64_t owner = auth_.caller_token_id(req).value_or(0);
-    json out = json::array();
-    for (const SavedView& v : app_.views(owner)) out.push_back(view_json(v, owner));
-    send_json(res, out.dump());
-  });
-  r.post("/api/views", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
-    std::string name, sweep, settings;
-    try {
-      const json body = json::parse(req.body);
-      if (!body.is_object()) throw std::invalid_argument("body: a JSON object {\"name\", \"sweep_id\", \"settings\"}");
-      for (const auto& [key, value] : body.items()) {
-        if (key != "name" && key != "sweep_id" && key != "settings") {
-          throw std::invalid_argument("body: unknown field '" + utf8_head(key, 64) + "' (name, sweep_id, settings)");
-        }
-        if (!value.is_string()) throw std::invalid_argument(key + ": expected a string");
-      }
-      name = body.value("name", "");
-      sweep = body.value("sweep_id", "");
-      settings = body.value("settings", "");
-    } catch (const json::exception&) {
-      return send_error(res, 400, "body: not JSON");
-    } catch (const std::invalid_argument& e) {
-      return send_error(res, 400, e.what());
-    }
-    const std::int64_t owner = auth_.caller_token_id(req).value_or(0);
-    auto saved = app_.save_view(owner, name, sweep, settings);
-    if (!saved.ok()) return send_error(res, saved.status());
-    send_json(res, view_json(*saved, owner).dump());
-  });
-  r.get("/api/views/{}", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    auto found = app_.view(args[0]);
-    if (!found.ok()) return send_error(res, found.status());
-    send_json(res, view_json(*found, auth_.caller_token_id(req).value_or(0)).dump());
-  });
-  r.del("/api/views/{}", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    const absl::Status deleted = app_.delete_view(auth_.caller_token_id(req).value_or(0), args[0]);
-    if (!deleted.ok()) return send_error(res, deleted);
-    send_json(res, json{{"deleted", args[0]}}.dump());
-  });
-  r.get("/api/sweeps/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto sweep = app_.sweep(args[0]);
-    if (!sweep.ok()) return send_error(res, sweep.status());
-    send_json(res, proto_to_json(to_proto(*sweep)));
-  });
-  // With changed_after=N, only the jobs written after change number N. Either way X-Change-Seq says what to
-  // ask for next and X-Pending-Basis what the pending reasons were worked out from (coordinator::JobChanges):
-  // a page that keeps the jobs asks for the changes, and for the whole list again when the basis moved.
-  r.get("/api/sweeps/{}/jobs", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    coordinator::JobChanges changes;
-    if (req.has_param("changed_after")) {
-      std::int64_t after = 0;
-      try {
-        after = int_param(req, "changed_after", 0, std::numeric_limits<std::int64_t>::max(), 0);
-      } catch (const std::invalid_argument& e) {
-        return send_error(res, 400, e.what());
-      }
-      absl::StatusOr<coordinator::JobChanges> read = app_.jobs_changed(args[0], after);
-      if (!read.ok()) return send_error(res, read.status());
-      changes = std::move(*read);
-    } else {
-      changes = app_.whole_list_start();  // before the list: a change during it comes again in the next changes
-      auto jobs = list_rows<JobRecord>(
-          req, res, [&](const auto& p) { return app_.list_jobs(args[0], {}, p, &changes.live_worker_slots); });
-      if (!jobs.ok()) return send_error(res, jobs.status());
-      changes.jobs = std::move(*jobs);
-    }
-    auto out = nlohmann::ordered_json::array();
-    for (const JobRecord& job : changes.jobs) out.push_back(dashboard_job(to_proto(job)));
-    res.set_header("X-Change-Seq", std::to_string(changes.seq));
-    res.set_header("X-Pending-Basis", pending_basis(changes.live_worker_slots));
-    send_json(res, out.dump());
-  });
-  // One row per job (proto/dashboard_json.h), from the ends of its loss curves.
-  r.get("/api/sweeps/{}/runs", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    auto runs = list_rows<coordinator::Run>(req, res,
-                                            [&](const auto& p) { return app_.list_runs(args[0], p); });
-    if (!runs.ok()) return send_error(res, runs.status());
-    json out = json::array();
-    for (const coordinator::Run& run : *runs) {
-      out.push_back(dashboard_run(to_proto(run.job), run.losses, run_sizes_.of(run.job.config_hash, run.job.config_json)));
-    }
-    send_json(res, out.dump());
-  });
-  r.get("/api/sweeps/{}/metrics", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    coordinator::Coordinator::SeriesQuery q;
-    try {
-      q = series_query(req, options_.http_max_full_series_points);
-    } catch (const std::invalid_argument& e) {
-      return send_error(res, 400, e.what());
-    }
-    auto series = app_.sweep_series(args[0], q);
-    if (!series.ok()) return send_error(res, series.status());
-    json out = json::object();
-    for (const coordinator::JobSeries& s : *series) out[s.job_id] = metric_columns(s.points);
-    send_json(res, out.dump());
-  });
-  // The latest scaling-law fit version of a sweep, {"version": V, "fits": [Fit, ...]} with one Fit message per
-  // law (report_json holds the report; law n comes with law c when tokens are tied to parameters), or with
-  // ?all=1 the history a page at a time: {"fits": [...], "next_before_version": V} of at most `limit` versions
-  // (1..100, default 10) below ?before_version (default: from the newest), newest first; next_before_version
-  // only while older versions remain. 404 while the sweep has no fit.
-  r.get("/api/sweeps/{}/fits", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    const bool all = req.param("all") == "1";
-    std::int64_t limit = 1, before = 0;
-    try {
-      if (all) {
-        limit = int_param(req, "limit", 1, limits::kMaxFitPageSize, limits::kDefaultFitPageSize);
-        before = int_param(req, "before_version", 1, std::numeric_limits<int>::max(), 0);
-      }
-    } catch (const std::invalid_argument& e) {
-      return send_error(res, 400, e.what());
-    }
-    auto page = app_.fits(args[0], !all, {limit, before > 0 ? std::to_string(before) : ""});
-    if (!page.ok()) return send_error(res, page.status());
-    if (page->items.empty() && before == 0) return send_error(res, 404, "no scaling-law fit for this sweep yet");
-    if (!all) return send_json(res, dashboard_latest_fits(to_proto(page->items)).dump());
-    const std::string next = page->next_token.empty() ? "" : ",\"next_before_version\":" + page->next_token;
-    send_json(res, "{\"fits\":" + proto_json_array(to_proto(page->items)) + next + "}");
-  });
-  r.get("/api/jobs/{}", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto job = app_.job(args[0]);
-    if (!job.ok()) return send_error(res, job.status());
-    send_json(res, dashboard_job(to_proto(*job)).dump());
-  });
-  r.get("/api/jobs/{}/metrics", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    coordinator::Coordinator::SeriesQuery q;
-    try {
-      q = series_query(req, options_.http_max_full_series_points);
-    } catch (const std::invalid_argument& e) {
-      return send_error(res, 400, e.what());
-    }
-    auto series = app_.job_series(args[0], q);
-    if (!series.ok()) return send_error(res, series.status());
-    send_json(res, metric_columns(series->points).dump());
-  });
-  r.get("/api/jobs/{}/events", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    std::int64_t limit = 0;
-    try {
-      limit = int_param(req, "limit", 1, kMaxJobEvents, kDefaultJobEvents);
-    } catch (const std::invalid_argument& e) {
-      return send_error(res, 400, e.what());
-    }
-    auto history = app_.job_events(args[0], static_cast<std::size_t>(limit));
-    if (!history.ok()) return send_error(res, history.status());
-    json events = json::array();
-    for (const JobEvent& e : history->events) {
-      events.push_back({{"id", std::to_string(e.id)}, {"at_ms", e.at_ms}, {"kind", e.kind},
-                        {"state", std::string(job_state_name(e.state))}, {"attempt", e.attempt},
-                        {"worker_id", e.worker_id}, {"worker", e.worker_hostname}, {"detail", e.detail}});
-    }
-    send_json(res, json{{"events", std::move(events)}, {"earlier", history->earlier}}.dump());
-  });
-  r.get("/api/jobs/{}/log", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
-    std::int64_t tail_bytes = 0;
-    try {
-      tail_bytes = int_param(req, "tail_bytes", 1, kMaxLogTailBytes, kMaxLogTailBytes);
-    } catch (const std::invalid_argument& e) {
-      return send_error(res, 400, e.what());
-    }
-    auto log = app_.log_tail(args[0], static_cast<std::size_t>(tail_bytes));
-    if (!log.ok()) return send_error(res, log.status());
-    const LogTail& tail = log->tail;
-    // A link or another kind of file at the log is no log: the answer says why, never what it points at.
-    json answer{{"exists", tail.exists}, {"size", tail.size}, {"truncated", tail.truncated}, {"text", tail.text}};
-    if (!tail.refused.empty()) answer["refused"] = tail.refused;
-    send_json(res, answer.dump());
-  });
-  r.get("/api/jobs/{}/checkpoints", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto checkpoints = app_.checkpoints(args[0], kMaxCheckpointsListed);
-    if (!checkpoints.ok()) return send_error(res, checkpoints.status());
-    const CheckpointList& list = checkpoints->list;
-    json files = json::array();
-    for (const CheckpointFile& f : list.files) {
-      files.push_back({{"name", f.name}, {"step", f.step}, {"bytes", f.bytes}, {"modified_ms", f.modified_ms}});
-    }
-    json answer{{"dir", shared_root::job_ckpt_dir(checkpoints->job_id).string()}, {"checkpoints", std::move(files)},
-                {"truncated", list.truncated}};
-    if (!list.refused.empty()) answer["refused"] = list.refused;
-    send_json(res, answer.dump());
-  });
-  // The user's two actions on a job, the same operations as the Coordinator service's CancelSweep (with this
-  // one job) and RetryJob. 409 when the job's state does not allow it.
-  r.post("/api/jobs/{}/cancel", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto job = app_.cancel_job(args[0]);
-    if (!job.ok()) return send_error(res, job.status());
-    send_json(res, dashboard_job(to_proto(*job)).dump());
-  });
-  r.post("/api/jobs/{}/retry", [this](const HttpRequest&, HttpResponse& res, const Args& args) {
-    auto job = app_.retry_job(args[0]);
-    if (!job.ok()) return send_error(res, job.status());
-    send_json(res, dashboard_job(to_proto(*job)).dump());
-  });
+  add_sweep_routes(r);
+  add_job_routes(r);
+  add_note_routes(r);
   r.get(kMetricsPath, [this](const HttpRequest&, HttpResponse& res, const Args&) {
     res.set_content(CoordinatorMetrics::instance().scrape(store_, options_), kMetricsContentType);
   });
@@ -658,7 +261,7 @@ void HttpApi::add_routes() {
     send_json(res, json{{"ok", true}}.dump());
   });
   r.get("/api/workers", [this](const HttpRequest& req, HttpResponse& res, const Args&) {
-    auto workers = list_rows<WorkerRecord>(req, res, [this](const auto& p) { return app_.list_workers(p); });
+    auto workers = http_query::list_rows<WorkerRecord>(req, res, [this](const auto& p) { return app_.list_workers(p); });
     if (!workers.ok()) return send_error(res, workers.status());
     send_json(res, proto_json_array(to_proto(*workers)));
   });

@@ -1,56 +1,17 @@
 #pragma once
-// The dashboard's HTTP side: static files from web/ and a JSON + Server-Sent-Events API over the store.
+// The dashboard's HTTP side: static files from web/ and a JSON + Server-Sent-Events API over the application layer
+// (server/coordinator/coordinator.h). The API's reference, one section per route with its parameters, limits and
+// answers, is docs/dashboard.md; tests/service/http_route_docs_test.cpp holds it and the router to one list.
 // Sweeps, jobs and workers are printed as their proto messages (proto field names, every field present), except
-// that a job's state is spelled as everywhere else on this API: "pending", "running", ... (core/job_state.h).
-//   GET /api/meta                        job states {name, active, terminal} in the order of a job's life,
-//                                        fit_state, failed_state, metric names, the loss names {train, val}
-//                                        and cli_fit_bootstrap (`gammalab fit`'s default resample count)
-//   GET /api/sweeps                      every sweep with job counts
-//   GET /api/sweeps/{id}                 one sweep (id or unique name)
-//   GET /api/sweeps/{id}/jobs            its jobs
-//   GET /api/sweeps/{id}/runs            per job: name, state, stage, variant, preset, params (N: activated,
-//                                        non-embedding, as the scaling-law fits use), tokens, final losses
-//   GET /api/sweeps/{id}/metrics?names=a,b               points of every job: {job_id: {name: columns}}
-//   GET /api/sweeps/{id}/fits[?all=1]    the latest scaling-law fit version {"version", "fits": [Fit, ...]}
-//   GET /api/jobs/{id}                   one job
-//   GET /api/jobs/{id}/metrics?names=a,b&after_step=N   points of one job with step > N, columnar per name:
-//                                        {"train/loss": {"step": [..], "tokens": [..], "value": [..]}};
-//                                        NaN values are null
-//     Both metrics routes also take from_step=A&to_step=B (only A <= step <= B: a zoomed chart) and
-//     max_points=M (4..400000): each series downsampled to at most M/4 buckets of steps, each keeping its first, last,
-//     lowest and highest point (core/metric_downsample.h); a series of at most M points comes back whole.
-//   GET /api/jobs/{id}/events?limit=N    its history (1 <= N <= 1000, default 200: the newest N, oldest first):
-//                                        {"events": [{id, at_ms, kind, state, attempt, worker_id, worker,
-//                                        detail}], "earlier": bool}
-//   GET /api/jobs/{id}/log?tail_bytes=N  the end of its log (1 <= N <= 65536, the default), valid UTF-8 without
-//                                        control characters: {"exists", "size", "truncated", "text"}
-//   GET /api/jobs/{id}/checkpoints       {"dir", "checkpoints": [{name, step, bytes, modified_ms}] (highest
-//                                        step first, at most 100), "truncated"}: names and sizes only
-//   POST /api/jobs/{id}/cancel           cancel it (pending: now; leased or running: by its worker), 409 when it
-//                                        has ended; POST /api/jobs/{id}/retry: a failed or cancelled job back to
-//                                        pending, 409 otherwise. Both answer the job.
-//   GET /api/workers                     workers and what they run
-//   GET /healthz                         200 {"ok": true} when the store answers a read, 503 otherwise; no
-//                                        token needed (a container's health check)
-//   GET /metrics                         Prometheus text format (server/prometheus_metrics.h); a metrics or a
-//                                        user token
-//   GET /api/events                      SSE: "hello" on connect, "change" whenever the store changes
-//                                        (data: {"version": N}), a ": ping" comment every 15 s otherwise;
-//                                        at most 8 open per client address and 256 in all (503 beyond);
-//                                        a waiting stream holds no thread (http/http_server.h)
-//   GET /vendor/uplot/...                the uPlot package's dist/ (web/node_modules/uplot/dist)
-//   GET /NAME.html|js|css                the dashboard's own files at web/'s top level (server/dashboard_files.h);
-//                                        every other path outside /api/ is 404
-//   POST|GET|DELETE /api/session         a dashboard session (server/http_auth.h)
-// Every other /api/ route needs a user token or a session: 401 without, 403 with a worker or metrics token.
-// Errors are JSON {"error": "..."} with status 400 (bad parameter), 401, 403, 404 (no such sweep, job or
-// route), 405 (a route of other methods), 409 (the job's state does not allow the action), 413 (a body over
-// 64 KiB) or 500.
+// that a job's state is spelled as everywhere else: "pending", "running", ... (core/job_state.h). Every /api/
+// route but the session's needs a user token or a session (401 without, 403 with a worker or metrics token);
+// /metrics a metrics or user token; /healthz none. Errors are JSON {"error": "..."} (server/http_replies.h).
 // With --tls-cert and --tls-key the server speaks HTTPS only.
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "http/http_server.h"
 #include "server/coordinator/coordinator.h"
@@ -72,10 +33,16 @@ class HttpApi {
   HttpApi(Store& store, const ServerOptions& options, Tokens* tokens = nullptr);
   ~HttpApi();  // ends open event streams, stops and joins
   int port() const;
+  // Every route of the API as "METHOD /path/{}" (http/http_router.h): docs/dashboard.md must name each.
+  std::vector<std::string> routes() const;
   std::size_t open_event_streams() const;
 
  private:
   void add_routes();
+  // The API's routes by what they serve (server/http_sweep_routes.cpp, http_job_routes.cpp, http_note_routes.cpp).
+  void add_sweep_routes(HttpRouter& r);
+  void add_job_routes(HttpRouter& r);
+  void add_note_routes(HttpRouter& r);
   void handle(const HttpRequest& req, HttpResponse& res);
   void open_event_stream(const HttpRequest& req, HttpResponse& res);
   void notify_streams();

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
@@ -25,6 +26,7 @@
 #include <string_view>
 #include <tuple>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -447,6 +449,29 @@ class Store {
   // Adds the loss points just stored (name ids beside them) to the job's loss_tails and drops what falls out of
   // the last kLossTail, in write_points' transaction.
   void keep_loss_tails(std::int64_t job_id, const std::vector<std::pair<std::int64_t, const MetricPoint*>>& stored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // A column a change of state writes beside jobs.state: `assignment` is "column = expression" with at most one
+  // `?`, bound to `value` (monostate: the expression has none; nullptr: NULL).
+  struct ColumnWrite {
+    ColumnWrite(std::string_view a) : assignment(a) {}  // NOLINT: {"column = NULL"} in a list of writes
+    template <typename V>
+    ColumnWrite(std::string_view a, V v) : assignment(a), value(std::move(v)) {}
+    std::string_view assignment;
+    std::variant<std::monostate, std::int64_t, std::string, std::nullptr_t> value;
+  };
+  // What a change of state records in the job's history: attempt and worker as the row holds them after the
+  // change unless given (worker -1: none).
+  struct StateEvent {
+    std::string_view kind;
+    std::string detail;
+    std::optional<std::int64_t> attempt, worker_id;
+  };
+  // The one way a job's state changes (every lease, start, end, expiry, cancel and retry, gangs and branches
+  // too): checks `from` -> `to` against core/job_state.h's table (a refused one is a store bug), writes `to` and
+  // `writes` only while the job is still in `from`, and records the event, in the caller's transaction. Returns
+  // the job's attempt after the change, or nullopt when the job was not in `from` (nothing written).
+  std::optional<std::int64_t> transition(std::int64_t job_id, JobState from, JobState to,
+                                         std::initializer_list<ColumnWrite> writes, const StateEvent& event)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Appends to the job's history, in the caller's transaction. worker_id -1: none.
   void record_event(std::int64_t job_id, std::string_view kind, JobState state, std::int64_t attempt,

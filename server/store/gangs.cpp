@@ -87,20 +87,20 @@ bool Store::join_gang(std::int64_t worker, std::int64_t now, std::int64_t lease_
   join.bind(1, job_id).bind(2, node).bind(3, worker).bind(4, attempt).bind(5, now).bind(6, now + lease_timeout_ms).run();
   if (node + 1 < nodes) return true;
   // The last place: the gang is whole, and the job is leased to it as one attempt, held by node 0's worker.
-  check_transition(JobState::kPending, JobState::kLeased);
-  sql::Statement& take = statements_.get(
-      "UPDATE jobs SET state = ?, attempt = ?, worker_id = (SELECT worker_id FROM gang_members WHERE job_id = ? AND "
-      "node = 0), lease_expires_ms = ?, started_ms = COALESCE(started_ms, ?) WHERE id = ? AND state = ?");
-  take.bind(1, job_state_name(JobState::kLeased)).bind(2, attempt).bind(3, job_id).bind(4, now + lease_timeout_ms);
-  take.bind(5, now).bind(6, job_id).bind(7, pending_name()).run();
   sql::Statement& members = statements_.get("SELECT worker_id FROM gang_members WHERE job_id = ? ORDER BY node");
   members.bind(1, job_id);
   std::vector<std::int64_t> workers;
   while (members.step()) workers.push_back(members.int64(0));
+  transition(job_id, JobState::kPending, JobState::kLeased,
+             {{"attempt = ?", attempt},
+              {"worker_id = (SELECT worker_id FROM gang_members WHERE job_id = ? AND node = 0)", job_id},
+              {"lease_expires_ms = ?", now + lease_timeout_ms},
+              {"started_ms = COALESCE(started_ms, ?)", now}},
+             {job_event_kind::kLeased,
+              "gang of " + std::to_string(workers.size()) + " workers (node 0 first): " + absl::StrJoin(workers, ", "),
+              attempt, workers.front()});
   sql::Statement& renew = statements_.get("UPDATE gang_members SET expires_ms = ? WHERE job_id = ?");
   renew.bind(1, now + lease_timeout_ms).bind(2, job_id).run();
-  record_event(job_id, job_event_kind::kLeased, JobState::kLeased, attempt, workers.front(),
-               "gang of " + std::to_string(workers.size()) + " workers (node 0 first): " + absl::StrJoin(workers, ", "));
   changed();
   return true;
 }

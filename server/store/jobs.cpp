@@ -86,10 +86,8 @@ int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& j
   const std::int64_t now = now_ms();
   int cancelled = 0;
   sql::Transaction tx(db_);
-  check_transition(JobState::kPending, JobState::kCancelled);
   sql::Statement& pending = statements_.get(
-      "UPDATE jobs SET state = ?, finished_ms = ?, error = 'cancelled by user' "
-      "WHERE sweep_id = ? AND state = ? AND (? = -1 OR id = ?) RETURNING id, attempt");
+      "SELECT id FROM jobs WHERE sweep_id = ? AND state = ? AND (? = -1 OR id = ?) ORDER BY id");
   // Not a change of state: the worker stops the trainer and reports the job cancelled (finish). Each request is
   // recorded, a repeated one too (it is counted as before).
   sql::Statement& active = statements_.get(
@@ -99,30 +97,37 @@ int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& j
   std::vector<std::int64_t> ids;
   for (const auto& id : job_ids) ids.push_back(parse_id(id));
   if (ids.empty()) ids.push_back(-1);
-  struct Cancelled {
+  struct Asked {
     std::int64_t id;
     JobState state;
     std::int64_t attempt, worker_id;
   };
-  std::vector<Cancelled> done;  // recorded after each UPDATE has run to its end
+  std::vector<std::int64_t> ended;  // pending jobs cancelled now
+  std::vector<Asked> asked;         // active jobs asked to stop, recorded after their UPDATE has run to its end
   for (std::int64_t id : ids) {
-    pending.bind(1, job_state_name(JobState::kCancelled)).bind(2, now).bind(3, parse_id(sweep_id));
-    pending.bind(4, job_state_name(JobState::kPending)).bind(5, id).bind(6, id);
-    while (pending.step()) done.push_back({pending.int64(0), JobState::kCancelled, pending.int64(1), -1});
+    std::vector<std::int64_t> waiting;
+    pending.bind(1, parse_id(sweep_id)).bind(2, job_state_name(JobState::kPending)).bind(3, id).bind(4, id);
+    while (pending.step()) waiting.push_back(pending.int64(0));
+    for (const std::int64_t job : waiting) {
+      if (transition(job, JobState::kPending, JobState::kCancelled,
+                     {{"finished_ms = ?", now}, {"error = 'cancelled by user'"}},
+                     {job_event_kind::kCancelled, "cancelled by user", std::nullopt, -1})) {
+        ended.push_back(job);
+      }
+    }
+    const std::size_t before = asked.size();
     active.bind(1, parse_id(sweep_id)).bind(2, id).bind(3, id);
     while (active.step()) {
-      done.push_back({active.int64(0), read_state(active, 1), active.int64(2),
-                      active.is_null(3) ? -1 : active.int64(3)});
+      asked.push_back({active.int64(0), read_state(active, 1), active.int64(2),
+                       active.is_null(3) ? -1 : active.int64(3)});
+    }
+    for (std::size_t i = before; i < asked.size(); ++i) {
+      const Asked& a = asked[i];
+      record_event(a.id, job_event_kind::kCancelRequested, a.state, a.attempt, a.worker_id, "cancelled by user");
     }
   }
-  for (const Cancelled& c : done) {
-    record_event(c.id, c.state == JobState::kCancelled ? job_event_kind::kCancelled : job_event_kind::kCancelRequested,
-                 c.state, c.attempt, c.worker_id, "cancelled by user");
-  }
   // A run cancelled before it ran: its branches (when not cancelled with it) have nothing to wait for.
-  for (const Cancelled& c : done) {
-    if (c.state == JobState::kCancelled) end_orphaned_branches(c.id, JobState::kCancelled);
-  }
+  for (const std::int64_t job : ended) end_orphaned_branches(job, JobState::kCancelled);
   // The whole sweep cancelled during its tune stage: no further round and no main stage comes after it.
   if (job_ids.empty()) {
     sql::Statement& end_wait = statements_.get(
@@ -130,7 +135,7 @@ int Store::cancel(const std::string& sweep_id, const std::vector<std::string>& j
         "stage' WHERE id = ? AND awaiting_main = 1");
     end_wait.bind(1, parse_id(sweep_id)).run();
   }
-  cancelled = static_cast<int>(done.size());
+  cancelled = static_cast<int>(ended.size() + asked.size());
   tx.commit();
   changed();
   return cancelled;
@@ -145,16 +150,16 @@ std::optional<JobRecord> Store::retry(const std::string& job_id) {
   // A job that has ended and may go back to the queue: failed or cancelled, never succeeded.
   const JobState from = job->state;
   if (!is_terminal(from) || !transition_allowed(from, JobState::kPending)) return std::nullopt;
-  sql::Statement& s = statements_.get(
-      "UPDATE jobs SET state = ?, attempt = 0, error = '', cancel_requested = 0, worker_faults = 0, hand_backs = 0, not_before_ms = 0, "
-      "worker_id = NULL, lease_expires_ms = NULL, finished_ms = NULL WHERE id = ? AND state = ?");
-  s.bind(1, job_state_name(JobState::kPending)).bind(2, id).bind(3, job_state_name(from)).run();
+  transition(id, from, JobState::kPending,
+             {{"attempt = 0"}, {"error = ''"}, {"cancel_requested = 0"}, {"worker_faults = 0"}, {"hand_backs = 0"},
+              {"not_before_ms = 0"}, {"worker_id = NULL"}, {"lease_expires_ms = NULL"}, {"finished_ms = NULL"}},
+             {job_event_kind::kRetried,
+              "by user, after it was " + std::string(job_state_name(from)) + " on attempt " +
+                  std::to_string(job->attempt),
+              0, -1});
   // A retry starts the job's bounds afresh: the user fixed what its workers lacked, or wants another go.
   sql::Statement& faults = statements_.get("DELETE FROM job_worker_faults WHERE job_id = ?");
   faults.bind(1, id).run();
-  record_event(id, job_event_kind::kRetried, JobState::kPending, 0, -1,
-               "by user, after it was " + std::string(job_state_name(from)) + " on attempt " +
-                   std::to_string(job->attempt));
   restore_orphaned_branches(id);
   auto retried = read_job_by_id(statements_, id);
   tx.commit();

@@ -148,18 +148,19 @@ std::optional<Lease> Store::lease(const std::string& worker_id, std::int64_t lea
     tx.commit();
     return std::nullopt;
   }
-  check_transition(JobState::kPending, JobState::kLeased);
-  sql::Statement& take = statements_.get(
-      "UPDATE jobs SET state = ?, attempt = attempt + 1, worker_id = ?, lease_expires_ms = ?, "
-      "started_ms = COALESCE(started_ms, ?) WHERE id = ? AND state = ?");
-  take.bind(1, job_state_name(JobState::kLeased)).bind(2, wid).bind(3, now + lease_timeout_ms).bind(4, now);
-  take.bind(5, job_id).bind(6, pending).run();
+  if (!transition(job_id, JobState::kPending, JobState::kLeased,
+                  {{"attempt = attempt + 1"},
+                   {"worker_id = ?", wid},
+                   {"lease_expires_ms = ?", now + lease_timeout_ms},
+                   {"started_ms = COALESCE(started_ms, ?)", now}},
+                  {job_event_kind::kLeased, "", std::nullopt, std::nullopt})) {
+    return std::nullopt;  // (picked as pending in this transaction: cannot happen)
+  }
   advance_lease_turn(sweep_id);
   Lease lease;
   if (auto job = read_job_by_id(statements_, job_id)) lease.job = std::move(*job);
   lease.attempt = lease.job.attempt;
   lease.stored = stored_metrics(statements_, job_id);
-  record_event(job_id, job_event_kind::kLeased, JobState::kLeased, lease.attempt, wid);
   tx.commit();
   changed();
   return lease;
@@ -172,30 +173,32 @@ void Store::release_branches(std::int64_t parent_id) {
 }
 
 void Store::end_orphaned_branches(std::int64_t parent_id, JobState parent) {
-  check_transition(JobState::kPending, JobState::kCancelled);
-  sql::Statement& end = statements_.get(
-      "UPDATE jobs SET state = ?, orphaned = 1, finished_ms = ?, error = 'its run (job ' || parent_id || ') ended ' || ? "
-      "|| ' before writing its checkpoint at step ' || branch_step || ': retry the run (gammalab retry ' || "
-      "parent_id || ') and this branch waits for it again' "
-      "WHERE parent_id = ? AND state = ? AND waiting = 1 RETURNING id, error");
-  end.bind(1, job_state_name(JobState::kCancelled)).bind(2, now_ms()).bind(3, job_state_name(parent));
-  end.bind(4, parent_id).bind(5, job_state_name(JobState::kPending));
-  std::vector<std::pair<std::int64_t, std::string>> ended;
-  while (end.step()) ended.emplace_back(end.int64(0), end.text(1));
-  for (const auto& [id, why] : ended) record_event(id, job_event_kind::kCancelled, JobState::kCancelled, 0, -1, why);
+  sql::Statement& waiting = statements_.get(
+      "SELECT id, branch_step FROM jobs WHERE parent_id = ? AND state = ? AND waiting = 1 ORDER BY id");
+  waiting.bind(1, parent_id).bind(2, job_state_name(JobState::kPending));
+  std::vector<std::pair<std::int64_t, std::int64_t>> branches;  // (id, branch step)
+  while (waiting.step()) branches.emplace_back(waiting.int64(0), waiting.int64(1));
+  const std::string run = std::to_string(parent_id);
+  for (const auto& [id, step] : branches) {
+    const std::string why = "its run (job " + run + ") ended " + std::string(job_state_name(parent)) +
+                            " before writing its checkpoint at step " + std::to_string(step) +
+                            ": retry the run (gammalab retry " + run + ") and this branch waits for it again";
+    transition(id, JobState::kPending, JobState::kCancelled,
+               {{"orphaned = 1"}, {"finished_ms = ?", now_ms()}, {"error = ?", why}},
+               {job_event_kind::kCancelled, why, 0, -1});
+  }
 }
 
 void Store::restore_orphaned_branches(std::int64_t parent_id) {
-  check_transition(JobState::kCancelled, JobState::kPending);
-  sql::Statement& restore = statements_.get(
-      "UPDATE jobs SET state = ?, orphaned = 0, finished_ms = NULL, error = '' "
-      "WHERE parent_id = ? AND state = ? AND orphaned = 1 RETURNING id");
-  restore.bind(1, job_state_name(JobState::kPending)).bind(2, parent_id).bind(3, job_state_name(JobState::kCancelled));
-  std::vector<std::int64_t> restored;
-  while (restore.step()) restored.push_back(restore.int64(0));
-  for (const std::int64_t id : restored) {
-    record_event(id, job_event_kind::kRetried, JobState::kPending, 0, -1,
-                 "its run (job " + std::to_string(parent_id) + ") was retried");
+  sql::Statement& orphaned = statements_.get(
+      "SELECT id FROM jobs WHERE parent_id = ? AND state = ? AND orphaned = 1 ORDER BY id");
+  orphaned.bind(1, parent_id).bind(2, job_state_name(JobState::kCancelled));
+  std::vector<std::int64_t> branches;
+  while (orphaned.step()) branches.push_back(orphaned.int64(0));
+  const std::string why = "its run (job " + std::to_string(parent_id) + ") was retried";
+  for (const std::int64_t id : branches) {
+    transition(id, JobState::kCancelled, JobState::kPending, {{"orphaned = 0"}, {"finished_ms = NULL"}, {"error = ''"}},
+               {job_event_kind::kRetried, why, 0, -1});
   }
 }
 
@@ -228,10 +231,7 @@ bool Store::start(const std::string& worker_id, const std::string& job_id, int a
     tx.commit();  // a repeated report: already running
     return true;
   }
-  check_transition(from, JobState::kRunning);
-  sql::Statement& update = statements_.get("UPDATE jobs SET state = ? WHERE id = ? AND state = ?");
-  update.bind(1, job_state_name(JobState::kRunning)).bind(2, id).bind(3, job_state_name(from)).run();
-  record_event(id, job_event_kind::kStarted, JobState::kRunning, attempt, parse_id(worker_id));
+  transition(id, from, JobState::kRunning, {}, {job_event_kind::kStarted, "", attempt, wid});
   tx.commit();
   changed();
   return true;
@@ -319,21 +319,22 @@ bool Store::finish(const std::string& worker_id, const std::string& job_id, int 
   // A drained worker's hand-back, or a worker's fault, does not use up an attempt.
   const bool spares_attempt = end == AttemptEnd::kHandedBack || end == AttemptEnd::kWorkerFault;
   const std::int64_t attempt_change = spares_attempt ? -1 : 0;
-  check_transition(from, to);
   const bool done = is_terminal(to);
-  sql::Statement& update = statements_.get(
-      "UPDATE jobs SET state = ?, attempt = attempt + ?, error = ?, "
-      "worker_faults = worker_faults + ?, hand_backs = hand_backs + ?, not_before_ms = ?, "
-      "worker_id = CASE WHEN ? THEN worker_id ELSE NULL END, lease_expires_ms = NULL, "
-      "finished_ms = CASE WHEN ? THEN ? ELSE NULL END WHERE id = ?");
-  update.bind(1, job_state_name(to)).bind(2, attempt_change).bind(3, why);
-  update.bind(4, std::int64_t{worker_faults_counted ? 1 : 0});
-  update.bind(5, std::int64_t{end == AttemptEnd::kHandedBack ? 1 : 0});
-  update.bind(6, not_before).bind(7, done ? 1 : 0).bind(8, done ? 1 : 0).bind(9, now).bind(10, id).run();
+  ColumnWrite finished{"finished_ms = ?", nullptr};
+  if (done) finished.value = now;
+  transition(id, from, to,
+             {{"attempt = attempt + ?", attempt_change},
+              {"error = ?", why},
+              {"worker_faults = worker_faults + ?", std::int64_t{worker_faults_counted ? 1 : 0}},
+              {"hand_backs = hand_backs + ?", std::int64_t{end == AttemptEnd::kHandedBack ? 1 : 0}},
+              {"not_before_ms = ?", not_before},
+              {done ? "worker_id = worker_id" : "worker_id = NULL"},  // an ended job names its last worker
+              {"lease_expires_ms = NULL"},
+              finished},
+             {finish_event_kind(end, to), to == JobState::kCancelled && error.empty() ? "cancelled by user" : why,
+              attempt, wid});
   end_gang(id);
   if (to == JobState::kSucceeded) release_branches(id);
-  record_event(id, finish_event_kind(end, to), to, attempt, wid,
-               to == JobState::kCancelled && error.empty() ? "cancelled by user" : why);
   if (to == JobState::kFailed || to == JobState::kCancelled) end_orphaned_branches(id, to);
   tx.commit();
   changed();
@@ -364,9 +365,6 @@ int Store::expire_leases() {
       "SELECT id, state, attempt, max_attempts, cancel_requested, worker_id FROM jobs "
       "WHERE state IN (" + sql_active_states() + ") AND (lease_expires_ms < ?1 OR EXISTS (SELECT 1 FROM gang_members g "
       "WHERE g.job_id = jobs.id AND g.attempt = jobs.attempt AND g.expires_ms < ?1))");
-  sql::Statement& update = statements_.get(
-      "UPDATE jobs SET state = ?, error = COALESCE(?, error), finished_ms = ?, worker_id = NULL, "
-      "lease_expires_ms = NULL WHERE id = ?");
   struct Expired {
     std::int64_t id;
     JobState from;
@@ -383,26 +381,19 @@ int Store::expire_leases() {
   for (const Expired& job : jobs) {
     const JobState to =
         state_after_attempt(AttemptEnd::kLeaseExpired, job.cancel_requested, job.attempt < job.max_attempts);
-    check_transition(job.from, to);
-    update.bind(1, job_state_name(to));
     const std::string why = "lease expired on attempt " + std::to_string(job.attempt) + " of " +
                             std::to_string(job.max_attempts) + " (worker lost)";
-    if (to == JobState::kCancelled) {
-      update.bind(2, "cancelled by user (worker lost)");
-    } else if (to == JobState::kFailed) {
-      update.bind(2, why);
-    } else {
-      update.bind_null(2);
-    }
-    if (is_terminal(to)) {
-      update.bind(3, now);
-    } else {
-      update.bind_null(3);
-    }
-    update.bind(4, job.id).run();
+    const std::string cancelled = "cancelled by user (worker lost)";
+    // The error a pending job keeps is its last attempt's (a retry's reason stays until the next ends).
+    ColumnWrite error{"error = COALESCE(?, error)", nullptr};
+    if (to == JobState::kCancelled) error.value = cancelled;
+    if (to == JobState::kFailed) error.value = why;
+    ColumnWrite finished{"finished_ms = ?", nullptr};
+    if (is_terminal(to)) finished.value = now;
+    transition(job.id, job.from, to, {error, finished, {"worker_id = NULL"}, {"lease_expires_ms = NULL"}},
+               {job_event_kind::kLeaseExpired, to == JobState::kCancelled ? cancelled : why, job.attempt,
+                job.worker_id});
     end_gang(job.id);
-    record_event(job.id, job_event_kind::kLeaseExpired, to, job.attempt, job.worker_id,
-                 to == JobState::kCancelled ? "cancelled by user (worker lost)" : why);
     // With its event, in the same transaction: an attempt lost with its worker is an alert (core/alert.h).
     Alert lost;
     lost.job_id = std::to_string(job.id);

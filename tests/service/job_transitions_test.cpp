@@ -3,8 +3,12 @@
 // the changes core/job_state.h allows, and metric ingest must never change a state.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
+#include <regex>
+#include <sstream>
 
 #include "core/job_state.h"
 #include "server/store.h"
@@ -136,6 +140,24 @@ TEST(JobTransitions, MetricIngestNeverChangesAState) {
     c.store->add_metrics(c.job, c.attempt(), {{1, 10, "train/loss", 2.0}, {1, 10, "tokens_per_s", 5.0}});
     EXPECT_EQ(c.state(), from) << job_state_name(from);
   }
+}
+
+// The store writes jobs.state in one place, Store::transition (server/store/job_transition.cpp), which checks the
+// change against core/job_state.h's table, fences it by the state it leaves and records its event: no other
+// statement of the coordinator sets a state (a new job's INSERT aside).
+TEST(JobTransitions, OnlyTransitionWritesAState) {
+  const std::regex sets_state(R"(SET\s+state\s*=|,\s*state\s*=\s*\?)", std::regex::icase);
+  std::vector<std::string> writers;
+  const std::filesystem::path server = std::filesystem::path(GAMMALAB_SOURCE_DIR) / "server";
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(server)) {
+    if (entry.path().extension() != ".cpp") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string code = text.str();
+    if (std::regex_search(code, sets_state)) writers.push_back(entry.path().filename().string());
+  }
+  EXPECT_EQ(writers, std::vector<std::string>{"job_transition.cpp"});
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ void HttpApi::add_sweep_routes(HttpRouter& r) {
   // law (report_json holds the report; law n comes with law c when tokens are tied to parameters), or with
   // ?all=1 the history a page at a time: {"fits": [...], "next_before_version": V} of at most `limit` versions
   // (1..100, default 10) below ?before_version (default: from the newest), newest first; next_before_version
-  // only while older versions remain. 404 while the sweep has no fit.
+  // only while older versions remain. While the sweep has no fit: {"version": 0, "fits": []} (or no versions).
   r.get("/api/sweeps/{}/fits", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {
     const bool all = req.param("all") == "1";
     std::int64_t limit = 1, before = 0;
@@ -130,7 +130,8 @@ void HttpApi::add_sweep_routes(HttpRouter& r) {
     }
     auto page = app_.fits(args[0], !all, {limit, before > 0 ? std::to_string(before) : ""});
     if (!page.ok()) return send_error(res, page.status());
-    if (page->items.empty() && before == 0) return send_error(res, 404, "no scaling-law fit for this sweep yet");
+    // A sweep without a fit yet is no missing resource: its fits are none (a 404 is for no such sweep).
+    if (!all && page->items.empty()) return send_json(res, json{{"version", 0}, {"fits", json::array()}}.dump());
     if (!all) return send_json(res, dashboard_latest_fits(to_proto(page->items)).dump());
     const std::string next = page->next_token.empty() ? "" : ",\"next_before_version\":" + page->next_token;
     send_json(res, "{\"fits\":" + proto_json_array(to_proto(page->items)) + next + "}");

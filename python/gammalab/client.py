@@ -63,7 +63,8 @@ class Client:
         return self._list(f"/api/sweeps/{_segment(sweep)}/jobs")
 
     def fits(self, sweep: str) -> Dict[str, Any]:
-        """The coordinator's stored fits of the sweep (each report as JSON text under report_json)."""
+        """The coordinator's newest fits of the sweep, {"version": V, "fits": [...]} (each report as JSON text under
+        report_json); {"version": 0, "fits": []} before its first fit."""
         return self._get(f"/api/sweeps/{_segment(sweep)}/fits")[0]
 
     def submit(self, sweep_file: str, rerun: bool = False, file_name: Optional[str] = None) -> Dict[str, Any]:

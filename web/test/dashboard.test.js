@@ -186,7 +186,7 @@ before(async () => {
   await signIn(context, base, tokens.user);
   page = context.pages()[0] || (await context.newPage());
   page.on('pageerror', (e) => pageErrors.push(String(e)));
-  // Chromium logs every 404 response (e.g. /fits before the first fit) as a console error: not ours.
+  // Chromium logs every 404 response as a console error (a test that opens a missing sweep asks for one): not ours.
   page.on('console', (m) => {
     if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(m.text());
   });

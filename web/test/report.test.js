@@ -144,7 +144,7 @@ axes:
   // The coordinator refits once jobs succeed: wait for the version over all six runs (law n and law c).
   const fits = await poll('the stored fit of all six runs', async () => {
     const r = await api(`/api/sweeps/${sweep.id}/fits`);
-    return r.status === 200 && r.body.fits[0].job_ids.length === 6 ? r.body : null;
+    return r.status === 200 && r.body.fits[0]?.job_ids?.length === 6 ? r.body : null;
   }, RUN_TIMEOUT);
   assert.deepEqual(fits.fits.map((f) => f.law), ['n', 'c']);
   const runs = (await api(`/api/sweeps/${sweep.id}/runs`)).body;

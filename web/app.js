@@ -35,6 +35,7 @@ import { STATE_ORDER, setMeta, stateClass, sweepStatus } from './series.js';
 import { tuneSeries } from './tune_report.js';
 import { ensureSession } from './session.js';
 import { fitTable, renderStudyTable, scalingLegend, scalingView, surfaceLegend, surfaceView, tunePicks, tuneStyles } from './study.js';
+import { watchAllScrollEdges } from './scroll_edges.js';
 import { setThemeChoice, startTheme, themeChoice } from './theme.js';
 import { tuneSeedPoints } from './tune_seeds.js';
 import { isoTime } from './when.js';
@@ -287,6 +288,7 @@ function restyleCharts() {
 
 async function main() {
   startTheme(() => restyleCharts());
+  watchAllScrollEdges();
   // uPlot is a plain file (no session needed): fetched while the session is checked, and evaluated while the
   // first view's requests are out.
   const uPlotModule = import('/vendor/uplot/uPlot.esm.js');

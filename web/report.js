@@ -17,6 +17,7 @@ import { branchOf, branchLabel, branchColour, leadPoint } from './family.js';
 import { h, fill, shown } from './dom.js';
 import { isoTime } from './when.js';
 import { tuneSeedPoints } from './tune_seeds.js';
+import { watchAllScrollEdges } from './scroll_edges.js';
 import { startTheme } from './theme.js';
 import { fmt, renderStudyTable, scalingView, scalingLegend, surfaceView, surfaceLegend, fitTable, tunePicks, tuneStyles } from './study.js';
 
@@ -158,6 +159,7 @@ function renderJobs(jobs, runs, colourOf) {
 function main() {
   // The theme first (the charts take its colours); a later change of the system's theme draws the page again.
   startTheme(() => location.reload());
+  watchAllScrollEdges();
   const data = reportData();
   setMeta(data.meta);
   const { sweep, jobs, runs } = data;

@@ -764,6 +764,28 @@ test('study view: mean ± s.e. over seeds and difference to baseline per size; t
   // One model size: no law, and the page says why instead of showing nothing.
   assert.match(await page.textContent('#fits'), /No scaling-law fit: .* needs succeeded runs at 3 or more model sizes per variant; this sweep has 1 size/);
 
+  // A card narrower than the table (its width held to 160 px here): it scrolls sideways, and the edge with more
+  // beyond it fades out (web/scroll_edges.js); scrolled to the end, the other edge does; wide again, neither.
+  const edges = () => page.$eval('#study', (t) => {
+    const w = t.parentElement;
+    return { left: w.dataset.moreLeft, right: w.dataset.moreRight, hidden: w.scrollWidth - w.clientWidth, mask: getComputedStyle(w).maskImage };
+  });
+  try {
+    await page.$eval('#study', (t) => { t.parentElement.style.maxWidth = '160px'; });
+    await waitInPage(() => document.querySelector('#study').parentElement.dataset.moreRight === 'true');
+    let e = await edges();
+    assert.ok(e.hidden > 0 && e.left === 'false' && /to left/.test(e.mask), JSON.stringify(e));
+    await page.$eval('#study', (t) => { t.parentElement.scrollLeft = t.parentElement.scrollWidth; });
+    await waitInPage(() => document.querySelector('#study').parentElement.dataset.moreRight === 'false');
+    e = await edges();
+    assert.ok(e.left === 'true' && /to right/.test(e.mask), JSON.stringify(e));
+  } finally {
+    await page.$eval('#study', (t) => { t.parentElement.style.maxWidth = ''; });
+  }
+  await waitInPage(() => document.querySelector('#study').parentElement.dataset.moreLeft === 'false');
+  const wide = await edges();
+  assert.ok(wide.hidden <= 1 && wide.right === 'false' && wide.mask === 'none', JSON.stringify(wide));
+
   // The main sweep's stored fit: each multiplier shown is the stored one.
   await page.goto(`${base}/#/sweeps/${sweepId}`);
   await waitInPage((law) => document.getElementById('fits').textContent.includes(`law ${law}`), fit.law);

@@ -62,6 +62,7 @@ std::unique_ptr<LongCalls::Call> LongCalls::enter(grpc::ServerContext* context, 
                                " per client address, " + std::to_string(limits_.per_token) + " per token" + share +
                                " and " + std::to_string(limits_.total) + " in all; close others or retry later");
     call->context_ = nullptr;  // never registered: its destructor only gives back the slots it got
+    ++refused_;
     return nullptr;
   }
   absl::MutexLock lock(&mutex_);

@@ -79,6 +79,8 @@ class LongCalls {
   // Calls the watchdog ended since start, for revocation and for idleness.
   std::int64_t ended_revoked() const { return ended_revoked_; }
   std::int64_t ended_idle() const { return ended_idle_; }
+  // Calls refused at enter (a bound met) since start.
+  std::int64_t refused() const { return refused_; }
 
  private:
   void watch();
@@ -93,7 +95,7 @@ class LongCalls {
   std::map<Call*, bool> calls_ ABSL_GUARDED_BY(mutex_);  // value: already cancelled by the watchdog
   absl::Mutex stop_mutex_;
   bool stopping_ ABSL_GUARDED_BY(stop_mutex_) = false;  // wakes the watchdog at once: services come and go in tests
-  std::atomic<std::int64_t> ended_revoked_{0}, ended_idle_{0};
+  std::atomic<std::int64_t> ended_revoked_{0}, ended_idle_{0}, refused_{0};
   std::thread watchdog_;
 };
 

@@ -105,11 +105,16 @@ TEST(OpenStreams, AThirdTokenGetsStreamsBesideTwoGreedyOnes) {
   };
   Token greedy_a = token("greedy a"), greedy_b = token("greedy b"), third = token("third");
   const LongCalls& streams = c.gateway().metric_streams();
-  // Opens `count` streams and waits until the server holds `expected` of them. (Nothing is given back before
-  // the end, so a stream still on its way when this returns is refused: the count stays.)
+  // Opens `count` streams and waits until the server holds `expected` of them and has refused the rest, so that
+  // every refusal is made while the shares are those of this step (a refusal made after the next token opened
+  // its streams would name that step's share).
   auto open = [&](Token& t, int count, std::size_t expected) {
+    const std::int64_t refused_before = streams.refused();
     for (int i = 0; i < count; ++i) t.streams.push_back(std::make_unique<OpenStream>(*t.stub));
-    return eventually([&] { return streams.open_for_token(t.id) == expected; }, 10s);
+    return eventually([&] {
+      return streams.open_for_token(t.id) == expected &&
+             streams.refused() == refused_before + count - static_cast<std::int64_t>(expected);
+    }, 10s);
   };
   ASSERT_TRUE(open(greedy_a, 20, kTotal / 2)) << "alone, a token holds half of all: " << streams.open_for_token(greedy_a.id);
   ASSERT_TRUE(open(greedy_b, 20, kTotal / 3)) << "beside one other, a third of all: " << streams.open_for_token(greedy_b.id);

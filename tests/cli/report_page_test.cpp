@@ -91,8 +91,8 @@ TEST(ReportPage, WebsOwnModulesBundleInDependencyOrder) {
             (std::vector<std::string>{"colours.js", "format.js", "config_columns.js", "seeds.js", "series.js", "laws.js",
                                       "tune_report.js", "axes.js", "chart.js", "columns.js", "loss_chart.js",
                                       "scaling_chart.js", "surface_chart.js", "tune_chart.js", "family.js", "dom.js",
-                                      "when.js", "tune_seeds.js", "theme.js", "comparisons.js", "surface.js",
-                                      "headline_reading.js", "study.js", "report.js"}));
+                                      "when.js", "tune_seeds.js", "scroll_edges.js", "theme.js", "comparisons.js",
+                                      "surface.js", "headline_reading.js", "study.js", "report.js"}));
   EXPECT_EQ(bundle.code.find("\nimport "), std::string::npos);
   EXPECT_EQ(bundle.code.find("\nexport "), std::string::npos);
 }

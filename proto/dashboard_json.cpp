@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 
 #include "core/job_config.h"
@@ -31,11 +32,17 @@ json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 
 std::string dashboard_state(v1::JobState state) { return std::string(job_state_name(from_proto(state).value())); }
 
-nlohmann::ordered_json dashboard_job(const v1::Job& job) {
-  auto out = nlohmann::ordered_json::parse(proto_to_json(job));
-  out["state"] = dashboard_state(job.state());
-  return out;
+std::string dashboard_job_text(const v1::Job& job) {
+  std::string text = proto_to_json(job);
+  // The message's own "state" member: inside a string value every quote is escaped, so this text occurs once.
+  const std::string proto_state = "\"state\":\"" + v1::JobState_Name(job.state()) + "\"";
+  const std::size_t at = text.find(proto_state);
+  if (at == std::string::npos) throw std::logic_error("dashboard_job_text: no " + proto_state + " in the job's JSON");
+  text.replace(at, proto_state.size(), "\"state\":\"" + dashboard_state(job.state()) + "\"");
+  return text;
 }
+
+nlohmann::ordered_json dashboard_job(const v1::Job& job) { return nlohmann::ordered_json::parse(dashboard_job_text(job)); }
 
 json dashboard_meta() {
   json states = json::array();

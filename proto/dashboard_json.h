@@ -18,6 +18,9 @@ namespace gammalab {
 
 // A job as its proto JSON, with the state in core's spelling ("running") like every other state the page reads.
 nlohmann::ordered_json dashboard_job(const v1::Job& job);
+// The same as text, without a tree: the proto's JSON with its state's value replaced. A sweep's job list is
+// these joined (parsing each job's JSON into a tree to change one field was most of /jobs' time, docs/perf.md).
+std::string dashboard_job_text(const v1::Job& job);
 // A job state as the dashboard names it (core/job_state.h's name: "running").
 std::string dashboard_state(v1::JobState state);
 

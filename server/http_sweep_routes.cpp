@@ -86,11 +86,12 @@ void HttpApi::add_sweep_routes(HttpRouter& r) {
       if (!jobs.ok()) return send_error(res, jobs.status());
       changes.jobs = std::move(*jobs);
     }
-    auto out = nlohmann::ordered_json::array();
-    for (const JobRecord& job : changes.jobs) out.push_back(dashboard_job(to_proto(job)));
+    std::string out = "[";
+    for (const JobRecord& job : changes.jobs) out.append(out.size() > 1 ? "," : "").append(dashboard_job_text(to_proto(job)));
+    out += "]";
     res.set_header("X-Change-Seq", std::to_string(changes.seq));
     res.set_header("X-Pending-Basis", pending_basis(changes.live_worker_slots));
-    send_json(res, out.dump());
+    send_json(res, std::move(out));
   });
   // One row per job (proto/dashboard_json.h), from the ends of its loss curves.
   r.get("/api/sweeps/{}/runs", [this](const HttpRequest& req, HttpResponse& res, const Args& args) {

@@ -43,7 +43,14 @@ export function contrast(a, b) {
 // `colour`, or where it is too dark to read on `background` (contrast under 3:1), the least mix of it with white
 // that reads: the palette's navy and wine were nearly invisible on the dark theme's card. The hue stays, so a
 // group keeps its colour across themes; colours that read already are left as they are.
+const readable = new Map();  // `${colour} ${background}` -> the colour drawn: asked for each group at every draw
 export function readableOn(colour, background) {
+  const key = `${colour} ${background}`;
+  if (!readable.has(key)) readable.set(key, lightenedToRead(colour, background));
+  return readable.get(key);
+}
+
+function lightenedToRead(colour, background) {
   if (contrast(colour, background) >= MIN_CONTRAST) return colour;
   const base = channels(colour);
   const mix = (t) => hexOf(base.map((c) => c + t * (255 - c)));

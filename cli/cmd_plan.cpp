@@ -8,14 +8,17 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "cli/command.h"
 #include "cli/exit_status.h"
+#include "cli/next_move_view.h"
 #include "core/file_util.h"
 #include "cli/number_text.h"
 #include "cli/table.h"
@@ -44,6 +47,11 @@ struct PlanArgs {
   std::string noise_baseline;  // default: --against
   std::string against = "baseline";  // the arm the effect is measured against (a control such as qknorm)
   std::vector<CLI::Option*> noise_flags;  // --noise, --seed-correlation, --loss-slope: given, they win
+  bool next = false;                      // the moves that would grow the design (cli/next_move_view.h)
+  double target_width = 0.0;              // with --next: the greedy path to this hi/lo
+  double budget = std::numeric_limits<double>::infinity();  // FLOPs that path may add
+  int max_moves = 20;
+  bool below_ladder = false;  // with --next: sizes below the smallest may be moves
 };
 
 std::string notes(const SweepPlan& plan, bool gpu);
@@ -98,7 +106,8 @@ std::string notes(const SweepPlan& plan, bool gpu) {
 }
 
 // The sizes of the main stage (distinct params and token budget) with the compute of each, and the seeds every
-// size has (the fewest over sizes): the design a paired comparison of two variants of this sweep would have.
+// size has (the fewest over sizes; each size's own in seeds_per_size where they differ): the design a paired
+// comparison of two variants of this sweep would have.
 // The sizes are the baseline's (of the first variant when there is none): a variant whose model differs (the
 // qknorm control's QK-norm) has a few more parameters at the same size, and is no size of its own.
 // The compute is the fit's own (core/scaling/run_point.h: 6 N non-embedding plus attention, per token), so the
@@ -119,15 +128,43 @@ PowerDesign power_design(const Sweep& sweep, PowerDesign design, const std::stri
     compute = job_flops_per_token(job.config) * double(job.tokens);
     seeds.insert(job.config.seed);
   }
+  std::vector<std::pair<double, int>> by_compute;
+  for (const auto& [size, entry] : sizes) by_compute.emplace_back(entry.first, static_cast<int>(entry.second.size()));
+  std::sort(by_compute.begin(), by_compute.end());
   design.compute.clear();
+  design.seeds_per_size.clear();
   design.seeds = 0;
-  for (const auto& [size, entry] : sizes) {
-    design.compute.push_back(entry.first);
-    const int seeds = static_cast<int>(entry.second.size());
+  for (const auto& [compute, seeds] : by_compute) {
+    design.compute.push_back(compute);
+    design.seeds_per_size.push_back(seeds);
     design.seeds = design.seeds == 0 ? seeds : std::min(design.seeds, seeds);
   }
-  std::sort(design.compute.begin(), design.compute.end());
+  if (std::all_of(design.seeds_per_size.begin(), design.seeds_per_size.end(),
+                  [&](int seeds) { return seeds == design.seeds; })) {
+    design.seeds_per_size.clear();
+  }
   return design;
+}
+
+// The arms of the main stage: runs per paired seed, which a move pays for.
+int arm_count(const Sweep& sweep) {
+  std::set<std::string> arms;
+  for (const auto& job : sweep.jobs) arms.insert(job.config.scale.variant);
+  return std::max<int>(2, static_cast<int>(arms.size()));
+}
+
+NextMoveReport next_move_report(const PlanArgs& args, const PowerDesign& design, int arms) {
+  constexpr int kMaxFixedSeeds = 64;
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const MoveRules rules{arms, args.below_ladder};
+  NextMoveReport report{design, arms, rank_moves(design, rules, threads), std::nullopt, std::nullopt, std::nullopt,
+                        args.budget};
+  if (args.target_width > 0.0) {
+    report.target = args.target_width;
+    report.path = plan_to_width(design, rules, args.target_width, args.budget, args.max_moves, threads);
+    report.fixed = fixed_design_for_width(design, arms, args.target_width, kMaxFixedSeeds);
+  }
+  return report;
 }
 
 struct PowerReport {
@@ -152,12 +189,21 @@ std::string noise_shape_text(const PowerDesign& d) {
   return "normal";
 }
 
+// "3 paired seeds", or "2-4 paired seeds" where the sizes have different counts.
+std::string seeds_text(const PowerDesign& d) {
+  int most = d.seeds;
+  for (int k : d.seeds_per_size) most = std::max(most, k);
+  const std::string count =
+      most == d.seeds ? std::to_string(d.seeds) : std::to_string(d.seeds) + "-" + std::to_string(most);
+  return count + (most == 1 ? " paired seed" : " paired seeds");
+}
+
 std::string render_power(const PowerReport& p) {
   const PowerDesign& d = p.design;
   std::ostringstream out;
   out << "\npower (simulated, " << d.studies << " studies; the local multiplier's " << fixed(100 * d.confidence, 0)
-      << "% paired interval): " << d.compute.size() << " sizes × " << d.seeds
-      << (d.seeds == 1 ? " paired seed" : " paired seeds") << ", effect " << fixed(d.multiplier, 2) << "× over "
+      << "% paired interval): " << d.compute.size() << " sizes × " << seeds_text(d) << ", effect "
+      << fixed(d.multiplier, 2) << "× over "
       << p.against << ", noise " << significant(d.noise, 3) << " in loss (" << noise_shape_text(d)
       << "; seed correlation " << significant(d.seed_correlation, 3) << "), " << p.against << " falling "
       << significant(d.loss_slope, 3) << " per e-fold of the fit's compute\n";
@@ -281,6 +327,17 @@ void add_plan_command(CLI::App& app, CliContext& context) {
                   "loss increase per squared log2 step of LR away from the optimum (with --pick-noise)")
       ->capture_default_str()->check(CLI::Range(0.0, 100.0));
   cmd->add_flag("--no-power", args->no_power, "skip the power simulation");
+  cmd->add_flag("--next", args->next,
+                "the runs that would narrow the interval most per FLOP: a seed, a new size (simulated)");
+  cmd->add_option("--target-width", args->target_width,
+                  "with --next: moves until the median interval is this wide (hi/lo, e.g. 1.21 for about x1.10)")
+      ->check(CLI::Range(1.000001, 1e6));
+  cmd->add_option("--budget", args->budget, "with --target-width: FLOPs the moves may add")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--below-ladder", args->below_ladder,
+                "with --next: sizes below the smallest may be moves (cheap, but about smaller scales than the claim)");
+  cmd->add_option("--max-moves", args->max_moves, "with --target-width: the most moves to plan")
+      ->capture_default_str()->check(CLI::Range(1, 200));
   cmd->callback([args, &context] {
     SweepOptions options;
     options.max_jobs = args->max_jobs;
@@ -299,6 +356,11 @@ void add_plan_command(CLI::App& app, CliContext& context) {
     if (!args->noise_from.empty()) measured = measured_noise(*args, assumed);
     const PowerDesign design = power_design(stages.main, assumed, args->against);
     if (!args->no_power && design.compute.size() >= 2) power = power_report(design);
+    std::optional<NextMoveReport> next;
+    if (args->next) {
+      if (design.compute.size() < 2) throw std::invalid_argument("plan --next: the main stage has fewer than 2 sizes");
+      next = next_move_report(*args, design, arm_count(stages.main));
+    }
     if (power) {
       power->measured = measured;
       power->against = args->against;
@@ -311,8 +373,10 @@ void add_plan_command(CLI::App& app, CliContext& context) {
     if (!stages.tune) {
       nlohmann::json out = to_json(plan);
       if (power) out["power"] = power_json(*power);
+      if (next) out["next"] = next_move_json(*next);
+      const std::string power_text = power ? wrap_prose(render_power(*power), output_columns()) : "";
       std::cout << (context.json ? out.dump(2) + "\n"
-                                 : render(plan, gpu) + (power ? wrap_prose(render_power(*power), output_columns()) : ""));
+                                 : render(plan, gpu) + power_text + (next ? render_next_move(*next) : ""));
       return;
     }
     const SweepPlan tune = plan_sweep(*stages.tune, args->assumptions);
@@ -322,6 +386,7 @@ void add_plan_command(CLI::App& app, CliContext& context) {
       out["stages"] = {{job_stage::kTune, to_json(tune)}, {job_stage::kMain, to_json(main)}};
       out["tune_rounds_max_jobs"] = max_tune_round_jobs(stages);
       if (power) out["power"] = power_json(*power);
+      if (next) out["next"] = next_move_json(*next);
       std::cout << out.dump(2) << "\n";
       return;
     }
@@ -339,7 +404,7 @@ void add_plan_command(CLI::App& app, CliContext& context) {
                 << scientific(tune.total_flops * double(rounds) / double(tune.rows.size())) << " FLOPs\n";
     }
     if (power) stages_text << render_power(*power);
-    std::cout << wrap_prose(stages_text.str(), output_columns());
+    std::cout << wrap_prose(stages_text.str(), output_columns()) << (next ? render_next_move(*next) : "");
   });
 }
 

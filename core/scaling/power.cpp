@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 #include "core/scaling/bootstrap.h"
 #include "core/scaling/comparison.h"
@@ -32,7 +33,8 @@ std::vector<RunPoint> draw_study(const PowerDesign& d, std::mt19937_64& rng) {
     return z(rng);
   };
   std::vector<RunPoint> runs;
-  for (double c : d.compute) {
+  for (std::size_t i = 0; i < d.compute.size(); ++i) {
+    const double c = d.compute[i];
     const double n = std::sqrt(c / 120.0);
     double base = 3.0 - d.loss_slope * std::log(c / d.compute.front());
     double variant = base - d.loss_slope * std::log(d.multiplier);
@@ -42,7 +44,7 @@ std::vector<RunPoint> draw_study(const PowerDesign& d, std::mt19937_64& rng) {
         *mean += d.lr_curvature * off * off;
       }
     }
-    for (int s = 0; s < d.seeds; ++s) {
+    for (int s = 0; s < seeds_at(d, i); ++s) {
       const double shared = shared_sd * z(rng);
       for (const auto& [group, mean] : {std::pair{kGroups[0], base}, std::pair{kGroups[1], variant}}) {
         RunPoint run{n, 20.0 * n, c, mean + shared + own_sd * own(), group, ""};
@@ -77,6 +79,15 @@ Comparison analyse(const std::vector<RunPoint>& runs, const PowerDesign& d, std:
 void validate(const PowerDesign& d) {
   if (d.compute.size() < 2) throw std::invalid_argument("power: a comparison needs 2 or more sizes");
   if (d.seeds < 1) throw std::invalid_argument("power: seeds must be 1 or more");
+  if (!d.seeds_per_size.empty()) {
+    if (d.seeds_per_size.size() != d.compute.size()) {
+      throw std::invalid_argument("power: seeds_per_size has " + std::to_string(d.seeds_per_size.size()) +
+                                  " counts for " + std::to_string(d.compute.size()) + " sizes");
+    }
+    for (int k : d.seeds_per_size) {
+      if (k < 1) throw std::invalid_argument("power: seeds_per_size holds " + std::to_string(k) + " (1 or more)");
+    }
+  }
   if (!(d.noise > 0.0) || !(d.loss_slope > 0.0) || !(d.multiplier > 0.0)) {
     throw std::invalid_argument("power: noise, loss slope and multiplier must be positive");
   }
@@ -95,6 +106,10 @@ void validate(const PowerDesign& d) {
 }
 
 }  // namespace
+
+int seeds_at(const PowerDesign& design, std::size_t i) {
+  return design.seeds_per_size.empty() ? design.seeds : design.seeds_per_size.at(i);
+}
 
 PowerEstimate simulate_power(const PowerDesign& design) {
   validate(design);
@@ -126,6 +141,7 @@ PowerEstimate simulate_power(const PowerDesign& design) {
 
 std::optional<int> seeds_for_power(PowerDesign design, double target, int max_seeds) {
   // Power grows with seeds: double until the target is reached, then bisect between the last two counts.
+  design.seeds_per_size.clear();
   int lo = std::max(design.seeds, 1), hi = lo;
   auto reaches = [&](int seeds) {
     design.seeds = seeds;

@@ -18,6 +18,9 @@ namespace gammalab {
 struct PowerDesign {
   std::vector<double> compute;    // the baseline's compute at each size, FLOPs
   int seeds = 3;                  // paired seeds per size (each run by baseline and variant)
+  // When not empty, one count per size (in compute's order) in place of `seeds`: a design grown by moves
+  // (core/scaling/next_move.h) has more seeds where they were worth their cost.
+  std::vector<int> seeds_per_size;
   double multiplier = 1.22;       // the effect to detect: the paper's ~1.22× for unified over baseline
   double noise = 0.01;            // s.d. of one run's final loss over seeds
   double seed_correlation = 0.0;  // share of that variance common to a pair; 0 assumes pairing gains nothing
@@ -50,11 +53,15 @@ struct PowerEstimate {
   int studies = 0;
 };
 
-// Throws std::invalid_argument for fewer than 2 sizes, seeds < 1, or a non-positive noise or slope.
+// The paired seeds of size i: seeds_per_size[i], or `seeds` when that is empty.
+int seeds_at(const PowerDesign& design, std::size_t i);
+
+// Throws std::invalid_argument for fewer than 2 sizes, seeds < 1, seeds_per_size not one per size, or a
+// non-positive noise or slope.
 PowerEstimate simulate_power(const PowerDesign& design);
 
-// The fewest paired seeds per size (up to max_seeds) whose simulated power reaches `target`, keeping the sizes;
-// nullopt when none does.
+// The fewest paired seeds per size, the same at every size (up to max_seeds), whose simulated power reaches
+// `target`, keeping the sizes; nullopt when none does.
 std::optional<int> seeds_for_power(PowerDesign design, double target, int max_seeds);
 
 }  // namespace gammalab

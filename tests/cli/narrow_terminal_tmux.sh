@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The CLI's long outputs in a real 80×24 terminal (tmux): `fit` of a study (from a CSV of runs, no coordinator
-# needed), `plan` of the demo's sweep with its power section, and `--help`. No line may be wider than the terminal
-# (tmux's joined capture shows a line the terminal had to wrap as one long line), `fit` leads with its verdict,
-# and the tables behind it are left to --detail.
+# needed), `plan` of the demo's sweep with its power section and its next move, and `--help`. No line may be
+# wider than the terminal (tmux's joined capture shows a line the terminal had to wrap as one long line), `fit`
+# leads with its verdict, and the tables behind it are left to --detail.
 set -uo pipefail
 cli="$(realpath "$1")"
 sweep_file="$(realpath "$2")"
@@ -52,5 +52,12 @@ grep -q '^group baseline:' "$work/fit.txt" && fail "fit without --detail prints 
 run plan "$cli" plan "$sweep_file"
 grep -q '^(fitted to 80 columns: ' "$work/plan.txt" || fail "plan: its table does not say how it was fitted"
 grep -q 'power to exclude 1' "$work/plan.txt" || fail "plan: no power section"
+# The next move and the path to a width, beside the fixed design that reaches it (core/scaling/next_move.h).
+run next "$cli" plan "$sweep_file" --no-power --next --target-width 1.4 --max-moves 3
+grep -q '^  best: one more paired seed at ' "$work/next.txt" || fail "plan --next: no best move:"$'\n'"$(cat "$work/next.txt")"
+grep -q '^move  *at FLOPs  *runs  *cost  *hi/lo after' "$work/next.txt" || fail "plan --next: no table of moves"
+grep -q '^towards 1.400× wide' "$work/next.txt" || fail "plan --next: no path to the target width"
+grep -Eq '^  (reached the target|stopped)' "$work/next.txt" || fail "plan --next: the path does not say how it ended"
+grep -q 'the fixed design that reaches it: ' "$work/next.txt" || fail "plan --next: no fixed design to compare"
 run help "$cli" fit --help
-echo "ok: fit, plan and --help at 80x24: no wrapped line, the verdict first"
+echo "ok: fit, plan, plan --next and --help at 80x24: no wrapped line, the verdict first"

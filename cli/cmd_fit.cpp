@@ -16,6 +16,7 @@
 #include "cli/terminal.h"
 #include "cli/client/sweep_runs.h"
 #include "core/scaling/csv_points.h"
+#include "core/scaling/adaptive_step.h"
 #include "core/scaling/fit_runs.h"
 #include "core/scaling/fit.h"
 #include "core/scaling/fit_options.h"
@@ -23,6 +24,7 @@
 #include "core/scaling/law_choice.h"
 #include "cli/law_choice_view.h"
 #include "cli/law_form_view.h"
+#include "cli/next_move_view.h"
 #include "core/scaling/law_form_fit.h"
 
 namespace gammalab::cli {
@@ -40,6 +42,9 @@ struct FitArgs {
   std::string predict;                // --predict: a CSV of rows to predict
   bool refit = false;
   bool detail = false;  // --detail: the tables behind the verdict
+  bool next = false;    // --next: what the study should run next (core/scaling/adaptive_step.h)
+  double target_width = AdaptiveTarget{}.ratio;
+  double effect = PowerDesign{}.multiplier;  // the effect the moves are valued at
   FitOptions options;
   std::vector<CLI::Option*> fitting;  // options that change the fit: given, the stored fit does not answer
 };
@@ -204,6 +209,19 @@ void print_law_choice(const FitArgs& args, const CliContext& context) {
   }
 }
 
+// The study's next step after this fit: stop, or the move that narrows the widest headline most per FLOP, valued
+// at the runs' own noise and the effect asked for.
+AdaptiveDecision next_decision(const FitArgs& args, const FitReport& report, const std::vector<RunPoint>& runs) {
+  PowerDesign planning;
+  planning.multiplier = args.effect;
+  planning.confidence = args.options.confidence;
+  planning.seed = args.seed;
+  AdaptiveTarget target;
+  target.ratio = args.target_width;
+  const MoveRules rules{std::max(2, static_cast<int>(report.groups.size())), false};
+  return decide_next(report, runs, planning, rules, target, 0.0, 0, std::max(1, args.options.settings.threads));
+}
+
 }  // namespace
 
 void add_fit_command(CLI::App& app, CliContext& context) {
@@ -268,6 +286,13 @@ void add_fit_command(CLI::App& app, CliContext& context) {
                                     "CSV of rows (params, tokens[, compute, loss, group, label]) to predict with each "
                                     "group's law, with intervals; a row's loss, if given, is shown beside it")
                         ->check(CLI::ExistingFile));
+  cmd->add_flag("--next", args->next,
+                "after the verdict, what to run next: stop when every headline is --target-width wide, else the "
+                "run that narrows the widest most per FLOP (simulated at these runs' noise)");
+  cmd->add_option("--target-width", args->target_width, "with --next: the headline intervals' hi/lo to reach")
+      ->capture_default_str()->check(CLI::Range(1.000001, 1e6));
+  cmd->add_option("--effect", args->effect, "with --next: the multiplier the moves are valued at (planned, not "
+                  "measured)")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_flag("--refit", args->refit, "fit a sweep's runs here even when the coordinator has stored a fit");
   cmd->add_flag("--detail", args->detail,
                 "after the verdict, how it was reached: the paired gaps per size, each group's law and the law's "
@@ -276,7 +301,7 @@ void add_fit_command(CLI::App& app, CliContext& context) {
     quiet_solver_logging();
     const bool options_given = std::any_of(args->fitting.begin(), args->fitting.end(),
                                            [](const CLI::Option* o) { return o->count() > 0; });
-    if (!is_csv(*args) && !args->source.empty() && !args->refit && !options_given) {
+    if (!is_csv(*args) && !args->source.empty() && !args->refit && !options_given && !args->next) {
       if (print_stored_fit(*args, context)) return;
       if (!context.json) std::cout << "(no stored fit of sweep " << args->source << " yet: fitting its runs here)\n";
     }
@@ -293,7 +318,18 @@ void add_fit_command(CLI::App& app, CliContext& context) {
     SweepRuns runs = load_runs(*args, context);
     const FitOptions options = fit_options(*args, runs);
     const FitReport report = fit_runs(runs.runs, options);
-    std::cout << (context.json ? to_json(report).dump(2) + "\n" : fit_report_text(report, text_options(*args)));
+    if (!args->next) {
+      std::cout << (context.json ? to_json(report).dump(2) + "\n" : fit_report_text(report, text_options(*args)));
+      return;
+    }
+    const AdaptiveDecision next = next_decision(*args, report, runs.runs);
+    if (context.json) {
+      nlohmann::json out = to_json(report);
+      out["next"] = decision_json(next, args->target_width);
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    std::cout << fit_report_text(report, text_options(*args)) << render_decision(next, args->target_width);
   });
 }
 

@@ -116,6 +116,29 @@ std::string render_next_move(const NextMoveReport& r) {
   return text + wrap_prose(path.str(), output_columns());
 }
 
+std::string render_decision(const AdaptiveDecision& d, double target_width) {
+  std::ostringstream out;
+  out << "\nnext (towards every headline " << width(target_width) << " wide): ";
+  if (d.stop.empty()) {
+    out << move_text(d.move->move) << "; " << d.move->move.runs << " runs, " << scientific(d.move->move.flops)
+        << " FLOPs\n";
+  } else if (d.stop == kStopTarget) {
+    out << "stop, the target is reached\n";
+  } else {
+    out << "stop (" << d.stop << ")\n";
+  }
+  out << "  why: " << d.why << "\n";
+  return wrap_prose(out.str(), output_columns());
+}
+
+nlohmann::json decision_json(const AdaptiveDecision& d, double target_width) {
+  nlohmann::json j = {{"target_width", target_width}, {"why", d.why}, {"widest", d.widest}};
+  j["stop"] = d.stop.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.stop);
+  j["ratio"] = std::isfinite(d.ratio) ? nlohmann::json(d.ratio) : nlohmann::json(nullptr);
+  j["move"] = d.move ? move_json(*d.move) : nlohmann::json(nullptr);
+  return j;
+}
+
 nlohmann::json next_move_json(const NextMoveReport& r) {
   nlohmann::json j = {{"arms", r.arms},
                       {"sizes", r.design.compute.size()},

@@ -1,12 +1,13 @@
 #pragma once
 // What `gammalab plan FILE --next` prints: the moves that would grow the sweep's design, valued by simulation
 // (core/scaling/next_move.h), the best first; with a target width, the greedy path to it and the fixed design
-// that reaches the same width.
+// that reaches the same width. And what `gammalab fit --next` prints after a verdict (core/scaling/adaptive_step.h).
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "core/scaling/adaptive_step.h"
 #include "core/scaling/next_move.h"
 
 namespace gammalab::cli {
@@ -26,5 +27,9 @@ std::string move_text(const Move& move);
 
 std::string render_next_move(const NextMoveReport& report);
 nlohmann::json next_move_json(const NextMoveReport& report);
+
+// `gammalab fit --next`: the study's next step after the fit, "next: …" or "stop: …", with why.
+std::string render_decision(const AdaptiveDecision& decision, double target_width);
+nlohmann::json decision_json(const AdaptiveDecision& decision, double target_width);
 
 }  // namespace gammalab::cli

@@ -2,6 +2,7 @@
 #include "core/scaling/power.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -19,32 +20,39 @@ namespace {
 const std::vector<std::string> kGroups = {"baseline", "variant"};
 
 // One simulated study: baseline and variant runs of every size and seed, tokens tied to N (D = 20·N).
-std::vector<RunPoint> draw_study(const PowerDesign& d, std::mt19937_64& rng) {
-  std::normal_distribution<double> z(0.0, 1.0);
+// Each size's LR picks and each run pair's noise come from a stream of their own, keyed by the study, the size's
+// compute and the seed: two designs that share a size and seed draw the same runs there (common random numbers),
+// so comparing designs (core/scaling/next_move.h) sees the design's difference, not a reshuffle of the noise.
+std::vector<RunPoint> draw_study(const PowerDesign& d, std::uint64_t study_stream) {
   const double shared_sd = d.noise * std::sqrt(d.seed_correlation);
   const double own_sd = d.noise * std::sqrt(1.0 - d.seed_correlation);
-  // A run's own noise in units of its s.d.: the measured shape, Student's t, or a normal.
-  std::uniform_int_distribution<std::size_t> pick_residual(0, d.noise_shape.empty() ? 0 : d.noise_shape.size() - 1);
-  std::student_t_distribution<double> t(d.noise_df > 2.0 ? d.noise_df : 3.0);
   const double t_scale = d.noise_df > 2.0 ? std::sqrt((d.noise_df - 2.0) / d.noise_df) : 1.0;
-  auto own = [&] {
-    if (!d.noise_shape.empty()) return d.noise_shape[pick_residual(rng)];
-    if (d.noise_df > 2.0) return t_scale * t(rng);
-    return z(rng);
-  };
   std::vector<RunPoint> runs;
   for (std::size_t i = 0; i < d.compute.size(); ++i) {
     const double c = d.compute[i];
     const double n = std::sqrt(c / 120.0);
+    const std::uint64_t size_stream = resample_seed(study_stream, std::bit_cast<std::uint64_t>(c));
     double base = 3.0 - d.loss_slope * std::log(c / d.compute.front());
     double variant = base - d.loss_slope * std::log(d.multiplier);
     if (d.pick_noise > 0.0 && d.lr_curvature > 0.0) {  // each arm's LR pick at this size, off by its own draw
+      std::mt19937_64 rng(size_stream);
+      std::normal_distribution<double> z(0.0, 1.0);
       for (double* mean : {&base, &variant}) {
         const double off = d.pick_noise * z(rng);
         *mean += d.lr_curvature * off * off;
       }
     }
     for (int s = 0; s < seeds_at(d, i); ++s) {
+      std::mt19937_64 rng(resample_seed(size_stream, static_cast<std::uint64_t>(s) + 1));
+      std::normal_distribution<double> z(0.0, 1.0);
+      // A run's own noise in units of its s.d.: the measured shape, Student's t, or a normal.
+      std::uniform_int_distribution<std::size_t> pick_residual(0, d.noise_shape.empty() ? 0 : d.noise_shape.size() - 1);
+      std::student_t_distribution<double> t(d.noise_df > 2.0 ? d.noise_df : 3.0);
+      auto own = [&] {
+        if (!d.noise_shape.empty()) return d.noise_shape[pick_residual(rng)];
+        if (d.noise_df > 2.0) return t_scale * t(rng);
+        return z(rng);
+      };
       const double shared = shared_sd * z(rng);
       for (const auto& [group, mean] : {std::pair{kGroups[0], base}, std::pair{kGroups[1], variant}}) {
         RunPoint run{n, 20.0 * n, c, mean + shared + own_sd * own(), group, ""};
@@ -118,8 +126,8 @@ PowerEstimate simulate_power(const PowerDesign& design) {
   std::vector<int> inside;
   int excluded = 0, covered = 0;
   for (int study = 0; study < design.studies; ++study) {
-    std::mt19937_64 rng(resample_seed(design.seed ^ 0x5eedULL, static_cast<std::uint64_t>(study)));
-    const Comparison c = analyse(draw_study(design, rng), design, static_cast<std::uint64_t>(study));
+    const std::uint64_t stream = resample_seed(design.seed ^ 0x5eedULL, static_cast<std::uint64_t>(study));
+    const Comparison c = analyse(draw_study(design, stream), design, static_cast<std::uint64_t>(study));
     inside.push_back(c.sizes_inside);
     // The very figure the verdict would quote, and only where it would print its interval.
     const HeadlineMultiplier headline = headline_multiplier(c);

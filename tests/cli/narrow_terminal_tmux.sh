@@ -49,6 +49,11 @@ head -5 "$work/fit.txt" | grep -q '^verdict:$' || fail "fit does not lead with i
 grep -q '^  unified reaches baseline.s loss with' "$work/fit.txt" || fail "fit: no headline for unified:"$'\n'"$(cat "$work/fit.txt")"
 grep -q -- '--detail)$' "$work/fit.txt" || fail "fit: the tables behind the verdict are not offered"
 grep -q '^group baseline:' "$work/fit.txt" && fail "fit without --detail prints the groups' tables"
+# After the verdict, what the study should run next towards a width (core/scaling/adaptive_step.h).
+run fitnext "$cli" fit --points "$work/runs.csv" --law c --bootstrap 100 --next --target-width 1.15
+grep -q '^next (towards every headline 1.150× wide): ' "$work/fitnext.txt" ||
+  fail "fit --next: no next step:"$'\n'"$(tail -8 "$work/fitnext.txt")"
+grep -q '^  why: the widest interval (' "$work/fitnext.txt" || fail "fit --next: no reason"
 run plan "$cli" plan "$sweep_file"
 grep -q '^(fitted to 80 columns: ' "$work/plan.txt" || fail "plan: its table does not say how it was fitted"
 grep -q 'power to exclude 1' "$work/plan.txt" || fail "plan: no power section"
@@ -60,4 +65,4 @@ grep -q '^towards 1.400× wide' "$work/next.txt" || fail "plan --next: no path t
 grep -Eq '^  (reached the target|stopped)' "$work/next.txt" || fail "plan --next: the path does not say how it ended"
 grep -q 'the fixed design that reaches it: ' "$work/next.txt" || fail "plan --next: no fixed design to compare"
 run help "$cli" fit --help
-echo "ok: fit, plan, plan --next and --help at 80x24: no wrapped line, the verdict first"
+echo "ok: fit, fit --next, plan, plan --next and --help at 80x24: no wrapped line, the verdict first"

@@ -61,8 +61,9 @@ TEST(NextMove, RankingIsDeterministicWhateverTheThreadsAndNamesTheCheapestNarrow
     EXPECT_EQ(one[k].ratio_after, two[k].ratio_after) << "the same studies, bit for bit";
   }
   for (std::size_t k = 1; k < one.size(); ++k) EXPECT_GE(one[k - 1].gain_per_flop, one[k].gain_per_flop);
-  // Every size weighs alike in the pooled multiplier, so a seed narrows it about as much at any size; per FLOP
-  // the cheapest size's seed is worth 100 times the largest's, and the ranking says so.
+  // The pooled multiplier weighs a size by its seeds times the baseline's slope squared, the same slope at every
+  // size here: a seed adds as much precision at any size, and per FLOP the cheapest size's is worth 100 times the
+  // largest's. The ranking says so.
   std::printf("best move: kind %d at %.3g FLOPs, hi/lo %.3f -> %.3f\n", static_cast<int>(one[0].move.kind),
               one[0].move.compute, one[0].ratio_before, one[0].ratio_after);
   EXPECT_GT(one[0].gain_per_flop, 0.0);

@@ -14,23 +14,12 @@
 #include "core/scaling/fit.h"
 #include "core/scaling/fit_runs.h"
 #include "core/scaling/verdict.h"
+#include "tests/core/law_free_fit.h"
 #include "tests/core/scaling_synthetic.h"
 
 namespace gammalab {
 namespace {
 
-
-FitOptions fit_options(std::uint64_t seed, LawKind law = LawKind::n) {
-  FitOptions options;
-  options.law = law;  // law n: the comparison reads no law, and a small start grid keeps the law fits cheap
-  options.bootstrap = 200;
-  options.seed = seed;
-  options.settings.grid_exponent = {0.1, 0.5};
-  options.settings.grid_e = {-0.5, 0.5};
-  options.settings.grid_coef = {0.0, 5.0};
-  options.settings.threads = 1;
-  return options;
-}
 
 struct Tally {
   std::string scenario;
@@ -60,7 +49,7 @@ Tally calibrate(const std::string& scenario, const std::function<std::vector<Run
   t.scenario = scenario;
   for (int draw = 0; draw < test::calibration_draws(); ++draw) {
     const auto runs = study(1000 + static_cast<std::uint64_t>(draw));
-    const Estimate m = pick(fit_runs(runs, fit_options(static_cast<std::uint64_t>(draw), law)));
+    const Estimate m = pick(fit_runs(runs, test::law_free_fit(static_cast<std::uint64_t>(draw), law)));
     ++t.draws;
     if (!m.bounded()) continue;
     ++t.bounded;
@@ -159,7 +148,7 @@ TrendTally calibrate_trend(const std::string& scenario, const test::PairedLadder
   for (int draw = 0; draw < test::calibration_draws(); ++draw) {
     const FitReport report =
         fit_runs(test::paired_ladder(design, 1000 + static_cast<std::uint64_t>(draw)),
-                 fit_options(static_cast<std::uint64_t>(draw)));
+                 test::law_free_fit(static_cast<std::uint64_t>(draw)));
     const Comparison& c = report.comparisons.at(0);
     ++t.draws;
     t.resolved += c.trend_resolved() ? 1 : 0;

@@ -9,6 +9,7 @@
 
 #include "core/scaling/fit.h"
 #include "core/scaling/fit_runs.h"
+#include "tests/core/law_free_fit.h"
 #include "tests/core/scaling_synthetic.h"
 
 namespace gammalab {
@@ -42,20 +43,9 @@ std::vector<RunPoint> surface_runs(double multiplier, std::uint64_t seed,
   return runs;
 }
 
-FitOptions law_free(std::uint64_t seed) {
-  FitOptions options;
-  options.law = LawKind::n;
-  options.bootstrap = 200;
-  options.seed = seed;
-  options.settings.grid_exponent = {0.1, 0.5};
-  options.settings.grid_e = {-0.5, 0.5};
-  options.settings.grid_coef = {0.0, 5.0};
-  return options;
-}
-
 TEST(ScalingSurface, EachBudgetIsALadderAndThePooledMultiplierIsTheTruth) {
   quiet_solver_logging();
-  const FitReport report = fit_runs(surface_runs(1.22, 11), law_free(3));
+  const FitReport report = fit_runs(surface_runs(1.22, 11), test::law_free_fit(3));
   ASSERT_EQ(report.comparisons.size(), 1u);
   const Comparison& c = report.comparisons[0];
   EXPECT_TRUE(c.ladder) << "three budgets at every size: three curves, not none";
@@ -75,7 +65,7 @@ TEST(ScalingSurface, EachBudgetIsALadderAndThePooledMultiplierIsTheTruth) {
   EXPECT_GT(c.local.lo, 1.0);
   // Read against one curve through all budgets, the slices' offsets would pass for compute: the slices keep a
   // size's comparison at its own budget.
-  const FitReport none = fit_runs(surface_runs(1.0, 11), law_free(3));
+  const FitReport none = fit_runs(surface_runs(1.0, 11), test::law_free_fit(3));
   EXPECT_NEAR(none.comparisons.at(0).local.value, 1.0, 0.05);
   EXPECT_LE(none.comparisons.at(0).local.lo, 1.0);
   EXPECT_GE(none.comparisons.at(0).local.hi, 1.0);
@@ -85,7 +75,7 @@ TEST(ScalingSurface, EachBudgetIsALadderAndThePooledMultiplierIsTheTruth) {
 // N, then D.
 TEST(ScalingSurface, TheComparisonListsSizesByParametersThenTokens) {
   quiet_solver_logging();
-  const FitReport report = fit_runs(surface_runs(1.22, 11, {20.0, 5.0, 10.0}), law_free(3));
+  const FitReport report = fit_runs(surface_runs(1.22, 11, {20.0, 5.0, 10.0}), test::law_free_fit(3));
   const auto& sizes = report.comparisons.at(0).sizes;
   ASSERT_EQ(sizes.size(), 15u);
   for (std::size_t k = 1; k < sizes.size(); ++k) {
@@ -98,7 +88,7 @@ TEST(ScalingSurface, SizesWithDifferentNumbersOfBudgetsAreNoCurves) {
   std::vector<RunPoint> runs = surface_runs(1.22, 11);
   // The largest size lost its smallest budget: slices no longer line up across sizes.
   std::erase_if(runs, [](const RunPoint& r) { return r.params >= 16e6 && r.tokens < 10 * r.params; });
-  const FitReport report = fit_runs(runs, law_free(3));
+  const FitReport report = fit_runs(runs, test::law_free_fit(3));
   EXPECT_FALSE(report.comparisons.at(0).ladder);
   EXPECT_TRUE(std::isnan(report.comparisons.at(0).local.value));
 }
@@ -113,7 +103,7 @@ TEST(ScalingSurface, TheTokenMultiplierAtFixedSizeIsReadAlongEachSizesBudgets) {
   design.law = test::BranchSurface::token_law;
   design.multiplier = 1.3;
   design.pair_sigma = design.run_sigma = design.branch_sigma = 0.0;
-  const FitReport report = fit_runs(test::branch_surface(design, 1), law_free(3));
+  const FitReport report = fit_runs(test::branch_surface(design, 1), test::law_free_fit(3));
   const Comparison& c = report.comparisons.at(0);
   ASSERT_EQ(c.token_sizes.size(), 3u);
   for (const SizeTokenMultiplier& t : c.token_sizes) {
@@ -136,7 +126,7 @@ TEST(ScalingSurface, TheTokenMultiplierAtFixedSizeIsReadAlongEachSizesBudgets) {
 
 TEST(ScalingSurface, ALadderOfOneBudgetPerSizeHasNoTokenMultiplier) {
   quiet_solver_logging();
-  const FitReport report = fit_runs(surface_runs(1.22, 11, {20.0}), law_free(3));
+  const FitReport report = fit_runs(surface_runs(1.22, 11, {20.0}), test::law_free_fit(3));
   EXPECT_TRUE(report.comparisons.at(0).token_sizes.empty());
   EXPECT_TRUE(std::isnan(report.comparisons.at(0).tokens.value));
 }

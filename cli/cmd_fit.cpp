@@ -17,6 +17,7 @@
 #include "cli/client/sweep_runs.h"
 #include "core/scaling/csv_points.h"
 #include "core/scaling/adaptive_step.h"
+#include "core/scaling/law_free_comparison.h"
 #include "core/scaling/fit_runs.h"
 #include "core/scaling/fit.h"
 #include "core/scaling/fit_options.h"
@@ -25,6 +26,7 @@
 #include "cli/law_choice_view.h"
 #include "cli/law_form_view.h"
 #include "cli/next_move_view.h"
+#include "cli/arm_gate_view.h"
 #include "core/scaling/law_form_fit.h"
 
 namespace gammalab::cli {
@@ -45,6 +47,8 @@ struct FitArgs {
   bool next = false;    // --next: what the study should run next (core/scaling/adaptive_step.h)
   double target_width = AdaptiveTarget{}.ratio;
   double effect = PowerDesign{}.multiplier;  // the effect the moves are valued at
+  std::optional<double> gate;                // --gate: promote or drop each arm at this multiplier
+  std::string gate_rule = "plausible";
   FitOptions options;
   std::vector<CLI::Option*> fitting;  // options that change the fit: given, the stored fit does not answer
 };
@@ -222,6 +226,18 @@ AdaptiveDecision next_decision(const FitArgs& args, const FitReport& report, con
   return decide_next(report, runs, planning, rules, target, 0.0, 0, std::max(1, args.options.settings.threads));
 }
 
+// The gate of a cheap stage: the law-free comparisons alone (a stage of two sizes has no law), each arm promoted
+// or dropped against the baseline.
+void print_gate(const FitArgs& args, const std::vector<RunPoint>& runs, const CliContext& context) {
+  const GateRules rules{*args.gate, args.gate_rule == "shown" ? GateRule::kShown : GateRule::kPlausible,
+                        args.options.baseline};
+  const int resamples = args.options.bootstrap;
+  const std::vector<GateDecision> decisions =
+      gate_arms(compare_without_law(runs, rules.reference, resamples, args.seed, args.options.confidence), rules);
+  std::cout << (context.json ? gate_json(decisions, rules, resamples).dump(2) + "\n"
+                             : render_gate(decisions, rules, resamples));
+}
+
 }  // namespace
 
 void add_fit_command(CLI::App& app, CliContext& context) {
@@ -286,6 +302,13 @@ void add_fit_command(CLI::App& app, CliContext& context) {
                                     "CSV of rows (params, tokens[, compute, loss, group, label]) to predict with each "
                                     "group's law, with intervals; a row's loss, if given, is shown beside it")
                         ->check(CLI::ExistingFile));
+  cmd->add_option("--gate", args->gate,
+                  "a cheap stage's gate instead of a fit: each arm over --baseline promoted to the next stage or "
+                  "dropped at this multiplier (law-free, so two sizes do)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--gate-rule", args->gate_rule,
+                  "with --gate: plausible (its interval reaches the multiplier) or shown (its lower end clears it)")
+      ->capture_default_str()->check(CLI::IsMember({"plausible", "shown"}));
   cmd->add_flag("--next", args->next,
                 "after the verdict, what to run next: stop when every headline is --target-width wide, else the "
                 "run that narrows the widest most per FLOP (simulated at these runs' noise)");
@@ -301,7 +324,7 @@ void add_fit_command(CLI::App& app, CliContext& context) {
     quiet_solver_logging();
     const bool options_given = std::any_of(args->fitting.begin(), args->fitting.end(),
                                            [](const CLI::Option* o) { return o->count() > 0; });
-    if (!is_csv(*args) && !args->source.empty() && !args->refit && !options_given && !args->next) {
+    if (!is_csv(*args) && !args->source.empty() && !args->refit && !options_given && !args->next && !args->gate) {
       if (print_stored_fit(*args, context)) return;
       if (!context.json) std::cout << "(no stored fit of sweep " << args->source << " yet: fitting its runs here)\n";
     }
@@ -316,6 +339,10 @@ void add_fit_command(CLI::App& app, CliContext& context) {
       return;
     }
     SweepRuns runs = load_runs(*args, context);
+    if (args->gate) {
+      print_gate(*args, runs.runs, context);
+      return;
+    }
     const FitOptions options = fit_options(*args, runs);
     const FitReport report = fit_runs(runs.runs, options);
     if (!args->next) {

@@ -11,6 +11,7 @@
 
 #include "core/scaling/bootstrap.h"
 #include "core/scaling/comparison.h"
+#include "core/scaling/law_free_comparison.h"
 #include "core/scaling/verdict.h"
 
 namespace gammalab {
@@ -66,22 +67,7 @@ std::vector<RunPoint> draw_study(const PowerDesign& d, std::uint64_t study_strea
 
 // The pooled local multiplier of one study, as fit_runs reports it.
 Comparison analyse(const std::vector<RunPoint>& runs, const PowerDesign& d, std::uint64_t study) {
-  const std::vector<ReplicateCell> cells = replicate_cells(runs);
-  const Pairing pairing = pair_cells(runs, cells, kGroups);
-  const ComparisonPlan plan = plan_comparison(runs, cells, pairing, kGroups, 1);
-  const std::vector<double> point = comparison_values(plan, runs);
-  std::vector<std::vector<double>> draws(point.size());
-  for (int b = 0; b < d.resamples; ++b) {
-    const std::uint64_t stream = resample_seed(resample_seed(d.seed, study), static_cast<std::uint64_t>(b));
-    const std::vector<double> values = comparison_values(plan, resample_paired(runs, cells, pairing, stream));
-    for (std::size_t k = 0; k < values.size(); ++k) draws[k].push_back(values[k]);
-  }
-  std::vector<Estimate> tracked;
-  for (std::size_t k = 0; k < point.size(); ++k) {
-    const Interval interval = percentile_interval(draws[k], d.confidence);
-    tracked.push_back({"", point[k], interval.lo, interval.hi});
-  }
-  return describe_comparison(plan, runs, std::move(tracked), true, d.confidence);
+  return compare_without_law(runs, kGroups[0], d.resamples, resample_seed(d.seed, study), d.confidence).at(0);
 }
 
 void validate(const PowerDesign& d) {

@@ -54,15 +54,22 @@ run fitnext "$cli" fit --points "$work/runs.csv" --law c --bootstrap 100 --next 
 grep -q '^next (towards every headline 1.150× wide): ' "$work/fitnext.txt" ||
   fail "fit --next: no next step:"$'\n'"$(tail -8 "$work/fitnext.txt")"
 grep -q '^  why: the widest interval (' "$work/fitnext.txt" || fail "fit --next: no reason"
+# A cheap stage's gate: each arm promoted or dropped, with its evidence (core/scaling/arm_gate.h).
+run gate "$cli" fit --points "$work/runs.csv" --gate 1.05 --bootstrap 100
+grep -q '^gate: each arm over baseline, promoted while' "$work/gate.txt" ||
+  fail "fit --gate: no gate:"$'\n'"$(cat "$work/gate.txt")"
+grep -Eq '^unified +promoted +1\.[0-9]+× +\[' "$work/gate.txt" ||
+  fail "fit --gate: unified not promoted with its interval"
 run plan "$cli" plan "$sweep_file"
 grep -q '^(fitted to 80 columns: ' "$work/plan.txt" || fail "plan: its table does not say how it was fitted"
 grep -q 'power to exclude 1' "$work/plan.txt" || fail "plan: no power section"
 # The next move and the path to a width, beside the fixed design that reaches it (core/scaling/next_move.h).
 run next "$cli" plan "$sweep_file" --no-power --next --target-width 1.4 --max-moves 3
-grep -q '^  best: one more paired seed at ' "$work/next.txt" || fail "plan --next: no best move:"$'\n'"$(cat "$work/next.txt")"
+grep -q '^  best: one more paired seed at ' "$work/next.txt" ||
+  fail "plan --next: no best move:"$'\n'"$(cat "$work/next.txt")"
 grep -q '^move  *at FLOPs  *runs  *cost  *hi/lo after' "$work/next.txt" || fail "plan --next: no table of moves"
 grep -q '^towards 1.400× wide' "$work/next.txt" || fail "plan --next: no path to the target width"
 grep -Eq '^  (reached the target|stopped)' "$work/next.txt" || fail "plan --next: the path does not say how it ended"
 grep -q 'the fixed design that reaches it: ' "$work/next.txt" || fail "plan --next: no fixed design to compare"
 run help "$cli" fit --help
-echo "ok: fit, fit --next, plan, plan --next and --help at 80x24: no wrapped line, the verdict first"
+echo "ok: fit, fit --next, fit --gate, plan, plan --next and --help at 80x24: no wrapped line, the verdict first"

@@ -161,7 +161,13 @@ NextMoveReport next_move_report(const PlanArgs& args, const PowerDesign& design,
                         args.budget};
   if (args.target_width > 0.0) {
     report.target = args.target_width;
-    report.path = plan_to_width(design, rules, args.target_width, args.budget, args.max_moves, threads);
+    // Each move values every candidate by simulation (seconds each): say how far the path has got, on stderr.
+    int made = 0;
+    report.path = plan_to_width(design, rules, args.target_width, args.budget, args.max_moves, threads,
+                                [&](const MoveValue& v) {
+                                  std::cerr << "(planning: move " << ++made << " made, " << fixed(v.ratio_after, 3)
+                                            << "× wide)\n";
+                                });
     report.fixed = fixed_design_for_width(design, arms, args.target_width, kMaxFixedSeeds);
   }
   return report;

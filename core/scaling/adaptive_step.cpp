@@ -129,17 +129,32 @@ AdaptiveDecision decide_next(const FitReport& report, const std::vector<RunPoint
     planning.loss_slope = noise->loss_slope;
     planning.noise_shape.clear();
     ranked = rank_moves(planning, rules, threads);
-    const auto narrowing =
-        std::find_if(ranked.begin(), ranked.end(), [](const MoveValue& v) { return v.gain_per_flop > 0.0; });
-    if (narrowing == ranked.end()) {
+    const auto narrows = [](const MoveValue& v) { return v.gain_per_flop > 0.0; };
+    ranked.erase(std::remove_if(ranked.begin(), ranked.end(), [&](const MoveValue& v) { return !narrows(v); }),
+                 ranked.end());
+    if (ranked.empty()) {
       decision.stop = kStopNoGain;
       decision.why = why.str() + "; no move narrows it in simulation";
       return decision;
     }
-    ranked.erase(ranked.begin(), narrowing);
+    // The best narrowing move the budget still allows: a cheaper one may fit where the best does not.
+    const auto fits = std::find_if(ranked.begin(), ranked.end(), [&](const MoveValue& v) {
+      return flops_spent + v.move.flops <= target.budget_flops;
+    });
+    if (fits == ranked.end()) {
+      decision.stop = kStopBudget;
+      decision.move = ranked.front();
+      decision.why = why.str() + "; no move that narrows it fits in the budget (the best costs " +
+                     significant(ranked.front().move.flops, 3) + " FLOPs, " +
+                     significant(target.budget_flops - flops_spent, 3) + " are left)";
+      return decision;
+    }
+    const bool best_fits = fits == ranked.begin();
+    ranked.erase(ranked.begin(), fits);
     why << "; simulated at the runs' noise " << significant(planning.noise, 3) << " (seed correlation "
-        << fixed(planning.seed_correlation, 2) << "), the best move takes the median interval from "
-        << fixed(ranked.front().ratio_before, 3) << "× to " << fixed(ranked.front().ratio_after, 3) << "×";
+        << fixed(planning.seed_correlation, 2) << "), the best move " << (best_fits ? "" : "in budget ")
+        << "takes the median interval from " << fixed(ranked.front().ratio_before, 3) << "× to "
+        << fixed(ranked.front().ratio_after, 3) << "×";
   }
   decision.move = ranked.front();
   if (flops_spent + decision.move->move.flops > target.budget_flops) {

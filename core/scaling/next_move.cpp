@@ -101,7 +101,7 @@ std::vector<MoveValue> rank_moves(const PowerDesign& design, const MoveRules& ru
 }
 
 MovePlan plan_to_width(PowerDesign design, const MoveRules& rules, double target_ratio, double budget_flops,
-                       int max_moves, int threads) {
+                       int max_moves, int threads, const std::function<void(const MoveValue&)>& made) {
   if (!(target_ratio > 1.0)) throw std::invalid_argument("next move: the target width (hi/lo) must be above 1");
   check(design, rules.arms);
   MovePlan plan;
@@ -116,17 +116,21 @@ MovePlan plan_to_width(PowerDesign design, const MoveRules& rules, double target
       return plan;
     }
     const std::vector<MoveValue> ranked = rank_moves(design, rules, threads);
-    const auto narrowing = std::find_if(ranked.begin(), ranked.end(),
-                                        [](const MoveValue& v) { return v.gain_per_flop > 0.0; });
-    if (narrowing == ranked.end()) {
+    const auto narrows = [](const MoveValue& v) { return v.gain_per_flop > 0.0; };
+    if (std::none_of(ranked.begin(), ranked.end(), narrows)) {
       plan.stopped = "no gain";
       return plan;
     }
-    if (plan.flops_added + narrowing->move.flops > budget_flops) {
+    // The best narrowing move the budget still allows: a cheaper one may fit where the best does not.
+    const auto narrowing = std::find_if(ranked.begin(), ranked.end(), [&](const MoveValue& v) {
+      return narrows(v) && plan.flops_added + v.move.flops <= budget_flops;
+    });
+    if (narrowing == ranked.end()) {
       plan.stopped = "budget";
       return plan;
     }
     plan.moves.push_back(*narrowing);
+    if (made) made(*narrowing);
     plan.flops_added += narrowing->move.flops;
     plan.ratio = narrowing->ratio_after;
     design = apply_move(std::move(design), narrowing->move);
@@ -138,11 +142,32 @@ std::optional<FixedDesign> fixed_design_for_width(PowerDesign design, int arms, 
   int seeds = 0;
   for (std::size_t i = 0; i < design.compute.size(); ++i) seeds = std::max(seeds, seeds_at(design, i));
   design.seeds_per_size.clear();
-  for (design.seeds = std::max(seeds, 2); design.seeds <= max_seeds; ++design.seeds) {
-    const double ratio = median_ratio(design);
-    if (ratio <= target_ratio) return FixedDesign{design.seeds, ratio, design_flops(design, arms)};
+  // The width shrinks with seeds (each seed's runs are the same in every design: power.h's streams): double
+  // until the target is reached, then bisect between the last two counts.
+  auto reaches = [&](int k, double* ratio) {
+    design.seeds = k;
+    *ratio = median_ratio(design);
+    return *ratio <= target_ratio;
+  };
+  double ratio = 0.0;
+  int lo = std::max(seeds, 2), hi = lo;
+  while (!reaches(hi, &ratio)) {
+    if (hi >= max_seeds) return std::nullopt;
+    lo = hi + 1;
+    hi = std::min(2 * hi, max_seeds);
   }
-  return std::nullopt;
+  double best = ratio;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (reaches(mid, &ratio)) {
+      hi = mid;
+      best = ratio;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  design.seeds = hi;
+  return FixedDesign{hi, best, design_flops(design, arms)};
 }
 
 }  // namespace gammalab

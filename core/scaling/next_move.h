@@ -8,6 +8,7 @@
 //
 // The target is a width, never the estimate: a rule that stops when the interval is narrow enough, whatever it
 // says, keeps the interval's coverage (a rule that stops when it excludes 1× would not).
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,15 +66,16 @@ struct MovePlan {
   std::vector<MoveValue> moves;  // in the order made
   double ratio = 0.0;            // median hi/lo after the last move
   double flops_added = 0.0;
-  // "target": the width was reached; "budget": the best move that would narrow it costs more than is left;
+  // "target": the width was reached; "budget": every move that would narrow it costs more than is left;
   // "no gain": no move narrows it; "moves": max_moves were made without reaching it.
   std::string stopped;
 };
 
-// Greedy moves until the median interval is at most target_ratio (hi/lo) wide, the FLOPs added would pass
-// budget_flops, no move narrows it, or max_moves were made.
+// Greedy moves until the median interval is at most target_ratio (hi/lo) wide, no narrowing move fits in what is
+// left of budget_flops (the best one that fits is made), no move narrows it, or max_moves were made.
+// `made`, when given, hears of each move as it is made (a long path's progress).
 MovePlan plan_to_width(PowerDesign design, const MoveRules& rules, double target_ratio, double budget_flops,
-                       int max_moves, int threads = 1);
+                       int max_moves, int threads = 1, const std::function<void(const MoveValue&)>& made = {});
 
 struct FixedDesign {
   int seeds = 0;        // the same paired seeds at every size of the design
@@ -82,7 +84,7 @@ struct FixedDesign {
 };
 
 // The fewest seeds per size (at least the most the design has, at most max_seeds) whose median interval is at
-// most target_ratio wide at the design's own sizes; nullopt when none is.
+// most target_ratio wide at the design's own sizes, found by doubling then bisection; nullopt when none is.
 std::optional<FixedDesign> fixed_design_for_width(PowerDesign design, int arms, double target_ratio, int max_seeds);
 
 // Every run of the design (arms × seeds at each size), FLOPs.

@@ -79,10 +79,16 @@ TEST(AdaptiveStep, ItStopsAtTheTargetOrTheBatchLimitAndOtherwiseNamesAMoveWithIt
   EXPECT_GT(go.move->gain_per_flop, 0.0);
   EXPECT_NE(go.why.find("simulated at the runs' noise"), std::string::npos) << go.why;
 
-  narrow.budget_flops = go.move->move.flops * 0.5;
+  // No move fits: stop, naming the best and what is left.
+  narrow.budget_flops = 1.0;
   const AdaptiveDecision poor = decide_next(report, runs, planning(), {2, false}, narrow, 0.0, 0);
   EXPECT_EQ(poor.stop, kStopBudget);
-  EXPECT_NE(poor.why.find("would pass the budget"), std::string::npos) << poor.why;
+  EXPECT_NE(poor.why.find("no move that narrows it fits in the budget"), std::string::npos) << poor.why;
+  // Only a cheaper move fits: it is made, said to be the best in budget.
+  narrow.budget_flops = go.move->move.flops;
+  const AdaptiveDecision cheap = decide_next(report, runs, planning(), {2, false}, narrow, 0.0, 0);
+  ASSERT_TRUE(cheap.stop.empty()) << cheap.why;
+  EXPECT_LE(cheap.move->move.flops, go.move->move.flops);
 }
 
 TEST(AdaptiveStep, TheSameRunsInAnyOrderGiveTheSameDecision) {

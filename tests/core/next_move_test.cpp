@@ -105,7 +105,17 @@ TEST(NextMove, ItStopsAtTheBudgetAtTheMoveLimitAndRefusesADesignWithNoInterval) 
   const PowerDesign design = ladder();
   const MovePlan poor = plan_to_width(design, {}, 1.01, 1e11, 30);
   EXPECT_EQ(poor.stopped, "budget") << "no move costs under 1e11 FLOPs";
-  EXPECT_TRUE(poor.moves.empty());
+  // A budget the best move passes but a cheaper narrowing one does not: the cheaper one is made. With 12 seeds
+  // at the smallest size already, a seed at the second size is worth most per FLOP (6.3e12 FLOPs), and one more
+  // at the smallest (2e12) still narrows.
+  PowerDesign crowded = ladder();
+  crowded.seeds_per_size = {12, 3, 3, 3, 3};
+  const std::vector<MoveValue> ranked = rank_moves(crowded, {});
+  ASSERT_GT(ranked.front().move.flops, 5e12) << "the best move does not fit in the budget below";
+  const MovePlan tight = plan_to_width(crowded, {}, 1.01, 5e12, 1);
+  ASSERT_EQ(tight.moves.size(), 1u) << tight.stopped;
+  EXPECT_LE(tight.moves[0].move.flops, 5e12);
+  EXPECT_GT(tight.moves[0].gain_per_flop, 0.0);
   const MovePlan two = plan_to_width(design, {}, 1.01, 1e18, 2);
   EXPECT_EQ(two.stopped, "moves");
   EXPECT_EQ(two.moves.size(), 2u);

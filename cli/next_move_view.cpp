@@ -120,8 +120,11 @@ std::string render_decision(const AdaptiveDecision& d, double target_width) {
   std::ostringstream out;
   out << "\nnext (towards every headline " << width(target_width) << " wide): ";
   if (d.stop.empty()) {
-    out << move_text(d.move->move) << "; " << d.move->move.runs << " runs, " << scientific(d.move->move.flops)
-        << " FLOPs\n";
+    out << move_text(d.move->move);
+    if (d.move->move.kind == MoveKind::kSeed && d.params > 0.0) {
+      out << " (N " << count_text(d.params) << (d.seed ? ", seed " + std::to_string(*d.seed) : std::string()) << ")";
+    }
+    out << "; " << d.move->move.runs << " runs, " << scientific(d.move->move.flops) << " FLOPs\n";
   } else if (d.stop == kStopTarget) {
     out << "stop, the target is reached\n";
   } else {
@@ -136,6 +139,8 @@ nlohmann::json decision_json(const AdaptiveDecision& d, double target_width) {
   j["stop"] = d.stop.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.stop);
   j["ratio"] = std::isfinite(d.ratio) ? nlohmann::json(d.ratio) : nlohmann::json(nullptr);
   j["move"] = d.move ? move_json(*d.move) : nlohmann::json(nullptr);
+  if (d.params > 0.0) j["params"] = d.params;
+  if (d.seed) j["seed"] = *d.seed;
   return j;
 }
 

@@ -36,6 +36,27 @@ Widest widest_headline(const FitReport& report) {
 
 std::string ratio_text(double ratio) { return std::isfinite(ratio) ? fixed(ratio, 3) + "×" : std::string("none"); }
 
+// The baseline's N of the size whose compute is `compute` (observed_design's: the most of its runs'), and the
+// seed after the largest the baseline's runs of that size have.
+void name_seed_move(const std::vector<RunPoint>& runs, const std::string& baseline, double compute,
+                    AdaptiveDecision& decision) {
+  std::map<double, double> compute_of;  // N -> compute, the baseline's
+  for (const RunPoint& run : runs) {
+    if (run.group == baseline) compute_of[run.params] = std::max(compute_of[run.params], run_compute(run));
+  }
+  for (const auto& [n, c] : compute_of) {
+    if (c != compute) continue;
+    decision.params = n;
+    std::optional<std::uint64_t> largest;
+    for (const RunPoint& run : runs) {
+      // The baseline's seeds number the pairs: every arm runs the same ones.
+      if (run.group == baseline && run.params == n && run.seed) largest = std::max(largest.value_or(0), *run.seed);
+    }
+    if (largest) decision.seed = *largest + 1;
+    return;
+  }
+}
+
 }  // namespace
 
 PowerDesign observed_design(const std::vector<RunPoint>& runs, const std::string& baseline) {
@@ -162,6 +183,9 @@ AdaptiveDecision decide_next(const FitReport& report, const std::vector<RunPoint
     decision.why = why.str() + ", but its " + significant(decision.move->move.flops, 3) +
                    " FLOPs would pass the budget";
     return decision;
+  }
+  if (decision.move->move.kind == MoveKind::kSeed) {
+    name_seed_move(runs, report.baseline, decision.move->move.compute, decision);
   }
   decision.why = why.str();
   return decision;

@@ -8,6 +8,7 @@
 // Valid under adaptivity: the rule looks at the intervals' widths, never at where they lie, so stopping does not
 // depend on the estimate crossing 1 (the calibration suite's adaptive rows show the coverage it keeps). The
 // planned effect is fixed before any data; only the noise is measured, and it sets which move, not when to stop.
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -36,6 +37,10 @@ struct AdaptiveDecision {
   std::string why;                // the decision in words, for the stage's history
   double ratio = 0.0;             // the widest headline's hi/lo now; +inf where a comparison has no interval
   std::string widest;             // "unified over baseline"
+  // A seed move as the runs name it: the baseline's N at that size and the next seed none of its runs has, so
+  // the runs to add can be written down (0 and nullopt for other moves, and for runs without seeds).
+  double params = 0.0;
+  std::optional<std::uint64_t> seed;
 };
 
 // The design the runs form: the baseline's sizes in order of compute (one token budget per size: a ladder) and

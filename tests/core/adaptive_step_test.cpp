@@ -78,6 +78,10 @@ TEST(AdaptiveStep, ItStopsAtTheTargetOrTheBatchLimitAndOtherwiseNamesAMoveWithIt
   ASSERT_TRUE(go.move);
   EXPECT_GT(go.move->gain_per_flop, 0.0);
   EXPECT_NE(go.why.find("simulated at the runs' noise"), std::string::npos) << go.why;
+  if (go.move->move.kind == MoveKind::kSeed) {  // named as the runs name it: the baseline's N, the next seed
+    EXPECT_GT(go.params, 0.0);
+    EXPECT_EQ(go.seed, std::optional<std::uint64_t>(2)) << "seeds 0 and 1 ran";
+  }
 
   // No move fits: stop, naming the best and what is left.
   narrow.budget_flops = 1.0;
@@ -112,6 +116,8 @@ TEST(AdaptiveStep, ASizeWithOneSeedGetsItsSecondSeedFirst) {
   ASSERT_TRUE(d.stop.empty()) << d.why;
   EXPECT_EQ(d.move->move.kind, MoveKind::kSeed);
   EXPECT_DOUBLE_EQ(d.move->move.compute, 1e10) << "the cheapest size with one seed";
+  EXPECT_DOUBLE_EQ(d.params, std::sqrt(1e10 / 120.0)) << "the baseline's N there";
+  EXPECT_EQ(d.seed, std::optional<std::uint64_t>(1));
   EXPECT_EQ(d.move->move.runs, 3);
   EXPECT_NE(d.why.find("a second seed there first"), std::string::npos) << d.why;
 }

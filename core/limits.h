@@ -26,6 +26,8 @@ inline constexpr std::size_t kMaxKeyBytes = 128;
 inline constexpr std::size_t kMaxAxisValues = 1000;
 // `seeds: N` builds N seeds; real studies use a handful.
 inline constexpr std::int64_t kMaxSeeds = 1000;
+// `more_seeds:` entries of one sweep (core/sweep/more_seeds.h).
+inline constexpr std::size_t kMaxMoreSeedEntries = 1000;
 // The default for SweepOptions::max_jobs: axis sizes times seeds, counted before anything is expanded.
 inline constexpr std::size_t kMaxJobsPerSweep = 10000;
 // max_attempts: retries of a failing job.

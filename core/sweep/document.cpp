@@ -20,13 +20,15 @@
 #include "core/utf8_text.h"
 #include "core/yaml_depth.h"
 #include "core/yaml_json.h"
+#include "core/sweep/more_seeds.h"
 
 namespace gammalab {
 
 namespace {
 
 const std::vector<std::string> kTopLevelKeys = {"name", "description", "base", "axes", "seeds", "priority",
-                                                "max_attempts", "tune", "branches", "command"};
+                                                "max_attempts", "tune", "branches", "command", "more_seeds"};
+const std::vector<std::string> kMoreSeedsKeys = {"where", "seeds"};
 const std::vector<std::string> kBranchKeys = {"tokens", "tokens_per_param", "fraction", "decay"};
 const std::vector<std::string> kTuneKeys = {"grid", "axes", "base", "seeds", "per", "carry", "allow_edge", "extend", "refine", "size_rule"};
 const std::vector<std::string> kAxesKeys = {"grid", "zip"};
@@ -120,6 +122,7 @@ class DocumentParser {
       else if (key == "priority") read_int(value, key, doc_.priority, std::numeric_limits<int>::min());
       else if (key == "max_attempts") read_int(value, key, doc_.max_attempts, 1, limits::kMaxAttempts);
       else if (key == "seeds") read_seeds(value, "seeds", doc_.seeds);
+      else if (key == "more_seeds") read_more_seeds(value);
       else if (key == "tune") read_tune(key_ref, value);
       else if (key == "branches") read_branches(key_ref, value);
       else if (key == "command") read_command(key_ref, value);
@@ -134,6 +137,7 @@ class DocumentParser {
       }
     }
     check_tune();
+    check_more_seeds(doc_, diagnostics_);
     // A cooldown branch starts from its run's checkpoint in gammalab-train's format (docs/branches.md); a program
     // of the user's own is told no such start, so its branches would train from scratch under a branch's name.
     if (doc_.command && doc_.branches) {
@@ -498,6 +502,63 @@ class DocumentParser {
       return;
     }
     out = static_cast<int>(v);
+  }
+
+  // `more_seeds: [{where: {axis: value, ...}, seeds: [2]}, ...]`; checked against the axes once all are read
+  // (core/sweep/more_seeds.h).
+  void read_more_seeds(const YAML::Node& node) {
+    if (!node.IsSequence()) {
+      diagnostics_.add(at(node, "more_seeds"), std::string("expected a list of {where, seeds}, got ") +
+                                                   node_type_name(node));
+      return;
+    }
+    if (node.size() > limits::kMaxMoreSeedEntries) {
+      diagnostics_.add(at(node, "more_seeds"), std::to_string(node.size()) + " entries, more than the limit of " +
+                                                   std::to_string(limits::kMaxMoreSeedEntries));
+      return;
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string path = "more_seeds[" + std::to_string(i) + "]";
+      if (!node[i].IsMap()) {
+        diagnostics_.add(at(node[i], path), std::string("expected {where, seeds}, got ") + node_type_name(node[i]));
+        continue;
+      }
+      SweepMoreSeeds entry;
+      entry.source = at(node[i], path);
+      bool has_seeds = false, has_where = false;
+      for (const auto& [key_node, value] : mapping_entries(node[i], path)) {
+        const std::string key = key_node.Scalar();
+        const std::string key_path = path + "." + key;
+        if (key == "seeds") {
+          has_seeds = true;
+          read_seeds(value, key_path, entry.seeds);
+        } else if (key == "where") {
+          has_where = true;
+          if (!value.IsMap() || value.size() == 0) {
+            diagnostics_.add(at(value, key_path), "expected a mapping of axis fields to one of their values");
+            continue;
+          }
+          for (const auto& [field_node, field_value] : mapping_entries(value, key_path)) {
+            const std::string field = field_node.Scalar();
+            if (!field_value.IsScalar() || !within_scalar_limit(field_value, key_path + "." + field)) {
+              diagnostics_.add(at(field_value, key_path + "." + field), "expected one value of the axis");
+              continue;
+            }
+            SweepValue v;
+            v.source = at(field_value, key_path + "." + field);
+            v.text = field_value.Scalar();
+            v.value = yaml_to_json(field_value);
+            entry.where.emplace_back(field, std::move(v));
+          }
+        } else {
+          diagnostics_.add(at(key_node, key_path),
+                           "unknown key '" + shortened(key) + "'" + did_you_mean(key, kMoreSeedsKeys));
+        }
+      }
+      if (!has_where) diagnostics_.add(entry.source, path + " has no `where`: name the axis values it adds seeds to");
+      if (!has_seeds) diagnostics_.add(entry.source, path + " has no `seeds`");
+      if (has_seeds && has_where) doc_.more_seeds.push_back(std::move(entry));
+    }
   }
 
   // `seeds: 3` means 0, 1, 2; `seeds: [0, 7]` lists them.

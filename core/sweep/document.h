@@ -69,6 +69,15 @@ struct SweepBranches {
   SourceRef decay_source;
 };
 
+// `more_seeds:` (docs/sweeps.md): seeds beyond the sweep's own for the jobs whose axis values match `where`, so
+// that a study can grow where more seeds are worth their cost (`gammalab fit --next` names such a move) and be
+// resubmitted, its finished jobs reused.
+struct SweepMoreSeeds {
+  SourceRef source;                                  // the entry
+  std::vector<std::pair<std::string, SweepValue>> where;  // axis key -> one of that axis's values, as written
+  std::vector<std::uint64_t> seeds;
+};
+
 struct SweepDocument {
   std::string name;
   std::string description;
@@ -83,6 +92,7 @@ struct SweepDocument {
   bool axes_complete = true;               // false when a bad axis was left out (job counts are then off)
   std::optional<SweepTune> tune;
   std::optional<SweepBranches> branches;
+  std::vector<SweepMoreSeeds> more_seeds;  // the main stage's only
   // `command:` (docs/own-program.md): a program of the user's own that every job runs instead of gammalab-train,
   // its arguments with `{field}` placeholders (core/job_command.h), checked against each job's config.
   std::optional<std::vector<std::string>> command;

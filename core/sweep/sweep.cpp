@@ -13,6 +13,7 @@
 #include "core/sweep/diagnostics.h"
 #include "core/sweep/document.h"
 #include "core/sweep/job_resolver.h"
+#include "core/sweep/more_seeds.h"
 #include "core/sweep/schema.h"
 #include "core/sweep/tune.h"
 #include "core/sweep/tune_rounds.h"
@@ -109,8 +110,9 @@ namespace {
 std::vector<SweepJob> expand_jobs(const SweepDocument& doc, const std::string& file_name, const SweepOptions& options,
                                   const std::string& name_prefix, DiagnosticList& diagnostics) {
   // Count before expanding, so a typo like 10 axes of 10 values is refused without building 10^10 jobs.
-  double planned = double(doc.seeds.size());
-  for (const auto& dimension : doc.dimensions) planned *= double(dimension.size());
+  double points = 1.0;
+  for (const auto& dimension : doc.dimensions) points *= double(dimension.size());
+  const double planned = points * double(doc.seeds.size()) + more_seed_jobs_bound(doc);
   if (planned > double(options.max_jobs)) {
     diagnostics.add(doc.axes_source, "the " + (name_prefix.empty() ? std::string("sweep") : "tune stage") +
                                          " expands to " + std::to_string(std::llround(planned)) +
@@ -118,7 +120,6 @@ std::vector<SweepJob> expand_jobs(const SweepDocument& doc, const std::string& f
                                          " (SweepOptions::max_jobs)");
     return {};
   }
-  const auto total = static_cast<std::size_t>(planned);
 
   SweepJobResolver resolver(options.preset_dir.empty() ? model_preset_dir() : options.preset_dir, doc.base_source,
                             &doc);
@@ -127,13 +128,13 @@ std::vector<SweepJob> expand_jobs(const SweepDocument& doc, const std::string& f
   std::map<std::string, std::size_t> names;
   std::vector<SweepJob> jobs;
   std::vector<std::size_t> index(doc.dimensions.size(), 0);  // mixed-radix counter; the last dimension is fastest
-  for (std::size_t point = 0; point * doc.seeds.size() < total; ++point) {
+  for (std::size_t point = 0; double(point) < points; ++point) {
     JobFields fields;
     for (const auto& [path, value] : doc.base) fields[path] = &value;
     for (std::size_t d = 0; d < doc.dimensions.size(); ++d) {
       for (const auto& axis : doc.dimensions[d].axes) fields[axis.key] = &axis.values[index[d]];
     }
-    for (std::uint64_t seed : doc.seeds) {
+    for (std::uint64_t seed : point_seeds(doc, fields)) {
       SweepJob job;
       job.name = name_prefix + job_name(fields, varying, seed);
       DiagnosticList job_problems(file_name);
@@ -156,7 +157,7 @@ std::vector<SweepJob> expand_jobs(const SweepDocument& doc, const std::string& f
     }
   }
   std::vector<SweepDiagnostic> problems;
-  tally.report(total, problems);
+  tally.report(jobs.size(), problems);
   for (auto& p : problems) diagnostics.add(std::move(p));
   return jobs;
 }
@@ -167,6 +168,7 @@ SweepDocument tune_document(const SweepDocument& doc) {
   const SweepTune& tune = *doc.tune;
   SweepDocument out = doc;
   out.tune.reset();
+  out.more_seeds.clear();  // the main stage's: the tune runs keep the tune stage's own seeds
   for (const auto& [path, value] : tune.base) out.base[path] = value;
   for (auto& dimension : out.dimensions) {
     for (const auto& axis : tune.axes) {

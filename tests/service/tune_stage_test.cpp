@@ -119,6 +119,38 @@ TEST(TuneStage, RunsFirstThenAddsTheMainStageWithTheBestLrPerVariant) {
   for (const auto& job : store.list_jobs(reused.id)) EXPECT_FALSE(job.reused_from.empty()) << job.name;
 }
 
+// A study grown where `fit --next` says: the same file with `more_seeds:` at one size, resubmitted, reuses every
+// finished run, picks the same values, and runs only the new seed's jobs, at the picked LRs.
+TEST(TuneStage, AStudyGrownByMoreSeedsRunsOnlyTheNewSeedsJobs) {
+  InProcessCoordinator coordinator("tune-more-seeds");
+  Store& store = coordinator.store();
+  TuneStage stages(store, /*background=*/false);
+  const std::string worker = store.register_worker("host", 1, {}, "");
+  const auto first = submit(coordinator, kYaml);
+  run_pending(store, worker, 1.0);
+  ASSERT_TRUE(stages.advance(first.sweep().id()));
+  EXPECT_EQ(run_pending(store, worker, 1.0), 4);
+
+  const std::string grown_yaml =
+      std::string(kYaml) + "more_seeds:\n  - {where: {model.preset: tiny-0.03m}, seeds: [1]}\n";
+  const auto grown = submit(coordinator, grown_yaml);
+  EXPECT_EQ(grown.jobs_created(), 0) << "the tune stage keeps its own seeds";
+  EXPECT_EQ(grown.jobs_reused(), 8);
+  ASSERT_TRUE(stages.advance(grown.sweep().id()));
+  int fresh = 0;
+  for (const auto& job : store.list_jobs(grown.sweep().id())) {
+    const JobConfig config = job_config_from_json(nlohmann::json::parse(job.config_json));
+    if (!job.reused_from.empty()) continue;
+    ++fresh;
+    EXPECT_EQ(config.seed, 1u) << job.name;
+    EXPECT_EQ(config.model.preset, "tiny-0.03m") << job.name;
+    EXPECT_EQ(config.optim.lr, config.scale.variant == "unified" ? 4e-3 : 2e-3) << "the new seed runs at the pick";
+  }
+  EXPECT_EQ(fresh, 2) << "one new seed for each arm at the one size";
+  EXPECT_EQ(run_pending(store, worker, 1.0), 2);
+  EXPECT_EQ(store.fit_inputs(grown.sweep().id()).size(), 6u) << "the four main runs reused and the two new ones";
+}
+
 TEST(TuneStage, ABestLrOnTheEdgeOfTheGridAddsNoMainStageAndSaysWhy) {
   InProcessCoordinator coordinator("tune-edge");
   Store& store = coordinator.store();

@@ -34,7 +34,6 @@ Widest widest_headline(const FitReport& report) {
   return w;
 }
 
-std::string ratio_text(double ratio) { return std::isfinite(ratio) ? fixed(ratio, 3) + "×" : std::string("none"); }
 
 // The baseline's N of the size whose compute is `compute` (observed_design's: the most of its runs'), and the
 // seed after the largest the baseline's runs of that size have.
@@ -110,8 +109,13 @@ AdaptiveDecision decide_next(const FitReport& report, const std::vector<RunPoint
   decision.ratio = widest.ratio;
   decision.widest = widest.name;
   std::ostringstream why;
-  why << "the widest interval (" << (widest.name.empty() ? "no comparison" : widest.name) << ") is "
-      << ratio_text(widest.ratio) << " wide against a target of " << fixed(target.ratio, 3) << "×";
+  if (std::isfinite(widest.ratio)) {
+    why << "the widest interval (" << widest.name << ") is " << fixed(widest.ratio, 3) << "× wide against a target of "
+        << fixed(target.ratio, 3) << "×";
+  } else {
+    why << (widest.name.empty() ? std::string("no comparison") : widest.name) << " has no interval yet (target "
+        << fixed(target.ratio, 3) << "×)";
+  }
   if (widest.ratio <= target.ratio) {
     decision.stop = kStopTarget;
     decision.why = why.str() + ": reached";

@@ -142,8 +142,9 @@ AdaptiveDecision decide_next(const FitReport& report, const std::vector<RunPoint
     const std::optional<NoiseEstimate> noise = measure_noise(runs, report.baseline);
     if (!noise || !(noise->noise > 0.0) || !(noise->loss_slope > 0.0)) {
       decision.stop = kStopNoNoise;
+      const bool no_noise = !noise || !(noise->noise > 0.0);
       decision.why = why.str() + "; the runs give " +
-                     (!noise || !(noise->noise > 0.0) ? "no seed noise to plan with" : "no falling baseline to plan on");
+                     (no_noise ? "no seed noise to plan with" : "no falling baseline to plan on");
       return decision;
     }
     planning.compute = observed.compute;

@@ -28,12 +28,12 @@ double gain_per_pflop(const MoveValue& v) { return v.gain_per_flop * 1e15; }
 std::string width(double ratio) { return fixed(ratio, 3) + "×"; }
 
 std::string stop_text(const MovePlan& path, double target, double budget) {
-  if (path.stopped == "target") return "reached the target of " + width(target) + " wide";
-  if (path.stopped == "budget") {
+  if (path.stopped == kStopTarget) return "reached the target of " + width(target) + " wide";
+  if (path.stopped == kStopBudget) {
     return "stopped: the next move would pass the budget of " + scientific(budget) + " FLOPs, at " +
            width(path.ratio) + " wide";
   }
-  if (path.stopped == "no gain") return "stopped: no move narrows the interval further, at " + width(path.ratio);
+  if (path.stopped == kStopNoGain) return "stopped: no move narrows the interval further, at " + width(path.ratio);
   return "stopped after " + std::to_string(path.moves.size()) + " moves (--max-moves), at " + width(path.ratio) +
          " wide";
 }
@@ -105,7 +105,7 @@ std::string render_next_move(const NextMoveReport& r) {
   if (r.fixed) {
     path << "  the fixed design that reaches it: " << r.fixed->seeds << " paired seeds at every size, "
          << scientific(r.fixed->flops) << " FLOPs (" << width(r.fixed->ratio) << ")";
-    if (r.path->stopped == "target") {
+    if (r.path->stopped == kStopTarget) {
       path << "; these moves cost " << fixed(100.0 * spent / r.fixed->flops, 0) << "% of it";
     }
     path << "\n";

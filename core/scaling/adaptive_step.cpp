@@ -35,40 +35,19 @@ Widest widest_headline(const FitReport& report) {
 }
 
 
-// The baseline's N of the size whose compute is `compute` (observed_design's: the most of its runs'), and the
-// seed after the largest the baseline's runs of that size have.
-void name_seed_move(const std::vector<RunPoint>& runs, const std::string& baseline, double compute,
-                    AdaptiveDecision& decision) {
-  std::map<double, double> compute_of;  // N -> compute, the baseline's
-  for (const RunPoint& run : runs) {
-    if (run.group == baseline) compute_of[run.params] = std::max(compute_of[run.params], run_compute(run));
-  }
-  for (const auto& [n, c] : compute_of) {
-    if (c != compute) continue;
-    decision.params = n;
-    std::optional<std::uint64_t> largest;
-    for (const RunPoint& run : runs) {
-      // The baseline's seeds number the pairs: every arm runs the same ones.
-      if (run.group == baseline && run.params == n && run.seed) largest = std::max(largest.value_or(0), *run.seed);
-    }
-    if (largest) decision.seed = *largest + 1;
-    return;
-  }
-}
+// The baseline's runs by size (N): the size's compute (the most of its runs'), its token budgets and its seeds.
+struct BaselineSize {
+  double compute = 0.0;
+  std::set<double> tokens;
+  std::set<std::uint64_t> seeds;
+  int unseeded = 0;
+};
 
-}  // namespace
-
-PowerDesign observed_design(const std::vector<RunPoint>& runs, const std::string& baseline) {
-  struct Size {
-    double compute = 0.0;
-    std::set<double> tokens;
-    std::set<std::uint64_t> seeds;
-    int unseeded = 0;
-  };
-  std::map<double, Size> sizes;  // by N
+std::map<double, BaselineSize> baseline_sizes(const std::vector<RunPoint>& runs, const std::string& baseline) {
+  std::map<double, BaselineSize> sizes;
   for (const RunPoint& run : runs) {
     if (run.group != baseline) continue;
-    Size& size = sizes[run.params];
+    BaselineSize& size = sizes[run.params];
     size.compute = std::max(size.compute, run_compute(run));
     size.tokens.insert(run.tokens);
     if (run.seed) {
@@ -77,6 +56,25 @@ PowerDesign observed_design(const std::vector<RunPoint>& runs, const std::string
       ++size.unseeded;
     }
   }
+  return sizes;
+}
+
+// A seed move named as the runs name it: the baseline's N of the size whose compute the move trains, and the seed
+// after the largest its runs have (the baseline's seeds number the pairs: every arm runs the same ones).
+void name_seed_move(const std::vector<RunPoint>& runs, const std::string& baseline, double compute,
+                    AdaptiveDecision& decision) {
+  for (const auto& [n, size] : baseline_sizes(runs, baseline)) {
+    if (size.compute != compute) continue;
+    decision.params = n;
+    if (!size.seeds.empty()) decision.seed = *size.seeds.rbegin() + 1;
+    return;
+  }
+}
+
+}  // namespace
+
+PowerDesign observed_design(const std::vector<RunPoint>& runs, const std::string& baseline) {
+  const std::map<double, BaselineSize> sizes = baseline_sizes(runs, baseline);
   if (sizes.size() < 2) throw std::invalid_argument("adaptive: the baseline '" + baseline + "' has fewer than 2 sizes");
   std::vector<std::pair<double, int>> by_compute;
   for (const auto& [n, size] : sizes) {
@@ -138,6 +136,13 @@ AdaptiveDecision decide_next(const FitReport& report, const std::vector<RunPoint
       }
     }
     why << "; a size with one seed has no interval: a second seed there first";
+    if (flops_spent + ranked.front().move.flops > target.budget_flops) {
+      decision.stop = kStopBudget;
+      decision.move = ranked.front();
+      decision.why = why.str() + ", but its " + significant(ranked.front().move.flops, 3) +
+                     " FLOPs would pass the budget";
+      return decision;
+    }
   } else {
     const std::optional<NoiseEstimate> noise = measure_noise(runs, report.baseline);
     if (!noise || !(noise->noise > 0.0) || !(noise->loss_slope > 0.0)) {
@@ -183,12 +188,6 @@ AdaptiveDecision decide_next(const FitReport& report, const std::vector<RunPoint
         << fixed(ranked.front().ratio_after, 3) << "×";
   }
   decision.move = ranked.front();
-  if (flops_spent + decision.move->move.flops > target.budget_flops) {
-    decision.stop = kStopBudget;
-    decision.why = why.str() + ", but its " + significant(decision.move->move.flops, 3) +
-                   " FLOPs would pass the budget";
-    return decision;
-  }
   if (decision.move->move.kind == MoveKind::kSeed) {
     name_seed_move(runs, report.baseline, decision.move->move.compute, decision);
   }

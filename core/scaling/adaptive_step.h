@@ -25,9 +25,7 @@ struct AdaptiveTarget {
   int max_batches = 20;
 };
 
-inline constexpr const char* kStopTarget = "target";    // every headline is as narrow as asked
-inline constexpr const char* kStopBudget = "budget";    // the best move would pass the budget
-inline constexpr const char* kStopNoGain = "no gain";   // no move narrows the widest interval in simulation
+// Besides next_move.h's kStopTarget, kStopBudget and kStopNoGain (of the widest headline, here):
 inline constexpr const char* kStopBatches = "batches";  // max_batches were made
 inline constexpr const char* kStopNoNoise = "no noise"; // the runs give no seed noise or no falling baseline
 

@@ -108,17 +108,17 @@ MovePlan plan_to_width(PowerDesign design, const MoveRules& rules, double target
   plan.ratio = median_ratio(design);
   for (;;) {
     if (plan.ratio <= target_ratio) {
-      plan.stopped = "target";
+      plan.stopped = kStopTarget;
       return plan;
     }
     if (static_cast<int>(plan.moves.size()) >= max_moves) {
-      plan.stopped = "moves";
+      plan.stopped = kStopMoves;
       return plan;
     }
     const std::vector<MoveValue> ranked = rank_moves(design, rules, threads);
     const auto narrows = [](const MoveValue& v) { return v.gain_per_flop > 0.0; };
     if (std::none_of(ranked.begin(), ranked.end(), narrows)) {
-      plan.stopped = "no gain";
+      plan.stopped = kStopNoGain;
       return plan;
     }
     // The best narrowing move the budget still allows: a cheaper one may fit where the best does not.
@@ -126,7 +126,7 @@ MovePlan plan_to_width(PowerDesign design, const MoveRules& rules, double target
       return narrows(v) && plan.flops_added + v.move.flops <= budget_flops;
     });
     if (narrowing == ranked.end()) {
-      plan.stopped = "budget";
+      plan.stopped = kStopBudget;
       return plan;
     }
     plan.moves.push_back(*narrowing);
@@ -141,33 +141,13 @@ std::optional<FixedDesign> fixed_design_for_width(PowerDesign design, int arms, 
   check(design, arms);
   int seeds = 0;
   for (std::size_t i = 0; i < design.compute.size(); ++i) seeds = std::max(seeds, seeds_at(design, i));
+  const auto found = fewest_seeds_reaching(design, std::max(seeds, 2), max_seeds, [&](const PowerEstimate& e) {
+    return e.median_ratio <= target_ratio;  // NaN (no interval) never reaches
+  });
+  if (!found) return std::nullopt;
   design.seeds_per_size.clear();
-  // The width shrinks with seeds (each seed's runs are the same in every design: power.h's streams): double
-  // until the target is reached, then bisect between the last two counts.
-  auto reaches = [&](int k, double* ratio) {
-    design.seeds = k;
-    *ratio = median_ratio(design);
-    return *ratio <= target_ratio;
-  };
-  double ratio = 0.0;
-  int lo = std::max(seeds, 2), hi = lo;
-  while (!reaches(hi, &ratio)) {
-    if (hi >= max_seeds) return std::nullopt;
-    lo = hi + 1;
-    hi = std::min(2 * hi, max_seeds);
-  }
-  double best = ratio;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (reaches(mid, &ratio)) {
-      hi = mid;
-      best = ratio;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  design.seeds = hi;
-  return FixedDesign{hi, best, design_flops(design, arms)};
+  design.seeds = found->seeds;
+  return FixedDesign{found->seeds, found->estimate.median_ratio, design_flops(design, arms)};
 }
 
 }  // namespace gammalab

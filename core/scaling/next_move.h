@@ -62,13 +62,17 @@ PowerDesign apply_move(PowerDesign design, const Move& move);
 // design has no interval to narrow (one seed at some size).
 std::vector<MoveValue> rank_moves(const PowerDesign& design, const MoveRules& rules, int threads = 1);
 
+// Why growing a design stopped (MovePlan::stopped; core/scaling/adaptive_step.h adds its own).
+inline constexpr const char* kStopTarget = "target";  // the interval is as narrow as asked
+inline constexpr const char* kStopBudget = "budget";  // no narrowing move fits in what is left of the budget
+inline constexpr const char* kStopNoGain = "no gain";  // no move narrows it in simulation
+inline constexpr const char* kStopMoves = "moves";    // the most moves allowed were made
+
 struct MovePlan {
   std::vector<MoveValue> moves;  // in the order made
   double ratio = 0.0;            // median hi/lo after the last move
   double flops_added = 0.0;
-  // "target": the width was reached; "budget": every move that would narrow it costs more than is left;
-  // "no gain": no move narrows it; "moves": max_moves were made without reaching it.
-  std::string stopped;
+  std::string stopped;  // one of the kStop* words above
 };
 
 // Greedy moves until the median interval is at most target_ratio (hi/lo) wide, no narrowing move fits in what is

@@ -133,28 +133,38 @@ PowerEstimate simulate_power(const PowerDesign& design) {
   return out;
 }
 
-std::optional<int> seeds_for_power(PowerDesign design, double target, int max_seeds) {
-  // Power grows with seeds: double until the target is reached, then bisect between the last two counts.
+std::optional<SeedsFound> fewest_seeds_reaching(PowerDesign design, int from, int max_seeds,
+                                                const std::function<bool(const PowerEstimate&)>& reaches) {
   design.seeds_per_size.clear();
-  int lo = std::max(design.seeds, 1), hi = lo;
-  auto reaches = [&](int seeds) {
+  std::optional<SeedsFound> found;
+  auto tried = [&](int seeds) {
     design.seeds = seeds;
-    return simulate_power(design).power >= target;
+    const PowerEstimate estimate = simulate_power(design);
+    if (!reaches(estimate)) return false;
+    found = SeedsFound{seeds, estimate};
+    return true;
   };
-  while (!reaches(hi)) {
+  int lo = std::max(from, 1), hi = lo;
+  while (!tried(hi)) {
     if (hi >= max_seeds) return std::nullopt;
     lo = hi + 1;
     hi = std::min(2 * hi, max_seeds);
   }
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
-    if (reaches(mid)) {
+    if (tried(mid)) {
       hi = mid;
     } else {
       lo = mid + 1;
     }
   }
-  return hi;
+  return found;
+}
+
+std::optional<int> seeds_for_power(PowerDesign design, double target, int max_seeds) {
+  const auto found = fewest_seeds_reaching(design, design.seeds, max_seeds,
+                                           [&](const PowerEstimate& e) { return e.power >= target; });
+  return found ? std::optional<int>(found->seeds) : std::nullopt;
 }
 
 }  // namespace gammalab

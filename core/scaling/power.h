@@ -9,6 +9,7 @@
 // `noise` around its configuration's mean, a share seed_correlation of its variance shared with the other
 // group's run of the same seed and size (data order, initial weights), which the pairs cancel.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,8 +61,18 @@ int seeds_at(const PowerDesign& design, std::size_t i);
 // non-positive noise or slope.
 PowerEstimate simulate_power(const PowerDesign& design);
 
-// The fewest paired seeds per size, the same at every size (up to max_seeds), whose simulated power reaches
-// `target`, keeping the sizes; nullopt when none does.
+// The fewest paired seeds per size, the same at every size (from `from` up to max_seeds), whose simulation
+// `reaches` the goal, keeping the sizes, with that simulation; nullopt when none does. What the seeds buy grows with
+// them (each seed's runs are the same in every design: the streams above), so it doubles until the goal is
+// reached, then bisects between the last two counts.
+struct SeedsFound {
+  int seeds = 0;
+  PowerEstimate estimate;
+};
+std::optional<SeedsFound> fewest_seeds_reaching(PowerDesign design, int from, int max_seeds,
+                                                const std::function<bool(const PowerEstimate&)>& reaches);
+
+// The fewest such seeds whose simulated power reaches `target`.
 std::optional<int> seeds_for_power(PowerDesign design, double target, int max_seeds);
 
 }  // namespace gammalab
